@@ -1,0 +1,155 @@
+/* main.c - the shapec command line: parses arguments, runs the driver, prints
+ * diagnostics and chooses the exit status.  Nothing else happens here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/driver.h"
+
+static const char *const usage_main =
+    "usage: shapec <command> [options]\n"
+    "       shapec --help | --version\n"
+    "\n"
+    "Ahead-of-time compiler for torch.export programs with dynamic shapes.\n"
+    "\n"
+    "commands:\n"
+    "  export MODEL [--dynamic SPEC] ...   read a serialized ExportedProgram, check it\n"
+    "                                      against a dynamic_shapes spec, write the report\n"
+    "\n"
+    "Run 'shapec export --help' for the options of a command.\n"
+    "\n"
+    "exit status:\n"
+    "  0  success\n"
+    "  1  the model or spec is rejected (user error, constraint violation)\n"
+    "  2  usage error (bad command line)\n"
+    "  3  a file cannot be read or written\n"
+    "  4  internal or backend failure\n";
+
+static const char *const usage_export =
+    "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
+    "                           [--report FILE] [--no-codegen]\n"
+    "\n"
+    "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), and\n"
+    "prints the program.  Writes the machine-readable report to OUTDIR/constraints.json.\n"
+    "\n"
+    "options:\n"
+    "  --dynamic SPEC   dynamic_shapes spec as torch serializes it:\n"
+    "                   {\"dynamic_shapes\": ..., \"dims\": {\"dx\": {\"min\": 4, \"max\": 256}}}\n"
+    "                   (without it the export is fully static)\n"
+    "  --weights FILE   safetensors file with the parameters, buffers and constants\n"
+    "                   (default: MODEL with the .safetensors extension, if present)\n"
+    "  -o, --output OUTDIR   output directory (default: shapec-out)\n"
+    "  --report FILE    write the report here instead of OUTDIR/constraints.json\n"
+    "  --no-codegen     stop after the analysis; write only the report (no weights needed)\n"
+    "  -q, --quiet      do not print the program\n"
+    "  -h, --help       show this help\n"
+    "\n"
+    "exit status: 0 success, 1 model or spec rejected, 2 usage error,\n"
+    "             3 file cannot be read or written, 4 internal failure\n";
+
+static int usage_error(const char *fmt, const char *arg, const char *usage) {
+  fprintf(stderr, "shapec: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n\n%s", usage);
+  return SC_EXIT_USAGE;
+}
+
+static int print_diags_and_status(const sc_ctx *ctx) {
+  for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
+  sc_exit_class status = sc_diags_exit_class(&ctx->diags);
+  return (int)status;
+}
+
+/* Takes the value of an option given as `--opt VALUE` or `--opt=VALUE`. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, const char **err) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (a[n] == '=') return a + n + 1;
+  if (*i + 1 >= argc) {
+    *err = name;
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+static bool is_option(const char *a, const char *name) {
+  size_t n = strlen(name);
+  return strncmp(a, name, n) == 0 && (a[n] == '\0' || (a[n] == '=' && name[1] == '-'));
+}
+
+static int cmd_export(int argc, char **argv) {
+  sc_export_options opts = {0};
+  bool quiet = false;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    const char *missing = NULL;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(usage_export, stdout);
+      return 0;
+    } else if (is_option(a, "--dynamic")) {
+      opts.spec = option_value(argc, argv, &i, "--dynamic", &missing);
+    } else if (is_option(a, "--weights")) {
+      opts.weights = option_value(argc, argv, &i, "--weights", &missing);
+    } else if (is_option(a, "--output")) {
+      opts.outdir = option_value(argc, argv, &i, "--output", &missing);
+    } else if (strcmp(a, "-o") == 0) {
+      opts.outdir = option_value(argc, argv, &i, "-o", &missing);
+    } else if (is_option(a, "--report")) {
+      opts.report = option_value(argc, argv, &i, "--report", &missing);
+    } else if (strcmp(a, "--no-codegen") == 0) {
+      opts.no_codegen = true;
+    } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+      quiet = true;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return usage_error("export: unknown option '%s'", a, usage_export);
+    } else if (opts.model) {
+      return usage_error("export: more than one MODEL given ('%s')", a, usage_export);
+    } else {
+      opts.model = a;
+    }
+    if (missing) return usage_error("export: option %s needs a value", missing, usage_export);
+    if ((opts.spec && !*opts.spec) || (opts.outdir && !*opts.outdir) || (opts.report && !*opts.report) ||
+        (opts.weights && !*opts.weights))
+      return usage_error("export: option '%s' needs a non-empty value", a, usage_export);
+  }
+  if (!opts.model) return usage_error("export: %s", "no MODEL given", usage_export);
+
+  sc_ctx *ctx = sc_ctx_new();
+  sc_export_result res;
+  bool ok = sc_driver_export(ctx, &opts, &res);
+  if (ok && !quiet) {
+    sc_strbuf sb = {0};
+    sc_program_print(&sb, res.program);
+    fputs(sc_strbuf_cstr(&sb), stdout);
+    sc_strbuf_free(&sb);
+  }
+  int status = print_diags_and_status(ctx);
+  if (ok) {
+    if (res.codegen_skipped)
+      fprintf(stderr, "shapec: note: code generation is not available in shapec %s; only the report was written\n",
+              SHAPEC_VERSION);
+    fprintf(stderr, "shapec: wrote %s\n", res.report_path);
+    status = 0;
+  } else if (status == 0) {
+    status = SC_EXIT_INTERNAL; /* a failure must always have an error recorded */
+    fprintf(stderr, "shapec: internal error: export failed without a diagnostic\n");
+  }
+  sc_export_result_free(&res);
+  sc_ctx_free(ctx);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) return usage_error("%s", "no command given", usage_main);
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    fputs(usage_main, stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("shapec %s\n", SHAPEC_VERSION);
+    return 0;
+  }
+  if (strcmp(cmd, "export") == 0) return cmd_export(argc - 2, argv + 2);
+  return usage_error("unknown command '%s'", cmd, usage_main);
+}

@@ -1,0 +1,64 @@
+/* dynspec.h - the dynamic_shapes spec: what the user says about each input dimension.
+ *
+ * One entry per user input (in signature order) and one per root Dim.  A named or
+ * derived dim reads size = coeff * root + offset.  Built by lib/spec_reader.c; the shape
+ * analysis turns it into symbols and ranges. */
+#ifndef SC_DYNSPEC_H
+#define SC_DYNSPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+
+typedef enum sc_dim_kind {
+  SC_DIM_STATIC,  /* an int, null, STATIC, or not mentioned */
+  SC_DIM_AUTO,
+  SC_DIM_DYNAMIC,
+  SC_DIM_NAMED,   /* a Dim, or an expression A*dim + B of one */
+} sc_dim_kind;
+
+typedef struct sc_root_dim {
+  const char *name;
+  int64_t min;         /* torch's Dim default is 0 */
+  bool has_max;        /* false: unbounded (int_oo) */
+  int64_t max;
+  const char **derived;
+  size_t n_derived;
+  bool has_sample;     /* value implied by the sample inputs */
+  int64_t sample;
+  const char *path;
+} sc_root_dim;
+
+typedef struct sc_dim_spec {
+  sc_dim_kind kind;
+  int64_t static_size;       /* STATIC from an int leaf; -1 means "the sample size" */
+  const sc_root_dim *root;   /* NAMED */
+  int64_t coeff, offset;     /* NAMED: size = coeff * root + offset */
+  bool has_min, has_max;     /* AUTO / DYNAMIC given as {"type": ..., "min": ..., "max": ...} */
+  int64_t min, max;
+  int64_t sample;            /* the sample size of this dim; -1 when unknown */
+  const char *text;          /* the leaf as written, for messages */
+  const char *path;
+} sc_dim_spec;
+
+typedef struct sc_input_dims {
+  const sc_input_spec *input;
+  const sc_value *value;     /* the tensor, or NULL for a non-tensor input */
+  int rank;
+  sc_dim_spec *dims;
+  const char *path;          /* where its spec is, or NULL when unspecified */
+} sc_input_dims;
+
+typedef struct sc_dynspec {
+  const char *file;          /* NULL for the implicit all-static spec */
+  sc_root_dim *roots;
+  size_t n_roots;
+  sc_input_dims *inputs;     /* one per user input */
+  size_t n_inputs;
+} sc_dynspec;
+
+const char *sc_dim_kind_name(sc_dim_kind kind);
+
+#endif

@@ -1,0 +1,64 @@
+/* op_table.c - operator table lookups; see op_table.h. */
+#include "op_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const sc_op_info ops[SC_OP_COUNT] = {
+#define SC_OP(id, target, cls) {SC_OP_##id, target, SC_OPC_##cls},
+#include "ops.def"
+#undef SC_OP
+};
+
+const sc_op_info *sc_op_lookup(const char *target) {
+  for (size_t i = 0; i < SC_OP_COUNT; i++)
+    if (strcmp(ops[i].target, target) == 0) return &ops[i];
+  return NULL;
+}
+
+const sc_op_info *sc_op_get(sc_op_id id) { return (unsigned)id < SC_OP_COUNT ? &ops[id] : NULL; }
+
+/* Levenshtein distance with a two-row table; names are short. */
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 200) la = 200;
+  if (lb > 200) lb = 200;
+  size_t prev[201], cur[201];
+  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+    memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
+  }
+  return prev[lb];
+}
+
+size_t sc_op_closest(const char *target, const char **out, size_t max) {
+  size_t dist[SC_OP_COUNT];
+  size_t order[SC_OP_COUNT];
+  for (size_t i = 0; i < SC_OP_COUNT; i++) {
+    dist[i] = edit_distance(target, ops[i].target);
+    order[i] = i;
+  }
+  for (size_t i = 1; i < SC_OP_COUNT; i++) {
+    size_t x = order[i], j = i;
+    while (j > 0 && dist[order[j - 1]] > dist[x]) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = x;
+  }
+  size_t n = max < SC_OP_COUNT ? max : SC_OP_COUNT;
+  for (size_t i = 0; i < n; i++) out[i] = ops[order[i]].target;
+  return n;
+}
+
+const char *sc_op_class_name(sc_op_class cls) {
+  static const char *names[] = {"elementwise", "matmul",   "conv",           "pool",     "norm",  "reduction",
+                                "view",        "indexing", "creation", "data-dependent", "symbolic", "assert"};
+  return (unsigned)cls < sizeof names / sizeof names[0] ? names[cls] : "?";
+}

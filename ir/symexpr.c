@@ -1,0 +1,594 @@
+/* symexpr.c - construction, canonical form, evaluation and substitution of symbolic
+ * expressions.  Printing and parsing live in symexpr_print.c and symexpr_parse.c. */
+#include "symexpr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- hash-consing --------------------------------------------------------------- */
+
+typedef struct sc_expr_table {
+  const sc_expr **slots;
+  size_t n_slots, n_items;
+} sc_expr_table;
+
+static uint64_t expr_hash(sc_expr_kind kind, int64_t value, const char *name, uint32_t n,
+                          const sc_expr *const *args) {
+  uint64_t h = sc_hash_bytes(&kind, sizeof kind, 0x5c);
+  h = sc_hash_bytes(&value, sizeof value, h);
+  h = sc_hash_bytes(&name, sizeof name, h);
+  for (uint32_t i = 0; i < n; i++) h = sc_hash_bytes(&args[i]->hash, sizeof args[i]->hash, h);
+  return h;
+}
+
+static bool expr_same(const sc_expr *e, sc_expr_kind kind, int64_t value, const char *name,
+                      uint32_t n, const sc_expr *const *args) {
+  if (e->kind != kind || e->value != value || e->name != name || e->n_args != n) return false;
+  for (uint32_t i = 0; i < n; i++)
+    if (e->args[i] != args[i]) return false;
+  return true;
+}
+
+static void table_grow(sc_ctx *ctx, sc_expr_table *t) {
+  size_t n_old = t->n_slots;
+  const sc_expr **old = t->slots;
+  t->n_slots = n_old ? n_old * 2 : 256;
+  t->slots = sc_arena_alloc(&ctx->arena, t->n_slots * sizeof *t->slots);
+  for (size_t i = 0; i < n_old; i++) {
+    if (!old[i]) continue;
+    size_t j = old[i]->hash & (t->n_slots - 1);
+    while (t->slots[j]) j = (j + 1) & (t->n_slots - 1);
+    t->slots[j] = old[i];
+  }
+}
+
+static const sc_expr *expr_intern(sc_ctx *ctx, sc_expr_kind kind, int64_t value, const char *name,
+                                  uint32_t n, const sc_expr *const *args) {
+  if (!ctx->exprs) ctx->exprs = sc_arena_alloc(&ctx->arena, sizeof *ctx->exprs);
+  sc_expr_table *t = ctx->exprs;
+  if ((t->n_items + 1) * 2 > t->n_slots) table_grow(ctx, t);
+  uint64_t h = expr_hash(kind, value, name, n, args);
+  size_t j = h & (t->n_slots - 1);
+  for (; t->slots[j]; j = (j + 1) & (t->n_slots - 1))
+    if (t->slots[j]->hash == h && expr_same(t->slots[j], kind, value, name, n, args)) return t->slots[j];
+  sc_expr *e = sc_arena_alloc(&ctx->arena, sizeof *e + n * sizeof e->args[0]);
+  e->kind = kind;
+  e->value = value;
+  e->name = name;
+  e->n_args = n;
+  e->hash = h;
+  for (uint32_t i = 0; i < n; i++) e->args[i] = args[i];
+  t->slots[j] = e;
+  t->n_items++;
+  return e;
+}
+
+/* ---- ordering ------------------------------------------------------------------- */
+
+int sc_expr_compare(const sc_expr *a, const sc_expr *b) {
+  if (a == b) return 0;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  switch (a->kind) {
+    case SC_EXPR_INT: return a->value < b->value ? -1 : a->value > b->value;
+    case SC_EXPR_SYM: return strcmp(a->name, b->name);
+    default: break;
+  }
+  uint32_t n = a->n_args < b->n_args ? a->n_args : b->n_args;
+  for (uint32_t i = 0; i < n; i++) {
+    int c = sc_expr_compare(a->args[i], b->args[i]);
+    if (c) return c;
+  }
+  return a->n_args < b->n_args ? -1 : a->n_args > b->n_args;
+}
+
+static void sort_exprs(const sc_expr **v, size_t n, int (*cmp)(const sc_expr *, const sc_expr *)) {
+  for (size_t i = 1; i < n; i++) {
+    const sc_expr *x = v[i];
+    size_t j = i;
+    while (j > 0 && cmp(v[j - 1], x) > 0) {
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = x;
+  }
+}
+
+/* ---- saturating int64 arithmetic (sizes never get near the limits) --------------- */
+
+static int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) return a > 0 ? INT64_MAX : INT64_MIN;
+  return r;
+}
+
+static int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) return ((a < 0) != (b < 0)) ? INT64_MIN : INT64_MAX;
+  return r;
+}
+
+static int64_t py_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+static int64_t py_mod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+/* ---- leaves --------------------------------------------------------------------- */
+
+const sc_expr *sc_expr_int(sc_ctx *ctx, int64_t v) { return expr_intern(ctx, SC_EXPR_INT, v, NULL, 0, NULL); }
+
+const sc_expr *sc_expr_sym(sc_ctx *ctx, const char *name) {
+  return expr_intern(ctx, SC_EXPR_SYM, 0, sc_ctx_intern(ctx, name), 0, NULL);
+}
+
+const sc_expr *sc_expr_bool(sc_ctx *ctx, bool v) {
+  return expr_intern(ctx, v ? SC_EXPR_TRUE : SC_EXPR_FALSE, 0, NULL, 0, NULL);
+}
+
+bool sc_expr_is_const(const sc_expr *e, int64_t *value) {
+  if (e->kind != SC_EXPR_INT) return false;
+  if (value) *value = e->value;
+  return true;
+}
+
+bool sc_expr_is_bool(const sc_expr *e) { return e->kind >= SC_EXPR_EQ; }
+
+/* ---- sums of products ----------------------------------------------------------- */
+
+/* A term is coeff * mono, where mono is NULL (the constant) or a product of factors. */
+typedef struct term {
+  int64_t coeff;
+  const sc_expr *mono;
+} term;
+
+static const sc_expr *mono_of(sc_ctx *ctx, const sc_expr *e, int64_t *coeff) {
+  if (e->kind == SC_EXPR_INT) {
+    *coeff = e->value;
+    return NULL;
+  }
+  if (e->kind == SC_EXPR_MUL && e->args[0]->kind == SC_EXPR_INT) {
+    *coeff = e->args[0]->value;
+    if (e->n_args == 2) return e->args[1];
+    return expr_intern(ctx, SC_EXPR_MUL, 0, NULL, e->n_args - 1, e->args + 1);
+  }
+  *coeff = 1;
+  return e;
+}
+
+static size_t mono_factors(const sc_expr *mono, const sc_expr **out, size_t max) {
+  if (mono->kind == SC_EXPR_MUL) {
+    size_t n = mono->n_args < max ? mono->n_args : max;
+    for (size_t i = 0; i < n; i++) out[i] = mono->args[i];
+    return n;
+  }
+  out[0] = mono;
+  return 1;
+}
+
+
+static const sc_expr *make_term(sc_ctx *ctx, int64_t coeff, const sc_expr *mono) {
+  if (coeff == 0) return sc_expr_int(ctx, 0);
+  if (!mono) return sc_expr_int(ctx, coeff);
+  if (coeff == 1) return mono;
+  const sc_expr *buf[64];
+  buf[0] = sc_expr_int(ctx, coeff);
+  size_t n = 1 + mono_factors(mono, buf + 1, 63);
+  return expr_intern(ctx, SC_EXPR_MUL, 0, NULL, (uint32_t)n, buf);
+}
+
+/* Terms sort by falling degree, then structurally, with the constant last. */
+static int compare_terms(const sc_expr *a, const sc_expr *b) {
+  const sc_expr *ma = a->kind == SC_EXPR_INT ? NULL : a, *mb = b->kind == SC_EXPR_INT ? NULL : b;
+  if (!ma || !mb) return (ma ? -1 : 0) + (mb ? 1 : 0);
+  int da = a->kind == SC_EXPR_MUL ? (int)a->n_args - (a->args[0]->kind == SC_EXPR_INT) : 1;
+  int db = b->kind == SC_EXPR_MUL ? (int)b->n_args - (b->args[0]->kind == SC_EXPR_INT) : 1;
+  if (da != db) return da > db ? -1 : 1;
+  /* compare the monomials, ignoring coefficients */
+  const sc_expr *fa[64], *fb[64];
+  size_t na = 0, nb = 0;
+  if (a->kind == SC_EXPR_MUL) {
+    for (uint32_t i = a->args[0]->kind == SC_EXPR_INT; i < a->n_args && na < 64; i++) fa[na++] = a->args[i];
+  } else {
+    fa[na++] = a;
+  }
+  if (b->kind == SC_EXPR_MUL) {
+    for (uint32_t i = b->args[0]->kind == SC_EXPR_INT; i < b->n_args && nb < 64; i++) fb[nb++] = b->args[i];
+  } else {
+    fb[nb++] = b;
+  }
+  size_t n = na < nb ? na : nb;
+  for (size_t i = 0; i < n; i++) {
+    int c = sc_expr_compare(fa[i], fb[i]);
+    if (c) return c;
+  }
+  return na < nb ? -1 : na > nb;
+}
+
+typedef struct term_list {
+  term *items;
+  size_t n, cap;
+} term_list;
+
+static void terms_add(term_list *tl, int64_t coeff, const sc_expr *mono) {
+  for (size_t i = 0; i < tl->n; i++) {
+    if (tl->items[i].mono == mono) {
+      tl->items[i].coeff = sat_add(tl->items[i].coeff, coeff);
+      return;
+    }
+  }
+  if (tl->n == tl->cap) {
+    tl->cap = tl->cap ? tl->cap * 2 : 8;
+    tl->items = sc_xrealloc(tl->items, tl->cap * sizeof *tl->items);
+  }
+  tl->items[tl->n++] = (term){coeff, mono};
+}
+
+static void terms_collect(sc_ctx *ctx, term_list *tl, const sc_expr *e, int64_t scale) {
+  if (e->kind == SC_EXPR_ADD) {
+    for (uint32_t i = 0; i < e->n_args; i++) terms_collect(ctx, tl, e->args[i], scale);
+    return;
+  }
+  int64_t coeff;
+  const sc_expr *mono = mono_of(ctx, e, &coeff);
+  terms_add(tl, sat_mul(coeff, scale), mono);
+}
+
+static const sc_expr *terms_build(sc_ctx *ctx, term_list *tl) {
+  const sc_expr *stackv[32];
+  const sc_expr **v = tl->n <= 32 ? stackv : sc_xmalloc(tl->n * sizeof *v);
+  size_t n = 0;
+  for (size_t i = 0; i < tl->n; i++)
+    if (tl->items[i].coeff != 0) v[n++] = make_term(ctx, tl->items[i].coeff, tl->items[i].mono);
+  free(tl->items);
+  tl->items = NULL;
+  const sc_expr *r;
+  if (n == 0) {
+    r = sc_expr_int(ctx, 0);
+  } else if (n == 1) {
+    r = v[0];
+  } else {
+    sort_exprs(v, n, compare_terms);
+    r = expr_intern(ctx, SC_EXPR_ADD, 0, NULL, (uint32_t)n, v);
+  }
+  if (v != stackv) free(v);
+  return r;
+}
+
+const sc_expr *sc_expr_add(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  if (a->kind == SC_EXPR_INT && b->kind == SC_EXPR_INT) return sc_expr_int(ctx, sat_add(a->value, b->value));
+  if (a->kind == SC_EXPR_INT && a->value == 0) return b;
+  if (b->kind == SC_EXPR_INT && b->value == 0) return a;
+  term_list tl = {0};
+  terms_collect(ctx, &tl, a, 1);
+  terms_collect(ctx, &tl, b, 1);
+  return terms_build(ctx, &tl);
+}
+
+const sc_expr *sc_expr_neg(sc_ctx *ctx, const sc_expr *a) { return sc_expr_mul(ctx, sc_expr_int(ctx, -1), a); }
+
+const sc_expr *sc_expr_sub(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  return sc_expr_add(ctx, a, sc_expr_neg(ctx, b));
+}
+
+static const sc_expr *mul_terms(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  int64_t ca, cb;
+  const sc_expr *ma = mono_of(ctx, a, &ca), *mb = mono_of(ctx, b, &cb);
+  int64_t coeff = sat_mul(ca, cb);
+  if (coeff == 0) return sc_expr_int(ctx, 0);
+  if (!ma) return make_term(ctx, coeff, mb);
+  if (!mb) return make_term(ctx, coeff, ma);
+  const sc_expr *f[128];
+  size_t n = mono_factors(ma, f, 64);
+  n += mono_factors(mb, f + n, 64);
+  sort_exprs(f, n, sc_expr_compare);
+  const sc_expr *mono = n == 1 ? f[0] : expr_intern(ctx, SC_EXPR_MUL, 0, NULL, (uint32_t)n, f);
+  return make_term(ctx, coeff, mono);
+}
+
+const sc_expr *sc_expr_mul(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  if (a->kind == SC_EXPR_INT && b->kind == SC_EXPR_INT) return sc_expr_int(ctx, sat_mul(a->value, b->value));
+  if (a->kind != SC_EXPR_ADD && b->kind != SC_EXPR_ADD) return mul_terms(ctx, a, b);
+  /* distribute: the canonical form is a sum of products */
+  const sc_expr *one_a[1] = {a}, *one_b[1] = {b};
+  const sc_expr *const *ta = a->kind == SC_EXPR_ADD ? a->args : one_a;
+  const sc_expr *const *tb = b->kind == SC_EXPR_ADD ? b->args : one_b;
+  uint32_t na = a->kind == SC_EXPR_ADD ? a->n_args : 1, nb = b->kind == SC_EXPR_ADD ? b->n_args : 1;
+  term_list tl = {0};
+  for (uint32_t i = 0; i < na; i++)
+    for (uint32_t j = 0; j < nb; j++) terms_collect(ctx, &tl, mul_terms(ctx, ta[i], tb[j]), 1);
+  return terms_build(ctx, &tl);
+}
+
+/* True when every coefficient of a (the constant included) is divisible by d. */
+static bool all_coeffs_divisible(sc_ctx *ctx, const sc_expr *a, int64_t d) {
+  uint32_t n = a->kind == SC_EXPR_ADD ? a->n_args : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t c;
+    mono_of(ctx, a->kind == SC_EXPR_ADD ? a->args[i] : a, &c);
+    if (c % d != 0) return false;
+  }
+  return true;
+}
+
+static const sc_expr *divide_coeffs(sc_ctx *ctx, const sc_expr *a, int64_t d) {
+  term_list tl = {0};
+  uint32_t n = a->kind == SC_EXPR_ADD ? a->n_args : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t c;
+    const sc_expr *m = mono_of(ctx, a->kind == SC_EXPR_ADD ? a->args[i] : a, &c);
+    terms_add(&tl, c / d, m);
+  }
+  return terms_build(ctx, &tl);
+}
+
+static const sc_expr *binary_node(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, const sc_expr *b) {
+  const sc_expr *args[2] = {a, b};
+  return expr_intern(ctx, kind, 0, NULL, 2, args);
+}
+
+const sc_expr *sc_expr_floordiv(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  int64_t bv;
+  if (!sc_expr_is_const(b, &bv) || bv == 0) {
+    if (a == b) return sc_expr_int(ctx, 1);
+    return binary_node(ctx, SC_EXPR_FLOORDIV, a, b);
+  }
+  if (a->kind == SC_EXPR_INT) {
+    if (a->value == INT64_MIN && bv == -1) return sc_expr_int(ctx, INT64_MAX);
+    return sc_expr_int(ctx, py_floordiv(a->value, bv));
+  }
+  if (bv == 1) return a;
+  if (all_coeffs_divisible(ctx, a, bv)) return divide_coeffs(ctx, a, bv);
+  int64_t inner;
+  if (a->kind == SC_EXPR_FLOORDIV && bv > 0 && sc_expr_is_const(a->args[1], &inner) && inner > 0)
+    return sc_expr_floordiv(ctx, a->args[0], sc_expr_int(ctx, sat_mul(inner, bv)));
+  return binary_node(ctx, SC_EXPR_FLOORDIV, a, b);
+}
+
+const sc_expr *sc_expr_mod(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  int64_t bv;
+  if (a == b) return sc_expr_int(ctx, 0);
+  if (!sc_expr_is_const(b, &bv) || bv == 0) return binary_node(ctx, SC_EXPR_MOD, a, b);
+  if (bv == 1 || bv == -1) return sc_expr_int(ctx, 0);
+  if (a->kind == SC_EXPR_INT) return sc_expr_int(ctx, py_mod(a->value, bv));
+  /* terms whose coefficient is a multiple of b do not change the remainder */
+  term_list tl = {0};
+  uint32_t n = a->kind == SC_EXPR_ADD ? a->n_args : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t c;
+    const sc_expr *m = mono_of(ctx, a->kind == SC_EXPR_ADD ? a->args[i] : a, &c);
+    int64_t r = py_mod(c, bv);
+    if (r != 0) terms_add(&tl, m ? c : r, m);
+  }
+  const sc_expr *rest = terms_build(ctx, &tl);
+  if (rest->kind == SC_EXPR_INT) return sc_expr_int(ctx, py_mod(rest->value, bv));
+  if (rest->kind == SC_EXPR_MOD && rest->args[1] == b) return rest;
+  return binary_node(ctx, SC_EXPR_MOD, rest, b);
+}
+
+static const sc_expr *minmax(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, const sc_expr *b) {
+  if (a == b) return a;
+  if (a->kind == SC_EXPR_INT && b->kind == SC_EXPR_INT) {
+    bool a_first = kind == SC_EXPR_MIN ? a->value <= b->value : a->value >= b->value;
+    return a_first ? a : b;
+  }
+  const sc_expr *v[64];
+  size_t n = 0;
+  const sc_expr *in[2] = {a, b};
+  bool have_const = false;
+  int64_t konst = 0;
+  for (int k = 0; k < 2; k++) {
+    const sc_expr *x = in[k];
+    uint32_t m = x->kind == kind ? x->n_args : 1;
+    for (uint32_t i = 0; i < m && n < 64; i++) {
+      const sc_expr *y = x->kind == kind ? x->args[i] : x;
+      if (y->kind == SC_EXPR_INT) {
+        if (!have_const) konst = y->value;
+        else konst = (kind == SC_EXPR_MIN) ? (y->value < konst ? y->value : konst) : (y->value > konst ? y->value : konst);
+        have_const = true;
+        continue;
+      }
+      bool dup = false;
+      for (size_t j = 0; j < n; j++) dup |= v[j] == y;
+      if (!dup) v[n++] = y;
+    }
+  }
+  if (have_const && n < 64) v[n++] = sc_expr_int(ctx, konst);
+  if (n == 1) return v[0];
+  sort_exprs(v, n, sc_expr_compare);
+  return expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
+}
+
+const sc_expr *sc_expr_min(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) { return minmax(ctx, SC_EXPR_MIN, a, b); }
+const sc_expr *sc_expr_max(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) { return minmax(ctx, SC_EXPR_MAX, a, b); }
+
+/* ---- booleans ------------------------------------------------------------------- */
+
+const sc_expr *sc_expr_rel(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, const sc_expr *b) {
+  const sc_expr *d = sc_expr_sub(ctx, a, b);
+  int64_t v;
+  if (sc_expr_is_const(d, &v)) {
+    switch (kind) {
+      case SC_EXPR_EQ: return sc_expr_bool(ctx, v == 0);
+      case SC_EXPR_NE: return sc_expr_bool(ctx, v != 0);
+      case SC_EXPR_LT: return sc_expr_bool(ctx, v < 0);
+      case SC_EXPR_LE: return sc_expr_bool(ctx, v <= 0);
+      case SC_EXPR_GT: return sc_expr_bool(ctx, v > 0);
+      case SC_EXPR_GE: return sc_expr_bool(ctx, v >= 0);
+      default: break;
+    }
+  }
+  return binary_node(ctx, kind, a, b);
+}
+
+static const sc_expr *junction(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, const sc_expr *b) {
+  sc_expr_kind absorbing = kind == SC_EXPR_AND ? SC_EXPR_FALSE : SC_EXPR_TRUE;
+  sc_expr_kind neutral = kind == SC_EXPR_AND ? SC_EXPR_TRUE : SC_EXPR_FALSE;
+  if (a->kind == absorbing || b->kind == absorbing) return sc_expr_bool(ctx, absorbing == SC_EXPR_TRUE);
+  if (a->kind == neutral) return b;
+  if (b->kind == neutral) return a;
+  const sc_expr *v[64];
+  size_t n = 0;
+  const sc_expr *in[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    uint32_t m = in[k]->kind == kind ? in[k]->n_args : 1;
+    for (uint32_t i = 0; i < m && n < 64; i++) {
+      const sc_expr *y = in[k]->kind == kind ? in[k]->args[i] : in[k];
+      bool dup = false;
+      for (size_t j = 0; j < n; j++) dup |= v[j] == y;
+      if (!dup) v[n++] = y;
+    }
+  }
+  if (n == 1) return v[0];
+  sort_exprs(v, n, sc_expr_compare);
+  return expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
+}
+
+const sc_expr *sc_expr_and(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) { return junction(ctx, SC_EXPR_AND, a, b); }
+const sc_expr *sc_expr_or(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) { return junction(ctx, SC_EXPR_OR, a, b); }
+
+const sc_expr *sc_expr_not(sc_ctx *ctx, const sc_expr *a) {
+  switch (a->kind) {
+    case SC_EXPR_TRUE: return sc_expr_bool(ctx, false);
+    case SC_EXPR_FALSE: return sc_expr_bool(ctx, true);
+    case SC_EXPR_NOT: return a->args[0];
+    case SC_EXPR_EQ: return sc_expr_rel(ctx, SC_EXPR_NE, a->args[0], a->args[1]);
+    case SC_EXPR_NE: return sc_expr_rel(ctx, SC_EXPR_EQ, a->args[0], a->args[1]);
+    case SC_EXPR_LT: return sc_expr_rel(ctx, SC_EXPR_GE, a->args[0], a->args[1]);
+    case SC_EXPR_LE: return sc_expr_rel(ctx, SC_EXPR_GT, a->args[0], a->args[1]);
+    case SC_EXPR_GT: return sc_expr_rel(ctx, SC_EXPR_LE, a->args[0], a->args[1]);
+    case SC_EXPR_GE: return sc_expr_rel(ctx, SC_EXPR_LT, a->args[0], a->args[1]);
+    default: return expr_intern(ctx, SC_EXPR_NOT, 0, NULL, 1, &a);
+  }
+}
+
+/* ---- rebuilding ----------------------------------------------------------------- */
+
+static const sc_expr *rebuild(sc_ctx *ctx, const sc_expr *e, const sc_expr **args) {
+  const sc_expr *r;
+  switch (e->kind) {
+    case SC_EXPR_INT:
+    case SC_EXPR_SYM:
+    case SC_EXPR_TRUE:
+    case SC_EXPR_FALSE: return e;
+    case SC_EXPR_ADD:
+      r = args[0];
+      for (uint32_t i = 1; i < e->n_args; i++) r = sc_expr_add(ctx, r, args[i]);
+      return r;
+    case SC_EXPR_MUL:
+      r = args[0];
+      for (uint32_t i = 1; i < e->n_args; i++) r = sc_expr_mul(ctx, r, args[i]);
+      return r;
+    case SC_EXPR_FLOORDIV: return sc_expr_floordiv(ctx, args[0], args[1]);
+    case SC_EXPR_MOD: return sc_expr_mod(ctx, args[0], args[1]);
+    case SC_EXPR_MIN:
+    case SC_EXPR_MAX:
+    case SC_EXPR_AND:
+    case SC_EXPR_OR:
+      r = args[0];
+      for (uint32_t i = 1; i < e->n_args; i++)
+        r = (e->kind == SC_EXPR_MIN || e->kind == SC_EXPR_MAX) ? minmax(ctx, e->kind, r, args[i])
+                                                               : junction(ctx, e->kind, r, args[i]);
+      return r;
+    case SC_EXPR_NOT: return sc_expr_not(ctx, args[0]);
+    default: return sc_expr_rel(ctx, e->kind, args[0], args[1]);
+  }
+}
+
+const sc_expr *sc_expr_subst(sc_ctx *ctx, const sc_expr *e, const char *sym, const sc_expr *by) {
+  if (e->kind == SC_EXPR_SYM) return strcmp(e->name, sym) == 0 ? by : e;
+  if (e->n_args == 0) return e;
+  const sc_expr *stackv[16];
+  const sc_expr **args = e->n_args <= 16 ? stackv : sc_xmalloc(e->n_args * sizeof *args);
+  bool changed = false;
+  for (uint32_t i = 0; i < e->n_args; i++) {
+    args[i] = sc_expr_subst(ctx, e->args[i], sym, by);
+    changed |= args[i] != e->args[i];
+  }
+  const sc_expr *r = changed ? rebuild(ctx, e, args) : e;
+  if (args != stackv) free(args);
+  return r;
+}
+
+/* ---- evaluation ----------------------------------------------------------------- */
+
+bool sc_expr_eval(const sc_expr *e, sc_sym_lookup_fn lookup, void *env, int64_t *out) {
+  int64_t a = 0, b = 0, r = 0;
+  switch (e->kind) {
+    case SC_EXPR_INT: *out = e->value; return true;
+    case SC_EXPR_SYM: return lookup && lookup(env, e->name, out);
+    case SC_EXPR_TRUE: *out = 1; return true;
+    case SC_EXPR_FALSE: *out = 0; return true;
+    case SC_EXPR_ADD:
+    case SC_EXPR_MUL:
+      r = e->kind == SC_EXPR_ADD ? 0 : 1;
+      for (uint32_t i = 0; i < e->n_args; i++) {
+        if (!sc_expr_eval(e->args[i], lookup, env, &a)) return false;
+        bool ovf = e->kind == SC_EXPR_ADD ? __builtin_add_overflow(r, a, &r) : __builtin_mul_overflow(r, a, &r);
+        if (ovf) return false;
+      }
+      *out = r;
+      return true;
+    case SC_EXPR_MIN:
+    case SC_EXPR_MAX:
+      for (uint32_t i = 0; i < e->n_args; i++) {
+        if (!sc_expr_eval(e->args[i], lookup, env, &a)) return false;
+        if (i == 0 || (e->kind == SC_EXPR_MIN ? a < r : a > r)) r = a;
+      }
+      *out = r;
+      return true;
+    case SC_EXPR_AND:
+    case SC_EXPR_OR:
+      r = e->kind == SC_EXPR_AND;
+      for (uint32_t i = 0; i < e->n_args; i++) {
+        if (!sc_expr_eval(e->args[i], lookup, env, &a)) return false;
+        r = e->kind == SC_EXPR_AND ? (r && a) : (r || a);
+      }
+      *out = r;
+      return true;
+    case SC_EXPR_NOT:
+      if (!sc_expr_eval(e->args[0], lookup, env, &a)) return false;
+      *out = !a;
+      return true;
+    default: break;
+  }
+  if (!sc_expr_eval(e->args[0], lookup, env, &a) || !sc_expr_eval(e->args[1], lookup, env, &b)) return false;
+  switch (e->kind) {
+    case SC_EXPR_FLOORDIV:
+      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+      *out = py_floordiv(a, b);
+      return true;
+    case SC_EXPR_MOD:
+      if (b == 0) return false;
+      *out = b == -1 ? 0 : py_mod(a, b);
+      return true;
+    case SC_EXPR_EQ: *out = a == b; return true;
+    case SC_EXPR_NE: *out = a != b; return true;
+    case SC_EXPR_LT: *out = a < b; return true;
+    case SC_EXPR_LE: *out = a <= b; return true;
+    case SC_EXPR_GT: *out = a > b; return true;
+    case SC_EXPR_GE: *out = a >= b; return true;
+    default: return false;
+  }
+}
+
+static void collect_symbols(const sc_expr *e, const char **names, int max, int *n) {
+  if (e->kind == SC_EXPR_SYM) {
+    for (int i = 0; i < *n; i++)
+      if (names[i] == e->name) return;
+    if (*n < max) names[(*n)++] = e->name;
+    return;
+  }
+  for (uint32_t i = 0; i < e->n_args; i++) collect_symbols(e->args[i], names, max, n);
+}
+
+int sc_expr_symbols(const sc_expr *e, const char **names, int max) {
+  int n = 0;
+  collect_symbols(e, names, max, &n);
+  return n;
+}

@@ -1,0 +1,146 @@
+/* symexpr_print.c - prints expressions in sympy's str() spelling. */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "symexpr.h"
+
+static bool needs_parens_as_factor(const sc_expr *e) { return e->kind == SC_EXPR_ADD || sc_expr_is_bool(e); }
+
+static void print_factor(sc_strbuf *sb, const sc_expr *e) {
+  if (needs_parens_as_factor(e) || (e->kind == SC_EXPR_INT && e->value < 0)) {
+    sc_strbuf_append(sb, "(");
+    sc_expr_print(sb, e);
+    sc_strbuf_append(sb, ")");
+  } else {
+    sc_expr_print(sb, e);
+  }
+}
+
+/* Prints a product without its sign; `coeff` is the absolute coefficient. */
+static void print_product(sc_strbuf *sb, int64_t coeff, const sc_expr *const *f, uint32_t n) {
+  bool first = true;
+  if (coeff != 1 || n == 0) {
+    sc_strbuf_printf(sb, "%" PRId64, coeff);
+    first = false;
+  }
+  for (uint32_t i = 0; i < n;) {
+    uint32_t j = i;
+    while (j < n && f[j] == f[i]) j++;
+    if (!first) sc_strbuf_append(sb, "*");
+    print_factor(sb, f[i]);
+    if (j - i > 1) sc_strbuf_printf(sb, "**%u", j - i);
+    first = false;
+    i = j;
+  }
+}
+
+/* Splits a term into sign, absolute coefficient and factors. */
+static void print_term(sc_strbuf *sb, const sc_expr *t, bool leading) {
+  int64_t coeff = 1;
+  const sc_expr *const *f = &t;
+  uint32_t n = 1;
+  if (t->kind == SC_EXPR_INT) {
+    coeff = t->value;
+    n = 0;
+  } else if (t->kind == SC_EXPR_MUL) {
+    f = t->args;
+    n = t->n_args;
+    if (t->args[0]->kind == SC_EXPR_INT) {
+      coeff = t->args[0]->value;
+      f++;
+      n--;
+    }
+  }
+  bool negative = coeff < 0;
+  uint64_t mag = negative ? (uint64_t)0 - (uint64_t)coeff : (uint64_t)coeff;
+  if (leading) {
+    if (negative) sc_strbuf_append(sb, "-");
+  } else {
+    sc_strbuf_append(sb, negative ? " - " : " + ");
+  }
+  if (mag > (uint64_t)INT64_MAX) {
+    sc_strbuf_printf(sb, "%" PRIu64, mag);
+    if (n) sc_strbuf_append(sb, "*");
+    print_product(sb, 1, f, n);
+    return;
+  }
+  print_product(sb, (int64_t)mag, f, n);
+}
+
+static void print_call(sc_strbuf *sb, const char *fn, const sc_expr *e) {
+  sc_strbuf_printf(sb, "%s(", fn);
+  for (uint32_t i = 0; i < e->n_args; i++) {
+    if (i) sc_strbuf_append(sb, ", ");
+    sc_expr_print(sb, e->args[i]);
+  }
+  sc_strbuf_append(sb, ")");
+}
+
+static void print_operand(sc_strbuf *sb, const sc_expr *e) {
+  bool atom = e->kind == SC_EXPR_INT ? e->value >= 0 : (e->kind == SC_EXPR_SYM || e->kind == SC_EXPR_FLOORDIV ||
+                                                        e->kind == SC_EXPR_MOD || e->kind == SC_EXPR_MIN ||
+                                                        e->kind == SC_EXPR_MAX);
+  if (!atom) sc_strbuf_append(sb, "(");
+  sc_expr_print(sb, e);
+  if (!atom) sc_strbuf_append(sb, ")");
+}
+
+static void print_infix(sc_strbuf *sb, const char *op, const sc_expr *e) {
+  sc_expr_print(sb, e->args[0]);
+  sc_strbuf_printf(sb, " %s ", op);
+  sc_expr_print(sb, e->args[1]);
+}
+
+static void print_junction(sc_strbuf *sb, const char *op, const sc_expr *e) {
+  for (uint32_t i = 0; i < e->n_args; i++) {
+    if (i) sc_strbuf_printf(sb, " %s ", op);
+    const sc_expr *a = e->args[i];
+    bool call = a->kind == SC_EXPR_EQ || a->kind == SC_EXPR_NE || a->kind == SC_EXPR_SYM;
+    if (!call) sc_strbuf_append(sb, "(");
+    sc_expr_print(sb, a);
+    if (!call) sc_strbuf_append(sb, ")");
+  }
+}
+
+void sc_expr_print(sc_strbuf *sb, const sc_expr *e) {
+  switch (e->kind) {
+    case SC_EXPR_INT: sc_strbuf_printf(sb, "%" PRId64, e->value); return;
+    case SC_EXPR_SYM: sc_strbuf_append(sb, e->name); return;
+    case SC_EXPR_TRUE: sc_strbuf_append(sb, "True"); return;
+    case SC_EXPR_FALSE: sc_strbuf_append(sb, "False"); return;
+    case SC_EXPR_ADD:
+      for (uint32_t i = 0; i < e->n_args; i++) print_term(sb, e->args[i], i == 0);
+      return;
+    case SC_EXPR_MUL: print_term(sb, e, true); return;
+    case SC_EXPR_FLOORDIV:
+      sc_strbuf_append(sb, "(");
+      print_operand(sb, e->args[0]);
+      sc_strbuf_append(sb, "//");
+      print_operand(sb, e->args[1]);
+      sc_strbuf_append(sb, ")");
+      return;
+    case SC_EXPR_MOD: print_call(sb, "Mod", e); return;
+    case SC_EXPR_MIN: print_call(sb, "Min", e); return;
+    case SC_EXPR_MAX: print_call(sb, "Max", e); return;
+    case SC_EXPR_EQ: print_call(sb, "Eq", e); return;
+    case SC_EXPR_NE: print_call(sb, "Ne", e); return;
+    case SC_EXPR_LT: print_infix(sb, "<", e); return;
+    case SC_EXPR_LE: print_infix(sb, "<=", e); return;
+    case SC_EXPR_GT: print_infix(sb, ">", e); return;
+    case SC_EXPR_GE: print_infix(sb, ">=", e); return;
+    case SC_EXPR_AND: print_junction(sb, "&", e); return;
+    case SC_EXPR_OR: print_junction(sb, "|", e); return;
+    case SC_EXPR_NOT:
+      sc_strbuf_append(sb, "~");
+      print_operand(sb, e->args[0]);
+      return;
+  }
+}
+
+const char *sc_expr_to_string(sc_ctx *ctx, const sc_expr *e) {
+  sc_strbuf sb = {0};
+  sc_expr_print(&sb, e);
+  const char *s = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return s;
+}

@@ -1,0 +1,99 @@
+/* diag.c - diagnostics store and printer; see diag.h. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sc_diags_init(sc_diags *diags, sc_arena *arena) {
+  memset(diags, 0, sizeof *diags);
+  diags->arena = arena;
+}
+
+void sc_diags_release(sc_diags *diags) {
+  free(diags->items);
+  diags->items = NULL;
+  diags->n_items = diags->cap = diags->n_errors = 0;
+}
+
+sc_diag *sc_diags_add(sc_diags *diags, sc_diag_code code, sc_severity sev, const char *file,
+                      const char *path, const char *fmt, ...) {
+  if (diags->n_items == diags->cap) {
+    diags->cap = diags->cap ? diags->cap * 2 : 16;
+    diags->items = sc_xrealloc(diags->items, diags->cap * sizeof *diags->items);
+  }
+  sc_diag *d = &diags->items[diags->n_items++];
+  memset(d, 0, sizeof *d);
+  d->code = code;
+  d->severity = sev;
+  d->file = sc_arena_strdup(diags->arena, file);
+  d->path = (path && *path) ? sc_arena_strdup(diags->arena, path) : NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  d->message = sc_arena_vprintf(diags->arena, fmt, ap);
+  va_end(ap);
+  if (sev == SC_SEV_ERROR) diags->n_errors++;
+  return d;
+}
+
+void sc_diag_set_hint(sc_diags *diags, sc_diag *d, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  d->hint = sc_arena_vprintf(diags->arena, fmt, ap);
+  va_end(ap);
+}
+
+const char *sc_diag_code_slug(sc_diag_code code) {
+  switch (code) {
+#define SC_DIAG(name, num, slug, cls) \
+  case SC_DIAG_##name:                \
+    return slug;
+#include "diag_codes.def"
+#undef SC_DIAG
+  }
+  return NULL;
+}
+
+sc_exit_class sc_diag_code_exit_class(sc_diag_code code) {
+  enum { USER = SC_EXIT_USER, IO = SC_EXIT_IO, INTERNAL = SC_EXIT_INTERNAL };
+  switch (code) {
+#define SC_DIAG(name, num, slug, cls) \
+  case SC_DIAG_##name:                \
+    return (sc_exit_class)cls;
+#include "diag_codes.def"
+#undef SC_DIAG
+  }
+  return SC_EXIT_INTERNAL;
+}
+
+sc_exit_class sc_diags_exit_class(const sc_diags *diags) {
+  for (size_t i = 0; i < diags->n_items; i++)
+    if (diags->items[i].severity == SC_SEV_ERROR) return sc_diag_code_exit_class(diags->items[i].code);
+  return SC_EXIT_OK;
+}
+
+static const char *severity_name(sc_severity sev) {
+  switch (sev) {
+    case SC_SEV_ERROR: return "error";
+    case SC_SEV_WARNING: return "warning";
+    case SC_SEV_NOTE: return "note";
+  }
+  return "error";
+}
+
+void sc_diag_print(FILE *out, const sc_diag *d) {
+  if (d->file) {
+    fputs(d->file, out);
+    if (d->line > 0) fprintf(out, ":%d:%d", d->line, d->column);
+    fputs(": ", out);
+  }
+  fprintf(out, "%s[SC%04d]: %s\n", severity_name(d->severity), (int)d->code, d->message);
+  if (d->path) fprintf(out, "  at: %s\n", d->path);
+  if (d->hint) fprintf(out, "  fix: %s\n", d->hint);
+}
+
+const sc_diag *sc_diags_find(const sc_diags *diags, sc_diag_code code) {
+  for (size_t i = 0; i < diags->n_items; i++)
+    if (diags->items[i].code == code) return &diags->items[i];
+  return NULL;
+}

@@ -1,0 +1,37 @@
+/* driver.h - runs the export pipeline in order, stopping between phases on errors:
+ *   read model -> verify graph -> read spec -> bind weights -> write report.
+ * The pipeline on one screen: see sc_driver_export. */
+#ifndef SC_DRIVER_H
+#define SC_DRIVER_H
+
+#include <stdbool.h>
+
+#include "../ir/dynspec.h"
+#include "context.h"
+#include "safetensors.h"
+
+typedef struct sc_export_options {
+  const char *model;
+  const char *spec;      /* NULL: fully static */
+  const char *weights;   /* NULL: MODEL with .safetensors, if it exists */
+  const char *outdir;    /* default "shapec-out" */
+  const char *report;    /* default OUTDIR/constraints.json */
+  bool no_codegen;
+} sc_export_options;
+
+typedef struct sc_export_result {
+  sc_program *program;
+  sc_dynspec *spec;
+  sc_weights *weights;
+  const char *report_path;
+  bool codegen_skipped;  /* code generation was asked for but is not available */
+} sc_export_result;
+
+/* Returns true on success.  Diagnostics are in ctx; release the result with
+ * sc_export_result_free. */
+bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out);
+void sc_export_result_free(sc_export_result *r);
+/* MODEL's default weights path (extension replaced by .safetensors), in the arena. */
+const char *sc_driver_default_weights(sc_ctx *ctx, const char *model);
+
+#endif

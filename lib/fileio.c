@@ -1,0 +1,108 @@
+/* fileio.c - file helpers; see fileio.h. */
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *sc_file_read(sc_ctx *ctx, const char *path, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    sc_diags_add(&ctx->diags, SC_DIAG_FILE_READ, SC_SEV_ERROR, path, NULL, "cannot read the file: %s",
+                 strerror(errno));
+    if (fd >= 0) close(fd);
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    sc_diags_add(&ctx->diags, SC_DIAG_FILE_READ, SC_SEV_ERROR, path, NULL, "cannot read the file: it is a directory");
+    close(fd);
+    return NULL;
+  }
+  size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+  char *buf = sc_xmalloc(cap);
+  size_t n = 0;
+  for (;;) {
+    if (n + 1 >= cap) {
+      cap *= 2;
+      buf = sc_xrealloc(buf, cap);
+    }
+    ssize_t r = read(fd, buf + n, cap - n - 1);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      sc_diags_add(&ctx->diags, SC_DIAG_FILE_READ, SC_SEV_ERROR, path, NULL, "cannot read the file: %s",
+                   strerror(errno));
+      free(buf);
+      close(fd);
+      return NULL;
+    }
+    if (r == 0) break;
+    n += (size_t)r;
+  }
+  close(fd);
+  buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+static bool write_all(int fd, const char *p, size_t len) {
+  while (len) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    len -= (size_t)w;
+  }
+  return true;
+}
+
+bool sc_file_write_atomic(sc_ctx *ctx, const char *path, const void *data, size_t len) {
+  size_t n = strlen(path) + 32;
+  char *tmp = sc_xmalloc(n);
+  snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 && write_all(fd, data, len) && fsync(fd) == 0;
+  int saved_errno = errno;
+  if (fd >= 0 && close(fd) != 0 && ok) {
+    ok = false;
+    saved_errno = errno;
+  }
+  if (ok && rename(tmp, path) != 0) {
+    ok = false;
+    saved_errno = errno;
+  }
+  if (!ok) {
+    unlink(tmp);
+    sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, path, NULL, "cannot write the file: %s",
+                 strerror(saved_errno));
+  }
+  free(tmp);
+  return ok;
+}
+
+bool sc_dir_ensure(sc_ctx *ctx, const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return true;
+    sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, path, NULL,
+                 "cannot create the output directory: a file of that name exists");
+    return false;
+  }
+  if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+    sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, path, NULL, "cannot create the output directory: %s",
+                 strerror(errno));
+    return false;
+  }
+  return true;
+}
+
+bool sc_file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}

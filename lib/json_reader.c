@@ -1,0 +1,322 @@
+/* json_reader.c - cJSON with locations; see json_reader.h. */
+#include "json_reader.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void line_col(const char *text, size_t pos, int *line, int *col) {
+  int l = 1, c = 1;
+  for (size_t i = 0; i < pos; i++) {
+    if (text[i] == '\n') {
+      l++;
+      c = 1;
+    } else {
+      c++;
+    }
+  }
+  *line = l;
+  *col = c;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* Scans outside strings for nesting depth and for Python's bare NaN/Infinity.  Returns
+ * the offset where the depth limit is first passed, or len when it never is. */
+static size_t scan(const char *text, size_t len, size_t *n_nonfinite) {
+  int depth = 0;
+  bool in_string = false;
+  *n_nonfinite = 0;
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') i++;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > SC_JSON_MAX_DEPTH) return i;
+    } else if (c == ']' || c == '}') depth--;
+    else if ((c == 'N' && len - i >= 3 && memcmp(text + i, "NaN", 3) == 0) ||
+             (c == 'I' && len - i >= 8 && memcmp(text + i, "Infinity", 8) == 0))
+      (*n_nonfinite)++;
+  }
+  return len;
+}
+
+/* Copies text, quoting bare NaN / Infinity / -Infinity tokens. */
+static char *quote_nonfinite(const char *text, size_t len, size_t n, size_t *out_len) {
+  char *out = sc_xmalloc(len + 4 * n + 1);
+  size_t o = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (in_string) {
+      out[o++] = c;
+      if (c == '\\' && i + 1 < len) out[o++] = text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    size_t tok = 0;
+    if (c == 'N' && len - i >= 3 && memcmp(text + i, "NaN", 3) == 0) tok = 3;
+    else if (c == 'I' && len - i >= 8 && memcmp(text + i, "Infinity", 8) == 0) tok = 8;
+    else if (c == '-' && len - i >= 9 && memcmp(text + i, "-Infinity", 9) == 0) tok = 9;
+    if (tok) {
+      out[o++] = '"';
+      memcpy(out + o, text + i, tok);
+      o += tok;
+      out[o++] = '"';
+      i += tok - 1;
+    } else {
+      out[o++] = c;
+    }
+  }
+  out[o] = '\0';
+  *out_len = o;
+  return out;
+}
+
+cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len) {
+  size_t first = 0;
+  while (first < len && is_space(text[first])) first++;
+  if (first == len) {
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_FILE_EMPTY, SC_SEV_ERROR, file, NULL,
+                              "the file is empty; expected a JSON document");
+    sc_diag_set_hint(&ctx->diags, d, "check that the file was written completely");
+    return NULL;
+  }
+  size_t n_nonfinite;
+  size_t deep_at = scan(text, len, &n_nonfinite);
+  if (deep_at < len) {
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_JSON_TOO_DEEP, SC_SEV_ERROR, file, NULL,
+                              "JSON nesting deeper than %d levels", SC_JSON_MAX_DEPTH);
+    line_col(text, deep_at, &d->line, &d->column);
+    sc_diag_set_hint(&ctx->diags, d, "this is not a program torch.export wrote; check the file");
+    return NULL;
+  }
+  char *copy = NULL;
+  const char *src = text;
+  size_t src_len = len;
+  if (n_nonfinite) src = copy = quote_nonfinite(text, len, n_nonfinite, &src_len);
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(src, src_len, &end, false);
+  size_t pos = 0;
+  bool trailing = false;
+  if (root) {
+    pos = (size_t)(end - src);
+    while (pos < src_len && (is_space(src[pos]) || src[pos] == '\0')) pos++;
+    if (pos < src_len) {
+      trailing = true;
+      cJSON_Delete(root);
+      root = NULL;
+    }
+  } else {
+    pos = end ? (size_t)(end - src) : 0;
+    if (pos > src_len) pos = src_len;
+  }
+  if (!root) {
+    char snippet[24];
+    size_t k = 0;
+    for (size_t i = pos; i < src_len && k < 16; i++)
+      snippet[k++] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+    snippet[k] = '\0';
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_JSON_SYNTAX, SC_SEV_ERROR, file, NULL,
+                              trailing ? "JSON syntax error: unexpected text after the document, near '%s'"
+                              : pos >= src_len ? "JSON syntax error: the document ends too early (truncated file?)"
+                                               : "JSON syntax error near '%s'",
+                              snippet);
+    line_col(src, pos, &d->line, &d->column);
+  }
+  free(copy);
+  return root;
+}
+
+void sc_jr_init(sc_jr *jr, sc_ctx *ctx, const char *file, const char *root_path) {
+  jr->ctx = ctx;
+  jr->file = file;
+  jr->path_len = 0;
+  jr->path[0] = '\0';
+  if (root_path) {
+    snprintf(jr->path, sizeof jr->path, "%s", root_path);
+    jr->path_len = strlen(jr->path);
+  }
+}
+
+static size_t jr_append(sc_jr *jr, const char *fmt, const char *s, size_t i) {
+  size_t saved = jr->path_len;
+  size_t room = sizeof jr->path - jr->path_len;
+  int n = s ? snprintf(jr->path + jr->path_len, room, fmt, s) : snprintf(jr->path + jr->path_len, room, fmt, i);
+  if (n < 0 || (size_t)n >= room) {
+    jr->path_len = sizeof jr->path - 1;
+    memcpy(jr->path + sizeof jr->path - 4, "...", 4);
+  } else {
+    jr->path_len += (size_t)n;
+  }
+  return saved;
+}
+
+size_t sc_jr_push_key(sc_jr *jr, const char *key) { return jr_append(jr, jr->path_len ? ".%s" : "%s", key, 0); }
+size_t sc_jr_push_index(sc_jr *jr, size_t i) { return jr_append(jr, "[%zu]", NULL, i); }
+
+void sc_jr_pop(sc_jr *jr, size_t saved) {
+  jr->path_len = saved;
+  jr->path[saved] = '\0';
+}
+
+static sc_diag *jr_vrecord(sc_jr *jr, sc_diag_code code, sc_severity sev, const char *fmt, va_list ap) {
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  return sc_diags_add(&jr->ctx->diags, code, sev, jr->file, jr->path, "%s", msg);
+}
+
+sc_diag *sc_jr_error(sc_jr *jr, sc_diag_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sc_diag *d = jr_vrecord(jr, code, SC_SEV_ERROR, fmt, ap);
+  va_end(ap);
+  return d;
+}
+
+sc_diag *sc_jr_warn(sc_jr *jr, sc_diag_code code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sc_diag *d = jr_vrecord(jr, code, SC_SEV_WARNING, fmt, ap);
+  va_end(ap);
+  return d;
+}
+
+const char *sc_json_type_name(const cJSON *item) {
+  if (!item) return "nothing";
+  if (cJSON_IsObject(item)) return "an object";
+  if (cJSON_IsArray(item)) return "an array";
+  if (cJSON_IsString(item)) return "a string";
+  if (cJSON_IsNumber(item)) return "a number";
+  if (cJSON_IsBool(item)) return "a boolean";
+  if (cJSON_IsNull(item)) return "null";
+  return "an invalid value";
+}
+
+bool sc_jr_as_int(sc_jr *jr, const cJSON *item, int64_t *out) {
+  if (!cJSON_IsNumber(item)) {
+    sc_jr_error(jr, SC_DIAG_WRONG_TYPE, "expected an integer, found %s", sc_json_type_name(item));
+    return false;
+  }
+  double d = item->valuedouble;
+  /* 2^63 is exactly representable; anything at or above it does not fit */
+  if (!isfinite(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0) {
+    sc_jr_error(jr, SC_DIAG_INT_RANGE, "integer %g does not fit in 64 bits", d);
+    return false;
+  }
+  if (d != floor(d)) {
+    sc_jr_error(jr, SC_DIAG_WRONG_TYPE, "expected an integer, found %g", d);
+    return false;
+  }
+  *out = (int64_t)d;
+  return true;
+}
+
+bool sc_jr_as_float(sc_jr *jr, const cJSON *item, double *out) {
+  if (cJSON_IsNumber(item)) {
+    *out = item->valuedouble;
+    return true;
+  }
+  if (cJSON_IsString(item)) {
+    const char *s = item->valuestring;
+    if (strcmp(s, "NaN") == 0 || strcmp(s, "nan") == 0) return *out = NAN, true;
+    if (strcmp(s, "Infinity") == 0 || strcmp(s, "inf") == 0) return *out = INFINITY, true;
+    if (strcmp(s, "-Infinity") == 0 || strcmp(s, "-inf") == 0) return *out = -INFINITY, true;
+  }
+  sc_jr_error(jr, SC_DIAG_WRONG_TYPE, "expected a number, found %s", sc_json_type_name(item));
+  return false;
+}
+
+bool sc_jr_as_bool(sc_jr *jr, const cJSON *item, bool *out) {
+  if (!cJSON_IsBool(item)) {
+    sc_jr_error(jr, SC_DIAG_WRONG_TYPE, "expected true or false, found %s", sc_json_type_name(item));
+    return false;
+  }
+  *out = cJSON_IsTrue(item);
+  return true;
+}
+
+bool sc_jr_as_string(sc_jr *jr, const cJSON *item, const char **out) {
+  if (!cJSON_IsString(item)) {
+    sc_jr_error(jr, SC_DIAG_WRONG_TYPE, "expected a string, found %s", sc_json_type_name(item));
+    return false;
+  }
+  *out = sc_ctx_intern(jr->ctx, item->valuestring);
+  return true;
+}
+
+bool sc_jr_expect_object(sc_jr *jr, const cJSON *item) {
+  if (cJSON_IsObject(item)) return true;
+  sc_jr_error(jr, SC_DIAG_WRONG_TYPE, "expected an object, found %s", sc_json_type_name(item));
+  return false;
+}
+
+bool sc_jr_expect_array(sc_jr *jr, const cJSON *item) {
+  if (cJSON_IsArray(item)) return true;
+  sc_jr_error(jr, SC_DIAG_WRONG_TYPE, "expected an array, found %s", sc_json_type_name(item));
+  return false;
+}
+
+const cJSON *sc_jr_field(sc_jr *jr, const cJSON *obj, const char *key, bool required) {
+  const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+  if (!item && required) {
+    size_t saved = sc_jr_push_key(jr, key);
+    sc_jr_error(jr, SC_DIAG_MISSING_FIELD, "missing required field '%s'", key);
+    sc_jr_pop(jr, saved);
+  }
+  return item;
+}
+
+static const cJSON *typed_field(sc_jr *jr, const cJSON *obj, const char *key, bool required, bool want_object) {
+  const cJSON *item = sc_jr_field(jr, obj, key, required);
+  if (!item) return NULL;
+  if (!required && cJSON_IsNull(item)) return NULL;
+  size_t saved = sc_jr_push_key(jr, key);
+  bool ok = want_object ? sc_jr_expect_object(jr, item) : sc_jr_expect_array(jr, item);
+  sc_jr_pop(jr, saved);
+  return ok ? item : NULL;
+}
+
+const cJSON *sc_jr_object_field(sc_jr *jr, const cJSON *obj, const char *key, bool required) {
+  return typed_field(jr, obj, key, required, true);
+}
+
+const cJSON *sc_jr_array_field(sc_jr *jr, const cJSON *obj, const char *key, bool required) {
+  return typed_field(jr, obj, key, required, false);
+}
+
+bool sc_jr_int_field(sc_jr *jr, const cJSON *obj, const char *key, bool required, int64_t *out) {
+  const cJSON *item = sc_jr_field(jr, obj, key, required);
+  if (!item) return !required;
+  size_t saved = sc_jr_push_key(jr, key);
+  bool ok = sc_jr_as_int(jr, item, out);
+  sc_jr_pop(jr, saved);
+  return ok;
+}
+
+bool sc_jr_string_field(sc_jr *jr, const cJSON *obj, const char *key, bool required, const char **out) {
+  const cJSON *item = sc_jr_field(jr, obj, key, required);
+  if (!item) return !required;
+  if (!required && cJSON_IsNull(item)) return true;
+  size_t saved = sc_jr_push_key(jr, key);
+  bool ok = sc_jr_as_string(jr, item, out);
+  sc_jr_pop(jr, saved);
+  return ok;
+}
+
+bool sc_jr_bool_field(sc_jr *jr, const cJSON *obj, const char *key, bool required, bool *out) {
+  const cJSON *item = sc_jr_field(jr, obj, key, required);
+  if (!item) return !required;
+  if (!required && cJSON_IsNull(item)) return true;
+  size_t saved = sc_jr_push_key(jr, key);
+  bool ok = sc_jr_as_bool(jr, item, out);
+  sc_jr_pop(jr, saved);
+  return ok;
+}
