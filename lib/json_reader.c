@@ -1,6 +1,7 @@
 /* json_reader.c - cJSON with locations; see json_reader.h. */
 #include "json_reader.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,12 +24,29 @@ static void line_col(const char *text, size_t pos, int *line, int *col) {
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-/* Scans outside strings for nesting depth and for Python's bare NaN/Infinity.  Returns
- * the offset where the depth limit is first passed, or len when it never is. */
-static size_t scan(const char *text, size_t len, size_t *n_nonfinite) {
+/* Length of the bare token at text[i] that must be rewritten before cJSON sees it, or 0:
+ * Python's NaN / Infinity / -Infinity, and integer literals too long for a double to hold
+ * exactly (more than 15 digits), which cJSON would round. */
+static size_t rewrite_token(const char *text, size_t len, size_t i) {
+  char c = text[i];
+  if (c == 'N' && len - i >= 3 && memcmp(text + i, "NaN", 3) == 0) return 3;
+  if (c == 'I' && len - i >= 8 && memcmp(text + i, "Infinity", 8) == 0) return 8;
+  if (c == '-' && len - i >= 9 && memcmp(text + i, "-Infinity", 9) == 0) return 9;
+  if (c == '-' || (c >= '0' && c <= '9')) {
+    size_t j = i + (c == '-'), digits = 0;
+    while (j < len && text[j] >= '0' && text[j] <= '9') j++, digits++;
+    bool integer = j == len || (text[j] != '.' && text[j] != 'e' && text[j] != 'E');
+    if (integer && digits > 15) return j - i;
+  }
+  return 0;
+}
+
+/* Scans outside strings for nesting depth and for tokens to rewrite.  Returns the offset
+ * where the depth limit is first passed, or len when it never is. */
+static size_t scan(const char *text, size_t len, size_t *n_rewrites) {
   int depth = 0;
   bool in_string = false;
-  *n_nonfinite = 0;
+  *n_rewrites = 0;
   for (size_t i = 0; i < len; i++) {
     char c = text[i];
     if (in_string) {
@@ -36,20 +54,27 @@ static size_t scan(const char *text, size_t len, size_t *n_nonfinite) {
       else if (c == '"') in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
       if (++depth > SC_JSON_MAX_DEPTH) return i;
-    } else if (c == ']' || c == '}') depth--;
-    else if ((c == 'N' && len - i >= 3 && memcmp(text + i, "NaN", 3) == 0) ||
-             (c == 'I' && len - i >= 8 && memcmp(text + i, "Infinity", 8) == 0))
-      (*n_nonfinite)++;
+    } else if (c == ']' || c == '}') {
+      depth--;
+    } else {
+      size_t t = rewrite_token(text, len, i);
+      if (t) {
+        (*n_rewrites)++;
+        i += t - 1;
+      }
+    }
   }
   return len;
 }
 
-/* Copies text, quoting bare NaN / Infinity / -Infinity tokens. */
-static char *quote_nonfinite(const char *text, size_t len, size_t n, size_t *out_len) {
-  char *out = sc_xmalloc(len + 4 * n + 1);
+/* Copies text with each token to rewrite turned into a string: "NaN", "Infinity",
+ * "-Infinity", and "\u0001<digits>" for a long integer (see sc_json_exact_int). */
+static char *rewrite_tokens(const char *text, size_t len, size_t n, size_t *out_len) {
+  char *out = sc_xmalloc(len + 8 * n + 1);
   size_t o = 0;
   bool in_string = false;
   for (size_t i = 0; i < len; i++) {
@@ -61,12 +86,13 @@ static char *quote_nonfinite(const char *text, size_t len, size_t n, size_t *out
       continue;
     }
     if (c == '"') in_string = true;
-    size_t tok = 0;
-    if (c == 'N' && len - i >= 3 && memcmp(text + i, "NaN", 3) == 0) tok = 3;
-    else if (c == 'I' && len - i >= 8 && memcmp(text + i, "Infinity", 8) == 0) tok = 8;
-    else if (c == '-' && len - i >= 9 && memcmp(text + i, "-Infinity", 9) == 0) tok = 9;
+    size_t tok = in_string ? 0 : rewrite_token(text, len, i);
     if (tok) {
       out[o++] = '"';
+      if (c == '-' || (c >= '0' && c <= '9')) {
+        memcpy(out + o, "\\u0001", 6);
+        o += 6;
+      }
       memcpy(out + o, text + i, tok);
       o += tok;
       out[o++] = '"';
@@ -89,8 +115,8 @@ cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len
     sc_diag_set_hint(&ctx->diags, d, "check that the file was written completely");
     return NULL;
   }
-  size_t n_nonfinite;
-  size_t deep_at = scan(text, len, &n_nonfinite);
+  size_t n_rewrites;
+  size_t deep_at = scan(text, len, &n_rewrites);
   if (deep_at < len) {
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_JSON_TOO_DEEP, SC_SEV_ERROR, file, NULL,
                               "JSON nesting deeper than %d levels", SC_JSON_MAX_DEPTH);
@@ -101,7 +127,7 @@ cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len
   char *copy = NULL;
   const char *src = text;
   size_t src_len = len;
-  if (n_nonfinite) src = copy = quote_nonfinite(text, len, n_nonfinite, &src_len);
+  if (n_rewrites) src = copy = rewrite_tokens(text, len, n_rewrites, &src_len);
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(src, src_len, &end, false);
   size_t pos = 0;
@@ -189,8 +215,15 @@ sc_diag *sc_jr_warn(sc_jr *jr, sc_diag_code code, const char *fmt, ...) {
   return d;
 }
 
+const char *sc_json_exact_int(const cJSON *item) {
+  return cJSON_IsString(item) && item->valuestring[0] == '\x01' ? item->valuestring + 1 : NULL;
+}
+
+bool sc_json_is_number(const cJSON *item) { return cJSON_IsNumber(item) || sc_json_exact_int(item); }
+
 const char *sc_json_type_name(const cJSON *item) {
   if (!item) return "nothing";
+  if (sc_json_exact_int(item)) return "a number";
   if (cJSON_IsObject(item)) return "an object";
   if (cJSON_IsArray(item)) return "an array";
   if (cJSON_IsString(item)) return "a string";
@@ -201,6 +234,18 @@ const char *sc_json_type_name(const cJSON *item) {
 }
 
 bool sc_jr_as_int(sc_jr *jr, const cJSON *item, int64_t *out) {
+  const char *exact = sc_json_exact_int(item);
+  if (exact) {
+    errno = 0;
+    char *end;
+    long long v = strtoll(exact, &end, 10);
+    if (errno == ERANGE) {
+      sc_jr_error(jr, SC_DIAG_INT_RANGE, "integer %s does not fit in 64 bits", exact);
+      return false;
+    }
+    *out = v;
+    return true;
+  }
   if (!cJSON_IsNumber(item)) {
     sc_jr_error(jr, SC_DIAG_WRONG_TYPE, "expected an integer, found %s", sc_json_type_name(item));
     return false;
@@ -220,6 +265,10 @@ bool sc_jr_as_int(sc_jr *jr, const cJSON *item, int64_t *out) {
 }
 
 bool sc_jr_as_float(sc_jr *jr, const cJSON *item, double *out) {
+  if (sc_json_exact_int(item)) {
+    *out = strtod(sc_json_exact_int(item), NULL);
+    return true;
+  }
   if (cJSON_IsNumber(item)) {
     *out = item->valuedouble;
     return true;

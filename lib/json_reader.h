@@ -13,7 +13,8 @@
 #define SC_JSON_MAX_DEPTH 512
 
 /* Parses text (len bytes, need not be NUL-terminated).  Bare NaN/Infinity, which Python's
- * json module writes for non-finite floats, are read as the strings "NaN"/"Infinity".
+ * json module writes for non-finite floats, are read as the strings "NaN"/"Infinity";
+ * long integer literals are kept exact (see sc_json_exact_int).
  * Returns the tree (free with cJSON_Delete) or NULL with an error recorded
  * (file-empty, json-syntax with line and column, json-too-deep). */
 cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len);
@@ -34,6 +35,12 @@ void sc_jr_pop(sc_jr *jr, size_t saved);
 /* Records an error (or warning) at the current path. */
 sc_diag *sc_jr_error(sc_jr *jr, sc_diag_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 sc_diag *sc_jr_warn(sc_jr *jr, sc_diag_code code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Integer literals longer than a double holds exactly reach the tree as strings marked
+ * with a leading \x01; these return the digits of such an item (or NULL), and whether an
+ * item is a number of either form. */
+const char *sc_json_exact_int(const cJSON *item);
+bool sc_json_is_number(const cJSON *item);
 
 /* The JSON type of an item, in words ("an object", "a string", ...). */
 const char *sc_json_type_name(const cJSON *item);

@@ -76,20 +76,23 @@ static const sc_expr *read_expr_str(reader *r, const cJSON *sym_expr, bool want_
   return e;
 }
 
-/* Reads a SymInt union into an expression and its hint (-1 when unknown). */
-static bool read_sym_int(reader *r, const cJSON *item, const sc_expr **out, int64_t *hint) {
+/* Reads a SymInt union into an expression and its hint; *has_hint says whether the file
+ * gives one (a constant is its own hint). */
+static bool read_sym_int(reader *r, const cJSON *item, const sc_expr **out, int64_t *hint, bool *has_hint) {
   static const char *const members[] = {"as_expr", "as_int", NULL};
   const cJSON *v;
   size_t saved;
   int which = union_member(r, item, members, "SymInt", &v, &saved);
   if (which < 0) return false;
   bool ok = true;
-  *hint = -1;
+  *hint = 0;
+  *has_hint = false;
   if (which == 1) {
     int64_t n = 0;
     ok = sc_jr_as_int(&r->jr, v, &n);
     *out = sc_expr_int(r->ctx, n);
     *hint = n;
+    *has_hint = ok;
   } else {
     *out = read_expr_str(r, v, false);
     ok = *out != NULL;
@@ -99,7 +102,7 @@ static bool read_sym_int(reader *r, const cJSON *item, const sc_expr **out, int6
       const cJSON *hv;
       size_t s2, s3 = sc_jr_push_key(&r->jr, "hint");
       int hw = union_member(r, h, hint_members, "SymExprHint", &hv, &s2);
-      if (hw == 0) ok = sc_jr_as_int(&r->jr, hv, hint);
+      if (hw == 0) ok = *has_hint = sc_jr_as_int(&r->jr, hv, hint);
       else if (hw < 0) ok = false;
       if (hw >= 0) sc_jr_pop(&r->jr, s2);
       sc_jr_pop(&r->jr, s3);
@@ -111,6 +114,7 @@ static bool read_sym_int(reader *r, const cJSON *item, const sc_expr **out, int6
 
 /* ---- tensor metadata -------------------------------------------------------------- */
 
+/* Reads a list of SymInts; sizes and strides of a tensor are never negative. */
 static bool read_sym_int_list(reader *r, const cJSON *arr, const sc_expr ***exprs, int64_t **hints, int *n_out) {
   if (!sc_jr_expect_array(&r->jr, arr)) return false;
   int n = cJSON_GetArraySize(arr);
@@ -120,10 +124,16 @@ static bool read_sym_int_list(reader *r, const cJSON *arr, const sc_expr ***expr
   int i = 0;
   for (const cJSON *it = arr->child; it; it = it->next, i++) {
     size_t saved = sc_jr_push_index(&r->jr, (size_t)i);
-    if (!read_sym_int(r, it, &(*exprs)[i], &h[i])) {
+    bool has_hint;
+    if (!read_sym_int(r, it, &(*exprs)[i], &h[i], &has_hint)) {
       ok = false;
       (*exprs)[i] = sc_expr_int(r->ctx, 0);
+    } else if (has_hint && h[i] < 0) {
+      sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_NEGATIVE_SIZE, "size %lld is negative", (long long)h[i]);
+      sc_diag_set_hint(&r->ctx->diags, d, "tensor sizes and strides are never negative");
+      ok = false;
     }
+    if (!has_hint) h[i] = -1;
     sc_jr_pop(&r->jr, saved);
   }
   if (hints) *hints = h;
@@ -187,7 +197,8 @@ static bool read_tensor_meta(reader *r, const cJSON *obj, sc_tensor_meta *m) {
   if (off && !cJSON_IsNull(off)) {
     size_t saved = sc_jr_push_key(&r->jr, "storage_offset");
     int64_t hint;
-    ok &= read_sym_int(r, off, &m->storage_offset, &hint);
+    bool has_hint;
+    ok &= read_sym_int(r, off, &m->storage_offset, &hint, &has_hint);
     sc_jr_pop(&r->jr, saved);
   }
   ok &= sc_jr_bool_field(&r->jr, obj, "requires_grad", false, &m->requires_grad);
@@ -242,10 +253,7 @@ static bool read_value_table(reader *r, const cJSON *graph, const char *key, sc_
     } else if (kind == SC_VALUE_TENSOR) {
       ok &= read_tensor_meta(r, it, &v->meta);
     } else if (kind == SC_VALUE_SYM_INT) {
-      int64_t hint;
-      ok &= read_sym_int(r, it, &v->expr, &hint);
-      v->has_hint = hint >= 0 || (v->expr && v->expr->kind == SC_EXPR_INT);
-      v->hint = v->expr && v->expr->kind == SC_EXPR_INT ? v->expr->value : hint;
+      ok &= read_sym_int(r, it, &v->expr, &v->hint, &v->has_hint);
     } else if (kind == SC_VALUE_SYM_BOOL) {
       static const char *const members[] = {"as_expr", "as_bool", NULL};
       const cJSON *u;

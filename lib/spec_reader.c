@@ -245,7 +245,7 @@ static bool read_leaf(spec_reader *r, const cJSON *leaf, sc_dim_spec *d) {
     d->text = "null";
     return true;
   }
-  if (cJSON_IsNumber(leaf)) {
+  if (sc_json_is_number(leaf)) {
     d->kind = SC_DIM_STATIC;
     d->text = "int";
     if (!sc_jr_as_int(&r->jr, leaf, &d->static_size)) return false;

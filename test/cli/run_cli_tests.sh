@@ -1,0 +1,680 @@
+#!/usr/bin/env bash
+# run_cli_tests.sh - end-to-end tests of the shapec command line.
+#
+#   bash test/cli/run_cli_tests.sh /path/to/shapec /path/to/source_dir
+#
+# Prints one line per check ("ok - ..." or "not ok - ..." followed by "#" lines that
+# say why) and a summary; exits 0 only when every check passes.  Needs nothing but
+# bash, coreutils, grep and sed: every fixture is derived from examples/tutorial in
+# a fresh temporary directory that is removed on exit.
+
+set -u
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 /path/to/shapec /path/to/source_dir" >&2
+  exit 2
+fi
+
+SHAPEC=$1
+SRC=$2
+case $SHAPEC in /*) ;; *) SHAPEC=$PWD/$SHAPEC ;; esac
+SRC=$(cd "$SRC" 2>/dev/null && pwd) || {
+  echo "Bail out! source directory '$2' not found" >&2
+  exit 2
+}
+
+if [ ! -x "$SHAPEC" ]; then
+  echo "Bail out! shapec binary '$SHAPEC' is not executable" >&2
+  exit 2
+fi
+TUT=$SRC/examples/tutorial
+MODEL=$TUT/model.json
+SPEC=$TUT/spec.json
+for f in "$MODEL" "$SPEC" "$TUT/model.safetensors"; do
+  if [ ! -f "$f" ]; then
+    echo "Bail out! missing fixture $f" >&2
+    exit 2
+  fi
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/shapec-cli.XXXXXX") || {
+  echo "Bail out! mktemp -d failed" >&2
+  exit 2
+}
+trap 'rm -rf "$WORK"' EXIT
+trap 'exit 130' INT TERM
+OUT=$WORK/stdout.txt
+ERR=$WORK/stderr.txt
+
+# ---- harness -----------------------------------------------------------------------
+
+N_PASS=0
+N_FAIL=0
+FAILED_NAMES=()
+CHECK_NAME=""
+CHECK_WHY=()
+RC=0
+LAST_CMD=""
+
+begin() {
+  CHECK_NAME=$1
+  CHECK_WHY=()
+}
+
+fail() { CHECK_WHY+=("$*"); }
+
+end() {
+  if [ ${#CHECK_WHY[@]} -eq 0 ]; then
+    N_PASS=$((N_PASS + 1))
+    echo "ok - $CHECK_NAME"
+  else
+    N_FAIL=$((N_FAIL + 1))
+    FAILED_NAMES+=("$CHECK_NAME")
+    echo "not ok - $CHECK_NAME"
+    local w
+    for w in "${CHECK_WHY[@]}"; do echo "#   $w"; done
+    [ -n "$LAST_CMD" ] && echo "#   command: $LAST_CMD"
+    if [ -s "$ERR" ]; then
+      echo "#   stderr (first 10 lines):"
+      head -n 10 "$ERR" | sed 's/^/#     /'
+    fi
+  fi
+}
+
+# sc ARGS...: run shapec (in the current directory) with a time limit; sets RC.
+sc_limit() {
+  local limit=$1
+  shift
+  LAST_CMD="shapec $*"
+  timeout "$limit" "$SHAPEC" "$@" >"$OUT" 2>"$ERR" </dev/null
+  RC=$?
+}
+sc() { sc_limit 60 "$@"; }
+
+describe_rc() {
+  if [ "$1" -eq 124 ]; then
+    echo "$1 (timed out)"
+  elif [ "$1" -ge 128 ]; then
+    echo "$1 (killed by signal $(($1 - 128)))"
+  else
+    echo "$1"
+  fi
+}
+
+expect_rc() {
+  if [ "$RC" -ne "$1" ]; then fail "exit status $(describe_rc "$RC"), expected $1"; fi
+}
+expect_err() {
+  grep -qF -- "$1" "$ERR" || fail "stderr does not contain: $1"
+}
+expect_err_re() {
+  grep -qE -- "$1" "$ERR" || fail "stderr does not match /$1/"
+}
+expect_err_not() {
+  if grep -qF -- "$1" "$ERR"; then fail "stderr unexpectedly contains: $1"; fi
+}
+expect_out() {
+  grep -qF -- "$1" "$OUT" || fail "stdout does not contain: $1"
+}
+expect_out_empty() {
+  [ -s "$OUT" ] && fail "stdout is not empty (starts with: $(head -c 60 "$OUT" | tr '\n' ' '))"
+}
+expect_file() {
+  [ -f "$1" ] || fail "file $1 was not written"
+}
+expect_no_path() {
+  [ -e "$1" ] && fail "$1 exists but should not"
+}
+expect_file_has() {
+  if [ ! -f "$1" ]; then
+    fail "file $1 was not written"
+  elif ! grep -qF -- "$2" "$1"; then
+    fail "file $1 does not contain: $2"
+  fi
+}
+# A usage error: exit 2, nothing on stdout, the message and the usage on stderr.
+expect_usage_error() {
+  expect_rc 2
+  expect_out_empty
+  expect_err "shapec: $1"
+  expect_err "usage: shapec"
+}
+# A diagnostic: "FILE[:LINE:COL]: error[CODE]: ...".
+expect_diag() { # FILE CODE
+  expect_err "error[$2]"
+  grep -qF -- "$1" "$ERR" || fail "stderr does not name the file $1"
+}
+expect_diag_linecol() { # FILE CODE
+  expect_diag "$1" "$2"
+  grep -F -- "$1:" "$ERR" | grep -qE ":[0-9]+:[0-9]+: error\\[$2\\]" ||
+    fail "the $2 diagnostic has no $1:LINE:COL location"
+}
+expect_at() {
+  grep -qxF -- "  at: $1" "$ERR" || fail "stderr has no line '  at: $1'"
+}
+
+# mutate DEST SED-SCRIPT: DEST is model.json edited by sed; the check fails (instead
+# of silently testing the unmodified model) when the edit did not apply.
+mutate() {
+  local dest=$1 script=$2
+  sed -e "$script" "$MODEL" >"$dest"
+  if same_file "$MODEL" "$dest"; then
+    fail "fixture: sed '$script' did not change model.json (did the tutorial change?)"
+    return 1
+  fi
+  return 0
+}
+
+write() { printf '%s' "$2" >"$1"; }
+
+# same_file A B: true when A and B have the same bytes (cksum is in coreutils).
+same_file() { [ "$(cksum <"$1")" = "$(cksum <"$2")" ]; }
+
+cd "$WORK" || exit 2
+
+# ---- 1. help and version -----------------------------------------------------------
+
+begin "shapec --help exits 0 and prints the usage and exit-status table"
+sc --help
+expect_rc 0
+expect_out "usage: shapec <command>"
+expect_out "exit status:"
+expect_out "2  usage error"
+expect_out "3  a file cannot be read or written"
+end
+
+begin "shapec -h and shapec help print the same help"
+sc -h
+expect_rc 0
+expect_out "usage error"
+cp "$OUT" "$WORK/help1.txt"
+sc help
+expect_rc 0
+same_file "$OUT" "$WORK/help1.txt" || fail "'shapec help' differs from 'shapec -h'"
+end
+
+begin "shapec export --help exits 0 and documents the options and exit statuses"
+sc export --help
+expect_rc 0
+expect_out "usage: shapec export MODEL"
+expect_out "--dynamic SPEC"
+expect_out "--no-codegen"
+expect_out "2 usage error"
+[ -s "$ERR" ] && fail "stderr is not empty"
+end
+
+begin "shapec export -h works after other arguments"
+sc export "$MODEL" -h
+expect_rc 0
+expect_out "usage: shapec export MODEL"
+expect_no_path "$WORK/shapec-out"
+end
+
+begin "shapec --version prints 'shapec 0.1.0'"
+sc --version
+expect_rc 0
+[ "$(cat "$OUT")" = "shapec 0.1.0" ] || fail "stdout is '$(head -c 80 "$OUT")', expected 'shapec 0.1.0'"
+end
+
+# ---- 2. usage errors (exit 2) ------------------------------------------------------
+
+begin "usage error: no command"
+sc
+expect_usage_error "no command given"
+end
+
+begin "usage error: unknown command"
+sc frobnicate
+expect_usage_error "unknown command 'frobnicate'"
+end
+
+begin "usage error: export without MODEL"
+sc export
+expect_usage_error "export: no MODEL given"
+end
+
+begin "usage error: export with an unknown option"
+sc export "$MODEL" --frobnicate
+expect_usage_error "export: unknown option '--frobnicate'"
+end
+
+begin "usage error: --dynamic without a value"
+sc export "$MODEL" --dynamic
+expect_usage_error "export: option --dynamic needs a value"
+end
+
+begin "usage error: --dynamic= with an empty value"
+sc export "$MODEL" --dynamic=
+expect_usage_error "export: option '--dynamic=' needs a non-empty value"
+end
+
+begin "usage error: -o without a value"
+sc export "$MODEL" -o
+expect_usage_error "export: option -o needs a value"
+end
+
+begin "usage error: two MODELs"
+sc export "$MODEL" "$MODEL"
+expect_usage_error "export: more than one MODEL given"
+expect_no_path "$WORK/shapec-out"
+end
+
+# ---- 3. the bundled example --------------------------------------------------------
+
+begin "tutorial example: export with --dynamic and -o succeeds and prints the program"
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/out"
+expect_rc 0
+expect_out 'torch.ops.aten.linear.default(w, p_l_weight, p_l_bias)'
+expect_out 'def forward(self, p_l_weight: "f32[3, 5]"'
+expect_out 'linear: "f32[6, 3]"'
+expect_err "shapec: wrote $WORK/out/constraints.json"
+expect_err_not "error["
+end
+
+begin "tutorial example: OUTDIR/constraints.json is the report"
+expect_file_has "$WORK/out/constraints.json" '"status": "ok"'
+expect_file_has "$WORK/out/constraints.json" '"sample_shape": [6, 5]'
+expect_file_has "$WORK/out/constraints.json" '"shapec_version": "0.1.0"'
+expect_file_has "$WORK/out/constraints.json" '"name": "linear"'
+end
+
+begin "tutorial example: --report FILE writes the report there and creates no OUTDIR"
+mkdir -p "$WORK/cwd-report" && cd "$WORK/cwd-report" || exit 2
+sc export "$MODEL" --dynamic "$SPEC" --report "$WORK/cwd-report/r.json"
+expect_rc 0
+expect_file_has "$WORK/cwd-report/r.json" '"status": "ok"'
+expect_file_has "$WORK/cwd-report/r.json" '"sample_shape": [6, 5]'
+expect_err "shapec: wrote $WORK/cwd-report/r.json"
+expect_no_path "$WORK/cwd-report/shapec-out"
+cd "$WORK" || exit 2
+end
+
+begin "tutorial example: the default OUTDIR is ./shapec-out"
+mkdir -p "$WORK/cwd-default" && cd "$WORK/cwd-default" || exit 2
+sc export "$MODEL" -q
+expect_rc 0
+expect_file_has "$WORK/cwd-default/shapec-out/constraints.json" '"status": "ok"'
+cd "$WORK" || exit 2
+end
+
+begin "tutorial example: --dynamic=SPEC and --output=DIR forms, -q prints no program"
+sc export "$MODEL" --dynamic="$SPEC" --output="$WORK/out-eq" -q
+expect_rc 0
+expect_out_empty
+expect_file_has "$WORK/out-eq/constraints.json" '"status": "ok"'
+end
+
+begin "tutorial example: a named Dim is accepted and reported"
+write "$WORK/spec-dx.json" '{"dynamic_shapes": [["dx", 5], null, null, null], "dims": {"dx": {"min": 2, "max": 100}}}'
+sc export "$MODEL" --dynamic "$WORK/spec-dx.json" --no-codegen -q -o "$WORK/out-dx"
+expect_rc 0
+expect_file_has "$WORK/out-dx/constraints.json" '"dx": {'
+expect_file_has "$WORK/out-dx/constraints.json" '"max": 100'
+end
+
+mkdir -p "$WORK/noweights"
+cp "$MODEL" "$WORK/noweights/model.json"
+
+begin "--no-codegen works without weights (warns SC0502, exits 0)"
+sc export "$WORK/noweights/model.json" --no-codegen -o "$WORK/noweights/out"
+expect_rc 0
+expect_err "warning[SC0502]"
+expect_err_not "error["
+expect_file_has "$WORK/noweights/out/constraints.json" '"status": "ok"'
+end
+
+begin "without --no-codegen, missing weights exit 1 with SC0502 (weights-missing)"
+sc export "$WORK/noweights/model.json" -o "$WORK/noweights/out2"
+expect_rc 1
+expect_diag "$WORK/noweights/model.json" SC0502
+expect_err "l.weight"
+expect_at "graph_module.signature.input_specs[0]"
+expect_no_path "$WORK/noweights/out2/constraints.json"
+end
+
+begin "--weights FILE that is missing exits 3 with SC0101"
+sc export "$MODEL" -q -o "$WORK/out-w" --weights "$WORK/nope.safetensors"
+expect_rc 3
+expect_diag "$WORK/nope.safetensors" SC0101
+end
+
+begin "--weights FILE given explicitly is used"
+sc export "$WORK/noweights/model.json" -q -o "$WORK/out-w2" --weights "$TUT/model.safetensors"
+expect_rc 0
+expect_err_not "SC0502"
+expect_file_has "$WORK/out-w2/constraints.json" '"status": "ok"'
+end
+
+# ---- 4. file errors (exit 3) -------------------------------------------------------
+
+begin "missing model file exits 3 with SC0101 and the file name"
+sc export "$WORK/does-not-exist.json"
+expect_rc 3
+expect_diag "$WORK/does-not-exist.json" SC0101
+expect_err "No such file"
+end
+
+mkdir -p "$WORK/a-directory.json"
+begin "model path that is a directory exits 3 with SC0101"
+sc export "$WORK/a-directory.json"
+expect_rc 3
+expect_diag "$WORK/a-directory.json" SC0101
+expect_err "directory"
+end
+
+begin "missing spec file exits 3 with SC0101 and the file name"
+sc export "$MODEL" --dynamic "$WORK/no-spec.json" -o "$WORK/out-nospec"
+expect_rc 3
+expect_diag "$WORK/no-spec.json" SC0101
+expect_no_path "$WORK/out-nospec/constraints.json"
+end
+
+begin "--report under /proc/nonexistent exits 3 with SC0102"
+sc export "$MODEL" -q --report /proc/nonexistent/x.json
+expect_rc 3
+expect_diag /proc/nonexistent/x.json SC0102
+end
+
+begin "--report inside a missing directory exits 3 with SC0102 and leaves nothing"
+sc export "$MODEL" -q --report "$WORK/no-such-dir/x.json"
+expect_rc 3
+expect_diag "$WORK/no-such-dir/x.json" SC0102
+expect_no_path "$WORK/no-such-dir"
+end
+
+mkdir -p "$WORK/rep/target-is-dir"
+begin "--report that is a directory exits 3 with SC0102 and leaves no temporary file"
+sc export "$MODEL" -q --report "$WORK/rep/target-is-dir"
+expect_rc 3
+expect_diag "$WORK/rep/target-is-dir" SC0102
+[ -d "$WORK/rep/target-is-dir" ] || fail "the directory was replaced"
+leftover=$(ls -A "$WORK/rep" "$WORK/rep/target-is-dir" | grep -v -e '^target-is-dir$' -e '^$' -e ':$')
+[ -z "$leftover" ] || fail "partial files left behind: $leftover"
+end
+
+begin "-o in a missing directory tree under /proc exits 3 with SC0102"
+sc export "$MODEL" -q -o /proc/nonexistent/out
+expect_rc 3
+expect_diag /proc/nonexistent/out SC0102
+end
+
+# ---- 5. malformed models (exit 1, never a signal) -----------------------------------
+
+: >"$WORK/empty.json"
+begin "empty model file exits 1 with SC0103"
+sc export "$WORK/empty.json" -q -o "$WORK/o"
+expect_rc 1
+expect_diag "$WORK/empty.json" SC0103
+end
+
+head -c 500 "$MODEL" >"$WORK/truncated.json"
+begin "truncated model (first 500 bytes) exits 1 with SC0201 at FILE:LINE:COL"
+sc export "$WORK/truncated.json" -q -o "$WORK/o"
+expect_rc 1
+expect_diag_linecol "$WORK/truncated.json" SC0201
+end
+
+{ cat "$MODEL"; printf 'junk\n'; } >"$WORK/trailing.json"
+begin "trailing junk after the document exits 1 with SC0201 at FILE:LINE:COL"
+sc export "$WORK/trailing.json" -q -o "$WORK/o"
+expect_rc 1
+expect_diag_linecol "$WORK/trailing.json" SC0201
+expect_err "after the document"
+end
+
+{ cat "$MODEL"; printf '{}'; } >"$WORK/two-docs.json"
+begin "a second JSON document after the first exits 1 with SC0201"
+sc export "$WORK/two-docs.json" -q -o "$WORK/o"
+expect_rc 1
+expect_diag_linecol "$WORK/two-docs.json" SC0201
+end
+
+# deterministic binary junk: an ELF header and code, then every byte value 0..255
+BIN_SRC=/bin/ls
+[ -f "$BIN_SRC" ] || BIN_SRC=$SHAPEC
+{
+  dd if="$BIN_SRC" bs=4000 count=1 2>/dev/null
+  for ((i = 0; i < 256; i += 8)); do
+    printf "$(printf '\\%03o\\%03o\\%03o\\%03o\\%03o\\%03o\\%03o\\%03o' \
+      $i $((i + 1)) $((i + 2)) $((i + 3)) $((i + 4)) $((i + 5)) $((i + 6)) $((i + 7)))"
+  done
+} >"$WORK/binary.json"
+begin "binary junk exits 1 with SC0201 (no crash)"
+sc export "$WORK/binary.json" -q -o "$WORK/o"
+expect_rc 1
+expect_diag_linecol "$WORK/binary.json" SC0201
+end
+
+{ printf '{"graph_module": "'; head -c 3000 /dev/zero; printf '"}'; } >"$WORK/nul-bytes.json"
+begin "NUL bytes inside a string exit 1 with a diagnostic (no crash)"
+sc export "$WORK/nul-bytes.json" -q -o "$WORK/o"
+expect_rc 1
+expect_err_re 'error\[SC0[0-9]+\]'
+end
+
+printf '%*s' 10000 '' | tr ' ' '[' >"$WORK/deep.json"
+begin "10,000 nested '[' exit 1 with SC0202 (no stack overflow)"
+sc export "$WORK/deep.json" -q -o "$WORK/o"
+expect_rc 1
+expect_diag_linecol "$WORK/deep.json" SC0202
+end
+
+{ printf '%*s' 100000 '' | tr ' ' '{' | sed 's/{/{"a":/g'; } >"$WORK/deep-obj.json"
+begin "100,000 nested objects exit 1 with SC0202 (no stack overflow)"
+sc export "$WORK/deep-obj.json" -q -o "$WORK/o"
+expect_rc 1
+expect_diag_linecol "$WORK/deep-obj.json" SC0202
+end
+
+# model.json is json.dump(indent=1) output: the first size of w is the first line that
+# is exactly '"as_int": 6' (tensor_values.w.sizes[0]).
+begin "a size of 1e20 (past int64) exits 1 with SC0303 and its path"
+if mutate "$WORK/int-huge.json" '0,/"as_int": 6$/s//"as_int": 99999999999999999999/'; then
+  sc export "$WORK/int-huge.json" -q -o "$WORK/o"
+  expect_rc 1
+  expect_diag "$WORK/int-huge.json" SC0303
+  expect_at "graph_module.graph.tensor_values.w.sizes[0].as_int"
+fi
+end
+
+begin "a size of 2^63 (just past int64) exits 1 with SC0303"
+if mutate "$WORK/int-2p63.json" '0,/"as_int": 6$/s//"as_int": 9223372036854775808/'; then
+  sc export "$WORK/int-2p63.json" -q -o "$WORK/o"
+  expect_rc 1
+  expect_diag "$WORK/int-2p63.json" SC0303
+  expect_at "graph_module.graph.tensor_values.w.sizes[0].as_int"
+fi
+end
+
+begin "a fractional size exits 1 with SC0302 (wrong-type)"
+if mutate "$WORK/int-frac.json" '0,/"as_int": 6$/s//"as_int": 6.5/'; then
+  sc export "$WORK/int-frac.json" -q -o "$WORK/o"
+  expect_rc 1
+  expect_diag "$WORK/int-frac.json" SC0302
+  expect_at "graph_module.graph.tensor_values.w.sizes[0].as_int"
+fi
+end
+
+begin "a negative tensor size is rejected (exit 1, path tensor_values.w.sizes[0])"
+if mutate "$WORK/int-neg.json" '0,/"as_int": 6$/s//"as_int": -1/'; then
+  sc export "$WORK/int-neg.json" -q --no-codegen -o "$WORK/o-neg"
+  expect_rc 1
+  expect_err_re 'error\[SC03[0-9][0-9]\]'
+  expect_err "graph_module.graph.tensor_values.w.sizes[0]"
+fi
+end
+
+begin "schema major 9 exits 1 with SC0304 naming version 9.x"
+if mutate "$WORK/schema9.json" 's/"major": 8,/"major": 9,/'; then
+  sc export "$WORK/schema9.json" -q -o "$WORK/o"
+  expect_rc 1
+  expect_diag "$WORK/schema9.json" SC0304
+  expect_err "9."
+  expect_at "schema_version.major"
+fi
+end
+
+begin "unknown operator exits 1 with SC0307, its path and the closest known operator"
+if mutate "$WORK/badop.json" 's/torch\.ops\.aten\.linear\.default/torch.ops.aten.linearr.default/'; then
+  sc export "$WORK/badop.json" -q -o "$WORK/o"
+  expect_rc 1
+  expect_diag "$WORK/badop.json" SC0307
+  expect_err "torch.ops.aten.linearr.default"
+  expect_at "graph_module.graph.nodes[1].target"
+  grep -F "fix:" "$ERR" | grep -qF "torch.ops.aten.linear.default" ||
+    fail "the hint does not suggest torch.ops.aten.linear.default"
+fi
+end
+
+begin "a model that is a JSON array exits 1 with SC0302 (wrong-type)"
+write "$WORK/array.json" '[1, 2, 3]'
+sc export "$WORK/array.json" -q -o "$WORK/o"
+expect_rc 1
+expect_diag "$WORK/array.json" SC0302
+end
+
+# ---- 6. a 50 MB model --------------------------------------------------------------
+
+META_LINE=$(grep -n '^  "metadata": {},$' "$MODEL" | head -n 1 | cut -d: -f1)
+
+begin "a 50 MB model (huge metadata string) is processed within 20 s"
+if [ -z "$META_LINE" ]; then
+  fail "fixture: model.json has no line '  \"metadata\": {},'"
+else
+  {
+    head -n $((META_LINE - 1)) "$MODEL"
+    printf '  "metadata": {"big": "'
+    head -c 50000000 /dev/zero | tr '\0' 'a'
+    printf '"},\n'
+    tail -n +$((META_LINE + 1)) "$MODEL"
+  } >"$WORK/huge-string.json"
+  size=$(wc -c <"$WORK/huge-string.json")
+  [ "$size" -ge 50000000 ] || fail "fixture is only $size bytes"
+  sc_limit 20 export "$WORK/huge-string.json" -q --no-codegen -o "$WORK/o-huge"
+  if [ "$RC" -ne 0 ] && [ "$RC" -ne 1 ]; then fail "exit status $(describe_rc "$RC"), expected 0 or 1"; fi
+  if [ "$RC" -eq 1 ]; then expect_err_re 'error\[SC[0-9]+\]'; fi
+  if [ "$RC" -eq 0 ]; then expect_file_has "$WORK/o-huge/constraints.json" '"status": "ok"'; fi
+fi
+rm -f "$WORK/huge-string.json"
+end
+
+begin "a 50 MB model (metadata array of 500,000 strings) is processed within 20 s"
+if [ -z "$META_LINE" ]; then
+  fail "fixture: model.json has no line '  \"metadata\": {},'"
+else
+  ELEM=$(printf '%*s' 97 '' | tr ' ' 'b')
+  {
+    head -n $((META_LINE - 1)) "$MODEL"
+    printf '  "metadata": {"big": ["%s"' "$ELEM"
+    yes ",\"$ELEM\"" | head -n 499999 | tr -d '\n'
+    printf ']},\n'
+    tail -n +$((META_LINE + 1)) "$MODEL"
+  } >"$WORK/huge-array.json"
+  size=$(wc -c <"$WORK/huge-array.json")
+  [ "$size" -ge 50000000 ] || fail "fixture is only $size bytes"
+  sc_limit 20 export "$WORK/huge-array.json" -q --no-codegen -o "$WORK/o-huge2"
+  if [ "$RC" -ne 0 ] && [ "$RC" -ne 1 ]; then fail "exit status $(describe_rc "$RC"), expected 0 or 1"; fi
+  if [ "$RC" -eq 1 ]; then expect_err_re 'error\[SC[0-9]+\]'; fi
+  if [ "$RC" -eq 0 ]; then expect_file_has "$WORK/o-huge2/constraints.json" '"status": "ok"'; fi
+fi
+rm -f "$WORK/huge-array.json"
+end
+
+# ---- 7. spec errors (exit 1) -------------------------------------------------------
+
+spec_run() { # SPEC-TEXT
+  rm -rf "$WORK/o-spec"
+  write "$WORK/spec.json" "$1"
+  sc export "$MODEL" -q --no-codegen -o "$WORK/o-spec" --dynamic "$WORK/spec.json"
+}
+
+begin "spec: unknown input name exits 1 with SC0401 listing the inputs"
+spec_run '{"dynamic_shapes": {"q": null}, "dims": {}}'
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0401
+expect_err "'q'"
+expect_err "w, x, y, z"
+expect_at "dynamic_shapes.q"
+end
+
+begin "spec: rank mismatch exits 1 with SC0402 at dynamic_shapes[0]"
+spec_run '{"dynamic_shapes": [["_DimHint.AUTO"], null, null, null], "dims": {}}'
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0402
+expect_at "dynamic_shapes[0]"
+end
+
+begin "spec: a Dim name missing from dims exits 1 with SC0403"
+spec_run '{"dynamic_shapes": [["dx", 5], null, null, null], "dims": {}}'
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0403
+expect_err "'dx'"
+expect_at "dynamic_shapes[0][0]"
+end
+
+begin "spec: non-linear derived dim \"dx*dx\" exits 1 with SC0404"
+spec_run '{"dynamic_shapes": [["dx", 5], null, null, null], "dims": {"dx": {"min": 2, "max": 100, "derived": ["dx*dx"]}}}'
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0404
+expect_err "dx*dx"
+expect_at "dims.dx.derived[0]"
+end
+
+begin "spec: non-linear dim expression \"dx*dx\" in a shape exits 1 with SC0404"
+spec_run '{"dynamic_shapes": [["dx*dx", 5], null, null, null], "dims": {"dx": {"min": 2, "max": 100}}}'
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0404
+expect_at "dynamic_shapes[0][0]"
+end
+
+begin "spec: min > max exits 1 with SC0405"
+spec_run '{"dynamic_shapes": [["dx", 5], null, null, null], "dims": {"dx": {"min": 10, "max": 2}}}'
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0405
+expect_at "dims.dx"
+end
+
+begin "spec: min == max exits 1 with SC0406"
+spec_run '{"dynamic_shapes": [["dx", 5], null, null, null], "dims": {"dx": {"min": 6, "max": 6}}}'
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0406
+expect_at "dims.dx"
+end
+
+begin "spec: static size 7 differing from the sample 6 exits 1 with SC0407"
+spec_run '{"dynamic_shapes": [[7, 5], null, null, null], "dims": {}}'
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0407
+expect_err "7"
+expect_at "dynamic_shapes[0][0]"
+end
+
+begin "spec: empty spec file exits 1 with SC0103"
+spec_run ''
+expect_rc 1
+expect_diag "$WORK/spec.json" SC0103
+end
+
+begin "spec: truncated spec exits 1 with SC0201 at FILE:LINE:COL"
+spec_run '{"dynamic_shapes": [["dx", 5], null'
+expect_rc 1
+expect_diag_linecol "$WORK/spec.json" SC0201
+end
+
+# torch <= 2.3 gave a Dim without max the bound sys.maxsize - 1; that is a valid int64.
+begin "spec: Dim max 9223372036854775806 (sys.maxsize - 1, a valid int64) is accepted"
+spec_run '{"dynamic_shapes": [["dx", 5], null, null, null], "dims": {"dx": {"min": 2, "max": 9223372036854775806}}}'
+expect_rc 0
+expect_err_not "SC0303"
+expect_file_has "$WORK/o-spec/constraints.json" '"dx": {'
+end
+
+# ---- summary -----------------------------------------------------------------------
+
+TOTAL=$((N_PASS + N_FAIL))
+echo "# $N_PASS of $TOTAL checks passed, $N_FAIL failed"
+if [ "$N_FAIL" -ne 0 ]; then
+  for n in "${FAILED_NAMES[@]}"; do echo "# failed: $n"; done
+  exit 1
+fi
+exit 0
