@@ -42,10 +42,12 @@ static size_t rewrite_token(const char *text, size_t len, size_t i) {
 }
 
 /* Scans outside strings for nesting depth and for tokens to rewrite.  Returns the offset
- * where the depth limit is first passed, or len when it never is. */
-static size_t scan(const char *text, size_t len, size_t *n_rewrites) {
+ * where the depth limit is first passed, or len when it never is; *unclosed tells whether
+ * the text ends inside a string, array or object (a truncated file). */
+static size_t scan(const char *text, size_t len, size_t *n_rewrites, bool *unclosed) {
   int depth = 0;
   bool in_string = false;
+  *unclosed = false;
   *n_rewrites = 0;
   for (size_t i = 0; i < len; i++) {
     char c = text[i];
@@ -68,14 +70,20 @@ static size_t scan(const char *text, size_t len, size_t *n_rewrites) {
       }
     }
   }
+  *unclosed = in_string || depth > 0;
   return len;
 }
 
+/* Where rewrite_tokens inserted characters: after out_end, the output is `added` longer. */
+typedef struct rewrite_mark {
+  size_t out_end, added;
+} rewrite_mark;
+
 /* Copies text with each token to rewrite turned into a string: "NaN", "Infinity",
  * "-Infinity", and "\u0001<digits>" for a long integer (see sc_json_exact_int). */
-static char *rewrite_tokens(const char *text, size_t len, size_t n, size_t *out_len) {
+static char *rewrite_tokens(const char *text, size_t len, size_t n, size_t *out_len, rewrite_mark *marks) {
   char *out = sc_xmalloc(len + 8 * n + 1);
-  size_t o = 0;
+  size_t o = 0, k = 0, added = 0;
   bool in_string = false;
   for (size_t i = 0; i < len; i++) {
     char c = text[i];
@@ -97,6 +105,8 @@ static char *rewrite_tokens(const char *text, size_t len, size_t n, size_t *out_
       o += tok;
       out[o++] = '"';
       i += tok - 1;
+      added += (c == '-' || (c >= '0' && c <= '9')) ? 8 : 2;
+      if (k < n) marks[k++] = (rewrite_mark){o, added};
     } else {
       out[o++] = c;
     }
@@ -116,7 +126,8 @@ cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len
     return NULL;
   }
   size_t n_rewrites;
-  size_t deep_at = scan(text, len, &n_rewrites);
+  bool unclosed;
+  size_t deep_at = scan(text, len, &n_rewrites, &unclosed);
   if (deep_at < len) {
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_JSON_TOO_DEEP, SC_SEV_ERROR, file, NULL,
                               "JSON nesting deeper than %d levels", SC_JSON_MAX_DEPTH);
@@ -125,9 +136,13 @@ cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len
     return NULL;
   }
   char *copy = NULL;
+  rewrite_mark *marks = NULL;
   const char *src = text;
   size_t src_len = len;
-  if (n_rewrites) src = copy = rewrite_tokens(text, len, n_rewrites, &src_len);
+  if (n_rewrites) {
+    marks = sc_xcalloc(n_rewrites, sizeof *marks);
+    src = copy = rewrite_tokens(text, len, n_rewrites, &src_len, marks);
+  }
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(src, src_len, &end, false);
   size_t pos = 0;
@@ -145,18 +160,26 @@ cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len
     if (pos > src_len) pos = src_len;
   }
   if (!root) {
+    /* map the position back to the file as written */
+    size_t orig = pos;
+    for (size_t k = 0; k < n_rewrites && marks[k].out_end <= pos; k++) orig = pos - marks[k].added;
+    if (orig > len) orig = len;
+    size_t last = len;
+    while (last > 0 && is_space(text[last - 1])) last--;
+    /* an unclosed document whose error sits in its last line is a truncated file */
+    bool truncated = !trailing && unclosed && orig <= last && !memchr(text + orig, '\n', last - orig);
     char snippet[24];
     size_t k = 0;
-    for (size_t i = pos; i < src_len && k < 16; i++)
-      snippet[k++] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+    for (size_t i = orig; i < len && k < 16; i++) snippet[k++] = (text[i] >= 0x20 && text[i] < 0x7f) ? text[i] : '?';
     snippet[k] = '\0';
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_JSON_SYNTAX, SC_SEV_ERROR, file, NULL,
-                              trailing ? "JSON syntax error: unexpected text after the document, near '%s'"
-                              : pos >= src_len ? "JSON syntax error: the document ends too early (truncated file?)"
-                                               : "JSON syntax error near '%s'",
+                              trailing    ? "JSON syntax error: unexpected text after the document, near '%s'"
+                              : truncated ? "JSON syntax error: the document ends too early (truncated file?)%.0s"
+                                          : "JSON syntax error near '%s'",
                               snippet);
-    line_col(src, pos, &d->line, &d->column);
+    line_col(text, truncated ? last : orig, &d->line, &d->column);
   }
+  free(marks);
   free(copy);
   return root;
 }

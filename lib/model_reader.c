@@ -29,8 +29,9 @@ static int union_member(reader *r, const cJSON *item, const char *const *members
   if (!sc_jr_expect_object(&r->jr, item)) return -1;
   int n = cJSON_GetArraySize(item);
   if (n != 1) {
-    sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_BAD_UNION, "a %s must have exactly one member, found %d", what, n);
-    sc_diag_set_hint(&r->ctx->diags, d, "write it as {\"%s\": ...}", members[0]);
+    sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_BAD_UNION, "%s must have exactly one member, found %d", what, n);
+    sc_diag_set_hint(&r->ctx->diags, d, "a union is written as one member named after its kind, e.g. {\"%s\": ...}",
+                     members[0]);
     return -1;
   }
   const cJSON *m = item->child;
@@ -46,7 +47,7 @@ static int union_member(reader *r, const cJSON *item, const char *const *members
     if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
     strncat(list, members[i], sizeof list - strlen(list) - 1);
   }
-  sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_BAD_UNION, "unknown %s member '%s'", what, m->string);
+  sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_BAD_UNION, "unknown member '%s' of %s", m->string, what);
   sc_diag_set_hint(&r->ctx->diags, d, "expected one of: %s", list);
   return -1;
 }
@@ -82,11 +83,11 @@ static bool read_sym_int(reader *r, const cJSON *item, const sc_expr **out, int6
   static const char *const members[] = {"as_expr", "as_int", NULL};
   const cJSON *v;
   size_t saved;
-  int which = union_member(r, item, members, "SymInt", &v, &saved);
-  if (which < 0) return false;
-  bool ok = true;
   *hint = 0;
   *has_hint = false;
+  int which = union_member(r, item, members, "a SymInt", &v, &saved);
+  if (which < 0) return false;
+  bool ok = true;
   if (which == 1) {
     int64_t n = 0;
     ok = sc_jr_as_int(&r->jr, v, &n);
@@ -101,7 +102,7 @@ static bool read_sym_int(reader *r, const cJSON *item, const sc_expr **out, int6
       static const char *const hint_members[] = {"as_int", "as_bool", "as_float", NULL};
       const cJSON *hv;
       size_t s2, s3 = sc_jr_push_key(&r->jr, "hint");
-      int hw = union_member(r, h, hint_members, "SymExprHint", &hv, &s2);
+      int hw = union_member(r, h, hint_members, "a SymExprHint", &hv, &s2);
       if (hw == 0) ok = *has_hint = sc_jr_as_int(&r->jr, hv, hint);
       else if (hw < 0) ok = false;
       if (hw >= 0) sc_jr_pop(&r->jr, s2);
@@ -129,7 +130,7 @@ static bool read_sym_int_list(reader *r, const cJSON *arr, const sc_expr ***expr
       ok = false;
       (*exprs)[i] = sc_expr_int(r->ctx, 0);
     } else if (has_hint && h[i] < 0) {
-      sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_NEGATIVE_SIZE, "size %lld is negative", (long long)h[i]);
+      sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_NEGATIVE_SIZE, "%lld is negative", (long long)h[i]);
       sc_diag_set_hint(&r->ctx->diags, d, "tensor sizes and strides are never negative");
       ok = false;
     }
@@ -211,7 +212,8 @@ static bool read_tensor_meta(reader *r, const cJSON *obj, sc_tensor_meta *m) {
     sc_jr_pop(&r->jr, saved);
   }
   int64_t layout = 7;
-  ok &= sc_jr_int_field(&r->jr, obj, "layout", false, &layout);
+  const cJSON *lay = cJSON_GetObjectItemCaseSensitive(obj, "layout");
+  if (lay && !cJSON_IsNull(lay)) ok &= sc_jr_int_field(&r->jr, obj, "layout", false, &layout);
   m->layout = (int)layout;
   if (ok && layout != 7) {
     size_t saved = sc_jr_push_key(&r->jr, "layout");
@@ -258,7 +260,7 @@ static bool read_value_table(reader *r, const cJSON *graph, const char *key, sc_
       static const char *const members[] = {"as_expr", "as_bool", NULL};
       const cJSON *u;
       size_t s3;
-      int which = union_member(r, it, members, "SymBool", &u, &s3);
+      int which = union_member(r, it, members, "a SymBool", &u, &s3);
       if (which == 0) {
         v->expr = read_expr_str(r, u, true);
         ok &= v->expr != NULL;
@@ -274,7 +276,7 @@ static bool read_value_table(reader *r, const cJSON *graph, const char *key, sc_
       static const char *const members[] = {"as_expr", "as_float", NULL};
       const cJSON *u;
       size_t s3;
-      int which = union_member(r, it, members, "SymFloat", &u, &s3);
+      int which = union_member(r, it, members, "a SymFloat", &u, &s3);
       if (which == 1) ok &= sc_jr_as_float(&r->jr, u, &v->float_value);
       else if (which == 0) ok &= sc_jr_expect_object(&r->jr, u);
       else ok = false;
@@ -325,7 +327,7 @@ static bool read_sym_ref(reader *r, sc_graph *g, const cJSON *item, sc_arg_kind 
   static const char *const bool_members[] = {"as_name", "as_bool", NULL};
   static const char *const float_members[] = {"as_name", "as_float", NULL};
   const char *const *members = kind == SC_ARG_SYM_INT ? int_members : kind == SC_ARG_SYM_BOOL ? bool_members : float_members;
-  const char *what = kind == SC_ARG_SYM_INT ? "SymIntArgument" : kind == SC_ARG_SYM_BOOL ? "SymBoolArgument" : "SymFloatArgument";
+  const char *what = kind == SC_ARG_SYM_INT ? "a SymIntArgument" : kind == SC_ARG_SYM_BOOL ? "a SymBoolArgument" : "a SymFloatArgument";
   sc_value_kind vk = kind == SC_ARG_SYM_INT ? SC_VALUE_SYM_INT : kind == SC_ARG_SYM_BOOL ? SC_VALUE_SYM_BOOL : SC_VALUE_SYM_FLOAT;
   const cJSON *v;
   size_t saved;
@@ -352,7 +354,7 @@ static bool read_optional_tensor(reader *r, sc_graph *g, const cJSON *item, sc_a
   static const char *const members[] = {"as_tensor", "as_none", NULL};
   const cJSON *v;
   size_t saved;
-  int which = union_member(r, item, members, "OptionalTensorArgument", &v, &saved);
+  int which = union_member(r, item, members, "an OptionalTensorArgument", &v, &saved);
   if (which < 0) return false;
   bool ok = true;
   if (which == 0) ok = read_name_ref(r, g, v, SC_VALUE_TENSOR, it);
@@ -482,7 +484,7 @@ static bool read_argument(reader *r, sc_graph *g, const cJSON *item, sc_arg *a) 
   const cJSON *v;
   size_t saved;
   a->path = sc_arena_strdup(&r->ctx->arena, r->jr.path);
-  int which = union_member(r, item, argument_members, "Argument", &v, &saved);
+  int which = union_member(r, item, argument_members, "an Argument", &v, &saved);
   if (which < 0) return false;
   sc_arg_kind k = argument_kinds[which];
   a->kind = k;
@@ -708,7 +710,7 @@ static bool read_input_spec(reader *r, sc_program *p, const cJSON *item, sc_inpu
   s->path = sc_arena_strdup(&r->ctx->arena, r->jr.path);
   const cJSON *v;
   size_t saved;
-  int which = union_member(r, item, members, "InputSpec", &v, &saved);
+  int which = union_member(r, item, members, "an InputSpec", &v, &saved);
   if (which < 0) return false;
   s->kind = kinds[which];
   bool ok = sc_jr_expect_object(&r->jr, v);
@@ -727,7 +729,7 @@ static bool read_input_spec(reader *r, sc_program *p, const cJSON *item, sc_inpu
       if (cv) {
         size_t s2 = sc_jr_push_key(&r->jr, "value"), s3;
         const cJSON *u;
-        int cw = union_member(r, cv, cmembers, "ConstantValue", &u, &s3);
+        int cw = union_member(r, cv, cmembers, "a ConstantValue", &u, &s3);
         if (cw >= 0) {
           s->constant.kind = ckinds[cw];
           s->constant.n_items = 1;
@@ -782,7 +784,7 @@ static bool read_output_spec(reader *r, sc_program *p, const cJSON *item, sc_out
   s->path = sc_arena_strdup(&r->ctx->arena, r->jr.path);
   const cJSON *v;
   size_t saved;
-  int which = union_member(r, item, members, "OutputSpec", &v, &saved);
+  int which = union_member(r, item, members, "an OutputSpec", &v, &saved);
   if (which < 0) return false;
   bool ok = false;
   if (which != 0) {
@@ -815,9 +817,8 @@ static bool read_signature(reader *r, sc_program *p, const cJSON *sig) {
     ok &= read_input_spec(r, p, it, &p->input_specs[i], i);
     sc_jr_pop(&r->jr, s2);
   }
-  size_t n_graph_args = 0;
-  for (size_t k = 0; k < p->n_input_specs; k++) n_graph_args += p->input_specs[k].kind != SC_INPUT_CONSTANT;
-  if (ok && n_graph_args != p->graph->n_inputs && p->n_input_specs != p->graph->n_inputs) {
+  /* torch writes a graph input for every spec, constant inputs included */
+  if (ok && p->n_input_specs != p->graph->n_inputs) {
     sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_SIGNATURE_MISMATCH, "%zu input specs for %zu graph inputs",
                              p->n_input_specs, p->graph->n_inputs);
     sc_diag_set_hint(&r->ctx->diags, d, "the signature must describe every graph input exactly once");

@@ -8,12 +8,21 @@
 
 #include "fileio.h"
 
+/* Integers are written exactly (cJSON would go through a double). */
+static cJSON *int_json(int64_t v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%lld", (long long)v);
+  return cJSON_CreateRaw(buf);
+}
+
+static void add_int(cJSON *obj, const char *key, int64_t v) { cJSON_AddItemToObject(obj, key, int_json(v)); }
+
 static cJSON *shape_json(const sc_tensor_meta *m) {
   cJSON *arr = cJSON_CreateArray();
   for (int i = 0; i < m->rank; i++) {
     int64_t c;
     if (sc_expr_is_const(m->sizes[i], &c)) {
-      cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)c));
+      cJSON_AddItemToArray(arr, int_json(c));
     } else {
       sc_strbuf sb = {0};
       sc_expr_print(&sb, m->sizes[i]);
@@ -29,13 +38,13 @@ static cJSON *dim_json(const sc_dim_spec *d) {
   cJSON_AddStringToObject(o, "spec", sc_dim_kind_name(d->kind));
   if (d->kind == SC_DIM_NAMED) {
     cJSON_AddStringToObject(o, "dim", d->root->name);
-    cJSON_AddNumberToObject(o, "coeff", (double)d->coeff);
-    cJSON_AddNumberToObject(o, "offset", (double)d->offset);
+    add_int(o, "coeff", d->coeff);
+    add_int(o, "offset", d->offset);
   }
-  if (d->kind == SC_DIM_STATIC && d->static_size >= 0) cJSON_AddNumberToObject(o, "size", (double)d->static_size);
-  if (d->has_min) cJSON_AddNumberToObject(o, "min", (double)d->min);
-  if (d->has_max) cJSON_AddNumberToObject(o, "max", (double)d->max);
-  if (d->sample >= 0) cJSON_AddNumberToObject(o, "sample", (double)d->sample);
+  if (d->kind == SC_DIM_STATIC && d->static_size >= 0) add_int(o, "size", d->static_size);
+  if (d->has_min) add_int(o, "min", d->min);
+  if (d->has_max) add_int(o, "max", d->max);
+  if (d->sample >= 0) add_int(o, "sample", d->sample);
   else cJSON_AddNullToObject(o, "sample");
   return o;
 }
@@ -52,7 +61,7 @@ static cJSON *inputs_json(const sc_program *p, const sc_dynspec *spec) {
       cJSON_AddStringToObject(o, "dtype", sc_dtype_name(in->value->meta.dtype));
       cJSON *sample = cJSON_CreateArray();
       for (int k = 0; k < in->rank; k++)
-        cJSON_AddItemToArray(sample, in->dims[k].sample >= 0 ? cJSON_CreateNumber((double)in->dims[k].sample)
+        cJSON_AddItemToArray(sample, in->dims[k].sample >= 0 ? int_json(in->dims[k].sample)
                                                              : cJSON_CreateNull());
       cJSON_AddItemToObject(o, "sample_shape", sample);
       cJSON *dims = cJSON_CreateArray();
@@ -88,8 +97,8 @@ static cJSON *roots_json(const sc_dynspec *spec) {
   for (size_t i = 0; i < spec->n_roots; i++) {
     const sc_root_dim *r = &spec->roots[i];
     cJSON *d = cJSON_CreateObject();
-    cJSON_AddNumberToObject(d, "min", (double)r->min);
-    if (r->has_max) cJSON_AddNumberToObject(d, "max", (double)r->max);
+    add_int(d, "min", r->min);
+    if (r->has_max) add_int(d, "max", r->max);
     else cJSON_AddStringToObject(d, "max", "int_oo");
     cJSON *der = cJSON_CreateArray();
     for (size_t k = 0; k < r->n_derived; k++) cJSON_AddItemToArray(der, cJSON_CreateString(r->derived[k]));

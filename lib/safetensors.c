@@ -89,7 +89,7 @@ sc_weights *sc_weights_read(sc_ctx *ctx, const char *file, unsigned char *buffer
                               size < 8 ? "not a safetensors file: shorter than its 8-byte header length"
                                        : "not a safetensors file: header length %llu does not fit in the %zu-byte file",
                               (unsigned long long)hlen, size);
-    sc_diag_set_hint(&ctx->diags, d, "write weights with safetensors' save_file (tools/torch2shapec does)");
+    sc_diag_set_hint(&ctx->diags, d, "write weights with safetensors' save_file");
     return NULL;
   }
   cJSON *root = sc_json_parse(ctx, file, (const char *)buffer + 8, (size_t)hlen);
@@ -146,10 +146,11 @@ bool sc_weights_bind(sc_ctx *ctx, const sc_weights *w, const sc_program *p, bool
     const sc_weight *wt = sc_weights_find(w, s->target);
     if (!wt) {
       sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_WEIGHTS_MISSING, required ? SC_SEV_ERROR : SC_SEV_WARNING,
-                                w ? w->file : p->file, s->path, "no weights for %s '%s'",
-                                sc_input_kind_name(s->kind), s->target);
-      sc_diag_set_hint(&ctx->diags, d, w ? "the safetensors file has no tensor of that name"
-                                         : "pass --weights FILE (safetensors), or --no-codegen to analyse only");
+                                p->file, s->path, "no weights for %s '%s'%s%s", sc_input_kind_name(s->kind),
+                                s->target, w ? " in " : "", w ? w->file : "");
+      if (w) sc_diag_set_hint(&ctx->diags, d, "the weights file has no tensor named '%s'", s->target);
+      else if (required) sc_diag_set_hint(&ctx->diags, d, "pass --weights FILE (safetensors), or --no-codegen to analyse only");
+      else sc_diag_set_hint(&ctx->diags, d, "code generation will need --weights FILE (safetensors)");
       ok &= !required;
       continue;
     }

@@ -204,6 +204,14 @@ static bool hint_kind(const char *s, sc_dim_kind *kind) {
   return true;
 }
 
+/* A misspelt hint ("_DimHint.AUTOO", "AUTOMATIC") rather than an undeclared Dim name. */
+static bool looks_like_hint(const char *text) {
+  if (strncmp(text, "_DimHint", 8) == 0 || strncmp(text, "Dim.", 4) == 0) return true;
+  for (const char *p = text; *p; p++)
+    if (!isupper((unsigned char)*p) && *p != '_') return false;
+  return *text != '\0';
+}
+
 static bool read_named_leaf(spec_reader *r, const char *text, sc_dim_spec *d) {
   int64_t a = 1, b = 0;
   const char *why = NULL;
@@ -225,6 +233,11 @@ static bool read_named_leaf(spec_reader *r, const char *text, sc_dim_spec *d) {
     return false;
   }
   const sc_root_dim *root = find_root(r->spec, sym);
+  if (!root && looks_like_hint(text)) {
+    sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_BAD_LEAF, "\"%s\" is not a dim hint", text);
+    sc_diag_set_hint(&r->ctx->diags, dg, "the hints are \"_DimHint.AUTO\", \"_DimHint.DYNAMIC\" and \"_DimHint.STATIC\"");
+    return false;
+  }
   if (!root) {
     sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_UNKNOWN_DIM, "Dim '%s' is not declared in \"dims\"", sym);
     sc_diag_set_hint(&r->ctx->diags, dg, "add \"dims\": {\"%s\": {\"min\": 2, \"max\": null}} to the spec", sym);
@@ -275,7 +288,16 @@ static bool read_leaf(spec_reader *r, const cJSON *leaf, sc_dim_spec *d) {
       return false;
     }
     d->text = type;
-    return read_bounds(r, leaf, &d->has_min, &d->min, &d->has_max, &d->max, "this dim");
+    if (!read_bounds(r, leaf, &d->has_min, &d->min, &d->has_max, &d->max, "this dim")) return false;
+    if (d->sample >= 0 && ((d->has_min && d->sample < d->min) || (d->has_max && d->sample > d->max))) {
+      sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_SAMPLE_RANGE, "the sample size %lld lies outside this dim's range "
+                                "[%lld, %s]", (long long)d->sample, (long long)(d->has_min ? d->min : 0),
+                                d->has_max ? sc_arena_printf(&r->ctx->arena, "%lld", (long long)d->max) : "int_oo");
+      sc_diag_set_hint(&r->ctx->diags, dg, "widen min/max to include %lld, or use a sample inside the range",
+                       (long long)d->sample);
+      return false;
+    }
+    return true;
   }
   sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_BAD_LEAF, "a dim spec cannot be %s", sc_json_type_name(leaf));
   sc_diag_set_hint(&r->ctx->diags, dg, "use an int, null, \"_DimHint.AUTO\"/\"STATIC\"/\"DYNAMIC\", a Dim name or "

@@ -27,7 +27,7 @@ static const char *const usage_main =
 
 static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
-    "                           [--report FILE] [--no-codegen]\n"
+    "                           [--report FILE] [--no-codegen] [-q]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), and\n"
     "prints the program.  Writes the machine-readable report to OUTDIR/constraints.json.\n"

@@ -49,13 +49,31 @@ END_TEST
 START_TEST(test_syntax_error_has_line_and_column) {
   sc_ctx *ctx = sc_ctx_new();
   const char *text = "{\n  \"a\": 1,\n  \"b\": ]\n}";
+  const sc_diag *d;
   ck_assert_ptr_null(sc_model_read(ctx, "m.json", text, strlen(text)));
-  const sc_diag *d = sc_diags_find(&ctx->diags, SC_DIAG_JSON_SYNTAX);
+  d = sc_diags_find(&ctx->diags, SC_DIAG_JSON_SYNTAX);
   ck_assert_ptr_nonnull(d);
   ck_assert_int_eq(d->line, 3);
   ck_assert_int_eq(d->column, 8);
   sc_ctx_free(ctx);
   expect_code("{\"a\": 1} trailing", 17, SC_DIAG_JSON_SYNTAX);
+  /* columns count the file as written, before NaN and long integers are rewritten */
+  ctx = sc_ctx_new();
+  text = "{\"a\": NaN, \"n\": 12345678901234567, \"b\": ,}";
+  ck_assert_ptr_null(sc_model_read(ctx, "m.json", text, strlen(text)));
+  d = sc_diags_find(&ctx->diags, SC_DIAG_JSON_SYNTAX);
+  ck_assert_int_eq(d->line, 1);
+  ck_assert_int_eq(d->column, 41);
+  sc_ctx_free(ctx);
+  /* a file cut short says so, and points at its end */
+  ctx = sc_ctx_new();
+  text = "{\"a\": 1,\n \"b\": [1, 2\n , 3";
+  ck_assert_ptr_null(sc_model_read(ctx, "m.json", text, strlen(text)));
+  d = sc_diags_find(&ctx->diags, SC_DIAG_JSON_SYNTAX);
+  ck_assert_ptr_nonnull(strstr(d->message, "truncated"));
+  ck_assert_int_eq(d->line, 3);
+  ck_assert_int_eq(d->column, 5);
+  sc_ctx_free(ctx);
 }
 END_TEST
 

@@ -132,6 +132,11 @@ static const struct {
     {"{\"dynamic_shapes\": 5}", SC_DIAG_WRONG_TYPE, "dynamic_shapes"},
     {"{\"dynamic_shapes\": null, \"dims\": {\"dx\": {\"max\": 1e40}}}", SC_DIAG_INT_RANGE, "dims.dx.max"},
     {"[1, 2", SC_DIAG_JSON_SYNTAX, NULL},
+    {"{\"dynamic_shapes\": {\"w\": [\"AUTOMATIC\", 5]}}", SC_DIAG_SPEC_BAD_LEAF, "dynamic_shapes.w[0]"},
+    {"{\"dynamic_shapes\": {\"y\": [{\"type\": \"AUTO\", \"min\": 10}, 4]}}", SC_DIAG_SPEC_SAMPLE_RANGE,
+     "dynamic_shapes.y[0]"},
+    {"{\"dynamic_shapes\": {\"y\": [{\"type\": \"_DimHint.DYNAMIC\", \"max\": 7}, 4]}}", SC_DIAG_SPEC_SAMPLE_RANGE,
+     "dynamic_shapes.y[0]"},
 };
 
 START_TEST(test_spec_diagnostics) {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages shapec needs to build and test.  Idempotent: when
+# everything is already installed it prints nothing and changes nothing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  llvm-19-dev          # LLVM 19 C API (LLVM 14 may also be installed: shapec pins 19)
+  libcjson-dev         # JSON reader
+  libxml2-dev libxml2-utils  # JUnit reports, xmllint
+  check libsubunit-dev # unit tests
+  libzip-dev           # .pt2 archives
+  libopenblas-dev      # GEMM
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "bootstrap: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "bootstrap: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
