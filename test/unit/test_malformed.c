@@ -4,6 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/fileio.h"
 #include "lib/safetensors.h"
 #include "passes/verify_graph.h"
 #include "test_util.h"
@@ -272,6 +278,42 @@ START_TEST(test_spec_and_weights_junk) {
 }
 END_TEST
 
+START_TEST(test_file_errors) {
+  sc_ctx *ctx = sc_ctx_new();
+  size_t len;
+  ck_assert_ptr_null(sc_file_read(ctx, "/nonexistent/model.json", &len));
+  tu_assert_diag(ctx, SC_DIAG_FILE_READ, NULL);
+  ck_assert_str_eq(ctx->diags.items[0].file, "/nonexistent/model.json");
+  ck_assert_int_eq(sc_diags_exit_class(&ctx->diags), SC_EXIT_IO);
+  sc_ctx_free(ctx);
+
+  /* a failed write leaves the previous file and no temporary behind */
+  char dir[] = "/tmp/shapec-test-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char target[256], blocker[256];
+  snprintf(target, sizeof target, "%s/report.json", dir);
+  ctx = sc_ctx_new();
+  ck_assert(sc_file_write_atomic(ctx, target, "old", 3));
+  snprintf(blocker, sizeof blocker, "%s/sub", dir);
+  ck_assert_int_eq(mkdir(blocker, 0755), 0);
+  ck_assert(!sc_file_write_atomic(ctx, blocker, "new", 3)); /* rename onto a directory fails */
+  tu_assert_diag(ctx, SC_DIAG_FILE_WRITE, NULL);
+  ck_assert_int_eq(sc_diags_exit_class(&ctx->diags), SC_EXIT_IO);
+  char *back = sc_file_read(ctx, target, &len);
+  ck_assert_str_eq(back, "old");
+  free(back);
+  DIR *dh = opendir(dir);
+  int entries = 0;
+  for (struct dirent *e; (e = readdir(dh));) entries += e->d_name[0] != '.';
+  closedir(dh);
+  ck_assert_int_eq(entries, 2); /* report.json and sub, no temporary */
+  unlink(target);
+  rmdir(blocker);
+  rmdir(dir);
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("malformed");
   TCase *tc = tcase_create("core");
@@ -287,6 +329,7 @@ int main(void) {
   tcase_add_test(tc, test_50mb_of_valid_json);
   tcase_add_test(tc, test_large_graph);
   tcase_add_test(tc, test_spec_and_weights_junk);
+  tcase_add_test(tc, test_file_errors);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -84,6 +84,31 @@ START_TEST(test_positional_leaves) {
 }
 END_TEST
 
+START_TEST(test_nested_pytree_spec) {
+  /* forward((w, x), {"a": y, "b": z}): the spec nests like the inputs, which the
+   * serialized program holds flat */
+  sc_ctx *ctx = sc_ctx_new();
+  sc_program *p = tutorial(ctx);
+  sc_dynspec *s = read_spec(ctx, p, "{\"dynamic_shapes\": [[[\"AUTO\", 5], [\"DYNAMIC\"]],"
+                                    " {\"a\": [null, \"AUTO\"], \"b\": {\"0\": \"AUTO\"}}]}");
+  for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
+  ck_assert_ptr_nonnull(s);
+  ck_assert_int_eq(s->inputs[0].dims[0].kind, SC_DIM_AUTO);
+  ck_assert_int_eq(s->inputs[1].dims[0].kind, SC_DIM_DYNAMIC);
+  ck_assert_int_eq(s->inputs[2].dims[0].kind, SC_DIM_STATIC);
+  ck_assert_int_eq(s->inputs[2].dims[1].kind, SC_DIM_AUTO);
+  ck_assert_str_eq(s->inputs[2].dims[1].path, "dynamic_shapes[1].a[1]");
+  ck_assert_int_eq(s->inputs[3].dims[0].kind, SC_DIM_AUTO);
+  sc_ctx_free(ctx);
+  /* one leaf too many */
+  ctx = sc_ctx_new();
+  p = tutorial(ctx);
+  ck_assert_ptr_null(read_spec(ctx, p, "{\"dynamic_shapes\": [[[null, null], [null]], [null, null], null, null]}"));
+  tu_assert_diag(ctx, SC_DIAG_SPEC_INPUT_COUNT, "dynamic_shapes");
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_dim_min_defaults_to_zero) {
   sc_ctx *ctx = sc_ctx_new();
   sc_program *p = tutorial(ctx);
@@ -180,6 +205,7 @@ int main(void) {
   tcase_add_test(tc, test_dict_form_named_and_derived);
   tcase_add_test(tc, test_positional_leaves);
   tcase_add_test(tc, test_dim_min_defaults_to_zero);
+  tcase_add_test(tc, test_nested_pytree_spec);
   tcase_add_loop_test(tc, test_spec_diagnostics, 0, sizeof spec_errors / sizeof spec_errors[0]);
   tcase_add_test(tc, test_spec_for_non_tensor_input);
   tcase_add_test(tc, test_unknown_input_lists_the_inputs);
