@@ -50,6 +50,9 @@ typedef struct sc_value {
   const char *class_fqn;     /* CUSTOM_OBJ */
   int def_node;              /* defining node index; -1 for a graph input; -2 not yet defined */
   const char *path;          /* where its meta is declared */
+  /* set by the shape analysis (passes/shape_analysis.c) */
+  const sc_expr **shape;     /* TENSOR: symbolic sizes, meta.rank entries */
+  const sc_expr *sym;        /* SYM_INT / SYM_BOOL: symbolic value */
 } sc_value;
 
 typedef enum sc_arg_kind {

@@ -20,13 +20,19 @@ static void print_value_type(sc_strbuf *sb, const sc_value *v) {
   switch (v->kind) {
     case SC_VALUE_TENSOR:
       sc_strbuf_append(sb, "\"");
-      sc_tensor_meta_print(sb, &v->meta);
+      if (v->shape) {
+        sc_tensor_meta m = v->meta;
+        m.sizes = v->shape; /* the analysed shape when there is one */
+        sc_tensor_meta_print(sb, &m);
+      } else {
+        sc_tensor_meta_print(sb, &v->meta);
+      }
       sc_strbuf_append(sb, "\"");
       return;
     case SC_VALUE_SYM_INT:
     case SC_VALUE_SYM_BOOL:
       sc_strbuf_append(sb, "\"Sym(");
-      if (v->expr) sc_expr_print(sb, v->expr);
+      if (v->sym || v->expr) sc_expr_print(sb, v->sym ? v->sym : v->expr);
       sc_strbuf_append(sb, ")\"");
       return;
     case SC_VALUE_SYM_FLOAT: sc_strbuf_append(sb, "\"SymFloat\""); return;

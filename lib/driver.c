@@ -2,12 +2,14 @@
 #include "driver.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../passes/verify_graph.h"
 #include "fileio.h"
 #include "model_reader.h"
 #include "report.h"
+#include "spec_fix.h"
 #include "spec_reader.h"
 
 const char *sc_driver_default_weights(sc_ctx *ctx, const char *model) {
@@ -20,16 +22,24 @@ const char *sc_driver_default_weights(sc_ctx *ctx, const char *model) {
 void sc_export_result_free(sc_export_result *r) {
   if (r->weights) sc_weights_free(r->weights);
   r->weights = NULL;
+  if (r->analysed) sc_analysis_release(&r->analysis);
+  r->analysed = false;
 }
 
-bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
-  memset(out, 0, sizeof *out);
-  out->program = sc_model_read_file(ctx, opts->model);
-  if (!out->program || !sc_verify_graph(ctx, out->program)) return false;
+/* The program's range constraints become the analysis's, for printing. */
+static void adopt_ranges(sc_ctx *ctx, sc_program *p, const sc_analysis *a) {
+  const sc_shape_env *env = &a->env;
+  p->ranges = sc_arena_alloc(&ctx->arena, (env->n_symbols ? env->n_symbols : 1) * sizeof *p->ranges);
+  p->n_ranges = 0;
+  for (size_t i = 0; i < env->n_symbols; i++) {
+    const sc_symbol *s = &env->symbols[i];
+    if (s->replacement) continue;
+    sc_range_iv r = sc_analysis_reported_range(s);
+    p->ranges[p->n_ranges++] = (sc_range){s->name, r.lo != SC_NEG_INT_OO, r.hi != SC_INT_OO, r.lo, r.hi, NULL};
+  }
+}
 
-  out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_static(ctx, out->program);
-  if (!out->spec) return false;
-
+static bool load_weights(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
   const char *weights = opts->weights;
   if (!weights) {
     const char *guess = sc_driver_default_weights(ctx, opts->model);
@@ -41,9 +51,43 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   }
   if (!sc_weights_bind(ctx, out->weights, out->program, !opts->no_codegen)) return false;
   out->codegen_skipped = !opts->no_codegen;
+  return true;
+}
 
+static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out, const cJSON *fixed) {
+  bool ok = true;
+  if (opts->fix_spec && fixed) {
+    char *text = sc_json_render(fixed);
+    if (sc_file_write_atomic(ctx, opts->fix_spec, text, strlen(text))) out->fixed_spec_path = opts->fix_spec;
+    else ok = false;
+    free(text);
+  }
   const char *outdir = opts->outdir ? opts->outdir : "shapec-out";
-  out->report_path = opts->report ? opts->report : sc_arena_printf(&ctx->arena, "%s/constraints.json", outdir);
+  const char *path = opts->report ? opts->report : sc_arena_printf(&ctx->arena, "%s/constraints.json", outdir);
   if (!opts->report && !sc_dir_ensure(ctx, outdir)) return false;
-  return sc_report_write(ctx, out->report_path, out->program, out->spec);
+  if (!sc_report_write(ctx, path, out->program, out->spec, out->analysed ? &out->analysis : NULL, fixed)) return false;
+  out->report_path = path;
+  return ok;
+}
+
+bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
+  memset(out, 0, sizeof *out);
+  out->program = sc_model_read_file(ctx, opts->model);
+  if (!out->program || !sc_verify_graph(ctx, out->program)) return false;
+
+  out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_static(ctx, out->program);
+  if (!out->spec) return false;
+
+  sc_analysis_options aopts = {opts->prefer_deferred_runtime_asserts};
+  bool ok = sc_analysis_run(ctx, out->program, out->spec, &aopts, &out->analysis);
+  out->analysed = true;
+  adopt_ranges(ctx, out->program, &out->analysis);
+
+  cJSON *fixed = NULL;
+  if (out->analysis.env.n_violations || opts->fix_spec)
+    fixed = sc_spec_fix(ctx, opts->spec, out->analysis.env.violations, out->analysis.env.n_violations);
+  if (ok) ok = load_weights(ctx, opts, out);
+  ok &= write_outputs(ctx, opts, out, fixed);
+  cJSON_Delete(fixed);
+  return ok && ctx->diags.n_errors == 0;
 }

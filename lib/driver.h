@@ -1,5 +1,6 @@
 /* driver.h - runs the export pipeline in order, stopping between phases on errors:
- *   read model -> verify graph -> read spec -> bind weights -> write report.
+ *   read model -> verify graph -> read spec -> shape analysis -> bind weights
+ *   -> corrected spec (on violations) -> report.
  * The pipeline on one screen: see sc_driver_export. */
 #ifndef SC_DRIVER_H
 #define SC_DRIVER_H
@@ -7,6 +8,7 @@
 #include <stdbool.h>
 
 #include "../ir/dynspec.h"
+#include "../passes/shape_analysis.h"
 #include "context.h"
 #include "safetensors.h"
 
@@ -16,15 +18,20 @@ typedef struct sc_export_options {
   const char *weights;   /* NULL: MODEL with .safetensors, if it exists */
   const char *outdir;    /* default "shapec-out" */
   const char *report;    /* default OUTDIR/constraints.json */
+  const char *fix_spec;  /* write the corrected spec here */
   bool no_codegen;
+  bool prefer_deferred_runtime_asserts;
 } sc_export_options;
 
 typedef struct sc_export_result {
   sc_program *program;
   sc_dynspec *spec;
   sc_weights *weights;
-  const char *report_path;
-  bool codegen_skipped;  /* code generation was asked for but is not available */
+  sc_analysis analysis;
+  bool analysed;
+  const char *report_path;     /* set when the report was written */
+  const char *fixed_spec_path; /* set when a corrected spec was written */
+  bool codegen_skipped;        /* code generation was asked for but is not available */
 } sc_export_result;
 
 /* Returns true on success.  Diagnostics are in ctx; release the result with

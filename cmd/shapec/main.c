@@ -27,10 +27,13 @@ static const char *const usage_main =
 
 static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
-    "                           [--report FILE] [--no-codegen] [-q]\n"
+    "                           [--report FILE] [--fix-spec FILE] [--no-codegen]\n"
+    "                           [--prefer-deferred-runtime-asserts] [-q]\n"
     "\n"
-    "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), and\n"
-    "prints the program.  Writes the machine-readable report to OUTDIR/constraints.json.\n"
+    "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
+    "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
+    "symbolic shapes and range constraints.  Writes the machine-readable report to\n"
+    "OUTDIR/constraints.json, also when the spec is violated (with suggested fixes).\n"
     "\n"
     "options:\n"
     "  --dynamic SPEC   dynamic_shapes spec as torch serializes it:\n"
@@ -40,6 +43,10 @@ static const char *const usage_export =
     "                   (default: MODEL with the .safetensors extension, if present)\n"
     "  -o, --output OUTDIR   output directory (default: shapec-out)\n"
     "  --report FILE    write the report here instead of OUTDIR/constraints.json\n"
+    "  --fix-spec FILE  write SPEC with every suggested fix applied\n"
+    "  --prefer-deferred-runtime-asserts\n"
+    "                   keep guards outside the Dim language as runtime asserts (torch's\n"
+    "                   prefer_deferred_runtime_asserts_over_guards)\n"
     "  --no-codegen     stop after the analysis; write only the report (no weights needed)\n"
     "  -q, --quiet      do not print the program\n"
     "  -h, --help       show this help\n"
@@ -96,6 +103,10 @@ static int cmd_export(int argc, char **argv) {
       opts.outdir = option_value(argc, argv, &i, "-o", &missing);
     } else if (is_option(a, "--report")) {
       opts.report = option_value(argc, argv, &i, "--report", &missing);
+    } else if (is_option(a, "--fix-spec")) {
+      opts.fix_spec = option_value(argc, argv, &i, "--fix-spec", &missing);
+    } else if (strcmp(a, "--prefer-deferred-runtime-asserts") == 0) {
+      opts.prefer_deferred_runtime_asserts = true;
     } else if (strcmp(a, "--no-codegen") == 0) {
       opts.no_codegen = true;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
@@ -109,7 +120,7 @@ static int cmd_export(int argc, char **argv) {
     }
     if (missing) return usage_error("export: option %s needs a value", missing, usage_export);
     if ((opts.spec && !*opts.spec) || (opts.outdir && !*opts.outdir) || (opts.report && !*opts.report) ||
-        (opts.weights && !*opts.weights))
+        (opts.weights && !*opts.weights) || (opts.fix_spec && !*opts.fix_spec))
       return usage_error("export: option '%s' needs a non-empty value", a, usage_export);
   }
   if (!opts.model) return usage_error("export: %s", "no MODEL given", usage_export);
@@ -124,6 +135,8 @@ static int cmd_export(int argc, char **argv) {
     sc_strbuf_free(&sb);
   }
   int status = print_diags_and_status(ctx);
+  if (res.fixed_spec_path) fprintf(stderr, "shapec: wrote the corrected spec to %s\n", res.fixed_spec_path);
+  if (!ok && res.report_path) fprintf(stderr, "shapec: wrote %s (status: error)\n", res.report_path);
   if (ok) {
     if (res.codegen_skipped)
       fprintf(stderr, "shapec: note: code generation is not available in shapec %s; only the report was written\n",

@@ -1,0 +1,40 @@
+/* shape_analysis.h - torch.export's dynamic-shape analysis over a program.
+ *
+ * requires: a verified program and a dynamic_shapes spec read against it
+ * provides: a symbol per dynamic input dim, a symbolic shape on every tensor value and a
+ *           symbolic value on every SymInt/SymBool, the guards with their decisions
+ *           (replacements, specializations, ranges, runtime asserts) and, when the
+ *           program cannot honour the spec, constraint violations with suggested fixes
+ *           (error SC0601 per violation). */
+#ifndef SC_SHAPE_ANALYSIS_H
+#define SC_SHAPE_ANALYSIS_H
+
+#include <stdbool.h>
+
+#include "../ir/dynspec.h"
+#include "shape_env.h"
+
+typedef struct sc_analysis_options {
+  bool prefer_deferred_runtime_asserts; /* torch's prefer_deferred_runtime_asserts_over_guards */
+} sc_analysis_options;
+
+typedef struct sc_analysis {
+  sc_shape_env env;
+  const sc_program *program;
+  const sc_dynspec *spec;
+  bool completed;        /* every node was analysed (false after an error in a rule) */
+} sc_analysis;
+
+/* Runs the analysis.  Returns false when errors were recorded (violations included);
+ * the analysis holds whatever was established either way.  Release with
+ * sc_analysis_release. */
+bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, const sc_analysis_options *opts,
+                     sc_analysis *out);
+void sc_analysis_release(sc_analysis *a);
+/* The source of an input dim, "w.size()[0]". */
+const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim);
+/* A symbol's reported range: a named Dim keeps its declared lower bound below 2 unless a
+ * guard raised it. */
+sc_range_iv sc_analysis_reported_range(const sc_symbol *s);
+
+#endif

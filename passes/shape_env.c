@@ -1,0 +1,585 @@
+/* shape_env.c - symbols, guards and torch.export's decisions on them; see shape_env.h. */
+#include "shape_env.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- symbols ---------------------------------------------------------------------- */
+
+void sc_env_init(sc_shape_env *env, sc_ctx *ctx) {
+  memset(env, 0, sizeof *env);
+  env->ctx = ctx;
+}
+
+void sc_env_release(sc_shape_env *env) {
+  free(env->symbols);
+  free(env->guards);
+  free(env->violations);
+  memset(env, 0, sizeof *env);
+}
+
+const char *sc_sym_origin_name(sc_sym_origin origin) {
+  switch (origin) {
+    case SC_SYM_AUTO: return "AUTO";
+    case SC_SYM_DYNAMIC: return "DYNAMIC";
+    case SC_SYM_NAMED: return "Dim";
+    case SC_SYM_DIVISOR: return "divisor";
+    case SC_SYM_UNBACKED: return "unbacked";
+  }
+  return "?";
+}
+
+sc_symbol *sc_env_find(sc_shape_env *env, const char *name) {
+  for (size_t i = 0; i < env->n_symbols; i++)
+    if (env->symbols[i].name == name || strcmp(env->symbols[i].name, name) == 0) return &env->symbols[i];
+  return NULL;
+}
+
+sc_symbol *sc_env_add_symbol(sc_shape_env *env, const char *name, sc_sym_origin origin, sc_range_iv range) {
+  if (env->n_symbols == env->cap_symbols) {
+    env->cap_symbols = env->cap_symbols ? env->cap_symbols * 2 : 16;
+    env->symbols = sc_xrealloc(env->symbols, env->cap_symbols * sizeof *env->symbols);
+  }
+  sc_symbol *s = &env->symbols[env->n_symbols++];
+  memset(s, 0, sizeof *s);
+  s->name = sc_ctx_intern(env->ctx, name);
+  s->origin = origin;
+  s->range = range;
+  s->declared = range;
+  return s;
+}
+
+const sc_expr *sc_env_new_unbacked(sc_shape_env *env, const char *source, bool size_like) {
+  char name[32];
+  snprintf(name, sizeof name, "u%d", env->next_u++);
+  sc_symbol *s = sc_env_add_symbol(env, name, SC_SYM_UNBACKED, size_like ? sc_iv(0, SC_INT_OO) : sc_iv_full());
+  s->source = sc_arena_strdup(&env->ctx->arena, source);
+  return sc_expr_sym(env->ctx, s->name);
+}
+
+/* ---- evaluation ------------------------------------------------------------------- */
+
+static bool lookup_range(void *p, const char *name, sc_range_iv *out) {
+  sc_symbol *s = sc_env_find(p, name);
+  if (!s) return false;
+  *out = s->range;
+  return true;
+}
+
+static bool lookup_hint(void *p, const char *name, int64_t *out) {
+  sc_symbol *s = sc_env_find(p, name);
+  if (!s || !s->has_hint) return false;
+  *out = s->hint;
+  return true;
+}
+
+const sc_expr *sc_env_resolve(sc_shape_env *env, const sc_expr *e) {
+  const char *names[64];
+  int n = sc_expr_symbols(e, names, 64);
+  for (int i = 0; i < n; i++) {
+    sc_symbol *s = sc_env_find(env, names[i]);
+    if (s && s->replacement) e = sc_expr_subst(env->ctx, e, s->name, s->replacement);
+  }
+  return e;
+}
+
+sc_range_iv sc_env_range(sc_shape_env *env, const sc_expr *e) {
+  return sc_expr_range(sc_env_resolve(env, e), lookup_range, env);
+}
+
+bool sc_env_hint(sc_shape_env *env, const sc_expr *e, int64_t *out) {
+  return sc_expr_eval(sc_env_resolve(env, e), lookup_hint, env, out);
+}
+
+bool sc_env_is_unbacked(sc_shape_env *env, const sc_expr *e) {
+  const char *names[64];
+  int n = sc_expr_symbols(e, names, 64);
+  for (int i = 0; i < n; i++) {
+    sc_symbol *s = sc_env_find(env, names[i]);
+    if (s && s->origin == SC_SYM_UNBACKED) return true;
+  }
+  return false;
+}
+
+/* Decides a relation from the range of lhs - rhs (canonical, so s0 - s0 is 0). */
+sc_truth sc_env_decide(sc_shape_env *env, const sc_expr *cond) {
+  cond = sc_env_resolve(env, cond);
+  switch (cond->kind) {
+    case SC_EXPR_TRUE: return SC_TRUE;
+    case SC_EXPR_FALSE: return SC_FALSE;
+    case SC_EXPR_EQ:
+    case SC_EXPR_NE:
+    case SC_EXPR_LT:
+    case SC_EXPR_LE:
+    case SC_EXPR_GT:
+    case SC_EXPR_GE: {
+      const sc_expr *d = sc_expr_sub(env->ctx, cond->args[0], cond->args[1]);
+      const sc_expr *rel = sc_expr_rel(env->ctx, cond->kind, d, sc_expr_int(env->ctx, 0));
+      return sc_expr_decide(rel, lookup_range, env);
+    }
+    default: return sc_expr_decide(cond, lookup_range, env);
+  }
+}
+
+/* ---- recording -------------------------------------------------------------------- */
+
+static void record(sc_shape_env *env, const sc_expr *e, sc_guard_outcome outcome, const sc_provenance *prov,
+                   const char *symbol) {
+  if (env->n_guards == env->cap_guards) {
+    env->cap_guards = env->cap_guards ? env->cap_guards * 2 : 32;
+    env->guards = sc_xrealloc(env->guards, env->cap_guards * sizeof *env->guards);
+  }
+  env->guards[env->n_guards++] = (sc_guard){e, outcome, *prov, symbol};
+}
+
+sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, const sc_expr *guard, const char **fixes,
+                               size_t n_fixes, const char *fmt, ...) {
+  if (env->n_violations == env->cap_violations) {
+    env->cap_violations = env->cap_violations ? env->cap_violations * 2 : 8;
+    env->violations = sc_xrealloc(env->violations, env->cap_violations * sizeof *env->violations);
+  }
+  sc_violation *v = &env->violations[env->n_violations++];
+  va_list ap;
+  va_start(ap, fmt);
+  v->message = sc_arena_vprintf(&env->ctx->arena, fmt, ap);
+  va_end(ap);
+  v->fixes = sc_arena_alloc(&env->ctx->arena, (n_fixes ? n_fixes : 1) * sizeof *v->fixes);
+  for (size_t i = 0; i < n_fixes; i++) v->fixes[i] = sc_arena_strdup(&env->ctx->arena, fixes[i]);
+  v->n_fixes = n_fixes;
+  v->prov = *prov;
+  v->guard = guard;
+  v->fix.kind = SC_FIX_NONE;
+  if (guard) record(env, guard, SC_GUARD_VIOLATION, prov, NULL);
+  return v;
+}
+
+void sc_env_runtime_assert(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov) {
+  cond = sc_env_resolve(env, cond);
+  if (cond->kind == SC_EXPR_TRUE) return;
+  for (size_t i = 0; i < env->n_guards; i++)
+    if (env->guards[i].outcome == SC_GUARD_RUNTIME_ASSERT && env->guards[i].expr == cond) return;
+  record(env, cond, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+}
+
+/* ---- helpers over canonical sums ------------------------------------------------- */
+
+static const char *expr_str(sc_shape_env *env, const sc_expr *e) { return sc_expr_to_string(env->ctx, e); }
+
+static const char *where(sc_shape_env *env, const sc_provenance *prov) {
+  if (prov->node < 0) return "the dynamic_shapes spec";
+  return sc_arena_printf(&env->ctx->arena, "node '%s' (%s, %s rule)", prov->node_name, prov->op, prov->rule);
+}
+
+/* Splits a term into coefficient and monomial (NULL for a constant). */
+static const sc_expr *term_split(sc_ctx *ctx, const sc_expr *t, int64_t *coeff) {
+  if (t->kind == SC_EXPR_INT) {
+    *coeff = t->value;
+    return NULL;
+  }
+  if (t->kind == SC_EXPR_MUL && t->args[0]->kind == SC_EXPR_INT) {
+    *coeff = t->args[0]->value;
+    const sc_expr *m = t->args[1];
+    for (uint32_t i = 2; i < t->n_args; i++) m = sc_expr_mul(ctx, m, t->args[i]);
+    return m;
+  }
+  *coeff = 1;
+  return t;
+}
+
+/* If e is a*s + b for one symbol s, returns s and sets a, b. */
+static const sc_expr *as_linear(sc_ctx *ctx, const sc_expr *e, int64_t *a, int64_t *b) {
+  const sc_expr *sym = NULL;
+  *a = 0;
+  *b = 0;
+  uint32_t n = e->kind == SC_EXPR_ADD ? e->n_args : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t c;
+    const sc_expr *m = term_split(ctx, e->kind == SC_EXPR_ADD ? e->args[i] : e, &c);
+    if (!m) {
+      *b += c;
+    } else if (m->kind == SC_EXPR_SYM && (!sym || sym == m)) {
+      sym = m;
+      *a += c;
+    } else {
+      return NULL;
+    }
+  }
+  return *a ? sym : NULL;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) == (b < 0))) q++;
+  return q;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+static const char *range_str(sc_shape_env *env, sc_range_iv r) {
+  sc_strbuf sb = {0};
+  sc_iv_print(&sb, r);
+  const char *s = sc_arena_strdup(&env->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return s;
+}
+
+/* "dx = Dim('dx', min=4, max=256)", omitting the default min=2 and an unbounded max. */
+static const char *dim_fix(sc_shape_env *env, const char *name, sc_range_iv r) {
+  sc_strbuf sb = {0};
+  sc_strbuf_printf(&sb, "%s = Dim('%s'", name, name);
+  if (r.lo != 2) sc_strbuf_printf(&sb, ", min=%lld", (long long)r.lo);
+  if (r.hi != SC_INT_OO) sc_strbuf_printf(&sb, ", max=%lld", (long long)r.hi);
+  sc_strbuf_append(&sb, ")");
+  const char *s = sc_arena_strdup(&env->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return s;
+}
+
+/* The name a user writes for a symbol: its Dim name, else its source. */
+static const char *user_name(const sc_symbol *s) { return s->source ? s->source : s->name; }
+
+/* The spec entry of a symbol, as a Python subscript: dynamic_shapes['w'][1]. */
+static const char *spec_ref(sc_shape_env *env, const sc_symbol *s) {
+  if (!s->source) return s->name;
+  const char *dot = strchr(s->source, '.');
+  int64_t k = 0;
+  const char *br = strrchr(s->source, '[');
+  if (br) k = atoll(br + 1);
+  return sc_arena_printf(&env->ctx->arena, "dynamic_shapes['%.*s'][%lld]", dot ? (int)(dot - s->source) : 0,
+                         s->source, (long long)k);
+}
+
+/* ---- replacements ----------------------------------------------------------------- */
+
+static void set_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r, const sc_expr *guard,
+                            const sc_provenance *prov) {
+  s->replacement = r;
+  s->replaced_at = *prov;
+  s->replaced_guard = guard;
+  for (size_t i = 0; i < env->n_symbols; i++) {
+    sc_symbol *o = &env->symbols[i];
+    if (o != s && o->replacement) o->replacement = sc_expr_subst(env->ctx, o->replacement, s->name, r);
+  }
+}
+
+/* s is about to become r: refine the range of r's one symbol from s's range. */
+static void carry_range(sc_shape_env *env, sc_symbol *s, const sc_expr *r) {
+  int64_t a, b;
+  const sc_expr *t = as_linear(env->ctx, r, &a, &b);
+  if (!t) return;
+  sc_symbol *ts = sc_env_find(env, t->name);
+  if (!ts) return;
+  sc_range_iv want = s->range, got = ts->range;
+  /* a*t + b in [lo, hi] */
+  int64_t lo = want.lo, hi = want.hi;
+  sc_range_iv bound = sc_iv_full();
+  if (a > 0) {
+    if (lo != SC_NEG_INT_OO) bound.lo = ceil_div(lo - b, a);
+    if (hi != SC_INT_OO) bound.hi = floor_div(hi - b, a);
+  } else {
+    if (hi != SC_INT_OO) bound.lo = ceil_div(hi - b, a);
+    if (lo != SC_NEG_INT_OO) bound.hi = floor_div(lo - b, a);
+  }
+  ts->range = sc_iv_intersect(got, bound);
+}
+
+/* Decides what replacing symbol s by r means under s's marking; returns false when it is
+ * a violation (recorded). */
+static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r, const sc_expr *guard,
+                              const sc_provenance *prov) {
+  int64_t v;
+  if (sc_expr_is_const(r, &v)) {
+    if (v < s->range.lo || v > s->range.hi) {
+      const char *fix = s->dim ? sc_arena_printf(&env->ctx->arena, "%s = %lld", s->dim->name, (long long)v) : NULL;
+      sc_violation *vi = sc_env_violation(env, prov, guard, fix ? &fix : NULL, fix ? 1 : 0,
+                       "%s must be %lld (guard %s from %s), outside its range %s", user_name(s), (long long)v,
+                       expr_str(env, guard), where(env, prov), range_str(env, s->range));
+      if (s->dim) vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = s->dim->name, .value = v};
+      else if (s->spec_path) vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = s->spec_path, .value = v};
+      return false;
+    }
+    if (s->origin == SC_SYM_DYNAMIC) {
+      const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %lld", spec_ref(env, s), (long long)v);
+      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1,
+                       "You marked %s as dynamic but your code specialized it to be a constant (%lld): guard %s "
+                       "from %s. Replace Dim.DYNAMIC with Dim.STATIC (or the size %lld) or Dim.AUTO",
+                       user_name(s), (long long)v, expr_str(env, guard), where(env, prov), (long long)v);
+      vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = s->spec_path, .value = v};
+      return false;
+    }
+    if (s->origin == SC_SYM_NAMED) {
+      const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %lld", s->name, (long long)v);
+      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1,
+                       "Not all values of %s = %s in the specified range %s satisfy the generated guard %s "
+                       "(from %s): it is specialized to %lld",
+                       s->name, user_name(s), range_str(env, s->declared), expr_str(env, guard), where(env, prov),
+                       (long long)v);
+      vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = s->name, .value = v};
+      return false;
+    }
+    return true;
+  }
+  if (s->origin != SC_SYM_NAMED) return true;
+  /* a named Dim may only become an expression of another root Dim the spec declares */
+  int64_t a, b;
+  const sc_expr *t = as_linear(env->ctx, r, &a, &b);
+  sc_symbol *ts = t ? sc_env_find(env, t->name) : NULL;
+  if (ts && ts->origin == SC_SYM_NAMED) {
+    const char *rhs = expr_str(env, r);
+    const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, rhs);
+    sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1,
+                     "The values of %s = %s must always be related to the values of %s = %s by %s = %s "
+                     "(guard %s from %s), but the spec declares them independent",
+                     s->name, user_name(s), ts->name, user_name(ts), s->name, rhs, expr_str(env, guard),
+                     where(env, prov));
+    vi->fix = (sc_fix){.kind = SC_FIX_DIM_RELATE, .dim = s->name, .other = ts->name, .a = a, .b = b};
+    return false;
+  }
+  return true;
+}
+
+static int origin_rank(sc_sym_origin o) {
+  switch (o) {
+    case SC_SYM_AUTO: return 0;
+    case SC_SYM_DYNAMIC: return 1;
+    case SC_SYM_DIVISOR: return 2;
+    case SC_SYM_UNBACKED: return 3;
+    case SC_SYM_NAMED: return 4;
+  }
+  return 5;
+}
+
+/* torch solves for the symbol with the largest hint first (ties: the larger name); shapec
+ * also keeps user-named Dims as long as another symbol can go. */
+static bool eliminate_before(const sc_symbol *a, const sc_symbol *b) {
+  int ra = origin_rank(a->origin), rb = origin_rank(b->origin);
+  if (ra != rb) return ra < rb;
+  int64_t ha = a->has_hint ? a->hint : INT64_MAX, hb = b->has_hint ? b->hint : INT64_MAX;
+  if (ha != hb) return ha > hb;
+  return strcmp(a->name, b->name) > 0;
+}
+
+/* Eq(Mod(s, m), 0): s becomes m * (a new root). */
+static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_expr *guard, const sc_provenance *prov) {
+  int64_t m;
+  if (d->kind != SC_EXPR_MOD || !sc_expr_is_const(d->args[1], &m) || m <= 1 || d->args[0]->kind != SC_EXPR_SYM)
+    return false;
+  sc_symbol *s = sc_env_find(env, d->args[0]->name);
+  if (!s || s->origin == SC_SYM_UNBACKED) return false;
+  sc_range_iv r = {s->range.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(s->range.lo, m),
+                   s->range.hi == SC_INT_OO ? SC_INT_OO : floor_div(s->range.hi, m)};
+  if (s->origin == SC_SYM_NAMED) {
+    const char *root = sc_arena_printf(&env->ctx->arena, "_%s", s->name);
+    const char *fixes[2] = {dim_fix(env, root, r), sc_arena_printf(&env->ctx->arena, "%s = %lld*%s", s->name, (long long)m, root)};
+    sc_violation *vi = sc_env_violation(env, prov, guard, fixes, 2,
+                     "Not all values of %s = %s in the specified range %s satisfy the generated guard %s (from %s): "
+                     "it must be a multiple of %lld",
+                     s->name, user_name(s), range_str(env, s->declared), expr_str(env, guard), where(env, prov),
+                     (long long)m);
+    vi->fix = (sc_fix){.kind = SC_FIX_DIM_DIVISIBLE, .dim = s->name, .other = root, .a = m, .min = r.lo,
+                       .max = r.hi, .has_max = r.hi != SC_INT_OO};
+    return true;
+  }
+  char name[32];
+  snprintf(name, sizeof name, "s%d", env->next_s++);
+  int64_t hint = s->hint / m;
+  bool has_hint = s->has_hint;
+  const char *src = sc_arena_printf(&env->ctx->arena, "%s // %lld", user_name(s), (long long)m);
+  size_t si = (size_t)(s - env->symbols);
+  sc_symbol *ns = sc_env_add_symbol(env, name, SC_SYM_DIVISOR, r);
+  s = &env->symbols[si];
+  ns->hint = hint;
+  ns->has_hint = has_hint;
+  ns->source = src;
+  const sc_expr *rep = sc_expr_mul(env->ctx, sc_expr_int(env->ctx, m), sc_expr_sym(env->ctx, ns->name));
+  set_replacement(env, s, rep, guard, prov);
+  record(env, guard, SC_GUARD_REPLACEMENT, prov, s->name);
+  return true;
+}
+
+static void solve_eq(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
+  sc_ctx *ctx = env->ctx;
+  const sc_expr *d = sc_expr_sub(ctx, e->args[0], e->args[1]);
+  if (solve_divisibility(env, d, e, prov)) return;
+  /* candidates: symbols that occur in d only as c*s */
+  sc_symbol *cand[64];
+  int64_t coeff[64];
+  int n = 0;
+  uint32_t nt = d->kind == SC_EXPR_ADD ? d->n_args : 1;
+  for (uint32_t i = 0; i < nt && n < 64; i++) {
+    int64_t c;
+    const sc_expr *m = term_split(ctx, d->kind == SC_EXPR_ADD ? d->args[i] : d, &c);
+    if (!m || m->kind != SC_EXPR_SYM) continue;
+    const sc_expr *rest = sc_expr_sub(ctx, d, sc_expr_mul(ctx, sc_expr_int(ctx, c), m));
+    const char *names[64];
+    int k = sc_expr_symbols(rest, names, 64);
+    bool again = false;
+    for (int j = 0; j < k; j++) again |= names[j] == m->name;
+    sc_symbol *s = sc_env_find(env, m->name);
+    if (again || !s || s->replacement) continue;
+    cand[n] = s;
+    coeff[n++] = c;
+  }
+  /* order by elimination preference */
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && eliminate_before(cand[j], cand[j - 1]); j--) {
+      sc_symbol *ts = cand[j];
+      cand[j] = cand[j - 1];
+      cand[j - 1] = ts;
+      int64_t tc = coeff[j];
+      coeff[j] = coeff[j - 1];
+      coeff[j - 1] = tc;
+    }
+  for (int i = 0; i < n; i++) {
+    sc_symbol *s = cand[i];
+    const sc_expr *sym = sc_expr_sym(ctx, s->name);
+    /* c*s + rest = 0  ->  s = -rest / c, when that is exact */
+    const sc_expr *neg_rest = sc_expr_neg(ctx, sc_expr_sub(ctx, d, sc_expr_mul(ctx, sc_expr_int(ctx, coeff[i]), sym)));
+    const sc_expr *r = sc_expr_floordiv(ctx, neg_rest, sc_expr_int(ctx, coeff[i]));
+    if (sc_expr_mul(ctx, r, sc_expr_int(ctx, coeff[i])) != neg_rest) continue;
+    if (s->origin == SC_SYM_NAMED) {
+      /* a named Dim replaced by something outside the linear language is a runtime fact */
+      int64_t a, b;
+      if (!sc_expr_is_const(r, NULL) && !as_linear(ctx, r, &a, &b)) break;
+    }
+    if (!check_replacement(env, s, r, e, prov)) {
+      /* keep analysing as if the guard held */
+      set_replacement(env, s, r, e, prov);
+      return;
+    }
+    carry_range(env, s, r);
+    set_replacement(env, s, r, e, prov);
+    record(env, e, sc_expr_is_const(r, NULL) ? SC_GUARD_SPECIALIZATION : SC_GUARD_REPLACEMENT, prov, s->name);
+    return;
+  }
+  record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+}
+
+/* ---- inequalities ------------------------------------------------------------------ */
+
+/* Rewrites `a*(X//m) + b >= 0` into a condition linear in X; returns NULL if d is not of
+ * that form. */
+static const sc_expr *unwrap_floordiv(sc_ctx *ctx, const sc_expr *d) {
+  const sc_expr *fd = NULL;
+  int64_t a = 0, b = 0;
+  uint32_t nt = d->kind == SC_EXPR_ADD ? d->n_args : 1;
+  for (uint32_t i = 0; i < nt; i++) {
+    int64_t c;
+    const sc_expr *m = term_split(ctx, d->kind == SC_EXPR_ADD ? d->args[i] : d, &c);
+    if (!m) b += c;
+    else if (m->kind == SC_EXPR_FLOORDIV && !fd) fd = m, a = c;
+    else return NULL;
+  }
+  int64_t k;
+  if (!fd || !sc_expr_is_const(fd->args[1], &k) || k <= 0) return NULL;
+  const sc_expr *x = fd->args[0];
+  if (a > 0) { /* F >= ceil(-b/a)  ->  X >= q*k */
+    int64_t q = ceil_div(-b, a);
+    return sc_expr_sub(ctx, x, sc_expr_int(ctx, q * k));
+  }
+  int64_t q = floor_div(b, -a); /* F <= q  ->  X <= q*k + k - 1 */
+  return sc_expr_sub(ctx, sc_expr_int(ctx, q * k + k - 1), x);
+}
+
+/* cond is lhs REL rhs; returns d with the condition equivalent to d >= 0. */
+static const sc_expr *as_nonneg(sc_ctx *ctx, const sc_expr *cond) {
+  const sc_expr *d = sc_expr_sub(ctx, cond->args[0], cond->args[1]);
+  const sc_expr *one = sc_expr_int(ctx, 1);
+  switch (cond->kind) {
+    case SC_EXPR_GE: return d;
+    case SC_EXPR_GT: return sc_expr_sub(ctx, d, one);
+    case SC_EXPR_LE: return sc_expr_neg(ctx, d);
+    case SC_EXPR_LT: return sc_expr_sub(ctx, sc_expr_neg(ctx, d), one);
+    default: return NULL;
+  }
+}
+
+static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
+  sc_ctx *ctx = env->ctx;
+  const sc_expr *d = as_nonneg(ctx, e);
+  int64_t a, b;
+  const sc_expr *sym = as_linear(ctx, d, &a, &b);
+  if (!sym) {
+    const sc_expr *u = unwrap_floordiv(ctx, d);
+    sym = u ? as_linear(ctx, u, &a, &b) : NULL;
+  }
+  sc_symbol *s = sym ? sc_env_find(env, sym->name) : NULL;
+  if (!s) {
+    record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+    return;
+  }
+  /* a*s + b >= 0 */
+  sc_range_iv bound = sc_iv_full();
+  if (a > 0) bound.lo = ceil_div(-b, a);
+  else bound.hi = floor_div(b, -a);
+  sc_range_iv before = s->range, after = sc_iv_intersect(before, bound);
+  if (sc_iv_is_empty(after)) {
+    sc_env_violation(env, prov, e, NULL, 0, "guard %s (from %s) can never hold: %s has range %s", expr_str(env, e),
+                     where(env, prov), user_name(s), range_str(env, before));
+    return;
+  }
+  if (s->origin == SC_SYM_NAMED && (after.lo > before.lo || after.hi < before.hi)) {
+    sc_range_iv fix = s->declared;
+    if (after.lo > before.lo) fix.lo = after.lo;
+    if (after.hi < before.hi) fix.hi = after.hi;
+    const char *f = dim_fix(env, s->name, fix);
+    s->range = after;
+    sc_violation *vi = sc_env_violation(env, prov, e, &f, 1,
+                     "Not all values of %s = %s in the specified range %s satisfy the generated guard %s (from %s)",
+                     s->name, user_name(s), range_str(env, s->declared), expr_str(env, e), where(env, prov));
+    vi->fix = (sc_fix){.kind = SC_FIX_DIM_RANGE, .dim = s->name, .min = fix.lo, .max = fix.hi,
+                       .has_max = fix.hi != SC_INT_OO};
+    return;
+  }
+  s->range = after;
+  record(env, e, SC_GUARD_RANGE, prov, s->name);
+  if (s->origin == SC_SYM_UNBACKED) record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+}
+
+/* ---- the decision -------------------------------------------------------------------- */
+
+void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov) {
+  const sc_expr *e = sc_env_resolve(env, cond);
+  if (e->kind == SC_EXPR_AND) {
+    for (uint32_t i = 0; i < e->n_args; i++) sc_env_guard(env, e->args[i], prov);
+    return;
+  }
+  sc_truth t = sc_env_decide(env, e);
+  if (t == SC_TRUE) {
+    record(env, e, SC_GUARD_TRUE, prov, NULL);
+    return;
+  }
+  if (sc_env_is_unbacked(env, e)) {
+    if (e->kind == SC_EXPR_LT || e->kind == SC_EXPR_LE || e->kind == SC_EXPR_GT || e->kind == SC_EXPR_GE) {
+      refine_ineq(env, e, prov);
+    } else {
+      record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+    }
+    return;
+  }
+  int64_t h;
+  if (sc_env_hint(env, e, &h) && !h) {
+    sc_env_violation(env, prov, e, NULL, 0, "guard %s (from %s) is false for the sample inputs", expr_str(env, e),
+                     where(env, prov));
+    return;
+  }
+  if (t == SC_FALSE) {
+    sc_env_violation(env, prov, e, NULL, 0, "guard %s (from %s) can never hold for the allowed input sizes",
+                     expr_str(env, e), where(env, prov));
+    return;
+  }
+  switch (e->kind) {
+    case SC_EXPR_EQ: solve_eq(env, e, prov); return;
+    case SC_EXPR_LT:
+    case SC_EXPR_LE:
+    case SC_EXPR_GT:
+    case SC_EXPR_GE: refine_ineq(env, e, prov); return;
+    default: record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL); return;
+  }
+}

@@ -1,0 +1,136 @@
+/* shape_env.h - the symbolic shape environment of one analysis: symbols with their
+ * sources, hints and ranges; the guards that ops emit; and the decisions torch.export
+ * takes on them (drop, replace, specialize, refine a range, defer to a runtime assert,
+ * or report a constraint violation with suggested fixes).
+ *
+ * Replacements are kept fully resolved: no replacement mentions a replaced symbol, so
+ * sc_env_resolve needs one substitution pass. */
+#ifndef SC_SHAPE_ENV_H
+#define SC_SHAPE_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../ir/dynspec.h"
+#include "../ir/graph.h"
+#include "../ir/value_range.h"
+
+typedef enum sc_sym_origin {
+  SC_SYM_AUTO,      /* Dim.AUTO: anything goes, silently */
+  SC_SYM_DYNAMIC,   /* Dim.DYNAMIC: only a constant is a violation */
+  SC_SYM_NAMED,     /* a root Dim of the spec: its linear facts must be declared */
+  SC_SYM_DIVISOR,   /* a root introduced by a divisibility guard (s0 = 4*s6) */
+  SC_SYM_UNBACKED,  /* data-dependent (u0, u1, ...) */
+} sc_sym_origin;
+
+/* Where a guard came from. */
+typedef struct sc_provenance {
+  int node;                /* node index, -1 for the spec itself */
+  const char *node_name;
+  const char *op;          /* serialized target */
+  const char *path;        /* JSON path of the node */
+  const char *rule;        /* shape rule that emitted it: broadcast, matmul, view, assert, ... */
+} sc_provenance;
+
+typedef struct sc_symbol {
+  const char *name;        /* s0, dx, u0 */
+  sc_sym_origin origin;
+  const sc_root_dim *dim;  /* NAMED */
+  const char *source;      /* "w.size()[0]"; for unbacked, "item() at node 'x'" */
+  const char *spec_path;   /* JSON path of its leaf in the spec, when any */
+  bool has_hint;
+  int64_t hint;
+  sc_range_iv range;       /* current range, refined by guards */
+  sc_range_iv declared;    /* as the spec gives it, before the >= 2 tracing assumption */
+  const sc_expr *replacement;
+  sc_provenance replaced_at;
+  const sc_expr *replaced_guard;
+} sc_symbol;
+
+typedef enum sc_guard_outcome {
+  SC_GUARD_TRUE,           /* statically true (constants or ranges) */
+  SC_GUARD_REPLACEMENT,    /* solved into a replacement */
+  SC_GUARD_SPECIALIZATION, /* pinned a symbol to a constant */
+  SC_GUARD_RANGE,          /* refined a range */
+  SC_GUARD_RUNTIME_ASSERT, /* kept as a runtime assert */
+  SC_GUARD_VIOLATION,      /* conflicts with the spec */
+} sc_guard_outcome;
+
+typedef struct sc_guard {
+  const sc_expr *expr;     /* as emitted (with the replacements known then applied) */
+  sc_guard_outcome outcome;
+  sc_provenance prov;
+  const char *symbol;      /* the symbol replaced, specialized or refined */
+} sc_guard;
+
+/* A change to the spec that removes a violation (applied by --fix-spec). */
+typedef enum sc_fix_kind {
+  SC_FIX_NONE,
+  SC_FIX_STATIC_LEAF,   /* the leaf at spec_path becomes the int `value` */
+  SC_FIX_DIM_RANGE,     /* Dim `dim` gets [min, max] (has_max false: unbounded) */
+  SC_FIX_DIM_VALUE,     /* Dim `dim` is the constant `value`: every use becomes an int */
+  SC_FIX_DIM_RELATE,    /* Dim `dim` = a*other + b: every use is rewritten in `other` */
+  SC_FIX_DIM_DIVISIBLE, /* Dim `dim` = a*other where `other` is a new root with [min, max] */
+} sc_fix_kind;
+
+typedef struct sc_fix {
+  sc_fix_kind kind;
+  const char *spec_path;
+  const char *dim, *other;
+  int64_t value, a, b, min, max;
+  bool has_max;
+} sc_fix;
+
+typedef struct sc_violation {
+  sc_fix fix;
+  const char *message;
+  const char **fixes;      /* torch's vocabulary: "dy = dx", "dx = Dim('dx', max=512)" */
+  size_t n_fixes;
+  sc_provenance prov;
+  const sc_expr *guard;
+} sc_violation;
+
+typedef struct sc_shape_env {
+  sc_ctx *ctx;
+  sc_symbol *symbols;
+  size_t n_symbols, cap_symbols;
+  sc_guard *guards;
+  size_t n_guards, cap_guards;
+  sc_violation *violations;
+  size_t n_violations, cap_violations;
+  int next_s, next_u;      /* numbering of new s / u symbols */
+  bool prefer_deferred;    /* --prefer-deferred-runtime-asserts */
+} sc_shape_env;
+
+void sc_env_init(sc_shape_env *env, sc_ctx *ctx);
+void sc_env_release(sc_shape_env *env);
+sc_symbol *sc_env_find(sc_shape_env *env, const char *name);
+/* Adds a symbol (name interned); returns it.  The pointer is stable until the next add. */
+sc_symbol *sc_env_add_symbol(sc_shape_env *env, const char *name, sc_sym_origin origin, sc_range_iv range);
+/* A fresh unbacked symbol u<k>. */
+const sc_expr *sc_env_new_unbacked(sc_shape_env *env, const char *source, bool size_like);
+
+/* Applies the replacements. */
+const sc_expr *sc_env_resolve(sc_shape_env *env, const sc_expr *e);
+/* Range of an expression under the current symbol ranges (after resolving). */
+sc_range_iv sc_env_range(sc_shape_env *env, const sc_expr *e);
+/* Evaluates under the hints; false when a symbol has none. */
+bool sc_env_hint(sc_shape_env *env, const sc_expr *e, int64_t *out);
+/* Three-valued: decided by constants or ranges, else SC_UNKNOWN. */
+sc_truth sc_env_decide(sc_shape_env *env, const sc_expr *cond);
+/* True when e mentions an unbacked symbol. */
+bool sc_env_is_unbacked(sc_shape_env *env, const sc_expr *e);
+
+/* Records a guard that must hold and takes torch.export's decision on it. */
+void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);
+/* Records a condition checked only at run time (data-dependent facts, Ne, ...). */
+void sc_env_runtime_assert(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);
+/* Records a constraint violation (message and fixes copied); returns it so the caller
+ * can attach a structured fix.  The pointer is valid until the next violation. */
+sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, const sc_expr *guard, const char **fixes,
+                               size_t n_fixes, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+const char *sc_sym_origin_name(sc_sym_origin origin);
+
+#endif

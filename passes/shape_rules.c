@@ -1,0 +1,1201 @@
+/* shape_rules.c - the shape rule of every operator in ir/ops.def; see shape_rules.h.
+ *
+ * Each rule reads its arguments by schema name (the serializer writes names from the
+ * operator schema and omits arguments left at their default), computes output sizes as
+ * symbolic expressions and emits guards through the shape environment. */
+#include "shape_rules.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_RANK 16
+
+typedef struct shape {
+  int rank;
+  const sc_expr *d[MAX_RANK];
+} shape;
+
+/* ---- errors and arguments ----------------------------------------------------------- */
+
+static bool rule_error(sc_rule_ctx *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool rule_error(sc_rule_ctx *rc, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  sc_diag *d = sc_diags_add(&rc->ctx->diags, SC_DIAG_BAD_OP_ARGS, SC_SEV_ERROR, rc->program->file, rc->node->path,
+                            "%s: %s", rc->node->target, msg);
+  sc_diag_set_hint(&rc->ctx->diags, d, "the node's arguments must follow the operator's ATen schema");
+  rc->failed = true;
+  return false;
+}
+
+static const sc_arg *arg(sc_rule_ctx *rc, const char *name) {
+  for (size_t i = 0; i < rc->node->n_inputs; i++)
+    if (rc->node->inputs[i].name && strcmp(rc->node->inputs[i].name, name) == 0) return &rc->node->inputs[i].arg;
+  return NULL;
+}
+
+static bool arg_is_none(const sc_arg *a) {
+  return !a || a->kind == SC_ARG_NONE || (a->kind == SC_ARG_OPTIONAL_TENSOR && a->n_items && a->items[0].is_none);
+}
+
+static const sc_expr *item_expr(sc_rule_ctx *rc, const sc_arg_item *it) {
+  if (it->value) return it->value->sym ? sc_env_resolve(rc->env, it->value->sym) : NULL;
+  return sc_expr_int(rc->ctx, it->i);
+}
+
+static const sc_value *tensor_arg(sc_rule_ctx *rc, const char *name, bool required) {
+  const sc_arg *a = arg(rc, name);
+  if (arg_is_none(a)) {
+    if (required) rule_error(rc, "missing tensor argument '%s'", name);
+    return NULL;
+  }
+  if ((a->kind != SC_ARG_TENSOR && a->kind != SC_ARG_OPTIONAL_TENSOR) || !a->n_items || !a->items[0].value ||
+      a->items[0].value->kind != SC_VALUE_TENSOR) {
+    rule_error(rc, "argument '%s' must be a tensor", name);
+    return NULL;
+  }
+  return a->items[0].value;
+}
+
+/* An int or SymInt argument as an expression; `def` when absent (NULL: required). */
+static const sc_expr *int_arg(sc_rule_ctx *rc, const char *name, const sc_expr *def) {
+  const sc_arg *a = arg(rc, name);
+  if (arg_is_none(a)) {
+    if (!def) rule_error(rc, "missing integer argument '%s'", name);
+    return def;
+  }
+  if ((a->kind == SC_ARG_INT || a->kind == SC_ARG_SYM_INT) && a->n_items == 1) {
+    const sc_expr *e = item_expr(rc, &a->items[0]);
+    if (!e) rule_error(rc, "argument '%s' has no symbolic value", name);
+    return e;
+  }
+  if (a->kind == SC_ARG_BOOL && a->n_items == 1) return sc_expr_int(rc->ctx, a->items[0].b);
+  rule_error(rc, "argument '%s' must be an integer", name);
+  return NULL;
+}
+
+static bool const_int_arg(sc_rule_ctx *rc, const char *name, int64_t def, bool required, int64_t *out) {
+  const sc_expr *e = int_arg(rc, name, required ? NULL : sc_expr_int(rc->ctx, def));
+  if (!e) return false;
+  if (!sc_expr_is_const(e, out)) return rule_error(rc, "argument '%s' must be a constant integer", name);
+  return true;
+}
+
+static bool bool_arg(sc_rule_ctx *rc, const char *name, bool def) {
+  const sc_arg *a = arg(rc, name);
+  if (arg_is_none(a)) return def;
+  if (a->kind == SC_ARG_BOOL && a->n_items == 1) return a->items[0].b;
+  if (a->kind == SC_ARG_INT && a->n_items == 1) return a->items[0].i != 0;
+  return def;
+}
+
+/* An int[] / SymInt[] argument; returns the count or -1.  `absent` is returned when the
+ * argument is missing or None. */
+static int ints_arg(sc_rule_ctx *rc, const char *name, const sc_expr **out, int max, int absent) {
+  const sc_arg *a = arg(rc, name);
+  if (arg_is_none(a)) return absent;
+  if (a->kind == SC_ARG_INT || a->kind == SC_ARG_SYM_INT) {
+    out[0] = item_expr(rc, &a->items[0]);
+    return out[0] ? 1 : -1;
+  }
+  if (a->kind != SC_ARG_INTS && a->kind != SC_ARG_SYM_INTS) {
+    rule_error(rc, "argument '%s' must be a list of integers", name);
+    return -1;
+  }
+  if ((int)a->n_items > max) {
+    rule_error(rc, "argument '%s' has too many entries", name);
+    return -1;
+  }
+  for (size_t i = 0; i < a->n_items; i++) {
+    out[i] = item_expr(rc, &a->items[i]);
+    if (!out[i]) {
+      rule_error(rc, "argument '%s' has an entry without a symbolic value", name);
+      return -1;
+    }
+  }
+  return (int)a->n_items;
+}
+
+static bool const_ints_arg(sc_rule_ctx *rc, const char *name, int64_t *out, int max, int *n, int absent) {
+  const sc_expr *e[MAX_RANK];
+  *n = ints_arg(rc, name, e, max < MAX_RANK ? max : MAX_RANK, absent);
+  if (*n < 0) return false;
+  for (int i = 0; i < *n; i++)
+    if (!sc_expr_is_const(e[i], &out[i])) return rule_error(rc, "argument '%s' must hold constant integers", name);
+  return true;
+}
+
+/* ---- shapes ---------------------------------------------------------------------------- */
+
+static bool shape_of(sc_rule_ctx *rc, const sc_value *v, shape *s) {
+  if (!v->shape) return rule_error(rc, "input '%s' has no shape", v->name);
+  if (v->meta.rank > MAX_RANK) return rule_error(rc, "rank %d is above shapec's limit of %d", v->meta.rank, MAX_RANK);
+  s->rank = v->meta.rank;
+  for (int i = 0; i < s->rank; i++) s->d[i] = sc_env_resolve(rc->env, v->shape[i]);
+  return true;
+}
+
+static bool norm_dim(sc_rule_ctx *rc, int64_t dim, int rank, int *out) {
+  int r = rank > 0 ? rank : 1;
+  if (dim < -r || dim >= r) return rule_error(rc, "dimension %lld is out of range for rank %d", (long long)dim, rank);
+  *out = (int)(dim < 0 ? dim + r : dim);
+  return true;
+}
+
+static const sc_expr *numel(sc_rule_ctx *rc, const shape *s, int from, int to) {
+  const sc_expr *n = sc_expr_int(rc->ctx, 1);
+  for (int i = from; i < to; i++) n = sc_expr_mul(rc->ctx, n, s->d[i]);
+  return n;
+}
+
+static void guard(sc_rule_ctx *rc, const char *rule, const sc_expr *cond) {
+  sc_provenance p = rc->prov;
+  p.rule = rule;
+  sc_env_guard(rc->env, cond, &p);
+}
+
+static const sc_expr *eq_guard(sc_rule_ctx *rc, const char *rule, const sc_expr *a, const sc_expr *b) {
+  guard(rc, rule, sc_expr_rel(rc->ctx, SC_EXPR_EQ, a, b));
+  return sc_env_resolve(rc->env, a);
+}
+
+/* Decides a <= b by ranges, else by hints (emitting the guard that decision implies). */
+static bool le_by_hint(sc_rule_ctx *rc, const char *rule, const sc_expr *a, const sc_expr *b) {
+  const sc_expr *le = sc_expr_rel(rc->ctx, SC_EXPR_LE, a, b);
+  sc_truth t = sc_env_decide(rc->env, le);
+  if (t != SC_UNKNOWN) return t == SC_TRUE;
+  int64_t ha, hb;
+  bool known = sc_env_hint(rc->env, a, &ha) && sc_env_hint(rc->env, b, &hb);
+  bool result = known ? ha <= hb : true;
+  guard(rc, rule, result ? le : sc_expr_rel(rc->ctx, SC_EXPR_GT, a, b));
+  return result;
+}
+
+static bool is_one(const sc_expr *e) {
+  int64_t v;
+  return sc_expr_is_const(e, &v) && v == 1;
+}
+
+/* torch's infer_size: equal sizes, or one side is 1 (decided by constants and hints). */
+static const sc_expr *broadcast_dim(sc_rule_ctx *rc, const sc_expr *a, const sc_expr *b) {
+  if (a == b) return a;
+  if (is_one(a)) return b;
+  if (is_one(b)) return a;
+  int64_t ha, hb;
+  bool known_a = sc_env_hint(rc->env, a, &ha), known_b = sc_env_hint(rc->env, b, &hb);
+  if (known_a && ha == 1 && !sc_env_is_unbacked(rc->env, a)) return b;
+  if (known_b && hb == 1 && !sc_env_is_unbacked(rc->env, b)) return a;
+  return eq_guard(rc, "broadcast", a, b);
+}
+
+static void broadcast(sc_rule_ctx *rc, shape *acc, const shape *s) {
+  int rank = acc->rank > s->rank ? acc->rank : s->rank;
+  shape out = {rank, {0}};
+  for (int i = 0; i < rank; i++) {
+    int ia = i - (rank - acc->rank), is = i - (rank - s->rank);
+    const sc_expr *a = ia >= 0 ? acc->d[ia] : NULL, *b = is >= 0 ? s->d[is] : NULL;
+    out.d[i] = !a ? b : !b ? a : broadcast_dim(rc, a, b);
+  }
+  *acc = out;
+}
+
+/* ---- outputs -------------------------------------------------------------------------- */
+
+/* The k-th tensor output value of the node (None slots count), or NULL. */
+static sc_value *output_tensor(sc_rule_ctx *rc, int k, bool *exists) {
+  int seen = 0;
+  *exists = false;
+  for (size_t i = 0; i < rc->node->n_outputs; i++) {
+    const sc_arg *o = &rc->node->outputs[i];
+    if (o->kind != SC_ARG_TENSOR && o->kind != SC_ARG_TENSORS && o->kind != SC_ARG_OPTIONAL_TENSORS &&
+        o->kind != SC_ARG_NONE)
+      continue;
+    size_t n = o->kind == SC_ARG_NONE ? 1 : o->n_items;
+    for (size_t j = 0; j < n; j++, seen++) {
+      if (seen == k) {
+        *exists = true;
+        return o->kind == SC_ARG_NONE ? NULL : o->items[j].value;
+      }
+    }
+  }
+  return NULL;
+}
+
+static int n_output_tensors(sc_rule_ctx *rc) {
+  int n = 0;
+  bool exists = true;
+  while (exists) {
+    output_tensor(rc, n, &exists);
+    if (exists) n++;
+  }
+  return n;
+}
+
+static bool set_out(sc_rule_ctx *rc, int k, const shape *s) {
+  bool exists;
+  sc_value *v = output_tensor(rc, k, &exists);
+  if (!v) return true; /* an unused optional output */
+  if (v->meta.rank != s->rank)
+    return rule_error(rc, "output '%s' has rank %d in the program but the operator gives rank %d", v->name,
+                      v->meta.rank, s->rank);
+  v->shape = sc_arena_alloc(&rc->ctx->arena, (size_t)(s->rank ? s->rank : 1) * sizeof *v->shape);
+  for (int i = 0; i < s->rank; i++) v->shape[i] = sc_env_resolve(rc->env, s->d[i]);
+  return true;
+}
+
+static sc_value *sym_output(sc_rule_ctx *rc) {
+  for (size_t i = 0; i < rc->node->n_outputs; i++) {
+    const sc_arg *o = &rc->node->outputs[i];
+    if ((o->kind == SC_ARG_SYM_INT || o->kind == SC_ARG_SYM_BOOL || o->kind == SC_ARG_SYM_FLOAT) && o->n_items &&
+        o->items[0].value)
+      return o->items[0].value;
+  }
+  return NULL;
+}
+
+static bool set_sym(sc_rule_ctx *rc, const sc_expr *e) {
+  sc_value *v = sym_output(rc);
+  if (!v) return rule_error(rc, "the node has no SymInt or SymBool output");
+  v->sym = e;
+  return true;
+}
+
+/* ---- rule families ---------------------------------------------------------------------- */
+
+static bool rule_elementwise(sc_rule_ctx *rc) {
+  shape acc = {0, {0}};
+  bool any = false;
+  for (size_t i = 0; i < rc->node->n_inputs; i++) {
+    const sc_arg *a = &rc->node->inputs[i].arg;
+    if ((a->kind != SC_ARG_TENSOR && a->kind != SC_ARG_OPTIONAL_TENSOR) || !a->n_items || !a->items[0].value) continue;
+    shape s;
+    if (!shape_of(rc, a->items[0].value, &s)) return false;
+    if (!any) acc = s;
+    else broadcast(rc, &acc, &s);
+    any = true;
+  }
+  if (!any) return rule_error(rc, "no tensor argument");
+  return set_out(rc, 0, &acc);
+}
+
+static bool rule_same_as(sc_rule_ctx *rc, const char *name) {
+  const sc_value *x = tensor_arg(rc, name, true);
+  shape s;
+  if (!x || !shape_of(rc, x, &s)) return false;
+  return set_out(rc, 0, &s);
+}
+
+/* view / reshape: -1 inferred from the element count, which must agree. */
+static bool rule_view(sc_rule_ctx *rc, const char *size_name) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out;
+  if (!x || !shape_of(rc, x, &in)) return false;
+  out.rank = ints_arg(rc, size_name, out.d, MAX_RANK, -1);
+  if (out.rank < 0) return rule_error(rc, "missing '%s'", size_name);
+  const sc_expr *total = numel(rc, &in, 0, in.rank), *known = sc_expr_int(rc->ctx, 1);
+  int infer = -1;
+  for (int i = 0; i < out.rank; i++) {
+    int64_t v;
+    if (sc_expr_is_const(out.d[i], &v) && v == -1) {
+      if (infer >= 0) return rule_error(rc, "only one dimension can be inferred");
+      infer = i;
+    } else {
+      known = sc_expr_mul(rc->ctx, known, out.d[i]);
+    }
+  }
+  if (infer >= 0) {
+    const sc_expr *q = sc_expr_floordiv(rc->ctx, total, known);
+    if (sc_expr_mul(rc->ctx, q, known) != total)
+      guard(rc, "view", sc_expr_rel(rc->ctx, SC_EXPR_EQ, sc_expr_mod(rc->ctx, total, known), sc_expr_int(rc->ctx, 0)));
+    out.d[infer] = q;
+  } else {
+    guard(rc, "view", sc_expr_rel(rc->ctx, SC_EXPR_EQ, total, known));
+  }
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_flatten(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out = {0, {0}};
+  int64_t start, end;
+  if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "start_dim", 0, false, &start) ||
+      !const_int_arg(rc, "end_dim", -1, false, &end))
+    return false;
+  if (in.rank == 0) {
+    out.rank = 1;
+    out.d[0] = sc_expr_int(rc->ctx, 1);
+    return set_out(rc, 0, &out);
+  }
+  int s, e;
+  if (!norm_dim(rc, start, in.rank, &s) || !norm_dim(rc, end, in.rank, &e)) return false;
+  if (s > e) return rule_error(rc, "start_dim comes after end_dim");
+  for (int i = 0; i < s; i++) out.d[out.rank++] = in.d[i];
+  out.d[out.rank++] = numel(rc, &in, s, e + 1);
+  for (int i = e + 1; i < in.rank; i++) out.d[out.rank++] = in.d[i];
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_permute(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out;
+  int64_t dims[MAX_RANK];
+  int n;
+  if (!x || !shape_of(rc, x, &in) || !const_ints_arg(rc, "dims", dims, MAX_RANK, &n, -1)) return false;
+  if (n != in.rank) return rule_error(rc, "permute needs %d dims, got %d", in.rank, n);
+  out.rank = n;
+  bool used[MAX_RANK] = {0};
+  for (int i = 0; i < n; i++) {
+    int d;
+    if (!norm_dim(rc, dims[i], in.rank, &d)) return false;
+    if (used[d]) return rule_error(rc, "dimension %d repeats", d);
+    used[d] = true;
+    out.d[i] = in.d[d];
+  }
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_transpose(sc_rule_ctx *rc, bool is_t) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s;
+  int64_t d0 = 0, d1 = 1;
+  if (!x || !shape_of(rc, x, &s)) return false;
+  if (is_t) {
+    if (s.rank > 2) return rule_error(rc, "t() expects a tensor of rank at most 2");
+    if (s.rank < 2) return set_out(rc, 0, &s);
+  } else if (!const_int_arg(rc, "dim0", 0, true, &d0) || !const_int_arg(rc, "dim1", 0, true, &d1)) {
+    return false;
+  }
+  int a, b;
+  if (s.rank == 0) return set_out(rc, 0, &s);
+  if (!norm_dim(rc, d0, s.rank, &a) || !norm_dim(rc, d1, s.rank, &b)) return false;
+  const sc_expr *t = s.d[a];
+  s.d[a] = s.d[b];
+  s.d[b] = t;
+  return set_out(rc, 0, &s);
+}
+
+static bool rule_unsqueeze(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out;
+  int64_t dim;
+  int d;
+  if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, in.rank + 1, &d))
+    return false;
+  if (in.rank + 1 > MAX_RANK) return rule_error(rc, "rank too large");
+  out.rank = in.rank + 1;
+  for (int i = 0, k = 0; i < out.rank; i++) out.d[i] = i == d ? sc_expr_int(rc->ctx, 1) : in.d[k++];
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out = {0, {0}};
+  if (!x || !shape_of(rc, x, &in)) return false;
+  int64_t dims[MAX_RANK];
+  int n = 0;
+  if (many) {
+    if (!const_ints_arg(rc, "dims", dims, MAX_RANK, &n, -1)) return false;
+  } else {
+    if (!const_int_arg(rc, "dim", 0, true, &dims[0])) return false;
+    n = 1;
+  }
+  bool drop[MAX_RANK] = {0};
+  for (int i = 0; i < n && in.rank; i++) {
+    int d;
+    if (!norm_dim(rc, dims[i], in.rank, &d)) return false;
+    /* a dim of size 1 goes; a symbolic one stays (its range excludes 1) */
+    drop[d] = is_one(in.d[d]);
+  }
+  for (int i = 0; i < in.rank; i++)
+    if (!drop[i]) out.d[out.rank++] = in.d[i];
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_expand(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out;
+  if (!x || !shape_of(rc, x, &in)) return false;
+  out.rank = ints_arg(rc, "size", out.d, MAX_RANK, -1);
+  if (out.rank < in.rank) return rule_error(rc, "expand to fewer dimensions than the input has");
+  for (int i = 0; i < out.rank; i++) {
+    int k = i - (out.rank - in.rank);
+    int64_t v;
+    bool keep = sc_expr_is_const(out.d[i], &v) && v == -1;
+    if (k < 0) {
+      if (keep) return rule_error(rc, "-1 is not allowed for a new leading dimension");
+      continue;
+    }
+    if (keep) out.d[i] = in.d[k];
+    else if (!is_one(in.d[k]) && in.d[k] != out.d[i]) out.d[i] = eq_guard(rc, "expand", in.d[k], out.d[i]);
+  }
+  return set_out(rc, 0, &out);
+}
+
+/* Clamps a slice bound to [0, n] the way torch does, guarding on the decision. */
+static const sc_expr *clamp_bound(sc_rule_ctx *rc, const sc_expr *v, const sc_expr *n) {
+  int64_t c;
+  if (sc_expr_is_const(v, &c)) {
+    if (c == INT64_MAX) return n;
+    if (c < 0) {
+      v = sc_expr_add(rc->ctx, n, v);
+      if (!le_by_hint(rc, "slice", sc_expr_int(rc->ctx, 0), v)) return sc_expr_int(rc->ctx, 0);
+      return v;
+    }
+  }
+  if (le_by_hint(rc, "slice", n, v)) return n;
+  return v;
+}
+
+static bool rule_slice(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s;
+  int64_t dim, step;
+  int d;
+  if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, false, &dim) ||
+      !const_int_arg(rc, "step", 1, false, &step) || !norm_dim(rc, dim, s.rank, &d))
+    return false;
+  if (step <= 0) return rule_error(rc, "slice step must be positive");
+  const sc_expr *n = s.d[d];
+  const sc_expr *start = int_arg(rc, "start", sc_expr_int(rc->ctx, 0));
+  const sc_expr *end = int_arg(rc, "end", sc_expr_int(rc->ctx, INT64_MAX));
+  if (!start || !end) return false;
+  start = clamp_bound(rc, start, n);
+  end = clamp_bound(rc, end, n);
+  if (!le_by_hint(rc, "slice", start, end)) end = start;
+  const sc_expr *len = sc_expr_sub(rc->ctx, end, start);
+  if (step != 1)
+    len = sc_expr_floordiv(rc->ctx, sc_expr_add(rc->ctx, len, sc_expr_int(rc->ctx, step - 1)), sc_expr_int(rc->ctx, step));
+  s.d[d] = len;
+  return set_out(rc, 0, &s);
+}
+
+static bool rule_select(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out = {0, {0}};
+  int64_t dim;
+  int d;
+  if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, in.rank, &d))
+    return false;
+  const sc_expr *index = int_arg(rc, "index", NULL);
+  if (!index) return false;
+  int64_t c;
+  if (sc_expr_is_const(index, &c) && c < 0)
+    guard(rc, "select", sc_expr_rel(rc->ctx, SC_EXPR_LE, sc_expr_int(rc->ctx, -c), in.d[d]));
+  else
+    guard(rc, "select", sc_expr_rel(rc->ctx, SC_EXPR_LT, index, in.d[d]));
+  for (int i = 0; i < in.rank; i++)
+    if (i != d) out.d[out.rank++] = in.d[i];
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_narrow(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s;
+  int64_t dim;
+  int d;
+  if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, s.rank, &d))
+    return false;
+  const sc_expr *start = int_arg(rc, "start", NULL), *length = int_arg(rc, "length", NULL);
+  if (!start || !length) return false;
+  guard(rc, "narrow", sc_expr_rel(rc->ctx, SC_EXPR_LE, sc_expr_add(rc->ctx, start, length), s.d[d]));
+  s.d[d] = length;
+  return set_out(rc, 0, &s);
+}
+
+static const sc_arg *tensors_arg(sc_rule_ctx *rc, const char *name) {
+  const sc_arg *a = arg(rc, name);
+  if (!a || (a->kind != SC_ARG_TENSORS && a->kind != SC_ARG_OPTIONAL_TENSORS) || !a->n_items) {
+    rule_error(rc, "argument '%s' must be a non-empty list of tensors", name);
+    return NULL;
+  }
+  return a;
+}
+
+static bool rule_cat(sc_rule_ctx *rc, bool stack) {
+  const sc_arg *ts = tensors_arg(rc, "tensors");
+  int64_t dim;
+  if (!ts || !const_int_arg(rc, "dim", 0, false, &dim)) return false;
+  shape acc = {-1, {0}};
+  int d = 0;
+  for (size_t i = 0; i < ts->n_items; i++) {
+    const sc_value *v = ts->items[i].value;
+    shape s;
+    if (!v) return rule_error(rc, "tensor list entry %zu is None", i);
+    if (!shape_of(rc, v, &s)) return false;
+    int64_t z;
+    if (!stack && s.rank == 1 && sc_expr_is_const(s.d[0], &z) && z == 0) continue; /* legacy empty tensor */
+    if (acc.rank < 0) {
+      acc = s;
+      if (!norm_dim(rc, dim, stack ? s.rank + 1 : s.rank, &d)) return false;
+      continue;
+    }
+    if (s.rank != acc.rank) return rule_error(rc, "tensors of ranks %d and %d", acc.rank, s.rank);
+    for (int k = 0; k < s.rank; k++) {
+      if (!stack && k == d) acc.d[k] = sc_expr_add(rc->ctx, acc.d[k], s.d[k]);
+      else acc.d[k] = eq_guard(rc, stack ? "stack" : "cat", acc.d[k], s.d[k]);
+    }
+  }
+  if (acc.rank < 0) {
+    acc.rank = 1;
+    acc.d[0] = sc_expr_int(rc->ctx, 0);
+  }
+  if (stack) {
+    if (acc.rank + 1 > MAX_RANK) return rule_error(rc, "rank too large");
+    for (int k = acc.rank; k > d; k--) acc.d[k] = acc.d[k - 1];
+    acc.d[d] = sc_expr_int(rc->ctx, (int64_t)ts->n_items);
+    acc.rank++;
+  }
+  return set_out(rc, 0, &acc);
+}
+
+/* split / chunk: the program fixes the number of outputs; the sizes follow from it. */
+static bool rule_split(sc_rule_ctx *rc, int kind) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s;
+  int64_t dim;
+  int d;
+  if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, false, &dim) || !norm_dim(rc, dim, s.rank, &d))
+    return false;
+  int k = n_output_tensors(rc);
+  const sc_expr *n = s.d[d];
+  if (kind == 1) { /* split_with_sizes */
+    const sc_expr *sizes[MAX_RANK * 8];
+    int m = ints_arg(rc, "split_sizes", sizes, MAX_RANK * 8, -1);
+    if (m < 0) return rule_error(rc, "missing split_sizes");
+    if (m != k) return rule_error(rc, "%d split sizes for %d outputs", m, k);
+    const sc_expr *sum = sc_expr_int(rc->ctx, 0);
+    for (int i = 0; i < m; i++) sum = sc_expr_add(rc->ctx, sum, sizes[i]);
+    eq_guard(rc, "split", sum, n);
+    for (int i = 0; i < m; i++) {
+      s.d[d] = sizes[i];
+      if (!set_out(rc, i, &s)) return false;
+    }
+    return true;
+  }
+  const sc_expr *piece;
+  if (kind == 0) {
+    piece = int_arg(rc, "split_size", NULL);
+  } else { /* chunk: ceil(n / chunks) */
+    int64_t chunks;
+    if (!const_int_arg(rc, "chunks", 0, true, &chunks)) return false;
+    if (chunks <= 0) return rule_error(rc, "chunks must be positive");
+    piece = sc_expr_floordiv(rc->ctx, sc_expr_add(rc->ctx, n, sc_expr_int(rc->ctx, chunks - 1)), sc_expr_int(rc->ctx, chunks));
+  }
+  if (!piece) return false;
+  if (k <= 0) return rule_error(rc, "no outputs");
+  /* k pieces: (k-1)*piece < n <= k*piece */
+  const sc_expr *before = sc_expr_mul(rc->ctx, sc_expr_int(rc->ctx, k - 1), piece);
+  guard(rc, "split", sc_expr_rel(rc->ctx, SC_EXPR_LT, before, n));
+  guard(rc, "split", sc_expr_rel(rc->ctx, SC_EXPR_LE, n, sc_expr_mul(rc->ctx, sc_expr_int(rc->ctx, k), piece)));
+  for (int i = 0; i < k; i++) {
+    s.d[d] = i < k - 1 ? piece : sc_expr_sub(rc->ctx, n, before);
+    if (!set_out(rc, i, &s)) return false;
+  }
+  return true;
+}
+
+static bool rule_unbind(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out = {0, {0}};
+  int64_t dim;
+  int d;
+  if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "dim", 0, false, &dim) || !norm_dim(rc, dim, in.rank, &d))
+    return false;
+  int k = n_output_tensors(rc);
+  eq_guard(rc, "unbind", in.d[d], sc_expr_int(rc->ctx, k));
+  for (int i = 0; i < in.rank; i++)
+    if (i != d) out.d[out.rank++] = in.d[i];
+  for (int i = 0; i < k; i++)
+    if (!set_out(rc, i, &out)) return false;
+  return true;
+}
+
+static bool rule_index_select(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true), *index = tensor_arg(rc, "index", true);
+  shape s, is;
+  int64_t dim;
+  int d;
+  if (!x || !index || !shape_of(rc, x, &s) || !shape_of(rc, index, &is) || !const_int_arg(rc, "dim", 0, true, &dim) ||
+      !norm_dim(rc, dim, s.rank, &d))
+    return false;
+  if (is.rank > 1) return rule_error(rc, "index must be a vector");
+  if (s.rank) s.d[d] = is.rank ? is.d[0] : sc_expr_int(rc->ctx, 1);
+  return set_out(rc, 0, &s);
+}
+
+static bool rule_embedding(sc_rule_ctx *rc) {
+  const sc_value *w = tensor_arg(rc, "weight", true), *idx = tensor_arg(rc, "indices", true);
+  shape ws, out;
+  if (!w || !idx || !shape_of(rc, w, &ws) || !shape_of(rc, idx, &out)) return false;
+  if (ws.rank != 2) return rule_error(rc, "weight must be 2-D");
+  if (out.rank + 1 > MAX_RANK) return rule_error(rc, "rank too large");
+  out.d[out.rank++] = ws.d[1];
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_gather(sc_rule_ctx *rc) { return rule_same_as(rc, "index"); }
+
+static bool rule_repeat(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out;
+  if (!x || !shape_of(rc, x, &in)) return false;
+  const sc_expr *rep[MAX_RANK];
+  int n = ints_arg(rc, "repeats", rep, MAX_RANK, -1);
+  if (n < in.rank) return rule_error(rc, "repeat needs at least %d repeats", in.rank);
+  out.rank = n;
+  for (int i = 0; i < n; i++) {
+    int k = i - (n - in.rank);
+    out.d[i] = k < 0 ? rep[i] : sc_expr_mul(rc->ctx, in.d[k], rep[i]);
+  }
+  return set_out(rc, 0, &out);
+}
+
+/* Reductions over `dims` (NULL or empty: all), keeping them as 1 when keepdim. */
+static bool reduce_shape(sc_rule_ctx *rc, const shape *in, const int64_t *dims, int n, bool all, bool keepdim, shape *out) {
+  bool red[MAX_RANK] = {0};
+  if (all) {
+    for (int i = 0; i < in->rank; i++) red[i] = true;
+  }
+  for (int i = 0; i < n; i++) {
+    int d;
+    if (!norm_dim(rc, dims[i], in->rank, &d)) return false;
+    red[d] = true;
+  }
+  out->rank = 0;
+  for (int i = 0; i < in->rank; i++) {
+    if (!red[i]) out->d[out->rank++] = in->d[i];
+    else if (keepdim) out->d[out->rank++] = sc_expr_int(rc->ctx, 1);
+  }
+  return true;
+}
+
+static bool rule_reduce(sc_rule_ctx *rc, const char *dim_name, bool empty_means_all, int n_outputs) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in, out;
+  if (!x || !shape_of(rc, x, &in)) return false;
+  int64_t dims[MAX_RANK];
+  int n = 0;
+  if (dim_name && !const_ints_arg(rc, dim_name, dims, MAX_RANK, &n, 0)) return false;
+  bool all = !dim_name || (n == 0 && empty_means_all);
+  if (!reduce_shape(rc, &in, dims, n, all, bool_arg(rc, "keepdim", false), &out)) return false;
+  for (int i = 0; i < n_outputs; i++)
+    if (!set_out(rc, i, &out)) return false;
+  return true;
+}
+
+static bool rule_softmax(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s;
+  int64_t dim;
+  int d;
+  if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, true, &dim)) return false;
+  if (s.rank && !norm_dim(rc, dim, s.rank, &d)) return false;
+  return set_out(rc, 0, &s);
+}
+
+/* The trailing dims of the input must equal normalized_shape, as must weight and bias. */
+static bool rule_layer_norm(sc_rule_ctx *rc, bool native) {
+  const sc_value *x = tensor_arg(rc, "input", true);
+  shape in;
+  if (!x || !shape_of(rc, x, &in)) return false;
+  const sc_expr *norm[MAX_RANK];
+  int n = ints_arg(rc, "normalized_shape", norm, MAX_RANK, -1);
+  if (n < 0) return rule_error(rc, "missing normalized_shape");
+  if (n > in.rank) return rule_error(rc, "normalized_shape is longer than the input's shape");
+  for (int i = 0; i < n; i++) in.d[in.rank - n + i] = eq_guard(rc, "layer_norm", in.d[in.rank - n + i], norm[i]);
+  static const char *const params[] = {"weight", "bias"};
+  for (int p = 0; p < 2; p++) {
+    const sc_value *w = tensor_arg(rc, params[p], false);
+    shape ws;
+    if (!w) continue;
+    if (!shape_of(rc, w, &ws)) return false;
+    if (ws.rank != n) return rule_error(rc, "%s must have the normalized shape", params[p]);
+    for (int i = 0; i < n; i++) eq_guard(rc, "layer_norm", ws.d[i], norm[i]);
+  }
+  if (!set_out(rc, 0, &in)) return false;
+  if (!native) return true;
+  shape stat = in;
+  for (int i = in.rank - n; i < in.rank; i++) stat.d[i] = sc_expr_int(rc->ctx, 1);
+  return set_out(rc, 1, &stat) && set_out(rc, 2, &stat);
+}
+
+static bool rule_batch_norm(sc_rule_ctx *rc, bool legit) {
+  const sc_value *x = tensor_arg(rc, "input", true);
+  shape in;
+  if (!x || !shape_of(rc, x, &in)) return false;
+  if (in.rank < 2) return rule_error(rc, "batch norm expects a batch and a channel dimension");
+  static const char *const params[] = {"weight", "bias", "running_mean", "running_var"};
+  for (int p = 0; p < 4; p++) {
+    const sc_value *w = tensor_arg(rc, params[p], false);
+    shape ws;
+    if (!w) continue;
+    if (!shape_of(rc, w, &ws)) return false;
+    if (ws.rank != 1) return rule_error(rc, "%s must be 1-D", params[p]);
+    in.d[1] = eq_guard(rc, "batch_norm", in.d[1], ws.d[0]);
+  }
+  if (!set_out(rc, 0, &in)) return false;
+  if (!legit) return true;
+  shape empty = {1, {sc_expr_int(rc->ctx, 0)}};
+  return set_out(rc, 1, &empty) && set_out(rc, 2, &empty);
+}
+
+/* ---- matrix products -------------------------------------------------------------------- */
+
+static bool rule_mm(sc_rule_ctx *rc, bool add, bool batched) {
+  const sc_value *a = tensor_arg(rc, add ? (batched ? "batch1" : "mat1") : (batched ? "self" : "self"), true);
+  const sc_value *b = tensor_arg(rc, add ? (batched ? "batch2" : "mat2") : "mat2", true);
+  shape sa, sb, out;
+  if (!a || !b || !shape_of(rc, a, &sa) || !shape_of(rc, b, &sb)) return false;
+  int r = batched ? 3 : 2;
+  if (sa.rank != r || sb.rank != r) return rule_error(rc, "operands must be %d-D", r);
+  out.rank = r;
+  if (batched) out.d[0] = eq_guard(rc, "matmul", sa.d[0], sb.d[0]);
+  eq_guard(rc, "matmul", sa.d[r - 1], sb.d[r - 2]);
+  out.d[r - 2] = sc_env_resolve(rc->env, sa.d[r - 2]);
+  out.d[r - 1] = sc_env_resolve(rc->env, sb.d[r - 1]);
+  if (add) {
+    const sc_value *bias = tensor_arg(rc, "self", true);
+    shape sbias;
+    if (!bias || !shape_of(rc, bias, &sbias)) return false;
+    shape acc = out;
+    broadcast(rc, &acc, &sbias);
+    if (acc.rank != out.rank) return rule_error(rc, "the added tensor does not broadcast to the product");
+    out = acc;
+  }
+  return set_out(rc, 0, &out);
+}
+
+/* torch.matmul: 1-D and N-D operands with batch broadcasting. */
+static bool matmul_shape(sc_rule_ctx *rc, const shape *a, const shape *b, shape *out) {
+  if (a->rank == 0 || b->rank == 0) return rule_error(rc, "matmul operands must be at least 1-D");
+  shape ba = {0, {0}}, bb = {0, {0}};
+  const sc_expr *k1 = a->d[a->rank - 1];
+  const sc_expr *k2 = b->rank == 1 ? b->d[0] : b->d[b->rank - 2];
+  eq_guard(rc, "matmul", k1, k2);
+  for (int i = 0; i < a->rank - 2; i++) ba.d[ba.rank++] = a->d[i];
+  for (int i = 0; i < b->rank - 2; i++) bb.d[bb.rank++] = b->d[i];
+  broadcast(rc, &ba, &bb);
+  *out = ba;
+  if (a->rank >= 2) out->d[out->rank++] = a->d[a->rank - 2];
+  if (b->rank >= 2) out->d[out->rank++] = b->d[b->rank - 1];
+  for (int i = 0; i < out->rank; i++) out->d[i] = sc_env_resolve(rc->env, out->d[i]);
+  return true;
+}
+
+static bool rule_matmul(sc_rule_ctx *rc) {
+  const sc_value *a = tensor_arg(rc, "self", true), *b = tensor_arg(rc, "other", true);
+  shape sa, sb, out;
+  if (!a || !b || !shape_of(rc, a, &sa) || !shape_of(rc, b, &sb) || !matmul_shape(rc, &sa, &sb, &out)) return false;
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_linear(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "input", true), *w = tensor_arg(rc, "weight", true);
+  shape sx, sw, out;
+  if (!x || !w || !shape_of(rc, x, &sx) || !shape_of(rc, w, &sw)) return false;
+  if (sw.rank != 2 && sw.rank != 1) return rule_error(rc, "weight must be 1-D or 2-D");
+  shape wt = sw;
+  if (sw.rank == 2) {
+    wt.d[0] = sw.d[1];
+    wt.d[1] = sw.d[0];
+  }
+  if (!matmul_shape(rc, &sx, &wt, &out)) return false;
+  const sc_value *bias = tensor_arg(rc, "bias", false);
+  if (bias) {
+    shape sb;
+    if (!shape_of(rc, bias, &sb)) return false;
+    broadcast(rc, &out, &sb);
+  }
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_sdpa(sc_rule_ctx *rc) {
+  const sc_value *q = tensor_arg(rc, "query", true), *k = tensor_arg(rc, "key", true), *v = tensor_arg(rc, "value", true);
+  shape sq, sk, sv;
+  if (!q || !k || !v || !shape_of(rc, q, &sq) || !shape_of(rc, k, &sk) || !shape_of(rc, v, &sv)) return false;
+  if (sq.rank < 2 || sk.rank != sq.rank || sv.rank != sq.rank) return rule_error(rc, "query, key, value ranks differ");
+  int r = sq.rank;
+  eq_guard(rc, "attention", sq.d[r - 1], sk.d[r - 1]);
+  eq_guard(rc, "attention", sk.d[r - 2], sv.d[r - 2]);
+  shape out = sq;
+  for (int i = 0; i < r - 2; i++) {
+    out.d[i] = broadcast_dim(rc, out.d[i], sk.d[i]);
+    out.d[i] = broadcast_dim(rc, out.d[i], sv.d[i]);
+  }
+  out.d[r - 1] = sv.d[r - 1];
+  return set_out(rc, 0, &out);
+}
+
+/* ---- convolution and pooling ------------------------------------------------------------ */
+
+static const sc_expr *conv_out(sc_rule_ctx *rc, const sc_expr *in, int64_t k, int64_t s, int64_t p, int64_t dl) {
+  /* (in + 2p - dl*(k-1) - 1) // s + 1 */
+  const sc_expr *num = sc_expr_add(rc->ctx, in, sc_expr_int(rc->ctx, 2 * p - dl * (k - 1) - 1));
+  return sc_expr_add(rc->ctx, sc_expr_floordiv(rc->ctx, num, sc_expr_int(rc->ctx, s)), sc_expr_int(rc->ctx, 1));
+}
+
+/* Spatial parameter lists: a single value applies to every spatial dim. */
+static bool spatial_arg(sc_rule_ctx *rc, const char *name, int n, int64_t def, int64_t *out) {
+  int64_t v[MAX_RANK];
+  int m;
+  if (!const_ints_arg(rc, name, v, MAX_RANK, &m, 0)) return false;
+  for (int i = 0; i < n; i++) out[i] = m == 0 ? def : m == 1 ? v[0] : (i < m ? v[i] : def);
+  if (m > 1 && m != n) return rule_error(rc, "'%s' has %d entries for %d spatial dims", name, m, n);
+  return true;
+}
+
+static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
+  const sc_value *x = tensor_arg(rc, "input", true), *w = tensor_arg(rc, "weight", true);
+  shape sx, sw;
+  if (!x || !w || !shape_of(rc, x, &sx) || !shape_of(rc, w, &sw)) return false;
+  int sp = sw.rank - 2;
+  if (sp < 1 || (fixed_spatial && sp != fixed_spatial)) return rule_error(rc, "weight has rank %d", sw.rank);
+  bool batched = sx.rank == sp + 2;
+  if (!batched && sx.rank != sp + 1) return rule_error(rc, "input of rank %d for a %d-D convolution", sx.rank, sp);
+  int64_t stride[MAX_RANK], pad[MAX_RANK], dil[MAX_RANK], outpad[MAX_RANK], groups;
+  bool transposed = bool_arg(rc, "transposed", false);
+  if (!spatial_arg(rc, "stride", sp, 1, stride) || !spatial_arg(rc, "padding", sp, 0, pad) ||
+      !spatial_arg(rc, "dilation", sp, 1, dil) || !spatial_arg(rc, "output_padding", sp, 0, outpad) ||
+      !const_int_arg(rc, "groups", 1, false, &groups))
+    return false;
+  if (groups <= 0) return rule_error(rc, "groups must be positive");
+  int c = batched ? 1 : 0;
+  shape out = sx;
+  const sc_expr *g = sc_expr_int(rc->ctx, groups);
+  if (!transposed) {
+    eq_guard(rc, "conv", sx.d[c], sc_expr_mul(rc->ctx, sw.d[1], g));
+    out.d[c] = sw.d[0];
+  } else {
+    eq_guard(rc, "conv", sx.d[c], sw.d[0]);
+    out.d[c] = sc_expr_mul(rc->ctx, sw.d[1], g);
+  }
+  for (int i = 0; i < sp; i++) {
+    int64_t k;
+    if (!sc_expr_is_const(sw.d[2 + i], &k)) return rule_error(rc, "kernel sizes must be static");
+    const sc_expr *in = sc_env_resolve(rc->env, sx.d[c + 1 + i]);
+    const sc_expr *o;
+    if (!transposed) {
+      o = conv_out(rc, in, k, stride[i], pad[i], dil[i]);
+    } else { /* (in-1)*s - 2p + dl*(k-1) + outpad + 1 */
+      o = sc_expr_add(rc->ctx, sc_expr_mul(rc->ctx, sc_expr_sub(rc->ctx, in, sc_expr_int(rc->ctx, 1)), sc_expr_int(rc->ctx, stride[i])),
+                      sc_expr_int(rc->ctx, -2 * pad[i] + dil[i] * (k - 1) + outpad[i] + 1));
+    }
+    guard(rc, "conv", sc_expr_rel(rc->ctx, SC_EXPR_GE, o, sc_expr_int(rc->ctx, 1)));
+    out.d[c + 1 + i] = o;
+  }
+  const sc_value *bias = tensor_arg(rc, "bias", false);
+  if (bias) {
+    shape sb;
+    if (!shape_of(rc, bias, &sb)) return false;
+    if (sb.rank != 1) return rule_error(rc, "bias must be 1-D");
+    eq_guard(rc, "conv", sb.d[0], out.d[c]);
+  }
+  return set_out(rc, 0, &out);
+}
+
+static bool rule_pool(sc_rule_ctx *rc, int n_outputs) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s;
+  if (!x || !shape_of(rc, x, &s)) return false;
+  if (s.rank != 3 && s.rank != 4) return rule_error(rc, "2-D pooling expects a 3-D or 4-D input");
+  int64_t k[2], st[2], pad[2], dil[2];
+  if (!spatial_arg(rc, "kernel_size", 2, 1, k) || !spatial_arg(rc, "padding", 2, 0, pad) ||
+      !spatial_arg(rc, "dilation", 2, 1, dil))
+    return false;
+  int64_t sv[MAX_RANK];
+  int m;
+  if (!const_ints_arg(rc, "stride", sv, MAX_RANK, &m, 0)) return false;
+  for (int i = 0; i < 2; i++) st[i] = m == 0 ? k[i] : m == 1 ? sv[0] : sv[i];
+  bool ceil_mode = bool_arg(rc, "ceil_mode", false);
+  for (int i = 0; i < 2; i++) {
+    if (st[i] <= 0 || k[i] <= 0) return rule_error(rc, "kernel and stride must be positive");
+    const sc_expr *in = s.d[s.rank - 2 + i];
+    const sc_expr *o;
+    if (!ceil_mode) {
+      o = conv_out(rc, in, k[i], st[i], pad[i], dil[i]);
+    } else {
+      /* ceil division, then drop a window that would start in the padding */
+      const sc_expr *num = sc_expr_add(rc->ctx, in, sc_expr_int(rc->ctx, 2 * pad[i] - dil[i] * (k[i] - 1) - 1 + st[i] - 1));
+      o = sc_expr_add(rc->ctx, sc_expr_floordiv(rc->ctx, num, sc_expr_int(rc->ctx, st[i])), sc_expr_int(rc->ctx, 1));
+      const sc_expr *start = sc_expr_mul(rc->ctx, sc_expr_sub(rc->ctx, o, sc_expr_int(rc->ctx, 1)), sc_expr_int(rc->ctx, st[i]));
+      if (le_by_hint(rc, "pool", sc_expr_add(rc->ctx, in, sc_expr_int(rc->ctx, pad[i])), start))
+        o = sc_expr_sub(rc->ctx, o, sc_expr_int(rc->ctx, 1));
+    }
+    guard(rc, "pool", sc_expr_rel(rc->ctx, SC_EXPR_GE, o, sc_expr_int(rc->ctx, 1)));
+    s.d[s.rank - 2 + i] = o;
+  }
+  for (int i = 0; i < n_outputs; i++)
+    if (!set_out(rc, i, &s)) return false;
+  return true;
+}
+
+static bool rule_adaptive_pool(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s;
+  if (!x || !shape_of(rc, x, &s)) return false;
+  if (s.rank != 3 && s.rank != 4) return rule_error(rc, "2-D pooling expects a 3-D or 4-D input");
+  const sc_expr *o[MAX_RANK];
+  int n = ints_arg(rc, "output_size", o, MAX_RANK, -1);
+  if (n != 2) return rule_error(rc, "output_size must have 2 entries");
+  s.d[s.rank - 2] = o[0];
+  s.d[s.rank - 1] = o[1];
+  return set_out(rc, 0, &s);
+}
+
+/* ---- creation ---------------------------------------------------------------------------- */
+
+static bool rule_sized(sc_rule_ctx *rc) {
+  shape s;
+  s.rank = ints_arg(rc, "size", s.d, MAX_RANK, -1);
+  if (s.rank < 0) return rule_error(rc, "missing size");
+  return set_out(rc, 0, &s);
+}
+
+static bool rule_arange(sc_rule_ctx *rc, int form) {
+  const sc_expr *start = sc_expr_int(rc->ctx, 0), *end, *step = sc_expr_int(rc->ctx, 1);
+  end = int_arg(rc, "end", NULL);
+  if (form >= 1) start = int_arg(rc, "start", sc_expr_int(rc->ctx, 0));
+  if (form == 2) step = int_arg(rc, "step", sc_expr_int(rc->ctx, 1));
+  if (!start || !end || !step) return false;
+  int64_t st;
+  if (!sc_expr_is_const(step, &st) || st == 0) return rule_error(rc, "step must be a non-zero constant");
+  /* ceil((end - start) / step), clamped at 0 */
+  const sc_expr *span = sc_expr_sub(rc->ctx, end, start);
+  const sc_expr *len = st > 0 ? sc_expr_floordiv(rc->ctx, sc_expr_add(rc->ctx, span, sc_expr_int(rc->ctx, st - 1)), step)
+                              : sc_expr_floordiv(rc->ctx, sc_expr_add(rc->ctx, span, sc_expr_int(rc->ctx, st + 1)), step);
+  if (!le_by_hint(rc, "arange", sc_expr_int(rc->ctx, 0), len)) len = sc_expr_int(rc->ctx, 0);
+  shape s = {1, {len}};
+  return set_out(rc, 0, &s);
+}
+
+/* ---- data-dependent ------------------------------------------------------------------------ */
+
+static bool rule_item(sc_rule_ctx *rc) {
+  char src[300];
+  snprintf(src, sizeof src, "%s() at node '%s'", rc->node->op->id == SC_OP_ITEM ? "item" : "_local_scalar_dense",
+           rc->node->name);
+  return set_sym(rc, sc_env_new_unbacked(rc->env, src, false));
+}
+
+static bool rule_nonzero(sc_rule_ctx *rc, bool masked) {
+  const sc_value *x = tensor_arg(rc, masked ? "self" : "self", true);
+  shape s;
+  if (!x || !shape_of(rc, x, &s)) return false;
+  char src[300];
+  snprintf(src, sizeof src, "%s() at node '%s'", masked ? "masked_select" : "nonzero", rc->node->name);
+  const sc_expr *u = sc_env_new_unbacked(rc->env, src, true);
+  shape out = {masked ? 1 : 2, {u, sc_expr_int(rc->ctx, s.rank)}};
+  return set_out(rc, 0, &out);
+}
+
+/* ---- SymInt arithmetic ------------------------------------------------------------------------ */
+
+static const sc_expr *scalar_operand(sc_rule_ctx *rc, const char *name, int pos) {
+  const sc_arg *a = arg(rc, name);
+  if (!a && pos < (int)rc->node->n_inputs) a = &rc->node->inputs[pos].arg;
+  if (!a || !a->n_items) return NULL;
+  if (a->kind == SC_ARG_BOOL || a->kind == SC_ARG_SYM_BOOL) {
+    if (a->items[0].value) return a->items[0].value->sym ? sc_env_resolve(rc->env, a->items[0].value->sym) : NULL;
+    return sc_expr_bool(rc->ctx, a->items[0].b);
+  }
+  if (a->kind == SC_ARG_INT || a->kind == SC_ARG_SYM_INT) return item_expr(rc, &a->items[0]);
+  return NULL;
+}
+
+static bool rule_sym_binary(sc_rule_ctx *rc) {
+  sc_op_id id = rc->node->op->id;
+  const sc_expr *a = scalar_operand(rc, "a", 0);
+  const sc_expr *b = id == SC_OP_PY_NEG || id == SC_OP_PY_NOT || id == SC_OP_SYM_NOT || id == SC_OP_PY_POS
+                         ? a
+                         : scalar_operand(rc, "b", 1);
+  if (!a || !b) {
+    /* a float operand or an unknown value: the result is a fresh data-dependent value */
+    sc_value *out = sym_output(rc);
+    if (!out) return rule_error(rc, "operands must be integers or booleans");
+    if (out->kind == SC_VALUE_SYM_INT) return set_sym(rc, sc_env_new_unbacked(rc->env, rc->node->name, false));
+    return rule_error(rc, "operands must be integers or booleans");
+  }
+  sc_ctx *c = rc->ctx;
+  const sc_expr *r = NULL;
+  switch (id) {
+    case SC_OP_PY_ADD: r = sc_expr_add(c, a, b); break;
+    case SC_OP_PY_SUB: r = sc_expr_sub(c, a, b); break;
+    case SC_OP_PY_MUL: r = sc_expr_mul(c, a, b); break;
+    case SC_OP_PY_FLOORDIV: r = sc_expr_floordiv(c, a, b); break;
+    case SC_OP_PY_MOD: r = sc_expr_mod(c, a, b); break;
+    case SC_OP_PY_NEG: r = sc_expr_neg(c, a); break;
+    case SC_OP_PY_POS: r = a; break;
+    case SC_OP_PY_EQ: r = sc_expr_rel(c, SC_EXPR_EQ, a, b); break;
+    case SC_OP_PY_NE: r = sc_expr_rel(c, SC_EXPR_NE, a, b); break;
+    case SC_OP_PY_LT: r = sc_expr_rel(c, SC_EXPR_LT, a, b); break;
+    case SC_OP_PY_LE: r = sc_expr_rel(c, SC_EXPR_LE, a, b); break;
+    case SC_OP_PY_GT: r = sc_expr_rel(c, SC_EXPR_GT, a, b); break;
+    case SC_OP_PY_GE: r = sc_expr_rel(c, SC_EXPR_GE, a, b); break;
+    case SC_OP_PY_AND: r = sc_expr_and(c, a, b); break;
+    case SC_OP_PY_OR: r = sc_expr_or(c, a, b); break;
+    case SC_OP_PY_NOT:
+    case SC_OP_SYM_NOT: r = sc_expr_not(c, a); break;
+    case SC_OP_SYM_MAX: r = sc_expr_max(c, a, b); break;
+    case SC_OP_SYM_MIN: r = sc_expr_min(c, a, b); break;
+    case SC_OP_PY_POW: {
+      int64_t n;
+      if (!sc_expr_is_const(b, &n) || n < 0 || n > 16) return rule_error(rc, "only small constant powers are supported");
+      r = sc_expr_int(c, 1);
+      for (int64_t i = 0; i < n; i++) r = sc_expr_mul(c, r, a);
+      break;
+    }
+    default: return rule_error(rc, "unsupported SymInt operation");
+  }
+  return set_sym(rc, r);
+}
+
+static bool rule_sym_size(sc_rule_ctx *rc, bool numel_only) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s;
+  if (!x || !shape_of(rc, x, &s)) return false;
+  if (numel_only) return set_sym(rc, numel(rc, &s, 0, s.rank));
+  int64_t dim;
+  int d;
+  if (!const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, s.rank, &d)) return false;
+  if (rc->node->op->id == SC_OP_SYM_STRIDE) return set_sym(rc, numel(rc, &s, d + 1, s.rank));
+  return set_sym(rc, s.d[d]);
+}
+
+static bool rule_assert_scalar(sc_rule_ctx *rc) {
+  const sc_arg *a = arg(rc, "self");
+  if (!a || !a->n_items) return rule_error(rc, "missing the condition");
+  const sc_expr *cond = a->items[0].value ? a->items[0].value->sym : sc_expr_bool(rc->ctx, a->items[0].b);
+  if (!cond) return rule_error(rc, "the condition has no symbolic value");
+  guard(rc, "assert", cond);
+  return true;
+}
+
+static bool rule_constrain_range(sc_rule_ctx *rc, bool for_size) {
+  const sc_expr *x = int_arg(rc, "size", NULL);
+  if (!x) return false;
+  const sc_arg *mn = arg(rc, "min"), *mx = arg(rc, "max");
+  sc_ctx *c = rc->ctx;
+  int64_t lo = for_size ? 0 : INT64_MIN;
+  if (!arg_is_none(mn) && mn->n_items && !mn->items[0].value) lo = mn->items[0].i > lo ? mn->items[0].i : lo;
+  if (lo != INT64_MIN) guard(rc, "constrain_range", sc_expr_rel(c, SC_EXPR_GE, x, sc_expr_int(c, lo)));
+  if (!arg_is_none(mx) && mx->n_items && !mx->items[0].value)
+    guard(rc, "constrain_range", sc_expr_rel(c, SC_EXPR_LE, x, sc_expr_int(c, mx->items[0].i)));
+  return true;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------ */
+
+bool sc_shape_rule_apply(sc_rule_ctx *rc) {
+  switch (rc->node->op->id) {
+    case SC_OP_ADD_TENSOR: case SC_OP_ADD_SCALAR: case SC_OP_SUB_TENSOR: case SC_OP_SUB_SCALAR:
+    case SC_OP_RSUB_SCALAR: case SC_OP_MUL_TENSOR: case SC_OP_MUL_SCALAR: case SC_OP_DIV_TENSOR:
+    case SC_OP_DIV_SCALAR: case SC_OP_DIV_TENSOR_MODE: case SC_OP_POW_TENSOR_SCALAR: case SC_OP_POW_TENSOR_TENSOR:
+    case SC_OP_MAXIMUM: case SC_OP_MINIMUM: case SC_OP_NEG: case SC_OP_ABS: case SC_OP_EXP: case SC_OP_LOG:
+    case SC_OP_SQRT: case SC_OP_RSQRT: case SC_OP_RECIPROCAL: case SC_OP_SIN: case SC_OP_COS: case SC_OP_TANH:
+    case SC_OP_ERF: case SC_OP_SIGMOID: case SC_OP_RELU: case SC_OP_RELU_: case SC_OP_GELU: case SC_OP_SILU:
+    case SC_OP_HARDTANH: case SC_OP_HARDTANH_: case SC_OP_HARDSWISH: case SC_OP_HARDSIGMOID: case SC_OP_LEAKY_RELU:
+    case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:
+    case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
+    case SC_OP_LE_TENSOR: case SC_OP_LE_SCALAR: case SC_OP_GT_TENSOR: case SC_OP_GT_SCALAR: case SC_OP_GE_TENSOR:
+    case SC_OP_GE_SCALAR: case SC_OP_LOGICAL_NOT: case SC_OP_LOGICAL_AND: case SC_OP_LOGICAL_OR:
+    case SC_OP_MASKED_FILL_SCALAR:
+      return rule_elementwise(rc);
+    case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH:
+    case SC_OP_CONTIGUOUS: case SC_OP_ALIAS: case SC_OP_ZEROS_LIKE: case SC_OP_ONES_LIKE: case SC_OP_FULL_LIKE:
+      return rule_same_as(rc, rc->node->op->id == SC_OP_DROPOUT ? "input" : "self");
+    case SC_OP_MM: return rule_mm(rc, false, false);
+    case SC_OP_BMM: return rule_mm(rc, false, true);
+    case SC_OP_ADDMM: return rule_mm(rc, true, false);
+    case SC_OP_BADDBMM: return rule_mm(rc, true, true);
+    case SC_OP_LINEAR: return rule_linear(rc);
+    case SC_OP_MATMUL: return rule_matmul(rc);
+    case SC_OP_SDPA: return rule_sdpa(rc);
+    case SC_OP_CONVOLUTION: return rule_conv(rc, 0);
+    case SC_OP_CONV1D: return rule_conv(rc, 1);
+    case SC_OP_CONV2D: return rule_conv(rc, 2);
+    case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: return rule_pool(rc, 1);
+    case SC_OP_MAX_POOL2D_INDICES: return rule_pool(rc, 2);
+    case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: return rule_adaptive_pool(rc);
+    case SC_OP_BATCH_NORM_INFER: return rule_batch_norm(rc, true);
+    case SC_OP_BATCH_NORM: return rule_batch_norm(rc, false);
+    case SC_OP_NATIVE_LAYER_NORM: return rule_layer_norm(rc, true);
+    case SC_OP_LAYER_NORM: return rule_layer_norm(rc, false);
+    case SC_OP_SOFTMAX: case SC_OP_SOFTMAX_INT: case SC_OP_LOG_SOFTMAX: case SC_OP_LOG_SOFTMAX_INT:
+      return rule_softmax(rc);
+    case SC_OP_SUM_DIM: case SC_OP_MEAN_DIM: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_SUM: case SC_OP_MEAN: return rule_reduce(rc, NULL, true, 1);
+    case SC_OP_AMAX: case SC_OP_AMIN: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_VAR_CORRECTION: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_ARGMAX: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_MAX_DIM: return rule_reduce(rc, "dim", false, 2);
+    case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: return rule_view(rc, "size");
+    case SC_OP_RESHAPE: return rule_view(rc, "shape");
+    case SC_OP_FLATTEN: return rule_flatten(rc);
+    case SC_OP_PERMUTE: return rule_permute(rc);
+    case SC_OP_T: return rule_transpose(rc, true);
+    case SC_OP_TRANSPOSE: return rule_transpose(rc, false);
+    case SC_OP_UNSQUEEZE: return rule_unsqueeze(rc);
+    case SC_OP_SQUEEZE_DIM: return rule_squeeze(rc, false);
+    case SC_OP_SQUEEZE_DIMS: return rule_squeeze(rc, true);
+    case SC_OP_EXPAND: return rule_expand(rc);
+    case SC_OP_SLICE: return rule_slice(rc);
+    case SC_OP_SELECT: return rule_select(rc);
+    case SC_OP_NARROW: return rule_narrow(rc);
+    case SC_OP_SPLIT: return rule_split(rc, 0);
+    case SC_OP_SPLIT_WITH_SIZES: return rule_split(rc, 1);
+    case SC_OP_CHUNK: return rule_split(rc, 2);
+    case SC_OP_UNBIND: return rule_unbind(rc);
+    case SC_OP_CAT: return rule_cat(rc, false);
+    case SC_OP_STACK: return rule_cat(rc, true);
+    case SC_OP_REPEAT: return rule_repeat(rc);
+    case SC_OP_EMBEDDING: return rule_embedding(rc);
+    case SC_OP_INDEX_SELECT: return rule_index_select(rc);
+    case SC_OP_GATHER: return rule_gather(rc);
+    case SC_OP_ARANGE: return rule_arange(rc, 0);
+    case SC_OP_ARANGE_START: return rule_arange(rc, 1);
+    case SC_OP_ARANGE_START_STEP: return rule_arange(rc, 2);
+    case SC_OP_ZEROS: case SC_OP_ONES: case SC_OP_FULL: case SC_OP_EMPTY: return rule_sized(rc);
+    case SC_OP_SCALAR_TENSOR: {
+      shape s = {0, {0}};
+      return set_out(rc, 0, &s);
+    }
+    case SC_OP_LOCAL_SCALAR_DENSE: case SC_OP_ITEM: return rule_item(rc);
+    case SC_OP_NONZERO: return rule_nonzero(rc, false);
+    case SC_OP_MASKED_SELECT: return rule_nonzero(rc, true);
+    case SC_OP_SYM_SIZE: case SC_OP_SYM_STRIDE: return rule_sym_size(rc, false);
+    case SC_OP_SYM_NUMEL: return rule_sym_size(rc, true);
+    case SC_OP_SYM_STORAGE_OFFSET: return set_sym(rc, sc_expr_int(rc->ctx, 0));
+    case SC_OP_PY_ADD: case SC_OP_PY_SUB: case SC_OP_PY_MUL: case SC_OP_PY_FLOORDIV: case SC_OP_PY_MOD:
+    case SC_OP_PY_POW: case SC_OP_PY_NEG: case SC_OP_PY_POS: case SC_OP_PY_EQ: case SC_OP_PY_NE: case SC_OP_PY_LT:
+    case SC_OP_PY_LE: case SC_OP_PY_GT: case SC_OP_PY_GE: case SC_OP_PY_AND: case SC_OP_PY_OR: case SC_OP_PY_NOT:
+    case SC_OP_SYM_NOT: case SC_OP_SYM_MAX: case SC_OP_SYM_MIN:
+      return rule_sym_binary(rc);
+    case SC_OP_PY_TRUEDIV: case SC_OP_SYM_INT: case SC_OP_SYM_ITE: case SC_OP_MATH_TRUNC: {
+      sc_value *out = sym_output(rc);
+      if (out && out->kind == SC_VALUE_SYM_INT) return set_sym(rc, sc_env_new_unbacked(rc->env, rc->node->name, false));
+      return true; /* float results carry no size information */
+    }
+    case SC_OP_PY_GETITEM: {
+      const sc_arg *a = arg(rc, "a");
+      if (!a) a = rc->node->n_inputs ? &rc->node->inputs[0].arg : NULL;
+      int64_t i;
+      if (!a || a->kind != SC_ARG_TENSORS || !const_int_arg(rc, "b", 0, true, &i) || i < 0 || i >= (int64_t)a->n_items)
+        return rule_error(rc, "getitem expects a tensor list and an index");
+      shape s;
+      return shape_of(rc, a->items[i].value, &s) && set_out(rc, 0, &s);
+    }
+    case SC_OP_ASSERT_SCALAR: return rule_assert_scalar(rc);
+    case SC_OP_SYM_CONSTRAIN_RANGE: return rule_constrain_range(rc, false);
+    case SC_OP_SYM_CONSTRAIN_RANGE_FOR_SIZE: return rule_constrain_range(rc, true);
+    case SC_OP_ASSERT_TENSOR_METADATA: case SC_OP_ASSERT_ASYNC: return true;
+    case SC_OP_FUNCTIONAL_ASSERT_ASYNC: return true;
+    case SC_OP_COUNT: break;
+  }
+  return rule_error(rc, "no shape rule");
+}
