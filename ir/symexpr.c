@@ -423,6 +423,12 @@ const sc_expr *sc_expr_rel(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, con
       default: break;
     }
   }
+  /* Eq(4, s3) reads as Eq(s3, 4), as torch prints it */
+  if ((kind == SC_EXPR_EQ || kind == SC_EXPR_NE) && a->kind == SC_EXPR_INT && b->kind != SC_EXPR_INT) {
+    const sc_expr *t = a;
+    a = b;
+    b = t;
+  }
   return binary_node(ctx, kind, a, b);
 }
 

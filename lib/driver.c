@@ -78,8 +78,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_static(ctx, out->program);
   if (!out->spec) return false;
 
-  sc_analysis_options aopts = {opts->prefer_deferred_runtime_asserts};
-  bool ok = sc_analysis_run(ctx, out->program, out->spec, &aopts, &out->analysis);
+  bool ok = sc_analysis_run(ctx, out->program, out->spec, &out->analysis);
   out->analysed = true;
   adopt_ranges(ctx, out->program, &out->analysis);
 

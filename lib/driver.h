@@ -20,7 +20,6 @@ typedef struct sc_export_options {
   const char *report;    /* default OUTDIR/constraints.json */
   const char *fix_spec;  /* write the corrected spec here */
   bool no_codegen;
-  bool prefer_deferred_runtime_asserts;
 } sc_export_options;
 
 typedef struct sc_export_result {

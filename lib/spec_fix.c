@@ -79,7 +79,7 @@ static void set_range(cJSON *dim, int64_t min, bool has_max, int64_t max) {
 
 static void apply_fix(sc_ctx *ctx, cJSON *root, const sc_fix *f) {
   cJSON *shapes = cJSON_GetObjectItemCaseSensitive(root, "dynamic_shapes");
-  cJSON *dims = dims_object(root);
+  cJSON *dims = f->kind == SC_FIX_STATIC_LEAF || f->kind == SC_FIX_NONE ? NULL : dims_object(root);
   switch (f->kind) {
     case SC_FIX_NONE: return;
     case SC_FIX_STATIC_LEAF: {

@@ -155,13 +155,11 @@ static void report_violations(sc_ctx *ctx, sc_analysis *a) {
   }
 }
 
-bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, const sc_analysis_options *opts,
-                     sc_analysis *out) {
+bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, sc_analysis *out) {
   memset(out, 0, sizeof *out);
   sc_env_init(&out->env, ctx);
   out->program = p;
   out->spec = spec;
-  out->env.prefer_deferred = opts && opts->prefer_deferred_runtime_asserts;
   size_t errors_before = ctx->diags.n_errors;
   bool ok = true;
   for (size_t i = 0; i < spec->n_inputs; i++) {
@@ -185,6 +183,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, c
     const sc_node *n = &g->nodes[i];
     sc_rule_ctx rc = {&out->env, ctx, p, n, {(int)i, n->name, n->target, n->path, ""}, false};
     if (!sc_shape_rule_apply(&rc)) {
+      sc_env_finalize(&out->env);
       report_violations(ctx, out);
       return false;
     }
@@ -203,6 +202,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, c
       for (int k = 0; k < v->meta.rank; k++) v->shape[k] = sc_env_resolve(&out->env, v->shape[k]);
     if (v->sym) v->sym = sc_env_resolve(&out->env, v->sym);
   }
+  sc_env_finalize(&out->env);
   report_violations(ctx, out);
   return ctx->diags.n_errors == errors_before;
 }

@@ -14,10 +14,6 @@
 #include "../ir/dynspec.h"
 #include "shape_env.h"
 
-typedef struct sc_analysis_options {
-  bool prefer_deferred_runtime_asserts; /* torch's prefer_deferred_runtime_asserts_over_guards */
-} sc_analysis_options;
-
 typedef struct sc_analysis {
   sc_shape_env env;
   const sc_program *program;
@@ -28,8 +24,7 @@ typedef struct sc_analysis {
 /* Runs the analysis.  Returns false when errors were recorded (violations included);
  * the analysis holds whatever was established either way.  Release with
  * sc_analysis_release. */
-bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, const sc_analysis_options *opts,
-                     sc_analysis *out);
+bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, sc_analysis *out);
 void sc_analysis_release(sc_analysis *a);
 /* The source of an input dim, "w.size()[0]". */
 const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim);

@@ -268,8 +268,37 @@ static void set_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r, c
   }
 }
 
+/* A guard narrowed a named Dim's range.  The fix, one Dim(...) with the final range, is
+ * filled in by sc_env_finalize once every guard is known. */
+static void named_range_violation(sc_shape_env *env, sc_symbol *s, const sc_expr *e, const sc_provenance *prov) {
+  sc_violation *vi = sc_env_violation(env, prov, e, NULL, 0,
+                                      "Not all values of %s = %s in the specified range %s satisfy the generated "
+                                      "guard %s (from %s)",
+                                      s->name, user_name(s), range_str(env, s->declared), expr_str(env, e),
+                                      where(env, prov));
+  vi->fix = (sc_fix){.kind = SC_FIX_DIM_RANGE, .dim = s->name};
+}
+
+void sc_env_finalize(sc_shape_env *env) {
+  for (size_t i = 0; i < env->n_violations; i++) {
+    sc_violation *v = &env->violations[i];
+    if (v->fix.kind != SC_FIX_DIM_RANGE) continue;
+    sc_symbol *s = sc_env_find(env, v->fix.dim);
+    sc_range_iv r = s->range;
+    /* the tracing assumption >= 2 is not a fact to declare */
+    if (r.lo == 2 && s->declared.lo < 2) r.lo = s->declared.lo;
+    v->fix.min = r.lo;
+    v->fix.max = r.hi;
+    v->fix.has_max = r.hi != SC_INT_OO;
+    v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
+    v->fixes[0] = dim_fix(env, s->name, r);
+    v->n_fixes = 1;
+  }
+}
+
 /* s is about to become r: refine the range of r's one symbol from s's range. */
-static void carry_range(sc_shape_env *env, sc_symbol *s, const sc_expr *r) {
+static void carry_range(sc_shape_env *env, sc_symbol *s, const sc_expr *r, const sc_expr *guard,
+                        const sc_provenance *prov) {
   int64_t a, b;
   const sc_expr *t = as_linear(env->ctx, r, &a, &b);
   if (!t) return;
@@ -287,6 +316,8 @@ static void carry_range(sc_shape_env *env, sc_symbol *s, const sc_expr *r) {
     if (lo != SC_NEG_INT_OO) bound.hi = floor_div(lo - b, a);
   }
   ts->range = sc_iv_intersect(got, bound);
+  if (ts->origin == SC_SYM_NAMED && (ts->range.lo > got.lo || ts->range.hi < got.hi))
+    named_range_violation(env, ts, guard, prov);
 }
 
 /* Decides what replacing symbol s by r means under s's marking; returns false when it is
@@ -453,7 +484,7 @@ static void solve_eq(sc_shape_env *env, const sc_expr *e, const sc_provenance *p
       set_replacement(env, s, r, e, prov);
       return;
     }
-    carry_range(env, s, r);
+    carry_range(env, s, r, e, prov);
     set_replacement(env, s, r, e, prov);
     record(env, e, sc_expr_is_const(r, NULL) ? SC_GUARD_SPECIALIZATION : SC_GUARD_REPLACEMENT, prov, s->name);
     return;
@@ -505,10 +536,8 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
   const sc_expr *d = as_nonneg(ctx, e);
   int64_t a, b;
   const sc_expr *sym = as_linear(ctx, d, &a, &b);
-  if (!sym) {
-    const sc_expr *u = unwrap_floordiv(ctx, d);
-    sym = u ? as_linear(ctx, u, &a, &b) : NULL;
-  }
+  /* peel floor divisions, innermost last: (((s - 1)//2 - 1)//2 >= 0  ->  s >= 3 */
+  for (const sc_expr *u = d; !sym && (u = unwrap_floordiv(ctx, u));) sym = as_linear(ctx, u, &a, &b);
   sc_symbol *s = sym ? sc_env_find(env, sym->name) : NULL;
   if (!s) {
     record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
@@ -525,16 +554,8 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
     return;
   }
   if (s->origin == SC_SYM_NAMED && (after.lo > before.lo || after.hi < before.hi)) {
-    sc_range_iv fix = s->declared;
-    if (after.lo > before.lo) fix.lo = after.lo;
-    if (after.hi < before.hi) fix.hi = after.hi;
-    const char *f = dim_fix(env, s->name, fix);
     s->range = after;
-    sc_violation *vi = sc_env_violation(env, prov, e, &f, 1,
-                     "Not all values of %s = %s in the specified range %s satisfy the generated guard %s (from %s)",
-                     s->name, user_name(s), range_str(env, s->declared), expr_str(env, e), where(env, prov));
-    vi->fix = (sc_fix){.kind = SC_FIX_DIM_RANGE, .dim = s->name, .min = fix.lo, .max = fix.hi,
-                       .has_max = fix.hi != SC_INT_OO};
+    named_range_violation(env, s, e, prov);
     return;
   }
   s->range = after;

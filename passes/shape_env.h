@@ -100,7 +100,6 @@ typedef struct sc_shape_env {
   sc_violation *violations;
   size_t n_violations, cap_violations;
   int next_s, next_u;      /* numbering of new s / u symbols */
-  bool prefer_deferred;    /* --prefer-deferred-runtime-asserts */
 } sc_shape_env;
 
 void sc_env_init(sc_shape_env *env, sc_ctx *ctx);
@@ -131,6 +130,8 @@ void sc_env_runtime_assert(sc_shape_env *env, const sc_expr *cond, const sc_prov
 sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, const sc_expr *guard, const char **fixes,
                                size_t n_fixes, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* Completes the fixes that depend on the final ranges; call once, after the last guard. */
+void sc_env_finalize(sc_shape_env *env);
 const char *sc_sym_origin_name(sc_sym_origin origin);
 
 #endif

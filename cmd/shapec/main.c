@@ -27,8 +27,7 @@ static const char *const usage_main =
 
 static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
-    "                           [--report FILE] [--fix-spec FILE] [--no-codegen]\n"
-    "                           [--prefer-deferred-runtime-asserts] [-q]\n"
+    "                           [--report FILE] [--fix-spec FILE] [--no-codegen] [-q]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
     "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
@@ -44,9 +43,6 @@ static const char *const usage_export =
     "  -o, --output OUTDIR   output directory (default: shapec-out)\n"
     "  --report FILE    write the report here instead of OUTDIR/constraints.json\n"
     "  --fix-spec FILE  write SPEC with every suggested fix applied\n"
-    "  --prefer-deferred-runtime-asserts\n"
-    "                   keep guards outside the Dim language as runtime asserts (torch's\n"
-    "                   prefer_deferred_runtime_asserts_over_guards)\n"
     "  --no-codegen     stop after the analysis; write only the report (no weights needed)\n"
     "  -q, --quiet      do not print the program\n"
     "  -h, --help       show this help\n"
@@ -105,8 +101,6 @@ static int cmd_export(int argc, char **argv) {
       opts.report = option_value(argc, argv, &i, "--report", &missing);
     } else if (is_option(a, "--fix-spec")) {
       opts.fix_spec = option_value(argc, argv, &i, "--fix-spec", &missing);
-    } else if (strcmp(a, "--prefer-deferred-runtime-asserts") == 0) {
-      opts.prefer_deferred_runtime_asserts = true;
     } else if (strcmp(a, "--no-codegen") == 0) {
       opts.no_codegen = true;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {

@@ -264,9 +264,10 @@ end
 begin "tutorial example: export with --dynamic and -o succeeds and prints the program"
 sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/out"
 expect_rc 0
-expect_out 'torch.ops.aten.linear.default(w, p_l_weight, p_l_bias)'
-expect_out 'def forward(self, p_l_weight: "f32[3, 5]"'
-expect_out 'linear: "f32[6, 3]"'
+expect_out 'torch.ops.aten.addmm.default(p_l_bias, w, permute)'
+expect_out 'def forward(self, p_l_weight: "f32[3, 5]", p_l_bias: "f32[3]", w: "f32[s0, 5]", x: "f32[s2]", y: "f32[s3, s2]", z: "f32[s2*s3]")'
+expect_out 'addmm: "f32[s0, 3]"'
+expect_out 'Range constraints: {s0: VR[2, int_oo], s2: VR[2, int_oo], s3: VR[2, int_oo]}'
 expect_err "shapec: wrote $WORK/out/constraints.json"
 expect_err_not "error["
 end
@@ -275,7 +276,8 @@ begin "tutorial example: OUTDIR/constraints.json is the report"
 expect_file_has "$WORK/out/constraints.json" '"status": "ok"'
 expect_file_has "$WORK/out/constraints.json" '"sample_shape": [6, 5]'
 expect_file_has "$WORK/out/constraints.json" '"shapec_version": "0.1.0"'
-expect_file_has "$WORK/out/constraints.json" '"name": "linear"'
+expect_file_has "$WORK/out/constraints.json" '"name": "addmm"'
+expect_file_has "$WORK/out/constraints.json" '"s5": "s2*s3"'
 end
 
 begin "tutorial example: --report FILE writes the report there and creates no OUTDIR"
@@ -329,7 +331,8 @@ expect_rc 1
 expect_diag "$WORK/noweights/model.json" SC0502
 expect_err "l.weight"
 expect_at "graph_module.signature.input_specs[0]"
-expect_no_path "$WORK/noweights/out2/constraints.json"
+# a rejected export still writes its report, marked as an error
+expect_file_has "$WORK/noweights/out2/constraints.json" '"status": "error"'
 end
 
 begin "--weights FILE that is missing exits 3 with SC0101"
@@ -515,14 +518,14 @@ fi
 end
 
 begin "unknown operator exits 1 with SC0307, its path and the closest known operator"
-if mutate "$WORK/badop.json" 's/torch\.ops\.aten\.linear\.default/torch.ops.aten.linearr.default/'; then
+if mutate "$WORK/badop.json" 's/torch\.ops\.aten\.addmm\.default/torch.ops.aten.addmmm.default/'; then
   sc export "$WORK/badop.json" -q -o "$WORK/o"
   expect_rc 1
   expect_diag "$WORK/badop.json" SC0307
-  expect_err "torch.ops.aten.linearr.default"
-  expect_at "graph_module.graph.nodes[1].target"
-  grep -F "fix:" "$ERR" | grep -qF "torch.ops.aten.linear.default" ||
-    fail "the hint does not suggest torch.ops.aten.linear.default"
+  expect_err "torch.ops.aten.addmmm.default"
+  expect_at "graph_module.graph.nodes[2].target"
+  grep -F "fix:" "$ERR" | grep -qF "torch.ops.aten.addmm.default" ||
+    fail "the hint does not suggest torch.ops.aten.addmm.default"
 fi
 end
 

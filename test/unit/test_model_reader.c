@@ -19,15 +19,16 @@ START_TEST(test_reads_tutorial_model) {
   ck_assert_int_eq(p->schema_major, 8);
   ck_assert_int_eq(p->schema_minor, 13);
   ck_assert_int_eq(p->graph->n_inputs, 6);
-  ck_assert_int_eq(p->graph->n_nodes, 4);
+  ck_assert_int_eq(p->graph->n_nodes, 5);
   ck_assert_int_eq(p->graph->n_outputs, 2);
   ck_assert_int_eq(sc_program_n_user_inputs(p), 4);
   ck_assert_int_eq(p->input_specs[0].kind, SC_INPUT_PARAMETER);
   ck_assert_str_eq(p->input_specs[0].target, "l.weight");
-  ck_assert_int_eq(p->graph->nodes[1].op->id, SC_OP_LINEAR);
-  ck_assert_int_eq(p->graph->nodes[2].op->id, SC_OP_VIEW);
-  ck_assert_int_eq(p->graph->nodes[2].inputs[1].arg.kind, SC_ARG_INTS);
-  ck_assert_int_eq(p->graph->nodes[2].inputs[1].arg.items[0].i, 32);
+  ck_assert_int_eq(p->graph->nodes[1].op->id, SC_OP_PERMUTE);
+  ck_assert_int_eq(p->graph->nodes[2].op->id, SC_OP_ADDMM);
+  ck_assert_int_eq(p->graph->nodes[3].op->id, SC_OP_FLATTEN);
+  ck_assert_int_eq(p->graph->nodes[1].inputs[1].arg.kind, SC_ARG_INTS);
+  ck_assert_int_eq(p->graph->nodes[1].inputs[1].arg.items[0].i, 1);
   const sc_value *y = sc_graph_find_value(p->graph, "y");
   ck_assert_int_eq(y->meta.rank, 2);
   ck_assert_int_eq(y->meta.dtype, SC_DTYPE_F32);
@@ -40,9 +41,9 @@ START_TEST(test_reads_tutorial_model) {
   sc_program_print(&sb, p);
   const char *text = sc_strbuf_cstr(&sb);
   ck_assert_ptr_nonnull(strstr(text, "def forward(self, p_l_weight: \"f32[3, 5]\", p_l_bias: \"f32[3]\", w: \"f32[6, 5]\""));
-  ck_assert_ptr_nonnull(strstr(text, "linear: \"f32[6, 3]\" = torch.ops.aten.linear.default(w, p_l_weight, p_l_bias)\n"));
-  ck_assert_ptr_nonnull(strstr(text, "view: \"f32[32]\" = torch.ops.aten.view.default(add, [32])\n"));
-  ck_assert_ptr_nonnull(strstr(text, "return (linear, add_1)\n"));
+  ck_assert_ptr_nonnull(strstr(text, "addmm: \"f32[6, 3]\" = torch.ops.aten.addmm.default(p_l_bias, w, permute)\n"));
+  ck_assert_ptr_nonnull(strstr(text, "permute: \"f32[5, 3]\" = torch.ops.aten.permute.default(p_l_weight, [1, 0])\n"));
+  ck_assert_ptr_nonnull(strstr(text, "return (addmm, add_1)\n"));
   ck_assert_ptr_nonnull(strstr(text, "p_l_weight: PARAMETER target='l.weight'\n"));
   sc_strbuf_free(&sb);
   sc_ctx_free(ctx);
@@ -234,16 +235,16 @@ static const struct {
      "graph_module.graph.nodes[0].inputs[0].arg"},
     {"graph_module.graph.nodes[0].inputs[0].arg", "{}", SC_DIAG_BAD_UNION, "graph_module.graph.nodes[0].inputs[0].arg"},
     {"graph_module.graph.tensor_values.w.dtype", "99", SC_DIAG_BAD_ENUM, "graph_module.graph.tensor_values.w.dtype"},
-    {"graph_module.graph.nodes[1].target", "\"torch.ops.aten.linearr.default\"", SC_DIAG_UNKNOWN_OPERATOR,
+    {"graph_module.graph.nodes[1].target", "\"torch.ops.aten.permutee.default\"", SC_DIAG_UNKNOWN_OPERATOR,
      "graph_module.graph.nodes[1].target"},
-    {"graph_module.graph.nodes[2].inputs[1].arg", "{\"as_sym_ints\": [{\"as_name\": \"nope\"}]}",
-     SC_DIAG_UNDEFINED_VALUE, "graph_module.graph.nodes[2].inputs[1].arg.as_sym_ints[0].as_name"},
-    {"graph_module.graph.nodes[0].inputs[0].arg", "{\"as_tensor\": {\"name\": \"view\"}}", SC_DIAG_USE_BEFORE_DEF,
+    {"graph_module.graph.nodes[1].inputs[1].arg", "{\"as_sym_ints\": [{\"as_name\": \"nope\"}]}",
+     SC_DIAG_UNDEFINED_VALUE, "graph_module.graph.nodes[1].inputs[1].arg.as_sym_ints[0].as_name"},
+    {"graph_module.graph.nodes[0].inputs[0].arg", "{\"as_tensor\": {\"name\": \"flatten\"}}", SC_DIAG_USE_BEFORE_DEF,
      "graph_module.graph.nodes[0].inputs[0].arg"},
     {"graph_module.graph.nodes[1].name", "\"add\"", SC_DIAG_DUPLICATE_NAME, "graph_module.graph.nodes[1]"},
     {"graph_module.graph.nodes[1].outputs[0]", "{\"as_tensor\": {\"name\": \"add\"}}", SC_DIAG_DUPLICATE_NAME,
      "graph_module.graph.nodes[1].outputs[0]"},
-    {"graph_module.signature.output_specs[0]", "{\"loss_output\": {\"arg\": {\"name\": \"linear\"}}}",
+    {"graph_module.signature.output_specs[0]", "{\"loss_output\": {\"arg\": {\"name\": \"addmm\"}}}",
      SC_DIAG_UNSUPPORTED_SPEC, "graph_module.signature.output_specs[0].loss_output"},
     {"graph_module.signature.input_specs[2]", "{\"token\": {\"arg\": {\"name\": \"w\"}}}", SC_DIAG_UNSUPPORTED_SPEC,
      "graph_module.signature.input_specs[2].token"},
@@ -303,14 +304,14 @@ END_TEST
 START_TEST(test_unknown_operator_suggests_closest) {
   sc_ctx *ctx = sc_ctx_new();
   cJSON *root = tu_example_model();
-  tu_mutate(root, "graph_module.graph.nodes[1].target", "\"torch.ops.aten.linearr.default\"");
+  tu_mutate(root, "graph_module.graph.nodes[2].target", "\"torch.ops.aten.addm.default\"");
   tu_read_model_tree(ctx, root);
   cJSON_Delete(root);
   const sc_diag *d = sc_diags_find(&ctx->diags, SC_DIAG_UNKNOWN_OPERATOR);
   ck_assert_ptr_nonnull(d);
-  ck_assert_ptr_nonnull(strstr(d->message, "torch.ops.aten.linearr.default"));
+  ck_assert_ptr_nonnull(strstr(d->message, "torch.ops.aten.addm.default"));
   ck_assert_ptr_nonnull(d->hint);
-  ck_assert_ptr_nonnull(strstr(d->hint, "closest known operators: torch.ops.aten.linear.default"));
+  ck_assert_ptr_nonnull(strstr(d->hint, "closest known operators: torch.ops.aten.addmm.default"));
   sc_ctx_free(ctx);
 }
 END_TEST
