@@ -423,11 +423,15 @@ const sc_expr *sc_expr_rel(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, con
       default: break;
     }
   }
-  /* Eq(4, s3) reads as Eq(s3, 4), as torch prints it */
-  if ((kind == SC_EXPR_EQ || kind == SC_EXPR_NE) && a->kind == SC_EXPR_INT && b->kind != SC_EXPR_INT) {
-    const sc_expr *t = a;
-    a = b;
-    b = t;
+  /* constants go right, as torch prints guards: 4 <= s0 - 2 reads s0 >= 6, Eq(4, s3) reads Eq(s3, 4) */
+  if (a->kind == SC_EXPR_INT && b->kind != SC_EXPR_INT) {
+    static const sc_expr_kind mirror[] = {[SC_EXPR_EQ] = SC_EXPR_EQ, [SC_EXPR_NE] = SC_EXPR_NE, [SC_EXPR_LT] = SC_EXPR_GT,
+                                          [SC_EXPR_LE] = SC_EXPR_GE, [SC_EXPR_GT] = SC_EXPR_LT, [SC_EXPR_GE] = SC_EXPR_LE};
+    return sc_expr_rel(ctx, mirror[kind], b, a);
+  }
+  if (b->kind == SC_EXPR_INT && a->kind == SC_EXPR_ADD && a->args[a->n_args - 1]->kind == SC_EXPR_INT) {
+    const sc_expr *k = a->args[a->n_args - 1];
+    return sc_expr_rel(ctx, kind, sc_expr_sub(ctx, a, k), sc_expr_sub(ctx, b, k));
   }
   return binary_node(ctx, kind, a, b);
 }
