@@ -195,21 +195,39 @@ void sc_jr_init(sc_jr *jr, sc_ctx *ctx, const char *file, const char *root_path)
   }
 }
 
-static size_t jr_append(sc_jr *jr, const char *fmt, const char *s, size_t i) {
+/* Appends raw text to the path; a path that would overflow ends in "...". Hot: every
+ * member read goes through here, so no printf. */
+static size_t jr_append(sc_jr *jr, const char *text, size_t n) {
   size_t saved = jr->path_len;
-  size_t room = sizeof jr->path - jr->path_len;
-  int n = s ? snprintf(jr->path + jr->path_len, room, fmt, s) : snprintf(jr->path + jr->path_len, room, fmt, i);
-  if (n < 0 || (size_t)n >= room) {
+  if (jr->path_len + n + 1 > sizeof jr->path) {
     jr->path_len = sizeof jr->path - 1;
     memcpy(jr->path + sizeof jr->path - 4, "...", 4);
-  } else {
-    jr->path_len += (size_t)n;
+    return saved;
   }
+  memcpy(jr->path + jr->path_len, text, n);
+  jr->path_len += n;
+  jr->path[jr->path_len] = '\0';
   return saved;
 }
 
-size_t sc_jr_push_key(sc_jr *jr, const char *key) { return jr_append(jr, jr->path_len ? ".%s" : "%s", key, 0); }
-size_t sc_jr_push_index(sc_jr *jr, size_t i) { return jr_append(jr, "[%zu]", NULL, i); }
+size_t sc_jr_push_key(sc_jr *jr, const char *key) {
+  size_t saved = jr->path_len;
+  if (jr->path_len) jr_append(jr, ".", 1);
+  jr_append(jr, key, strlen(key));
+  return saved;
+}
+
+size_t sc_jr_push_index(sc_jr *jr, size_t i) {
+  char buf[24];
+  size_t n = sizeof buf;
+  buf[--n] = ']';
+  do {
+    buf[--n] = (char)('0' + i % 10);
+    i /= 10;
+  } while (i);
+  buf[--n] = '[';
+  return jr_append(jr, buf + n, sizeof buf - n);
+}
 
 void sc_jr_pop(sc_jr *jr, size_t saved) {
   jr->path_len = saved;

@@ -208,3 +208,34 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
 }
 
 void sc_analysis_release(sc_analysis *a) { sc_env_release(&a->env); }
+
+void sc_analysis_print(sc_strbuf *sb, const sc_analysis *a) {
+  const sc_shape_env *env = &a->env;
+  sc_strbuf_append(sb, "\nSymbols:\n");
+  for (size_t i = 0; i < env->n_symbols; i++) {
+    const sc_symbol *s = &env->symbols[i];
+    sc_strbuf_printf(sb, "    %s: %s (%s", s->name, s->source ? s->source : "", sc_sym_origin_name(s->origin));
+    if (s->has_hint) sc_strbuf_printf(sb, ", hint %lld", (long long)s->hint);
+    sc_strbuf_append(sb, ")");
+    if (s->replacement) {
+      sc_strbuf_append(sb, " = ");
+      sc_expr_print(sb, s->replacement);
+      sc_strbuf_printf(sb, "  [%s at node '%s']", s->replaced_at.rule, s->replaced_at.node_name);
+    } else {
+      sc_strbuf_append(sb, " in ");
+      sc_iv_print(sb, sc_analysis_reported_range(s));
+    }
+    sc_strbuf_append(sb, "\n");
+  }
+  size_t n_asserts = 0;
+  for (size_t i = 0; i < env->n_guards; i++) n_asserts += env->guards[i].outcome == SC_GUARD_RUNTIME_ASSERT;
+  if (!n_asserts) return;
+  sc_strbuf_append(sb, "\nRuntime asserts:\n");
+  for (size_t i = 0; i < env->n_guards; i++) {
+    const sc_guard *g = &env->guards[i];
+    if (g->outcome != SC_GUARD_RUNTIME_ASSERT) continue;
+    sc_strbuf_append(sb, "    ");
+    sc_expr_print(sb, g->expr);
+    sc_strbuf_printf(sb, "  [%s at node '%s']\n", g->prov.rule, g->prov.node_name);
+  }
+}

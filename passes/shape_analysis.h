@@ -26,6 +26,9 @@ typedef struct sc_analysis {
  * sc_analysis_release. */
 bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, sc_analysis *out);
 void sc_analysis_release(sc_analysis *a);
+/* Appends the symbols (with their replacement or range) and the runtime asserts, for
+ * people; the report holds the same facts for machines. */
+void sc_analysis_print(sc_strbuf *sb, const sc_analysis *a);
 /* The source of an input dim, "w.size()[0]". */
 const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim);
 /* A symbol's reported range: a named Dim keeps its declared lower bound below 2 unless a

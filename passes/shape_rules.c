@@ -170,7 +170,7 @@ static bool le_by_hint(sc_rule_ctx *rc, const char *rule, const sc_expr *a, cons
   const sc_expr *le = sc_expr_rel(rc->ctx, SC_EXPR_LE, a, b);
   sc_truth t = sc_env_decide(rc->env, le);
   if (t != SC_UNKNOWN) return t == SC_TRUE;
-  int64_t ha, hb;
+  int64_t ha = 0, hb = 0;
   bool known = sc_env_hint(rc->env, a, &ha) && sc_env_hint(rc->env, b, &hb);
   bool result = known ? ha <= hb : true;
   guard(rc, rule, result ? le : sc_expr_rel(rc->ctx, SC_EXPR_GT, a, b));
@@ -178,7 +178,7 @@ static bool le_by_hint(sc_rule_ctx *rc, const char *rule, const sc_expr *a, cons
 }
 
 static bool is_one(const sc_expr *e) {
-  int64_t v;
+  int64_t v = 0;
   return sc_expr_is_const(e, &v) && v == 1;
 }
 
@@ -187,7 +187,7 @@ static const sc_expr *broadcast_dim(sc_rule_ctx *rc, const sc_expr *a, const sc_
   if (a == b) return a;
   if (is_one(a)) return b;
   if (is_one(b)) return a;
-  int64_t ha, hb;
+  int64_t ha = 0, hb = 0;
   bool known_a = sc_env_hint(rc->env, a, &ha), known_b = sc_env_hint(rc->env, b, &hb);
   if (known_a && ha == 1 && !sc_env_is_unbacked(rc->env, a)) return b;
   if (known_b && hb == 1 && !sc_env_is_unbacked(rc->env, b)) return a;
@@ -274,7 +274,7 @@ static bool rule_elementwise(sc_rule_ctx *rc) {
   for (size_t i = 0; i < rc->node->n_inputs; i++) {
     const sc_arg *a = &rc->node->inputs[i].arg;
     if ((a->kind != SC_ARG_TENSOR && a->kind != SC_ARG_OPTIONAL_TENSOR) || !a->n_items || !a->items[0].value) continue;
-    shape s;
+    shape s = {0};
     if (!shape_of(rc, a->items[0].value, &s)) return false;
     if (!any) acc = s;
     else broadcast(rc, &acc, &s);
@@ -286,7 +286,7 @@ static bool rule_elementwise(sc_rule_ctx *rc) {
 
 static bool rule_same_as(sc_rule_ctx *rc, const char *name) {
   const sc_value *x = tensor_arg(rc, name, true);
-  shape s;
+  shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
   return set_out(rc, 0, &s);
 }
@@ -294,14 +294,14 @@ static bool rule_same_as(sc_rule_ctx *rc, const char *name) {
 /* view / reshape: -1 inferred from the element count, which must agree. */
 static bool rule_view(sc_rule_ctx *rc, const char *size_name) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out;
+  shape in = {0}, out = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   out.rank = ints_arg(rc, size_name, out.d, MAX_RANK, -1);
   if (out.rank < 0) return rule_error(rc, "missing '%s'", size_name);
   const sc_expr *total = numel(rc, &in, 0, in.rank), *known = sc_expr_int(rc->ctx, 1);
   int infer = -1;
   for (int i = 0; i < out.rank; i++) {
-    int64_t v;
+    int64_t v = 0;
     if (sc_expr_is_const(out.d[i], &v) && v == -1) {
       if (infer >= 0) return rule_error(rc, "only one dimension can be inferred");
       infer = i;
@@ -322,8 +322,8 @@ static bool rule_view(sc_rule_ctx *rc, const char *size_name) {
 
 static bool rule_flatten(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out = {0, {0}};
-  int64_t start, end;
+  shape in = {0}, out = {0};
+  int64_t start = 0, end = 0;
   if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "start_dim", 0, false, &start) ||
       !const_int_arg(rc, "end_dim", -1, false, &end))
     return false;
@@ -332,7 +332,7 @@ static bool rule_flatten(sc_rule_ctx *rc) {
     out.d[0] = sc_expr_int(rc->ctx, 1);
     return set_out(rc, 0, &out);
   }
-  int s, e;
+  int s = 0, e = 0;
   if (!norm_dim(rc, start, in.rank, &s) || !norm_dim(rc, end, in.rank, &e)) return false;
   if (s > e) return rule_error(rc, "start_dim comes after end_dim");
   for (int i = 0; i < s; i++) out.d[out.rank++] = in.d[i];
@@ -343,15 +343,15 @@ static bool rule_flatten(sc_rule_ctx *rc) {
 
 static bool rule_permute(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out;
+  shape in = {0}, out = {0};
   int64_t dims[MAX_RANK];
-  int n;
+  int n = 0;
   if (!x || !shape_of(rc, x, &in) || !const_ints_arg(rc, "dims", dims, MAX_RANK, &n, -1)) return false;
   if (n != in.rank) return rule_error(rc, "permute needs %d dims, got %d", in.rank, n);
   out.rank = n;
   bool used[MAX_RANK] = {0};
   for (int i = 0; i < n; i++) {
-    int d;
+    int d = 0;
     if (!norm_dim(rc, dims[i], in.rank, &d)) return false;
     if (used[d]) return rule_error(rc, "dimension %d repeats", d);
     used[d] = true;
@@ -362,7 +362,7 @@ static bool rule_permute(sc_rule_ctx *rc) {
 
 static bool rule_transpose(sc_rule_ctx *rc, bool is_t) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape s;
+  shape s = {0};
   int64_t d0 = 0, d1 = 1;
   if (!x || !shape_of(rc, x, &s)) return false;
   if (is_t) {
@@ -371,7 +371,7 @@ static bool rule_transpose(sc_rule_ctx *rc, bool is_t) {
   } else if (!const_int_arg(rc, "dim0", 0, true, &d0) || !const_int_arg(rc, "dim1", 0, true, &d1)) {
     return false;
   }
-  int a, b;
+  int a = 0, b = 0;
   if (s.rank == 0) return set_out(rc, 0, &s);
   if (!norm_dim(rc, d0, s.rank, &a) || !norm_dim(rc, d1, s.rank, &b)) return false;
   const sc_expr *t = s.d[a];
@@ -382,9 +382,9 @@ static bool rule_transpose(sc_rule_ctx *rc, bool is_t) {
 
 static bool rule_unsqueeze(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out;
-  int64_t dim;
-  int d;
+  shape in = {0}, out = {0};
+  int64_t dim = 0;
+  int d = 0;
   if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, in.rank + 1, &d))
     return false;
   if (in.rank + 1 > MAX_RANK) return rule_error(rc, "rank too large");
@@ -395,7 +395,7 @@ static bool rule_unsqueeze(sc_rule_ctx *rc) {
 
 static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out = {0, {0}};
+  shape in = {0}, out = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   int64_t dims[MAX_RANK];
   int n = 0;
@@ -407,7 +407,7 @@ static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
   }
   bool drop[MAX_RANK] = {0};
   for (int i = 0; i < n && in.rank; i++) {
-    int d;
+    int d = 0;
     if (!norm_dim(rc, dims[i], in.rank, &d)) return false;
     /* a dim of size 1 goes; a symbolic one stays (its range excludes 1) */
     drop[d] = is_one(in.d[d]);
@@ -419,13 +419,13 @@ static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
 
 static bool rule_expand(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out;
+  shape in = {0}, out = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   out.rank = ints_arg(rc, "size", out.d, MAX_RANK, -1);
   if (out.rank < in.rank) return rule_error(rc, "expand to fewer dimensions than the input has");
   for (int i = 0; i < out.rank; i++) {
     int k = i - (out.rank - in.rank);
-    int64_t v;
+    int64_t v = 0;
     bool keep = sc_expr_is_const(out.d[i], &v) && v == -1;
     if (k < 0) {
       if (keep) return rule_error(rc, "-1 is not allowed for a new leading dimension");
@@ -439,7 +439,7 @@ static bool rule_expand(sc_rule_ctx *rc) {
 
 /* Clamps a slice bound to [0, n] the way torch does, guarding on the decision. */
 static const sc_expr *clamp_bound(sc_rule_ctx *rc, const sc_expr *v, const sc_expr *n) {
-  int64_t c;
+  int64_t c = 0;
   if (sc_expr_is_const(v, &c)) {
     if (c == INT64_MAX) return n;
     if (c < 0) {
@@ -454,9 +454,9 @@ static const sc_expr *clamp_bound(sc_rule_ctx *rc, const sc_expr *v, const sc_ex
 
 static bool rule_slice(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape s;
-  int64_t dim, step;
-  int d;
+  shape s = {0};
+  int64_t dim = 0, step = 0;
+  int d = 0;
   if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, false, &dim) ||
       !const_int_arg(rc, "step", 1, false, &step) || !norm_dim(rc, dim, s.rank, &d))
     return false;
@@ -477,14 +477,14 @@ static bool rule_slice(sc_rule_ctx *rc) {
 
 static bool rule_select(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out = {0, {0}};
-  int64_t dim;
-  int d;
+  shape in = {0}, out = {0};
+  int64_t dim = 0;
+  int d = 0;
   if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, in.rank, &d))
     return false;
   const sc_expr *index = int_arg(rc, "index", NULL);
   if (!index) return false;
-  int64_t c;
+  int64_t c = 0;
   if (sc_expr_is_const(index, &c) && c < 0)
     guard(rc, "select", sc_expr_rel(rc->ctx, SC_EXPR_LE, sc_expr_int(rc->ctx, -c), in.d[d]));
   else
@@ -496,9 +496,9 @@ static bool rule_select(sc_rule_ctx *rc) {
 
 static bool rule_narrow(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape s;
-  int64_t dim;
-  int d;
+  shape s = {0};
+  int64_t dim = 0;
+  int d = 0;
   if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, s.rank, &d))
     return false;
   const sc_expr *start = int_arg(rc, "start", NULL), *length = int_arg(rc, "length", NULL);
@@ -519,16 +519,16 @@ static const sc_arg *tensors_arg(sc_rule_ctx *rc, const char *name) {
 
 static bool rule_cat(sc_rule_ctx *rc, bool stack) {
   const sc_arg *ts = tensors_arg(rc, "tensors");
-  int64_t dim;
+  int64_t dim = 0;
   if (!ts || !const_int_arg(rc, "dim", 0, false, &dim)) return false;
   shape acc = {-1, {0}};
   int d = 0;
   for (size_t i = 0; i < ts->n_items; i++) {
     const sc_value *v = ts->items[i].value;
-    shape s;
+    shape s = {0};
     if (!v) return rule_error(rc, "tensor list entry %zu is None", i);
     if (!shape_of(rc, v, &s)) return false;
-    int64_t z;
+    int64_t z = 0;
     if (!stack && s.rank == 1 && sc_expr_is_const(s.d[0], &z) && z == 0) continue; /* legacy empty tensor */
     if (acc.rank < 0) {
       acc = s;
@@ -557,9 +557,9 @@ static bool rule_cat(sc_rule_ctx *rc, bool stack) {
 /* split / chunk: the program fixes the number of outputs; the sizes follow from it. */
 static bool rule_split(sc_rule_ctx *rc, int kind) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape s;
-  int64_t dim;
-  int d;
+  shape s = {0};
+  int64_t dim = 0;
+  int d = 0;
   if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, false, &dim) || !norm_dim(rc, dim, s.rank, &d))
     return false;
   int k = n_output_tensors(rc);
@@ -582,7 +582,7 @@ static bool rule_split(sc_rule_ctx *rc, int kind) {
   if (kind == 0) {
     piece = int_arg(rc, "split_size", NULL);
   } else { /* chunk: ceil(n / chunks) */
-    int64_t chunks;
+    int64_t chunks = 0;
     if (!const_int_arg(rc, "chunks", 0, true, &chunks)) return false;
     if (chunks <= 0) return rule_error(rc, "chunks must be positive");
     piece = sc_expr_floordiv(rc->ctx, sc_expr_add(rc->ctx, n, sc_expr_int(rc->ctx, chunks - 1)), sc_expr_int(rc->ctx, chunks));
@@ -602,9 +602,9 @@ static bool rule_split(sc_rule_ctx *rc, int kind) {
 
 static bool rule_unbind(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out = {0, {0}};
-  int64_t dim;
-  int d;
+  shape in = {0}, out = {0};
+  int64_t dim = 0;
+  int d = 0;
   if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "dim", 0, false, &dim) || !norm_dim(rc, dim, in.rank, &d))
     return false;
   int k = n_output_tensors(rc);
@@ -618,9 +618,9 @@ static bool rule_unbind(sc_rule_ctx *rc) {
 
 static bool rule_index_select(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true), *index = tensor_arg(rc, "index", true);
-  shape s, is;
-  int64_t dim;
-  int d;
+  shape s = {0}, is = {0};
+  int64_t dim = 0;
+  int d = 0;
   if (!x || !index || !shape_of(rc, x, &s) || !shape_of(rc, index, &is) || !const_int_arg(rc, "dim", 0, true, &dim) ||
       !norm_dim(rc, dim, s.rank, &d))
     return false;
@@ -631,7 +631,7 @@ static bool rule_index_select(sc_rule_ctx *rc) {
 
 static bool rule_embedding(sc_rule_ctx *rc) {
   const sc_value *w = tensor_arg(rc, "weight", true), *idx = tensor_arg(rc, "indices", true);
-  shape ws, out;
+  shape ws = {0}, out = {0};
   if (!w || !idx || !shape_of(rc, w, &ws) || !shape_of(rc, idx, &out)) return false;
   if (ws.rank != 2) return rule_error(rc, "weight must be 2-D");
   if (out.rank + 1 > MAX_RANK) return rule_error(rc, "rank too large");
@@ -643,7 +643,7 @@ static bool rule_gather(sc_rule_ctx *rc) { return rule_same_as(rc, "index"); }
 
 static bool rule_repeat(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out;
+  shape in = {0}, out = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   const sc_expr *rep[MAX_RANK];
   int n = ints_arg(rc, "repeats", rep, MAX_RANK, -1);
@@ -663,7 +663,7 @@ static bool reduce_shape(sc_rule_ctx *rc, const shape *in, const int64_t *dims, 
     for (int i = 0; i < in->rank; i++) red[i] = true;
   }
   for (int i = 0; i < n; i++) {
-    int d;
+    int d = 0;
     if (!norm_dim(rc, dims[i], in->rank, &d)) return false;
     red[d] = true;
   }
@@ -677,7 +677,7 @@ static bool reduce_shape(sc_rule_ctx *rc, const shape *in, const int64_t *dims, 
 
 static bool rule_reduce(sc_rule_ctx *rc, const char *dim_name, bool empty_means_all, int n_outputs) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape in, out;
+  shape in = {0}, out = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   int64_t dims[MAX_RANK];
   int n = 0;
@@ -691,9 +691,9 @@ static bool rule_reduce(sc_rule_ctx *rc, const char *dim_name, bool empty_means_
 
 static bool rule_softmax(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape s;
-  int64_t dim;
-  int d;
+  shape s = {0};
+  int64_t dim = 0;
+  int d = 0;
   if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, true, &dim)) return false;
   if (s.rank && !norm_dim(rc, dim, s.rank, &d)) return false;
   return set_out(rc, 0, &s);
@@ -702,7 +702,7 @@ static bool rule_softmax(sc_rule_ctx *rc) {
 /* The trailing dims of the input must equal normalized_shape, as must weight and bias. */
 static bool rule_layer_norm(sc_rule_ctx *rc, bool native) {
   const sc_value *x = tensor_arg(rc, "input", true);
-  shape in;
+  shape in = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   const sc_expr *norm[MAX_RANK];
   int n = ints_arg(rc, "normalized_shape", norm, MAX_RANK, -1);
@@ -712,7 +712,7 @@ static bool rule_layer_norm(sc_rule_ctx *rc, bool native) {
   static const char *const params[] = {"weight", "bias"};
   for (int p = 0; p < 2; p++) {
     const sc_value *w = tensor_arg(rc, params[p], false);
-    shape ws;
+    shape ws = {0};
     if (!w) continue;
     if (!shape_of(rc, w, &ws)) return false;
     if (ws.rank != n) return rule_error(rc, "%s must have the normalized shape", params[p]);
@@ -727,13 +727,13 @@ static bool rule_layer_norm(sc_rule_ctx *rc, bool native) {
 
 static bool rule_batch_norm(sc_rule_ctx *rc, bool legit) {
   const sc_value *x = tensor_arg(rc, "input", true);
-  shape in;
+  shape in = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   if (in.rank < 2) return rule_error(rc, "batch norm expects a batch and a channel dimension");
   static const char *const params[] = {"weight", "bias", "running_mean", "running_var"};
   for (int p = 0; p < 4; p++) {
     const sc_value *w = tensor_arg(rc, params[p], false);
-    shape ws;
+    shape ws = {0};
     if (!w) continue;
     if (!shape_of(rc, w, &ws)) return false;
     if (ws.rank != 1) return rule_error(rc, "%s must be 1-D", params[p]);
@@ -750,7 +750,7 @@ static bool rule_batch_norm(sc_rule_ctx *rc, bool legit) {
 static bool rule_mm(sc_rule_ctx *rc, bool add, bool batched) {
   const sc_value *a = tensor_arg(rc, add ? (batched ? "batch1" : "mat1") : (batched ? "self" : "self"), true);
   const sc_value *b = tensor_arg(rc, add ? (batched ? "batch2" : "mat2") : "mat2", true);
-  shape sa, sb, out;
+  shape sa = {0}, sb = {0}, out = {0};
   if (!a || !b || !shape_of(rc, a, &sa) || !shape_of(rc, b, &sb)) return false;
   int r = batched ? 3 : 2;
   if (sa.rank != r || sb.rank != r) return rule_error(rc, "operands must be %d-D", r);
@@ -761,7 +761,7 @@ static bool rule_mm(sc_rule_ctx *rc, bool add, bool batched) {
   out.d[r - 1] = sc_env_resolve(rc->env, sb.d[r - 1]);
   if (add) {
     const sc_value *bias = tensor_arg(rc, "self", true);
-    shape sbias;
+    shape sbias = {0};
     if (!bias || !shape_of(rc, bias, &sbias)) return false;
     shape acc = out;
     broadcast(rc, &acc, &sbias);
@@ -790,14 +790,14 @@ static bool matmul_shape(sc_rule_ctx *rc, const shape *a, const shape *b, shape 
 
 static bool rule_matmul(sc_rule_ctx *rc) {
   const sc_value *a = tensor_arg(rc, "self", true), *b = tensor_arg(rc, "other", true);
-  shape sa, sb, out;
+  shape sa = {0}, sb = {0}, out = {0};
   if (!a || !b || !shape_of(rc, a, &sa) || !shape_of(rc, b, &sb) || !matmul_shape(rc, &sa, &sb, &out)) return false;
   return set_out(rc, 0, &out);
 }
 
 static bool rule_linear(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "input", true), *w = tensor_arg(rc, "weight", true);
-  shape sx, sw, out;
+  shape sx = {0}, sw = {0}, out = {0};
   if (!x || !w || !shape_of(rc, x, &sx) || !shape_of(rc, w, &sw)) return false;
   if (sw.rank != 2 && sw.rank != 1) return rule_error(rc, "weight must be 1-D or 2-D");
   shape wt = sw;
@@ -808,7 +808,7 @@ static bool rule_linear(sc_rule_ctx *rc) {
   if (!matmul_shape(rc, &sx, &wt, &out)) return false;
   const sc_value *bias = tensor_arg(rc, "bias", false);
   if (bias) {
-    shape sb;
+    shape sb = {0};
     if (!shape_of(rc, bias, &sb)) return false;
     broadcast(rc, &out, &sb);
   }
@@ -817,7 +817,7 @@ static bool rule_linear(sc_rule_ctx *rc) {
 
 static bool rule_sdpa(sc_rule_ctx *rc) {
   const sc_value *q = tensor_arg(rc, "query", true), *k = tensor_arg(rc, "key", true), *v = tensor_arg(rc, "value", true);
-  shape sq, sk, sv;
+  shape sq = {0}, sk = {0}, sv = {0};
   if (!q || !k || !v || !shape_of(rc, q, &sq) || !shape_of(rc, k, &sk) || !shape_of(rc, v, &sv)) return false;
   if (sq.rank < 2 || sk.rank != sq.rank || sv.rank != sq.rank) return rule_error(rc, "query, key, value ranks differ");
   int r = sq.rank;
@@ -843,7 +843,7 @@ static const sc_expr *conv_out(sc_rule_ctx *rc, const sc_expr *in, int64_t k, in
 /* Spatial parameter lists: a single value applies to every spatial dim. */
 static bool spatial_arg(sc_rule_ctx *rc, const char *name, int n, int64_t def, int64_t *out) {
   int64_t v[MAX_RANK];
-  int m;
+  int m = 0;
   if (!const_ints_arg(rc, name, v, MAX_RANK, &m, 0)) return false;
   for (int i = 0; i < n; i++) out[i] = m == 0 ? def : m == 1 ? v[0] : (i < m ? v[i] : def);
   if (m > 1 && m != n) return rule_error(rc, "'%s' has %d entries for %d spatial dims", name, m, n);
@@ -852,7 +852,7 @@ static bool spatial_arg(sc_rule_ctx *rc, const char *name, int n, int64_t def, i
 
 static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
   const sc_value *x = tensor_arg(rc, "input", true), *w = tensor_arg(rc, "weight", true);
-  shape sx, sw;
+  shape sx = {0}, sw = {0};
   if (!x || !w || !shape_of(rc, x, &sx) || !shape_of(rc, w, &sw)) return false;
   int sp = sw.rank - 2;
   if (sp < 1 || (fixed_spatial && sp != fixed_spatial)) return rule_error(rc, "weight has rank %d", sw.rank);
@@ -876,7 +876,7 @@ static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
     out.d[c] = sc_expr_mul(rc->ctx, sw.d[1], g);
   }
   for (int i = 0; i < sp; i++) {
-    int64_t k;
+    int64_t k = 0;
     if (!sc_expr_is_const(sw.d[2 + i], &k)) return rule_error(rc, "kernel sizes must be static");
     const sc_expr *in = sc_env_resolve(rc->env, sx.d[c + 1 + i]);
     const sc_expr *o;
@@ -891,7 +891,7 @@ static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
   }
   const sc_value *bias = tensor_arg(rc, "bias", false);
   if (bias) {
-    shape sb;
+    shape sb = {0};
     if (!shape_of(rc, bias, &sb)) return false;
     if (sb.rank != 1) return rule_error(rc, "bias must be 1-D");
     eq_guard(rc, "conv", sb.d[0], out.d[c]);
@@ -901,7 +901,7 @@ static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
 
 static bool rule_pool(sc_rule_ctx *rc, int n_outputs) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape s;
+  shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
   if (s.rank != 3 && s.rank != 4) return rule_error(rc, "2-D pooling expects a 3-D or 4-D input");
   int64_t k[2], st[2], pad[2], dil[2];
@@ -909,7 +909,7 @@ static bool rule_pool(sc_rule_ctx *rc, int n_outputs) {
       !spatial_arg(rc, "dilation", 2, 1, dil))
     return false;
   int64_t sv[MAX_RANK];
-  int m;
+  int m = 0;
   if (!const_ints_arg(rc, "stride", sv, MAX_RANK, &m, 0)) return false;
   for (int i = 0; i < 2; i++) st[i] = m == 0 ? k[i] : m == 1 ? sv[0] : sv[i];
   bool ceil_mode = bool_arg(rc, "ceil_mode", false);
@@ -937,7 +937,7 @@ static bool rule_pool(sc_rule_ctx *rc, int n_outputs) {
 
 static bool rule_adaptive_pool(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape s;
+  shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
   if (s.rank != 3 && s.rank != 4) return rule_error(rc, "2-D pooling expects a 3-D or 4-D input");
   const sc_expr *o[MAX_RANK];
@@ -951,7 +951,7 @@ static bool rule_adaptive_pool(sc_rule_ctx *rc) {
 /* ---- creation ---------------------------------------------------------------------------- */
 
 static bool rule_sized(sc_rule_ctx *rc) {
-  shape s;
+  shape s = {0};
   s.rank = ints_arg(rc, "size", s.d, MAX_RANK, -1);
   if (s.rank < 0) return rule_error(rc, "missing size");
   return set_out(rc, 0, &s);
@@ -963,7 +963,7 @@ static bool rule_arange(sc_rule_ctx *rc, int form) {
   if (form >= 1) start = int_arg(rc, "start", sc_expr_int(rc->ctx, 0));
   if (form == 2) step = int_arg(rc, "step", sc_expr_int(rc->ctx, 1));
   if (!start || !end || !step) return false;
-  int64_t st;
+  int64_t st = 0;
   if (!sc_expr_is_const(step, &st) || st == 0) return rule_error(rc, "step must be a non-zero constant");
   /* ceil((end - start) / step), clamped at 0 */
   const sc_expr *span = sc_expr_sub(rc->ctx, end, start);
@@ -985,7 +985,7 @@ static bool rule_item(sc_rule_ctx *rc) {
 
 static bool rule_nonzero(sc_rule_ctx *rc, bool masked) {
   const sc_value *x = tensor_arg(rc, masked ? "self" : "self", true);
-  shape s;
+  shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
   char src[300];
   snprintf(src, sizeof src, "%s() at node '%s'", masked ? "masked_select" : "nonzero", rc->node->name);
@@ -1044,7 +1044,7 @@ static bool rule_sym_binary(sc_rule_ctx *rc) {
     case SC_OP_SYM_MAX: r = sc_expr_max(c, a, b); break;
     case SC_OP_SYM_MIN: r = sc_expr_min(c, a, b); break;
     case SC_OP_PY_POW: {
-      int64_t n;
+      int64_t n = 0;
       if (!sc_expr_is_const(b, &n) || n < 0 || n > 16) return rule_error(rc, "only small constant powers are supported");
       r = sc_expr_int(c, 1);
       for (int64_t i = 0; i < n; i++) r = sc_expr_mul(c, r, a);
@@ -1057,11 +1057,11 @@ static bool rule_sym_binary(sc_rule_ctx *rc) {
 
 static bool rule_sym_size(sc_rule_ctx *rc, bool numel_only) {
   const sc_value *x = tensor_arg(rc, "self", true);
-  shape s;
+  shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
   if (numel_only) return set_sym(rc, numel(rc, &s, 0, s.rank));
-  int64_t dim;
-  int d;
+  int64_t dim = 0;
+  int d = 0;
   if (!const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, s.rank, &d)) return false;
   if (rc->node->op->id == SC_OP_SYM_STRIDE) return set_sym(rc, numel(rc, &s, d + 1, s.rank));
   return set_sym(rc, s.d[d]);
@@ -1184,10 +1184,10 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_PY_GETITEM: {
       const sc_arg *a = arg(rc, "a");
       if (!a) a = rc->node->n_inputs ? &rc->node->inputs[0].arg : NULL;
-      int64_t i;
+      int64_t i = 0;
       if (!a || a->kind != SC_ARG_TENSORS || !const_int_arg(rc, "b", 0, true, &i) || i < 0 || i >= (int64_t)a->n_items)
         return rule_error(rc, "getitem expects a tensor list and an index");
-      shape s;
+      shape s = {0};
       return shape_of(rc, a->items[i].value, &s) && set_out(rc, 0, &s);
     }
     case SC_OP_ASSERT_SCALAR: return rule_assert_scalar(rc);

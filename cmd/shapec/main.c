@@ -125,6 +125,7 @@ static int cmd_export(int argc, char **argv) {
   if (ok && !quiet) {
     sc_strbuf sb = {0};
     sc_program_print(&sb, res.program);
+    if (res.analysed) sc_analysis_print(&sb, &res.analysis);
     fputs(sc_strbuf_cstr(&sb), stdout);
     sc_strbuf_free(&sb);
   }
