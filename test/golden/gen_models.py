@@ -214,7 +214,18 @@ def conv_pool():
     return p
 
 
-MODELS = {f.__name__: f for f in [foo_add, tutorial_checks, linear_batch1, cat_double, view4, auto_static,
+def constrain_for_size():
+    """n = x.item(); torch._check_is_size(n); torch._check(n <= 64); torch.zeros(n)."""
+    p = Program()
+    p.input("x", [], dtype=I64)
+    p.node(A + "_local_scalar_dense.default", [("self", T("x"))], "item", ("u0", None), kind="symint")
+    p.node(A + "sym_constrain_range_for_size.default", [("size", SI("item")), ("max", I(64))], "constrain", kind="none")
+    p.node(A + "zeros.default", [("size", SIS("item"))], "zeros", [("u0", None)])
+    p.output("zeros")
+    return p
+
+
+MODELS = {f.__name__: f for f in [constrain_for_size, foo_add, tutorial_checks, linear_batch1, cat_double, view4, auto_static,
                                    reshape_product, view_mod, item_check, conv_pool]}
 
 if __name__ == "__main__":
