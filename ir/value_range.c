@@ -34,14 +34,19 @@ static int64_t mul_sat(int64_t a, int64_t b) {
 
 sc_range_iv sc_iv_add(sc_range_iv a, sc_range_iv b) { return (sc_range_iv){add_sat(a.lo, b.lo), add_sat(a.hi, b.hi)}; }
 
-sc_range_iv sc_iv_mul(sc_range_iv a, sc_range_iv b) {
-  int64_t c[4] = {mul_sat(a.lo, b.lo), mul_sat(a.lo, b.hi), mul_sat(a.hi, b.lo), mul_sat(a.hi, b.hi)};
+/* The smallest interval holding the four corner values of a monotone operator. */
+static sc_range_iv hull4(const int64_t c[4]) {
   sc_range_iv r = {c[0], c[0]};
   for (int i = 1; i < 4; i++) {
     if (c[i] < r.lo) r.lo = c[i];
     if (c[i] > r.hi) r.hi = c[i];
   }
   return r;
+}
+
+sc_range_iv sc_iv_mul(sc_range_iv a, sc_range_iv b) {
+  int64_t c[4] = {mul_sat(a.lo, b.lo), mul_sat(a.lo, b.hi), mul_sat(a.hi, b.lo), mul_sat(a.hi, b.hi)};
+  return hull4(c);
 }
 
 static int64_t floordiv_pt(int64_t a, int64_t b) {
@@ -67,12 +72,7 @@ sc_range_iv sc_iv_floordiv(sc_range_iv a, sc_range_iv b) {
     return r;
   }
   int64_t c[4] = {floordiv_pt(a.lo, b.lo), floordiv_pt(a.lo, b.hi), floordiv_pt(a.hi, b.lo), floordiv_pt(a.hi, b.hi)};
-  sc_range_iv r = {c[0], c[0]};
-  for (int i = 1; i < 4; i++) {
-    if (c[i] < r.lo) r.lo = c[i];
-    if (c[i] > r.hi) r.hi = c[i];
-  }
-  return r;
+  return hull4(c);
 }
 
 sc_range_iv sc_iv_mod(sc_range_iv a, sc_range_iv b) {
