@@ -217,8 +217,12 @@ static cJSON *error_json(const sc_ctx *ctx, const sc_analysis *a, const cJSON *f
   sc_strbuf_free(&sb);
   cJSON *fixes = cJSON_AddArrayToObject(o, "suggested_fixes");
   for (size_t i = 0; violation && i < a->env.n_violations; i++)
-    for (size_t k = 0; k < a->env.violations[i].n_fixes; k++)
-      cJSON_AddItemToArray(fixes, cJSON_CreateString(a->env.violations[i].fixes[k]));
+    for (size_t k = 0; k < a->env.violations[i].n_fixes; k++) {
+      const char *fix = a->env.violations[i].fixes[k];
+      bool seen = false;
+      for (const cJSON *f = fixes->child; f && !seen; f = f->next) seen = strcmp(f->valuestring, fix) == 0;
+      if (!seen) cJSON_AddItemToArray(fixes, cJSON_CreateString(fix));
+    }
   if (fixed_spec) cJSON_AddItemToObject(o, "fixed_spec", cJSON_Duplicate(fixed_spec, 1));
   return o;
 }

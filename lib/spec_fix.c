@@ -35,6 +35,22 @@ static cJSON *at_path(cJSON *root, const char *path) {
 
 static void replace_item(cJSON *parent, cJSON *old, cJSON *fresh) { cJSON_ReplaceItemViaPointer(parent, old, fresh); }
 
+/* Replaces the leaf at path (keeping its key); takes ownership of fresh. */
+static void replace_leaf(cJSON *root, const char *path, cJSON *fresh) {
+  cJSON *leaf = path ? at_path(root, path) : NULL;
+  const char *bracket = path ? strrchr(path, '[') : NULL, *dot = path ? strrchr(path, '.') : NULL;
+  const char *cut = bracket && (!dot || bracket > dot) ? bracket : dot;
+  char parent_path[1024];
+  snprintf(parent_path, sizeof parent_path, "%.*s", cut ? (int)(cut - path) : 0, path ? path : "");
+  cJSON *parent = leaf && cut ? at_path(root, parent_path) : NULL;
+  if (!parent) {
+    cJSON_Delete(fresh);
+    return;
+  }
+  if (leaf->string) fresh->string = strdup(leaf->string);
+  replace_item(parent, leaf, fresh);
+}
+
 /* Rewrites every leaf of the form c*dim + e: by `value` (a number) when by_expr is NULL,
  * else by the expression dim := by_expr. */
 static void rewrite_uses(sc_ctx *ctx, cJSON *node, const char *dim, const sc_expr *by_expr, int64_t value) {
@@ -82,21 +98,7 @@ static void apply_fix(sc_ctx *ctx, cJSON *root, const sc_fix *f) {
   cJSON *dims = f->kind == SC_FIX_STATIC_LEAF || f->kind == SC_FIX_NONE ? NULL : dims_object(root);
   switch (f->kind) {
     case SC_FIX_NONE: return;
-    case SC_FIX_STATIC_LEAF: {
-      cJSON *leaf = f->spec_path ? at_path(root, f->spec_path) : NULL;
-      if (!leaf) return;
-      const char *slash = strrchr(f->spec_path, '[');
-      const char *dot = strrchr(f->spec_path, '.');
-      char parent_path[1024];
-      size_t cut = (size_t)((slash && (!dot || slash > dot) ? slash : dot) - f->spec_path);
-      snprintf(parent_path, sizeof parent_path, "%.*s", (int)cut, f->spec_path);
-      cJSON *parent = at_path(root, parent_path);
-      cJSON *fresh = cJSON_CreateNumber((double)f->value);
-      if (leaf->string) fresh->string = strdup(leaf->string);
-      if (parent) replace_item(parent, leaf, fresh);
-      else cJSON_Delete(fresh);
-      return;
-    }
+    case SC_FIX_STATIC_LEAF: replace_leaf(root, f->spec_path, cJSON_CreateNumber((double)f->value)); return;
     case SC_FIX_DIM_RANGE: {
       cJSON *d = cJSON_GetObjectItemCaseSensitive(dims, f->dim);
       if (!d) d = cJSON_AddObjectToObject(dims, f->dim);
@@ -108,6 +110,12 @@ static void apply_fix(sc_ctx *ctx, cJSON *root, const sc_fix *f) {
       cJSON_DeleteItemFromObjectCaseSensitive(dims, f->dim);
       return;
     case SC_FIX_DIM_RELATE: {
+      if (f->spec_path) { /* the unnamed dim becomes the Dim `other` first */
+        replace_leaf(root, f->spec_path, cJSON_CreateString(f->other));
+        cJSON *d = cJSON_GetObjectItemCaseSensitive(dims, f->other);
+        if (!d) d = cJSON_AddObjectToObject(dims, f->other);
+        set_range(d, f->min, f->has_max, f->max);
+      }
       const sc_expr *by = sc_expr_add(ctx, sc_expr_mul(ctx, sc_expr_int(ctx, f->a), sc_expr_sym(ctx, f->other)),
                                       sc_expr_int(ctx, f->b));
       if (shapes) rewrite_uses(ctx, shapes, f->dim, by, 0);

@@ -48,6 +48,7 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
   sc_value *v = (sc_value *)in->value;
   v->shape = sc_arena_alloc(&ctx->arena, (size_t)(in->rank ? in->rank : 1) * sizeof *v->shape);
   bool ok = true;
+  /* on failure the input keeps no shape: placeholders must not reach the report */
   for (int k = 0; k < in->rank; k++) {
     const sc_dim_spec *d = &in->dims[k];
     const char *source = sc_analysis_dim_source(ctx, v, k);
@@ -82,6 +83,21 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
       vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = d->path, .value = d->sample};
       continue;
     }
+    if (d->kind == SC_DIM_NAMED && d->root->has_sample && d->root->sample <= 1) {
+      /* the root Dim's own sample is 0 or 1 (x: "dx + 3" with a sample of 4) */
+      v->shape[k] = sc_expr_int(ctx, d->sample);
+      bool reported = false;
+      for (size_t i = 0; i < env->n_violations; i++)
+        reported |= env->violations[i].fix.kind == SC_FIX_DIM_VALUE && strcmp(env->violations[i].fix.dim, d->root->name) == 0;
+      if (reported) continue;
+      const char *fix = sc_arena_printf(&ctx->arena, "%s = %lld", d->root->name, (long long)d->root->sample);
+      sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, &fix, 1,
+                                          "Dim %s is %lld for the sample inputs (from %s), which specializes it "
+                                          "(0/1 specialization); use samples that give it 2 or more",
+                                          d->root->name, (long long)d->root->sample, source);
+      vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = d->root->name, .value = d->root->sample, .spec_path = d->path};
+      continue;
+    }
     if (d->kind == SC_DIM_NAMED) {
       sc_symbol *root = root_symbol(env, d->root, source, d->path);
       const sc_expr *sym = sc_expr_sym(ctx, root->name);
@@ -99,6 +115,7 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
     s->spec_path = d->path;
     v->shape[k] = sc_expr_sym(ctx, s->name);
   }
+  if (!ok) v->shape = NULL;
   return ok;
 }
 
@@ -127,11 +144,12 @@ static bool check_meta(sc_ctx *ctx, sc_analysis *a, const sc_value *v) {
                     (v->meta.size_hints && (want = v->meta.size_hints[k]) >= 0);
     if (!has_want || !sc_env_hint(&a->env, v->shape[k], &got) || got == want) continue;
     const char *path = sc_arena_printf(&ctx->arena, "%s.sizes[%d]", v->path ? v->path : v->name, k);
+    const sc_expr *e = sc_env_resolve(&a->env, v->shape[k]);
+    const char *how = sc_expr_is_const(e, NULL) ? "" : sc_arena_printf(&ctx->arena, "%s = ", sc_expr_to_string(ctx, e));
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_META_MISMATCH, SC_SEV_ERROR, a->program->file, path,
-                              "%s.size()[%d] is %lld in the program, but its operator gives %s = %lld for the "
-                              "sample inputs",
-                              v->name, k, (long long)want, sc_expr_to_string(ctx, sc_env_resolve(&a->env, v->shape[k])),
-                              (long long)got);
+                              "%s.size()[%d] is %lld in the program, but its operator gives %s%lld for the sample "
+                              "inputs",
+                              v->name, k, (long long)want, how, (long long)got);
     sc_diag_set_hint(&ctx->diags, d, "the program's tensor metas disagree with ATen's shape semantics; re-export it");
     return false;
   }

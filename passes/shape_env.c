@@ -127,6 +127,10 @@ sc_truth sc_env_decide(sc_shape_env *env, const sc_expr *cond) {
 
 static void record(sc_shape_env *env, const sc_expr *e, sc_guard_outcome outcome, const sc_provenance *prov,
                    const char *symbol) {
+  /* one runtime assert per condition, attributed to its first node */
+  if (outcome == SC_GUARD_RUNTIME_ASSERT)
+    for (size_t i = 0; i < env->n_guards; i++)
+      if (env->guards[i].outcome == SC_GUARD_RUNTIME_ASSERT && env->guards[i].expr == e) return;
   if (env->n_guards == env->cap_guards) {
     env->cap_guards = env->cap_guards ? env->cap_guards * 2 : 32;
     env->guards = sc_xrealloc(env->guards, env->cap_guards * sizeof *env->guards);
@@ -153,14 +157,6 @@ sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, con
   v->fix.kind = SC_FIX_NONE;
   if (guard) record(env, guard, SC_GUARD_VIOLATION, prov, NULL);
   return v;
-}
-
-void sc_env_runtime_assert(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov) {
-  cond = sc_env_resolve(env, cond);
-  if (cond->kind == SC_EXPR_TRUE) return;
-  for (size_t i = 0; i < env->n_guards; i++)
-    if (env->guards[i].outcome == SC_GUARD_RUNTIME_ASSERT && env->guards[i].expr == cond) return;
-  record(env, cond, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
 }
 
 /* ---- helpers over canonical sums ------------------------------------------------- */
@@ -361,6 +357,27 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
   int64_t a, b;
   const sc_expr *t = as_linear(env->ctx, r, &a, &b);
   sc_symbol *ts = t ? sc_env_find(env, t->name) : NULL;
+  if (ts && ts->origin != SC_SYM_NAMED && ts->origin != SC_SYM_UNBACKED && ts->spec_path) {
+    /* the Dim follows an unnamed dim (an AUTO x.size()[0] that cannot take the Dim's value
+     * because of the coefficient): name that dim and declare the relation */
+    const char *dim = sc_arena_printf(&env->ctx->arena, "%.*s_dim%s", (int)strcspn(ts->source, "."), ts->source,
+                                      strrchr(ts->source, '[') ? strrchr(ts->source, '[') + 1 : "");
+    char *bracket = strchr(dim, ']');
+    if (bracket) *bracket = '\0';
+    const sc_expr *rel = sc_expr_add(env->ctx, sc_expr_mul(env->ctx, sc_expr_int(env->ctx, a), sc_expr_sym(env->ctx, dim)),
+                                     sc_expr_int(env->ctx, b));
+    const char *fixes[2] = {dim_fix(env, dim, ts->declared),
+                            sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, expr_str(env, rel))};
+    sc_violation *vi = sc_env_violation(env, prov, guard, fixes, 2,
+                                        "The values of %s = %s must always equal %s where %s is %s (guard %s from "
+                                        "%s); the spec does not declare that relation",
+                                        s->name, user_name(s), expr_str(env, r), t->name, user_name(ts),
+                                        expr_str(env, guard), where(env, prov));
+    vi->fix = (sc_fix){.kind = SC_FIX_DIM_RELATE, .dim = s->name, .other = dim, .a = a, .b = b,
+                       .spec_path = ts->spec_path, .min = ts->declared.lo, .max = ts->declared.hi,
+                       .has_max = ts->declared.hi != SC_INT_OO};
+    return false;
+  }
   if (ts && ts->origin == SC_SYM_NAMED) {
     const char *rhs = expr_str(env, r);
     const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, rhs);
@@ -560,7 +577,16 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
   }
   s->range = after;
   record(env, e, SC_GUARD_RANGE, prov, s->name);
-  if (s->origin == SC_SYM_UNBACKED) record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+  if (s->origin == SC_SYM_UNBACKED) {
+    record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+    return;
+  }
+  /* ranges that leave one value pin the symbol, as an equality would */
+  if (after.lo == after.hi) {
+    const sc_expr *v = sc_expr_int(ctx, after.lo);
+    if (check_replacement(env, s, v, e, prov)) record(env, e, SC_GUARD_SPECIALIZATION, prov, s->name);
+    set_replacement(env, s, v, e, prov);
+  }
 }
 
 /* ---- the decision -------------------------------------------------------------------- */

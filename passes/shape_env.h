@@ -76,7 +76,7 @@ typedef enum sc_fix_kind {
 
 typedef struct sc_fix {
   sc_fix_kind kind;
-  const char *spec_path;
+  const char *spec_path;   /* STATIC_LEAF; DIM_RELATE: when set, this leaf first becomes the new Dim `other` */
   const char *dim, *other;
   int64_t value, a, b, min, max;
   bool has_max;
@@ -123,8 +123,6 @@ bool sc_env_is_unbacked(sc_shape_env *env, const sc_expr *e);
 
 /* Records a guard that must hold and takes torch.export's decision on it. */
 void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);
-/* Records a condition checked only at run time (data-dependent facts, Ne, ...). */
-void sc_env_runtime_assert(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);
 /* Records a constraint violation (message and fixes copied); returns it so the caller
  * can attach a structured fix.  The pointer is valid until the next violation. */
 sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, const sc_expr *guard, const char **fixes,

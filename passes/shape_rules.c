@@ -155,12 +155,21 @@ static const sc_expr *numel(sc_rule_ctx *rc, const shape *s, int from, int to) {
 }
 
 static void guard(sc_rule_ctx *rc, const char *rule, const sc_expr *cond) {
+  if (cond->kind == SC_EXPR_FALSE) {
+    rule_error(rc, "the operator's shape check (%s rule) fails for these sizes", rule);
+    return;
+  }
   sc_provenance p = rc->prov;
   p.rule = rule;
   sc_env_guard(rc->env, cond, &p);
 }
 
 static const sc_expr *eq_guard(sc_rule_ctx *rc, const char *rule, const sc_expr *a, const sc_expr *b) {
+  int64_t x, y;
+  if (sc_expr_is_const(a, &x) && sc_expr_is_const(b, &y) && x != y) {
+    rule_error(rc, "sizes %lld and %lld must match (%s rule)", (long long)x, (long long)y, rule);
+    return a;
+  }
   guard(rc, rule, sc_expr_rel(rc->ctx, SC_EXPR_EQ, a, b));
   return sc_env_resolve(rc->env, a);
 }
@@ -189,8 +198,15 @@ static const sc_expr *broadcast_dim(sc_rule_ctx *rc, const sc_expr *a, const sc_
   if (is_one(b)) return a;
   int64_t ha = 0, hb = 0;
   bool known_a = sc_env_hint(rc->env, a, &ha), known_b = sc_env_hint(rc->env, b, &hb);
-  if (known_a && ha == 1 && !sc_env_is_unbacked(rc->env, a)) return b;
-  if (known_b && hb == 1 && !sc_env_is_unbacked(rc->env, b)) return a;
+  /* an expression whose sample is 1 broadcasts, and is pinned to 1 (x[3:] of a 4) */
+  if (known_a && ha == 1 && !sc_env_is_unbacked(rc->env, a)) {
+    eq_guard(rc, "broadcast", a, sc_expr_int(rc->ctx, 1));
+    return b;
+  }
+  if (known_b && hb == 1 && !sc_env_is_unbacked(rc->env, b)) {
+    eq_guard(rc, "broadcast", b, sc_expr_int(rc->ctx, 1));
+    return a;
+  }
   return eq_guard(rc, "broadcast", a, b);
 }
 

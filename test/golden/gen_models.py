@@ -225,7 +225,40 @@ def constrain_for_size():
     return p
 
 
-MODELS = {f.__name__: f for f in [constrain_for_size, foo_add, tutorial_checks, linear_batch1, cat_double, view4, auto_static,
+def slice_broadcast():
+    """x[3:] + y: the slice's sample size is 1, so it broadcasts and pins x's size to 4."""
+    p = Program()
+    p.input("x", [4]); p.input("y", [5])
+    p.node(A + "slice.Tensor", [("self", T("x")), ("dim", I(0)), ("start", I(3))], "slice", [1])
+    p.node(A + "add.Tensor", [("self", T("slice")), ("other", T("y"))], "add", [5])
+    p.output("add")
+    return p
+
+
+def pinned_by_checks():
+    """torch._check(x.shape[0] <= 4); torch._check(x.shape[0] >= 4); x * 2."""
+    p = Program()
+    p.input("x", [4])
+    p.node(A + "sym_size.int", [("self", T("x")), ("dim", I(0))], "sym_size_int", ("s0", 4), kind="symint")
+    p.node("_operator.le", [("a", SI("sym_size_int")), ("b", I(4))], "le", "s0 <= 4", kind="symbool")
+    p.node(A + "_assert_scalar.default", [("self", SB("le")), ("assert_msg", S("x.shape[0] <= 4"))], "_assert_scalar", kind="none")
+    p.node("_operator.ge", [("a", SI("sym_size_int")), ("b", I(4))], "ge", "s0 >= 4", kind="symbool")
+    p.node(A + "_assert_scalar.default", [("self", SB("ge")), ("assert_msg", S("x.shape[0] >= 4"))], "_assert_scalar_1", kind="none")
+    p.node(A + "mul.Tensor", [("self", T("x")), ("other", {"as_float": 2.0})], "mul", [4])
+    p.output("mul")
+    return p
+
+
+def mm_mismatch():
+    """torch.mm of [2, 5] and [4, 3]: the program itself is wrong."""
+    p = Program()
+    p.input("x", [2, 5]); p.input("y", [4, 3])
+    p.node(A + "mm.default", [("self", T("x")), ("mat2", T("y"))], "mm", [2, 3])
+    p.output("mm")
+    return p
+
+
+MODELS = {f.__name__: f for f in [slice_broadcast, pinned_by_checks, mm_mismatch, constrain_for_size, foo_add, tutorial_checks, linear_batch1, cat_double, view4, auto_static,
                                    reshape_product, view_mod, item_check, conv_pool]}
 
 if __name__ == "__main__":
