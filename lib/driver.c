@@ -65,7 +65,9 @@ static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_
   const char *outdir = opts->outdir ? opts->outdir : "shapec-out";
   const char *path = opts->report ? opts->report : sc_arena_printf(&ctx->arena, "%s/constraints.json", outdir);
   if (!opts->report && !sc_dir_ensure(ctx, outdir)) return false;
-  if (!sc_report_write(ctx, path, out->program, out->spec, out->analysed ? &out->analysis : NULL, fixed)) return false;
+  /* the report shows a corrected spec only when there is something to correct */
+  const cJSON *shown = out->analysed && out->analysis.env.n_violations ? fixed : NULL;
+  if (!sc_report_write(ctx, path, out->program, out->spec, out->analysed ? &out->analysis : NULL, shown)) return false;
   out->report_path = path;
   return ok;
 }
