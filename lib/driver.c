@@ -8,6 +8,7 @@
 #include "../passes/verify_graph.h"
 #include "fileio.h"
 #include "model_reader.h"
+#include "pt2_reader.h"
 #include "report.h"
 #include "spec_fix.h"
 #include "spec_reader.h"
@@ -41,11 +42,15 @@ static void adopt_ranges(sc_ctx *ctx, sc_program *p, const sc_analysis *a) {
 
 static bool load_weights(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
   const char *weights = opts->weights;
-  if (!weights) {
+  if (out->weights && weights) { /* --weights overrides an archive's own */
+    sc_weights_free(out->weights);
+    out->weights = NULL;
+  }
+  if (!weights && !out->weights) {
     const char *guess = sc_driver_default_weights(ctx, opts->model);
     if (sc_file_exists(guess)) weights = guess;
   }
-  if (weights) {
+  if (weights && !out->weights) {
     out->weights = sc_weights_read_file(ctx, weights);
     if (!out->weights) return false;
   }
@@ -74,7 +79,11 @@ static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_
 
 bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
   memset(out, 0, sizeof *out);
-  out->program = sc_model_read_file(ctx, opts->model);
+  if (sc_pt2_looks_like_archive(opts->model)) {
+    if (!sc_pt2_read(ctx, opts->model, &out->program, &out->weights)) return false;
+  } else {
+    out->program = sc_model_read_file(ctx, opts->model);
+  }
   if (!out->program || !sc_verify_graph(ctx, out->program)) return false;
 
   out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_static(ctx, out->program);

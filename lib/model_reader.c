@@ -978,3 +978,15 @@ sc_program *sc_model_read_file(sc_ctx *ctx, const char *path) {
   free(text);
   return p;
 }
+
+bool sc_model_read_tensor_meta(sc_ctx *ctx, const char *file, const char *path, const char *json_text,
+                               sc_tensor_meta *out) {
+  cJSON *root = sc_json_parse(ctx, file, json_text, strlen(json_text));
+  if (!root) return false;
+  reader r = {.ctx = ctx};
+  sc_jr_init(&r.jr, ctx, file, path);
+  memset(out, 0, sizeof *out);
+  bool ok = read_tensor_meta(&r, root, out);
+  cJSON_Delete(root);
+  return ok;
+}

@@ -16,6 +16,9 @@
 /* Reads a program from text; `file` names it in diagnostics.  Returns the program, or
  * NULL when an error was recorded. */
 sc_program *sc_model_read(sc_ctx *ctx, const char *file, const char *text, size_t len);
+/* Reads one TensorMeta (JSON text); errors carry `file` and the JSON path `path`. */
+bool sc_model_read_tensor_meta(sc_ctx *ctx, const char *file, const char *path, const char *json_text,
+                               sc_tensor_meta *out);
 /* Reads a program from a file path. */
 sc_program *sc_model_read_file(sc_ctx *ctx, const char *path);
 

@@ -11,6 +11,7 @@ packages=(
   check libsubunit-dev # unit tests
   libzip-dev           # .pt2 archives
   libopenblas-dev      # GEMM
+  python3-torch python3-torchvision  # the converter, the reference evaluator, the zoo
 )
 
 missing=()
