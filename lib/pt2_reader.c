@@ -242,7 +242,7 @@ static sc_weights *build_weights(archive *a, payload *items, size_t n) {
   bool ok = true;
   for (size_t i = 0; i < n; i++) {
     const sc_tensor_meta *m = &items[i].meta;
-    uint64_t need, numel = 1;
+    uint64_t need = 0, numel = 1;
     for (int k = 0; k < m->rank; k++) numel *= (uint64_t)(meta_int(m->sizes[k]) < 0 ? 0 : meta_int(m->sizes[k]));
     if (m->rank > 16 || !storage_extent(m, &need) || need > items[i].raw_len) {
       sc_diag *d = arc_error(a, SC_DIAG_PT2_PAYLOAD_SIZE, items[i].fqn,
