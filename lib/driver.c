@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backends/cpu/cpu_backend.h"
 #include "../passes/verify_graph.h"
 #include "fileio.h"
 #include "model_reader.h"
@@ -54,9 +55,7 @@ static bool load_weights(sc_ctx *ctx, const sc_export_options *opts, sc_export_r
     out->weights = sc_weights_read_file(ctx, weights);
     if (!out->weights) return false;
   }
-  if (!sc_weights_bind(ctx, out->weights, out->program, !opts->no_codegen)) return false;
-  out->codegen_skipped = !opts->no_codegen;
-  return true;
+  return sc_weights_bind(ctx, out->weights, out->program, !opts->no_codegen);
 }
 
 static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out, const cJSON *fixed) {
@@ -99,5 +98,13 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   if (ok) ok = load_weights(ctx, opts, out);
   ok &= write_outputs(ctx, opts, out, fixed);
   cJSON_Delete(fixed);
+  if (ok && !opts->no_codegen) {
+    /* the library embeds the report it was built with */
+    char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
+    sc_cpu_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm};
+    ok = sc_cpu_compile(ctx, out->program, &out->analysis, out->weights, &copts);
+    free(report);
+    if (ok) out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", copts.outdir);
+  }
   return ok && ctx->diags.n_errors == 0;
 }

@@ -20,6 +20,8 @@ typedef struct sc_export_options {
   const char *report;    /* default OUTDIR/constraints.json */
   const char *fix_spec;  /* write the corrected spec here */
   bool no_codegen;
+  const char *cpu;       /* --cpu NAME; NULL: the host */
+  bool emit_llvm;        /* also write OUTDIR/model.ll */
 } sc_export_options;
 
 typedef struct sc_export_result {
@@ -30,7 +32,7 @@ typedef struct sc_export_result {
   bool analysed;
   const char *report_path;     /* set when the report was written */
   const char *fixed_spec_path; /* set when a corrected spec was written */
-  bool codegen_skipped;        /* code generation was asked for but is not available */
+  const char *library_path;    /* set when model.so was written */
 } sc_export_result;
 
 /* Returns true on success.  Diagnostics are in ctx; release the result with

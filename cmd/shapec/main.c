@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/driver.h"
+#include "run.h"
 
 static const char *const usage_main =
     "usage: shapec <command> [options]\n"
@@ -13,8 +14,10 @@ static const char *const usage_main =
     "Ahead-of-time compiler for torch.export programs with dynamic shapes.\n"
     "\n"
     "commands:\n"
-    "  export MODEL [--dynamic SPEC] ...   read a serialized ExportedProgram, check it\n"
-    "                                      against a dynamic_shapes spec, write the report\n"
+    "  export MODEL [--dynamic SPEC] ...   analyse a serialized ExportedProgram (.json or\n"
+    "                                      .pt2) against a dynamic_shapes spec, write the\n"
+    "                                      report and build OUTDIR/model.so\n"
+    "  run MODEL.so --input NAME=FILE.npy   run a built library on .npy inputs\n"
     "\n"
     "Run 'shapec export --help' for the options of a command.\n"
     "\n"
@@ -27,7 +30,8 @@ static const char *const usage_main =
 
 static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
-    "                           [--report FILE] [--fix-spec FILE] [--no-codegen] [-q]\n"
+    "                           [--report FILE] [--fix-spec FILE] [--no-codegen]\n"
+    "                           [--cpu NAME] [--emit-llvm] [-q]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
     "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
@@ -44,6 +48,9 @@ static const char *const usage_export =
     "  --report FILE    write the report here instead of OUTDIR/constraints.json\n"
     "  --fix-spec FILE  write SPEC with every suggested fix applied\n"
     "  --no-codegen     stop after the analysis; write only the report (no weights needed)\n"
+    "  --cpu NAME       build for this CPU (an LLVM CPU name such as x86-64-v3) instead of\n"
+    "                   the host's; the library refuses to run on a CPU without its features\n"
+    "  --emit-llvm      also write OUTDIR/model.ll, the generated LLVM IR\n"
     "  -q, --quiet      do not print the program\n"
     "  -h, --help       show this help\n"
     "\n"
@@ -101,6 +108,10 @@ static int cmd_export(int argc, char **argv) {
       opts.report = option_value(argc, argv, &i, "--report", &missing);
     } else if (is_option(a, "--fix-spec")) {
       opts.fix_spec = option_value(argc, argv, &i, "--fix-spec", &missing);
+    } else if (is_option(a, "--cpu")) {
+      opts.cpu = option_value(argc, argv, &i, "--cpu", &missing);
+    } else if (strcmp(a, "--emit-llvm") == 0) {
+      opts.emit_llvm = true;
     } else if (strcmp(a, "--no-codegen") == 0) {
       opts.no_codegen = true;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
@@ -114,7 +125,7 @@ static int cmd_export(int argc, char **argv) {
     }
     if (missing) return usage_error("export: option %s needs a value", missing, usage_export);
     if ((opts.spec && !*opts.spec) || (opts.outdir && !*opts.outdir) || (opts.report && !*opts.report) ||
-        (opts.weights && !*opts.weights) || (opts.fix_spec && !*opts.fix_spec))
+        (opts.weights && !*opts.weights) || (opts.fix_spec && !*opts.fix_spec) || (opts.cpu && !*opts.cpu))
       return usage_error("export: option '%s' needs a non-empty value", a, usage_export);
   }
   if (!opts.model) return usage_error("export: %s", "no MODEL given", usage_export);
@@ -133,16 +144,74 @@ static int cmd_export(int argc, char **argv) {
   if (res.fixed_spec_path) fprintf(stderr, "shapec: wrote the corrected spec to %s\n", res.fixed_spec_path);
   if (!ok && res.report_path) fprintf(stderr, "shapec: wrote %s (status: error)\n", res.report_path);
   if (ok) {
-    if (res.codegen_skipped)
-      fprintf(stderr, "shapec: note: code generation is not available in shapec %s; only the report was written\n",
-              SHAPEC_VERSION);
     fprintf(stderr, "shapec: wrote %s\n", res.report_path);
+    if (res.library_path) fprintf(stderr, "shapec: wrote %s\n", res.library_path);
     status = 0;
   } else if (status == 0) {
     status = SC_EXIT_INTERNAL; /* a failure must always have an error recorded */
     fprintf(stderr, "shapec: internal error: export failed without a diagnostic\n");
   }
   sc_export_result_free(&res);
+  sc_ctx_free(ctx);
+  return status;
+}
+
+static const char *const usage_run =
+    "usage: shapec run MODEL.so --input NAME=FILE.npy ... [--out DIR] [--bench N]\n"
+    "\n"
+    "Loads a library built by `shapec export`, checks the inputs against its guards, runs it\n"
+    "and writes each output to DIR/<output name>.npy (DIR defaults to the current directory).\n"
+    ".npy files: float32, float64, int64, int32 or bool, C order.\n"
+    "\n"
+    "options:\n"
+    "  --input NAME=FILE.npy   one per model input\n"
+    "  --out DIR               where the outputs go\n"
+    "  --bench N               also time N runs after a warm-up: median, min, max\n"
+    "\n"
+    "exit status: 0 success, 1 an input does not fit the model, 2 usage error,\n"
+    "             3 a file cannot be read or written, 4 the library failed\n";
+
+static int cmd_run(int argc, char **argv) {
+  sc_run_options o = {0};
+  const char *names[256], *files[256];
+  o.input_names = names;
+  o.input_files = files;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *missing = NULL, *v;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(usage_run, stdout);
+      return 0;
+    } else if (is_option(a, "--input")) {
+      v = option_value(argc, argv, &i, "--input", &missing);
+      const char *eq = v ? strchr(v, '=') : NULL;
+      if (!missing && (!eq || eq == v || !eq[1])) return usage_error("run: --input takes NAME=FILE.npy, not '%s'", v, usage_run);
+      if (!missing && o.n_inputs < 256) {
+        names[o.n_inputs] = strndup(v, (size_t)(eq - v));
+        files[o.n_inputs++] = eq + 1;
+      }
+    } else if (is_option(a, "--out")) {
+      o.outdir = option_value(argc, argv, &i, "--out", &missing);
+    } else if (is_option(a, "--bench")) {
+      v = option_value(argc, argv, &i, "--bench", &missing);
+      char *end;
+      long n = v ? strtol(v, &end, 10) : 0;
+      if (!missing && (*end || n <= 0 || n > 10000000)) return usage_error("run: --bench takes a positive count, not '%s'", v, usage_run);
+      o.bench = (int)n;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return usage_error("run: unknown option '%s'", a, usage_run);
+    } else if (o.model) {
+      return usage_error("run: more than one library given ('%s')", a, usage_run);
+    } else {
+      o.model = a;
+    }
+    if (missing) return usage_error("run: option %s needs a value", missing, usage_run);
+  }
+  if (!o.model) return usage_error("run: %s", "no MODEL.so given", usage_run);
+  sc_ctx *ctx = sc_ctx_new();
+  int status = sc_cmd_run(ctx, &o);
+  for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
+  if (status == 0 && ctx->diags.n_errors) status = (int)sc_diags_exit_class(&ctx->diags);
+  for (size_t i = 0; i < o.n_inputs; i++) free((void *)names[i]);
   sc_ctx_free(ctx);
   return status;
 }
@@ -159,5 +228,6 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "export") == 0) return cmd_export(argc - 2, argv + 2);
+  if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   return usage_error("unknown command '%s'", cmd, usage_main);
 }

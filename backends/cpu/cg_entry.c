@@ -1,0 +1,484 @@
+/* cg_entry.c - the library's entry points: metadata getters, the guard checks that run
+ * before any data is touched (prepare), shapec_model_output_shapes and shapec_model_run
+ * with its workspace, freed on every exit path. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cg_internal.h"
+
+static void dl_dtype(sc_dtype dt, int *code, int *bits) {
+  switch (dt) {
+    case SC_DTYPE_F32: *code = 2, *bits = 32; return;
+    case SC_DTYPE_F64: *code = 2, *bits = 64; return;
+    case SC_DTYPE_F16: *code = 2, *bits = 16; return;
+    case SC_DTYPE_BF16: *code = 4, *bits = 16; return;
+    case SC_DTYPE_I64: *code = 0, *bits = 64; return;
+    case SC_DTYPE_I32: *code = 0, *bits = 32; return;
+    case SC_DTYPE_I16: *code = 0, *bits = 16; return;
+    case SC_DTYPE_I8: *code = 0, *bits = 8; return;
+    case SC_DTYPE_U8: *code = 1, *bits = 8; return;
+    case SC_DTYPE_BOOL: *code = 6, *bits = 8; return;
+    default: *code = 255, *bits = 0; return;
+  }
+}
+
+LLVMValueRef cg_elem_size(cg *g, sc_dtype dt) { return cg_i64(g, (int64_t)sc_dtype_size(dt)); }
+
+cg_value *cg_get(cg *g, const sc_value *v) {
+  cg_value *cv = sc_strmap_get(&g->values, v->name);
+  if (!cv) {
+    cv = sc_arena_alloc(&g->ctx->arena, sizeof *cv);
+    cv->v = v;
+    sc_strmap_put(&g->values, v->name, cv);
+  }
+  return cv;
+}
+
+void cg_set_dims(cg *g, cg_value *cv) {
+  LLVMValueRef n = cg_i64(g, 1);
+  for (int k = 0; k < cv->v->meta.rank; k++) {
+    cv->dims[k] = cg_expr(g, cv->v->shape[k]);
+    LLVMValueRef args[2] = {n, cv->dims[k]};
+    unsigned id = LLVMLookupIntrinsicID("llvm.smul.with.overflow", 23);
+    LLVMTypeRef over[1] = {g->i64};
+    LLVMValueRef r = LLVMBuildCall2(g->B, LLVMIntrinsicGetType(g->C, id, over, 1),
+                                    LLVMGetIntrinsicDeclaration(g->M, id, over, 1), args, 2, "numel");
+    cg_fail_msg_if(g, LLVMBuildExtractValue(g->B, r, 1, "o"), "a tensor size overflows int64 for these input sizes",
+                   NULL, 0);
+    n = LLVMBuildExtractValue(g->B, r, 0, "n");
+  }
+  cv->numel = n;
+}
+
+LLVMValueRef cg_alloc_buffer(cg *g, LLVMValueRef bytes) {
+  LLVMTypeRef params[1] = {g->i64};
+  LLVMValueRef args[1] = {bytes};
+  LLVMValueRef p = cg_call(g, "sc_rt_alloc", g->ptr, params, 1, args, 1, false);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, p, "oom"), LLVMConstInt(g->i32, SHAPEC_ERR_MEMORY, 0));
+  LLVMValueRef idx[1] = {cg_i64(g, g->n_buffers++)};
+  LLVMBuildStore(g->B, p, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
+  return p;
+}
+
+/* Opens a function with a return-code slot and an exit block that returns it. */
+static void begin_function(cg *g, LLVMValueRef fn, LLVMValueRef err, LLVMValueRef errlen) {
+  g->fn = fn;
+  g->err = err;
+  g->errlen = errlen;
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  g->rc_slot = LLVMBuildAlloca(g->B, g->i32, "rc");
+  LLVMBuildStore(g->B, LLVMConstInt(g->i32, 0, 0), g->rc_slot);
+  g->exit_bb = LLVMAppendBasicBlockInContext(g->C, fn, "exit");
+}
+
+static LLVMValueRef tensor_field(cg *g, LLVMValueRef array, int index, unsigned field, LLVMTypeRef type) {
+  LLVMValueRef idx[1] = {cg_i64(g, index)};
+  LLVMValueRef t = LLVMBuildGEP2(g->B, g->tensor_t, array, idx, 1, "t");
+  return LLVMBuildLoad2(g->B, type, LLVMBuildStructGEP2(g->B, g->tensor_t, t, field, "f"), "field");
+}
+
+static LLVMValueRef tensor_ptr(cg *g, LLVMValueRef array, int index) {
+  LLVMValueRef idx[1] = {cg_i64(g, index)};
+  return LLVMBuildGEP2(g->B, g->tensor_t, array, idx, 1, "t");
+}
+
+static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, const sc_value *v) {
+  int code, bits;
+  dl_dtype(v->meta.dtype, &code, &bits);
+  LLVMTypeRef params[7] = {g->ptr, g->ptr, g->i32, g->i32, g->i32, g->ptr, g->i64};
+  LLVMValueRef args[7] = {tp, cg_cstr(g, what), LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0),
+                          LLVMConstInt(g->i32, (unsigned)code, 0), LLVMConstInt(g->i32, (unsigned)bits, 0), g->err,
+                          g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_rt_check_tensor", g->i32, params, 7, args, 7, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
+  return rc;
+}
+
+static const char *range_text(cg *g, const sc_symbol *s) {
+  sc_strbuf sb = {0};
+  sc_iv_print(&sb, s->range);
+  const char *r = sc_arena_strdup(&g->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return r;
+}
+
+/* Binds symbol s to value d, checking its range. */
+static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
+  const sc_symbol *sym = &g->a->env.symbols[s];
+  LLVMValueRef idx[1] = {cg_i64(g, s)};
+  LLVMBuildStore(g->B, d, LLVMBuildGEP2(g->B, g->i64, g->syms, idx, 1, "symp"));
+  LLVMValueRef bad = LLVMConstInt(g->i1, 0, 0);
+  if (sym->range.lo != SC_NEG_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, sym->range.lo), "lo"), "b");
+  if (sym->range.hi != SC_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, sym->range.hi), "hi"), "b");
+  char fmt[512];
+  snprintf(fmt, sizeof fmt, "%s = %%lld is outside %s in %s", source, sym->name, range_text(g, sym));
+  LLVMValueRef args[1] = {d};
+  cg_fail_msg_if(g, bad, fmt, args, 1);
+}
+
+/* The internal function that checks inputs and binds every symbol: prepare(inputs, syms,
+ * err, errlen) -> rc.  Emitted once, called by both entry points. */
+static LLVMValueRef emit_prepare(cg *g) {
+  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_prepare", LLVMFunctionType(g->i32, params, 4, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
+  LLVMValueRef inputs = LLVMGetParam(fn, 0);
+  g->syms = LLVMGetParam(fn, 1);
+  {
+    LLVMTypeRef p3[3] = {g->ptr, g->ptr, g->i64};
+    LLVMValueRef a3[3] = {cg_cstr(g, g->cpu_features), g->err, g->errlen};
+    LLVMValueRef rc = cg_call(g, "sc_rt_cpu_supported", g->i32, p3, 3, a3, 3, false);
+    cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "cpu"), rc);
+  }
+  cg_fail_if(g, LLVMBuildIsNull(g->B, inputs, "noinputs"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  /* dims of every user input, after its rank and dtype check */
+  typedef struct dim_site {
+    const sc_expr *e;
+    LLVMValueRef d;
+    const char *source;
+  } dim_site;
+  dim_site sites[256];
+  int n_sites = 0;
+  size_t user = 0;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    if (s->kind != SC_INPUT_USER) continue;
+    const sc_value *v = sc_input_spec_value(s);
+    if (!v || v->kind != SC_VALUE_TENSOR) {
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "user input %zu is not a tensor; the CPU backend takes tensors only", user);
+      return fn;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "input '%s'", v->name);
+    check_tensor(g, tensor_ptr(g, inputs, (int)user), what, v);
+    LLVMValueRef shape = tensor_field(g, inputs, (int)user, 4, g->ptr);
+    for (int k = 0; k < v->meta.rank && n_sites < 256; k++) {
+      LLVMValueRef idx[1] = {cg_i64(g, k)};
+      sites[n_sites].d = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim");
+      sites[n_sites].e = v->shape[k];
+      sites[n_sites].source = sc_arena_printf(&g->ctx->arena, "%s.size()[%d]", v->name, k);
+      n_sites++;
+    }
+    user++;
+  }
+  size_t n_syms = g->a->env.n_symbols;
+  bool *bound = sc_arena_alloc(&g->ctx->arena, n_syms + 1);
+  bool *done = sc_arena_alloc(&g->ctx->arena, (size_t)n_sites + 1);
+  /* pass 1: a dim that is a symbol binds it */
+  for (int k = 0; k < n_sites; k++) {
+    if (sites[k].e->kind != SC_EXPR_SYM) continue;
+    int s = cg_symbol_index(g, sites[k].e->name);
+    if (s < 0 || bound[s]) continue;
+    bind_symbol(g, s, sites[k].d, sites[k].source);
+    bound[s] = done[k] = true;
+  }
+  /* pass 2: a*s + b with s still free binds s (a divisibility root, a derived Dim) */
+  for (int k = 0; k < n_sites; k++) {
+    const char *names[2];
+    if (done[k] || sc_expr_symbols(sites[k].e, names, 2) != 1) continue;
+    int s = cg_symbol_index(g, names[0]);
+    if (s < 0 || bound[s]) continue;
+    const sc_expr *at0 = sc_expr_subst(g->ctx, sites[k].e, names[0], sc_expr_int(g->ctx, 0));
+    const sc_expr *at1 = sc_expr_subst(g->ctx, sites[k].e, names[0], sc_expr_int(g->ctx, 1));
+    int64_t b, a1;
+    if (!sc_expr_is_const(at0, &b) || !sc_expr_is_const(at1, &a1) || a1 - b <= 0) continue;
+    int64_t a = a1 - b;
+    LLVMValueRef rest = LLVMBuildSub(g->B, sites[k].d, cg_i64(g, b), "rest");
+    LLVMValueRef bad = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, rest, cg_i64(g, 0), "neg"),
+                                   LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildSRem(g->B, rest, cg_i64(g, a), "r"), cg_i64(g, 0), "rem"), "bad");
+    char fmt[512];
+    snprintf(fmt, sizeof fmt, "%s = %%lld is not %s for an integer %s", sites[k].source,
+             sc_expr_to_string(g->ctx, sites[k].e), names[0]);
+    LLVMValueRef args[1] = {sites[k].d};
+    cg_fail_msg_if(g, bad, fmt, args, 1);
+    bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_arena_printf(&g->ctx->arena, "(%s - %lld) / %lld",
+                                                                                      sites[k].source, (long long)b, (long long)a));
+    bound[s] = done[k] = true;
+  }
+  /* pass 3: every other dim must equal its expression */
+  for (int k = 0; k < n_sites; k++) {
+    if (done[k]) continue;
+    const char *names[16];
+    int n = sc_expr_symbols(sites[k].e, names, 16);
+    for (int i = 0; i < n; i++) {
+      int s = cg_symbol_index(g, names[i]);
+      if (s < 0 || !bound[s]) {
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "%s = %s: cannot bind symbol %s from the input sizes",
+                 sites[k].source, sc_expr_to_string(g->ctx, sites[k].e), names[i]);
+        return fn;
+      }
+    }
+    LLVMValueRef want = cg_expr(g, sites[k].e);
+    char fmt[600];
+    int64_t c;
+    if (sc_expr_is_const(sites[k].e, &c))
+      snprintf(fmt, sizeof fmt, "%s = %%lld but the model needs %lld", sites[k].source, (long long)c);
+    else {
+      /* name where each symbol comes from: s2 = x.size()[0] */
+      sc_strbuf sb = {0};
+      sc_strbuf_printf(&sb, "%s = %%lld but the model needs %s = %%lld (", sites[k].source,
+                       sc_expr_to_string(g->ctx, sites[k].e));
+      for (int i = 0; i < n; i++) {
+        const sc_symbol *sym = &g->a->env.symbols[cg_symbol_index(g, names[i])];
+        sc_strbuf_printf(&sb, "%s%s = %s", i ? ", " : "", names[i], sym->source ? sym->source : "?");
+      }
+      sc_strbuf_append(&sb, ")");
+      snprintf(fmt, sizeof fmt, "%s", sc_strbuf_cstr(&sb));
+      sc_strbuf_free(&sb);
+    }
+    LLVMValueRef args[2] = {sites[k].d, want};
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, sites[k].d, want, "ne"), fmt, args, sc_expr_is_const(sites[k].e, NULL) ? 1 : 2);
+  }
+  /* runtime asserts over input sizes */
+  for (size_t i = 0; i < g->a->env.n_guards; i++) {
+    const sc_guard *gd = &g->a->env.guards[i];
+    if (gd->outcome != SC_GUARD_RUNTIME_ASSERT) continue;
+    const char *names[16];
+    int n = sc_expr_symbols(gd->expr, names, 16);
+    bool backed = true;
+    for (int k = 0; k < n; k++) {
+      int s = cg_symbol_index(g, names[k]);
+      backed &= s >= 0 && bound[s];
+    }
+    if (!backed) {
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, gd->prov.path, "runtime assert %s depends on data; the CPU backend checks "
+               "only asserts over input sizes", sc_expr_to_string(g->ctx, gd->expr));
+      return fn;
+    }
+    LLVMValueRef holds = cg_expr(g, gd->expr);
+    sc_strbuf sb = {0};
+    sc_strbuf_printf(&sb, "Runtime assertion failed for expression %s on node '%s':", sc_expr_to_string(g->ctx, gd->expr),
+                     gd->prov.node_name);
+    LLVMValueRef args[16];
+    for (int k = 0; k < n; k++) {
+      int s = cg_symbol_index(g, names[k]);
+      sc_strbuf_printf(&sb, "%s %s = %%lld", k ? "," : "", names[k]);
+      args[k] = cg_load_sym(g, s);
+    }
+    cg_fail_msg_if(g, LLVMBuildNot(g->B, holds, "fails"), sc_strbuf_cstr(&sb), args, (unsigned)n);
+    sc_strbuf_free(&sb);
+  }
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+  return fn;
+}
+
+/* const char *f(int i) / int f(int i) over a constant table; NULL / -1 out of range. */
+static void emit_table_getter(cg *g, const char *name, LLVMValueRef *items, unsigned n, LLVMTypeRef elem) {
+  LLVMTypeRef params[1] = {g->i32};
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, LLVMFunctionType(elem, params, 1, 0));
+  LLVMValueRef table = LLVMAddGlobal(g->M, LLVMArrayType2(elem, n ? n : 1), "table");
+  LLVMValueRef empty[1] = {elem == g->ptr ? LLVMConstNull(g->ptr) : LLVMConstInt(g->i32, 0, 0)};
+  LLVMSetInitializer(table, LLVMConstArray2(elem, n ? items : empty, n ? n : 1));
+  LLVMSetGlobalConstant(table, 1);
+  LLVMSetLinkage(table, LLVMPrivateLinkage);
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  LLVMValueRef i = LLVMGetParam(fn, 0);
+  LLVMValueRef ok = LLVMBuildAnd(g->B, LLVMBuildICmp(g->B, LLVMIntSGE, i, LLVMConstInt(g->i32, 0, 0), "ge"),
+                                 LLVMBuildICmp(g->B, LLVMIntSLT, i, LLVMConstInt(g->i32, n, 0), "lt"), "ok");
+  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(g->C, fn, "yes"), no = LLVMAppendBasicBlockInContext(g->C, fn, "no");
+  LLVMBuildCondBr(g->B, ok, yes, no);
+  LLVMPositionBuilderAtEnd(g->B, yes);
+  LLVMValueRef idx[2] = {cg_i64(g, 0), LLVMBuildSExt(g->B, i, g->i64, "i")};
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, elem, LLVMBuildGEP2(g->B, LLVMArrayType2(elem, n ? n : 1), table, idx, 2, "p"), "v"));
+  LLVMPositionBuilderAtEnd(g->B, no);
+  LLVMBuildRet(g->B, elem == g->ptr ? LLVMConstNull(g->ptr) : LLVMConstInt(g->i32, (unsigned long long)-1, 1));
+}
+
+static void emit_const_fn(cg *g, const char *name, int v) {
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, LLVMFunctionType(g->i32, NULL, 0, 0));
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  LLVMBuildRet(g->B, LLVMConstInt(g->i32, (unsigned)v, 0));
+}
+
+static const sc_value *output_value(cg *g, size_t i) {
+  const sc_arg *a = &g->p->output_specs[i].arg;
+  return a->n_items ? a->items[0].value : NULL;
+}
+
+static void emit_metadata(cg *g) {
+  size_t n_in = sc_program_n_user_inputs(g->p), n_out = g->p->n_output_specs;
+  LLVMValueRef names[256], ndims[256], dtypes[256];
+  int code, bits;
+  emit_const_fn(g, "shapec_model_abi_version", SHAPEC_ABI_VERSION);
+  emit_const_fn(g, "shapec_model_num_inputs", (int)n_in);
+  emit_const_fn(g, "shapec_model_num_outputs", (int)n_out);
+  for (size_t i = 0; i < n_in && i < 256; i++) {
+    const sc_value *v = sc_input_spec_value(sc_program_user_input(g->p, i));
+    LLVMValueRef s = LLVMConstStringInContext2(g->C, v->name, strlen(v->name), 0);
+    LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(s), "name");
+    LLVMSetInitializer(gv, s);
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMPrivateLinkage);
+    names[i] = gv;
+    ndims[i] = LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0);
+    dl_dtype(v->meta.dtype, &code, &bits);
+    dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
+  }
+  emit_table_getter(g, "shapec_model_input_name", names, (unsigned)n_in, g->ptr);
+  emit_table_getter(g, "shapec_model_input_ndim", ndims, (unsigned)n_in, g->i32);
+  emit_table_getter(g, "shapec_model_input_dtype", dtypes, (unsigned)n_in, g->i32);
+  for (size_t i = 0; i < n_out && i < 256; i++) {
+    const sc_value *v = output_value(g, i);
+    LLVMValueRef s = LLVMConstStringInContext2(g->C, v->name, strlen(v->name), 0);
+    LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(s), "name");
+    LLVMSetInitializer(gv, s);
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMPrivateLinkage);
+    names[i] = gv;
+    ndims[i] = LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0);
+    dl_dtype(v->meta.dtype, &code, &bits);
+    dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
+  }
+  emit_table_getter(g, "shapec_model_output_name", names, (unsigned)n_out, g->ptr);
+  emit_table_getter(g, "shapec_model_output_ndim", ndims, (unsigned)n_out, g->i32);
+  emit_table_getter(g, "shapec_model_output_dtype", dtypes, (unsigned)n_out, g->i32);
+}
+
+static LLVMValueRef call_prepare(cg *g, LLVMValueRef prepare, LLVMValueRef inputs) {
+  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef args[4] = {inputs, g->syms, g->err, g->errlen};
+  LLVMValueRef rc = LLVMBuildCall2(g->B, LLVMFunctionType(g->i32, params, 4, 0), prepare, args, 4, "rc");
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
+  return rc;
+}
+
+static void alloc_syms(cg *g) {
+  size_t n = g->a->env.n_symbols ? g->a->env.n_symbols : 1;
+  g->syms = LLVMBuildArrayAlloca(g->B, g->i64, cg_i64(g, (int64_t)n), "syms");
+}
+
+static void emit_output_shapes(cg *g, LLVMValueRef prepare) {
+  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_model_output_shapes", LLVMFunctionType(g->i32, params, 4, 0));
+  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
+  alloc_syms(g);
+  call_prepare(g, prepare, LLVMGetParam(fn, 0));
+  LLVMValueRef out_shapes = LLVMGetParam(fn, 1);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, out_shapes, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    const sc_value *v = output_value(g, i);
+    LLVMValueRef idx[1] = {cg_i64(g, (int64_t)i)};
+    LLVMValueRef dst = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, out_shapes, idx, 1, "pp"), "p");
+    if (v->meta.rank) cg_fail_if(g, LLVMBuildIsNull(g->B, dst, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+    for (int k = 0; k < v->meta.rank; k++) {
+      LLVMValueRef ki[1] = {cg_i64(g, k)};
+      LLVMBuildStore(g->B, cg_expr(g, v->shape[k]), LLVMBuildGEP2(g->B, g->i64, dst, ki, 1, "d"));
+    }
+  }
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+}
+
+static size_t count_values(cg *g) {
+  size_t n = 0;
+  for (size_t i = 0; i < g->p->graph->n_nodes; i++) n += g->p->graph->nodes[i].n_outputs * 4 + 4;
+  return n + 8;
+}
+
+static void emit_run(cg *g, LLVMValueRef prepare) {
+  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_model_run", LLVMFunctionType(g->i32, params, 4, 0));
+  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
+  alloc_syms(g);
+  size_t cap = count_values(g);
+  g->buffers = LLVMBuildArrayAlloca(g->B, g->ptr, cg_i64(g, (int64_t)cap), "buffers");
+  g->n_buffers = 0;
+  g->cap_buffers = (int)cap;
+  LLVMValueRef zero_args[2] = {g->buffers, cg_i64(g, (int64_t)(cap * 8))};
+  (void)zero_args;
+  /* every slot starts NULL so the exit can free them all */
+  for (size_t i = 0; i < cap; i++) {
+    LLVMValueRef idx[1] = {cg_i64(g, (int64_t)i)};
+    LLVMBuildStore(g->B, LLVMConstNull(g->ptr), LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
+  }
+  LLVMValueRef inputs = LLVMGetParam(fn, 0), outputs = LLVMGetParam(fn, 1);
+  call_prepare(g, prepare, inputs);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  /* graph inputs: user tensors and the embedded weights */
+  size_t user = 0;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    const sc_value *v = sc_input_spec_value(s);
+    if (!v || v->kind != SC_VALUE_TENSOR) {
+      user += s->kind == SC_INPUT_USER;
+      continue;
+    }
+    cg_value *cv = cg_get(g, v);
+    if (s->kind == SC_INPUT_USER) {
+      LLVMValueRef data = tensor_field(g, inputs, (int)user, 0, g->ptr);
+      LLVMValueRef off = tensor_field(g, inputs, (int)user, 6, g->i64);
+      LLVMValueRef idx[1] = {off};
+      cv->data = LLVMBuildGEP2(g->B, g->i8, data, idx, 1, "in");
+      user++;
+    } else if (g->weight_offsets[i] != (size_t)-1) {
+      LLVMValueRef idx[1] = {cg_i64(g, (int64_t)g->weight_offsets[i])};
+      cv->data = LLVMBuildGEP2(g->B, g->i8, g->weights, idx, 1, "w");
+    } else {
+      cg_error(g, SC_DIAG_CODEGEN, s->path, "no weights for '%s'", s->target);
+      return;
+    }
+    cg_set_dims(g, cv);
+    cv->ready = true;
+  }
+  /* outputs: the caller's buffers must have the shapes the model produces */
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    const sc_value *v = output_value(g, i);
+    char what[300];
+    snprintf(what, sizeof what, "output '%s'", v->name);
+    LLVMValueRef tp = tensor_ptr(g, outputs, (int)i);
+    check_tensor(g, tp, what, v);
+    LLVMValueRef shape = tensor_field(g, outputs, (int)i, 4, g->ptr);
+    for (int k = 0; k < v->meta.rank; k++) {
+      LLVMValueRef idx[1] = {cg_i64(g, k)};
+      LLVMValueRef have = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "d");
+      LLVMValueRef want = cg_expr(g, v->shape[k]);
+      char fmt[400];
+      snprintf(fmt, sizeof fmt, "output '%s' has size %%lld in dim %d; the model produces %%lld (ask "
+                                "shapec_model_output_shapes)", v->name, k);
+      LLVMValueRef args[2] = {have, want};
+      cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, have, want, "ne"), fmt, args, 2);
+    }
+  }
+  cg_plan_fusion(g);
+  for (size_t i = 0; i < g->p->graph->n_nodes && !g->failed; i++) cg_emit_node(g, &g->p->graph->nodes[i], (int)i);
+  if (g->failed) return;
+  /* copy results into the caller's tensors */
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    cg_value *cv = cg_get(g, output_value(g, i));
+    if (!cv->ready) {
+      cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: output '%s' was not computed", cv->v->name);
+      return;
+    }
+    LLVMValueRef data = tensor_field(g, outputs, (int)i, 0, g->ptr);
+    LLVMValueRef idx[1] = {tensor_field(g, outputs, (int)i, 6, g->i64)};
+    LLVMValueRef dst = LLVMBuildGEP2(g->B, g->i8, data, idx, 1, "out");
+    LLVMValueRef bytes = LLVMBuildMul(g->B, cv->numel, cg_elem_size(g, cv->v->meta.dtype), "bytes");
+    LLVMBuildMemCpy(g->B, dst, 1, cv->data, 1, bytes);
+  }
+  LLVMBuildBr(g->B, g->exit_bb);
+  /* exit: free the workspace, return the code */
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  LLVMTypeRef fp[1] = {g->ptr};
+  for (int i = 0; i < g->n_buffers; i++) {
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMValueRef p = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"), "p");
+    LLVMValueRef args[1] = {p};
+    cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
+  }
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+  if (g->n_buffers > g->cap_buffers) cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: workspace slots overflow");
+}
+
+bool cg_emit_entry_points(cg *g) {
+  emit_metadata(g);
+  LLVMValueRef prepare = emit_prepare(g);
+  if (g->failed) return false;
+  emit_output_shapes(g, prepare);
+  if (g->failed) return false;
+  emit_run(g, prepare);
+  return !g->failed;
+}

@@ -1,0 +1,91 @@
+/* cg_internal.h - state shared by the CPU code generator's files (cg_*.c). */
+#ifndef SC_CG_INTERNAL_H
+#define SC_CG_INTERNAL_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+#include <stdbool.h>
+
+#include "cpu_backend.h"
+#include "shapec/runtime.h"
+
+#define CG_MAX_RANK 16
+
+/* A tensor value at run time. */
+typedef struct cg_value {
+  const sc_value *v;
+  LLVMValueRef data;                 /* ptr to its elements */
+  LLVMValueRef dims[CG_MAX_RANK];    /* i64 */
+  LLVMValueRef numel;                /* i64 */
+  bool ready;                        /* data and dims are set */
+  bool inlined;                      /* computed inside its consumer's loop (fusion) */
+  int uses;                          /* node inputs and graph outputs that read it */
+  bool users_elementwise;            /* every reader so far is an elementwise node */
+} cg_value;
+
+typedef struct cg {
+  sc_ctx *ctx;
+  const sc_program *p;
+  const sc_analysis *a;
+  const sc_weights *w;
+  LLVMContextRef C;
+  LLVMModuleRef M;
+  LLVMBuilderRef B;
+  LLVMTargetMachineRef tm;
+  const char *cpu_features;          /* "avx,avx2,fma": checked by the library at run time */
+  LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, ptr, voidt, tensor_t;
+  /* the function being built */
+  LLVMValueRef fn, err, errlen, syms, rc_slot, buffers;
+  LLVMBasicBlockRef exit_bb;
+  int n_buffers, cap_buffers;
+  /* weights */
+  LLVMValueRef weights;              /* the blob global */
+  size_t *weight_offsets;            /* per input spec index; (size_t)-1 when none */
+  /* tensor values by name */
+  sc_strmap values;
+  bool failed;
+} cg;
+
+/* ---- cg_target.c ---- */
+bool cg_error(cg *g, sc_diag_code code, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+LLVMValueRef cg_function(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n, bool vararg);
+LLVMValueRef cg_call(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n, LLVMValueRef *args,
+                     unsigned nargs, bool vararg);
+LLVMValueRef cg_i64(cg *g, int64_t v);
+LLVMValueRef cg_cstr(cg *g, const char *s);
+/* Branches to the exit with the return code rc_value when cond is true. */
+void cg_fail_if(cg *g, LLVMValueRef cond, LLVMValueRef rc_value);
+/* When cond holds: writes the message (printf-style, runtime i64 args) and exits with 1. */
+void cg_fail_msg_if(cg *g, LLVMValueRef cond, const char *fmt, LLVMValueRef *args, unsigned n);
+/* A new block in the current function. */
+LLVMBasicBlockRef cg_block(cg *g, const char *name);
+
+/* ---- cg_expr.c ---- */
+int cg_symbol_index(cg *g, const char *name);
+LLVMValueRef cg_load_sym(cg *g, int index);
+/* i64 value of an integer expression, or i1 of a relation; overflow exits with an error. */
+LLVMValueRef cg_expr(cg *g, const sc_expr *e);
+
+/* ---- cg_entry.c ---- */
+bool cg_emit_entry_points(cg *g);
+cg_value *cg_get(cg *g, const sc_value *v);
+LLVMValueRef cg_alloc_buffer(cg *g, LLVMValueRef bytes);
+/* Sets dims and numel of a value from its analysed shape. */
+void cg_set_dims(cg *g, cg_value *cv);
+LLVMValueRef cg_elem_size(cg *g, sc_dtype dt);
+
+/* ---- cg_elementwise.c ---- */
+bool cg_is_elementwise(const sc_node *n);
+void cg_plan_fusion(cg *g);
+bool cg_emit_elementwise(cg *g, const sc_node *n);
+LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt);
+/* A loop over [0, n): calls body with the induction variable; returns after the loop. */
+void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg);
+
+/* ---- cg_ops.c ---- */
+bool cg_emit_node(cg *g, const sc_node *n, int index);
+
+/* ---- cg_header.c ---- */
+bool cg_write_header(sc_ctx *ctx, const sc_program *p, const char *path);
+
+#endif

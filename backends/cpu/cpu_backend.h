@@ -1,0 +1,26 @@
+/* cpu_backend.h - the CPU code generator: turns an analysed program into model.so (a
+ * native shared library with the C ABI of include/shapec/runtime.h) and model.h.
+ *
+ * requires: a program whose shape analysis completed without errors, its weights
+ * provides: OUTDIR/model.so and OUTDIR/model.h, written under temporary names and renamed;
+ *           errors SC0801 (an op without a CPU lowering), SC0802 (LLVM), SC0803 (link). */
+#ifndef SC_CPU_BACKEND_H
+#define SC_CPU_BACKEND_H
+
+#include <stdbool.h>
+
+#include "lib/safetensors.h"
+#include "passes/shape_analysis.h"
+
+typedef struct sc_cpu_options {
+  const char *cpu;         /* NULL: the host CPU and its features */
+  const char *outdir;
+  const char *report_json; /* embedded in the library */
+  bool keep_ir;            /* also write model.ll (for debugging) */
+} sc_cpu_options;
+
+/* Returns true when both files were written. */
+bool sc_cpu_compile(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, const sc_weights *w,
+                    const sc_cpu_options *opts);
+
+#endif

@@ -1,0 +1,113 @@
+/* copy.c - data movement kernels: strided copies (permute, expand, slice, cat), fills,
+ * arange, index_select / embedding, gather and repeat. */
+#include <string.h>
+
+#include "kernels.h"
+
+/* Walks an N-d index space, calling copy with the linear offsets of both sides. */
+#define WALK(ndim, shape, body)                                                 \
+  do {                                                                          \
+    int64_t idx_[16] = {0};                                                     \
+    int64_t total_ = 1;                                                         \
+    for (int32_t d_ = 0; d_ < (ndim); d_++) total_ *= (shape)[d_];              \
+    for (int64_t lin_ = 0; lin_ < total_; lin_++) {                             \
+      body;                                                                     \
+      for (int32_t d_ = (ndim) - 1; d_ >= 0; d_--) {                            \
+        if (++idx_[d_] < (shape)[d_]) break;                                    \
+        idx_[d_] = 0;                                                           \
+      }                                                                         \
+    }                                                                           \
+  } while (0)
+
+void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
+                       int64_t esize) {
+  const char *s = src;
+  char *d = dst;
+  if (ndim == 0) {
+    memcpy(d, s, (size_t)esize);
+    return;
+  }
+  /* the innermost dim runs as a contiguous memcpy when its stride is 1 */
+  int64_t inner = shape[ndim - 1], inner_stride = src_strides[ndim - 1];
+  int32_t outer_nd = ndim - 1;
+  int64_t outer_shape[16];
+  for (int32_t i = 0; i < outer_nd; i++) outer_shape[i] = shape[i];
+  int64_t out = 0;
+  WALK(outer_nd, outer_shape, {
+    int64_t off = 0;
+    for (int32_t i = 0; i < outer_nd; i++) off += idx_[i] * src_strides[i];
+    if (inner_stride == 1) {
+      memcpy(d + out * esize, s + off * esize, (size_t)(inner * esize));
+    } else {
+      for (int64_t j = 0; j < inner; j++) memcpy(d + (out + j) * esize, s + (off + j * inner_stride) * esize, (size_t)esize);
+    }
+    out += inner;
+  });
+}
+
+void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
+                    int64_t esize) {
+  const char *s = src;
+  char *d = dst;
+  int64_t in = 0;
+  WALK(ndim, shape, {
+    int64_t off = 0;
+    for (int32_t i = 0; i < ndim; i++) off += idx_[i] * dst_strides[i];
+    memcpy(d + off * esize, s + in * esize, (size_t)esize);
+    in++;
+  });
+}
+
+void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize) {
+  char *d = dst;
+  for (int64_t i = 0; i < n; i++) memcpy(d + i * esize, value, (size_t)esize);
+}
+
+void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_float) {
+  for (int64_t i = 0; i < n; i++) {
+    if (is_float) ((float *)dst)[i] = (float)(start + step * (double)i);
+    else ((int64_t *)dst)[i] = (int64_t)start + (int64_t)step * i;
+  }
+}
+
+/* src [outer, n_src, inner] -> dst [outer, n_index, inner], picking rows by index. */
+void sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
+                       int64_t inner, int64_t esize) {
+  const char *s = src;
+  char *d = dst;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < n_index; i++) {
+      int64_t r = index[i] < 0 ? index[i] + n_src : index[i];
+      if (r < 0 || r >= n_src) r = 0; /* the entry point checked the indices' range */
+      memcpy(d + ((o * n_index + i) * inner) * esize, s + ((o * n_src + r) * inner) * esize, (size_t)(inner * esize));
+    }
+}
+
+/* dst[o, i, j] = src[o, index[o, i, j], j] */
+void sc_k_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
+                 int64_t inner, int64_t esize) {
+  const char *s = src;
+  char *d = dst;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < n_index; i++)
+      for (int64_t j = 0; j < inner; j++) {
+        int64_t r = index[(o * n_index + i) * inner + j];
+        if (r < 0) r += n_src;
+        if (r < 0 || r >= n_src) r = 0;
+        memcpy(d + ((o * n_index + i) * inner + j) * esize, s + ((o * n_src + r) * inner + j) * esize, (size_t)esize);
+      }
+}
+
+/* src_shape is padded with leading 1s to ndim; out[i] = src[i mod src_shape] */
+void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
+                 int64_t esize) {
+  const char *s = src;
+  char *d = dst;
+  int64_t out = 0;
+  WALK(ndim, out_shape, {
+    int64_t off = 0;
+    for (int32_t i = 0; i < ndim; i++) off = off * src_shape[i] + idx_[i] % src_shape[i];
+    memcpy(d + out * esize, s + off * esize, (size_t)esize);
+    out++;
+  });
+}

@@ -1,0 +1,69 @@
+/* kernels.h - the runtime library linked into every model.so: support functions the
+ * generated entry points call (messages, input checks, allocation, CPU features) and the
+ * kernels of the ops that are not lowered to inline loops (matrix products through
+ * OpenBLAS, convolution, pooling, normalization, reductions, data movement).
+ *
+ * All sizes are int64 element counts; every tensor is compact row-major. */
+#ifndef SC_KERNELS_H
+#define SC_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shapec/runtime.h"
+
+/* ---- support (support.c) ---- */
+int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t ndim, int32_t code, int32_t bits, char *err,
+                       size_t errlen);
+int sc_rt_cpu_supported(const char *features, char *err, size_t errlen);
+void *sc_rt_alloc(int64_t bytes);
+void sc_rt_free(void *p);
+int64_t sc_rt_floordiv(int64_t a, int64_t b);
+int64_t sc_rt_mod(int64_t a, int64_t b);
+
+/* ---- data movement (copy.c) ---- */
+void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
+                       int64_t esize);
+void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
+                    int64_t esize);
+void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
+void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_float);
+void sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
+                       int64_t inner, int64_t esize);
+void sc_k_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
+                 int64_t inner, int64_t esize);
+void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
+                 int64_t esize);
+
+/* ---- matrix products (gemm.c) ---- */
+int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride, int32_t trans_a,
+                 const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta);
+
+/* ---- neural-network ops (nn.c) ---- */
+int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                    int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                    int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow);
+void sc_k_max_pool2d_f32(const float *x, float *y, int64_t *indices, int64_t nc, int64_t h, int64_t w, int64_t kh,
+                         int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh,
+                         int64_t ow);
+void sc_k_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh,
+                         int64_t sw, int64_t ph, int64_t pw, int64_t oh, int64_t ow, int32_t count_include_pad,
+                         int64_t divisor_override);
+void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow);
+void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const float *bias, const float *mean,
+                         const float *var, int64_t n, int64_t c, int64_t inner, double eps);
+void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
+                         float *rstd_out, int64_t outer, int64_t inner, double eps);
+void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log);
+int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *out, int64_t batch,
+                  int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal);
+
+/* ---- reductions (reduce.c) ---- */
+enum { SC_REDUCE_SUM, SC_REDUCE_MEAN, SC_REDUCE_MAX, SC_REDUCE_MIN, SC_REDUCE_VAR };
+void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
+                     double correction);
+void sc_k_arg_reduce_f32(const float *x, float *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,
+                         int32_t is_min);
+
+#endif

@@ -1,0 +1,190 @@
+/* nn.c - convolution (im2col + GEMM), pooling, normalization, softmax and attention. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                    int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                    int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
+  int64_t cg = c / groups, og = o / groups, cols = oh * ow, rows = cg * kh * kw;
+  int64_t col_n = rows * cols;
+  float *col = col_n > 0 ? sc_rt_alloc(col_n * (int64_t)sizeof(float)) : NULL;
+  if (col_n > 0 && !col) return SHAPEC_ERR_MEMORY;
+  for (int64_t b = 0; b < n; b++) {
+    for (int64_t g = 0; g < groups; g++) {
+      const float *xg = x + (b * c + g * cg) * h * wd;
+      /* col[(ci, i, j), (oy, ox)] = x[ci, oy*sh - ph + i*dh, ox*sw - pw + j*dw] */
+      for (int64_t ci = 0; ci < cg; ci++)
+        for (int64_t i = 0; i < kh; i++)
+          for (int64_t j = 0; j < kw; j++) {
+            float *row = col + ((ci * kh + i) * kw + j) * cols;
+            for (int64_t oy = 0; oy < oh; oy++) {
+              int64_t iy = oy * sh - ph + i * dh;
+              for (int64_t ox = 0; ox < ow; ox++) {
+                int64_t ix = ox * sw - pw + j * dw;
+                row[oy * ow + ox] = (iy >= 0 && iy < h && ix >= 0 && ix < wd) ? xg[(ci * h + iy) * wd + ix] : 0.0f;
+              }
+            }
+          }
+      float *yg = y + (b * o + g * og) * cols;
+      int rc = sc_k_bmm_f32(1, og, cols, rows, w + g * og * rows, 0, 0, col, 0, 0, yg, 1.0f, 0.0f);
+      if (rc) {
+        sc_rt_free(col);
+        return rc;
+      }
+      if (bias)
+        for (int64_t oc = 0; oc < og; oc++)
+          for (int64_t p = 0; p < cols; p++) yg[oc * cols + p] += bias[g * og + oc];
+    }
+  }
+  sc_rt_free(col);
+  return SHAPEC_OK;
+}
+
+void sc_k_max_pool2d_f32(const float *x, float *y, int64_t *indices, int64_t nc, int64_t h, int64_t w, int64_t kh,
+                         int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh,
+                         int64_t ow) {
+  for (int64_t p = 0; p < nc; p++) {
+    const float *xp = x + p * h * w;
+    for (int64_t oy = 0; oy < oh; oy++)
+      for (int64_t ox = 0; ox < ow; ox++) {
+        float best = -INFINITY;
+        int64_t arg = -1;
+        for (int64_t i = 0; i < kh; i++) {
+          int64_t iy = oy * sh - ph + i * dh;
+          if (iy < 0 || iy >= h) continue;
+          for (int64_t j = 0; j < kw; j++) {
+            int64_t ix = ox * sw - pw + j * dw;
+            if (ix < 0 || ix >= w) continue;
+            float v = xp[iy * w + ix];
+            if (v > best || isnan(v) || arg < 0) {
+              best = v;
+              arg = iy * w + ix;
+              if (isnan(v)) goto done; /* NaN propagates, as in ATen */
+            }
+          }
+        }
+      done:
+        y[(p * oh + oy) * ow + ox] = best;
+        if (indices) indices[(p * oh + oy) * ow + ox] = arg;
+      }
+  }
+}
+
+void sc_k_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh,
+                         int64_t sw, int64_t ph, int64_t pw, int64_t oh, int64_t ow, int32_t count_include_pad,
+                         int64_t divisor_override) {
+  for (int64_t p = 0; p < nc; p++) {
+    const float *xp = x + p * h * w;
+    for (int64_t oy = 0; oy < oh; oy++)
+      for (int64_t ox = 0; ox < ow; ox++) {
+        int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
+        int64_t y1 = y0 + kh < h + ph ? y0 + kh : h + ph, x1 = x0 + kw < w + pw ? x0 + kw : w + pw;
+        int64_t pool = (y1 - y0) * (x1 - x0);
+        int64_t ys = y0 < 0 ? 0 : y0, xs = x0 < 0 ? 0 : x0, ye = y1 < h ? y1 : h, xe = x1 < w ? x1 : w;
+        double sum = 0;
+        for (int64_t iy = ys; iy < ye; iy++)
+          for (int64_t ix = xs; ix < xe; ix++) sum += xp[iy * w + ix];
+        int64_t div = divisor_override ? divisor_override : count_include_pad ? pool : (ye - ys) * (xe - xs);
+        y[(p * oh + oy) * ow + ox] = div ? (float)(sum / (double)div) : 0.0f;
+      }
+  }
+}
+
+void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow) {
+  for (int64_t p = 0; p < nc; p++) {
+    const float *xp = x + p * h * w;
+    for (int64_t oy = 0; oy < oh; oy++) {
+      int64_t ys = oy * h / oh, ye = ((oy + 1) * h + oh - 1) / oh;
+      for (int64_t ox = 0; ox < ow; ox++) {
+        int64_t xs = ox * w / ow, xe = ((ox + 1) * w + ow - 1) / ow;
+        float sum = 0;
+        for (int64_t iy = ys; iy < ye; iy++)
+          for (int64_t ix = xs; ix < xe; ix++) sum += xp[iy * w + ix];
+        y[(p * oh + oy) * ow + ox] = sum / (float)((ye - ys) * (xe - xs));
+      }
+    }
+  }
+}
+
+void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const float *bias, const float *mean,
+                         const float *var, int64_t n, int64_t c, int64_t inner, double eps) {
+  for (int64_t ch = 0; ch < c; ch++) {
+    float invstd = (float)(1.0 / sqrt((double)(var ? var[ch] : 1.0f) + eps));
+    float scale = (weight ? weight[ch] : 1.0f) * invstd;
+    float shift = (bias ? bias[ch] : 0.0f) - (mean ? mean[ch] : 0.0f) * scale;
+    for (int64_t b = 0; b < n; b++) {
+      const float *xs = x + (b * c + ch) * inner;
+      float *ys = y + (b * c + ch) * inner;
+      for (int64_t i = 0; i < inner; i++) ys[i] = xs[i] * scale + shift;
+    }
+  }
+}
+
+void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
+                         float *rstd_out, int64_t outer, int64_t inner, double eps) {
+  for (int64_t r = 0; r < outer; r++) {
+    const float *xr = x + r * inner;
+    float *yr = y + r * inner;
+    double sum = 0, sq = 0;
+    for (int64_t i = 0; i < inner; i++) sum += xr[i];
+    double mean = inner ? sum / (double)inner : 0;
+    for (int64_t i = 0; i < inner; i++) sq += ((double)xr[i] - mean) * ((double)xr[i] - mean);
+    double rstd = 1.0 / sqrt((inner ? sq / (double)inner : 0) + eps);
+    for (int64_t i = 0; i < inner; i++) {
+      float v = (float)(((double)xr[i] - mean) * rstd);
+      yr[i] = v * (weight ? weight[i] : 1.0f) + (bias ? bias[i] : 0.0f);
+    }
+    if (mean_out) mean_out[r] = (float)mean;
+    if (rstd_out) rstd_out[r] = (float)rstd;
+  }
+}
+
+void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log) {
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++) {
+      const float *xs = x + o * n * inner + j;
+      float *ys = y + o * n * inner + j;
+      float mx = -INFINITY;
+      for (int64_t i = 0; i < n; i++) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
+      double sum = 0;
+      for (int64_t i = 0; i < n; i++) sum += exp((double)(xs[i * inner] - mx));
+      if (log) {
+        float lse = (float)(mx + logf((float)sum));
+        for (int64_t i = 0; i < n; i++) ys[i * inner] = xs[i * inner] - lse;
+      } else {
+        for (int64_t i = 0; i < n; i++) ys[i * inner] = (float)(exp((double)(xs[i * inner] - mx)) / sum);
+      }
+    }
+}
+
+/* out[b] = softmax(q[b] @ k[b]^T * scale + mask) @ v[b] */
+int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *out, int64_t batch,
+                  int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal) {
+  int64_t n_scores = l * s;
+  float *scores = sc_rt_alloc(n_scores * (int64_t)sizeof(float));
+  if (!scores && n_scores > 0) return SHAPEC_ERR_MEMORY;
+  for (int64_t b = 0; b < batch; b++) {
+    int rc = sc_k_bmm_f32(1, l, s, e, q + b * l * e, 0, 0, k + b * s * e, 0, 1, scores, (float)scale, 0.0f);
+    if (rc) {
+      sc_rt_free(scores);
+      return rc;
+    }
+    for (int64_t i = 0; i < l; i++)
+      for (int64_t j = 0; j < s; j++) {
+        if (mask) scores[i * s + j] += mask[i * s + j];
+        if (causal && j > i) scores[i * s + j] = -INFINITY;
+      }
+    sc_k_softmax_f32(scores, scores, l, s, 1, 0);
+    rc = sc_k_bmm_f32(1, l, ev, s, scores, 0, 0, v + b * s * ev, 0, 0, out + b * l * ev, 1.0f, 0.0f);
+    if (rc) {
+      sc_rt_free(scores);
+      return rc;
+    }
+  }
+  sc_rt_free(scores);
+  return SHAPEC_OK;
+}

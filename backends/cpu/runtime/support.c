@@ -1,0 +1,146 @@
+/* support.c - messages, input checks, workspace and CPU checks for generated code. */
+#include <cpuid.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return SHAPEC_ERR_SHAPE;
+}
+
+static const char *dtype_name(int32_t code, int32_t bits) {
+  if (code == 2 && bits == 32) return "float32";
+  if (code == 2 && bits == 64) return "float64";
+  if (code == 2 && bits == 16) return "float16";
+  if (code == 0 && bits == 64) return "int64";
+  if (code == 0 && bits == 32) return "int32";
+  if (code == 0 && bits == 16) return "int16";
+  if (code == 0 && bits == 8) return "int8";
+  if (code == 1 && bits == 8) return "uint8";
+  if (code == 6 && bits == 8) return "bool";
+  if (code == 4 && bits == 16) return "bfloat16";
+  return "an unknown dtype";
+}
+
+int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t ndim, int32_t code, int32_t bits, char *err,
+                       size_t errlen) {
+  if (!t) {
+    if (err && errlen) snprintf(err, errlen, "%s: no tensor given", what);
+    return SHAPEC_ERR_ARGUMENT;
+  }
+  if (t->device.device_type != 1) {
+    if (err && errlen) snprintf(err, errlen, "%s is on device type %d; this library runs on the CPU (1)", what,
+                                (int)t->device.device_type);
+    return SHAPEC_ERR_ARGUMENT;
+  }
+  if (t->ndim != ndim)
+    return sc_rt_fail(err, errlen, "%s has %d dims but the model needs %d", what, (int)t->ndim, (int)ndim);
+  if (t->dtype.code != code || t->dtype.bits != bits || t->dtype.lanes != 1)
+    return sc_rt_fail(err, errlen, "%s is %s but the model needs %s", what, dtype_name(t->dtype.code, t->dtype.bits),
+                      dtype_name(code, bits));
+  if (ndim && !t->shape) {
+    if (err && errlen) snprintf(err, errlen, "%s has no shape array", what);
+    return SHAPEC_ERR_ARGUMENT;
+  }
+  int64_t numel = 1;
+  for (int32_t i = 0; i < ndim; i++) {
+    if (t->shape[i] < 0) return sc_rt_fail(err, errlen, "%s.size()[%d] = %lld is negative", what, (int)i, (long long)t->shape[i]);
+    numel *= t->shape[i];
+  }
+  if (t->strides && numel > 1) {
+    int64_t expect = 1;
+    for (int32_t i = ndim - 1; i >= 0; i--) {
+      if (t->shape[i] != 1 && t->strides[i] != expect)
+        return sc_rt_fail(err, errlen, "%s is not contiguous (C order); pass a compact row-major tensor", what);
+      expect *= t->shape[i];
+    }
+  }
+  if (!t->data && numel) {
+    if (err && errlen) snprintf(err, errlen, "%s has no data", what);
+    return SHAPEC_ERR_ARGUMENT;
+  }
+  return SHAPEC_OK;
+}
+
+/* Whether this CPU (and the OS, for the AVX register state) supports an instruction set;
+ * -1 for a name we do not check.  cpuid directly: the library links no libgcc. */
+static int cpu_has(const char *name, size_t n) {
+  unsigned a, b, c, d, b7 = 0, c1 = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d)) c1 = c;
+  if (__get_cpuid_max(0, NULL) >= 7) {
+    __cpuid_count(7, 0, a, b, c, d);
+    b7 = b;
+  }
+  unsigned long long xcr0 = 0;
+  if (c1 & (1u << 27)) { /* OSXSAVE: xgetbv is available */
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    xcr0 = ((unsigned long long)hi << 32) | lo;
+  }
+  bool avx_state = (xcr0 & 6) == 6, avx512_state = avx_state && (xcr0 & 0xe0) == 0xe0;
+  static const struct {
+    const char *name;
+    int leaf;      /* 1: cpuid(1).ecx, 7: cpuid(7).ebx */
+    int bit;
+    int state;     /* 0 none, 1 AVX, 2 AVX-512 */
+  } table[] = {{"sse4.2", 1, 20, 0}, {"avx", 1, 28, 1}, {"fma", 1, 12, 1}, {"f16c", 1, 29, 1},
+               {"avx2", 7, 5, 1},    {"bmi2", 7, 8, 0},  {"avx512f", 7, 16, 2}, {"avx512dq", 7, 17, 2},
+               {"avx512cd", 7, 28, 2}, {"avx512bw", 7, 30, 2}, {"avx512vl", 7, 31, 2}};
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    if (strlen(table[i].name) != n || strncmp(name, table[i].name, n) != 0) continue;
+    unsigned reg = table[i].leaf == 1 ? c1 : b7;
+    bool has = (reg >> table[i].bit) & 1u;
+    if (table[i].state == 1) has = has && avx_state;
+    if (table[i].state == 2) has = has && avx512_state;
+    return has;
+  }
+  return -1;
+}
+
+/* features: comma-separated names such as "avx2,fma"; each must be supported here, or
+ * code built for it would fault or, through the vector ABI, compute garbage. */
+int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
+  for (const char *p = features; p && *p;) {
+    size_t n = strcspn(p, ",");
+    if (cpu_has(p, n) == 0) {
+      if (err && errlen)
+        snprintf(err, errlen, "this CPU lacks %.*s, which the library was built for; export again with --cpu for "
+                              "this machine", (int)n, p);
+      return SHAPEC_ERR_CPU;
+    }
+    p += n + (p[n] == ',');
+  }
+  return SHAPEC_OK;
+}
+
+void *sc_rt_alloc(int64_t bytes) {
+  if (bytes < 0) return NULL;
+  size_t n = (size_t)((bytes + 63) / 64 * 64);
+  return aligned_alloc(64, n ? n : 64);
+}
+
+void sc_rt_free(void *p) { free(p); }
+
+int64_t sc_rt_floordiv(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+int64_t sc_rt_mod(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}

@@ -1,0 +1,183 @@
+/* run.c - `shapec run MODEL.so --input NAME=FILE.npy ... [--out DIR] [--bench N]`: loads a
+ * library that `shapec export` built, feeds it .npy inputs through its C ABI and writes
+ * the outputs as .npy files; with --bench, times it. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/fileio.h"
+#include "lib/npy.h"
+#include "run.h"
+#include "shapec/runtime.h"
+
+typedef struct model_api {
+  int (*num_inputs)(void), (*num_outputs)(void), (*input_ndim)(int), (*output_ndim)(int);
+  int (*input_dtype)(int), (*output_dtype)(int);
+  const char *(*input_name)(int), *(*output_name)(int);
+  int (*output_shapes)(const shapec_tensor *, int64_t *const *, char *, size_t);
+  int (*run)(const shapec_tensor *, const shapec_tensor *, char *, size_t);
+} model_api;
+
+static sc_dtype from_packed(int packed) {
+  switch (packed) {
+    case (2 << 8) | 32: return SC_DTYPE_F32;
+    case (2 << 8) | 64: return SC_DTYPE_F64;
+    case (0 << 8) | 64: return SC_DTYPE_I64;
+    case (0 << 8) | 32: return SC_DTYPE_I32;
+    case (6 << 8) | 8: return SC_DTYPE_BOOL;
+    case (1 << 8) | 8: return SC_DTYPE_U8;
+    case (0 << 8) | 8: return SC_DTYPE_I8;
+    default: return SC_DTYPE_UNKNOWN;
+  }
+}
+
+static void to_dl(sc_dtype dt, shapec_dtype *out) {
+  out->lanes = 1;
+  out->bits = (uint8_t)(sc_dtype_size(dt) * 8);
+  out->code = dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64 ? 2 : dt == SC_DTYPE_BOOL ? 6 : dt == SC_DTYPE_U8 ? 1 : 0;
+}
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static bool load(sc_ctx *ctx, const char *path, void **handle, model_api *api) {
+  char full[4096];
+  snprintf(full, sizeof full, "%s%s", strchr(path, '/') ? "" : "./", path);
+  *handle = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+  if (!*handle) {
+    sc_diags_add(&ctx->diags, SC_DIAG_RUN_LOAD, SC_SEV_ERROR, path, NULL, "cannot load the library: %s", dlerror());
+    return false;
+  }
+#define SYM(field, name)                                                                                  \
+  *(void **)&api->field = dlsym(*handle, name);                                                         \
+  if (!api->field) {                                                                                    \
+    sc_diags_add(&ctx->diags, SC_DIAG_RUN_LOAD, SC_SEV_ERROR, path, NULL, "not a shapec model library: no %s", name); \
+    return false;                                                                                       \
+  }
+  SYM(num_inputs, "shapec_model_num_inputs") SYM(num_outputs, "shapec_model_num_outputs")
+  SYM(input_ndim, "shapec_model_input_ndim") SYM(output_ndim, "shapec_model_output_ndim")
+  SYM(input_dtype, "shapec_model_input_dtype") SYM(output_dtype, "shapec_model_output_dtype")
+  SYM(input_name, "shapec_model_input_name") SYM(output_name, "shapec_model_output_name")
+  SYM(output_shapes, "shapec_model_output_shapes") SYM(run, "shapec_model_run")
+#undef SYM
+  return true;
+}
+
+int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
+  void *handle = NULL;
+  model_api api;
+  int status = 0;
+  int n_in = 0, n_out = 0;
+  sc_npy *ins = NULL, *outs = NULL;
+  shapec_tensor *tin = NULL, *tout = NULL;
+  int64_t **oshapes = NULL;
+  if (!load(ctx, o->model, &handle, &api)) {
+    status = 3;
+    goto done;
+  }
+  n_in = api.num_inputs();
+  n_out = api.num_outputs();
+  ins = sc_xcalloc((size_t)n_in + 1, sizeof *ins);
+  outs = sc_xcalloc((size_t)n_out + 1, sizeof *outs);
+  tin = sc_xcalloc((size_t)n_in + 1, sizeof *tin);
+  tout = sc_xcalloc((size_t)n_out + 1, sizeof *tout);
+  oshapes = sc_xcalloc((size_t)n_out + 1, sizeof *oshapes);
+  for (size_t k = 0; k < o->n_inputs; k++) {
+    bool known = false;
+    for (int i = 0; i < n_in; i++) known |= strcmp(api.input_name(i), o->input_names[k]) == 0;
+    if (!known) {
+      sc_diags_add(&ctx->diags, SC_DIAG_RUN_INPUT, SC_SEV_ERROR, o->model, NULL, "the model has no input named '%s'",
+                   o->input_names[k]);
+      status = 1;
+      goto done;
+    }
+  }
+  for (int i = 0; i < n_in; i++) {
+    const char *file = NULL;
+    for (size_t k = 0; k < o->n_inputs; k++)
+      if (strcmp(api.input_name(i), o->input_names[k]) == 0) file = o->input_files[k];
+    if (!file) {
+      sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_RUN_INPUT, SC_SEV_ERROR, o->model, NULL, "no file for input '%s'",
+                                api.input_name(i));
+      sc_diag_set_hint(&ctx->diags, d, "pass --input %s=FILE.npy", api.input_name(i));
+      status = 1;
+      goto done;
+    }
+    if (!sc_npy_read(ctx, file, &ins[i])) {
+      status = (int)sc_diags_exit_class(&ctx->diags);
+      goto done;
+    }
+    tin[i] = (shapec_tensor){ins[i].data, {1, 0}, ins[i].ndim, {0, 0, 1}, ins[i].shape, NULL, 0};
+    to_dl(ins[i].dtype, &tin[i].dtype);
+  }
+  for (int i = 0; i < n_out; i++) oshapes[i] = outs[i].shape;
+  char err[2048] = "";
+  int rc = api.output_shapes(tin, oshapes, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "shapec: %s: the inputs do not fit the model: %s\n", o->model, err);
+    status = 1;
+    goto done;
+  }
+  for (int i = 0; i < n_out; i++) {
+    outs[i].ndim = api.output_ndim(i);
+    outs[i].dtype = from_packed(api.output_dtype(i));
+    int64_t numel = 1;
+    for (int k = 0; k < outs[i].ndim; k++) numel *= outs[i].shape[k];
+    outs[i].nbytes = (size_t)numel * sc_dtype_size(outs[i].dtype);
+    outs[i].data = aligned_alloc(64, (outs[i].nbytes + 63) / 64 * 64 + 64);
+    tout[i] = (shapec_tensor){outs[i].data, {1, 0}, outs[i].ndim, {0, 0, 1}, outs[i].shape, NULL, 0};
+    to_dl(outs[i].dtype, &tout[i].dtype);
+  }
+  rc = api.run(tin, tout, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "shapec: %s: %s\n", o->model, err);
+    status = rc == SHAPEC_ERR_SHAPE ? 1 : 4;
+    goto done;
+  }
+  if (o->bench > 0) {
+    for (int w = 0; w < 3; w++) api.run(tin, tout, err, sizeof err);
+    double *t = sc_xcalloc((size_t)o->bench, sizeof *t);
+    for (int r = 0; r < o->bench; r++) {
+      double t0 = now_us();
+      api.run(tin, tout, err, sizeof err);
+      t[r] = now_us() - t0;
+    }
+    qsort(t, (size_t)o->bench, sizeof *t, cmp);
+    printf("latency over %d runs: median %.1f us, min %.1f us, max %.1f us\n", o->bench, t[o->bench / 2], t[0],
+           t[o->bench - 1]);
+    free(t);
+  }
+  const char *outdir = o->outdir ? o->outdir : ".";
+  if (!sc_dir_ensure(ctx, outdir)) {
+    status = 3;
+    goto done;
+  }
+  for (int i = 0; i < n_out; i++) {
+    const char *path = sc_arena_printf(&ctx->arena, "%s/%s.npy", outdir, api.output_name(i));
+    if (!sc_npy_write(ctx, path, &outs[i])) {
+      status = 3;
+      goto done;
+    }
+    printf("%s\n", path);
+  }
+done:
+  for (int i = 0; i < n_in && ins; i++) sc_npy_free(&ins[i]);
+  for (int i = 0; i < n_out && outs; i++) sc_npy_free(&outs[i]);
+  free(ins);
+  free(outs);
+  free(tin);
+  free(tout);
+  free(oshapes);
+  if (handle) dlclose(handle);
+  return status;
+}

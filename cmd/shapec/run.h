@@ -1,0 +1,20 @@
+/* run.h - the `shapec run` command. */
+#ifndef SC_CMD_RUN_H
+#define SC_CMD_RUN_H
+
+#include <stddef.h>
+
+#include "lib/context.h"
+
+typedef struct sc_run_options {
+  const char *model;
+  const char **input_names, **input_files;
+  size_t n_inputs;
+  const char *outdir;
+  int bench;
+} sc_run_options;
+
+/* Returns the exit status; diagnostics are in ctx. */
+int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o);
+
+#endif

@@ -1,0 +1,74 @@
+/* shapec/runtime.h - the C ABI of a library that `shapec export` builds (model.so).
+ *
+ * Plain C, no dependency on shapec.  Tensors use DLPack's DLTensor layout, so a
+ * DLManagedTensor's dl_tensor can be passed as is.  See docs/abi.md. */
+#ifndef SHAPEC_RUNTIME_H
+#define SHAPEC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHAPEC_ABI_VERSION 1
+
+typedef struct shapec_device {
+  int32_t device_type; /* DLPack kDLCPU = 1 */
+  int32_t device_id;
+} shapec_device;
+
+typedef struct shapec_dtype {
+  uint8_t code;        /* DLPack kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBool = 6 */
+  uint8_t bits;
+  uint16_t lanes;      /* 1 */
+} shapec_dtype;
+
+typedef struct shapec_tensor {
+  void *data;
+  shapec_device device;
+  int32_t ndim;
+  shapec_dtype dtype;
+  int64_t *shape;
+  int64_t *strides;    /* in elements; NULL means compact row-major (the only layout accepted) */
+  uint64_t byte_offset;
+} shapec_tensor;
+
+/* Return codes of the entry points. */
+enum {
+  SHAPEC_OK = 0,
+  SHAPEC_ERR_SHAPE = 1,    /* an input does not fit the program: the message says which and why */
+  SHAPEC_ERR_ARGUMENT = 2, /* a NULL pointer, a non-CPU device, a wrong output buffer */
+  SHAPEC_ERR_MEMORY = 3,   /* the workspace could not be allocated */
+  SHAPEC_ERR_CPU = 4,      /* this CPU lacks an instruction set the library was built for */
+};
+
+/* The functions a model library exports (declared here for dlsym users; model.h declares
+ * them with comments giving each input's and output's dtype and symbolic shape). */
+int shapec_model_abi_version(void);
+int shapec_model_num_inputs(void);
+int shapec_model_num_outputs(void);
+const char *shapec_model_input_name(int i);
+const char *shapec_model_output_name(int i);
+int shapec_model_input_ndim(int i);
+int shapec_model_output_ndim(int i);
+/* dtype as (code << 8) | bits, e.g. float32 = (2 << 8) | 32; -1 out of range. */
+int shapec_model_input_dtype(int i);
+int shapec_model_output_dtype(int i);
+/* The export's report (constraints.json) as a NUL-terminated JSON string. */
+const char *shapec_model_report(void);
+/* Checks the inputs' shapes against every guard and writes each output's shape into
+ * out_shapes[i][0 .. output_ndim(i)).  Returns SHAPEC_OK or an error with a message in
+ * err (truncated to errlen; err may be NULL).  Reads no tensor data. */
+int shapec_model_output_shapes(const shapec_tensor *inputs, int64_t *const *out_shapes, char *err, size_t errlen);
+/* Checks the inputs, then computes the outputs into caller-allocated tensors whose shapes
+ * must be those output_shapes gives.  Writes nothing on failure.  Thread-safe: several
+ * threads may call it at once on one loaded library (the workspace is per call). */
+int shapec_model_run(const shapec_tensor *inputs, const shapec_tensor *outputs, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
