@@ -102,7 +102,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     /* the library embeds the report it was built with */
     char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
     sc_cpu_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm};
-    ok = sc_cpu_compile(ctx, out->program, &out->analysis, out->weights, &copts);
+    ok = sc_dir_ensure(ctx, copts.outdir) && sc_cpu_compile(ctx, out->program, &out->analysis, out->weights, &copts);
     free(report);
     if (ok) out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", copts.outdir);
   }

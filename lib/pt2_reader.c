@@ -71,6 +71,12 @@ static unsigned char *read_member(archive *a, const char *name, size_t *len, boo
   }
   bool ok = got == st.size;
   if (!ok) arc_error(a, SC_DIAG_PT2_CORRUPT, name, "member %s is damaged: %s", name, zip_file_strerror(f));
+  /* libzip checks the CRC on the read that reaches the end: make it */
+  unsigned char extra;
+  if (ok && zip_fread(f, &extra, 1) != 0) {
+    arc_error(a, SC_DIAG_PT2_CORRUPT, name, "member %s is damaged (checksum mismatch)", name);
+    ok = false;
+  }
   if (zip_fclose(f) != 0 && ok) {
     arc_error(a, SC_DIAG_PT2_CORRUPT, name, "member %s is damaged (checksum)", name);
     ok = false;
@@ -172,8 +178,9 @@ static bool read_payloads(archive *a, const char *config_name, const char *dir, 
     bool pickled = false;
     const cJSON *meta = NULL;
     if (!sc_jr_expect_object(&jr, e) || !sc_jr_string_field(&jr, e, "path_name", true, &path_name) ||
-        !sc_jr_bool_field(&jr, e, "use_pickle", false, &pickled) ||
-        !(meta = sc_jr_object_field(&jr, e, "tensor_meta", !pickled))) {
+        !sc_jr_bool_field(&jr, e, "use_pickle", false, &pickled)) {
+      ok = false;
+    } else if (!pickled && !(meta = sc_jr_object_field(&jr, e, "tensor_meta", true))) {
       ok = false;
     } else if (pickled) {
       sc_diag *d = sc_jr_error(&jr, SC_DIAG_PT2_PICKLED, "payload %s of '%s' is pickled; shapec reads raw payloads only",
@@ -203,11 +210,19 @@ static bool read_payloads(archive *a, const char *config_name, const char *dir, 
   return ok;
 }
 
+/* A payload's stride in dim i; contiguous when the meta gives none. */
+static int64_t stride_of(const sc_tensor_meta *m, int i) {
+  if (m->strides) return meta_int(m->strides[i]);
+  int64_t s = 1;
+  for (int k = m->rank - 1; k > i; k--) s *= meta_int(m->sizes[k]);
+  return s;
+}
+
 /* Bytes a strided tensor reaches in its storage. */
 static bool storage_extent(const sc_tensor_meta *m, uint64_t *bytes) {
   uint64_t esize = sc_dtype_size(m->dtype), last = m->storage_offset ? (uint64_t)meta_int(m->storage_offset) : 0;
   for (int i = 0; i < m->rank; i++) {
-    int64_t size = meta_int(m->sizes[i]), stride = m->strides ? meta_int(m->strides[i]) : 1;
+    int64_t size = meta_int(m->sizes[i]), stride = stride_of(m, i);
     if (size < 0 || stride < 0) return false;
     if (size == 0) {
       *bytes = 0;
@@ -228,7 +243,7 @@ static void gather(const sc_tensor_meta *m, const unsigned char *storage, unsign
   int64_t base = m->storage_offset ? meta_int(m->storage_offset) : 0;
   for (int64_t k = 0; k < numel; k++) {
     int64_t off = base;
-    for (int i = 0; i < m->rank; i++) off += idx[i] * (m->strides ? meta_int(m->strides[i]) : 1);
+    for (int i = 0; i < m->rank; i++) off += idx[i] * stride_of(m, i);
     memcpy(out + (size_t)k * esize, storage + (size_t)off * esize, esize);
     for (int i = m->rank - 1; i >= 0; i--) {
       if (++idx[i] < meta_int(m->sizes[i])) break;

@@ -280,15 +280,22 @@ expect_file_has "$WORK/out/constraints.json" '"name": "addmm"'
 expect_file_has "$WORK/out/constraints.json" '"s5": "s2*s3"'
 end
 
-begin "tutorial example: --report FILE writes the report there and creates no OUTDIR"
+begin "tutorial example: --report FILE with --no-codegen writes the report there and creates no OUTDIR"
 mkdir -p "$WORK/cwd-report" && cd "$WORK/cwd-report" || exit 2
-sc export "$MODEL" --dynamic "$SPEC" --report "$WORK/cwd-report/r.json"
+sc export "$MODEL" --dynamic "$SPEC" --report "$WORK/cwd-report/r.json" --no-codegen
 expect_rc 0
 expect_file_has "$WORK/cwd-report/r.json" '"status": "ok"'
 expect_file_has "$WORK/cwd-report/r.json" '"sample_shape": [6, 5]'
 expect_err "shapec: wrote $WORK/cwd-report/r.json"
 expect_no_path "$WORK/cwd-report/shapec-out"
 cd "$WORK" || exit 2
+end
+
+begin "tutorial example: with code generation, --report FILE still puts model.so and model.h in OUTDIR"
+sc export "$MODEL" --dynamic "$SPEC" --report "$WORK/r2.json" -o "$WORK/lib-out"
+expect_rc 0
+[ -f "$WORK/lib-out/model.so" ] && [ -f "$WORK/lib-out/model.h" ] || fail "no model.so / model.h in OUTDIR"
+expect_err "shapec: wrote $WORK/lib-out/model.so"
 end
 
 begin "tutorial example: the default OUTDIR is ./shapec-out"
