@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  llvm-19-dev          # LLVM 19 C API (LLVM 14 may also be installed: shapec pins 19)
+  llvm-19-dev lld-19   # LLVM 19 C API and its linker (LLVM 14 may also be installed: shapec pins 19)
   libcjson-dev         # JSON reader
   libxml2-dev libxml2-utils  # JUnit reports, xmllint
   check libsubunit-dev # unit tests
