@@ -1120,12 +1120,22 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
     case SC_OP_LE_TENSOR: case SC_OP_LE_SCALAR: case SC_OP_GT_TENSOR: case SC_OP_GT_SCALAR: case SC_OP_GE_TENSOR:
     case SC_OP_GE_SCALAR: case SC_OP_LOGICAL_NOT: case SC_OP_LOGICAL_AND: case SC_OP_LOGICAL_OR:
+    case SC_OP_BITWISE_NOT: case SC_OP_BITWISE_AND: case SC_OP_BITWISE_OR:
     case SC_OP_MASKED_FILL_SCALAR:
       return rule_elementwise(rc);
     case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH:
     case SC_OP_CONTIGUOUS: case SC_OP_ALIAS: case SC_OP_ZEROS_LIKE: case SC_OP_ONES_LIKE: case SC_OP_FULL_LIKE:
       return rule_same_as(rc, rc->node->op->id == SC_OP_DROPOUT ? "input" : "self");
     case SC_OP_MM: return rule_mm(rc, false, false);
+    case SC_OP_MV: {
+      const sc_value *a = tensor_arg(rc, "self", true), *v = tensor_arg(rc, "vec", true);
+      shape sa = {0}, sv = {0};
+      if (!a || !v || !shape_of(rc, a, &sa) || !shape_of(rc, v, &sv)) return false;
+      if (sa.rank != 2 || sv.rank != 1) return rule_error(rc, "mv takes a matrix and a vector");
+      eq_guard(rc, "matmul", sa.d[1], sv.d[0]);
+      shape out = {1, {sa.d[0]}};
+      return set_out(rc, 0, &out);
+    }
     case SC_OP_BMM: return rule_mm(rc, false, true);
     case SC_OP_ADDMM: return rule_mm(rc, true, false);
     case SC_OP_BADDBMM: return rule_mm(rc, true, true);

@@ -425,6 +425,13 @@ static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *t
     }
     case SC_OP_LOGICAL_NOT:
       return LLVMBuildNot(g->B, operand(g, c, n, "self", g->i1, &has), "not");
+    case SC_OP_BITWISE_NOT:
+      return LLVMBuildNot(g->B, operand(g, c, n, "self", t, &has), "not");
+    case SC_OP_BITWISE_AND:
+    case SC_OP_BITWISE_OR:
+      x = operand(g, c, n, "self", t, &has);
+      y = operand(g, c, n, "other", t, &has);
+      return n->op->id == SC_OP_BITWISE_AND ? LLVMBuildAnd(g->B, x, y, "and") : LLVMBuildOr(g->B, x, y, "or");
     case SC_OP_LOGICAL_AND:
     case SC_OP_LOGICAL_OR:
       x = operand(g, c, n, "self", g->i1, &has);

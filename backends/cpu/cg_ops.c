@@ -308,6 +308,13 @@ static bool lower_matmul(cg *g, const sc_node *n) {
           out->data, float_arg(n, "alpha", 1), beta);
       return true;
     }
+    case SC_OP_MV: {
+      cg_value *a = tensor(g, n, "self"), *v = tensor(g, n, "vec");
+      cg_value *out = produce(g, ov);
+      bmm(g, cg_i64(g, 1), a->dims[0], cg_i64(g, 1), a->dims[1], a->data, cg_i64(g, 0), 0, v->data, cg_i64(g, 0), 0,
+          out->data, 1, 0);
+      return true;
+    }
     case SC_OP_LINEAR: {
       cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *bias = tensor(g, n, "bias");
       cg_value *out = produce(g, ov);

@@ -136,6 +136,11 @@ class _Serializer:
             out_kind = "as_sym_bool" if isinstance(v, bool) else "as_sym_int"
             self.add_node(f"_operator.{_SYM_OPS[target]}", inputs, [{out_kind: {"as_name": node.name}}], node.name)
             return
+        if isinstance(target, torch._ops.OpOverloadPacket) and str(target) == "aten.sym_numel":
+            inputs = [{"name": "self", "arg": self.arg(node.args[0], "Tensor"), "kind": 1}]
+            self.sym_int_values[node.name] = self.sym_value(v)
+            self.add_node("torch.ops.aten.sym_numel.default", inputs, [{"as_sym_int": {"as_name": node.name}}], node.name)
+            return
         if isinstance(target, torch._ops.OpOverloadPacket) and str(target) == "aten.sym_size":
             target = torch.ops.aten.sym_size.int if hasattr(torch.ops.aten.sym_size, "int") else target
             inputs = [{"name": "self", "arg": self.arg(node.args[0], "Tensor"), "kind": 1},

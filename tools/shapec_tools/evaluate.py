@@ -41,6 +41,8 @@ def _resolve(target):
         return _batch_norm_no_training, None
     if target == "torch.ops.aten.sym_size.int" and not hasattr(torch.ops.aten.sym_size, "int"):
         return (lambda t, d: t.size(d)), None
+    if target == "torch.ops.aten.sym_numel.default" and not hasattr(torch.ops.aten.sym_numel, "default"):
+        return (lambda t: t.numel()), None
     if not target.startswith("torch.ops."):
         raise EvalError(f"unknown target {target}")
     ns, name, overload = target[len("torch.ops."):].split(".")

@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""The CPU backend op by op: each case is a tiny module around one ATen op, converted,
+exported with dynamic dims, compiled, and run through `shapec run` at two shapes (the
+sample and another inside the ranges); the outputs must match the reference evaluator
+(PyTorch's ATen) within float32 tolerance, exactly for integer and bool results.
+Exit 77 without PyTorch.   usage: test_cpu_ops.py SHAPEC SOURCE_DIR [CASE ...]"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    print("skipped: PyTorch is not installed")
+    sys.exit(77)
+
+shapec, src = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(src, "tools"))
+from shapec_tools.convert import convert  # noqa: E402
+from shapec_tools.evaluate import evaluate  # noqa: E402
+
+A = "_DimHint.AUTO"
+
+
+class Op(torch.nn.Module):
+    def __init__(self, fn, params=None):
+        super().__init__()
+        self.fn = fn
+        for k, v in (params or {}).items():
+            self.register_parameter(k, torch.nn.Parameter(v))
+
+    def forward(self, *xs):
+        return self.fn(self, *xs)
+
+
+def f(shape):
+    return ("f32", shape)
+
+
+def i64(shape, high):
+    return ("i64", shape, high)
+
+
+def b8(shape):
+    return ("bool", shape)
+
+
+# name: (fn(self, *inputs), inputs at the sample, inputs at a second shape, spec leaves, params)
+CASES = {
+    "add": (lambda s, x, y: x + y, [f([4, 3]), f([3])], [f([5, 7]), f([7])], [[A, A], [A]]),
+    "sub_alpha": (lambda s, x, y: torch.sub(x, y, alpha=2), [f([4, 3]), f([4, 3])], [f([2, 6]), f([2, 6])], [[A, A], [A, A]]),
+    "mul_scalar": (lambda s, x: x * 3.5, [f([4, 3])], [f([6, 2])], [[A, A]]),
+    "div": (lambda s, x, y: x / (y.abs() + 1), [f([4, 3]), f([1, 3])], [f([5, 2]), f([1, 2])], [[A, A], [None, A]]),
+    "div_floor": (lambda s, x, y: torch.div(x, y.abs() + 0.5, rounding_mode="floor"), [f([8]), f([8])], [f([3]), f([3])], [[A], [A]]),
+    "pow_scalar": (lambda s, x: x.pow(2) + x.abs().pow(0.5), [f([4, 3])], [f([2, 9])], [[A, A]]),
+    "unary_chain": (lambda s, x: torch.exp(-x.abs()) + torch.log(x.abs() + 1) + torch.sqrt(x.abs()) + torch.rsqrt(x.abs() + 1)
+                    + torch.sin(x) + torch.cos(x) + torch.tanh(x) + torch.erf(x) + torch.sigmoid(x) + x.reciprocal().clamp(-5, 5),
+                    [f([4, 33])], [f([3, 65])], [[A, A]]),
+    "activations": (lambda s, x: F.relu(x) + F.gelu(x) + F.gelu(x, approximate="tanh") + F.silu(x) + F.hardtanh(x, -0.5, 0.5)
+                    + F.hardswish(x) + F.hardsigmoid(x) + F.leaky_relu(x, 0.1) + torch.clamp(x, min=-0.2), [f([2, 3, 5])], [f([3, 2, 7])], [[A, A, A]]),
+    "max_min": (lambda s, x, y: torch.maximum(x, y) - torch.minimum(x, y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),
+    "where": (lambda s, c, x, y: torch.where(c, x, y), [b8([4, 1]), f([3]), f([4, 3])], [b8([5, 1]), f([6]), f([5, 6])], [[A, None], [A], [A, A]]),
+    "compare": (lambda s, x, y: (x > y) | (x <= 0.1) & ~(x == y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),
+    "masked_fill": (lambda s, x: x.masked_fill(x > 0, -1.0), [f([4, 3])], [f([7, 2])], [[A, A]]),
+    "to_int": (lambda s, x: (x * 10).to(torch.int64), [f([4, 3])], [f([2, 8])], [[A, A]]),
+    "mm": (lambda s, x, y: x @ y, [f([4, 3]), f([3, 5])], [f([2, 7]), f([7, 9])], [[A, A], [A, A]]),
+    "bmm": (lambda s, x, y: torch.bmm(x, y), [f([2, 4, 3]), f([2, 3, 5])], [f([3, 2, 6]), f([3, 6, 4])], [[A, A, A], [A, A, A]]),
+    "matmul_3d_2d": (lambda s, x: x @ s.w, [f([2, 4, 3])], [f([5, 2, 3])], [[A, A, None]], {"w": torch.randn(3, 6)}),
+    "matmul_vec": (lambda s, x, v: x @ v, [f([4, 3]), f([3])], [f([6, 5]), f([5])], [[A, A], [A]]),
+    "linear": (lambda s, x: F.linear(x, s.w, s.b), [f([2, 4, 3])], [f([3, 7, 3])], [[A, A, None]], {"w": torch.randn(5, 3), "b": torch.randn(5)}),
+    "view_permute": (lambda s, x: x.reshape(x.shape[0], -1).t().contiguous() + 0, [f([4, 3, 2])], [f([2, 5, 3])], [[A, A, A]]),
+    "transpose_expand": (lambda s, x, y: x.transpose(0, 1) + y.expand(3, -1), [f([4, 3]), f([1, 4])], [f([6, 3]), f([1, 6])],
+                         [[A, A], [None, A]]),
+    "unsqueeze_squeeze": (lambda s, x: x.unsqueeze(1).squeeze(1) + x.unsqueeze(-1).sum(-1), [f([4, 3])], [f([2, 6])], [[A, A]]),
+    "cat": (lambda s, x, y: torch.cat([x, y, x], dim=1), [f([4, 3]), f([4, 2])], [f([3, 5]), f([3, 3])], [[A, A], [A, A]]),
+    "stack": (lambda s, x, y: torch.stack([x, y], dim=1), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),
+    "index_select": (lambda s, x, i: torch.index_select(x, 1, i), [f([4, 5]), i64([3], 5)], [f([2, 5]), i64([7], 5)], [[A, None], [A]]),
+    "embedding": (lambda s, i: F.embedding(i, s.w), [i64([2, 3], 10)], [i64([4, 5], 10)], [[A, A]], {"w": torch.randn(10, 4)}),
+    "repeat": (lambda s, x: x.repeat(2, 1, 3), [f([4, 3])], [f([2, 5])], [[A, A]]),
+    "reductions": (lambda s, x: (x.sum(1), x.mean((0, 2)), x.amax(-1), x.var(1), x.sum()), [f([2, 4, 3])], [f([3, 5, 2])], [[A, A, A]]),
+    "softmax": (lambda s, x: torch.softmax(x, -1) + torch.log_softmax(x, 1), [f([2, 4, 3])], [f([3, 5, 2])], [[A, A, A]]),
+    "layer_norm": (lambda s, x: F.layer_norm(x, (4,), s.w, s.b), [f([2, 3, 4])], [f([5, 2, 4])], [[A, A, None]], {"w": torch.randn(4), "b": torch.randn(4)}),
+    "conv1d": (lambda s, x: F.conv1d(x, s.w, s.b, stride=2, padding=1), [f([2, 3, 11])], [f([3, 3, 6])], [[A, None, A]],
+               {"w": torch.randn(4, 3, 3), "b": torch.randn(4)}),
+    "conv2d_groups": (lambda s, x: F.conv2d(x, s.w, None, padding=1, dilation=2, groups=2), [f([2, 4, 9, 8])], [f([3, 4, 7, 12])],
+                      [[A, None, A, A]], {"w": torch.randn(6, 2, 3, 3)}),
+    "pools": (lambda s, x: (F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 2), F.adaptive_avg_pool2d(x, (3, 2))), [f([2, 3, 9, 8])],
+              [f([2, 3, 12, 7])], [[A, None, A, A]]),
+    "batch_norm": (lambda s, x: F.batch_norm(x, s.m, s.v, s.w, s.b, False, 0.1, 1e-5), [f([2, 3, 5, 4])], [f([3, 3, 2, 6])],
+                   [[A, None, A, A]], {"m": torch.randn(3), "v": torch.rand(3) + 0.5, "w": torch.randn(3), "b": torch.randn(3)}),
+    "creation": (lambda s, x: x + torch.ones(x.shape[1]) + torch.zeros_like(x) + torch.full((1, x.shape[1]), 2.0)
+                 + torch.arange(x.shape[1]), [f([4, 3])], [f([2, 7])], [[A, A]]),
+}
+
+# Ops that PyTorch 1.13's symbolic tracer cannot trace (slice, select, narrow, split,
+# chunk, unbind, max.dim, argmax, gather, baddbmm): their programs are written directly.
+# name: (target, inputs at the sample, inputs at a second shape, spec leaves, node args)
+def T(n):
+    return {"as_tensor": {"name": n}}
+
+
+def I(v):
+    return {"as_int": v}
+
+
+DIRECT = {
+    "slice": ("torch.ops.aten.slice.Tensor", [f([4, 9])], [f([3, 6])], [[A, A]],
+              [("self", T("x0")), ("dim", I(1)), ("start", I(1)), ("end", I(9223372036854775807))]),
+    "slice_step": ("torch.ops.aten.slice.Tensor", [f([4, 9])], [f([3, 8])], [[A, A]],
+                   [("self", T("x0")), ("dim", I(1)), ("start", I(0)), ("end", I(9223372036854775807)), ("step", I(2))]),
+    "select": ("torch.ops.aten.select.int", [f([4, 5])], [f([3, 2])], [[A, A]], [("self", T("x0")), ("dim", I(0)), ("index", I(-1))]),
+    "narrow": ("torch.ops.aten.narrow.default", [f([4, 5])], [f([3, 7])], [[A, A]],
+               [("self", T("x0")), ("dim", I(1)), ("start", I(1)), ("length", I(2))]),
+    "split": ("torch.ops.aten.split.Tensor", [f([3, 7])], [f([2, 8])], [[A, A]],
+              [("self", T("x0")), ("split_size", I(3)), ("dim", I(1))]),
+    "chunk": ("torch.ops.aten.chunk.default", [f([5, 3])], [f([6, 2])], [[A, A]], [("self", T("x0")), ("chunks", I(2))]),
+    "unbind": ("torch.ops.aten.unbind.int", [f([4, 3])], [f([2, 3])], [[A, None]], [("self", T("x0")), ("dim", I(1))]),
+    "max_dim": ("torch.ops.aten.max.dim", [f([3, 4, 5])], [f([2, 7, 3])], [[A, A, A]], [("self", T("x0")), ("dim", I(1))]),
+    "argmax": ("torch.ops.aten.argmax.default", [f([3, 4, 5])], [f([2, 7, 3])], [[A, A, A]],
+               [("self", T("x0")), ("dim", I(-1)), ("keepdim", {"as_bool": True})]),
+    "gather": ("torch.ops.aten.gather.default", [f([4, 5]), i64([4, 3], 5)], [f([2, 5]), i64([2, 6], 5)], [[A, None], [A, A]],
+               [("self", T("x0")), ("dim", I(1)), ("index", T("x1"))]),
+    "baddbmm": ("torch.ops.aten.baddbmm.default", [f([2, 4, 5]), f([2, 4, 3]), f([2, 3, 5])],
+                [f([3, 2, 6]), f([3, 2, 4]), f([3, 4, 6])], [[A, A, A], [A, A, A], [A, A, A]],
+                [("self", T("x0")), ("batch1", T("x1")), ("batch2", T("x2")), ("beta", {"as_float": 0.5}), ("alpha", {"as_float": 2.0})]),
+}
+
+
+def direct_program(target, xs, args):
+    """A one-node program; its output metas come from running the node once."""
+    from shapec_tools import files
+    program = {
+        "graph_module": {
+            "graph": {"inputs": [T(f"x{i}") for i in range(len(xs))], "outputs": [], "nodes": [],
+                      "tensor_values": {f"x{i}": files.tensor_meta(x) for i, x in enumerate(xs)},
+                      "sym_int_values": {}, "sym_bool_values": {}},
+            "signature": {"input_specs": [{"user_input": {"arg": T(f"x{i}")}} for i in range(len(xs))], "output_specs": []},
+            "module_call_graph": [],
+        },
+        "opset_version": {"aten": 10}, "range_constraints": {}, "schema_version": {"major": 8, "minor": 13},
+    }
+    from shapec_tools.evaluate import Evaluator
+    node = {"target": target, "inputs": [{"name": n, "arg": a, "kind": 1} for n, a in args], "outputs": [], "metadata": {},
+            "name": "op"}
+    ev = Evaluator(program, {})
+    for i, x in enumerate(xs):
+        ev.env[f"x{i}"] = x
+    result = ev.call(node)
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    g = program["graph_module"]["graph"]
+    for k, r in enumerate(results):
+        g["tensor_values"][f"out{k}"] = files.tensor_meta(r)
+    node["outputs"] = [{"as_tensors": [{"name": f"out{k}"} for k in range(len(results))]}] if target.endswith(
+        ("split.Tensor", "chunk.default", "unbind.int")) else [T(f"out{k}") for k in range(len(results))]
+    g["nodes"] = [node]
+    g["outputs"] = [T(f"out{k}") for k in range(len(results))]
+    program["graph_module"]["signature"]["output_specs"] = [{"user_output": {"arg": T(f"out{k}")}} for k in range(len(results))]
+    return program
+
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok - " if ok else "not ok - ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def make(desc, seed):
+    g = torch.Generator().manual_seed(seed)
+    if desc[0] == "f32":
+        return torch.randn(*desc[1], generator=g)
+    if desc[0] == "i64":
+        return torch.randint(0, desc[2], desc[1], generator=g)
+    return torch.rand(*desc[1], generator=g) > 0.5
+
+
+for name in sys.argv[3:] or list(CASES) + list(DIRECT):
+    if name in DIRECT:
+        target, sample, other, leaves, node_args = DIRECT[name]
+    else:
+        case = CASES[name]
+        fn, sample, other, leaves = case[:4]
+        params = case[4] if len(case) > 4 else None
+    names = [f"x{i}" for i in range(len(sample))]
+    with tempfile.TemporaryDirectory() as tmp:
+        if name in DIRECT:
+            path = os.path.join(tmp, "model.json")
+            with open(path, "w") as fp:
+                json.dump(direct_program(target, [make(d, 1) for d in sample], node_args), fp)
+        else:
+            torch.manual_seed(0)
+            module = Op(fn, params).eval()
+            try:
+                path = convert(module, [make(d, 1) for d in sample], tmp, input_names=names)
+            except Exception as e:  # noqa: BLE001
+                check(False, f"{name}: converts ({type(e).__name__}: {str(e)[:200]})")
+                continue
+        with open(os.path.join(tmp, "spec.json"), "w") as fp:
+            json.dump({"dynamic_shapes": dict(zip(names, leaves))}, fp)
+        out = os.path.join(tmp, "out")
+        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            check(False, f"{name}: compiles ({r.stderr.strip()[:400]})")
+            continue
+        for k, descs in enumerate((sample, other)):
+            xs = [make(d, 10 + k) for d in descs]
+            args = [shapec, "run", os.path.join(out, "model.so"), "--out", os.path.join(tmp, f"r{k}")]
+            for n, x in zip(names, xs):
+                p = os.path.join(tmp, f"{n}_{k}.npy")
+                np.save(p, x.numpy())
+                args += ["--input", f"{n}={p}"]
+            res = subprocess.run(args, capture_output=True, text=True)
+            if res.returncode != 0:
+                check(False, f"{name}: runs at shapes {[list(x.shape) for x in xs]} ({res.stderr.strip()[:300]})")
+                continue
+            want = evaluate(path, xs)
+            worst, exact = 0.0, True
+            for o, w in zip(res.stdout.split(), want):
+                got = torch.from_numpy(np.load(o))
+                if got.shape != w.shape or got.dtype != w.dtype:
+                    worst = float("inf")
+                    break
+                if w.dtype.is_floating_point:
+                    worst = max(worst, float((got - w).abs().max() / max(1.0, float(w.abs().max()))) if w.numel() else 0.0)
+                else:
+                    exact &= bool(torch.equal(got, w))
+            check(worst < 1e-4 and exact, f"{name}: matches ATen at {[list(x.shape) for x in xs]} (error {worst:.1e}{'' if exact else ', integers differ'})")
+
+print(f"# {len(failures)} failed of {len(sys.argv[3:] or list(CASES) + list(DIRECT))} cases")
+sys.exit(1 if failures else 0)
