@@ -3,6 +3,7 @@
  * the consumer's loop, so a chain such as gelu(x*w + b) + x is one loop nest with no
  * intermediate buffer.  Broadcasting follows the analysed symbolic shapes. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cg_internal.h"
@@ -35,16 +36,20 @@ LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt) {
 static const sc_value *out_value(const sc_node *n) { return n->outputs[0].items[0].value; }
 
 void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg) {
+  cg_loop_range(g, cg_i64(g, 0), n, body, arg);
+}
+
+void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg *, LLVMValueRef, void *), void *arg) {
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B);
   LLVMBasicBlockRef head = cg_block(g, "loop"), exit = cg_block(g, "loop.end");
-  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, n, cg_i64(g, 0), "any"), head, exit);
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, begin, end, "any"), head, exit);
   LLVMPositionBuilderAtEnd(g->B, head);
   LLVMValueRef i = LLVMBuildPhi(g->B, g->i64, "i");
   body(g, i, arg);
   LLVMValueRef next = LLVMBuildNSWAdd(g->B, i, cg_i64(g, 1), "next");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->B);
-  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, next, n, "more"), head, exit);
-  LLVMValueRef in_vals[2] = {cg_i64(g, 0), next};
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, next, end, "more"), head, exit);
+  LLVMValueRef in_vals[2] = {begin, next};
   LLVMBasicBlockRef in_blocks[2] = {pre, latch};
   LLVMAddIncoming(i, in_vals, in_blocks, 2);
   LLVMPositionBuilderAtEnd(g->B, exit);
@@ -236,6 +241,45 @@ static LLVMValueRef intrinsic2(cg *g, const char *name, LLVMValueRef x, LLVMValu
                         args, 2, "r");
 }
 
+/* libmvec functions that LLVM 19's LIBMVEC-X86 table lacks: the vectorizer learns of
+ * them from a per-call "vector-function-abi-variant" attribute instead. */
+static bool mvec_extra(const char *name) {
+  static const char *const names[] = {"tanh", "erf", "erfc", "expm1", "log1p", "exp2", "log2", "log10", "sinh",
+                                      "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "cbrt"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i]) == 0) return true;
+  return false;
+}
+
+/* The widest libmvec variant this library's CPU features allow: ISA letter and lanes. */
+static void mvec_isa(cg *g, bool f32, char *isa, int *lanes) {
+  const char *f = g->cpu_features ? g->cpu_features : "";
+  bool avx512 = strstr(f, "avx512f") != NULL, avx2 = strstr(f, "avx2") != NULL;
+  bool avx = strncmp(f, "avx", 3) == 0 || strstr(f, ",avx") != NULL;
+  /* LLVM prefers 256-bit vectors even where AVX-512 exists: offer the AVX2 variant there */
+  *isa = avx2 || avx512 ? 'd' : avx ? 'c' : 'b';
+  *lanes = (*isa == 'b' ? 4 : 8) / (f32 ? 1 : 2);
+}
+
+static void attach_vector_variant(cg *g, LLVMValueRef call, const char *fname, LLVMTypeRef t) {
+  char isa;
+  int lanes;
+  mvec_isa(g, t == g->f32, &isa, &lanes);
+  char vname[64], attr[160];
+  snprintf(vname, sizeof vname, "_ZGV%cN%dv_%s", isa, lanes, fname);
+  snprintf(attr, sizeof attr, "_ZGV_LLVM_N%dv_%s(%s)", lanes, fname, vname);
+  LLVMTypeRef vt = LLVMVectorType(t, (unsigned)lanes);
+  LLVMTypeRef vparams[1] = {vt};
+  LLVMValueRef vf = LLVMGetNamedFunction(g->M, vname);
+  if (!vf) {
+    vf = LLVMAddFunction(g->M, vname, LLVMFunctionType(vt, vparams, 1, 0));
+    if (g->n_used < (int)(sizeof g->used / sizeof g->used[0])) g->used[g->n_used++] = vf;
+  }
+  LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                           LLVMCreateStringAttribute(g->C, "vector-function-abi-variant", 27, attr,
+                                                     (unsigned)strlen(attr)));
+}
+
 /* A libm call that the vectorizer may map to libmvec (readnone, as torch ignores errno). */
 static LLVMValueRef libm1(cg *g, const char *name, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
@@ -243,12 +287,16 @@ static LLVMValueRef libm1(cg *g, const char *name, LLVMValueRef x) {
   snprintf(fname, sizeof fname, "%s%s", name, t == g->f32 ? "f" : "");
   LLVMTypeRef params[1] = {t};
   LLVMValueRef f = cg_function(g, fname, t, params, 1, false);
+  static const char *const attrs[] = {"nounwind", "willreturn"};
   LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                           LLVMCreateEnumAttribute(g->C, LLVMGetEnumAttributeKindForName("memory", 6), 0));
-  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(g->C, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+  for (int i = 0; i < 2; i++)
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(g->C, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
   LLVMValueRef args[1] = {x};
-  return LLVMBuildCall2(g->B, LLVMFunctionType(t, params, 1, 0), f, args, 1, "r");
+  LLVMValueRef call = LLVMBuildCall2(g->B, LLVMFunctionType(t, params, 1, 0), f, args, 1, "r");
+  if (mvec_extra(name)) attach_vector_variant(g, call, fname, t);
+  return call;
 }
 
 static LLVMValueRef fconst(LLVMTypeRef t, double v) { return LLVMConstReal(t, v); }
@@ -500,6 +548,91 @@ static void outer_body(cg *g, LLVMValueRef o, void *arg) {
   cg_loop(g, c->inner, inner_body, c);
 }
 
+/* Whether the fused tree reads a SymInt operand: those are computed in the entry point
+ * (with its overflow exits), so such loops stay there instead of moving to the pool. */
+static bool tree_reads_symbols(cg *g, const sc_node *n) {
+  for (size_t k = 0; k < n->n_inputs; k++) {
+    const sc_arg *a = &n->inputs[k].arg;
+    for (size_t i = 0; i < a->n_items; i++) {
+      const sc_value *v = a->items[i].value;
+      if (!v) continue;
+      if (v->kind != SC_VALUE_TENSOR) return true;
+      cg_value *cv = cg_get(g, v);
+      if (cv->inlined && tree_reads_symbols(g, producer(g, v))) return true;
+    }
+  }
+  return false;
+}
+
+/* The values the loop reads from the entry point: the output's pointer and dims, each
+ * leaf's pointer and strides.  `slots` receives their addresses so that the outlined
+ * loop can swap in the copies it loads from its context. */
+static int captured(ew_ctx *c, LLVMValueRef **slots) {
+  int k = 0;
+  slots[k++] = &c->out->data;
+  slots[k++] = &c->inner;
+  for (int d = 0; d < c->rank; d++) slots[k++] = &c->out->dims[d];
+  for (int i = 0; i < c->n_leaves; i++) {
+    slots[k++] = &c->leaves[i].cv->data;
+    for (int d = 0; d < c->rank; d++) slots[k++] = &c->leaves[i].stride[d];
+  }
+  return k;
+}
+
+/* Moves the row loop into its own function `loop(ctx, begin, end)` and hands it to the
+ * runtime's thread pool.  Small tensors run on the calling thread (the pool decides from
+ * the minimum chunk, about 16K elements). */
+static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
+  enum { MAX_CAPTURED = 2 + CG_MAX_RANK + 32 * (1 + CG_MAX_RANK) };
+  LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
+  int n = captured(c, slots);
+  /* the context lives in the entry block's frame: one slot per captured value */
+  LLVMBuilderRef entry = LLVMCreateBuilderInContext(g->C);
+  LLVMBasicBlockRef first = LLVMGetEntryBasicBlock(g->fn);
+  LLVMValueRef first_inst = LLVMGetFirstInstruction(first);
+  if (first_inst) LLVMPositionBuilderBefore(entry, first_inst);
+  else LLVMPositionBuilderAtEnd(entry, first);
+  LLVMValueRef ctx = LLVMBuildArrayAlloca(entry, g->i64, cg_i64(g, n), "loop.ctx");
+  LLVMDisposeBuilder(entry);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef v = *slots[i];
+    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind) v = LLVMBuildPtrToInt(g->B, v, g->i64, "pi");
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMBuildStore(g->B, v, LLVMBuildInBoundsGEP2(g->B, g->i64, ctx, idx, 1, "slot"));
+  }
+  /* the outlined loop */
+  char name[64];
+  snprintf(name, sizeof name, "sc_loop_%d", g->n_loops++);
+  LLVMTypeRef params[3] = {g->ptr, g->i64, g->i64};
+  LLVMTypeRef fnty = LLVMFunctionType(g->voidt, params, 3, 0);
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, fnty);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef outer_fn = g->fn;
+  LLVMBasicBlockRef resume = LLVMGetInsertBlock(g->B);
+  g->fn = fn;
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  LLVMValueRef arg_ctx = LLVMGetParam(fn, 0);
+  for (int i = 0; i < n; i++) {
+    saved[i] = *slots[i];
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, LLVMBuildInBoundsGEP2(g->B, g->i64, arg_ctx, idx, 1, "slot"), "cap");
+    if (LLVMGetTypeKind(LLVMTypeOf(saved[i])) == LLVMPointerTypeKind) v = LLVMBuildIntToPtr(g->B, v, g->ptr, "ip");
+    *slots[i] = v;
+  }
+  cg_loop_range(g, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2), outer_body, c);
+  LLVMBuildRetVoid(g->B);
+  for (int i = 0; i < n; i++) *slots[i] = saved[i];
+  g->fn = outer_fn;
+  LLVMPositionBuilderAtEnd(g->B, resume);
+  /* at least ~16K elements a chunk: below that the hand-off costs more than it saves */
+  LLVMValueRef inner = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, c->inner, cg_i64(g, 0), "pos"), c->inner,
+                                       cg_i64(g, 1), "inner1");
+  LLVMValueRef min_rows = LLVMBuildAdd(g->B, LLVMBuildSDiv(g->B, cg_i64(g, 16384), inner, "mr"), cg_i64(g, 1), "minrows");
+  LLVMTypeRef pf_params[4] = {g->ptr, g->ptr, g->i64, g->i64};
+  LLVMValueRef pf_args[4] = {fn, ctx, rows, min_rows};
+  cg_call(g, "sc_rt_parallel_for", g->voidt, pf_params, 4, pf_args, 4, 0);
+}
+
 bool cg_emit_elementwise(cg *g, const sc_node *n) {
   cg_value *out = cg_get(g, out_value(n));
   if (!cg_llvm_type(g, out->v->meta.dtype))
@@ -514,10 +647,11 @@ bool cg_emit_elementwise(cg *g, const sc_node *n) {
   ew_ctx c = {.root = n, .out = out, .rank = out->v->meta.rank};
   collect_leaves(g, &c, n);
   c.inner = c.rank ? out->dims[c.rank - 1] : cg_i64(g, 1);
-  LLVMValueRef rows = c.rank ? cg_i64(g, 1) : cg_i64(g, 1);
+  LLVMValueRef rows = cg_i64(g, 1);
   for (int d = 0; d < c.rank - 1; d++) rows = LLVMBuildMul(g->B, rows, out->dims[d], "rows");
   /* rows * inner == numel; zero-size tensors skip both loops */
-  cg_loop(g, rows, outer_body, &c);
+  if (tree_reads_symbols(g, n)) cg_loop(g, rows, outer_body, &c);
+  else emit_parallel_rows(g, &c, rows);
   out->ready = true;
   return !g->failed;
 }

@@ -38,6 +38,9 @@ typedef struct cg {
   LLVMValueRef fn, err, errlen, syms, rc_slot, buffers;
   LLVMBasicBlockRef exit_bb;
   int n_buffers, cap_buffers;
+  int n_loops;                       /* outlined parallel loops so far */
+  LLVMValueRef used[32];             /* vector variants kept alive through llvm.compiler.used */
+  int n_used;
   /* weights */
   LLVMValueRef weights;              /* the blob global */
   size_t *weight_offsets;            /* per input spec index; (size_t)-1 when none */
@@ -81,6 +84,8 @@ bool cg_emit_elementwise(cg *g, const sc_node *n);
 LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt);
 /* A loop over [0, n): calls body with the induction variable; returns after the loop. */
 void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg);
+/* The same over [begin, end). */
+void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg *, LLVMValueRef, void *), void *arg);
 
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);

@@ -172,7 +172,7 @@ static bool lower_view(cg *g, const sc_node *n) {
       int perm[CG_MAX_RANK];
       for (int d = 0; d < r; d++) perm[d] = d;
       if (n->op->id == SC_OP_PERMUTE) {
-        int64_t dims[CG_MAX_RANK];
+        int64_t dims[CG_MAX_RANK] = {0};
         ints(n, "dims", dims, CG_MAX_RANK);
         for (int d = 0; d < r; d++) perm[d] = norm_dim(dims[d], r);
       } else if (r >= 2) {

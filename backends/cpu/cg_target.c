@@ -208,8 +208,20 @@ static bool run_tool(cg *g, char *const argv[]) {
   return ok;
 }
 
+/* Declared vector variants are only referenced from call-site attributes: list them in
+ * llvm.compiler.used so that the optimizer keeps them until the vectorizer calls them. */
+static void emit_compiler_used(cg *g) {
+  if (!g->n_used) return;
+  LLVMTypeRef at = LLVMArrayType2(g->ptr, (uint64_t)g->n_used);
+  LLVMValueRef used = LLVMAddGlobal(g->M, at, "llvm.compiler.used");
+  LLVMSetLinkage(used, LLVMAppendingLinkage);
+  LLVMSetSection(used, "llvm.metadata");
+  LLVMSetInitializer(used, LLVMConstArray2(g->ptr, g->used, (uint64_t)g->n_used));
+}
+
 static bool emit_and_link(cg *g, const char *so_path) {
   char *err = NULL;
+  emit_compiler_used(g);
   if (LLVMVerifyModule(g->M, LLVMReturnStatusAction, &err)) {
     cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: the generated module does not verify: %.600s", err);
     LLVMDisposeMessage(err);
@@ -245,6 +257,8 @@ static bool emit_and_link(cg *g, const char *so_path) {
   LLVMDisposeMemoryBuffer(obj);
   if (ok) {
     char *argv[] = {"ld.lld-19", "-shared", "-soname", "model.so", "-z", "now", "-z", "noexecstack", "-z", "defs",
+                    /* nodelete: the pool's workers live as long as the process */
+                    "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
                     "--gc-sections", "-o", tmp_so, o_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
                     "-L/lib/x86_64-linux-gnu", "--as-needed", "-lopenblas", "-lmvec", "-lm", "-lc", NULL};
     ok = run_tool(g, argv) && rename(tmp_so, so_path) == 0;

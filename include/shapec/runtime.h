@@ -66,6 +66,11 @@ int shapec_model_output_shapes(const shapec_tensor *inputs, int64_t *const *out_
  * must be those output_shapes gives.  Writes nothing on failure.  Thread-safe: several
  * threads may call it at once on one loaded library (the workspace is per call). */
 int shapec_model_run(const shapec_tensor *inputs, const shapec_tensor *outputs, char *err, size_t errlen);
+/* Threads a run may use, the caller's included, for the library's own loops and for
+ * OpenBLAS.  Default: SHAPEC_NUM_THREADS if set, else every online CPU.  n <= 0 restores
+ * the default.  Returns the count now in effect.  Affects runs that start afterwards. */
+int shapec_model_set_num_threads(int n);
+int shapec_model_get_num_threads(void);
 
 #ifdef __cplusplus
 }

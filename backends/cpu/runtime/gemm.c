@@ -21,3 +21,7 @@ int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
   }
   return SHAPEC_OK;
 }
+
+void openblas_set_num_threads(int n);
+
+void sc_rt_blas_threads(int n) { openblas_set_num_threads(n); }

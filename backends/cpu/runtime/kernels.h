@@ -22,6 +22,14 @@ void sc_rt_free(void *p);
 int64_t sc_rt_floordiv(int64_t a, int64_t b);
 int64_t sc_rt_mod(int64_t a, int64_t b);
 
+/* ---- thread pool (pool.c) ---- */
+/* A loop body over iterations [begin, end) with its captured values in ctx. */
+typedef void (*sc_rt_loop_fn)(void *ctx, int64_t begin, int64_t end);
+/* Runs fn over [0, n) on the pool in chunks of at least min_chunk iterations; returns
+ * when every iteration is done.  Runs on the calling thread alone when the pool is busy. */
+void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk);
+void sc_rt_blas_threads(int n);
+
 /* ---- data movement (copy.c) ---- */
 void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
                        int64_t esize);

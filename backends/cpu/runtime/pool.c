@@ -1,0 +1,142 @@
+/* pool.c - the thread pool that runs a model's outer loops.
+ *
+ * One pool per loaded library, started on first use with as many workers as the library's
+ * thread count asks for (all online CPUs by default, SHAPEC_NUM_THREADS or
+ * shapec_model_set_num_threads to change it).  A parallel loop hands out fixed-size chunks
+ * of its iteration space through an atomic counter; the calling thread works too.
+ *
+ * Concurrent callers: only one loop owns the pool at a time.  A caller that finds it busy
+ * (another thread is inside a parallel loop) runs its loop on its own thread instead of
+ * waiting, so calls from many threads never block each other and never deadlock. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "kernels.h"
+
+#define SC_POOL_MAX 256
+
+typedef struct job {
+  sc_rt_loop_fn fn;
+  void *ctx;
+  int64_t n, chunk;
+  int helpers;             /* workers with an id below this take part */
+  atomic_llong next;       /* first iteration not yet handed out */
+  atomic_int active;       /* workers still inside this job */
+} job;
+
+static pthread_mutex_t owner = PTHREAD_MUTEX_INITIALIZER; /* held by the loop using the pool */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;  /* guards the fields below */
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, idle = PTHREAD_COND_INITIALIZER;
+static job *current;
+static unsigned long generation;
+static int started;          /* workers running */
+static atomic_int wanted;    /* threads a loop may use, the caller included; 0 = not yet chosen */
+
+static int default_threads(void) {
+  const char *env = getenv("SHAPEC_NUM_THREADS");
+  long n = env ? strtol(env, NULL, 10) : 0;
+  if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n <= 0) n = 1;
+  return n > SC_POOL_MAX ? SC_POOL_MAX : (int)n;
+}
+
+static int thread_count(void) {
+  int n = atomic_load(&wanted);
+  if (n == 0) {
+    int expected = 0;
+    atomic_compare_exchange_strong(&wanted, &expected, default_threads());
+    n = atomic_load(&wanted);
+  }
+  return n;
+}
+
+static void work_on(job *j) {
+  for (;;) {
+    int64_t begin = atomic_fetch_add(&j->next, j->chunk);
+    if (begin >= j->n) return;
+    int64_t end = begin + j->chunk < j->n ? begin + j->chunk : j->n;
+    j->fn(j->ctx, begin, end);
+  }
+}
+
+static void *worker(void *arg) {
+  int id = (int)(intptr_t)arg;
+  unsigned long seen = 0;
+  pthread_mutex_lock(&lock);
+  for (;;) {
+    while (generation == seen) pthread_cond_wait(&wake, &lock);
+    seen = generation;
+    job *j = current;
+    pthread_mutex_unlock(&lock);
+    if (id < j->helpers) work_on(j);
+    pthread_mutex_lock(&lock);
+    if (atomic_fetch_sub(&j->active, 1) == 1) pthread_cond_signal(&idle);
+  }
+  return NULL;
+}
+
+/* Starts workers until `count` run; returns how many do (thread creation may fail). */
+static int ensure_workers(int count) {
+  pthread_mutex_lock(&lock);
+  while (started < count) {
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &attr, worker, (void *)(intptr_t)started);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) break;
+    started++;
+  }
+  int n = started < count ? started : count;
+  pthread_mutex_unlock(&lock);
+  return n;
+}
+
+void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk) {
+  if (n <= 0) return;
+  if (min_chunk < 1) min_chunk = 1;
+  int threads = thread_count();
+  int64_t max_useful = (n + min_chunk - 1) / min_chunk;
+  if (threads > max_useful) threads = (int)max_useful;
+  if (threads <= 1 || pthread_mutex_trylock(&owner) != 0) {
+    fn(ctx, 0, n);
+    return;
+  }
+  int helpers = ensure_workers(threads - 1);
+  if (helpers == 0) {
+    pthread_mutex_unlock(&owner);
+    fn(ctx, 0, n);
+    return;
+  }
+  /* about four chunks per thread balances uneven rows without much counter traffic */
+  int64_t chunk = n / ((int64_t)(helpers + 1) * 4);
+  if (chunk < min_chunk) chunk = min_chunk;
+  job j = {.fn = fn, .ctx = ctx, .n = n, .chunk = chunk, .helpers = helpers};
+  atomic_init(&j.next, 0);
+  pthread_mutex_lock(&lock);
+  /* every started worker wakes and checks in; only the first `helpers` take chunks */
+  atomic_init(&j.active, started);
+  current = &j;
+  generation++;
+  pthread_cond_broadcast(&wake);
+  pthread_mutex_unlock(&lock);
+  work_on(&j);
+  pthread_mutex_lock(&lock);
+  while (atomic_load(&j.active) > 0) pthread_cond_wait(&idle, &lock);
+  current = NULL;
+  pthread_mutex_unlock(&lock);
+  pthread_mutex_unlock(&owner);
+}
+
+__attribute__((visibility("default"))) int shapec_model_get_num_threads(void) { return thread_count(); }
+
+__attribute__((visibility("default"))) int shapec_model_set_num_threads(int n) {
+  if (n <= 0) n = default_threads();
+  if (n > SC_POOL_MAX) n = SC_POOL_MAX;
+  atomic_store(&wanted, n);
+  sc_rt_blas_threads(n);
+  return n;
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""The zoo models compiled by shapec against PyTorch 1.13 eager and TorchScript (traced,
+then frozen), in the same process and run, with 1 and 2 threads.  shapec's library is
+called in-process through its C ABI (ctypes), so both sides pay the same call overhead.
+
+usage: bench/bench_models.py SHAPEC [--quick] [--only=mlp,encoder,...]     (Debian's /usr/bin/python3)"""
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(src, "tools"))
+from shapec_tools import zoo  # noqa: E402
+from shapec_tools.convert import convert  # noqa: E402
+
+shapec = sys.argv[1]
+quick = "--quick" in sys.argv
+A = "_DimHint.AUTO"
+
+
+class Device(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", Device), ("ndim", ctypes.c_int32), ("dtype", DType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
+
+
+def as_tensor(a, keep):
+    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+    keep.append(shape)
+    return Tensor(a.ctypes.data, Device(1, 0), a.ndim, DType(2, 32, 1), shape, None, 0)
+
+
+class Library:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.shapec_model_output_shapes.restype = ctypes.c_int
+        self.lib.shapec_model_run.restype = ctypes.c_int
+        self.n_out = self.lib.shapec_model_num_outputs()
+
+    def prepare(self, arrays):
+        keep = []
+        ins = (Tensor * len(arrays))(*[as_tensor(a, keep) for a in arrays])
+        shapes = [(ctypes.c_int64 * 8)() for _ in range(self.n_out)]
+        ptrs = (ctypes.POINTER(ctypes.c_int64) * self.n_out)(*[ctypes.cast(s, ctypes.POINTER(ctypes.c_int64)) for s in shapes])
+        err = ctypes.create_string_buffer(1024)
+        if self.lib.shapec_model_output_shapes(ins, ptrs, err, 1024):
+            raise RuntimeError(err.value.decode())
+        outs_np = [np.empty([shapes[i][k] for k in range(self.lib.shapec_model_output_ndim(i))], np.float32)
+                   for i in range(self.n_out)]
+        outs = (Tensor * self.n_out)(*[as_tensor(o, keep) for o in outs_np])
+        return lambda: self.lib.shapec_model_run(ins, outs, err, 1024), (ins, outs, keep, outs_np, err)
+
+
+def timeit(fn, budget=0.6, min_runs=3):
+    fn()
+    fn()
+    times, start = [], time.perf_counter()
+    while len(times) < min_runs or time.perf_counter() - start < budget:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if len(times) >= 2000:
+            break
+    return statistics.median(times) * 1e3
+
+
+class Chain(torch.nn.Module):
+    """gelu(x*w + b) + x: bound by memory bandwidth."""
+
+    def __init__(self, n=4096):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(n))
+        self.b = torch.nn.Parameter(torch.randn(n))
+
+    def forward(self, x):
+        return F.gelu(x * self.w + self.b) + x
+
+
+ROWS = [  # name, module factory, spec, sample shapes, shapes to time
+    ("mlp", zoo.mlp, [A, None], [8, 784], [[1, 784], [64, 784], [256, 784]]),
+    ("resnet18", zoo.resnet18, [A, None, A, A], [2, 3, 64, 64], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    ("mobilenet_v2", zoo.mobilenet_v2, [A, None, A, A], [2, 3, 64, 64], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    ("encoder", zoo.EncoderBlock, [A, A, None], [2, 16, 256], [[8, 128, 256], [1, 512, 256]]),
+    ("gelu_chain", Chain, [A, None], [64, 4096], [[4096, 4096]]),
+]
+only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
+if only:
+    ROWS = [r for r in ROWS if r[0] in only[0].split(",")]
+if quick:
+    ROWS = [r[:4] + ([r[4][0]],) for r in ROWS if r[0] in ("mlp", "encoder")]
+
+blas = ctypes.CDLL("libopenblas.so.0")
+print(f"# torch {torch.__version__}, {os.cpu_count()} CPUs; times are medians in ms; ratio = shapec / peer (< 1: shapec faster)")
+print(f"{'model':<13} {'shape':<18} {'thr':>3} {'shapec':>9} {'eager':>9} {'script':>9} {'vs eager':>9} {'vs script':>9}")
+for name, factory, leaves, sample, shapes in ROWS:
+    torch.manual_seed(0)
+    module = factory().eval()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = convert(module, [torch.randn(*sample)], tmp, input_names=["x"])
+        with open(os.path.join(tmp, "spec.json"), "w") as f:
+            json.dump({"dynamic_shapes": {"x": leaves}}, f)
+        t0 = time.perf_counter()
+        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o",
+                            os.path.join(tmp, "out"), "-q"], capture_output=True, text=True)
+        export_s = time.perf_counter() - t0
+        if r.returncode:
+            print(f"{name}: export failed: {r.stderr.strip()[:300]}")
+            continue
+        print(f"# {name}: export (analysis + LLVM + link) took {export_s:.2f} s")
+        lib = Library(os.path.join(tmp, "out", "model.so"))
+        for shape in shapes:
+            x = torch.randn(*shape)
+            xn = x.numpy()
+            run, keep = lib.prepare([xn])
+            with torch.no_grad():
+                script = torch.jit.freeze(torch.jit.trace(module, (x,)))
+                for threads in (1, 2):
+                    torch.set_num_threads(threads)
+                    lib.lib.shapec_model_set_num_threads(threads)
+                    t_s = timeit(run)
+                    t_e = timeit(lambda: module(x))
+                    t_j = timeit(lambda: script(x))
+                    print(f"{name:<13} {str(shape):<18} {threads:>3} {t_s:>9.3f} {t_e:>9.3f} {t_j:>9.3f} {t_s / t_e:>9.2f} {t_s / t_j:>9.2f}",
+                          flush=True)
+            got = keep[3][0]
+            with torch.no_grad():
+                want = module(x).numpy()
+            err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
+            print(f"#   {name} {shape}: shapec's output differs from eager by {err:.1e} (relative)")

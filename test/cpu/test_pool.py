@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""The thread pool of a model library: gelu(x*w + b) + x on tensors large enough to be
+split across threads must give bit-identical results with 1, 2 and 3 threads, from
+several caller threads at once, and match PyTorch; SHAPEC_NUM_THREADS sets the default
+and shapec_model_set_num_threads changes it.  Exit 77 without PyTorch.
+
+usage: test_pool.py SHAPEC SOURCE_DIR"""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    print("skipped: PyTorch is not installed")
+    sys.exit(77)
+
+shapec, src = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(src, "tools"))
+from shapec_tools.convert import convert  # noqa: E402
+
+
+class Chain(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(512))
+        self.b = torch.nn.Parameter(torch.randn(512))
+
+    def forward(self, x):
+        return F.gelu(x * self.w + self.b) + torch.tanh(x)
+
+
+class Device(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", Device), ("ndim", ctypes.c_int32), ("dtype", DType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
+
+
+def tensor(a, keep):
+    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+    keep.append(shape)
+    return Tensor(a.ctypes.data, Device(1, 0), a.ndim, DType(2, 32, 1), shape, None, 0)
+
+
+def run(lib, x):
+    keep, out = [], np.full(x.shape, np.nan, np.float32)
+    ins, outs = (Tensor * 1)(tensor(x, keep)), (Tensor * 1)(tensor(out, keep))
+    err = ctypes.create_string_buffer(512)
+    rc = lib.shapec_model_run(ins, outs, err, 512)
+    assert rc == 0, err.value.decode()
+    return out
+
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+torch.manual_seed(0)
+module = Chain().eval()
+with tempfile.TemporaryDirectory() as tmp:
+    path = convert(module, [torch.randn(4, 512)], tmp, input_names=["x"])
+    with open(os.path.join(tmp, "spec.json"), "w") as f:
+        json.dump({"dynamic_shapes": {"x": ["_DimHint.AUTO", None]}}, f)
+    subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o",
+                    os.path.join(tmp, "out"), "-q"], check=True)
+    so = os.path.join(tmp, "out", "model.so")
+    # the default comes from the environment, read when the library first needs it
+    probe = subprocess.run([sys.executable, "-c", f"import ctypes; print(ctypes.CDLL({so!r}).shapec_model_get_num_threads())"],
+                           env=dict(os.environ, SHAPEC_NUM_THREADS="3"), capture_output=True, text=True)
+    check(probe.stdout.strip() == "3", f"SHAPEC_NUM_THREADS=3 gives 3 threads (got {probe.stdout.strip()!r})")
+    lib = ctypes.CDLL(so)
+    check(lib.shapec_model_set_num_threads(0) == os.cpu_count(), "the default is every online CPU")
+
+    x = np.random.default_rng(1).standard_normal((3001, 512)).astype(np.float32)  # rows do not split evenly
+    with torch.no_grad():
+        want = module(torch.from_numpy(x)).numpy()
+    results = {}
+    for threads in (1, 2, 3):
+        check(lib.shapec_model_set_num_threads(threads) == threads, f"set_num_threads({threads})")
+        results[threads] = run(lib, x)
+    err = float(np.abs(results[1] - want).max() / np.abs(want).max())
+    check(err < 1e-5, f"1 thread matches PyTorch (relative error {err:.1e})")
+    check(np.array_equal(results[1], results[2]) and np.array_equal(results[1], results[3]),
+          "1, 2 and 3 threads give bit-identical results")
+
+    # several callers at once: one owns the pool, the others run on their own threads
+    lib.shapec_model_set_num_threads(2)
+    bad = []
+
+    def caller(k):
+        for _ in range(10):
+            if not np.array_equal(run(lib, x), results[1]):
+                bad.append(k)
+
+    threads = [threading.Thread(target=caller, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(not bad, f"4 callers x 10 runs with a 2-thread pool: {len(bad)} mismatches")
+
+    # an empty batch is not in the range [2, int_oo]; one row of 512 is too small to split
+    small = np.random.default_rng(2).standard_normal((2, 512)).astype(np.float32)
+    with torch.no_grad():
+        check(np.allclose(run(lib, small), module(torch.from_numpy(small)).numpy(), rtol=1e-5, atol=1e-6),
+              "a 2-row input (one chunk, no hand-off) matches PyTorch")
+
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
