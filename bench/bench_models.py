@@ -25,6 +25,7 @@ from shapec_tools.convert import convert  # noqa: E402
 shapec = sys.argv[1]
 quick = "--quick" in sys.argv
 A = "_DimHint.AUTO"
+B = "batch"  # a named Dim with min 1, so that batch 1 is inside the range (AUTO starts at 2)
 
 
 class Device(ctypes.Structure):
@@ -93,10 +94,10 @@ class Chain(torch.nn.Module):
 
 
 ROWS = [  # name, module factory, spec, sample shapes, shapes to time
-    ("mlp", zoo.mlp, [A, None], [8, 784], [[1, 784], [64, 784], [256, 784]]),
-    ("resnet18", zoo.resnet18, [A, None, A, A], [2, 3, 64, 64], [[1, 3, 224, 224], [8, 3, 224, 224]]),
-    ("mobilenet_v2", zoo.mobilenet_v2, [A, None, A, A], [2, 3, 64, 64], [[1, 3, 224, 224], [8, 3, 224, 224]]),
-    ("encoder", zoo.EncoderBlock, [A, A, None], [2, 16, 256], [[8, 128, 256], [1, 512, 256]]),
+    ("mlp", zoo.mlp, [B, None], [8, 784], [[1, 784], [64, 784], [256, 784]]),
+    ("resnet18", zoo.resnet18, [B, None, A, A], [2, 3, 64, 64], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    ("mobilenet_v2", zoo.mobilenet_v2, [B, None, A, A], [2, 3, 64, 64], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    ("encoder", zoo.EncoderBlock, [B, A, None], [2, 16, 256], [[8, 128, 256], [1, 512, 256]]),
     ("gelu_chain", Chain, [A, None], [64, 4096], [[4096, 4096]]),
 ]
 only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
@@ -114,7 +115,7 @@ for name, factory, leaves, sample, shapes in ROWS:
     with tempfile.TemporaryDirectory() as tmp:
         path = convert(module, [torch.randn(*sample)], tmp, input_names=["x"])
         with open(os.path.join(tmp, "spec.json"), "w") as f:
-            json.dump({"dynamic_shapes": {"x": leaves}}, f)
+            json.dump({"dynamic_shapes": {"x": leaves}, "dims": {B: {"min": 1, "max": 4096}}}, f)
         t0 = time.perf_counter()
         r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o",
                             os.path.join(tmp, "out"), "-q"], capture_output=True, text=True)

@@ -109,7 +109,7 @@ static int cpu_has(const char *name, size_t n) {
 
 /* features: comma-separated names such as "avx2,fma"; each must be supported here, or
  * code built for it would fault or, through the vector ABI, compute garbage. */
-int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
+static int check_features(const char *features, char *err, size_t errlen) {
   for (const char *p = features; p && *p;) {
     size_t n = strcspn(p, ",");
     if (cpu_has(p, n) == 0) {
@@ -121,6 +121,18 @@ int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
     p += n + (p[n] == ',');
   }
   return SHAPEC_OK;
+}
+
+/* cpuid traps to the hypervisor on virtual machines (tens of microseconds), so the answer,
+ * which cannot change while the process runs, is computed once.  A library checks one
+ * fixed feature list, so one cached verdict per library is enough. */
+int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
+  static _Atomic int verdict = -1; /* -1 unknown, else the return code */
+  int v = verdict;
+  if (v == SHAPEC_OK) return SHAPEC_OK;
+  v = check_features(features, err, errlen);
+  verdict = v;
+  return v;
 }
 
 void *sc_rt_alloc(int64_t bytes) {
