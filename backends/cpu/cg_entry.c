@@ -96,7 +96,7 @@ static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, const
 
 static const char *range_text(cg *g, const sc_symbol *s) {
   sc_strbuf sb = {0};
-  sc_iv_print(&sb, s->range);
+  sc_iv_print(&sb, sc_analysis_reported_range(s));
   const char *r = sc_arena_strdup(&g->ctx->arena, sc_strbuf_cstr(&sb));
   sc_strbuf_free(&sb);
   return r;
@@ -107,9 +107,12 @@ static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
   const sc_symbol *sym = &g->a->env.symbols[s];
   LLVMValueRef idx[1] = {cg_i64(g, s)};
   LLVMBuildStore(g->B, d, LLVMBuildGEP2(g->B, g->i64, g->syms, idx, 1, "symp"));
+  /* the range the report states: a named Dim declared from 0 or 1 accepts those sizes, as
+   * torch.export's range_constraints do (the analysis itself reasons from 2 up) */
+  sc_range_iv r = sc_analysis_reported_range(sym);
   LLVMValueRef bad = LLVMConstInt(g->i1, 0, 0);
-  if (sym->range.lo != SC_NEG_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, sym->range.lo), "lo"), "b");
-  if (sym->range.hi != SC_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, sym->range.hi), "hi"), "b");
+  if (r.lo != SC_NEG_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), "b");
+  if (r.hi != SC_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), "b");
   char fmt[512];
   snprintf(fmt, sizeof fmt, "%s = %%lld is outside %s in %s", source, sym->name, range_text(g, sym));
   LLVMValueRef args[1] = {d};

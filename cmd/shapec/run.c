@@ -39,6 +39,24 @@ static void to_dl(sc_dtype dt, shapec_dtype *out) {
   out->code = dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64 ? 2 : dt == SC_DTYPE_BOOL ? 6 : dt == SC_DTYPE_U8 ? 1 : 0;
 }
 
+/* stderr, for people: the output's dtype, shape and first values. */
+static void describe_output(const char *name, const sc_npy *a) {
+  fprintf(stderr, "shapec: output %s: %s [", name, sc_dtype_name(a->dtype));
+  int64_t numel = 1;
+  for (int k = 0; k < a->ndim; k++) {
+    fprintf(stderr, "%s%lld", k ? ", " : "", (long long)a->shape[k]);
+    numel *= a->shape[k];
+  }
+  fprintf(stderr, "]");
+  if (a->dtype == SC_DTYPE_F32) {
+    const float *f = a->data;
+    fprintf(stderr, " =");
+    for (int64_t i = 0; i < numel && i < 6; i++) fprintf(stderr, " %.6g", f[i]);
+    if (numel > 6) fprintf(stderr, " ...");
+  }
+  fprintf(stderr, "\n");
+}
+
 static double now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -168,7 +186,8 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
       status = 3;
       goto done;
     }
-    printf("%s\n", path);
+    printf("%s\n", path); /* stdout: one path per output, for scripts */
+    describe_output(api.output_name(i), &outs[i]);
   }
 done:
   for (int i = 0; i < n_in && ins; i++) sc_npy_free(&ins[i]);
