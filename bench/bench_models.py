@@ -7,6 +7,27 @@ usage: bench/bench_models.py SHAPEC [--quick] [--only=mlp,encoder,...]     (Debi
 import ctypes
 import json
 import os
+
+
+def openblas_core():
+    """The OPENBLAS_CORETYPE a shapec library picks on this CPU (runtime/gemm.c): the peer
+    gets the same kernels, as OpenBLAS's own detection falls back to SSE3 on CPUs it does
+    not know (virtual machines)."""
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"} <= flags:
+        return "SkylakeX"
+    if {"avx2", "fma"} <= flags:
+        return "Haswell"
+    return "Sandybridge" if "avx" in flags else None
+
+
+if openblas_core():  # before numpy and torch load OpenBLAS
+    os.environ.setdefault("OPENBLAS_CORETYPE", openblas_core())
 import statistics
 import subprocess
 import sys
@@ -106,7 +127,7 @@ if only:
 if quick:
     ROWS = [r[:4] + ([r[4][0]],) for r in ROWS if r[0] in ("mlp", "encoder")]
 
-blas = ctypes.CDLL("libopenblas.so.0")
+print(f"# OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')} for both sides")
 print(f"# torch {torch.__version__}, {os.cpu_count()} CPUs; times are medians in ms; ratio = shapec / peer (< 1: shapec faster)")
 print(f"{'model':<13} {'shape':<18} {'thr':>3} {'shapec':>9} {'eager':>9} {'script':>9} {'vs eager':>9} {'vs script':>9}")
 for name, factory, leaves, sample, shapes in ROWS:

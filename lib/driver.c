@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../backends/cpu/cpu_backend.h"
 #include "../passes/verify_graph.h"
@@ -104,7 +105,16 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     sc_cpu_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm};
     ok = sc_dir_ensure(ctx, copts.outdir) && sc_cpu_compile(ctx, out->program, &out->analysis, out->weights, &copts);
     free(report);
-    if (ok) out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", copts.outdir);
+    if (ok) {
+      out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", copts.outdir);
+    } else {
+      /* the report written above said "ok": rewrite it with the code-generation error, and
+       * take away a library an earlier export left, which no longer matches the model */
+      static const char *const stale[] = {"model.so", "model.h", "model.ll"};
+      for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++)
+        unlink(sc_arena_printf(&ctx->arena, "%s/%s", copts.outdir, stale[i]));
+      write_outputs(ctx, opts, out, NULL);
+    }
   }
   return ok && ctx->diags.n_errors == 0;
 }

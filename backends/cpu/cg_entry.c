@@ -447,6 +447,7 @@ static void emit_run(cg *g, LLVMValueRef prepare) {
     }
   }
   cg_plan_fusion(g);
+  cg_plan_transposes(g);
   for (size_t i = 0; i < g->p->graph->n_nodes && !g->failed; i++) cg_emit_node(g, &g->p->graph->nodes[i], (int)i);
   if (g->failed) return;
   /* copy results into the caller's tensors */

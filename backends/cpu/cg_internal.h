@@ -21,6 +21,7 @@ typedef struct cg_value {
   bool inlined;                      /* computed inside its consumer's loop (fusion) */
   int uses;                          /* node inputs and graph outputs that read it */
   bool users_elementwise;            /* every reader so far is an elementwise node */
+  bool transposed;                   /* an unmaterialized swap of its input's last two dims (cg_transpose.c) */
 } cg_value;
 
 typedef struct cg {
@@ -86,6 +87,10 @@ LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt);
 void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg);
 /* The same over [begin, end). */
 void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg *, LLVMValueRef, void *), void *arg);
+
+/* ---- cg_transpose.c ---- */
+/* Marks the transposes that matrix products read in place (after cg_plan_fusion). */
+void cg_plan_transposes(cg *g);
 
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);

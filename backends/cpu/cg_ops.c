@@ -169,6 +169,11 @@ static bool lower_view(cg *g, const sc_node *n) {
       co->ready = true;
       return true;
     case SC_OP_T: case SC_OP_TRANSPOSE: case SC_OP_PERMUTE: {
+      if (co->transposed) { /* read in place by the products that use it (cg_transpose.c) */
+        co->data = x->data;
+        co->ready = true;
+        return true;
+      }
       int perm[CG_MAX_RANK];
       for (int d = 0; d < r; d++) perm[d] = d;
       if (n->op->id == SC_OP_PERMUTE) {
@@ -304,8 +309,8 @@ static bool lower_matmul(cg *g, const sc_node *n) {
         beta = float_arg(n, "beta", 1);
       }
       LLVMValueRef batch = batched ? a->dims[0] : cg_i64(g, 1);
-      bmm(g, batch, m, nn, k, a->data, LLVMBuildMul(g->B, m, k, "sa"), 0, b->data, LLVMBuildMul(g->B, k, nn, "sb"), 0,
-          out->data, float_arg(n, "alpha", 1), beta);
+      bmm(g, batch, m, nn, k, a->data, LLVMBuildMul(g->B, m, k, "sa"), a->transposed, b->data,
+          LLVMBuildMul(g->B, k, nn, "sb"), b->transposed, out->data, float_arg(n, "alpha", 1), beta);
       return true;
     }
     case SC_OP_MV: {
@@ -333,7 +338,8 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       LLVMValueRef m = ra >= 2 ? a->dims[ra - 2] : cg_i64(g, 1), nn = rb >= 2 ? b->dims[rb - 1] : cg_i64(g, 1);
       if (rb <= 2) { /* fold a's batch into its rows */
         LLVMValueRef rows = ra >= 2 ? prod(g, a->dims, 0, ra - 1) : cg_i64(g, 1);
-        bmm(g, cg_i64(g, 1), rows, nn, k, a->data, cg_i64(g, 0), 0, b->data, cg_i64(g, 0), 0, out->data, 1, 0);
+        bmm(g, cg_i64(g, 1), rows, nn, k, a->data, cg_i64(g, 0), a->transposed, b->data, cg_i64(g, 0), b->transposed,
+            out->data, 1, 0);
         return true;
       }
       /* batched: equal batch dims, or one side without them (broadcast with stride 0) */
@@ -341,8 +347,8 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       bool a_batched = ra > 2, b_batched = rb > 2;
       if (a_batched && b_batched && ra != rb)
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "matmul of ranks %d and %d has no CPU lowering yet", ra, rb);
-      bmm(g, batch, m, nn, k, a->data, a_batched ? LLVMBuildMul(g->B, m, k, "sa") : cg_i64(g, 0), 0, b->data,
-          LLVMBuildMul(g->B, k, nn, "sb"), 0, out->data, 1, 0);
+      bmm(g, batch, m, nn, k, a->data, a_batched ? LLVMBuildMul(g->B, m, k, "sa") : cg_i64(g, 0), a->transposed, b->data,
+          LLVMBuildMul(g->B, k, nn, "sb"), b->transposed, out->data, 1, 0);
       return true;
     }
     case SC_OP_SDPA: {

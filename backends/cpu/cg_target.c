@@ -88,24 +88,81 @@ static void init_llvm(void) {
   LLVMParseCommandLineOptions(2, argv, NULL);
 }
 
+/* Whether a comma-separated LLVM feature string enables `name` ("+avx512f" exactly, not
+ * "+avx512fp16"). */
+static bool feature_on(const char *features, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = features; p && *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == n + 1 && p[0] == '+' && strncmp(p + 1, name, n) == 0) return true;
+    p += len + (p[len] == ',');
+  }
+  return false;
+}
+
+static const char *const checked_features[] = {"sse4.2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw",
+                                               "avx512dq", "avx512vl", "avx512cd"};
+
 /* The instruction sets the library will use, among those the runtime can check. */
 static const char *features_csv(sc_ctx *ctx, const char *features) {
-  static const char *const known[] = {"sse4.2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw",
-                                      "avx512dq", "avx512vl", "avx512cd"};
   sc_strbuf sb = {0};
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-    char want[32];
-    snprintf(want, sizeof want, "+%s", known[i]);
-    const char *at = strstr(features, want);
-    size_t n = strlen(want);
-    if (at && (at[n] == ',' || at[n] == '\0') && (at == features || at[-1] == ',')) {
+  for (size_t i = 0; i < sizeof checked_features / sizeof checked_features[0]; i++)
+    if (feature_on(features, checked_features[i])) {
       if (sb.len) sc_strbuf_append(&sb, ",");
-      sc_strbuf_append(&sb, known[i]);
+      sc_strbuf_append(&sb, checked_features[i]);
     }
-  }
   const char *s = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&sb));
   sc_strbuf_free(&sb);
   return s;
+}
+
+/* --cpu NAME: the instruction sets each accepted name implies, as LLVM feature strings.
+ * The C API cannot ask LLVM what a CPU name implies, and a name LLVM does not know makes
+ * it abort, so shapec accepts the names it can check at run time. */
+static const struct {
+  const char *name;
+  const char *features;
+} named_cpus[] = {
+    {"x86-64", ""},
+    {"x86-64-v2", "+sse4.2"},
+    {"x86-64-v3", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"x86-64-v4", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+    {"haswell", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"skylake", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"znver2", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"znver3", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"skylake-avx512", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+    {"icelake-server", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+    {"sapphirerapids", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+    {"znver4", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+};
+
+const char *sc_cpu_known_names(void) {
+  static char list[512];
+  if (!list[0])
+    for (size_t i = 0; i < sizeof named_cpus / sizeof named_cpus[0]; i++) {
+      if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
+      strncat(list, named_cpus[i].name, sizeof list - strlen(list) - 1);
+    }
+  return list;
+}
+
+bool sc_cpu_is_known(const char *name) {
+  for (size_t i = 0; i < sizeof named_cpus / sizeof named_cpus[0]; i++)
+    if (strcmp(name, named_cpus[i].name) == 0) return true;
+  return false;
+}
+
+/* The LLVM CPU and feature string for --cpu NAME (NULL: the host); false for an unknown name. */
+static bool named_cpu(const char *name, const char **cpu, const char **features) {
+  for (size_t i = 0; i < sizeof named_cpus / sizeof named_cpus[0]; i++)
+    if (strcmp(name, named_cpus[i].name) == 0) {
+      /* the x86-64-vN levels are feature sets on the generic CPU model */
+      *cpu = strncmp(name, "x86-64", 6) == 0 ? "x86-64" : name;
+      *features = named_cpus[i].features;
+      return true;
+    }
+  return false;
 }
 
 static bool create_target(cg *g, const char *cpu_name) {
@@ -119,11 +176,18 @@ static bool create_target(cg *g, const char *cpu_name) {
     return false;
   }
   char *host_cpu = LLVMGetHostCPUName(), *host_features = LLVMGetHostCPUFeatures();
-  const char *cpu = cpu_name ? cpu_name : host_cpu;
-  const char *features = cpu_name ? "" : host_features;
+  const char *cpu = host_cpu, *features = host_features;
+  if (cpu_name && !named_cpu(cpu_name, &cpu, &features)) {
+    cg_error(g, SC_DIAG_CODEGEN, NULL, "--cpu %s: not a CPU shapec knows; use one of: %s (or leave --cpu out for this "
+                                       "machine's CPU)", cpu_name, sc_cpu_known_names());
+    LLVMDisposeMessage(host_cpu);
+    LLVMDisposeMessage(host_features);
+    LLVMDisposeMessage(triple);
+    return false;
+  }
   g->tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
                                   LLVMCodeModelDefault);
-  g->cpu_features = features_csv(g->ctx, cpu_name ? "" : host_features);
+  g->cpu_features = features_csv(g->ctx, features);
   LLVMSetTarget(g->M, triple);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(g->tm);
   LLVMSetModuleDataLayout(g->M, dl);
@@ -219,9 +283,29 @@ static void emit_compiler_used(cg *g) {
   LLVMSetInitializer(used, LLVMConstArray2(g->ptr, g->used, (uint64_t)g->n_used));
 }
 
+/* The run function of a large model is one long straight line of kernel calls and size
+ * arithmetic (its hot loops live in outlined functions).  LLVM's register allocator is
+ * superlinear on it: 38 s for mobilenet_v2 at O3.  Past a size where optimizing it buys
+ * nothing measurable, it is compiled without optimization instead. */
+enum { RUN_OPT_LIMIT = 6000 };
+
+static void bound_compile_time(cg *g) {
+  LLVMValueRef run = LLVMGetNamedFunction(g->M, "shapec_model_run");
+  if (!run) return;
+  long count = 0;
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(run); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) count++;
+  if (count <= RUN_OPT_LIMIT) return;
+  static const char *const attrs[] = {"optnone", "noinline"};
+  for (int i = 0; i < 2; i++)
+    LLVMAddAttributeAtIndex(run, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(g->C, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+}
+
 static bool emit_and_link(cg *g, const char *so_path) {
   char *err = NULL;
   emit_compiler_used(g);
+  bound_compile_time(g);
   if (LLVMVerifyModule(g->M, LLVMReturnStatusAction, &err)) {
     cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: the generated module does not verify: %.600s", err);
     LLVMDisposeMessage(err);
@@ -260,7 +344,7 @@ static bool emit_and_link(cg *g, const char *so_path) {
                     /* nodelete: the pool's workers live as long as the process */
                     "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
                     "--gc-sections", "-o", tmp_so, o_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
-                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lopenblas", "-lmvec", "-lm", "-lc", NULL};
+                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL};
     ok = run_tool(g, argv) && rename(tmp_so, so_path) == 0;
     if (!ok) unlink(tmp_so);
   }

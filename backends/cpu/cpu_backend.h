@@ -20,6 +20,10 @@ typedef struct sc_cpu_options {
 } sc_cpu_options;
 
 /* Returns true when both files were written. */
+/* --cpu names shapec accepts (it can check their instruction sets at run time). */
+bool sc_cpu_is_known(const char *name);
+const char *sc_cpu_known_names(void);
+
 bool sc_cpu_compile(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, const sc_weights *w,
                     const sc_cpu_options *opts);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/cpu/cpu_backend.h"
 #include "lib/driver.h"
 #include "run.h"
 
@@ -48,8 +49,9 @@ static const char *const usage_export =
     "  --report FILE    write the report here instead of OUTDIR/constraints.json\n"
     "  --fix-spec FILE  write SPEC with every suggested fix applied\n"
     "  --no-codegen     stop after the analysis; write only the report (no weights needed)\n"
-    "  --cpu NAME       build for this CPU (an LLVM CPU name such as x86-64-v3) instead of\n"
-    "                   the host's; the library refuses to run on a CPU without its features\n"
+    "  --cpu NAME       build for this CPU instead of the host's: x86-64, x86-64-v2/v3/v4,\n"
+    "                   haswell, skylake, skylake-avx512, icelake-server, sapphirerapids,\n"
+    "                   znver2/3/4; the library refuses to run on a CPU without its features\n"
     "  --emit-llvm      also write OUTDIR/model.ll, the generated LLVM IR\n"
     "  -q, --quiet      do not print the program\n"
     "  -h, --help       show this help\n"
@@ -129,6 +131,10 @@ static int cmd_export(int argc, char **argv) {
       return usage_error("export: option '%s' needs a non-empty value", a, usage_export);
   }
   if (!opts.model) return usage_error("export: %s", "no MODEL given", usage_export);
+  if (opts.cpu && !sc_cpu_is_known(opts.cpu)) {
+    fprintf(stderr, "shapec: export: --cpu %s: not a CPU shapec knows; use one of: %s\n", opts.cpu, sc_cpu_known_names());
+    return 2;
+  }
 
   sc_ctx *ctx = sc_ctx_new();
   sc_export_result res;

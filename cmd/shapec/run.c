@@ -141,6 +141,11 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   for (int i = 0; i < n_out; i++) oshapes[i] = outs[i].shape;
   char err[2048] = "";
   int rc = api.output_shapes(tin, oshapes, err, sizeof err);
+  if (rc == SHAPEC_ERR_CPU) { /* this machine, not the inputs, is the problem */
+    fprintf(stderr, "shapec: %s: %s\n", o->model, err);
+    status = 4;
+    goto done;
+  }
   if (rc) {
     fprintf(stderr, "shapec: %s: the inputs do not fit the model: %s\n", o->model, err);
     status = 1;
@@ -171,7 +176,8 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
       t[r] = now_us() - t0;
     }
     qsort(t, (size_t)o->bench, sizeof *t, cmp);
-    printf("latency over %d runs: median %.1f us, min %.1f us, max %.1f us\n", o->bench, t[o->bench / 2], t[0],
+    /* stderr: stdout holds only the output paths, for scripts */
+    fprintf(stderr, "latency over %d runs: median %.1f us, min %.1f us, max %.1f us\n", o->bench, t[o->bench / 2], t[0],
            t[o->bench - 1]);
     free(t);
   }

@@ -679,6 +679,33 @@ expect_err_not "SC0303"
 expect_file_has "$WORK/o-spec/constraints.json" '"dx": {'
 end
 
+
+begin "--cpu: an unknown CPU name is a usage error that lists the names shapec knows"
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/cpu-bogus" --cpu bogus
+expect_rc 2
+expect_err "--cpu bogus: not a CPU shapec knows; use one of: x86-64,"
+expect_no_path "$WORK/cpu-bogus/model.so"
+end
+
+begin "--cpu x86-64-v3: the library records (and will check) the instruction sets it uses"
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/cpu-v3" --cpu x86-64-v3
+expect_rc 0
+if ! /usr/bin/python3 -c 'import ctypes, sys
+l = ctypes.CDLL(sys.argv[1]); l.shapec_model_cpu_features.restype = ctypes.c_char_p
+sys.exit(l.shapec_model_cpu_features() != b"sse4.2,avx,avx2,fma,f16c,bmi2")' "$WORK/cpu-v3/model.so" 2>/dev/null; then
+  fail "shapec_model_cpu_features() is not sse4.2,avx,avx2,fma,f16c,bmi2"
+fi
+end
+
+begin "a code-generation failure rewrites the report as an error and removes a stale library"
+mkdir -p "$WORK/cg-fail" && echo stale >"$WORK/cg-fail/model.so"
+sc export "$SRC/test/golden/models/item_check.json" -o "$WORK/cg-fail"
+expect_rc 4
+expect_err "SC0801"
+expect_file_has "$WORK/cg-fail/constraints.json" '"status": "error"'
+expect_no_path "$WORK/cg-fail/model.so"
+end
+
 # ---- summary -----------------------------------------------------------------------
 
 TOTAL=$((N_PASS + N_FAIL))

@@ -30,6 +30,12 @@ typedef void (*sc_rt_loop_fn)(void *ctx, int64_t begin, int64_t end);
 void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk);
 void sc_rt_blas_threads(int n);
 
+/* ---- OpenBLAS (gemm.c) ---- */
+/* Loads OpenBLAS on first use; NULL when it is there, else why it is not. */
+const char *sc_rt_blas_error(void);
+/* The OPENBLAS_CORETYPE this CPU's instruction sets deserve (support.c); NULL: let OpenBLAS choose. */
+const char *sc_rt_blas_core(void);
+
 /* ---- data movement (copy.c) ---- */
 void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
                        int64_t esize);

@@ -1,43 +1,104 @@
 /* nn.c - convolution (im2col + GEMM), pooling, normalization, softmax and attention. */
 #include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
 
+/* The output columns ox in [lo, hi) whose input column ox*s - p + j*d lies in [0, w). */
+static void valid_columns(int64_t ow, int64_t w, int64_t s, int64_t p, int64_t off, int64_t *lo, int64_t *hi) {
+  /* ix = ox*s + (off - p) >= 0  and  ix < w */
+  int64_t base = off - p;
+  int64_t a = base >= 0 ? 0 : (-base + s - 1) / s;
+  int64_t b = w - base <= 0 ? 0 : (w - base + s - 1) / s;
+  *lo = a < ow ? a : ow;
+  *hi = b < ow ? b : ow;
+  if (*hi < *lo) *hi = *lo;
+}
+
+/* col[(ci, i, j), (oy, ox)] = x[ci, oy*sh - ph + i*dh, ox*sw - pw + j*dw], zero outside. */
+static void im2col(const float *xg, float *col, int64_t cg, int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t sh,
+                   int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow) {
+  int64_t cols = oh * ow;
+  for (int64_t ci = 0; ci < cg; ci++)
+    for (int64_t i = 0; i < kh; i++)
+      for (int64_t j = 0; j < kw; j++) {
+        float *row = col + ((ci * kh + i) * kw + j) * cols;
+        int64_t lo, hi;
+        valid_columns(ow, wd, sw, pw, j * dw, &lo, &hi);
+        for (int64_t oy = 0; oy < oh; oy++) {
+          int64_t iy = oy * sh - ph + i * dh;
+          float *out = row + oy * ow;
+          if (iy < 0 || iy >= h) {
+            memset(out, 0, (size_t)ow * sizeof(float));
+            continue;
+          }
+          const float *in = xg + (ci * h + iy) * wd + (j * dw - pw);
+          memset(out, 0, (size_t)lo * sizeof(float));
+          if (sw == 1) memcpy(out + lo, in + lo, (size_t)(hi - lo) * sizeof(float));
+          else
+            for (int64_t ox = lo; ox < hi; ox++) out[ox] = in[ox * sw];
+          memset(out + hi, 0, (size_t)(ow - hi) * sizeof(float));
+        }
+      }
+}
+
+/* One channel of a depthwise convolution (one input and one output channel per group):
+ * a direct loop, as a matrix product with one row would waste the GEMM. */
+static void depthwise_channel(const float *xc, const float *wc, float bias, float *yc, int64_t h, int64_t wd,
+                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                              int64_t dw, int64_t oh, int64_t ow) {
+  for (int64_t p = 0; p < oh * ow; p++) yc[p] = bias;
+  for (int64_t i = 0; i < kh; i++)
+    for (int64_t j = 0; j < kw; j++) {
+      float wv = wc[i * kw + j];
+      int64_t lo, hi;
+      valid_columns(ow, wd, sw, pw, j * dw, &lo, &hi);
+      for (int64_t oy = 0; oy < oh; oy++) {
+        int64_t iy = oy * sh - ph + i * dh;
+        if (iy < 0 || iy >= h) continue;
+        const float *in = xc + iy * wd + (j * dw - pw);
+        float *out = yc + oy * ow;
+        if (sw == 1)
+          for (int64_t ox = lo; ox < hi; ox++) out[ox] += wv * in[ox];
+        else
+          for (int64_t ox = lo; ox < hi; ox++) out[ox] += wv * in[ox * sw];
+      }
+    }
+}
+
 int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                     int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                     int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
   int64_t cg = c / groups, og = o / groups, cols = oh * ow, rows = cg * kh * kw;
-  int64_t col_n = rows * cols;
+  if (cg == 1 && og == 1) {
+    for (int64_t b = 0; b < n; b++)
+      for (int64_t ch = 0; ch < c; ch++)
+        depthwise_channel(x + (b * c + ch) * h * wd, w + ch * kh * kw, bias ? bias[ch] : 0.0f, y + (b * o + ch) * cols,
+                          h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
+    return SHAPEC_OK;
+  }
+  /* a 1x1 convolution with stride 1 and no padding reads its input as the column matrix */
+  bool pointwise = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  int64_t col_n = pointwise ? 0 : rows * cols;
   float *col = col_n > 0 ? sc_rt_alloc(col_n * (int64_t)sizeof(float)) : NULL;
   if (col_n > 0 && !col) return SHAPEC_ERR_MEMORY;
   for (int64_t b = 0; b < n; b++) {
     for (int64_t g = 0; g < groups; g++) {
       const float *xg = x + (b * c + g * cg) * h * wd;
-      /* col[(ci, i, j), (oy, ox)] = x[ci, oy*sh - ph + i*dh, ox*sw - pw + j*dw] */
-      for (int64_t ci = 0; ci < cg; ci++)
-        for (int64_t i = 0; i < kh; i++)
-          for (int64_t j = 0; j < kw; j++) {
-            float *row = col + ((ci * kh + i) * kw + j) * cols;
-            for (int64_t oy = 0; oy < oh; oy++) {
-              int64_t iy = oy * sh - ph + i * dh;
-              for (int64_t ox = 0; ox < ow; ox++) {
-                int64_t ix = ox * sw - pw + j * dw;
-                row[oy * ow + ox] = (iy >= 0 && iy < h && ix >= 0 && ix < wd) ? xg[(ci * h + iy) * wd + ix] : 0.0f;
-              }
-            }
-          }
+      if (!pointwise) im2col(xg, col, cg, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
       float *yg = y + (b * o + g * og) * cols;
-      int rc = sc_k_bmm_f32(1, og, cols, rows, w + g * og * rows, 0, 0, col, 0, 0, yg, 1.0f, 0.0f);
+      if (bias)
+        for (int64_t oc = 0; oc < og; oc++)
+          for (int64_t p = 0; p < cols; p++) yg[oc * cols + p] = bias[g * og + oc];
+      int rc = sc_k_bmm_f32(1, og, cols, rows, w + g * og * rows, 0, 0, pointwise ? xg : col, 0, 0, yg, 1.0f,
+                            bias ? 1.0f : 0.0f);
       if (rc) {
         sc_rt_free(col);
         return rc;
       }
-      if (bias)
-        for (int64_t oc = 0; oc < og; oc++)
-          for (int64_t p = 0; p < cols; p++) yg[oc * cols + p] += bias[g * og + oc];
     }
   }
   sc_rt_free(col);

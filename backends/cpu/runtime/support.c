@@ -131,8 +131,21 @@ int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
   int v = verdict;
   if (v == SHAPEC_OK) return SHAPEC_OK;
   v = check_features(features, err, errlen);
+  if (v == SHAPEC_OK && sc_rt_blas_error()) {
+    if (err && errlen) snprintf(err, errlen, "%s", sc_rt_blas_error());
+    v = SHAPEC_ERR_CPU;
+  }
   verdict = v;
   return v;
+}
+
+const char *sc_rt_blas_core(void) {
+#define HAS(name) (cpu_has(name, sizeof name - 1) == 1)
+  if (HAS("avx512f") && HAS("avx512bw") && HAS("avx512dq") && HAS("avx512vl") && HAS("avx512cd")) return "SkylakeX";
+  if (HAS("avx2") && HAS("fma")) return "Haswell";
+  if (HAS("avx")) return "Sandybridge";
+  return NULL;
+#undef HAS
 }
 
 void *sc_rt_alloc(int64_t bytes) {
