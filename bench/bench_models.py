@@ -90,6 +90,7 @@ class Library:
 
 
 def timeit(fn, budget=0.6, min_runs=3):
+    time.sleep(0.3)  # let the previous side's spinning worker threads (OpenMP, OpenBLAS) go idle
     fn()
     fn()
     times, start = [], time.perf_counter()

@@ -17,6 +17,8 @@ int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((fo
 int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t ndim, int32_t code, int32_t bits, char *err,
                        size_t errlen);
 int sc_rt_cpu_supported(const char *features, char *err, size_t errlen);
+/* Whether this CPU has AVX2 and FMA (kernels with a libmvec fast path ask). */
+int sc_rt_has_avx2(void);
 void *sc_rt_alloc(int64_t bytes);
 void sc_rt_free(void *p);
 int64_t sc_rt_floordiv(int64_t a, int64_t b);

@@ -1,5 +1,6 @@
 /* nn.c - convolution (im2col + GEMM), pooling, normalization, softmax and attention. */
 #include <float.h>
+#include <immintrin.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -204,7 +205,67 @@ void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const fl
   }
 }
 
+/* libmvec's 8-lane expf; called only where the CPU has AVX2 (checked at run time). */
+__m256 _ZGVdN8v_expf(__m256 x);
+
+/* y[i] = exp(x[i] - shift); returns the sum of y in double. */
+__attribute__((target("avx2,fma"))) static double exp_shift_avx2(const float *x, float *y, int64_t n, float shift) {
+  __m256 s = _mm256_set1_ps(shift);
+  double sum = 0;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
+    _mm256_storeu_ps(y + i, e);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, e);
+    for (int k = 0; k < 8; k++) sum += lanes[k];
+  }
+  for (; i < n; i++) sum += (y[i] = expf(x[i] - shift));
+  return sum;
+}
+
+static double exp_shift(const float *x, float *y, int64_t n, float shift) {
+  if (sc_rt_has_avx2()) return exp_shift_avx2(x, y, n, shift);
+  double sum = 0;
+  for (int64_t i = 0; i < n; i++) sum += (y[i] = expf(x[i] - shift));
+  return sum;
+}
+
+typedef struct softmax_job {
+  const float *x;
+  float *y;
+  int64_t n;
+  int32_t log;
+} softmax_job;
+
+/* Rows [begin, end) of a softmax over contiguous rows of n. */
+static void softmax_rows(void *arg, int64_t begin, int64_t end) {
+  const softmax_job *j = arg;
+  for (int64_t r = begin; r < end; r++) {
+    const float *xs = j->x + r * j->n;
+    float *ys = j->y + r * j->n;
+    /* a NaN (ignored by the max) or an infinite max makes the sum NaN, and every output
+     * NaN, as in ATen */
+    float mx = -INFINITY;
+    for (int64_t i = 0; i < j->n; i++) mx = xs[i] > mx ? xs[i] : mx;
+    if (j->log) {
+      double sum = 0;
+      for (int64_t i = 0; i < j->n; i++) sum += exp((double)(xs[i] - mx));
+      float lse = (float)(mx + log(sum));
+      for (int64_t i = 0; i < j->n; i++) ys[i] = xs[i] - lse;
+      continue;
+    }
+    float inv = (float)(1.0 / exp_shift(xs, ys, j->n, mx));
+    for (int64_t i = 0; i < j->n; i++) ys[i] *= inv;
+  }
+}
+
 void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log) {
+  if (inner == 1) { /* the common case, softmax over the last dim: rows on the pool */
+    softmax_job j = {x, y, n, log};
+    sc_rt_parallel_for(softmax_rows, &j, outer, n > 0 ? 16384 / n + 1 : 1);
+    return;
+  }
   for (int64_t o = 0; o < outer; o++)
     for (int64_t j = 0; j < inner; j++) {
       const float *xs = x + o * n * inner + j;

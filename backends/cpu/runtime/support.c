@@ -139,6 +139,13 @@ int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
   return v;
 }
 
+int sc_rt_has_avx2(void) {
+  static _Atomic int known = -1; /* cpuid is slow on virtual machines: ask once */
+  int v = known;
+  if (v < 0) known = v = cpu_has("avx2", 4) == 1 && cpu_has("fma", 3) == 1;
+  return v;
+}
+
 const char *sc_rt_blas_core(void) {
 #define HAS(name) (cpu_has(name, sizeof name - 1) == 1)
   if (HAS("avx512f") && HAS("avx512bw") && HAS("avx512dq") && HAS("avx512vl") && HAS("avx512cd")) return "SkylakeX";
