@@ -102,7 +102,8 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   if (ok && !opts->no_codegen) {
     /* the library embeds the report it was built with */
     char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
-    sc_cpu_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm};
+    sc_cpu_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm,
+                            opts->external_weights};
     ok = sc_dir_ensure(ctx, copts.outdir) && sc_cpu_compile(ctx, out->program, &out->analysis, out->weights, &copts);
     free(report);
     if (ok) {
@@ -110,7 +111,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     } else {
       /* the report written above said "ok": rewrite it with the code-generation error, and
        * take away a library an earlier export left, which no longer matches the model */
-      static const char *const stale[] = {"model.so", "model.h", "model.ll"};
+      static const char *const stale[] = {"model.so", "model.h", "model.ll", "model.weights"};
       for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++)
         unlink(sc_arena_printf(&ctx->arena, "%s/%s", copts.outdir, stale[i]));
       write_outputs(ctx, opts, out, NULL);

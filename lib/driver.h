@@ -22,6 +22,7 @@ typedef struct sc_export_options {
   bool no_codegen;
   const char *cpu;       /* --cpu NAME; NULL: the host */
   bool emit_llvm;        /* also write OUTDIR/model.ll */
+  bool external_weights; /* weights in OUTDIR/model.weights, not inside model.so */
 } sc_export_options;
 
 typedef struct sc_export_result {

@@ -401,7 +401,14 @@ static void emit_run(cg *g, LLVMValueRef prepare) {
   LLVMValueRef inputs = LLVMGetParam(fn, 0), outputs = LLVMGetParam(fn, 1);
   call_prepare(g, prepare, inputs);
   cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
-  /* graph inputs: user tensors and the embedded weights */
+  /* graph inputs: user tensors and the weights (embedded, or mapped from the side file) */
+  LLVMValueRef weights = g->weights;
+  if (g->external_path) {
+    LLVMTypeRef wp[4] = {g->i64, g->i64, g->ptr, g->i64};
+    LLVMValueRef wa[4] = {LLVMConstInt(g->i64, g->weights_id, 0), LLVMConstInt(g->i64, g->weights_size, 0), g->err, g->errlen};
+    weights = cg_call(g, "sc_rt_external_weights", g->ptr, wp, 4, wa, 4, false);
+    cg_fail_if(g, LLVMBuildIsNull(g->B, weights, "nowt"), LLVMConstInt(g->i32, SHAPEC_ERR_WEIGHTS, 0));
+  }
   size_t user = 0;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_input_spec *s = &g->p->input_specs[i];
@@ -419,7 +426,7 @@ static void emit_run(cg *g, LLVMValueRef prepare) {
       user++;
     } else if (g->weight_offsets[i] != (size_t)-1) {
       LLVMValueRef idx[1] = {cg_i64(g, (int64_t)g->weight_offsets[i])};
-      cv->data = LLVMBuildGEP2(g->B, g->i8, g->weights, idx, 1, "w");
+      cv->data = LLVMBuildGEP2(g->B, g->i8, weights, idx, 1, "w");
     } else {
       cg_error(g, SC_DIAG_CODEGEN, s->path, "no weights for '%s'", s->target);
       return;

@@ -43,7 +43,9 @@ typedef struct cg {
   LLVMValueRef used[32];             /* vector variants kept alive through llvm.compiler.used */
   int n_used;
   /* weights */
-  LLVMValueRef weights;              /* the blob global */
+  LLVMValueRef weights;              /* the blob global (embedded weights) */
+  const char *external_path;         /* --external-weights: the side file; NULL when embedded */
+  uint64_t weights_id, weights_size; /* what the side file must hold */
   size_t *weight_offsets;            /* per input spec index; (size_t)-1 when none */
   /* tensor values by name */
   sc_strmap values;

@@ -200,6 +200,10 @@ static bool create_target(cg *g, const char *cpu_name) {
 
 /* ---- weights and strings ---------------------------------------------------------- */
 
+enum { WEIGHTS_HEADER = 64 }; /* runtime/weights.c reads this layout */
+
+/* The weights as one 64-byte aligned blob: a read-only global in the library, or with
+ * --external-weights the side file OUTDIR/model.weights. */
 static void emit_weights(cg *g) {
   size_t total = 0;
   g->weight_offsets = sc_arena_alloc(&g->ctx->arena, (g->p->n_input_specs ? g->p->n_input_specs : 1) * sizeof(size_t));
@@ -212,14 +216,31 @@ static void emit_weights(cg *g) {
     g->weight_offsets[i] = total;
     total += (w->nbytes + 63) / 64 * 64;
   }
-  unsigned char *blob = sc_xcalloc(1, total ? total : 1);
+  size_t at = g->external_path ? WEIGHTS_HEADER : 0;
+  unsigned char *buf = sc_xcalloc(1, at + (total ? total : 1)), *blob = buf + at;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     if (g->weight_offsets[i] == (size_t)-1) continue;
     const sc_weight *w = sc_weights_find(g->w, g->p->input_specs[i].target);
     memcpy(blob + g->weight_offsets[i], w->data, w->nbytes);
   }
+  if (g->external_path) {
+    /* the side file: header (magic, id = a hash of the blob, size), then the blob */
+    uint64_t id = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < total; i++) id = (id ^ blob[i]) * 0x100000001b3ull;
+    g->weights_id = id;
+    g->weights_size = total;
+    memcpy(buf, "SHAPECW1", 8);
+    for (int k = 0; k < 8; k++) {
+      buf[8 + k] = (unsigned char)(id >> (8 * k));
+      buf[16 + k] = (unsigned char)((uint64_t)total >> (8 * k));
+    }
+    bool ok = sc_file_write_atomic(g->ctx, g->external_path, buf, at + total);
+    free(buf);
+    if (!ok) g->failed = true;
+    return;
+  }
   LLVMValueRef init = LLVMConstStringInContext2(g->C, (const char *)blob, total ? total : 1, 1);
-  free(blob);
+  free(buf);
   g->weights = LLVMAddGlobal(g->M, LLVMTypeOf(init), "shapec_weights");
   LLVMSetInitializer(g->weights, init);
   LLVMSetGlobalConstant(g->weights, 1);
@@ -343,6 +364,7 @@ static bool emit_and_link(cg *g, const char *so_path) {
     char *argv[] = {"ld.lld-19", "-shared", "-soname", "model.so", "-z", "now", "-z", "noexecstack", "-z", "defs",
                     /* nodelete: the pool's workers live as long as the process */
                     "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
+                    "-u", "shapec_model_set_weights_path",
                     "--gc-sections", "-o", tmp_so, o_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
                     "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL};
     ok = run_tool(g, argv) && rename(tmp_so, so_path) == 0;
@@ -377,6 +399,8 @@ bool sc_cpu_compile(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, cons
   g.tensor_t = LLVMStructTypeInContext(g.C, fields, 7, 0);
   bool ok = create_target(&g, opts->cpu);
   if (ok) {
+    if (opts->external_weights)
+      g.external_path = sc_arena_printf(&ctx->arena, "%s/model.weights", opts->outdir);
     emit_weights(&g);
     emit_string_getter(&g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");
     emit_string_getter(&g, "shapec_model_cpu_features", g.cpu_features);

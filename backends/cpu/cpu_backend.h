@@ -17,6 +17,7 @@ typedef struct sc_cpu_options {
   const char *outdir;
   const char *report_json; /* embedded in the library */
   bool keep_ir;            /* also write model.ll (for debugging) */
+  bool external_weights;   /* weights in OUTDIR/model.weights instead of inside model.so */
 } sc_cpu_options;
 
 /* Returns true when both files were written. */

@@ -32,7 +32,8 @@ static const char *const usage_main =
 static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
     "                           [--report FILE] [--fix-spec FILE] [--no-codegen]\n"
-    "                           [--cpu NAME] [--emit-llvm] [-q]\n"
+    "                           [--cpu NAME] [--emit-llvm]\n"
+    "                           [--external-weights] [-q]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
     "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
@@ -53,6 +54,8 @@ static const char *const usage_export =
     "                   haswell, skylake, skylake-avx512, icelake-server, sapphirerapids,\n"
     "                   znver2/3/4; the library refuses to run on a CPU without its features\n"
     "  --emit-llvm      also write OUTDIR/model.ll, the generated LLVM IR\n"
+    "  --external-weights  keep the weights in OUTDIR/model.weights (mapped by the library\n"
+    "                   on its first run) instead of inside model.so, for very large models\n"
     "  -q, --quiet      do not print the program\n"
     "  -h, --help       show this help\n"
     "\n"
@@ -114,6 +117,8 @@ static int cmd_export(int argc, char **argv) {
       opts.cpu = option_value(argc, argv, &i, "--cpu", &missing);
     } else if (strcmp(a, "--emit-llvm") == 0) {
       opts.emit_llvm = true;
+    } else if (strcmp(a, "--external-weights") == 0) {
+      opts.external_weights = true;
     } else if (strcmp(a, "--no-codegen") == 0) {
       opts.no_codegen = true;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
@@ -152,6 +157,9 @@ static int cmd_export(int argc, char **argv) {
   if (ok) {
     fprintf(stderr, "shapec: wrote %s\n", res.report_path);
     if (res.library_path) fprintf(stderr, "shapec: wrote %s\n", res.library_path);
+    if (res.library_path && opts.external_weights)
+      fprintf(stderr, "shapec: wrote %s/model.weights (keep it beside model.so)\n",
+              opts.outdir ? opts.outdir : "shapec-out");
     status = 0;
   } else if (status == 0) {
     status = SC_EXIT_INTERNAL; /* a failure must always have an error recorded */

@@ -164,7 +164,7 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   rc = api.run(tin, tout, err, sizeof err);
   if (rc) {
     fprintf(stderr, "shapec: %s: %s\n", o->model, err);
-    status = rc == SHAPEC_ERR_SHAPE ? 1 : 4;
+    status = rc == SHAPEC_ERR_SHAPE ? 1 : rc == SHAPEC_ERR_WEIGHTS ? 3 : 4;
     goto done;
   }
   if (o->bench > 0) {

@@ -41,7 +41,8 @@ enum {
   SHAPEC_ERR_SHAPE = 1,    /* an input does not fit the program: the message says which and why */
   SHAPEC_ERR_ARGUMENT = 2, /* a NULL pointer, a non-CPU device, a wrong output buffer */
   SHAPEC_ERR_MEMORY = 3,   /* the workspace could not be allocated */
-  SHAPEC_ERR_CPU = 4,      /* this CPU lacks an instruction set the library was built for */
+  SHAPEC_ERR_CPU = 4,      /* this machine lacks an instruction set or OpenBLAS the library needs */
+  SHAPEC_ERR_WEIGHTS = 5,  /* the weights file (--external-weights) is missing or belongs to another export */
 };
 
 /* The functions a model library exports (declared here for dlsym users; model.h declares
@@ -71,6 +72,11 @@ int shapec_model_run(const shapec_tensor *inputs, const shapec_tensor *outputs, 
  * the default.  Returns the count now in effect.  Affects runs that start afterwards. */
 int shapec_model_set_num_threads(int n);
 int shapec_model_get_num_threads(void);
+/* A library exported with --external-weights maps OUTDIR/model.weights from beside itself
+ * on its first run; this names another file instead.  Call it before the first run
+ * (afterwards it returns SHAPEC_ERR_ARGUMENT).  No effect on a library with embedded
+ * weights. */
+int shapec_model_set_weights_path(const char *path);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,8 @@ CASES = {
                  [{"x": [1, 784]}, {"x": [0, 784]}, {"x": [512, 784]}]),
     "encoder@dims": ({"x": ["batch", "seq", None], "__dims__": {"batch": {"min": 1, "max": 16}, "seq": {"min": 1, "max": 64}}},
                      [{"x": [1, 1, 256]}, {"x": [16, 64, 256]}, {"x": [3, 17, 256]}]),
+    # weights in a side file: the library maps OUTDIR/model.weights on its first run
+    "mlp@external": ({"x": [AUTO, None], "__flags__": ["--external-weights"]}, [{"x": [8, 784]}, {"x": [3, 784]}]),
     "resnet18@dims": ({"x": ["batch", None, "h", "h"], "__dims__": {"batch": {"min": 1, "max": 8}, "h": {"min": 32, "max": 96}}},
                       [{"x": [1, 3, 32, 32]}, {"x": [2, 3, 96, 96]}, {"x": [3, 3, 45, 45]}]),
 }
@@ -71,13 +73,14 @@ for name in sys.argv[3:] or list(CASES):
     spec, shapes = CASES[name]
     spec = dict(spec)
     dims = spec.pop("__dims__", None)
+    flags = spec.pop("__flags__", [])
     module, input_names, inputs, _ = zoo.build(model_name)
     with tempfile.TemporaryDirectory() as tmp:
         path = convert(module, inputs, tmp, input_names=input_names)
         with open(os.path.join(tmp, "spec.json"), "w") as f:
             json.dump({"dynamic_shapes": spec, **({"dims": dims} if dims else {})}, f)
         out = os.path.join(tmp, "out")
-        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"],
+        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"] + flags,
                            capture_output=True, text=True)
         lib = os.path.join(out, "model.so")
         check(r.returncode == 0 and os.path.exists(lib), f"{name}: compiles to model.so ({r.stderr.strip()[-400:]})")
@@ -127,6 +130,25 @@ for name in sys.argv[3:] or list(CASES):
             res = run(lib, over, os.path.join(tmp, "over"))
             want_msg = f"{first}.size()[0] = {shape[0]} is outside {dim_name} in [{dims[dim_name]['min']}, {dims[dim_name]['max']}]"
             check(res.returncode == 1 and want_msg in res.stderr, f"{name}: refused past its range: {res.stderr.strip()[-160:]}")
+
+        if "--external-weights" in flags:
+            weights = os.path.join(out, "model.weights")
+            n_params = sum(p.numel() for p in module.parameters()) * 4
+            check(os.path.exists(weights) and os.path.getsize(weights) >= n_params > os.path.getsize(lib),
+                  f"{name}: the weights ({n_params} bytes) are in model.weights, not in model.so "
+                  f"({os.path.getsize(lib)} bytes)")
+            ins = {n: os.path.join(tmp, f"{n}_0.npy") for n in input_names}
+            os.rename(weights, weights + ".away")
+            res = run(lib, ins, os.path.join(tmp, "noweights"))
+            check(res.returncode == 3 and f"cannot open the weights file {weights}" in res.stderr,
+                  f"{name}: without model.weights the library says so: {res.stderr.strip()[-200:]}")
+            with open(weights + ".away", "rb") as src_f, open(weights, "wb") as dst_f:
+                data = bytearray(src_f.read())
+                data[8] ^= 1  # another export's id
+                dst_f.write(data)
+            res = run(lib, ins, os.path.join(tmp, "otherweights"))
+            check(res.returncode == 3 and "does not belong to this library" in res.stderr,
+                  f"{name}: another export's weights file is refused: {res.stderr.strip()[-200:]}")
 
 print(f"# {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -38,6 +38,11 @@ const char *sc_rt_blas_error(void);
 /* The OPENBLAS_CORETYPE this CPU's instruction sets deserve (support.c); NULL: let OpenBLAS choose. */
 const char *sc_rt_blas_core(void);
 
+/* ---- weights side file (weights.c) ---- */
+/* The weights blob of a library exported with --external-weights, mapped on first use;
+ * NULL with a message when the file is missing or from another export. */
+const void *sc_rt_external_weights(uint64_t id, uint64_t size, char *err, size_t errlen);
+
 /* ---- data movement (copy.c) ---- */
 void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
                        int64_t esize);
