@@ -643,7 +643,7 @@ bool cg_emit_elementwise(cg *g, const sc_node *n) {
     out->ready = true; /* computed inside its consumer's loop */
     return true;
   }
-  out->data = cg_alloc_buffer(g, LLVMBuildMul(g->B, out->numel, cg_elem_size(g, out->v->meta.dtype), "bytes"));
+  out->data = cg_alloc_buffer(g, out, LLVMBuildMul(g->B, out->numel, cg_elem_size(g, out->v->meta.dtype), "bytes"));
   ew_ctx c = {.root = n, .out = out, .rank = out->v->meta.rank};
   collect_leaves(g, &c, n);
   c.inner = c.rank ? out->dims[c.rank - 1] : cg_i64(g, 1);

@@ -2,6 +2,7 @@
  * before any data is touched (prepare), shapec_model_output_shapes and shapec_model_run
  * with its workspace, freed on every exit path. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cg_internal.h"
@@ -50,13 +51,18 @@ void cg_set_dims(cg *g, cg_value *cv) {
   cv->numel = n;
 }
 
-LLVMValueRef cg_alloc_buffer(cg *g, LLVMValueRef bytes) {
+LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
   LLVMTypeRef params[1] = {g->i64};
   LLVMValueRef args[1] = {bytes};
   LLVMValueRef p = cg_call(g, "sc_rt_alloc", g->ptr, params, 1, args, 1, false);
   cg_fail_if(g, LLVMBuildIsNull(g->B, p, "oom"), LLVMConstInt(g->i32, SHAPEC_ERR_MEMORY, 0));
-  LLVMValueRef idx[1] = {cg_i64(g, g->n_buffers++)};
+  owner->slot = g->n_buffers++;
+  LLVMValueRef idx[1] = {cg_i64(g, owner->slot)};
   LLVMBuildStore(g->B, p, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
+  owner->owner = owner;
+  owner->free_after = owner->last_use > g->node ? owner->last_use : g->node;
+  g->owners = sc_xrealloc(g->owners, (size_t)(g->n_owners + 1) * sizeof *g->owners);
+  g->owners[g->n_owners++] = owner;
   return p;
 }
 
@@ -455,7 +461,14 @@ static void emit_run(cg *g, LLVMValueRef prepare) {
   }
   cg_plan_fusion(g);
   cg_plan_transposes(g);
-  for (size_t i = 0; i < g->p->graph->n_nodes && !g->failed; i++) cg_emit_node(g, &g->p->graph->nodes[i], (int)i);
+  cg_plan_lifetimes(g);
+  for (size_t i = 0; i < g->p->graph->n_nodes && !g->failed; i++) {
+    g->node = (int)i;
+    cg_emit_node(g, &g->p->graph->nodes[i], (int)i);
+    cg_release_dead(g, (int)i);
+  }
+  free(g->owners);
+  g->owners = NULL;
   if (g->failed) return;
   /* copy results into the caller's tensors */
   for (size_t i = 0; i < g->p->n_output_specs; i++) {

@@ -22,6 +22,12 @@ typedef struct cg_value {
   int uses;                          /* node inputs and graph outputs that read it */
   bool users_elementwise;            /* every reader so far is an elementwise node */
   bool transposed;                   /* an unmaterialized swap of its input's last two dims (cg_transpose.c) */
+  /* lifetime (cg_lifetime.c) */
+  int last_use;                      /* position of the last node that reads it; INT_MAX for graph outputs */
+  struct cg_value *owner;            /* the value whose buffer holds its elements; NULL for inputs and weights */
+  int slot;                          /* the owner's workspace slot */
+  int free_after;                    /* the owner's buffer is dead after this node */
+  bool freed;
 } cg_value;
 
 typedef struct cg {
@@ -40,6 +46,9 @@ typedef struct cg {
   LLVMBasicBlockRef exit_bb;
   int n_buffers, cap_buffers;
   int n_loops;                       /* outlined parallel loops so far */
+  int node;                          /* the node being emitted */
+  cg_value **owners;                 /* values that own a workspace buffer */
+  int n_owners;
   LLVMValueRef used[32];             /* vector variants kept alive through llvm.compiler.used */
   int n_used;
   /* weights */
@@ -75,7 +84,8 @@ LLVMValueRef cg_expr(cg *g, const sc_expr *e);
 /* ---- cg_entry.c ---- */
 bool cg_emit_entry_points(cg *g);
 cg_value *cg_get(cg *g, const sc_value *v);
-LLVMValueRef cg_alloc_buffer(cg *g, LLVMValueRef bytes);
+/* A workspace buffer of `bytes` holding owner's elements, freed after its last reader. */
+LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes);
 /* Sets dims and numel of a value from its analysed shape. */
 void cg_set_dims(cg *g, cg_value *cv);
 LLVMValueRef cg_elem_size(cg *g, sc_dtype dt);
@@ -89,6 +99,14 @@ LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt);
 void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg);
 /* The same over [begin, end). */
 void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg *, LLVMValueRef, void *), void *arg);
+
+/* ---- cg_lifetime.c ---- */
+/* Sets each value's last_use (after cg_plan_fusion). */
+void cg_plan_lifetimes(cg *g);
+/* alias reads the elements of `of` (a view): of's buffer lives as long as alias is read. */
+void cg_note_alias(cg *g, cg_value *alias, cg_value *of);
+/* Frees the buffers whose last reader is node `node` or earlier. */
+void cg_release_dead(cg *g, int node);
 
 /* ---- cg_transpose.c ---- */
 /* Marks the transposes that matrix products read in place (after cg_plan_fusion). */

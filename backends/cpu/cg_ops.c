@@ -92,7 +92,7 @@ static LLVMValueRef array_i32(cg *g, const int32_t *vals, int n) {
 static cg_value *produce(cg *g, const sc_value *v) {
   cg_value *cv = cg_get(g, v);
   cg_set_dims(g, cv);
-  cv->data = cg_alloc_buffer(g, LLVMBuildMul(g->B, cv->numel, cg_elem_size(g, v->meta.dtype), "bytes"));
+  cv->data = cg_alloc_buffer(g, cv, LLVMBuildMul(g->B, cv->numel, cg_elem_size(g, v->meta.dtype), "bytes"));
   cv->ready = true;
   return cv;
 }
@@ -166,11 +166,13 @@ static bool lower_view(cg *g, const sc_node *n) {
     case SC_OP_SQUEEZE_DIM: case SC_OP_SQUEEZE_DIMS: case SC_OP_ALIAS: case SC_OP_CONTIGUOUS: case SC_OP_CLONE:
     case SC_OP_DROPOUT: case SC_OP_DETACH:
       co->data = x->data; /* every tensor is compact: these only rename */
+      cg_note_alias(g, co, x);
       co->ready = true;
       return true;
     case SC_OP_T: case SC_OP_TRANSPOSE: case SC_OP_PERMUTE: {
       if (co->transposed) { /* read in place by the products that use it (cg_transpose.c) */
         co->data = x->data;
+        cg_note_alias(g, co, x);
         co->ready = true;
         return true;
       }
@@ -222,7 +224,7 @@ static bool lower_view(cg *g, const sc_node *n) {
     }
     default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
   }
-  co->data = cg_alloc_buffer(g, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, out->meta.dtype), "bytes"));
+  co->data = cg_alloc_buffer(g, co, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, out->meta.dtype), "bytes"));
   co->ready = true;
   strided_copy(g, base, co->data, r, co->dims, st, out->meta.dtype);
   return true;
@@ -243,7 +245,7 @@ static bool lower_split(cg *g, const sc_node *n) {
     }
     cg_value *co = cg_get(g, ov);
     cg_set_dims(g, co);
-    co->data = cg_alloc_buffer(g, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, ov->meta.dtype), "bytes"));
+    co->data = cg_alloc_buffer(g, co, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, ov->meta.dtype), "bytes"));
     co->ready = true;
     LLVMValueRef st[CG_MAX_RANK];
     for (int j = 0, o = 0; j < rx; j++)

@@ -364,7 +364,7 @@ static bool emit_and_link(cg *g, const char *so_path) {
     char *argv[] = {"ld.lld-19", "-shared", "-soname", "model.so", "-z", "now", "-z", "noexecstack", "-z", "defs",
                     /* nodelete: the pool's workers live as long as the process */
                     "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
-                    "-u", "shapec_model_set_weights_path",
+                    "-u", "shapec_model_set_weights_path", "-u", "shapec_model_release_workspace",
                     "--gc-sections", "-o", tmp_so, o_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
                     "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL};
     ok = run_tool(g, argv) && rename(tmp_so, so_path) == 0;

@@ -77,6 +77,8 @@ int shapec_model_get_num_threads(void);
  * (afterwards it returns SHAPEC_ERR_ARGUMENT).  No effect on a library with embedded
  * weights. */
 int shapec_model_set_weights_path(const char *path);
+/* Frees the workspace blocks the library keeps for later runs (see docs/abi.md). */
+void shapec_model_release_workspace(void);
 
 #ifdef __cplusplus
 }

@@ -19,31 +19,45 @@ static void valid_columns(int64_t ow, int64_t w, int64_t s, int64_t p, int64_t o
   if (*hi < *lo) *hi = *lo;
 }
 
-/* col[(ci, i, j), (oy, ox)] = x[ci, oy*sh - ph + i*dh, ox*sw - pw + j*dw], zero outside. */
-static void im2col(const float *xg, float *col, int64_t cg, int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t sh,
-                   int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow) {
-  int64_t cols = oh * ow;
-  for (int64_t ci = 0; ci < cg; ci++)
-    for (int64_t i = 0; i < kh; i++)
-      for (int64_t j = 0; j < kw; j++) {
-        float *row = col + ((ci * kh + i) * kw + j) * cols;
+typedef struct im2col_job {
+  const float *xg;
+  float *col;
+  int64_t h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+} im2col_job;
+
+/* col[(ci, i, j), (oy, ox)] = x[ci, oy*sh - ph + i*dh, ox*sw - pw + j*dw], zero outside;
+ * input channels [begin, end). */
+static void im2col_channels(void *arg, int64_t begin, int64_t end) {
+  const im2col_job *p = arg;
+  int64_t oh = p->oh, ow = p->ow, cols = oh * ow, h = p->h, wd = p->wd;
+  for (int64_t ci = begin; ci < end; ci++)
+    for (int64_t i = 0; i < p->kh; i++)
+      for (int64_t j = 0; j < p->kw; j++) {
+        float *row = p->col + ((ci * p->kh + i) * p->kw + j) * cols;
         int64_t lo, hi;
-        valid_columns(ow, wd, sw, pw, j * dw, &lo, &hi);
+        valid_columns(ow, wd, p->sw, p->pw, j * p->dw, &lo, &hi);
         for (int64_t oy = 0; oy < oh; oy++) {
-          int64_t iy = oy * sh - ph + i * dh;
+          int64_t iy = oy * p->sh - p->ph + i * p->dh;
           float *out = row + oy * ow;
           if (iy < 0 || iy >= h) {
             memset(out, 0, (size_t)ow * sizeof(float));
             continue;
           }
-          const float *in = xg + (ci * h + iy) * wd + (j * dw - pw);
+          const float *in = p->xg + (ci * h + iy) * wd + (j * p->dw - p->pw);
           memset(out, 0, (size_t)lo * sizeof(float));
-          if (sw == 1) memcpy(out + lo, in + lo, (size_t)(hi - lo) * sizeof(float));
+          if (p->sw == 1) memcpy(out + lo, in + lo, (size_t)(hi - lo) * sizeof(float));
           else
-            for (int64_t ox = lo; ox < hi; ox++) out[ox] = in[ox * sw];
+            for (int64_t ox = lo; ox < hi; ox++) out[ox] = in[ox * p->sw];
           memset(out + hi, 0, (size_t)(ow - hi) * sizeof(float));
         }
       }
+}
+
+static void im2col(const float *xg, float *col, int64_t cg, int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t sh,
+                   int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow) {
+  im2col_job j = {xg, col, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow};
+  int64_t per_channel = kh * kw * oh * ow;
+  sc_rt_parallel_for(im2col_channels, &j, cg, per_channel > 0 ? 32768 / per_channel + 1 : cg);
 }
 
 /* One channel of a depthwise convolution (one input and one output channel per group):
@@ -106,34 +120,49 @@ int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y,
   return SHAPEC_OK;
 }
 
-void sc_k_max_pool2d_f32(const float *x, float *y, int64_t *indices, int64_t nc, int64_t h, int64_t w, int64_t kh,
-                         int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh,
-                         int64_t ow) {
-  for (int64_t p = 0; p < nc; p++) {
-    const float *xp = x + p * h * w;
+typedef struct max_pool_job {
+  const float *x;
+  float *y;
+  int64_t *indices;
+  int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+} max_pool_job;
+
+static void max_pool_planes(void *arg, int64_t begin, int64_t end) {
+  const max_pool_job *j = arg;
+  int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
+  for (int64_t p = begin; p < end; p++) {
+    const float *xp = j->x + p * h * w;
     for (int64_t oy = 0; oy < oh; oy++)
       for (int64_t ox = 0; ox < ow; ox++) {
         float best = -INFINITY;
-        int64_t arg = -1;
-        for (int64_t i = 0; i < kh; i++) {
-          int64_t iy = oy * sh - ph + i * dh;
+        int64_t arg_best = -1;
+        for (int64_t i = 0; i < j->kh; i++) {
+          int64_t iy = oy * j->sh - j->ph + i * j->dh;
           if (iy < 0 || iy >= h) continue;
-          for (int64_t j = 0; j < kw; j++) {
-            int64_t ix = ox * sw - pw + j * dw;
+          for (int64_t k = 0; k < j->kw; k++) {
+            int64_t ix = ox * j->sw - j->pw + k * j->dw;
             if (ix < 0 || ix >= w) continue;
             float v = xp[iy * w + ix];
-            if (v > best || isnan(v) || arg < 0) {
+            if (v > best || isnan(v) || arg_best < 0) {
               best = v;
-              arg = iy * w + ix;
+              arg_best = iy * w + ix;
               if (isnan(v)) goto done; /* NaN propagates, as in ATen */
             }
           }
         }
       done:
-        y[(p * oh + oy) * ow + ox] = best;
-        if (indices) indices[(p * oh + oy) * ow + ox] = arg;
+        j->y[(p * oh + oy) * ow + ox] = best;
+        if (j->indices) j->indices[(p * oh + oy) * ow + ox] = arg_best;
       }
   }
+}
+
+void sc_k_max_pool2d_f32(const float *x, float *y, int64_t *indices, int64_t nc, int64_t h, int64_t w, int64_t kh,
+                         int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh,
+                         int64_t ow) {
+  max_pool_job j = {x, y, indices, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow};
+  int64_t per_plane = oh * ow * kh * kw;
+  sc_rt_parallel_for(max_pool_planes, &j, nc, per_plane > 0 ? 65536 / per_plane + 1 : nc);
 }
 
 void sc_k_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh,
@@ -172,37 +201,65 @@ void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t 
   }
 }
 
+typedef struct batch_norm_job {
+  const float *x, *weight, *bias, *mean, *var;
+  float *y;
+  int64_t n, c, inner;
+  double eps;
+} batch_norm_job;
+
+static void batch_norm_channels(void *arg, int64_t begin, int64_t end) {
+  const batch_norm_job *j = arg;
+  for (int64_t ch = begin; ch < end; ch++) {
+    float invstd = (float)(1.0 / sqrt((double)(j->var ? j->var[ch] : 1.0f) + j->eps));
+    float scale = (j->weight ? j->weight[ch] : 1.0f) * invstd;
+    float shift = (j->bias ? j->bias[ch] : 0.0f) - (j->mean ? j->mean[ch] : 0.0f) * scale;
+    for (int64_t b = 0; b < j->n; b++) {
+      const float *xs = j->x + (b * j->c + ch) * j->inner;
+      float *ys = j->y + (b * j->c + ch) * j->inner;
+      for (int64_t i = 0; i < j->inner; i++) ys[i] = xs[i] * scale + shift;
+    }
+  }
+}
+
 void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const float *bias, const float *mean,
                          const float *var, int64_t n, int64_t c, int64_t inner, double eps) {
-  for (int64_t ch = 0; ch < c; ch++) {
-    float invstd = (float)(1.0 / sqrt((double)(var ? var[ch] : 1.0f) + eps));
-    float scale = (weight ? weight[ch] : 1.0f) * invstd;
-    float shift = (bias ? bias[ch] : 0.0f) - (mean ? mean[ch] : 0.0f) * scale;
-    for (int64_t b = 0; b < n; b++) {
-      const float *xs = x + (b * c + ch) * inner;
-      float *ys = y + (b * c + ch) * inner;
-      for (int64_t i = 0; i < inner; i++) ys[i] = xs[i] * scale + shift;
+  batch_norm_job j = {x, weight, bias, mean, var, y, n, c, inner, eps};
+  int64_t per_channel = n * inner;
+  sc_rt_parallel_for(batch_norm_channels, &j, c, per_channel > 0 ? 32768 / per_channel + 1 : c);
+}
+
+typedef struct layer_norm_job {
+  const float *x, *weight, *bias;
+  float *y, *mean_out, *rstd_out;
+  int64_t inner;
+  double eps;
+} layer_norm_job;
+
+static void layer_norm_rows(void *arg, int64_t begin, int64_t end) {
+  const layer_norm_job *j = arg;
+  int64_t inner = j->inner;
+  for (int64_t r = begin; r < end; r++) {
+    const float *xr = j->x + r * inner;
+    float *yr = j->y + r * inner;
+    double sum = 0, sq = 0;
+    for (int64_t i = 0; i < inner; i++) sum += xr[i];
+    double mean = inner ? sum / (double)inner : 0;
+    for (int64_t i = 0; i < inner; i++) sq += ((double)xr[i] - mean) * ((double)xr[i] - mean);
+    double rstd = 1.0 / sqrt((inner ? sq / (double)inner : 0) + j->eps);
+    for (int64_t i = 0; i < inner; i++) {
+      float v = (float)(((double)xr[i] - mean) * rstd);
+      yr[i] = v * (j->weight ? j->weight[i] : 1.0f) + (j->bias ? j->bias[i] : 0.0f);
     }
+    if (j->mean_out) j->mean_out[r] = (float)mean;
+    if (j->rstd_out) j->rstd_out[r] = (float)rstd;
   }
 }
 
 void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                          float *rstd_out, int64_t outer, int64_t inner, double eps) {
-  for (int64_t r = 0; r < outer; r++) {
-    const float *xr = x + r * inner;
-    float *yr = y + r * inner;
-    double sum = 0, sq = 0;
-    for (int64_t i = 0; i < inner; i++) sum += xr[i];
-    double mean = inner ? sum / (double)inner : 0;
-    for (int64_t i = 0; i < inner; i++) sq += ((double)xr[i] - mean) * ((double)xr[i] - mean);
-    double rstd = 1.0 / sqrt((inner ? sq / (double)inner : 0) + eps);
-    for (int64_t i = 0; i < inner; i++) {
-      float v = (float)(((double)xr[i] - mean) * rstd);
-      yr[i] = v * (weight ? weight[i] : 1.0f) + (bias ? bias[i] : 0.0f);
-    }
-    if (mean_out) mean_out[r] = (float)mean;
-    if (rstd_out) rstd_out[r] = (float)rstd;
-  }
+  layer_norm_job j = {x, weight, bias, y, mean_out, rstd_out, inner, eps};
+  sc_rt_parallel_for(layer_norm_rows, &j, outer, inner > 0 ? 16384 / inner + 1 : outer);
 }
 
 /* libmvec's 8-lane expf; called only where the CPU has AVX2 (checked at run time). */
