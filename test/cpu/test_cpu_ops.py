@@ -91,6 +91,12 @@ CASES = {
                {"w": torch.randn(4, 3, 3), "b": torch.randn(4)}),
     "conv2d_groups": (lambda s, x: F.conv2d(x, s.w, None, padding=1, dilation=2, groups=2), [f([2, 4, 9, 8])], [f([3, 4, 7, 12])],
                       [[A, None, A, A]], {"w": torch.randn(6, 2, 3, 3)}),
+    # one channel per group (the direct depthwise loop): strided, padded, dilated, with bias
+    "conv2d_depthwise": (lambda s, x: F.conv2d(x, s.w, s.b, stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=5),
+                         [f([2, 5, 9, 11])], [f([3, 5, 16, 7])], [[A, None, A, A]], {"w": torch.randn(5, 1, 3, 3), "b": torch.randn(5)}),
+    # a 1x1 convolution with stride 1 reads its input as the column matrix
+    "conv2d_pointwise": (lambda s, x: F.conv2d(x, s.w, s.b), [f([2, 6, 5, 7])], [f([3, 6, 9, 4])], [[A, None, A, A]],
+                         {"w": torch.randn(4, 6, 1, 1), "b": torch.randn(4)}),
     "pools": (lambda s, x: (F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 2), F.adaptive_avg_pool2d(x, (3, 2))), [f([2, 3, 9, 8])],
               [f([2, 3, 12, 7])], [[A, None, A, A]]),
     "batch_norm": (lambda s, x: F.batch_norm(x, s.m, s.v, s.w, s.b, False, 0.1, 1e-5), [f([2, 3, 5, 4])], [f([3, 3, 2, 6])],

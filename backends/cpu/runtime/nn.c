@@ -84,15 +84,31 @@ static void depthwise_channel(const float *xc, const float *wc, float bias, floa
     }
 }
 
+typedef struct depthwise_job {
+  const float *x, *w, *bias;
+  float *y;
+  int64_t c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+} depthwise_job;
+
+/* Planes (image, channel) [begin, end) of a depthwise convolution. */
+static void depthwise_planes(void *arg, int64_t begin, int64_t end) {
+  const depthwise_job *j = arg;
+  for (int64_t p = begin; p < end; p++) {
+    int64_t ch = p % j->c;
+    depthwise_channel(j->x + p * j->h * j->wd, j->w + ch * j->kh * j->kw, j->bias ? j->bias[ch] : 0.0f,
+                      j->y + p * j->oh * j->ow, j->h, j->wd, j->kh, j->kw, j->sh, j->sw, j->ph, j->pw, j->dh, j->dw,
+                      j->oh, j->ow);
+  }
+}
+
 int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                     int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                     int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
   int64_t cg = c / groups, og = o / groups, cols = oh * ow, rows = cg * kh * kw;
   if (cg == 1 && og == 1) {
-    for (int64_t b = 0; b < n; b++)
-      for (int64_t ch = 0; ch < c; ch++)
-        depthwise_channel(x + (b * c + ch) * h * wd, w + ch * kh * kw, bias ? bias[ch] : 0.0f, y + (b * o + ch) * cols,
-                          h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
+    depthwise_job j = {x, w, bias, y, c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow};
+    int64_t per_plane = cols * kh * kw;
+    sc_rt_parallel_for(depthwise_planes, &j, n * c, per_plane > 0 ? 65536 / per_plane + 1 : n * c);
     return SHAPEC_OK;
   }
   /* a 1x1 convolution with stride 1 and no padding reads its input as the column matrix */
