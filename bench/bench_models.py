@@ -4,7 +4,6 @@ then frozen), in the same process and run, with 1 and 2 threads.  shapec's libra
 called in-process through its C ABI (ctypes), so both sides pay the same call overhead.
 
 usage: bench/bench_models.py SHAPEC [--quick] [--only=mlp,encoder,...]     (Debian's /usr/bin/python3)"""
-import ctypes
 import json
 import os
 
@@ -42,51 +41,12 @@ src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools import zoo  # noqa: E402
 from shapec_tools.convert import convert  # noqa: E402
+from shapec_tools.model_library import ModelLibrary  # noqa: E402
 
 shapec = sys.argv[1]
 quick = "--quick" in sys.argv
 A = "_DimHint.AUTO"
 B = "batch"  # a named Dim with min 1, so that batch 1 is inside the range (AUTO starts at 2)
-
-
-class Device(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", Device), ("ndim", ctypes.c_int32), ("dtype", DType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
-
-
-def as_tensor(a, keep):
-    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-    keep.append(shape)
-    return Tensor(a.ctypes.data, Device(1, 0), a.ndim, DType(2, 32, 1), shape, None, 0)
-
-
-class Library:
-    def __init__(self, path):
-        self.lib = ctypes.CDLL(path)
-        self.lib.shapec_model_output_shapes.restype = ctypes.c_int
-        self.lib.shapec_model_run.restype = ctypes.c_int
-        self.n_out = self.lib.shapec_model_num_outputs()
-
-    def prepare(self, arrays):
-        keep = []
-        ins = (Tensor * len(arrays))(*[as_tensor(a, keep) for a in arrays])
-        shapes = [(ctypes.c_int64 * 8)() for _ in range(self.n_out)]
-        ptrs = (ctypes.POINTER(ctypes.c_int64) * self.n_out)(*[ctypes.cast(s, ctypes.POINTER(ctypes.c_int64)) for s in shapes])
-        err = ctypes.create_string_buffer(1024)
-        if self.lib.shapec_model_output_shapes(ins, ptrs, err, 1024):
-            raise RuntimeError(err.value.decode())
-        outs_np = [np.empty([shapes[i][k] for k in range(self.lib.shapec_model_output_ndim(i))], np.float32)
-                   for i in range(self.n_out)]
-        outs = (Tensor * self.n_out)(*[as_tensor(o, keep) for o in outs_np])
-        return lambda: self.lib.shapec_model_run(ins, outs, err, 1024), (ins, outs, keep, outs_np, err)
 
 
 def timeit(fn, budget=0.6, min_runs=3):
@@ -146,22 +106,22 @@ for name, factory, leaves, sample, shapes in ROWS:
             print(f"{name}: export failed: {r.stderr.strip()[:300]}")
             continue
         print(f"# {name}: export (analysis + LLVM + link) took {export_s:.2f} s")
-        lib = Library(os.path.join(tmp, "out", "model.so"))
+        lib = ModelLibrary(os.path.join(tmp, "out", "model.so"))
         for shape in shapes:
             x = torch.randn(*shape)
             xn = x.numpy()
-            run, keep = lib.prepare([xn])
+            run, outs = lib.prepare([xn])
             with torch.no_grad():
                 script = torch.jit.freeze(torch.jit.trace(module, (x,)))
                 for threads in (1, 2):
                     torch.set_num_threads(threads)
-                    lib.lib.shapec_model_set_num_threads(threads)
+                    lib.set_num_threads(threads)
                     t_s = timeit(run)
                     t_e = timeit(lambda: module(x))
                     t_j = timeit(lambda: script(x))
                     print(f"{name:<13} {str(shape):<18} {threads:>3} {t_s:>9.3f} {t_e:>9.3f} {t_j:>9.3f} {t_s / t_e:>9.2f} {t_s / t_j:>9.2f}",
                           flush=True)
-            got = keep[3][0]
+            got = outs[0]
             with torch.no_grad():
                 want = module(x).numpy()
             err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))

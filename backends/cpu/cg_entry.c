@@ -307,43 +307,44 @@ static const sc_value *output_value(cg *g, size_t i) {
   return a->n_items ? a->items[0].value : NULL;
 }
 
+/* shapec_model_<kind>_name/_ndim/_dtype(i) for a list of graph values. */
+static void emit_value_tables(cg *g, const char *kind, const sc_value **values, size_t n) {
+  LLVMValueRef *cells = sc_xcalloc(3 * (n ? n : 1), sizeof *cells), *names = cells, *ndims = cells + n,
+               *dtypes = cells + 2 * n;
+  for (size_t i = 0; i < n; i++) {
+    const sc_value *v = values[i];
+    LLVMValueRef s = LLVMConstStringInContext2(g->C, v->name, strlen(v->name), 0);
+    LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(s), "name");
+    LLVMSetInitializer(gv, s);
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMPrivateLinkage);
+    names[i] = gv;
+    ndims[i] = LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0);
+    int code, bits;
+    dl_dtype(v->meta.dtype, &code, &bits);
+    dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
+  }
+  char fn[64];
+  snprintf(fn, sizeof fn, "shapec_model_%s_name", kind);
+  emit_table_getter(g, fn, names, (unsigned)n, g->ptr);
+  snprintf(fn, sizeof fn, "shapec_model_%s_ndim", kind);
+  emit_table_getter(g, fn, ndims, (unsigned)n, g->i32);
+  snprintf(fn, sizeof fn, "shapec_model_%s_dtype", kind);
+  emit_table_getter(g, fn, dtypes, (unsigned)n, g->i32);
+  free(cells);
+}
+
 static void emit_metadata(cg *g) {
   size_t n_in = sc_program_n_user_inputs(g->p), n_out = g->p->n_output_specs;
-  LLVMValueRef names[256], ndims[256], dtypes[256];
-  int code, bits;
   emit_const_fn(g, "shapec_model_abi_version", SHAPEC_ABI_VERSION);
   emit_const_fn(g, "shapec_model_num_inputs", (int)n_in);
   emit_const_fn(g, "shapec_model_num_outputs", (int)n_out);
-  for (size_t i = 0; i < n_in && i < 256; i++) {
-    const sc_value *v = sc_input_spec_value(sc_program_user_input(g->p, i));
-    LLVMValueRef s = LLVMConstStringInContext2(g->C, v->name, strlen(v->name), 0);
-    LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(s), "name");
-    LLVMSetInitializer(gv, s);
-    LLVMSetGlobalConstant(gv, 1);
-    LLVMSetLinkage(gv, LLVMPrivateLinkage);
-    names[i] = gv;
-    ndims[i] = LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0);
-    dl_dtype(v->meta.dtype, &code, &bits);
-    dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
-  }
-  emit_table_getter(g, "shapec_model_input_name", names, (unsigned)n_in, g->ptr);
-  emit_table_getter(g, "shapec_model_input_ndim", ndims, (unsigned)n_in, g->i32);
-  emit_table_getter(g, "shapec_model_input_dtype", dtypes, (unsigned)n_in, g->i32);
-  for (size_t i = 0; i < n_out && i < 256; i++) {
-    const sc_value *v = output_value(g, i);
-    LLVMValueRef s = LLVMConstStringInContext2(g->C, v->name, strlen(v->name), 0);
-    LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(s), "name");
-    LLVMSetInitializer(gv, s);
-    LLVMSetGlobalConstant(gv, 1);
-    LLVMSetLinkage(gv, LLVMPrivateLinkage);
-    names[i] = gv;
-    ndims[i] = LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0);
-    dl_dtype(v->meta.dtype, &code, &bits);
-    dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
-  }
-  emit_table_getter(g, "shapec_model_output_name", names, (unsigned)n_out, g->ptr);
-  emit_table_getter(g, "shapec_model_output_ndim", ndims, (unsigned)n_out, g->i32);
-  emit_table_getter(g, "shapec_model_output_dtype", dtypes, (unsigned)n_out, g->i32);
+  const sc_value **values = sc_xcalloc((n_in > n_out ? n_in : n_out) + 1, sizeof *values);
+  for (size_t i = 0; i < n_in; i++) values[i] = sc_input_spec_value(sc_program_user_input(g->p, i));
+  emit_value_tables(g, "input", values, n_in);
+  for (size_t i = 0; i < n_out; i++) values[i] = output_value(g, i);
+  emit_value_tables(g, "output", values, n_out);
+  free(values);
 }
 
 static LLVMValueRef call_prepare(cg *g, LLVMValueRef prepare, LLVMValueRef inputs) {

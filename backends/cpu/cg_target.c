@@ -266,11 +266,21 @@ static bool write_temp(cg *g, const char *path, const void *data, size_t len) {
   return sc_file_write_atomic(g->ctx, path, data, len);
 }
 
+/* A mkstemp/mkdtemp template under $TMPDIR (or /tmp). */
+static void temp_template(char *out, size_t n, const char *name) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir || strlen(dir) > n - 40) dir = "/tmp";
+  snprintf(out, n, "%s/%s-XXXXXX", dir, name);
+}
+
 /* Runs argv; on failure records the tool's stderr. */
 static bool run_tool(cg *g, char *const argv[]) {
-  char errpath[] = "/tmp/shapec-link-XXXXXX";
+  char errpath[1100];
+  temp_template(errpath, sizeof errpath, "shapec-link");
   int fd = mkstemp(errpath);
-  if (fd < 0) return cg_error(g, SC_DIAG_LINK, NULL, "cannot create a temporary file: %s", strerror(errno));
+  if (fd < 0)
+    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary file %s: %s (set TMPDIR to a writable directory)",
+                    errpath, strerror(errno));
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, fd, 2);
@@ -348,12 +358,14 @@ static bool emit_and_link(cg *g, const char *so_path) {
     LLVMDisposeMessage(err);
     return false;
   }
-  char dir[] = "/tmp/shapec-build-XXXXXX";
+  char dir[1100];
+  temp_template(dir, sizeof dir, "shapec-build");
   if (!mkdtemp(dir)) {
     LLVMDisposeMemoryBuffer(obj);
-    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create a temporary directory: %s", strerror(errno));
+    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary directory %s: %s (set TMPDIR to a writable "
+                                           "directory)", dir, strerror(errno));
   }
-  char o_path[64], a_path[64], tmp_so[1200];
+  char o_path[1200], a_path[1200], tmp_so[1200];
   snprintf(o_path, sizeof o_path, "%s/model.o", dir);
   snprintf(a_path, sizeof a_path, "%s/kernels.a", dir);
   snprintf(tmp_so, sizeof tmp_so, "%s.tmp.%ld", so_path, (long)getpid());

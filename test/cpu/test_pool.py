@@ -5,7 +5,6 @@ several caller threads at once, and match PyTorch; SHAPEC_NUM_THREADS sets the d
 and shapec_model_set_num_threads changes it.  Exit 77 without PyTorch.
 
 usage: test_pool.py SHAPEC SOURCE_DIR"""
-import ctypes
 import json
 import os
 import subprocess
@@ -24,6 +23,7 @@ except ImportError:
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools.convert import convert  # noqa: E402
+from shapec_tools.model_library import ModelLibrary  # noqa: E402
 
 
 class Chain(torch.nn.Module):
@@ -36,32 +36,10 @@ class Chain(torch.nn.Module):
         return F.gelu(x * self.w + self.b) + torch.tanh(x)
 
 
-class Device(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", Device), ("ndim", ctypes.c_int32), ("dtype", DType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
-
-
-def tensor(a, keep):
-    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-    keep.append(shape)
-    return Tensor(a.ctypes.data, Device(1, 0), a.ndim, DType(2, 32, 1), shape, None, 0)
-
-
 def run(lib, x):
-    keep, out = [], np.full(x.shape, np.nan, np.float32)
-    ins, outs = (Tensor * 1)(tensor(x, keep)), (Tensor * 1)(tensor(out, keep))
-    err = ctypes.create_string_buffer(512)
-    rc = lib.shapec_model_run(ins, outs, err, 512)
-    assert rc == 0, err.value.decode()
-    return out
+    call, outs = lib.prepare([x])
+    call()
+    return outs[0]
 
 
 failures = []
@@ -86,15 +64,15 @@ with tempfile.TemporaryDirectory() as tmp:
     probe = subprocess.run([sys.executable, "-c", f"import ctypes; print(ctypes.CDLL({so!r}).shapec_model_get_num_threads())"],
                            env=dict(os.environ, SHAPEC_NUM_THREADS="3"), capture_output=True, text=True)
     check(probe.stdout.strip() == "3", f"SHAPEC_NUM_THREADS=3 gives 3 threads (got {probe.stdout.strip()!r})")
-    lib = ctypes.CDLL(so)
-    check(lib.shapec_model_set_num_threads(0) == os.cpu_count(), "the default is every online CPU")
+    lib = ModelLibrary(so)
+    check(lib.set_num_threads(0) == os.cpu_count(), "the default is every online CPU")
 
     x = np.random.default_rng(1).standard_normal((3001, 512)).astype(np.float32)  # rows do not split evenly
     with torch.no_grad():
         want = module(torch.from_numpy(x)).numpy()
     results = {}
     for threads in (1, 2, 3):
-        check(lib.shapec_model_set_num_threads(threads) == threads, f"set_num_threads({threads})")
+        check(lib.set_num_threads(threads) == threads, f"set_num_threads({threads})")
         results[threads] = run(lib, x)
     err = float(np.abs(results[1] - want).max() / np.abs(want).max())
     check(err < 1e-5, f"1 thread matches PyTorch (relative error {err:.1e})")
@@ -102,7 +80,7 @@ with tempfile.TemporaryDirectory() as tmp:
           "1, 2 and 3 threads give bit-identical results")
 
     # several callers at once: one owns the pool, the others run on their own threads
-    lib.shapec_model_set_num_threads(2)
+    lib.set_num_threads(2)
     bad = []
 
     def caller(k):
