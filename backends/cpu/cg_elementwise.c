@@ -4,6 +4,7 @@
  * intermediate buffer.  Broadcasting follows the analysed symbolic shapes. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cg_internal.h"
@@ -59,6 +60,43 @@ void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg 
 
 static const sc_node **users;
 
+enum { MAX_LEAVES = 32 }; /* distinct tensors one fused loop reads (ew_ctx.leaves) */
+
+/* A fused tree may read at most MAX_LEAVES tensors: where one would read more, its
+ * largest inlined subtrees are computed into buffers instead.  Counts repeated reads of
+ * one tensor more than once, so it errs towards smaller trees. */
+static void limit_leaves(cg *g) {
+  const sc_graph *gr = g->p->graph;
+  int *leaves = calloc(gr->n_nodes + 1, sizeof *leaves);
+  if (!leaves) return;
+  for (size_t i = 0; i < gr->n_nodes; i++) {
+    const sc_node *n = &gr->nodes[i];
+    if (!cg_is_elementwise(n)) continue;
+    for (;;) {
+      int count = 0, widest = -1;
+      cg_value *widest_cv = NULL;
+      for (size_t k = 0; k < n->n_inputs; k++) {
+        const sc_arg *a = &n->inputs[k].arg;
+        for (size_t j = 0; j < a->n_items; j++) {
+          const sc_value *v = a->items[j].value;
+          if (!v || v->kind != SC_VALUE_TENSOR) continue;
+          cg_value *cv = cg_get(g, v);
+          int c = cv->inlined && v->def_node >= 0 ? leaves[v->def_node] : 1;
+          count += c;
+          if (cv->inlined && c > widest) {
+            widest = c;
+            widest_cv = cv;
+          }
+        }
+      }
+      leaves[i] = count;
+      if (count <= MAX_LEAVES || !widest_cv) break;
+      widest_cv->inlined = false;
+    }
+  }
+  free(leaves);
+}
+
 void cg_plan_fusion(cg *g) {
   const sc_graph *gr = g->p->graph;
   /* uses of each tensor value, and its one consumer when there is one */
@@ -92,6 +130,7 @@ void cg_plan_fusion(cg *g) {
         cv->inlined = cv->uses == 1 && cv->users_elementwise && cg_is_elementwise(n) && cg_llvm_type(g, v->meta.dtype);
       }
   }
+  limit_leaves(g);
   (void)users;
 }
 
@@ -108,7 +147,7 @@ typedef struct ew_ctx {
   const sc_node *root;
   cg_value *out;
   int rank;
-  leaf leaves[32];
+  leaf leaves[MAX_LEAVES];
   int n_leaves;
   LLVMValueRef o, j, inner;        /* row index, index in the row, row length */
 } ew_ctx;
@@ -128,7 +167,11 @@ static void collect_leaves(cg *g, ew_ctx *c, const sc_node *n) {
     }
     bool seen = false;
     for (int i = 0; i < c->n_leaves; i++) seen |= c->leaves[i].cv == cv;
-    if (seen || c->n_leaves >= 32) continue;
+    if (seen) continue;
+    if (c->n_leaves >= MAX_LEAVES) { /* limit_leaves prevents this */
+      cg_error(g, SC_DIAG_CODEGEN, n->path, "internal error: a fused loop reads more than %d tensors", MAX_LEAVES);
+      return;
+    }
     leaf *l = &c->leaves[c->n_leaves++];
     memset(l, 0, sizeof *l);
     l->cv = cv;
@@ -583,7 +626,7 @@ static int captured(ew_ctx *c, LLVMValueRef **slots) {
  * runtime's thread pool.  Small tensors run on the calling thread (the pool decides from
  * the minimum chunk, about 16K elements). */
 static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
-  enum { MAX_CAPTURED = 2 + CG_MAX_RANK + 32 * (1 + CG_MAX_RANK) };
+  enum { MAX_CAPTURED = 2 + CG_MAX_RANK + MAX_LEAVES * (1 + CG_MAX_RANK) };
   LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
   int n = captured(c, slots);
   /* the context lives in the entry block's frame: one slot per captured value */

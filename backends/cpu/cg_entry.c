@@ -1,6 +1,7 @@
 /* cg_entry.c - the library's entry points: metadata getters, the guard checks that run
  * before any data is touched (prepare), shapec_model_output_shapes and shapec_model_run
  * with its workspace, freed on every exit path. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,11 @@ void cg_set_dims(cg *g, cg_value *cv) {
                    NULL, 0);
     n = LLVMBuildExtractValue(g->B, r, 0, "n");
   }
+  /* its bytes must fit as well: buffers are numel * element size */
+  int64_t esize = (int64_t)sc_dtype_size(cv->v->meta.dtype);
+  if (cv->v->meta.rank && esize > 1)
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, n, cg_i64(g, INT64_MAX / esize), "big"),
+                   "a tensor size overflows int64 for these input sizes", NULL, 0);
   cv->numel = n;
 }
 
@@ -127,6 +133,35 @@ static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
 
 /* The internal function that checks inputs and binds every symbol: prepare(inputs, syms,
  * err, errlen) -> rc.  Emitted once, called by both entry points. */
+/* Whether every symbol of a runtime assert has a value at this point. */
+static bool assert_ready(cg *g, const sc_guard *gd, const bool *bound) {
+  const char *names[16];
+  int n = sc_expr_symbols(gd->expr, names, 16);
+  for (int k = 0; k < n; k++) {
+    int s = cg_symbol_index(g, names[k]);
+    if (s < 0 || !bound[s]) return false;
+  }
+  return true;
+}
+
+/* Fails the call with torch's message when a runtime assert does not hold. */
+static void emit_assert(cg *g, const sc_guard *gd) {
+  const char *names[16];
+  int n = sc_expr_symbols(gd->expr, names, 16);
+  LLVMValueRef holds = cg_expr(g, gd->expr);
+  sc_strbuf sb = {0};
+  sc_strbuf_printf(&sb, "Runtime assertion failed for expression %s on node '%s':", sc_expr_to_string(g->ctx, gd->expr),
+                   gd->prov.node_name);
+  LLVMValueRef args[16];
+  for (int k = 0; k < n; k++) {
+    int s = cg_symbol_index(g, names[k]);
+    sc_strbuf_printf(&sb, "%s %s = %%lld", k ? "," : "", names[k]);
+    args[k] = cg_load_sym(g, s);
+  }
+  cg_fail_msg_if(g, LLVMBuildNot(g->B, holds, "fails"), sc_strbuf_cstr(&sb), args, (unsigned)n);
+  sc_strbuf_free(&sb);
+}
+
 static LLVMValueRef emit_prepare(cg *g) {
   LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
   LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_prepare", LLVMFunctionType(g->i32, params, 4, 0));
@@ -147,7 +182,12 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMValueRef d;
     const char *source;
   } dim_site;
-  dim_site sites[256];
+  size_t total_dims = 0;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_value *v = sc_input_spec_value(&g->p->input_specs[i]);
+    if (g->p->input_specs[i].kind == SC_INPUT_USER && v && v->kind == SC_VALUE_TENSOR) total_dims += (size_t)v->meta.rank;
+  }
+  dim_site *sites = sc_arena_alloc(&g->ctx->arena, (total_dims + 1) * sizeof *sites);
   int n_sites = 0;
   size_t user = 0;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
@@ -162,7 +202,7 @@ static LLVMValueRef emit_prepare(cg *g) {
     snprintf(what, sizeof what, "input '%s'", v->name);
     check_tensor(g, tensor_ptr(g, inputs, (int)user), what, v);
     LLVMValueRef shape = tensor_field(g, inputs, (int)user, 4, g->ptr);
-    for (int k = 0; k < v->meta.rank && n_sites < 256; k++) {
+    for (int k = 0; k < v->meta.rank; k++) {
       LLVMValueRef idx[1] = {cg_i64(g, k)};
       sites[n_sites].d = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim");
       sites[n_sites].e = v->shape[k];
@@ -239,35 +279,11 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMValueRef args[2] = {sites[k].d, want};
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, sites[k].d, want, "ne"), fmt, args, sc_expr_is_const(sites[k].e, NULL) ? 1 : 2);
   }
-  /* runtime asserts over input sizes */
-  for (size_t i = 0; i < g->a->env.n_guards; i++) {
-    const sc_guard *gd = &g->a->env.guards[i];
-    if (gd->outcome != SC_GUARD_RUNTIME_ASSERT) continue;
-    const char *names[16];
-    int n = sc_expr_symbols(gd->expr, names, 16);
-    bool backed = true;
-    for (int k = 0; k < n; k++) {
-      int s = cg_symbol_index(g, names[k]);
-      backed &= s >= 0 && bound[s];
-    }
-    if (!backed) {
-      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, gd->prov.path, "runtime assert %s depends on data; the CPU backend checks "
-               "only asserts over input sizes", sc_expr_to_string(g->ctx, gd->expr));
-      return fn;
-    }
-    LLVMValueRef holds = cg_expr(g, gd->expr);
-    sc_strbuf sb = {0};
-    sc_strbuf_printf(&sb, "Runtime assertion failed for expression %s on node '%s':", sc_expr_to_string(g->ctx, gd->expr),
-                     gd->prov.node_name);
-    LLVMValueRef args[16];
-    for (int k = 0; k < n; k++) {
-      int s = cg_symbol_index(g, names[k]);
-      sc_strbuf_printf(&sb, "%s %s = %%lld", k ? "," : "", names[k]);
-      args[k] = cg_load_sym(g, s);
-    }
-    cg_fail_msg_if(g, LLVMBuildNot(g->B, holds, "fails"), sc_strbuf_cstr(&sb), args, (unsigned)n);
-    sc_strbuf_free(&sb);
-  }
+  /* runtime asserts over input sizes; those over data-dependent values wait for the run */
+  g->input_bound = bound;
+  for (size_t i = 0; i < g->a->env.n_guards; i++)
+    if (g->a->env.guards[i].outcome == SC_GUARD_RUNTIME_ASSERT && assert_ready(g, &g->a->env.guards[i], bound))
+      emit_assert(g, &g->a->env.guards[i]);
   LLVMBuildBr(g->B, g->exit_bb);
   LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
   LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
@@ -360,55 +376,55 @@ static void alloc_syms(cg *g) {
   g->syms = LLVMBuildArrayAlloca(g->B, g->i64, cg_i64(g, (int64_t)n), "syms");
 }
 
-static void emit_output_shapes(cg *g, LLVMValueRef prepare) {
-  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
-  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_model_output_shapes", LLVMFunctionType(g->i32, params, 4, 0));
-  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
-  alloc_syms(g);
-  call_prepare(g, prepare, LLVMGetParam(fn, 0));
-  LLVMValueRef out_shapes = LLVMGetParam(fn, 1);
-  cg_fail_if(g, LLVMBuildIsNull(g->B, out_shapes, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
-  for (size_t i = 0; i < g->p->n_output_specs; i++) {
-    const sc_value *v = output_value(g, i);
-    LLVMValueRef idx[1] = {cg_i64(g, (int64_t)i)};
-    LLVMValueRef dst = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, out_shapes, idx, 1, "pp"), "p");
-    if (v->meta.rank) cg_fail_if(g, LLVMBuildIsNull(g->B, dst, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
-    for (int k = 0; k < v->meta.rank; k++) {
-      LLVMValueRef ki[1] = {cg_i64(g, k)};
-      LLVMBuildStore(g->B, cg_expr(g, v->shape[k]), LLVMBuildGEP2(g->B, g->i64, dst, ki, 1, "d"));
-    }
-  }
-  LLVMBuildBr(g->B, g->exit_bb);
-  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
-  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
-}
-
+/* Workspace slots: at most one per node output item (split's list counts each part). */
 static size_t count_values(cg *g) {
   size_t n = 0;
-  for (size_t i = 0; i < g->p->graph->n_nodes; i++) n += g->p->graph->nodes[i].n_outputs * 4 + 4;
+  for (size_t i = 0; i < g->p->graph->n_nodes; i++) {
+    const sc_node *nd = &g->p->graph->nodes[i];
+    for (size_t k = 0; k < nd->n_outputs; k++) n += nd->outputs[k].n_items + 1;
+  }
   return n + 8;
 }
 
-static void emit_run(cg *g, LLVMValueRef prepare) {
-  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
-  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_model_run", LLVMFunctionType(g->i32, params, 4, 0));
-  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
-  alloc_syms(g);
+/* ---- the computation: run's body, and output_shapes' when sizes depend on data ---------- */
+
+/* Forgets what an earlier function's emission set on the values (the plans stay). */
+static void reset_values(cg *g) {
+  for (size_t i = 0; i < g->values.n_slots; i++) {
+    cg_value *cv = g->values.slots[i].key ? g->values.slots[i].value : NULL;
+    if (!cv) continue;
+    cv->data = NULL;
+    cv->ready = false;
+    cv->owner = NULL;
+    cv->freed = false;
+    cv->slot = 0;
+    cv->free_after = 0;
+  }
+  g->n_owners = 0;
+}
+
+/* The workspace slots: every one starts NULL so that the exit can free them all. */
+static void open_workspace(cg *g) {
   size_t cap = count_values(g);
   g->buffers = LLVMBuildArrayAlloca(g->B, g->ptr, cg_i64(g, (int64_t)cap), "buffers");
   g->n_buffers = 0;
   g->cap_buffers = (int)cap;
-  LLVMValueRef zero_args[2] = {g->buffers, cg_i64(g, (int64_t)(cap * 8))};
-  (void)zero_args;
-  /* every slot starts NULL so the exit can free them all */
-  for (size_t i = 0; i < cap; i++) {
-    LLVMValueRef idx[1] = {cg_i64(g, (int64_t)i)};
-    LLVMBuildStore(g->B, LLVMConstNull(g->ptr), LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
+  LLVMBuildMemSet(g->B, g->buffers, LLVMConstInt(g->i8, 0, 0), cg_i64(g, (int64_t)(cap * sizeof(void *))), 8);
+}
+
+static void close_workspace(cg *g) {
+  LLVMTypeRef fp[1] = {g->ptr};
+  for (int i = 0; i < g->n_buffers; i++) {
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMValueRef p = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"), "p");
+    LLVMValueRef args[1] = {p};
+    cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
   }
-  LLVMValueRef inputs = LLVMGetParam(fn, 0), outputs = LLVMGetParam(fn, 1);
-  call_prepare(g, prepare, inputs);
-  cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
-  /* graph inputs: user tensors and the weights (embedded, or mapped from the side file) */
+  if (g->n_buffers > g->cap_buffers) cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: workspace slots overflow");
+}
+
+/* Points the graph's inputs at the caller's tensors and the weights. */
+static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
   LLVMValueRef weights = g->weights;
   if (g->external_path) {
     LLVMTypeRef wp[4] = {g->i64, g->i64, g->ptr, g->i64};
@@ -435,21 +451,124 @@ static void emit_run(cg *g, LLVMValueRef prepare) {
       LLVMValueRef idx[1] = {cg_i64(g, (int64_t)g->weight_offsets[i])};
       cv->data = LLVMBuildGEP2(g->B, g->i8, weights, idx, 1, "w");
     } else {
-      cg_error(g, SC_DIAG_CODEGEN, s->path, "no weights for '%s'", s->target);
-      return;
+      return cg_error(g, SC_DIAG_CODEGEN, s->path, "no weights for '%s'", s->target);
     }
     cg_set_dims(g, cv);
     cv->ready = true;
   }
-  /* outputs: the caller's buffers must have the shapes the model produces */
+  return true;
+}
+
+/* Emits the runtime asserts whose data-dependent symbols all have values now. */
+static void emit_ready_asserts(cg *g) {
+  for (size_t i = 0; i < g->a->env.n_guards; i++) {
+    const sc_guard *gd = &g->a->env.guards[i];
+    if (g->assert_done[i] || gd->outcome != SC_GUARD_RUNTIME_ASSERT || !assert_ready(g, gd, g->sym_bound)) continue;
+    emit_assert(g, gd);
+    g->assert_done[i] = true;
+  }
+}
+
+void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef value, const char *what) {
+  int s = sym->kind == SC_EXPR_SYM ? cg_symbol_index(g, sym->name) : -1;
+  if (s < 0) {
+    cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "the data-dependent size of %s is %s, an expression the CPU "
+             "backend cannot solve for", n->target, sc_expr_to_string(g->ctx, sym));
+    return;
+  }
+  const sc_symbol *so = &g->a->env.symbols[s];
+  LLVMValueRef idx[1] = {cg_i64(g, s)};
+  LLVMBuildStore(g->B, value, LLVMBuildGEP2(g->B, g->i64, g->syms, idx, 1, "symp"));
+  LLVMValueRef bad = LLVMConstInt(g->i1, 0, 0);
+  if (so->range.lo != SC_NEG_INT_OO)
+    bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, value, cg_i64(g, so->range.lo), "lo"), "b");
+  if (so->range.hi != SC_INT_OO)
+    bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, value, cg_i64(g, so->range.hi), "hi"), "b");
+  char fmt[600];
+  snprintf(fmt, sizeof fmt, "%s = %%lld (%s at node '%s') is outside its range %s", so->name, what, n->name,
+           range_text(g, so));
+  LLVMValueRef args[1] = {value};
+  cg_fail_msg_if(g, bad, fmt, args, 1);
+  g->sym_bound[s] = true;
+  emit_ready_asserts(g);
+}
+
+/* Every node, each buffer freed after its last reader, data-dependent checks as soon as
+ * their values exist. */
+static void emit_nodes(cg *g) {
+  size_t n_syms = g->a->env.n_symbols, n_guards = g->a->env.n_guards;
+  g->sym_bound = sc_arena_alloc(&g->ctx->arena, n_syms + 1);
+  memcpy(g->sym_bound, g->input_bound, n_syms);
+  g->assert_done = sc_arena_alloc(&g->ctx->arena, n_guards + 1);
+  for (size_t i = 0; i < n_guards; i++)
+    g->assert_done[i] = g->a->env.guards[i].outcome != SC_GUARD_RUNTIME_ASSERT ||
+                        assert_ready(g, &g->a->env.guards[i], g->input_bound); /* checked by prepare */
+  for (size_t i = 0; i < g->p->graph->n_nodes && !g->failed; i++) {
+    g->node = (int)i;
+    cg_emit_node(g, &g->p->graph->nodes[i], (int)i);
+    cg_release_dead(g, (int)i);
+  }
+  free(g->owners);
+  g->owners = NULL;
+  for (size_t i = 0; i < n_guards && !g->failed; i++)
+    if (!g->assert_done[i])
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, g->a->env.guards[i].prov.path, "runtime assert %s depends on a value the "
+               "CPU backend does not compute", sc_expr_to_string(g->ctx, g->a->env.guards[i].expr));
+}
+
+/* Whether an output's shape depends on data (item, nonzero): output_shapes must compute. */
+static bool outputs_depend_on_data(cg *g) {
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    const sc_value *v = output_value(g, i);
+    for (int k = 0; v && k < v->meta.rank; k++)
+      if (sc_env_is_unbacked((sc_shape_env *)&g->a->env, v->shape[k])) return true;
+  }
+  return false;
+}
+
+static void emit_output_shapes(cg *g, LLVMValueRef prepare) {
+  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_model_output_shapes", LLVMFunctionType(g->i32, params, 4, 0));
+  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
+  alloc_syms(g);
+  bool compute = outputs_depend_on_data(g);
+  if (compute) open_workspace(g);
+  call_prepare(g, prepare, LLVMGetParam(fn, 0));
+  LLVMValueRef out_shapes = LLVMGetParam(fn, 1);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, out_shapes, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  if (compute) { /* the sizes need the values behind item() or nonzero(): run the graph */
+    reset_values(g);
+    if (!bind_graph_inputs(g, LLVMGetParam(fn, 0))) return;
+    emit_nodes(g);
+    if (g->failed) return;
+  }
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    const sc_value *v = output_value(g, i);
+    LLVMValueRef idx[1] = {cg_i64(g, (int64_t)i)};
+    LLVMValueRef dst = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, out_shapes, idx, 1, "pp"), "p");
+    if (v->meta.rank) cg_fail_if(g, LLVMBuildIsNull(g->B, dst, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+    for (int k = 0; k < v->meta.rank; k++) {
+      LLVMValueRef ki[1] = {cg_i64(g, k)};
+      LLVMBuildStore(g->B, cg_expr(g, v->shape[k]), LLVMBuildGEP2(g->B, g->i64, dst, ki, 1, "d"));
+    }
+  }
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  if (compute) close_workspace(g);
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+}
+
+/* The caller's output tensors: rank, dtype, and each dim; with data_dims, only the dims
+ * that depend on data (known after the graph ran), else only the others. */
+static void check_outputs(cg *g, LLVMValueRef outputs, bool data_dims) {
   for (size_t i = 0; i < g->p->n_output_specs; i++) {
     const sc_value *v = output_value(g, i);
     char what[300];
     snprintf(what, sizeof what, "output '%s'", v->name);
-    LLVMValueRef tp = tensor_ptr(g, outputs, (int)i);
-    check_tensor(g, tp, what, v);
+    if (!data_dims) check_tensor(g, tensor_ptr(g, outputs, (int)i), what, v);
     LLVMValueRef shape = tensor_field(g, outputs, (int)i, 4, g->ptr);
     for (int k = 0; k < v->meta.rank; k++) {
+      if (sc_env_is_unbacked((sc_shape_env *)&g->a->env, v->shape[k]) != data_dims) continue;
       LLVMValueRef idx[1] = {cg_i64(g, k)};
       LLVMValueRef have = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "d");
       LLVMValueRef want = cg_expr(g, v->shape[k]);
@@ -460,17 +579,23 @@ static void emit_run(cg *g, LLVMValueRef prepare) {
       cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, have, want, "ne"), fmt, args, 2);
     }
   }
-  cg_plan_fusion(g);
-  cg_plan_transposes(g);
-  cg_plan_lifetimes(g);
-  for (size_t i = 0; i < g->p->graph->n_nodes && !g->failed; i++) {
-    g->node = (int)i;
-    cg_emit_node(g, &g->p->graph->nodes[i], (int)i);
-    cg_release_dead(g, (int)i);
-  }
-  free(g->owners);
-  g->owners = NULL;
+}
+
+static void emit_run(cg *g, LLVMValueRef prepare) {
+  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_model_run", LLVMFunctionType(g->i32, params, 4, 0));
+  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
+  alloc_syms(g);
+  open_workspace(g);
+  LLVMValueRef inputs = LLVMGetParam(fn, 0), outputs = LLVMGetParam(fn, 1);
+  call_prepare(g, prepare, inputs);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  reset_values(g);
+  if (!bind_graph_inputs(g, inputs)) return;
+  check_outputs(g, outputs, false);
+  emit_nodes(g);
   if (g->failed) return;
+  check_outputs(g, outputs, true);
   /* copy results into the caller's tensors */
   for (size_t i = 0; i < g->p->n_output_specs; i++) {
     cg_value *cv = cg_get(g, output_value(g, i));
@@ -487,21 +612,17 @@ static void emit_run(cg *g, LLVMValueRef prepare) {
   LLVMBuildBr(g->B, g->exit_bb);
   /* exit: free the workspace, return the code */
   LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
-  LLVMTypeRef fp[1] = {g->ptr};
-  for (int i = 0; i < g->n_buffers; i++) {
-    LLVMValueRef idx[1] = {cg_i64(g, i)};
-    LLVMValueRef p = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"), "p");
-    LLVMValueRef args[1] = {p};
-    cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
-  }
+  close_workspace(g);
   LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
-  if (g->n_buffers > g->cap_buffers) cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: workspace slots overflow");
 }
 
 bool cg_emit_entry_points(cg *g) {
   emit_metadata(g);
   LLVMValueRef prepare = emit_prepare(g);
   if (g->failed) return false;
+  cg_plan_fusion(g);
+  cg_plan_transposes(g);
+  cg_plan_lifetimes(g);
   emit_output_shapes(g, prepare);
   if (g->failed) return false;
   emit_run(g, prepare);

@@ -47,6 +47,9 @@ typedef struct cg {
   int n_buffers, cap_buffers;
   int n_loops;                       /* outlined parallel loops so far */
   int node;                          /* the node being emitted */
+  bool *input_bound;                 /* symbols the input shapes give (prepare) */
+  bool *sym_bound;                   /* symbols with a value at this point of the run */
+  bool *assert_done;                 /* per guard: checked already */
   cg_value **owners;                 /* values that own a workspace buffer */
   int n_owners;
   LLVMValueRef used[32];             /* vector variants kept alive through llvm.compiler.used */
@@ -89,6 +92,10 @@ LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes);
 /* Sets dims and numel of a value from its analysed shape. */
 void cg_set_dims(cg *g, cg_value *cv);
 LLVMValueRef cg_elem_size(cg *g, sc_dtype dt);
+
+/* Stores a data-dependent value (item(), a nonzero count) as its unbacked symbol, checks
+ * its range and the runtime asserts that were waiting for it. */
+void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef value, const char *what);
 
 /* ---- cg_elementwise.c ---- */
 bool cg_is_elementwise(const sc_node *n);

@@ -359,6 +359,9 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       int r = q->v->meta.rank;
       LLVMValueRef l = q->dims[r - 2], e = q->dims[r - 1], s = kk->dims[r - 2], ev = v->dims[r - 1];
       double scale = float_arg(n, "scale", NAN);
+      if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CPU lowering yet (use "
+                        "an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
       if (mask && mask->v->meta.rank != 2)
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a batched mask has no CPU lowering yet");
       LLVMValueRef sc = isnan(scale) ? LLVMBuildFDiv(g->B, LLVMConstReal(g->f64, 1),
@@ -586,14 +589,61 @@ static bool lower_creation(cg *g, const sc_node *n) {
   return true;
 }
 
+/* item() / _local_scalar_dense: the one element as an int64 symbol.  nonzero: the count
+ * of nonzero elements is the output's data-dependent size, then the indices. */
+static bool lower_data_dependent(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: no input", n->target);
+  sc_dtype dt = x->v->meta.dtype;
+  switch (n->op->id) {
+    case SC_OP_ITEM: case SC_OP_LOCAL_SCALAR_DENSE: {
+      const sc_value *out = n->n_outputs && n->outputs[0].n_items ? n->outputs[0].items[0].value : NULL;
+      if (!out || out->kind != SC_VALUE_SYM_INT || !out->sym)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of a non-integer value has no CPU lowering yet "
+                        "(only integer item() feeds sizes)", n->target);
+      LLVMTypeRef t = cg_llvm_type(g, dt);
+      if (!t || t == g->f32 || t == g->f64)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(dt));
+      LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
+      LLVMValueRef v = LLVMBuildLoad2(g->B, mem, x->data, "item");
+      v = mem == g->i64 ? v : t == g->i1 || mem == g->i8 ? LLVMBuildZExt(g->B, v, g->i64, "z") : LLVMBuildSExt(g->B, v, g->i64, "s");
+      cg_bind_unbacked(g, n, out->sym, v, sc_arena_printf(&g->ctx->arena, "%s.item()", x->v->name));
+      return !g->failed;
+    }
+    case SC_OP_NONZERO: {
+      sc_value *ov = output(n, 0);
+      LLVMTypeRef et = cg_llvm_type(g, dt);
+      LLVMValueRef is_float = LLVMConstInt(g->i32, et == g->f32 || et == g->f64, 0);
+      LLVMTypeRef p4[4] = {g->ptr, g->i64, g->i64, g->i32};
+      LLVMValueRef a4[4] = {x->data, x->numel, cg_elem_size(g, dt), is_float};
+      LLVMValueRef count = cg_call(g, "sc_k_count_nonzero", g->i64, p4, 4, a4, 4, false);
+      cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of nonzeros in %s",
+                                                                  x->v->name));
+      if (g->failed) return false;
+      cg_value *out = produce(g, ov);
+      int r = x->v->meta.rank;
+      LLVMValueRef shape = LLVMBuildArrayAlloca(g->B, g->i64, cg_i64(g, r ? r : 1), "shape");
+      for (int d = 0; d < r; d++) {
+        LLVMValueRef idx[1] = {cg_i64(g, d)};
+        LLVMBuildStore(g->B, x->dims[d], LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "sp"));
+      }
+      LLVMTypeRef p6[6] = {g->ptr, g->i32, g->ptr, g->i64, g->i32, g->ptr};
+      LLVMValueRef a6[6] = {x->data, LLVMConstInt(g->i32, (unsigned)r, 0), shape, cg_elem_size(g, dt), is_float, out->data};
+      cg_call(g, "sc_k_nonzero", g->voidt, p6, 6, a6, 6, false);
+      return true;
+    }
+    default:
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s produces data-dependent sizes, which the CPU backend "
+                      "does not compile yet", n->target);
+  }
+}
+
 bool cg_emit_node(cg *g, const sc_node *n, int index) {
   (void)index;
   switch (n->op->op_class) {
     case SC_OPC_SYMBOLIC:
     case SC_OPC_ASSERT: return true; /* sizes are expressions; asserts were checked on entry */
-    case SC_OPC_DATA_DEPENDENT:
-      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s produces data-dependent sizes, which the CPU backend "
-                      "does not compile yet", n->target);
+    case SC_OPC_DATA_DEPENDENT: return lower_data_dependent(g, n);
     case SC_OPC_ELEMENTWISE:
       if (cg_is_elementwise(n)) return cg_emit_elementwise(g, n);
       return lower_view(g, n);

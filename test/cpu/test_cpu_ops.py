@@ -4,6 +4,7 @@ exported with dynamic dims, compiled, and run through `shapec run` at two shapes
 sample and another inside the ranges); the outputs must match the reference evaluator
 (PyTorch's ATen) within float32 tolerance, exactly for integer and bool results.
 Exit 77 without PyTorch.   usage: test_cpu_ops.py SHAPEC SOURCE_DIR [CASE ...]"""
+import functools
 import json
 import os
 import subprocess
@@ -82,6 +83,9 @@ CASES = {
     "embedding": (lambda s, i: F.embedding(i, s.w), [i64([2, 3], 10)], [i64([4, 5], 10)], [[A, A]], {"w": torch.randn(10, 4)}),
     "repeat": (lambda s, x: x.repeat(2, 1, 3), [f([4, 3])], [f([2, 5])], [[A, A]]),
     "reductions": (lambda s, x: (x.sum(1), x.mean((0, 2)), x.amax(-1), x.var(1), x.sum()), [f([2, 4, 3])], [f([3, 5, 2])], [[A, A, A]]),
+    # a chain reading 41 tensors: more than one fused loop may read, so part of it gets a buffer
+    "wide_chain": (lambda s, x: functools.reduce(lambda acc, k: acc * 0.5 + getattr(s, f"w{k}"), range(40), x),
+                   [f([3, 4])], [f([5, 4])], [[A, None]], {f"w{k}": torch.randn(4) for k in range(40)}),
     "softmax": (lambda s, x: torch.softmax(x, -1) + torch.log_softmax(x, 1), [f([2, 4, 3])], [f([3, 5, 2])], [[A, A, A]]),
     # rows long enough for the 8-lane path and its tail; -inf entries (log of a 0 mask) as attention masks make
     "softmax_rows": (lambda s, x: torch.softmax(x + torch.log((x > -0.8).float()), -1) + torch.log_softmax(x, -1),
@@ -133,6 +137,9 @@ DIRECT = {
                [("self", T("x0")), ("dim", I(-1)), ("keepdim", {"as_bool": True})]),
     "gather": ("torch.ops.aten.gather.default", [f([4, 5]), i64([4, 3], 5)], [f([2, 5]), i64([2, 6], 5)], [[A, None], [A, A]],
                [("self", T("x0")), ("dim", I(1)), ("index", T("x1"))]),
+    # data-dependent output sizes: the count of nonzeros is known only after reading the data
+    "nonzero_i64": ("torch.ops.aten.nonzero.default", [i64([3, 4], 3)], [i64([5, 2], 2)], [[A, A]], [("self", T("x0"))]),
+    "nonzero_f32": ("torch.ops.aten.nonzero.default", [f([7])], [f([3])], [[A]], [("self", T("x0"))]),
     "baddbmm": ("torch.ops.aten.baddbmm.default", [f([2, 4, 5]), f([2, 4, 3]), f([2, 3, 5])],
                 [f([3, 2, 6]), f([3, 2, 4]), f([3, 4, 6])], [[A, A, A], [A, A, A], [A, A, A]],
                 [("self", T("x0")), ("batch1", T("x1")), ("batch2", T("x2")), ("beta", {"as_float": 0.5}), ("alpha", {"as_float": 2.0})]),

@@ -101,5 +101,48 @@ with tempfile.TemporaryDirectory() as tmp:
         check(np.allclose(run(lib, small), module(torch.from_numpy(small)).numpy(), rtol=1e-5, atol=1e-6),
               "a 2-row input (one chunk, no hand-off) matches PyTorch")
 
+    # a worker started for a bigger loop must not pick up an earlier, finished loop: the
+    # pool grows one worker at a time between loops, in fresh processes
+    stress = f"""
+import sys, numpy as np
+sys.path.insert(0, {os.path.join(src, "tools")!r})
+from shapec_tools.model_library import ModelLibrary
+lib = ModelLibrary({so!r})
+small, _ = lib.prepare([np.ones((66, 512), np.float32)])  # two chunks: one worker
+big, _ = lib.prepare([np.ones((3001, 512), np.float32)])   # eight threads: six more
+small()
+big()
+"""
+    crashed = 0
+    for _ in range(60):
+        r = subprocess.run([sys.executable, "-c", stress], env=dict(os.environ, SHAPEC_NUM_THREADS="8"),
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0 and not crashed:
+            print(f"#   first failure (exit {r.returncode}): {r.stderr.strip()[-300:]}")
+        crashed += r.returncode != 0
+    check(crashed == 0, f"60 processes growing the pool from 2 to 8 threads between loops: {crashed} failed")
+
+    # fork after the pool started: the child has none of the parent's workers
+    forked = f"""
+import os, sys, numpy as np
+sys.path.insert(0, {os.path.join(src, "tools")!r})
+from shapec_tools.model_library import ModelLibrary
+lib = ModelLibrary({so!r})
+x = np.ones((3001, 512), np.float32)
+run, outs = lib.prepare([x]); run()
+pid = os.fork()
+if pid == 0:
+    run2, outs2 = lib.prepare([x]); run2()
+    os._exit(0 if np.array_equal(outs[0], outs2[0]) else 3)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+    try:
+        r = subprocess.run([sys.executable, "-c", forked], env=dict(os.environ, SHAPEC_NUM_THREADS="2"),
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, f"a forked child runs the model on its own pool (exit {r.returncode})")
+    except subprocess.TimeoutExpired:
+        check(False, "a forked child runs the model on its own pool (it hung)")
+
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

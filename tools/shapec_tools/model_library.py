@@ -22,7 +22,7 @@ class Tensor(ctypes.Structure):
 def as_tensor(a, keep):
     """A Tensor viewing the float32 array a; keep holds what must outlive the call."""
     shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-    keep.append(shape)
+    keep += [shape, a]  # the library reads a's memory by address
     return Tensor(a.ctypes.data, Device(1, 0), a.ndim, DType(2, 32, 1), shape, None, 0)
 
 
@@ -47,7 +47,7 @@ class ModelLibrary:
         outs_np = [np.full([shapes[i][k] for k in range(self.lib.shapec_model_output_ndim(i))], np.nan, np.float32)
                    for i in range(self.n_out)]
         outs = (Tensor * self.n_out)(*[as_tensor(o, keep) for o in outs_np])
-        keep += [ins, outs, err]
+        keep += [ins, outs, err, outs_np]  # the library writes into outs_np
 
         def run():
             rc = self.lib.shapec_model_run(ins, outs, err, 1024)

@@ -111,3 +111,44 @@ void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_sh
     out++;
   });
 }
+
+/* Whether an element is nonzero: floats by value (-0.0 is zero, NaN is not, as in ATen),
+ * everything else by its bytes. */
+static int is_nonzero(const unsigned char *p, int64_t esize, int32_t is_float) {
+  if (is_float && esize == 4) {
+    float f;
+    memcpy(&f, p, 4);
+    return f != 0.0f;
+  }
+  if (is_float && esize == 8) {
+    double d;
+    memcpy(&d, p, 8);
+    return d != 0.0;
+  }
+  for (int64_t b = 0; b < esize; b++)
+    if (p[b]) return 1;
+  return 0;
+}
+
+int64_t sc_k_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float) {
+  const unsigned char *p = x;
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; i++) count += is_nonzero(p + i * esize, esize, is_float);
+  return count;
+}
+
+void sc_k_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esize, int32_t is_float, int64_t *out) {
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++) n *= shape[d];
+  const unsigned char *p = x;
+  int64_t row = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (!is_nonzero(p + i * esize, esize, is_float)) continue;
+    int64_t rem = i;
+    for (int d = ndim - 1; d >= 0; d--) {
+      out[row * ndim + d] = rem % shape[d]; /* shape[d] > 0: the element exists */
+      rem /= shape[d];
+    }
+    row++;
+  }
+}

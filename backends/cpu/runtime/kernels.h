@@ -57,6 +57,10 @@ void sc_k_gather(const void *src, const int64_t *index, void *dst, int64_t outer
 void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
                  int64_t esize);
 
+/* nonzero: how many elements are nonzero, then their coordinates as int64 rows of ndim. */
+int64_t sc_k_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float);
+void sc_k_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esize, int32_t is_float, int64_t *out);
+
 /* ---- matrix products (gemm.c) ---- */
 int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride, int32_t trans_a,
                  const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta);

@@ -61,9 +61,16 @@ static void work_on(job *j) {
   }
 }
 
+typedef struct worker_start {
+  int id;
+  unsigned long born; /* the generation when it was started: it must not take an older job */
+} worker_start;
+
 static void *worker(void *arg) {
-  int id = (int)(intptr_t)arg;
-  unsigned long seen = 0;
+  worker_start start = *(worker_start *)arg;
+  free(arg);
+  int id = start.id;
+  unsigned long seen = start.born;
   pthread_mutex_lock(&lock);
   for (;;) {
     while (generation == seen) pthread_cond_wait(&wake, &lock);
@@ -77,17 +84,37 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* A child process after fork() has none of the parent's workers: start afresh. */
+static void forget_workers_in_child(void) {
+  pthread_mutex_init(&owner, NULL);
+  pthread_mutex_init(&lock, NULL);
+  pthread_cond_init(&wake, NULL);
+  pthread_cond_init(&idle, NULL);
+  current = NULL;
+  started = 0;
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void install_atfork(void) { pthread_atfork(NULL, NULL, forget_workers_in_child); }
+
 /* Starts workers until `count` run; returns how many do (thread creation may fail). */
 static int ensure_workers(int count) {
+  pthread_once(&atfork_once, install_atfork);
   pthread_mutex_lock(&lock);
   while (started < count) {
     pthread_t t;
     pthread_attr_t attr;
+    worker_start *start = malloc(sizeof *start);
+    if (!start) break;
+    *start = (worker_start){started, generation};
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&t, &attr, worker, (void *)(intptr_t)started);
+    int rc = pthread_create(&t, &attr, worker, start);
     pthread_attr_destroy(&attr);
-    if (rc != 0) break;
+    if (rc != 0) {
+      free(start);
+      break;
+    }
     started++;
   }
   int n = started < count ? started : count;

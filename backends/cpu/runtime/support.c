@@ -169,7 +169,13 @@ static void *cache[CACHE_BLOCKS];
 static size_t cache_size[CACHE_BLOCKS], cached_bytes;
 static int n_cached;
 
+/* After fork() the child may inherit the lock held by a thread that no longer exists. */
+static void reset_cache_in_child(void) { pthread_mutex_init(&cache_lock, NULL); }
+static pthread_once_t cache_atfork_once = PTHREAD_ONCE_INIT;
+static void install_cache_atfork(void) { pthread_atfork(NULL, NULL, reset_cache_in_child); }
+
 static void *take_cached(size_t n) {
+  pthread_once(&cache_atfork_once, install_cache_atfork);
   int best = -1;
   pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < n_cached; i++)
@@ -186,7 +192,7 @@ static void *take_cached(size_t n) {
 }
 
 void *sc_rt_alloc(int64_t bytes) {
-  if (bytes < 0) return NULL;
+  if (bytes < 0 || bytes > INT64_MAX - 4096) return NULL;
   size_t n = (size_t)((bytes + 63) / 64 * 64);
   if (n >= CACHE_MIN) {
     unsigned char *hit = take_cached(n);

@@ -55,7 +55,12 @@ static const unsigned char *load(uint64_t id, uint64_t size, char *err, size_t e
     return NULL;
   }
   struct stat st;
-  if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != HEADER + size) {
+  if (fstat(fd, &st) != 0) {
+    sc_rt_fail(err, errlen, "cannot read the weights file %s: %s", path, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  if ((uint64_t)st.st_size != HEADER + size) {
     close(fd);
     sc_rt_fail(err, errlen, "the weights file %s has %lld bytes; this library needs %llu: it belongs to another "
                             "export", path, (long long)st.st_size, (unsigned long long)(HEADER + size));

@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""Data-dependent sizes in a compiled model: test/golden/models/item_check.json computes
+u0 = x.item(), checks 0 <= u0 <= 100 (torch._check) and returns y.unsqueeze(0).repeat(u0, 1),
+whose first size is u0.  The library must read u0 from the data, give the output shape
+from shapec_model_output_shapes, check u0's range with a message that names it, and
+produce the right values.  Exit 77 without NumPy.
+
+usage: test_data_dependent.py SHAPEC SOURCE_DIR"""
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+except ImportError:
+    print("skipped: NumPy is not installed")
+    sys.exit(77)
+
+shapec, src = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(ok, what):
+    print(("ok - " if ok else "not ok - ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "out")
+    r = subprocess.run([shapec, "export", os.path.join(src, "test/golden/models/item_check.json"), "--dynamic",
+                        os.path.join(src, "test/golden/specs/item_check.json"), "-o", out, "-q"], capture_output=True, text=True)
+    check(r.returncode == 0, f"item_check compiles ({r.stderr.strip()[-300:]})")
+    y = np.random.default_rng(0).standard_normal(60).astype(np.float32)
+    np.save(os.path.join(tmp, "y.npy"), y)
+
+    def run(item, tag):
+        np.save(os.path.join(tmp, f"x{tag}.npy"), np.array(item, dtype=np.int64))
+        return subprocess.run([shapec, "run", os.path.join(out, "model.so"), "--input", f"x={tmp}/x{tag}.npy",
+                               "--input", f"y={tmp}/y.npy", "--out", os.path.join(tmp, f"r{tag}")],
+                              capture_output=True, text=True)
+
+    for item in (5, 0, 100):
+        res = run(item, item)
+        ok = res.returncode == 0
+        if ok:
+            got = np.load(res.stdout.split()[0])
+            ok = got.shape == (item, 60) and np.array_equal(got, np.tile(y, (item, 1)))
+        check(ok, f"x.item() = {item}: output [{item}, 60] repeats y ({res.stderr.strip()[-200:]})")
+    for item in (101, -1):
+        res = run(item, f"bad{item}")
+        check(res.returncode == 1 and f"u0 = {item} (x.item() at node" in res.stderr and "is outside its range [0, 100]"
+              in res.stderr, f"x.item() = {item} is refused with its range: {res.stderr.strip()[-200:]}")
+
+print(f"# {len(failures)} failed")
+sys.exit(1 if failures else 0)
