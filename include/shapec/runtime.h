@@ -61,7 +61,8 @@ int shapec_model_output_dtype(int i);
 const char *shapec_model_report(void);
 /* Checks the inputs' shapes against every guard and writes each output's shape into
  * out_shapes[i][0 .. output_ndim(i)).  Returns SHAPEC_OK or an error with a message in
- * err (truncated to errlen; err may be NULL).  Reads no tensor data. */
+ * err (truncated to errlen; err may be NULL).  Reads no tensor data, except in a model
+ * whose output shapes depend on data (item(), nonzero()): there it runs the graph. */
 int shapec_model_output_shapes(const shapec_tensor *inputs, int64_t *const *out_shapes, char *err, size_t errlen);
 /* Checks the inputs, then computes the outputs into caller-allocated tensors whose shapes
  * must be those output_shapes gives.  Writes nothing on failure.  Thread-safe: several
