@@ -1000,9 +1000,15 @@ static bool rule_item(sc_rule_ctx *rc) {
 }
 
 static bool rule_nonzero(sc_rule_ctx *rc, bool masked) {
-  const sc_value *x = tensor_arg(rc, masked ? "self" : "self", true);
+  const sc_value *x = tensor_arg(rc, "self", true);
   shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
+  if (masked) { /* self and mask broadcast against each other, as in an elementwise op */
+    const sc_value *m = tensor_arg(rc, "mask", true);
+    shape sm = {0};
+    if (!m || !shape_of(rc, m, &sm)) return false;
+    broadcast(rc, &s, &sm);
+  }
   char src[300];
   snprintf(src, sizeof src, "%s() at node '%s'", masked ? "masked_select" : "nonzero", rc->node->name);
   const sc_expr *u = sc_env_new_unbacked(rc->env, src, true);

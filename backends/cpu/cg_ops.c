@@ -632,6 +632,43 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
       cg_call(g, "sc_k_nonzero", g->voidt, p6, 6, a6, 6, false);
       return true;
     }
+    case SC_OP_MASKED_SELECT: {
+      cg_value *m = tensor(g, n, "mask");
+      if (!m || m->v->meta.dtype != SC_DTYPE_BOOL)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "masked_select needs a bool mask");
+      /* the broadcast shape: per dim, equal sizes, or one side 1 (then its stride is 0) */
+      int rx = x->v->meta.rank, rm = m->v->meta.rank, r = rx > rm ? rx : rm;
+      LLVMValueRef xs[CG_MAX_RANK], ms[CG_MAX_RANK], xst[CG_MAX_RANK], mst[CG_MAX_RANK], shape[CG_MAX_RANK];
+      strides_of(g, x, xs);
+      strides_of(g, m, ms);
+      for (int d = 0; d < r; d++) {
+        int kx = d - (r - rx), km = d - (r - rm);
+        int64_t one;
+        bool x1 = kx < 0 || (sc_expr_is_const(x->v->shape[kx], &one) && one == 1);
+        bool m1 = km < 0 || (sc_expr_is_const(m->v->shape[km], &one) && one == 1);
+        if (!x1 && !m1 && x->v->shape[kx] != m->v->shape[km])
+          return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "masked_select of sizes %s and %s in dim %d has no "
+                          "CPU lowering (they must be equal or 1)", sc_expr_to_string(g->ctx, x->v->shape[kx]),
+                          sc_expr_to_string(g->ctx, m->v->shape[km]), d);
+        xst[d] = x1 ? cg_i64(g, 0) : xs[kx];
+        mst[d] = m1 ? cg_i64(g, 0) : ms[km];
+        shape[d] = !x1 ? x->dims[kx] : !m1 ? m->dims[km] : cg_i64(g, 1);
+      }
+      LLVMValueRef shape_a = array_i64(g, shape, r), mst_a = array_i64(g, mst, r);
+      LLVMTypeRef p4[4] = {g->ptr, g->ptr, g->i32, g->ptr};
+      LLVMValueRef a4[4] = {m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a};
+      LLVMValueRef count = cg_call(g, "sc_k_count_masked", g->i64, p4, 4, a4, 4, false);
+      sc_value *ov = output(n, 0);
+      cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of true elements in %s",
+                                                                  m->v->name));
+      if (g->failed) return false;
+      cg_value *out = produce(g, ov);
+      LLVMTypeRef p8[8] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i64, g->ptr};
+      LLVMValueRef a8[8] = {x->data, array_i64(g, xst, r), m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a,
+                            cg_elem_size(g, dt), out->data};
+      cg_call(g, "sc_k_masked_select", g->voidt, p8, 8, a8, 8, false);
+      return true;
+    }
     default:
       return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s produces data-dependent sizes, which the CPU backend "
                       "does not compile yet", n->target);

@@ -140,6 +140,10 @@ DIRECT = {
     # data-dependent output sizes: the count of nonzeros is known only after reading the data
     "nonzero_i64": ("torch.ops.aten.nonzero.default", [i64([3, 4], 3)], [i64([5, 2], 2)], [[A, A]], [("self", T("x0"))]),
     "nonzero_f32": ("torch.ops.aten.nonzero.default", [f([7])], [f([3])], [[A]], [("self", T("x0"))]),
+    "masked_select": ("torch.ops.aten.masked_select.default", [f([4, 5]), b8([4, 5])], [f([3, 2]), b8([3, 2])],
+                      [[A, A], [A, A]], [("self", T("x0")), ("mask", T("x1"))]),
+    "masked_select_bcast": ("torch.ops.aten.masked_select.default", [f([4, 5]), b8([5])], [f([6, 3]), b8([3])],
+                            [[A, A], [A]], [("self", T("x0")), ("mask", T("x1"))]),
     "baddbmm": ("torch.ops.aten.baddbmm.default", [f([2, 4, 5]), f([2, 4, 3]), f([2, 3, 5])],
                 [f([3, 2, 6]), f([3, 2, 4]), f([3, 4, 6])], [[A, A, A], [A, A, A], [A, A, A]],
                 [("self", T("x0")), ("batch1", T("x1")), ("batch2", T("x2")), ("beta", {"as_float": 0.5}), ("alpha", {"as_float": 2.0})]),

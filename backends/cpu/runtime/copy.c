@@ -152,3 +152,42 @@ void sc_k_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esi
     row++;
   }
 }
+
+/* Visits every coordinate of `shape` in row-major order, keeping two strided offsets. */
+#define FOR_EACH_INDEX(ndim, shape, st_a, st_b, off_a, off_b, body)                              \
+  do {                                                                                           \
+    int64_t idx_[16] = {0}, total_ = 1;                                                          \
+    for (int d_ = 0; d_ < (ndim); d_++) total_ *= (shape)[d_];                                   \
+    int64_t off_a = 0, off_b = 0;                                                                \
+    for (int64_t i_ = 0; i_ < total_; i_++) {                                                    \
+      body;                                                                                      \
+      for (int d_ = (ndim)-1; d_ >= 0; d_--) {                                                   \
+        if (++idx_[d_] < (shape)[d_]) {                                                          \
+          off_a += (st_a)[d_];                                                                   \
+          off_b += (st_b)[d_];                                                                   \
+          break;                                                                                 \
+        }                                                                                        \
+        off_a -= (st_a)[d_] * (idx_[d_] - 1);                                                    \
+        off_b -= (st_b)[d_] * (idx_[d_] - 1);                                                    \
+        idx_[d_] = 0;                                                                            \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
+
+int64_t sc_k_count_masked(const uint8_t *mask, const int64_t *m_st, int32_t ndim, const int64_t *shape) {
+  int64_t count = 0;
+  FOR_EACH_INDEX(ndim, shape, m_st, m_st, mo, unused, { count += mask[mo] != 0; (void)unused; });
+  return count;
+}
+
+void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask, const int64_t *m_st, int32_t ndim,
+                        const int64_t *shape, int64_t esize, void *out) {
+  const unsigned char *src = x;
+  unsigned char *dst = out;
+  FOR_EACH_INDEX(ndim, shape, x_st, m_st, xo, mo, {
+    if (mask[mo]) {
+      memcpy(dst, src + xo * esize, (size_t)esize);
+      dst += esize;
+    }
+  });
+}

@@ -61,6 +61,12 @@ void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_sh
 int64_t sc_k_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float);
 void sc_k_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esize, int32_t is_float, int64_t *out);
 
+/* masked_select over the broadcast shape (ndim <= 16; a stride of 0 broadcasts): the
+ * count of selected elements, then the elements in row-major order. */
+int64_t sc_k_count_masked(const uint8_t *mask, const int64_t *m_st, int32_t ndim, const int64_t *shape);
+void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask, const int64_t *m_st, int32_t ndim,
+                        const int64_t *shape, int64_t esize, void *out);
+
 /* ---- matrix products (gemm.c) ---- */
 int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride, int32_t trans_a,
                  const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta);
