@@ -293,6 +293,34 @@ static LLVMValueRef prod(cg *g, LLVMValueRef *dims, int from, int to) {
   return acc;
 }
 
+/* A matmul operand with batch dims as [out's batch dims..., rows, cols]: the operand itself
+ * when its batch dims are the output's, else a scratch copy broadcast to them. */
+static LLVMValueRef batch_operand(cg *g, cg_value *x, cg_value *out, int nb, LLVMValueRef rows, LLVMValueRef cols) {
+  int rx = x->v->meta.rank, xb = rx - 2;
+  bool same = xb == nb;
+  for (int d = 0; same && d < nb; d++) same = x->v->shape[d] == out->v->shape[d];
+  if (same) return x->data;
+  LLVMValueRef xs[CG_MAX_RANK], st[CG_MAX_RANK], shape[CG_MAX_RANK];
+  strides_of(g, x, xs);
+  for (int d = 0; d < nb; d++) {
+    int k = d - (nb - xb);
+    int64_t one;
+    bool bcast = k < 0 || (sc_expr_is_const(x->v->shape[k], &one) && one == 1);
+    st[d] = bcast ? cg_i64(g, 0) : xs[k];
+    shape[d] = out->dims[d];
+  }
+  st[nb] = xs[rx - 2];
+  st[nb + 1] = xs[rx - 1];
+  shape[nb] = rows;
+  shape[nb + 1] = cols;
+  cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
+  scratch->last_use = g->node; /* freed after this node */
+  LLVMValueRef elems = LLVMBuildMul(g->B, prod(g, out->dims, 0, nb), LLVMBuildMul(g->B, rows, cols, "rc"), "n");
+  LLVMValueRef data = cg_alloc_buffer(g, scratch, LLVMBuildMul(g->B, elems, cg_elem_size(g, x->v->meta.dtype), "bytes"));
+  strided_copy(g, x->data, data, nb + 2, shape, st, x->v->meta.dtype);
+  return data;
+}
+
 static bool lower_matmul(cg *g, const sc_node *n) {
   sc_value *ov = output(n, 0);
   if (ov->meta.dtype != SC_DTYPE_F32)
@@ -344,13 +372,18 @@ static bool lower_matmul(cg *g, const sc_node *n) {
             out->data, 1, 0);
         return true;
       }
-      /* batched: equal batch dims, or one side without them (broadcast with stride 0) */
-      LLVMValueRef batch = prod(g, out->dims, 0, out->v->meta.rank - (ra >= 2) - (rb >= 2));
-      bool a_batched = ra > 2, b_batched = rb > 2;
-      if (a_batched && b_batched && ra != rb)
-        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "matmul of ranks %d and %d has no CPU lowering yet", ra, rb);
-      bmm(g, batch, m, nn, k, a->data, a_batched ? LLVMBuildMul(g->B, m, k, "sa") : cg_i64(g, 0), a->transposed, b->data,
-          LLVMBuildMul(g->B, k, nn, "sb"), b->transposed, out->data, 1, 0);
+      /* batched: each side's batch dims equal the output's, none (stride 0), or are
+       * broadcast (then expanded into a scratch buffer first) */
+      int nb = out->v->meta.rank - (ra >= 2) - 1;
+      LLVMValueRef batch = prod(g, out->dims, 0, nb);
+      LLVMValueRef a_data = a->data, a_stride = cg_i64(g, 0);
+      if (ra > 2) {
+        a_data = batch_operand(g, a, out, nb, m, k);
+        a_stride = LLVMBuildMul(g->B, m, k, "sa");
+      }
+      LLVMValueRef b_data = batch_operand(g, b, out, nb, k, nn);
+      bmm(g, batch, m, nn, k, a_data, a_stride, a->transposed, b_data, LLVMBuildMul(g->B, k, nn, "sb"), b->transposed,
+          out->data, 1, 0);
       return true;
     }
     case SC_OP_SDPA: {

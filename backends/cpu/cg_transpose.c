@@ -25,7 +25,18 @@ static bool matrix_operand(const sc_node *n, const char *name) {
         if (strcmp(n->inputs[k].name, "self") == 0) ranks[0] = a->items[0].value->meta.rank;
         if (strcmp(n->inputs[k].name, "other") == 0) ranks[1] = a->items[0].value->meta.rank;
       }
-      return ranks[0] == ranks[1] && ranks[0] >= 2 && (strcmp(name, "self") == 0 || strcmp(name, "other") == 0);
+      if (ranks[0] != ranks[1] || ranks[0] < 2 || (strcmp(name, "self") != 0 && strcmp(name, "other") != 0)) return false;
+      /* and identical batch dims: a broadcast operand is copied first, in its own layout */
+      const sc_value *sides[2] = {NULL, NULL};
+      for (size_t k = 0; k < n->n_inputs; k++) {
+        const sc_arg *a = &n->inputs[k].arg;
+        if (!a->n_items || !a->items[0].value) continue;
+        if (strcmp(n->inputs[k].name, "self") == 0) sides[0] = a->items[0].value;
+        if (strcmp(n->inputs[k].name, "other") == 0) sides[1] = a->items[0].value;
+      }
+      for (int d = 0; d < ranks[0] - 2; d++)
+        if (sides[0]->shape[d] != sides[1]->shape[d]) return false;
+      return true;
     }
     default: return false;
   }
