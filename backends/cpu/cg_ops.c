@@ -420,8 +420,7 @@ static int spatial(const sc_node *n, const char *name, int64_t *out, int count, 
 }
 
 static bool lower_conv(cg *g, const sc_node *n) {
-  if (int_arg(n, "transposed", 0))
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "transposed convolution has no CPU lowering yet");
+  bool transposed = int_arg(n, "transposed", 0) != 0;
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
   cg_value *out = produce(g, output(n, 0));
   int sp = w->v->meta.rank - 2;
@@ -437,13 +436,14 @@ static bool lower_conv(cg *g, const sc_node *n) {
   LLVMValueRef oh = sp == 2 ? out->dims[c + 1] : one, ow = out->dims[c + sp];
   LLVMValueRef kh = sp == 2 ? w->dims[2] : one, kw = w->dims[1 + sp];
   LLVMTypeRef p[20];
+  /* out channels: the weight's first dim, or for a transposed convolution the output's */
   LLVMValueRef a[20] = {x->data, w->data, b ? b->data : LLVMConstNull(g->ptr), out->data, batched ? x->dims[0] : one,
-                        x->dims[c], h, wd, w->dims[0], kh, kw,
+                        x->dims[c], h, wd, transposed ? out->dims[c] : w->dims[0], kh, kw,
                         cg_i64(g, sp == 2 ? st[0] : 1), cg_i64(g, st[sp - 1]), cg_i64(g, sp == 2 ? pad[0] : 0),
                         cg_i64(g, pad[sp - 1]), cg_i64(g, sp == 2 ? dil[0] : 1), cg_i64(g, dil[sp - 1]),
                         cg_i64(g, int_arg(n, "groups", 1)), oh, ow};
   for (int i = 0; i < 20; i++) p[i] = i < 4 ? g->ptr : g->i64;
-  check_rc(g, cg_call(g, "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
+  check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
   return true;
 }
 

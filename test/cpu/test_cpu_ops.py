@@ -101,6 +101,11 @@ CASES = {
     # a 1x1 convolution with stride 1 reads its input as the column matrix
     "conv2d_pointwise": (lambda s, x: F.conv2d(x, s.w, s.b), [f([2, 6, 5, 7])], [f([3, 6, 9, 4])], [[A, None, A, A]],
                          {"w": torch.randn(4, 6, 1, 1), "b": torch.randn(4)}),
+    # transposed convolution: stride, padding, output padding, dilation, groups, 1-D
+    "conv_transpose2d": (lambda s, x: F.conv_transpose2d(x, s.w, s.b, stride=2, padding=1, output_padding=1, groups=2, dilation=(1, 2)),
+                         [f([2, 4, 5, 6])], [f([3, 4, 3, 7])], [[A, None, A, A]], {"w": torch.randn(4, 3, 3, 2), "b": torch.randn(6)}),
+    "conv_transpose1d": (lambda s, x: F.conv_transpose1d(x, s.w, None, stride=3), [f([2, 3, 5])], [f([3, 3, 2])], [[A, None, A]],
+                         {"w": torch.randn(3, 2, 4)}),
     "pools": (lambda s, x: (F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 2), F.adaptive_avg_pool2d(x, (3, 2))), [f([2, 3, 9, 8])],
               [f([2, 3, 12, 7])], [[A, None, A, A]]),
     "batch_norm": (lambda s, x: F.batch_norm(x, s.m, s.v, s.w, s.b, False, 0.1, 1e-5), [f([2, 3, 5, 4])], [f([3, 3, 2, 6])],
