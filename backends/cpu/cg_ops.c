@@ -389,23 +389,33 @@ static bool lower_matmul(cg *g, const sc_node *n) {
     case SC_OP_SDPA: {
       cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
       cg_value *out = produce(g, ov);
-      int r = q->v->meta.rank;
-      LLVMValueRef l = q->dims[r - 2], e = q->dims[r - 1], s = kk->dims[r - 2], ev = v->dims[r - 1];
+      int r = out->v->meta.rank, nb = r - 2;
+      LLVMValueRef l = q->dims[q->v->meta.rank - 2], e = q->dims[q->v->meta.rank - 1];
+      LLVMValueRef s = kk->dims[kk->v->meta.rank - 2], ev = v->dims[v->v->meta.rank - 1];
       double scale = float_arg(n, "scale", NAN);
       if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CPU lowering yet (use "
                         "an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
-      if (mask && mask->v->meta.rank != 2)
-        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a batched mask has no CPU lowering yet");
+      /* query, key, value and a batched mask broadcast to the output's batch dims; a 2-D
+       * mask serves every batch */
+      LLVMValueRef qd = batch_operand(g, q, out, nb, l, e), kd = batch_operand(g, kk, out, nb, s, e);
+      LLVMValueRef vd = batch_operand(g, v, out, nb, s, ev);
+      LLVMValueRef md = LLVMConstNull(g->ptr), mstride = cg_i64(g, 0);
+      if (mask && mask->v->meta.rank > 2) {
+        md = batch_operand(g, mask, out, nb, l, s);
+        mstride = LLVMBuildMul(g->B, l, s, "ms");
+      } else if (mask) {
+        md = mask->data;
+      }
       LLVMValueRef sc = isnan(scale) ? LLVMBuildFDiv(g->B, LLVMConstReal(g->f64, 1),
                                                      LLVMBuildCall2(g->B, LLVMFunctionType(g->f64, (LLVMTypeRef[]){g->f64}, 1, 0),
                                                                     cg_function(g, "sqrt", g->f64, (LLVMTypeRef[]){g->f64}, 1, false),
                                                                     (LLVMValueRef[]){LLVMBuildSIToFP(g->B, e, g->f64, "e")}, 1, "sq"), "sc")
                                      : LLVMConstReal(g->f64, scale);
-      LLVMTypeRef p[12] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->f64, g->i32};
-      LLVMValueRef a[12] = {q->data, kk->data, v->data, mask ? mask->data : LLVMConstNull(g->ptr), out->data,
-                            prod(g, q->dims, 0, r - 2), l, s, e, ev, sc, LLVMConstInt(g->i32, (unsigned)int_arg(n, "is_causal", 0), 0)};
-      check_rc(g, cg_call(g, "sc_k_sdpa_f32", g->i32, p, 12, a, 12, false));
+      LLVMTypeRef p[13] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->f64, g->i32};
+      LLVMValueRef a[13] = {qd, kd, vd, md, mstride, out->data, prod(g, out->dims, 0, nb), l, s, e, ev, sc,
+                            LLVMConstInt(g->i32, (unsigned)int_arg(n, "is_causal", 0), 0)};
+      check_rc(g, cg_call(g, "sc_k_sdpa_f32", g->i32, p, 13, a, 13, false));
       return true;
     }
     default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);

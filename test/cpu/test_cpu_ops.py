@@ -6,6 +6,7 @@ sample and another inside the ranges); the outputs must match the reference eval
 Exit 77 without PyTorch.   usage: test_cpu_ops.py SHAPEC SOURCE_DIR [CASE ...]"""
 import functools
 import json
+import math
 import os
 import subprocess
 import sys
@@ -125,7 +126,36 @@ def I(v):
     return {"as_int": v}
 
 
+def attention(xs, causal=False):
+    """scaled_dot_product_attention written with 1.13's ops: softmax(q k^T / sqrt(e) + mask) v."""
+    q, k, v = xs[:3]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if len(xs) > 3:
+        scores = scores + xs[3]
+    if causal:
+        keep = torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool).tril()
+        scores = scores.masked_fill(~keep, float("-inf"))
+    return torch.softmax(scores, -1) @ v
+
+
+SDPA = "torch.ops.aten.scaled_dot_product_attention.default"
+QKV = [("query", T("x0")), ("key", T("x1")), ("value", T("x2"))]
+
 DIRECT = {
+    # attention (PyTorch 1.13 has no such op: checked against the formula)
+    "sdpa": (SDPA, [f([2, 3, 5, 4]), f([2, 3, 6, 4]), f([2, 3, 6, 7])], [f([3, 2, 3, 8]), f([3, 2, 9, 8]), f([3, 2, 9, 2])],
+             [[A, A, A, A]] * 3, QKV, attention),
+    "sdpa_causal": (SDPA, [f([2, 5, 4]), f([2, 5, 4]), f([2, 5, 3])], [f([3, 7, 4]), f([3, 7, 4]), f([3, 7, 3])],
+                    [[A, A, None]] * 2 + [[A, A, A]], QKV + [("is_causal", {"as_bool": True})],
+                    lambda xs: attention(xs, causal=True)),
+    "sdpa_mask2d": (SDPA, [f([2, 5, 4]), f([2, 6, 4]), f([2, 6, 3]), f([5, 6])],
+                    [f([3, 2, 4]), f([3, 7, 4]), f([3, 7, 3]), f([2, 7])],
+                    [[A, A, A], [A, A, A], [A, A, A], [A, A]], QKV + [("attn_mask", T("x3"))], attention),
+    "sdpa_mask_batched": (SDPA, [f([2, 3, 5, 4]), f([2, 3, 6, 4]), f([2, 3, 6, 7]), f([2, 1, 5, 6])],
+                          [f([3, 2, 2, 4]), f([3, 2, 7, 4]), f([3, 2, 7, 2]), f([3, 1, 2, 7])],
+                          [[A, A, A, A]] * 3 + [[A, None, A, A]], QKV + [("attn_mask", T("x3"))], attention),
+    "sdpa_kv_broadcast": (SDPA, [f([2, 3, 5, 4]), f([1, 3, 6, 4]), f([1, 3, 6, 7])], [f([4, 2, 3, 4]), f([1, 2, 5, 4]), f([1, 2, 5, 3])],
+                          [[A, A, A, A], [None, A, A, A], [None, A, A, A]], QKV, attention),
     "slice": ("torch.ops.aten.slice.Tensor", [f([4, 9])], [f([3, 6])], [[A, A]],
               [("self", T("x0")), ("dim", I(1)), ("start", I(1)), ("end", I(9223372036854775807))]),
     "slice_step": ("torch.ops.aten.slice.Tensor", [f([4, 9])], [f([3, 8])], [[A, A]],
@@ -164,8 +194,9 @@ DIRECT = {
 }
 
 
-def direct_program(target, xs, args):
-    """A one-node program; its output metas come from running the node once."""
+def direct_program(target, xs, args, ref=None):
+    """A one-node program; its output metas come from running the node once (or from ref,
+    a reference written with older ops, for an op this PyTorch lacks)."""
     from shapec_tools import files
     program = {
         "graph_module": {
@@ -180,10 +211,13 @@ def direct_program(target, xs, args):
     from shapec_tools.evaluate import Evaluator
     node = {"target": target, "inputs": [{"name": n, "arg": a, "kind": 1} for n, a in args], "outputs": [], "metadata": {},
             "name": "op"}
-    ev = Evaluator(program, {})
-    for i, x in enumerate(xs):
-        ev.env[f"x{i}"] = x
-    result = ev.call(node)
+    if ref:
+        result = ref(xs)
+    else:
+        ev = Evaluator(program, {})
+        for i, x in enumerate(xs):
+            ev.env[f"x{i}"] = x
+        result = ev.call(node)
     results = list(result) if isinstance(result, (tuple, list)) else [result]
     g = program["graph_module"]["graph"]
     for k, r in enumerate(results):
@@ -215,8 +249,10 @@ def make(desc, seed):
 
 
 for name in sys.argv[3:] or list(CASES) + list(DIRECT):
+    ref = None
     if name in DIRECT:
-        target, sample, other, leaves, node_args = DIRECT[name]
+        target, sample, other, leaves, node_args = DIRECT[name][:5]
+        ref = DIRECT[name][5] if len(DIRECT[name]) > 5 else None
     else:
         case = CASES[name]
         fn, sample, other, leaves = case[:4]
@@ -226,7 +262,7 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
         if name in DIRECT:
             path = os.path.join(tmp, "model.json")
             with open(path, "w") as fp:
-                json.dump(direct_program(target, [make(d, 1) for d in sample], node_args), fp)
+                json.dump(direct_program(target, [make(d, 1) for d in sample], node_args, ref), fp)
         else:
             torch.manual_seed(0)
             module = Op(fn, params).eval()
@@ -254,7 +290,7 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
             if res.returncode != 0:
                 check(False, f"{name}: runs at shapes {[list(x.shape) for x in xs]} ({res.stderr.strip()[:300]})")
                 continue
-            want = evaluate(path, xs)
+            want = [ref(xs)] if ref else evaluate(path, xs)
             worst, exact = 0.0, True
             for o, w in zip(res.stdout.split(), want):
                 got = torch.from_numpy(np.load(o))
@@ -275,7 +311,7 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
                         worst = max(worst, float((g_f - w_f).abs().max() / max(1.0, float(w_f.abs().max()))))
                 else:
                     exact &= bool(torch.equal(got, w))
-            check(worst < 1e-4 and exact, f"{name}: matches ATen at {[list(x.shape) for x in xs]} (error {worst:.1e}{'' if exact else ', integers differ'})")
+            check(worst < 1e-4 and exact, f"{name}: matches {'the reference' if ref else 'ATen'} at {[list(x.shape) for x in xs]} (error {worst:.1e}{'' if exact else ', integers differ'})")
 
 print(f"# {len(failures)} failed of {len(sys.argv[3:] or list(CASES) + list(DIRECT))} cases")
 sys.exit(1 if failures else 0)

@@ -90,7 +90,8 @@ void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const fl
 void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                          float *rstd_out, int64_t outer, int64_t inner, double eps);
 void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log);
-int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *out, int64_t batch,
+int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
+                  int64_t batch,
                   int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal);
 
 /* ---- reductions (reduce.c) ---- */

@@ -398,7 +398,8 @@ void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_
 }
 
 /* out[b] = softmax(q[b] @ k[b]^T * scale + mask) @ v[b] */
-int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, float *out, int64_t batch,
+int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
+                  int64_t batch,
                   int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal) {
   int64_t n_scores = l * s;
   float *scores = sc_rt_alloc(n_scores * (int64_t)sizeof(float));
@@ -411,7 +412,7 @@ int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *m
     }
     for (int64_t i = 0; i < l; i++)
       for (int64_t j = 0; j < s; j++) {
-        if (mask) scores[i * s + j] += mask[i * s + j];
+        if (mask) scores[i * s + j] += mask[b * mask_stride + i * s + j];
         if (causal && j > i) scores[i * s + j] = -INFINITY;
       }
     sc_k_softmax_f32(scores, scores, l, s, 1, 0);
