@@ -51,8 +51,21 @@ def b8(shape):
     return ("bool", shape)
 
 
+# Named Dims declared from 0: a case using them runs its second shape with empty tensors
+ZERO_DIMS = {"z0": {"min": 0, "max": 4096}, "z1": {"min": 0, "max": 4096}}
+Z0, Z1 = "z0", "z1"
+
 # name: (fn(self, *inputs), inputs at the sample, inputs at a second shape, spec leaves, params)
 CASES = {
+    # 0-length edges: empty rows through elementwise ops, products, norms, softmax, reductions, cat
+    "empty_elementwise": (lambda s, x, y: torch.relu(x * 2 + y).sigmoid(), [f([3, 4]), f([4])], [f([0, 4]), f([4])],
+                          [[Z0, None], [None]]),
+    "empty_rows_matmul": (lambda s, x: F.linear(x, s.w, s.b), [f([3, 5])], [f([0, 5])], [[Z0, None]],
+                          {"w": torch.randn(6, 5), "b": torch.randn(6)}),
+    "empty_inner_matmul": (lambda s, x, y: x @ y, [f([3, 4]), f([4, 2])], [f([3, 0]), f([0, 2])], [[None, Z0], [Z0, None]]),
+    "empty_norms": (lambda s, x: (torch.softmax(x, -1), F.layer_norm(x, (6,))), [f([3, 6])], [f([0, 6])], [[Z0, None]]),
+    "empty_reduce": (lambda s, x: (x.sum(0), x.amax(-1), x.mean(-1)), [f([3, 6])], [f([0, 6])], [[Z0, None]]),
+    "empty_cat": (lambda s, x, y: torch.cat([x, y], 0), [f([2, 3]), f([4, 3])], [f([0, 3]), f([5, 3])], [[Z0, None], [Z1, None]]),
     "add": (lambda s, x, y: x + y, [f([4, 3]), f([3])], [f([5, 7]), f([7])], [[A, A], [A]]),
     "sub_alpha": (lambda s, x, y: torch.sub(x, y, alpha=2), [f([4, 3]), f([4, 3])], [f([2, 6]), f([2, 6])], [[A, A], [A, A]]),
     "mul_scalar": (lambda s, x: x * 3.5, [f([4, 3])], [f([6, 2])], [[A, A]]),
@@ -272,7 +285,8 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
                 check(False, f"{name}: converts ({type(e).__name__}: {str(e)[:200]})")
                 continue
         with open(os.path.join(tmp, "spec.json"), "w") as fp:
-            json.dump({"dynamic_shapes": dict(zip(names, leaves))}, fp)
+            used = {leaf for spec_leaves in leaves for leaf in spec_leaves if leaf in ZERO_DIMS}
+            json.dump({"dynamic_shapes": dict(zip(names, leaves)), **({"dims": {d: ZERO_DIMS[d] for d in used}} if used else {})}, fp)
         out = os.path.join(tmp, "out")
         r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"],
                            capture_output=True, text=True)
