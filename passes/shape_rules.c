@@ -99,7 +99,10 @@ static bool bool_arg(sc_rule_ctx *rc, const char *name, bool def) {
  * argument is missing or None. */
 static int ints_arg(sc_rule_ctx *rc, const char *name, const sc_expr **out, int max, int absent) {
   const sc_arg *a = arg(rc, name);
-  if (arg_is_none(a)) return absent;
+  if (arg_is_none(a)) {
+    if (absent < 0) rule_error(rc, "argument '%s' is missing", name);
+    return absent;
+  }
   if (a->kind == SC_ARG_INT || a->kind == SC_ARG_SYM_INT) {
     out[0] = item_expr(rc, &a->items[0]);
     return out[0] ? 1 : -1;
@@ -415,8 +418,8 @@ static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
   if (!x || !shape_of(rc, x, &in)) return false;
   int64_t dims[MAX_RANK];
   int n = 0;
-  if (many) {
-    if (!const_ints_arg(rc, "dims", dims, MAX_RANK, &n, -1)) return false;
+  if (many) { /* squeeze.dims(Tensor self, int[] dim) */
+    if (!const_ints_arg(rc, "dim", dims, MAX_RANK, &n, -1)) return false;
   } else {
     if (!const_int_arg(rc, "dim", 0, true, &dims[0])) return false;
     n = 1;

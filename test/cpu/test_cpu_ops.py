@@ -47,6 +47,10 @@ def i64(shape, high):
     return ("i64", shape, high)
 
 
+def fpos(shape):
+    return ("f32pos", shape)
+
+
 def b8(shape):
     return ("bool", shape)
 
@@ -151,10 +155,99 @@ def attention(xs, causal=False):
     return torch.softmax(scores, -1) @ v
 
 
+def F_(v):
+    return {"as_float": v}
+
+
+def B_(v):
+    return {"as_bool": v}
+
+
+def IS(v):
+    return {"as_ints": v}
+
+
+def aten(name):
+    return f"torch.ops.aten.{name}"
+
+
+X0, X1 = ("self", T("x0")), ("other", T("x1"))
+M43 = [f([4, 3])]
+M52 = [f([5, 2])]
+
 SDPA = "torch.ops.aten.scaled_dot_product_attention.default"
 QKV = [("query", T("x0")), ("key", T("x1")), ("value", T("x2"))]
 
 DIRECT = {
+    # operators PyTorch 1.13's tracer writes in another form, each on its own
+    "add_scalar": (aten("add.Scalar"), M43, M52, [[A, A]], [X0, ("other", F_(2.5))]),
+    "sub_scalar": (aten("sub.Scalar"), M43, M52, [[A, A]], [X0, ("other", F_(1.5))]),
+    "rsub_scalar": (aten("rsub.Scalar"), M43, M52, [[A, A]], [X0, ("other", F_(3.0))]),
+    "mul_scalar_op": (aten("mul.Scalar"), M43, M52, [[A, A]], [X0, ("other", F_(-2.0))]),
+    "div_scalar": (aten("div.Scalar"), M43, M52, [[A, A]], [X0, ("other", F_(4.0))]),
+    "pow_tensor_tensor": (aten("pow.Tensor_Tensor"), [fpos([4, 3]), f([4, 3])], [fpos([5, 2]), f([5, 2])], [[A, A], [A, A]],
+                          [X0, ("exponent", T("x1"))]),
+    "relu_": (aten("relu_.default"), M43, M52, [[A, A]], [X0]),
+    "hardtanh_": (aten("hardtanh_.default"), M43, M52, [[A, A]], [X0, ("min_val", F_(-0.5)), ("max_val", F_(0.5))]),
+    "clamp_min": (aten("clamp_min.default"), M43, M52, [[A, A]], [X0, ("min", F_(0.1))]),
+    "clamp_max": (aten("clamp_max.default"), M43, M52, [[A, A]], [X0, ("max", F_(0.2))]),
+    "eq_scalar": (aten("eq.Scalar"), [i64([4, 3], 3)], [i64([5, 2], 3)], [[A, A]], [X0, ("other", I(1))]),
+    "ne_scalar": (aten("ne.Scalar"), [i64([4, 3], 3)], [i64([5, 2], 3)], [[A, A]], [X0, ("other", I(1))]),
+    "lt_scalar": (aten("lt.Scalar"), M43, M52, [[A, A]], [X0, ("other", F_(0.0))]),
+    "ge_scalar": (aten("ge.Scalar"), M43, M52, [[A, A]], [X0, ("other", F_(0.0))]),
+    "ne_tensor": (aten("ne.Tensor"), [i64([4, 3], 2), i64([3], 2)], [i64([5, 2], 2), i64([2], 2)], [[A, A], [A]], [X0, X1]),
+    "lt_tensor": (aten("lt.Tensor"), [f([4, 3]), f([3])], [f([5, 2]), f([2])], [[A, A], [A]], [X0, X1]),
+    "le_tensor": (aten("le.Tensor"), [f([4, 3]), f([3])], [f([5, 2]), f([2])], [[A, A], [A]], [X0, X1]),
+    "ge_tensor": (aten("ge.Tensor"), [f([4, 3]), f([3])], [f([5, 2]), f([2])], [[A, A], [A]], [X0, X1]),
+    "logical_not": (aten("logical_not.default"), [b8([4, 3])], [b8([5, 2])], [[A, A]], [X0]),
+    "logical_and": (aten("logical_and.default"), [b8([4, 3]), b8([4, 3])], [b8([5, 2]), b8([5, 2])], [[A, A], [A, A]], [X0, X1]),
+    "logical_or": (aten("logical_or.default"), [b8([4, 3]), b8([3])], [b8([5, 2]), b8([2])], [[A, A], [A]], [X0, X1]),
+    "to_dtype": (aten("to.dtype"), M43, M52, [[A, A]], [X0, ("dtype", {"as_scalar_type": 5})]),
+    "dropout_eval": (aten("dropout.default"), M43, M52, [[A, A]], [("input", T("x0")), ("p", F_(0.5)), ("train", B_(False))]),
+    "mv": (aten("mv.default"), [f([4, 5]), f([5])], [f([3, 2]), f([2])], [[A, A], [A]], [X0, ("vec", T("x1"))]),
+    "linear_op": (aten("linear.default"), [f([3, 5]), f([6, 5]), f([6])], [f([2, 4]), f([3, 4]), f([3])],
+                  [[A, A], [A, A], [A]], [("input", T("x0")), ("weight", T("x1")), ("bias", T("x2"))]),
+    "conv1d_op": (aten("conv1d.default"), [f([2, 3, 9]), f([4, 3, 3]), f([4])], [f([3, 3, 6]), f([4, 3, 3]), f([4])],
+                  [[A, None, A], [None, None, None], [None]],
+                  [("input", T("x0")), ("weight", T("x1")), ("bias", T("x2")), ("stride", IS([2])), ("padding", IS([1]))]),
+    "conv2d_op": (aten("conv2d.default"), [f([2, 3, 9, 8]), f([4, 3, 3, 3])], [f([3, 3, 6, 7]), f([4, 3, 3, 3])],
+                  [[A, None, A, A], [None, None, None, None]],
+                  [("input", T("x0")), ("weight", T("x1")), ("stride", IS([1, 2])), ("padding", IS([1, 0])),
+                   ("dilation", IS([2, 1]))]),
+    "max_pool2d_op": (aten("max_pool2d.default"), [f([2, 3, 9, 8])], [f([1 + 2, 3, 6, 7])], [[A, None, A, A]],
+                      [X0, ("kernel_size", IS([3, 3])), ("stride", IS([2, 2])), ("padding", IS([1, 1]))]),
+    "adaptive_avg_pool2d_op": (aten("adaptive_avg_pool2d.default"), [f([2, 3, 9, 8])], [f([3, 3, 7, 5])], [[A, None, A, A]],
+                               [X0, ("output_size", IS([3, 2]))]),
+    "batch_norm_op": (aten("batch_norm.default"), [f([2, 3, 4, 5]), f([3]), f([3]), f([3]), fpos([3])],
+                      [f([3, 3, 2, 6]), f([3]), f([3]), f([3]), fpos([3])], [[A, None, A, A]] + [[None]] * 4,
+                      [("input", T("x0")), ("weight", T("x1")), ("bias", T("x2")), ("running_mean", T("x3")),
+                       ("running_var", T("x4")), ("training", B_(False)), ("momentum", F_(0.1)), ("eps", F_(1e-5)),
+                       ("cudnn_enabled", B_(False))]),
+    "layer_norm_op": (aten("layer_norm.default"), [f([2, 3, 6]), f([6]), f([6])], [f([4, 2, 6]), f([6]), f([6])],
+                      [[A, A, None], [None], [None]],
+                      [("input", T("x0")), ("normalized_shape", IS([6])), ("weight", T("x1")), ("bias", T("x2")),
+                       ("eps", F_(1e-5))]),
+    "softmax_int": (aten("softmax.int"), [f([3, 7])], [f([2, 9])], [[A, A]], [X0, ("dim", I(-1))]),
+    "log_softmax_int": (aten("log_softmax.int"), [f([3, 7])], [f([2, 9])], [[A, A]], [X0, ("dim", I(0))]),
+    "mean_all": (aten("mean.default"), M43, M52, [[A, A]], [X0]),
+    "amin": (aten("amin.default"), [f([3, 4, 5])], [f([2, 6, 3])], [[A, A, A]], [X0, ("dim", IS([1])), ("keepdim", B_(False))]),
+    "unsafe_view": (aten("_unsafe_view.default"), [f([4, 6])], [f([4, 6])], [[None, None]], [X0, ("size", IS([2, 12]))]),
+    "reshape_op": (aten("reshape.default"), [f([4, 6])], [f([4, 6])], [[None, None]], [X0, ("shape", IS([3, -1]))]),
+    "flatten_op": (aten("flatten.using_ints"), [f([2, 3, 4])], [f([3, 2, 5])], [[A, A, A]],
+                   [X0, ("start_dim", I(1)), ("end_dim", I(-1))]),
+    "permute_op": (aten("permute.default"), [f([2, 3, 4])], [f([3, 2, 5])], [[A, A, A]], [X0, ("dims", IS([2, 0, 1]))]),
+    "squeeze_dims": (aten("squeeze.dims"), [f([2, 1, 4])], [f([3, 1, 5])], [[A, None, A]], [X0, ("dim", IS([1]))],
+                     lambda xs: xs[0].squeeze(1)),  # squeeze.dims is newer than PyTorch 1.13
+    "contiguous_op": (aten("contiguous.default"), M43, M52, [[A, A]], [X0]),
+    "alias_op": (aten("alias.default"), M43, M52, [[A, A]], [X0]),
+    "split_with_sizes": (aten("split_with_sizes.default"), [f([3, 7])], [f([4, 7])], [[A, None]],
+                         [X0, ("split_sizes", IS([2, 5])), ("dim", I(1))]),
+    "arange_start": (aten("arange.start"), M43, M43, [[None, None]], [("start", I(2)), ("end", I(9))]),
+    "arange_start_step": (aten("arange.start_step"), M43, M43, [[None, None]], [("start", I(1)), ("end", I(10)), ("step", I(3))]),
+    "zeros_op": (aten("zeros.default"), M43, M43, [[None, None]], [("size", IS([2, 3]))]),
+    "ones_like": (aten("ones_like.default"), M43, M52, [[A, A]], [X0]),
+    "full_like": (aten("full_like.default"), M43, M52, [[A, A]], [X0, ("fill_value", F_(2.5))]),
+    "scalar_tensor": (aten("scalar_tensor.default"), M43, M43, [[None, None]], [("s", F_(3.5))]),
     # attention (PyTorch 1.13 has no such op: checked against the formula)
     "sdpa": (SDPA, [f([2, 3, 5, 4]), f([2, 3, 6, 4]), f([2, 3, 6, 7])], [f([3, 2, 3, 8]), f([3, 2, 9, 8]), f([3, 2, 9, 2])],
              [[A, A, A, A]] * 3, QKV, attention),
@@ -236,7 +329,7 @@ def direct_program(target, xs, args, ref=None):
     for k, r in enumerate(results):
         g["tensor_values"][f"out{k}"] = files.tensor_meta(r)
     node["outputs"] = [{"as_tensors": [{"name": f"out{k}"} for k in range(len(results))]}] if target.endswith(
-        ("split.Tensor", "chunk.default", "unbind.int")) else [T(f"out{k}") for k in range(len(results))]
+        ("split.Tensor", "split_with_sizes.default", "chunk.default", "unbind.int")) else [T(f"out{k}") for k in range(len(results))]
     g["nodes"] = [node]
     g["outputs"] = [T(f"out{k}") for k in range(len(results))]
     program["graph_module"]["signature"]["output_specs"] = [{"user_output": {"arg": T(f"out{k}")}} for k in range(len(results))]
@@ -256,6 +349,8 @@ def make(desc, seed):
     g = torch.Generator().manual_seed(seed)
     if desc[0] == "f32":
         return torch.randn(*desc[1], generator=g)
+    if desc[0] == "f32pos":  # variances: positive
+        return torch.rand(*desc[1], generator=g) + 0.5
     if desc[0] == "i64":
         return torch.randint(0, desc[2], desc[1], generator=g)
     return torch.rand(*desc[1], generator=g) > 0.5
@@ -284,6 +379,10 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
             except Exception as e:  # noqa: BLE001
                 check(False, f"{name}: converts ({type(e).__name__}: {str(e)[:200]})")
                 continue
+        if os.environ.get("SHAPEC_OPS_SEEN"):  # coverage: the operators this case compiles
+            with open(path) as fp, open(os.environ["SHAPEC_OPS_SEEN"], "a") as seen:
+                for node in json.load(fp)["graph_module"]["graph"]["nodes"]:
+                    seen.write(node["target"] + "\n")
         with open(os.path.join(tmp, "spec.json"), "w") as fp:
             used = {leaf for spec_leaves in leaves for leaf in spec_leaves if leaf in ZERO_DIMS}
             json.dump({"dynamic_shapes": dict(zip(names, leaves)), **({"dims": {d: ZERO_DIMS[d] for d in used}} if used else {})}, fp)
