@@ -6,6 +6,9 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "lib/driver.h"
+#include "args.h"
+#include "check.h"
+#include "lib/fileio.h"
 #include "run.h"
 
 static const char *const usage_main =
@@ -19,6 +22,9 @@ static const char *const usage_main =
     "                                      .pt2) against a dynamic_shapes spec, write the\n"
     "                                      report and build OUTDIR/model.so\n"
     "  run MODEL.so --input NAME=FILE.npy   run a built library on .npy inputs\n"
+    "  check MODEL --baseline FILE ...     compare the range constraints with a committed\n"
+    "                                      report (CI); JUnit output; --manifest for many\n"
+    "  explain MODEL [--dynamic SPEC]      why each input dim has its range or value\n"
     "\n"
     "Run 'shapec export --help' for the options of a command.\n"
     "\n"
@@ -33,7 +39,7 @@ static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
     "                           [--report FILE] [--fix-spec FILE] [--no-codegen]\n"
     "                           [--cpu NAME] [--emit-llvm]\n"
-    "                           [--external-weights] [-q]\n"
+    "                           [--external-weights] [--explain] [-q]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
     "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
@@ -56,86 +62,60 @@ static const char *const usage_export =
     "  --emit-llvm      also write OUTDIR/model.ll, the generated LLVM IR\n"
     "  --external-weights  keep the weights in OUTDIR/model.weights (mapped by the library\n"
     "                   on its first run) instead of inside model.so, for very large models\n"
+    "  --explain        on a constraint violation, also explain the dims involved: the\n"
+    "                   guards behind each (as `shapec explain` does)\n"
     "  -q, --quiet      do not print the program\n"
     "  -h, --help       show this help\n"
     "\n"
     "exit status: 0 success, 1 model or spec rejected, 2 usage error,\n"
     "             3 file cannot be read or written, 4 internal failure\n";
 
-static int usage_error(const char *fmt, const char *arg, const char *usage) {
-  fprintf(stderr, "shapec: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n\n%s", usage);
-  return SC_EXIT_USAGE;
-}
-
-static int print_diags_and_status(const sc_ctx *ctx) {
-  for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
-  sc_exit_class status = sc_diags_exit_class(&ctx->diags);
-  return (int)status;
-}
-
-/* Takes the value of an option given as `--opt VALUE` or `--opt=VALUE`. */
-static const char *option_value(int argc, char **argv, int *i, const char *name, const char **err) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (a[n] == '=') return a + n + 1;
-  if (*i + 1 >= argc) {
-    *err = name;
-    return NULL;
-  }
-  return argv[++*i];
-}
-
-static bool is_option(const char *a, const char *name) {
-  size_t n = strlen(name);
-  return strncmp(a, name, n) == 0 && (a[n] == '\0' || (a[n] == '=' && name[1] == '-'));
-}
-
 static int cmd_export(int argc, char **argv) {
   sc_export_options opts = {0};
-  bool quiet = false;
+  bool quiet = false, explain = false;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *missing = NULL;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       fputs(usage_export, stdout);
       return 0;
-    } else if (is_option(a, "--dynamic")) {
-      opts.spec = option_value(argc, argv, &i, "--dynamic", &missing);
-    } else if (is_option(a, "--weights")) {
-      opts.weights = option_value(argc, argv, &i, "--weights", &missing);
-    } else if (is_option(a, "--output")) {
-      opts.outdir = option_value(argc, argv, &i, "--output", &missing);
+    } else if (sc_is_option(a, "--dynamic")) {
+      opts.spec = sc_option_value(argc, argv, &i, "--dynamic", &missing);
+    } else if (sc_is_option(a, "--weights")) {
+      opts.weights = sc_option_value(argc, argv, &i, "--weights", &missing);
+    } else if (sc_is_option(a, "--output")) {
+      opts.outdir = sc_option_value(argc, argv, &i, "--output", &missing);
     } else if (strcmp(a, "-o") == 0) {
-      opts.outdir = option_value(argc, argv, &i, "-o", &missing);
-    } else if (is_option(a, "--report")) {
-      opts.report = option_value(argc, argv, &i, "--report", &missing);
-    } else if (is_option(a, "--fix-spec")) {
-      opts.fix_spec = option_value(argc, argv, &i, "--fix-spec", &missing);
-    } else if (is_option(a, "--cpu")) {
-      opts.cpu = option_value(argc, argv, &i, "--cpu", &missing);
+      opts.outdir = sc_option_value(argc, argv, &i, "-o", &missing);
+    } else if (sc_is_option(a, "--report")) {
+      opts.report = sc_option_value(argc, argv, &i, "--report", &missing);
+    } else if (sc_is_option(a, "--fix-spec")) {
+      opts.fix_spec = sc_option_value(argc, argv, &i, "--fix-spec", &missing);
+    } else if (sc_is_option(a, "--cpu")) {
+      opts.cpu = sc_option_value(argc, argv, &i, "--cpu", &missing);
     } else if (strcmp(a, "--emit-llvm") == 0) {
       opts.emit_llvm = true;
     } else if (strcmp(a, "--external-weights") == 0) {
       opts.external_weights = true;
+    } else if (strcmp(a, "--explain") == 0) {
+      explain = true;
     } else if (strcmp(a, "--no-codegen") == 0) {
       opts.no_codegen = true;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
       quiet = true;
     } else if (a[0] == '-' && a[1] != '\0') {
-      return usage_error("export: unknown option '%s'", a, usage_export);
+      return sc_usage_error("export: unknown option '%s'", a, usage_export);
     } else if (opts.model) {
-      return usage_error("export: more than one MODEL given ('%s')", a, usage_export);
+      return sc_usage_error("export: more than one MODEL given ('%s')", a, usage_export);
     } else {
       opts.model = a;
     }
-    if (missing) return usage_error("export: option %s needs a value", missing, usage_export);
+    if (missing) return sc_usage_error("export: option %s needs a value", missing, usage_export);
     if ((opts.spec && !*opts.spec) || (opts.outdir && !*opts.outdir) || (opts.report && !*opts.report) ||
         (opts.weights && !*opts.weights) || (opts.fix_spec && !*opts.fix_spec) || (opts.cpu && !*opts.cpu))
-      return usage_error("export: option '%s' needs a non-empty value", a, usage_export);
+      return sc_usage_error("export: option '%s' needs a non-empty value", a, usage_export);
   }
-  if (!opts.model) return usage_error("export: %s", "no MODEL given", usage_export);
+  if (!opts.model) return sc_usage_error("export: %s", "no MODEL given", usage_export);
   if (opts.cpu && !sc_cpu_is_known(opts.cpu)) {
     fprintf(stderr, "shapec: export: --cpu %s: not a CPU shapec knows; use one of: %s\n", opts.cpu, sc_cpu_known_names());
     return 2;
@@ -151,9 +131,18 @@ static int cmd_export(int argc, char **argv) {
     fputs(sc_strbuf_cstr(&sb), stdout);
     sc_strbuf_free(&sb);
   }
-  int status = print_diags_and_status(ctx);
+  int status = sc_print_diags(ctx);
   if (res.fixed_spec_path) fprintf(stderr, "shapec: wrote the corrected spec to %s\n", res.fixed_spec_path);
   if (!ok && res.report_path) fprintf(stderr, "shapec: wrote %s (status: error)\n", res.report_path);
+  if (!ok && explain && res.report_path && res.analysed && res.analysis.env.n_violations) {
+    size_t len;
+    char *text = sc_file_read(ctx, res.report_path, &len);
+    if (text) {
+      printf("\nWhy (the guards behind each dim a violation involves):\n");
+      sc_explain_report(text, NULL, true);
+      free(text);
+    }
+  }
   if (ok) {
     fprintf(stderr, "shapec: wrote %s\n", res.report_path);
     if (res.library_path) fprintf(stderr, "shapec: wrote %s\n", res.library_path);
@@ -195,32 +184,33 @@ static int cmd_run(int argc, char **argv) {
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       fputs(usage_run, stdout);
       return 0;
-    } else if (is_option(a, "--input")) {
-      v = option_value(argc, argv, &i, "--input", &missing);
+    } else if (sc_is_option(a, "--input")) {
+      v = sc_option_value(argc, argv, &i, "--input", &missing);
       const char *eq = v ? strchr(v, '=') : NULL;
-      if (!missing && (!eq || eq == v || !eq[1])) return usage_error("run: --input takes NAME=FILE.npy, not '%s'", v, usage_run);
-      if (!missing && o.n_inputs < 256) {
+      if (!missing && (!eq || eq == v || !eq[1])) return sc_usage_error("run: --input takes NAME=FILE.npy, not '%s'", v, usage_run);
+      if (!missing && o.n_inputs == 256) return sc_usage_error("run: more than 256 --input options ('%s')", v, usage_run);
+      if (!missing) {
         names[o.n_inputs] = strndup(v, (size_t)(eq - v));
         files[o.n_inputs++] = eq + 1;
       }
-    } else if (is_option(a, "--out")) {
-      o.outdir = option_value(argc, argv, &i, "--out", &missing);
-    } else if (is_option(a, "--bench")) {
-      v = option_value(argc, argv, &i, "--bench", &missing);
+    } else if (sc_is_option(a, "--out")) {
+      o.outdir = sc_option_value(argc, argv, &i, "--out", &missing);
+    } else if (sc_is_option(a, "--bench")) {
+      v = sc_option_value(argc, argv, &i, "--bench", &missing);
       char *end;
       long n = v ? strtol(v, &end, 10) : 0;
-      if (!missing && (*end || n <= 0 || n > 10000000)) return usage_error("run: --bench takes a positive count, not '%s'", v, usage_run);
+      if (!missing && (*end || n <= 0 || n > 10000000)) return sc_usage_error("run: --bench takes a positive count, not '%s'", v, usage_run);
       o.bench = (int)n;
     } else if (a[0] == '-' && a[1] != '\0') {
-      return usage_error("run: unknown option '%s'", a, usage_run);
+      return sc_usage_error("run: unknown option '%s'", a, usage_run);
     } else if (o.model) {
-      return usage_error("run: more than one library given ('%s')", a, usage_run);
+      return sc_usage_error("run: more than one library given ('%s')", a, usage_run);
     } else {
       o.model = a;
     }
-    if (missing) return usage_error("run: option %s needs a value", missing, usage_run);
+    if (missing) return sc_usage_error("run: option %s needs a value", missing, usage_run);
   }
-  if (!o.model) return usage_error("run: %s", "no MODEL.so given", usage_run);
+  if (!o.model) return sc_usage_error("run: %s", "no MODEL.so given", usage_run);
   sc_ctx *ctx = sc_ctx_new();
   int status = sc_cmd_run(ctx, &o);
   for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
@@ -230,8 +220,118 @@ static int cmd_run(int argc, char **argv) {
   return status;
 }
 
+static const char *const usage_check =
+    "usage: shapec check MODEL [--dynamic SPEC] [--weights FILE] --baseline FILE\n"
+    "                          [--junit FILE] [--update]\n"
+    "       shapec check --manifest FILE [--junit FILE] [--update]\n"
+    "\n"
+    "Runs the shape analysis (no code generation) and compares its contract with a\n"
+    "committed report (a constraints.json written by `shapec export` or `--update`): the\n"
+    "export's status, each input's dtype, rank and dims (static, range, or relation to\n"
+    "other dims), the outputs' shapes and the runtime asserts.  Symbols are compared by the\n"
+    "input dims they stand for, so renumbered symbols are no change.  Each change is\n"
+    "printed with the guard that caused it:\n"
+    "  x.size()[0]: range [2, int_oo] -> [2, 512], new guard Le(s0, 512) from node view_3 (...)\n"
+    "\n"
+    "options:\n"
+    "  --baseline FILE  the committed report\n"
+    "  --manifest FILE  check several models: {\"models\": [{\"model\": ..., \"spec\": ...,\n"
+    "                   \"baseline\": ..., \"weights\": ..., \"name\": ...}]}, paths relative to FILE\n"
+    "  --junit FILE     also write a JUnit XML report: a test case per input dim, per\n"
+    "                   runtime assert, for the outputs and the status\n"
+    "  --update         rewrite the baseline(s) with the current report instead (atomically)\n"
+    "\n"
+    "exit status: 0 no change, 1 a change (or a rejected model or invalid baseline),\n"
+    "             2 usage error, 3 a file cannot be read or written\n";
+
+static int cmd_check(int argc, char **argv) {
+  sc_check_options o = {0};
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *missing = NULL;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(usage_check, stdout);
+      return 0;
+    } else if (sc_is_option(a, "--dynamic")) {
+      o.spec = sc_option_value(argc, argv, &i, "--dynamic", &missing);
+    } else if (sc_is_option(a, "--weights")) {
+      o.weights = sc_option_value(argc, argv, &i, "--weights", &missing);
+    } else if (sc_is_option(a, "--baseline")) {
+      o.baseline = sc_option_value(argc, argv, &i, "--baseline", &missing);
+    } else if (sc_is_option(a, "--manifest")) {
+      o.manifest = sc_option_value(argc, argv, &i, "--manifest", &missing);
+    } else if (sc_is_option(a, "--junit")) {
+      o.junit = sc_option_value(argc, argv, &i, "--junit", &missing);
+    } else if (strcmp(a, "--update") == 0) {
+      o.update = true;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return sc_usage_error("check: unknown option '%s'", a, usage_check);
+    } else if (o.model) {
+      return sc_usage_error("check: more than one MODEL given ('%s')", a, usage_check);
+    } else {
+      o.model = a;
+    }
+    if (missing) return sc_usage_error("check: option %s needs a value", missing, usage_check);
+    if ((o.spec && !*o.spec) || (o.weights && !*o.weights) || (o.baseline && !*o.baseline) ||
+        (o.manifest && !*o.manifest) || (o.junit && !*o.junit))
+      return sc_usage_error("check: option '%s' needs a non-empty value", a, usage_check);
+  }
+  if (o.manifest && (o.model || o.spec || o.baseline || o.weights))
+    return sc_usage_error("check: %s", "--manifest names the models; give no MODEL, --dynamic, --weights or --baseline",
+                          usage_check);
+  if (!o.manifest && !o.model) return sc_usage_error("check: %s", "no MODEL (or --manifest) given", usage_check);
+  if (!o.manifest && !o.baseline) return sc_usage_error("check: %s", "no --baseline given", usage_check);
+  return sc_cmd_check(&o);
+}
+
+static const char *const usage_explain =
+    "usage: shapec explain MODEL [--dynamic SPEC] [--weights FILE] [--dim NAME.K]\n"
+    "\n"
+    "Runs the shape analysis and explains, for each user input dim (or the one --dim names,\n"
+    "e.g. x.0 or 'x.size()[0]'), why it has its range, relation or constant value: every\n"
+    "guard on its symbol with the node, operator, JSON path and shape rule that emitted it,\n"
+    "its outcome and the input dims it involves; for a specialization, the guard that first\n"
+    "pinned it.\n"
+    "\n"
+    "exit status: 0 success, 1 no such dim or the model is rejected before the analysis,\n"
+    "             2 usage error, 3 a file cannot be read\n";
+
+static int cmd_explain(int argc, char **argv) {
+  const char *model = NULL, *spec = NULL, *weights = NULL, *dim = NULL;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i], *missing = NULL;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(usage_explain, stdout);
+      return 0;
+    } else if (sc_is_option(a, "--dynamic")) {
+      spec = sc_option_value(argc, argv, &i, "--dynamic", &missing);
+    } else if (sc_is_option(a, "--weights")) {
+      weights = sc_option_value(argc, argv, &i, "--weights", &missing);
+    } else if (sc_is_option(a, "--dim")) {
+      dim = sc_option_value(argc, argv, &i, "--dim", &missing);
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return sc_usage_error("explain: unknown option '%s'", a, usage_explain);
+    } else if (model) {
+      return sc_usage_error("explain: more than one MODEL given ('%s')", a, usage_explain);
+    } else {
+      model = a;
+    }
+    if (missing) return sc_usage_error("explain: option %s needs a value", missing, usage_explain);
+  }
+  if (!model) return sc_usage_error("explain: %s", "no MODEL given", usage_explain);
+  int status = 0;
+  char *report = sc_fresh_report(model, spec, weights, &status);
+  if (!report) return status;
+  bool found = sc_explain_report(report, dim, false);
+  free(report);
+  if (!found) {
+    fprintf(stderr, "shapec: explain: %s is not a dim of a user input (write it as NAME.K, e.g. x.0)\n", dim);
+    return SC_EXIT_USER;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  if (argc < 2) return usage_error("%s", "no command given", usage_main);
+  if (argc < 2) return sc_usage_error("%s", "no command given", usage_main);
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage_main, stdout);
@@ -243,5 +343,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "export") == 0) return cmd_export(argc - 2, argv + 2);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
-  return usage_error("unknown command '%s'", cmd, usage_main);
+  if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
+  if (strcmp(cmd, "explain") == 0) return cmd_explain(argc - 2, argv + 2);
+  return sc_usage_error("unknown command '%s'", cmd, usage_main);
 }
