@@ -1,0 +1,41 @@
+/* Calls the tutorial model through model.h: shapes, a run, and a wrong shape refused. */
+#include <stdio.h>
+#include <string.h>
+
+#include "model.h"
+
+int main(void) {
+  float w[6 * 5], x[4], y[8 * 4], z[32], o0[6 * 3], o1[32];
+  for (int i = 0; i < 30; i++) w[i] = (float)(i % 7) / 7;
+  for (int i = 0; i < 4; i++) x[i] = (float)i;
+  for (int i = 0; i < 32; i++) y[i] = 1, z[i] = (float)i;
+  int64_t sw[2] = {6, 5}, sx[1] = {4}, sy[2] = {8, 4}, sz[1] = {32}, so0[2], so1[1];
+  shapec_dtype f32 = {2, 32, 1};
+  shapec_tensor in[4] = {{w, {1, 0}, 2, f32, sw, NULL, 0}, {x, {1, 0}, 1, f32, sx, NULL, 0},
+                         {y, {1, 0}, 2, f32, sy, NULL, 0}, {z, {1, 0}, 1, f32, sz, NULL, 0}};
+  int64_t *shapes[2] = {so0, so1};
+  char err[512];
+  if (shapec_model_output_shapes(in, shapes, err, sizeof err) != SHAPEC_OK) {
+    fprintf(stderr, "output_shapes: %s\n", err);
+    return 1;
+  }
+  shapec_tensor out[2] = {{o0, {1, 0}, 2, f32, so0, NULL, 0}, {o1, {1, 0}, 1, f32, so1, NULL, 0}};
+  if (shapec_model_run(in, out, err, sizeof err) != SHAPEC_OK) {
+    fprintf(stderr, "run: %s\n", err);
+    return 1;
+  }
+  /* add_1 = flatten(x + y) + z: element i is x[i % 4] + 1 + i */
+  for (int i = 0; i < 32; i++)
+    if (o1[i] != x[i % 4] + 1 + (float)i) {
+      fprintf(stderr, "add_1[%d] = %g\n", i, o1[i]);
+      return 1;
+    }
+  sz[0] = 30; /* breaks z = x * y */
+  if (shapec_model_run(in, out, err, sizeof err) != SHAPEC_ERR_SHAPE || !strstr(err, "z.size()[0] = 30")) {
+    fprintf(stderr, "a wrong shape was not refused: %s\n", err);
+    return 1;
+  }
+  printf("consumer: addmm [%lld, %lld], add_1 [%lld] ok; refused: %s\n", (long long)so0[0], (long long)so0[1],
+         (long long)so1[0], err);
+  return 0;
+}

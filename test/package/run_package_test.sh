@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs shapec into a fresh prefix, builds test/package/consumer against it
+# (find_package(shapec) + shapec_add_model), runs it, checks that touching the spec
+# rebuilds the model, and that pkg-config finds the header.
+#   usage: run_package_test.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$(realpath "$1")
+src=$(realpath "$2")
+work=$(mktemp -d "${TMPDIR:-/tmp}/shapec-package.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cp "$src/examples/tutorial/spec.json" "$work/spec.json"
+cmake -S "$src/test/package/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DMODEL_JSON="$src/examples/tutorial/model.json" -DSPEC_JSON="$work/spec.json" >/dev/null
+cmake --build "$work/consumer" >"$work/build1.log" 2>&1 || { cat "$work/build1.log"; exit 1; }
+grep -q "shapec: compiling tutorial" "$work/build1.log" || { echo "not ok - the model was not compiled"; exit 1; }
+"$work/consumer/consumer"
+echo "ok - a consumer project links the model through shapec_add_model and runs it"
+cmake --build "$work/consumer" >"$work/build2.log" 2>&1
+if grep -q "shapec: compiling tutorial" "$work/build2.log"; then echo "not ok - rebuilt without a change"; exit 1; fi
+sleep 1 && touch "$work/spec.json"
+cmake --build "$work/consumer" >"$work/build3.log" 2>&1
+grep -q "shapec: compiling tutorial" "$work/build3.log" || { echo "not ok - a changed spec did not rebuild the model"; exit 1; }
+echo "ok - the model is rebuilt when its spec changes, and only then"
+cflags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags shapec)
+[ -f "$(echo "$cflags" | sed 's/^-I//;s/ *$//')/shapec/runtime.h" ] || { echo "not ok - pkg-config gives '$cflags'"; exit 1; }
+echo "ok - pkg-config --cflags shapec points at shapec/runtime.h"
