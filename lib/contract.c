@@ -51,7 +51,7 @@ static char *in_sources(const cJSON *report, const char *expr) {
 }
 
 /* Whether expr mentions the symbol sym as a whole word. */
-static bool mentions(const char *expr, const char *sym) {
+bool sc_text_mentions_symbol(const char *expr, const char *sym) {
   size_t n = strlen(sym);
   for (const char *p = strstr(expr, sym); p; p = strstr(p + 1, sym)) {
     bool left = p == expr || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
@@ -240,7 +240,7 @@ static char *guard_cause(const cJSON *in, const cJSON *other, const char *symbol
     const cJSON *g;
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(in, "guards")) {
       const char *e = str_member(g, "expr"), *o = str_member(g, "outcome");
-      if (!e || !mentions(e, symbol)) continue;
+      if (!e || !sc_text_mentions_symbol(e, symbol)) continue;
       if (pass == 0 && (!outcome || !o || strcmp(o, outcome) != 0)) continue;
       char *s = in_sources(in, e);
       bool known = has_guard(other, s);

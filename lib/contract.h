@@ -38,5 +38,7 @@ void sc_contract_compare(const cJSON *baseline, const cJSON *current, sc_contrac
  *   x.size()[0]: range [2, int_oo] -> [2, 512] (new guard Le(s0, 512) from node view_3 (graph.nodes[17])) */
 char *sc_contract_describe(const sc_contract_item *item);
 void sc_contract_diff_free(sc_contract_diff *d);
+/* Whether an expression's text names symbol sym as a whole word ("s1" in "s12" does not). */
+bool sc_text_mentions_symbol(const char *expr, const char *sym);
 
 #endif

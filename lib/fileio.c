@@ -106,3 +106,9 @@ bool sc_file_exists(const char *path) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
+
+void sc_temp_template(char *out, size_t n, const char *name) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir || strlen(dir) + strlen(name) + 9 > n) dir = "/tmp";
+  snprintf(out, n, "%s/%s-XXXXXX", dir, name);
+}

@@ -266,17 +266,11 @@ static bool write_temp(cg *g, const char *path, const void *data, size_t len) {
   return sc_file_write_atomic(g->ctx, path, data, len);
 }
 
-/* A mkstemp/mkdtemp template under $TMPDIR (or /tmp). */
-static void temp_template(char *out, size_t n, const char *name) {
-  const char *dir = getenv("TMPDIR");
-  if (!dir || !*dir || strlen(dir) > n - 40) dir = "/tmp";
-  snprintf(out, n, "%s/%s-XXXXXX", dir, name);
-}
 
 /* Runs argv; on failure records the tool's stderr. */
 static bool run_tool(cg *g, char *const argv[]) {
   char errpath[1100];
-  temp_template(errpath, sizeof errpath, "shapec-link");
+  sc_temp_template(errpath, sizeof errpath, "shapec-link");
   int fd = mkstemp(errpath);
   if (fd < 0)
     return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary file %s: %s (set TMPDIR to a writable directory)",
@@ -359,7 +353,7 @@ static bool emit_and_link(cg *g, const char *so_path) {
     return false;
   }
   char dir[1100];
-  temp_template(dir, sizeof dir, "shapec-build");
+  sc_temp_template(dir, sizeof dir, "shapec-build");
   if (!mkdtemp(dir)) {
     LLVMDisposeMemoryBuffer(obj);
     return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary directory %s: %s (set TMPDIR to a writable "

@@ -37,9 +37,8 @@ static char *dup_printf(const char *fmt, const char *a, const char *b) {
 }
 
 char *sc_fresh_report(const char *model, const char *spec, const char *weights, int *status) {
-  const char *tmpdir = getenv("TMPDIR");
   char path[1100];
-  snprintf(path, sizeof path, "%s/shapec-check-XXXXXX", tmpdir && *tmpdir && strlen(tmpdir) < 1000 ? tmpdir : "/tmp");
+  sc_temp_template(path, sizeof path, "shapec-check");
   int fd = mkstemp(path);
   if (fd < 0) {
     fprintf(stderr, "shapec: check: cannot create a temporary file %s (set TMPDIR)\n", path);

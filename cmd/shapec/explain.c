@@ -2,34 +2,25 @@
  * value, told from the report's guards: each with its node, operator, JSON path, the
  * shape rule that emitted it, its outcome, and the input dims it involves. */
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "lib/contract.h"
 
 static const char *str(const cJSON *o, const char *name) {
   const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name));
   return s ? s : "?";
 }
 
-static bool mentions(const char *expr, const char *sym) {
-  size_t n = strlen(sym);
-  for (const char *p = strstr(expr, sym); p; p = strstr(p + 1, sym)) {
-    bool left = p == expr || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-    bool right = !(isalnum((unsigned char)p[n]) || p[n] == '_');
-    if (left && right) return true;
-  }
-  return false;
-}
 
 /* "x.size()[0], y.size()[1]": the sources of the symbols expr mentions. */
 static void involved_dims(const cJSON *report, const char *expr, char *out, size_t n) {
   out[0] = '\0';
   const cJSON *s;
   cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "symbols")) {
-    if (!s->string || !mentions(expr, s->string)) continue;
+    if (!s->string || !sc_text_mentions_symbol(expr, s->string)) continue;
     size_t len = strlen(out);
     snprintf(out + len, n - len, "%s%s", len ? ", " : "", str(s, "source"));
   }
@@ -86,7 +77,7 @@ static void explain_dim(const cJSON *report, const char *subject, const cJSON *s
   for (int l = 0; l < 2; l++) {
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(report, lists[l])) {
       const char *expr = str(g, "expr");
-      if (!mentions(expr, sym)) continue;
+      if (!sc_text_mentions_symbol(expr, sym)) continue;
       char dims[1024];
       involved_dims(report, expr, dims, sizeof dims);
       printf("  %s at node %s (%s, %s, rule %s): %s; involves %s\n", expr, str(g, "node"), str(g, "op"), str(g, "path"),
@@ -117,7 +108,7 @@ bool sc_explain_report(const char *report_json, const char *dim, bool only_viola
         cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(report, "guards")) {
           if (strcmp(str(g, "outcome"), "violation") != 0) continue;
           cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "symbols")) {
-            if (strcmp(str(s, "source"), subject) == 0 && mentions(str(g, "expr"), s->string)) involved = true;
+            if (strcmp(str(s, "source"), subject) == 0 && sc_text_mentions_symbol(str(g, "expr"), s->string)) involved = true;
           }
         }
         if (!involved) continue;
