@@ -43,6 +43,7 @@ enum {
   SHAPEC_ERR_MEMORY = 3,   /* the workspace could not be allocated */
   SHAPEC_ERR_CPU = 4,      /* this machine lacks an instruction set or OpenBLAS the library needs */
   SHAPEC_ERR_WEIGHTS = 5,  /* the weights file (--external-weights) is missing or belongs to another export */
+  SHAPEC_ERR_CUDA = 6,     /* a CUDA library: no driver or device, or a driver call failed (the message says which) */
 };
 
 /* The functions a model library exports (declared here for dlsym users; model.h declares

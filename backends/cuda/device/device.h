@@ -1,0 +1,77 @@
+/* device.h - what every device kernel file includes: the kernel marker, the thread index
+ * of a grid-stride loop, libdevice's math, and the small-array argument type.
+ *
+ * The files under backends/cuda/device/ are plain C.  The build compiles them with
+ * clang-19 for nvptx64-nvidia-cuda into LLVM bitcode that shapec links into each model's
+ * PTX (so a model carries only the kernels it launches).  test/cuda/ compiles the same
+ * files for the host with SC_DEVICE_EMULATE, where a test runs a launch's threads one
+ * after another: kernels that never synchronize within a block give the same results
+ * that way, which is how their arithmetic is checked on a machine without a GPU.
+ *
+ * Conventions: every kernel is a grid-stride loop over independent work items (the host
+ * launcher picks the grid), tensors are compact row-major, sizes are int64. */
+#ifndef SC_DEVICE_H
+#define SC_DEVICE_H
+
+#include <stdint.h>
+
+/* Small int64 arrays (a shape, strides) travel by value in the kernel's parameters. */
+typedef struct sc_dims {
+  int64_t v[16];
+} sc_dims;
+
+#ifdef SC_DEVICE_EMULATE
+#include <math.h>
+#define SC_KERNEL
+extern _Thread_local int64_t sc_emu_thread, sc_emu_threads;
+static inline int64_t sc_thread(void) { return sc_emu_thread; }
+static inline int64_t sc_threads(void) { return sc_emu_threads; }
+#define sc_expf expf
+#define sc_exp exp
+#define sc_logf logf
+#define sc_sqrtf sqrtf
+#define sc_sqrt sqrt
+#define sc_powf powf
+#define sc_fabsf fabsf
+#define sc_floorf floorf
+#else
+#define SC_KERNEL __attribute__((nvptx_kernel))
+/* libdevice, linked in by shapec when it builds the PTX */
+float __nv_expf(float);
+double __nv_exp(double);
+float __nv_logf(float);
+float __nv_sqrtf(float);
+double __nv_sqrt(double);
+float __nv_powf(float, float);
+float __nv_fabsf(float);
+float __nv_floorf(float);
+#define sc_expf __nv_expf
+#define sc_exp __nv_exp
+#define sc_logf __nv_logf
+#define sc_sqrtf __nv_sqrtf
+#define sc_sqrt __nv_sqrt
+#define sc_powf __nv_powf
+#define sc_fabsf __nv_fabsf
+#define sc_floorf __nv_floorf
+static inline int64_t sc_thread(void) {
+  return (int64_t)__nvvm_read_ptx_sreg_ctaid_x() * __nvvm_read_ptx_sreg_ntid_x() + __nvvm_read_ptx_sreg_tid_x();
+}
+static inline int64_t sc_threads(void) {
+  return (int64_t)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_ntid_x();
+}
+#endif
+
+/* for (i = this thread's first item; i < n; i += every thread of the grid) */
+#define SC_GRID_LOOP(i, n) for (int64_t i = sc_thread(); i < (n); i += sc_threads())
+
+/* Copies one element of esize bytes (1, 2, 4 or 8). */
+static inline void sc_copy_elem(char *dst, const char *src, int64_t esize) {
+  switch (esize) {
+    case 8: *(int64_t *)dst = *(const int64_t *)src; break;
+    case 4: *(int32_t *)dst = *(const int32_t *)src; break;
+    case 2: *(int16_t *)dst = *(const int16_t *)src; break;
+    default: *dst = *src; break;
+  }
+}
+
+#endif
