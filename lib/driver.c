@@ -103,7 +103,8 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     /* the library embeds the report it was built with */
     char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
     sc_cpu_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm,
-                            opts->external_weights};
+                            opts->external_weights, opts->target_cpu || !opts->target_cuda, opts->target_cuda,
+                            opts->cuda_arch};
     ok = sc_dir_ensure(ctx, copts.outdir) && sc_cpu_compile(ctx, out->program, &out->analysis, out->weights, &copts);
     free(report);
     if (ok) {

@@ -23,6 +23,9 @@ typedef struct sc_export_options {
   const char *cpu;       /* --cpu NAME; NULL: the host */
   bool emit_llvm;        /* also write OUTDIR/model.ll */
   bool external_weights; /* weights in OUTDIR/model.weights, not inside model.so */
+  bool target_cpu;       /* --target: code for CPU tensors (both false: CPU only) */
+  bool target_cuda;      /* --target: PTX kernels and a launcher for CUDA tensors */
+  const char *cuda_arch; /* --cuda-arch; NULL: sm_80 */
 } sc_export_options;
 
 typedef struct sc_export_result {

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   llvm-19-dev lld-19   # LLVM 19 C API and its linker (LLVM 14 may also be installed: shapec pins 19)
+  llvm-19 clang-19     # llvm-link-19 and clang-19 build the CUDA device kernels into NVPTX bitcode
   libcjson-dev         # JSON reader
   libxml2-dev libxml2-utils  # JUnit reports, xmllint
   check libsubunit-dev # unit tests

@@ -143,12 +143,18 @@ typedef struct leaf {
   LLVMValueRef row;                /* offset of the current row */
 } leaf;
 
+enum { MAX_SYMS = 16 }; /* SymInt operands one device kernel reads */
+
 typedef struct ew_ctx {
   const sc_node *root;
   cg_value *out;
   int rank;
   leaf leaves[MAX_LEAVES];
   int n_leaves;
+  /* SymInt operands computed by the host before a device kernel starts */
+  const sc_value *sym_of[MAX_SYMS];
+  LLVMValueRef sym_value[MAX_SYMS];
+  int n_syms;
   LLVMValueRef o, j, inner;        /* row index, index in the row, row length */
 } ew_ctx;
 
@@ -237,7 +243,10 @@ static LLVMValueRef operand(cg *g, ew_ctx *c, const sc_node *n, const char *name
     return want ? convert(g, x, want) : x;
   }
   if (it->value) { /* a SymInt / SymBool */
-    LLVMValueRef x = cg_expr(g, it->value->sym);
+    LLVMValueRef x = NULL;
+    for (int k = 0; k < c->n_syms && !x; k++)
+      if (c->sym_of[k] == it->value) x = c->sym_value[k];
+    if (!x) x = cg_expr(g, it->value->sym);
     return convert(g, x, want ? want : g->i64);
   }
   LLVMTypeRef t = want ? want : g->f32;
@@ -268,7 +277,25 @@ static const char *string_arg(const sc_node *n, const char *name) {
   return NULL;
 }
 
+/* In a device kernel: the libdevice function for an intrinsic NVPTX cannot lower
+ * (exp, log, sin, cos, pow), else NULL. */
+static LLVMValueRef device_math(cg *g, const char *name, LLVMValueRef *args, unsigned n) {
+  static const char *const map[][2] = {{"llvm.exp", "exp"}, {"llvm.log", "log"}, {"llvm.sin", "sin"},
+                                       {"llvm.cos", "cos"}, {"llvm.pow", "pow"}};
+  if (!g->device) return NULL;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    if (strcmp(name, map[i][0]) != 0) continue;
+    LLVMTypeRef t = LLVMTypeOf(args[0]), params[2] = {t, t};
+    char fname[32];
+    snprintf(fname, sizeof fname, "__nv_%s%s", map[i][1], t == g->f32 ? "f" : "");
+    return cg_call(g, fname, t, params, n, args, n, false);
+  }
+  return NULL;
+}
+
 static LLVMValueRef intrinsic1(cg *g, const char *name, LLVMValueRef x) {
+  LLVMValueRef dx = device_math(g, name, &x, 1);
+  if (dx) return dx;
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
   LLVMTypeRef over[1] = {LLVMTypeOf(x)};
   LLVMValueRef args[1] = {x};
@@ -277,6 +304,8 @@ static LLVMValueRef intrinsic1(cg *g, const char *name, LLVMValueRef x) {
 }
 
 static LLVMValueRef intrinsic2(cg *g, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  LLVMValueRef xy[2] = {x, y}, dxy = device_math(g, name, xy, 2);
+  if (dxy) return dxy;
   unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
   LLVMTypeRef over[1] = {LLVMTypeOf(x)};
   LLVMValueRef args[2] = {x, y};
@@ -327,8 +356,12 @@ static void attach_vector_variant(cg *g, LLVMValueRef call, const char *fname, L
 static LLVMValueRef libm1(cg *g, const char *name, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
   char fname[32];
-  snprintf(fname, sizeof fname, "%s%s", name, t == g->f32 ? "f" : "");
+  snprintf(fname, sizeof fname, "%s%s%s", g->device ? "__nv_" : "", name, t == g->f32 ? "f" : "");
   LLVMTypeRef params[1] = {t};
+  if (g->device) { /* libdevice */
+    LLVMValueRef args[1] = {x};
+    return cg_call(g, fname, t, params, 1, args, 1, false);
+  }
   LLVMValueRef f = cg_function(g, fname, t, params, 1, false);
   static const char *const attrs[] = {"nounwind", "willreturn"};
   LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
@@ -572,8 +605,8 @@ static void inner_body(cg *g, LLVMValueRef j, void *arg) {
   LLVMBuildStore(g->B, v, LLVMBuildInBoundsGEP2(g->B, mem, c->out->data, idx, 1, "p"));
 }
 
-static void outer_body(cg *g, LLVMValueRef o, void *arg) {
-  ew_ctx *c = arg;
+/* Each broadcasting leaf's offset for row o. */
+static void leaf_rows(cg *g, ew_ctx *c, LLVMValueRef o) {
   c->o = o;
   /* the row's coordinates over the outer dims, innermost first */
   LLVMValueRef rem = o, coord[CG_MAX_RANK];
@@ -588,6 +621,11 @@ static void outer_body(cg *g, LLVMValueRef o, void *arg) {
     for (int d = 0; d < c->rank - 1; d++) row = LLVMBuildAdd(g->B, row, LLVMBuildMul(g->B, coord[d], l->stride[d], "t"), "row");
     l->row = row;
   }
+}
+
+static void outer_body(cg *g, LLVMValueRef o, void *arg) {
+  ew_ctx *c = arg;
+  leaf_rows(g, c, o);
   cg_loop(g, c->inner, inner_body, c);
 }
 
@@ -612,6 +650,7 @@ static bool tree_reads_symbols(cg *g, const sc_node *n) {
  * loop can swap in the copies it loads from its context. */
 static int captured(ew_ctx *c, LLVMValueRef **slots) {
   int k = 0;
+  for (int i = 0; i < c->n_syms; i++) slots[k++] = &c->sym_value[i];
   slots[k++] = &c->out->data;
   slots[k++] = &c->inner;
   for (int d = 0; d < c->rank; d++) slots[k++] = &c->out->dims[d];
@@ -622,11 +661,125 @@ static int captured(ew_ctx *c, LLVMValueRef **slots) {
   return k;
 }
 
+enum { MAX_CAPTURED = MAX_SYMS + 2 + CG_MAX_RANK + MAX_LEAVES * (1 + CG_MAX_RANK) };
+
+/* The host computes the tree's SymInt operands (with their overflow checks) before a
+ * device kernel starts: the kernel receives them as arguments. */
+static void collect_syms(cg *g, ew_ctx *c, const sc_node *n) {
+  for (size_t k = 0; k < n->n_inputs; k++) {
+    const sc_arg *a = &n->inputs[k].arg;
+    for (size_t i = 0; i < a->n_items; i++) {
+      const sc_value *v = a->items[i].value;
+      if (!v) continue;
+      if (v->kind == SC_VALUE_TENSOR) {
+        cg_value *cv = cg_get(g, v);
+        if (cv->inlined) collect_syms(g, c, producer(g, v));
+        continue;
+      }
+      bool seen = false;
+      for (int j = 0; j < c->n_syms; j++) seen |= c->sym_of[j] == v;
+      if (seen || !v->sym) continue;
+      if (c->n_syms >= MAX_SYMS) {
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "a fused elementwise kernel reads more than %d SymInt "
+                 "operands", MAX_SYMS);
+        return;
+      }
+      c->sym_of[c->n_syms] = v;
+      c->sym_value[c->n_syms++] = cg_expr(g, v->sym);
+    }
+  }
+}
+
+static LLVMValueRef sreg(cg *g, const char *name) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef r = LLVMBuildCall2(g->B, LLVMIntrinsicGetType(g->C, id, NULL, 0), LLVMGetIntrinsicDeclaration(g->M, id, NULL, 0),
+                                  NULL, 0, "sreg");
+  return LLVMBuildZExt(g->B, r, g->i64, "sreg64");
+}
+
+/* The fused loop as a CUDA kernel sc_ew_N(captured values as i64...): a grid-stride loop
+ * over the output's elements; the host launches it over numel items. */
+static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
+  LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
+  int n = captured(c, slots);
+  /* host: the values and the kernelParams array pointing at them */
+  LLVMBuilderRef entry = LLVMCreateBuilderInContext(g->C);
+  LLVMBasicBlockRef first = LLVMGetEntryBasicBlock(g->fn);
+  LLVMValueRef first_inst = LLVMGetFirstInstruction(first);
+  if (first_inst) LLVMPositionBuilderBefore(entry, first_inst);
+  else LLVMPositionBuilderAtEnd(entry, first);
+  LLVMValueRef values = LLVMBuildArrayAlloca(entry, g->i64, cg_i64(g, n ? n : 1), "kargs");
+  LLVMValueRef params = LLVMBuildArrayAlloca(entry, g->ptr, cg_i64(g, n ? n : 1), "kparams");
+  LLVMDisposeBuilder(entry);
+  LLVMTypeRef param_types[MAX_CAPTURED];
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef v = *slots[i];
+    LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(v));
+    if (kind == LLVMPointerTypeKind) v = LLVMBuildPtrToInt(g->B, v, g->i64, "pi");
+    else if (LLVMTypeOf(v) != g->i64) v = LLVMBuildZExt(g->B, v, g->i64, "zi");
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMValueRef at = LLVMBuildInBoundsGEP2(g->B, g->i64, values, idx, 1, "arg");
+    LLVMBuildStore(g->B, v, at);
+    LLVMBuildStore(g->B, at, LLVMBuildInBoundsGEP2(g->B, g->ptr, params, idx, 1, "param"));
+    param_types[i] = g->i64;
+  }
+  LLVMValueRef total = LLVMBuildMul(g->B, rows, c->inner, "total");
+  /* device: the kernel */
+  char name[64];
+  snprintf(name, sizeof name, "sc_ew_%d", g->n_kernels++);
+  LLVMValueRef fn = LLVMAddFunction(g->DM, name, LLVMFunctionType(g->voidt, param_types, (unsigned)n, 0));
+  LLVMSetFunctionCallConv(fn, 71 /* PTX kernel */);
+  LLVMModuleRef host_module = g->M;
+  LLVMValueRef host_fn = g->fn;
+  LLVMBasicBlockRef resume = LLVMGetInsertBlock(g->B);
+  g->M = g->DM;
+  g->fn = fn;
+  g->device = true;
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  for (int i = 0; i < n; i++) {
+    saved[i] = *slots[i];
+    LLVMValueRef v = LLVMGetParam(fn, (unsigned)i);
+    LLVMTypeRef t = LLVMTypeOf(saved[i]);
+    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) v = LLVMBuildIntToPtr(g->B, v, g->ptr, "ip");
+    else if (t != g->i64) v = LLVMBuildTrunc(g->B, v, t, "tr");
+    *slots[i] = v;
+  }
+  LLVMValueRef k_rows = cg_i64(g, 1);
+  for (int d = 0; d < c->rank - 1; d++) k_rows = LLVMBuildMul(g->B, k_rows, c->out->dims[d], "rows");
+  LLVMValueRef k_total = LLVMBuildMul(g->B, k_rows, c->inner, "total");
+  LLVMValueRef start = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, sreg(g, "llvm.nvvm.read.ptx.sreg.ctaid.x"),
+                                                       sreg(g, "llvm.nvvm.read.ptx.sreg.ntid.x"), "base"),
+                                    sreg(g, "llvm.nvvm.read.ptx.sreg.tid.x"), "gid");
+  LLVMValueRef step = LLVMBuildMul(g->B, sreg(g, "llvm.nvvm.read.ptx.sreg.nctaid.x"), sreg(g, "llvm.nvvm.read.ptx.sreg.ntid.x"),
+                                   "stride");
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B), head = cg_block(g, "elem"), done = cg_block(g, "done");
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, start, k_total, "any"), head, done);
+  LLVMPositionBuilderAtEnd(g->B, head);
+  LLVMValueRef e = LLVMBuildPhi(g->B, g->i64, "e");
+  leaf_rows(g, c, LLVMBuildUDiv(g->B, e, c->inner, "o"));
+  inner_body(g, LLVMBuildURem(g->B, e, c->inner, "j"), c);
+  LLVMValueRef next = LLVMBuildAdd(g->B, e, step, "next");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->B);
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, next, k_total, "more"), head, done);
+  LLVMValueRef in_vals[2] = {start, next};
+  LLVMBasicBlockRef in_blocks[2] = {pre, latch};
+  LLVMAddIncoming(e, in_vals, in_blocks, 2);
+  LLVMPositionBuilderAtEnd(g->B, done);
+  LLVMBuildRetVoid(g->B);
+  for (int i = 0; i < n; i++) *slots[i] = saved[i];
+  g->M = host_module;
+  g->fn = host_fn;
+  g->device = false;
+  LLVMPositionBuilderAtEnd(g->B, resume);
+  LLVMTypeRef lp[3] = {g->ptr, g->i64, g->ptr};
+  LLVMValueRef la[3] = {cg_cstr(g, name), total, params};
+  cg_call(g, "sc_cu_launch", g->voidt, lp, 3, la, 3, false);
+}
+
 /* Moves the row loop into its own function `loop(ctx, begin, end)` and hands it to the
  * runtime's thread pool.  Small tensors run on the calling thread (the pool decides from
  * the minimum chunk, about 16K elements). */
 static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
-  enum { MAX_CAPTURED = 2 + CG_MAX_RANK + MAX_LEAVES * (1 + CG_MAX_RANK) };
   LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
   int n = captured(c, slots);
   /* the context lives in the entry block's frame: one slot per captured value */
@@ -693,7 +846,10 @@ bool cg_emit_elementwise(cg *g, const sc_node *n) {
   LLVMValueRef rows = cg_i64(g, 1);
   for (int d = 0; d < c.rank - 1; d++) rows = LLVMBuildMul(g->B, rows, out->dims[d], "rows");
   /* rows * inner == numel; zero-size tensors skip both loops */
-  if (tree_reads_symbols(g, n)) cg_loop(g, rows, outer_body, &c);
+  if (g->cuda) {
+    collect_syms(g, &c, n);
+    emit_device_kernel(g, &c, rows);
+  } else if (tree_reads_symbols(g, n)) cg_loop(g, rows, outer_body, &c);
   else emit_parallel_rows(g, &c, rows);
   out->ready = true;
   return !g->failed;

@@ -97,11 +97,11 @@ static LLVMValueRef tensor_ptr(cg *g, LLVMValueRef array, int index) {
 static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, const sc_value *v) {
   int code, bits;
   dl_dtype(v->meta.dtype, &code, &bits);
-  LLVMTypeRef params[7] = {g->ptr, g->ptr, g->i32, g->i32, g->i32, g->ptr, g->i64};
-  LLVMValueRef args[7] = {tp, cg_cstr(g, what), LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0),
-                          LLVMConstInt(g->i32, (unsigned)code, 0), LLVMConstInt(g->i32, (unsigned)bits, 0), g->err,
-                          g->errlen};
-  LLVMValueRef rc = cg_call(g, "sc_rt_check_tensor", g->i32, params, 7, args, 7, false);
+  LLVMTypeRef params[8] = {g->ptr, g->ptr, g->i32, g->i32, g->i32, g->i32, g->ptr, g->i64};
+  LLVMValueRef args[8] = {tp, cg_cstr(g, what), LLVMConstInt(g->i32, g->cuda ? 2 : 1, 0),
+                          LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0), LLVMConstInt(g->i32, (unsigned)code, 0),
+                          LLVMConstInt(g->i32, (unsigned)bits, 0), g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_rt_check_tensor", g->i32, params, 8, args, 8, false);
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
   return rc;
 }
@@ -164,7 +164,7 @@ static void emit_assert(cg *g, const sc_guard *gd) {
 
 static LLVMValueRef emit_prepare(cg *g) {
   LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
-  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_prepare", LLVMFunctionType(g->i32, params, 4, 0));
+  LLVMValueRef fn = LLVMAddFunction(g->M, g->cuda ? "sc_prepare_cuda" : "sc_prepare_cpu", LLVMFunctionType(g->i32, params, 4, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
   LLVMValueRef inputs = LLVMGetParam(fn, 0);
@@ -432,6 +432,12 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
     weights = cg_call(g, "sc_rt_external_weights", g->ptr, wp, 4, wa, 4, false);
     cg_fail_if(g, LLVMBuildIsNull(g->B, weights, "nowt"), LLVMConstInt(g->i32, SHAPEC_ERR_WEIGHTS, 0));
   }
+  if (g->cuda) { /* the blob on the device, uploaded by the first call */
+    LLVMTypeRef wp[2] = {g->ptr, g->i64};
+    LLVMValueRef wa[2] = {weights, cg_i64(g, (int64_t)g->weights_total)};
+    weights = cg_call(g, "sc_cu_weights", g->ptr, wp, 2, wa, 2, false);
+    cg_fail_if(g, LLVMBuildIsNull(g->B, weights, "nowt"), LLVMConstInt(g->i32, SHAPEC_ERR_CUDA, 0));
+  }
   size_t user = 0;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_input_spec *s = &g->p->input_specs[i];
@@ -507,6 +513,10 @@ static void emit_nodes(cg *g) {
     g->node = (int)i;
     cg_emit_node(g, &g->p->graph->nodes[i], (int)i);
     cg_release_dead(g, (int)i);
+    if (g->cuda) { /* a launch that failed stops the run here, with the driver's message */
+      LLVMValueRef rc = cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false);
+      cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "cuerr"), rc);
+    }
   }
   free(g->owners);
   g->owners = NULL;
@@ -526,14 +536,54 @@ static bool outputs_depend_on_data(cg *g) {
   return false;
 }
 
-static void emit_output_shapes(cg *g, LLVMValueRef prepare) {
-  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
-  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_model_output_shapes", LLVMFunctionType(g->i32, params, 4, 0));
-  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
+/* The CUDA path's functions take (inputs, X, stream, err, errlen); the CPU's (inputs, X,
+ * err, errlen).  Returns the new function with the error and stream arguments bound. */
+static LLVMValueRef begin_path_function(cg *g, const char *name) {
+  LLVMTypeRef params[5] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMTypeRef cpu_params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, g->cuda ? LLVMFunctionType(g->i32, params, 5, 0)
+                                                        : LLVMFunctionType(g->i32, cpu_params, 4, 0));
+  if (g->has_cuda) LLVMSetLinkage(fn, LLVMInternalLinkage); /* the public names dispatch on the device */
+  unsigned e = g->cuda ? 3 : 2;
+  begin_function(g, fn, LLVMGetParam(fn, e), LLVMGetParam(fn, e + 1));
+  g->stream = g->cuda ? LLVMGetParam(fn, 2) : NULL;
+  return fn;
+}
+
+/* Opens the call on the inputs' CUDA device (after prepare checked them). */
+static void cuda_begin(cg *g, LLVMValueRef inputs) {
+  LLVMValueRef dev_id = LLVMConstInt(g->i32, 0, 0);
+  if (sc_program_n_user_inputs(g->p)) {
+    LLVMValueRef idx[1] = {cg_i64(g, 0)};
+    LLVMValueRef t = LLVMBuildGEP2(g->B, g->tensor_t, inputs, idx, 1, "t0");
+    LLVMTypeRef dev_t = LLVMStructGetTypeAtIndex(g->tensor_t, 1);
+    LLVMValueRef d = LLVMBuildStructGEP2(g->B, g->tensor_t, t, 1, "dev");
+    dev_id = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, dev_t, d, 1, "id"), "device_id");
+  }
+  LLVMTypeRef p[5] = {g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[5] = {g->ptx, dev_id, g->stream, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_cu_begin", g->i32, p, 5, a, 5, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "nocuda"), rc);
+}
+
+/* At the exit: ends the call (synchronizing on the default stream, so that a kernel's
+ * fault is reported by this call); the first error is the one returned. */
+static void cuda_end(cg *g) {
+  LLVMTypeRef p[1] = {g->i32};
+  LLVMValueRef a[1] = {LLVMBuildZExt(g->B, LLVMBuildIsNull(g->B, g->stream, "nostream"), g->i32, "sync")};
+  LLVMValueRef end_rc = cg_call(g, "sc_cu_end", g->i32, p, 1, a, 1, false);
+  LLVMValueRef rc = LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc0");
+  LLVMBuildStore(g->B, LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "had"), rc,
+                                       end_rc, "rc1"), g->rc_slot);
+}
+
+static void emit_output_shapes(cg *g, LLVMValueRef prepare, const char *name) {
+  LLVMValueRef fn = begin_path_function(g, name);
   alloc_syms(g);
   bool compute = outputs_depend_on_data(g);
   if (compute) open_workspace(g);
   call_prepare(g, prepare, LLVMGetParam(fn, 0));
+  if (compute && g->cuda) cuda_begin(g, LLVMGetParam(fn, 0));
   LLVMValueRef out_shapes = LLVMGetParam(fn, 1);
   cg_fail_if(g, LLVMBuildIsNull(g->B, out_shapes, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
   if (compute) { /* the sizes need the values behind item() or nonzero(): run the graph */
@@ -555,6 +605,7 @@ static void emit_output_shapes(cg *g, LLVMValueRef prepare) {
   LLVMBuildBr(g->B, g->exit_bb);
   LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
   if (compute) close_workspace(g);
+  if (compute && g->cuda) cuda_end(g);
   LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
 }
 
@@ -581,14 +632,13 @@ static void check_outputs(cg *g, LLVMValueRef outputs, bool data_dims) {
   }
 }
 
-static void emit_run(cg *g, LLVMValueRef prepare) {
-  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
-  LLVMValueRef fn = LLVMAddFunction(g->M, "shapec_model_run", LLVMFunctionType(g->i32, params, 4, 0));
-  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
+static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
+  LLVMValueRef fn = begin_path_function(g, name);
   alloc_syms(g);
   open_workspace(g);
   LLVMValueRef inputs = LLVMGetParam(fn, 0), outputs = LLVMGetParam(fn, 1);
   call_prepare(g, prepare, inputs);
+  if (g->cuda) cuda_begin(g, inputs);
   cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
   reset_values(g);
   if (!bind_graph_inputs(g, inputs)) return;
@@ -607,24 +657,104 @@ static void emit_run(cg *g, LLVMValueRef prepare) {
     LLVMValueRef idx[1] = {tensor_field(g, outputs, (int)i, 6, g->i64)};
     LLVMValueRef dst = LLVMBuildGEP2(g->B, g->i8, data, idx, 1, "out");
     LLVMValueRef bytes = LLVMBuildMul(g->B, cv->numel, cg_elem_size(g, cv->v->meta.dtype), "bytes");
-    LLVMBuildMemCpy(g->B, dst, 1, cv->data, 1, bytes);
+    if (g->cuda) {
+      LLVMTypeRef cp[3] = {g->ptr, g->ptr, g->i64};
+      LLVMValueRef ca[3] = {dst, cv->data, bytes};
+      cg_call(g, "sc_cu_copy_device", g->voidt, cp, 3, ca, 3, false);
+    } else {
+      LLVMBuildMemCpy(g->B, dst, 1, cv->data, 1, bytes);
+    }
   }
   LLVMBuildBr(g->B, g->exit_bb);
   /* exit: free the workspace, return the code */
   LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
   close_workspace(g);
+  if (g->cuda) cuda_end(g);
   LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+}
+
+/* Whether the call's tensors are CUDA tensors: the first input's device (the first
+ * output's for a model without inputs); false when there are none. */
+static LLVMValueRef on_cuda(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
+  bool by_input = sc_program_n_user_inputs(g->p) > 0;
+  if (!by_input && !g->p->n_output_specs) return LLVMConstInt(g->i1, 0, 0);
+  LLVMValueRef array = by_input ? inputs : outputs;
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B), look = cg_block(g, "look"), done = cg_block(g, "done");
+  LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, array, "none"), done, look);
+  LLVMPositionBuilderAtEnd(g->B, look);
+  LLVMValueRef type = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, g->tensor_t, array, 1, "dev"), "type");
+  LLVMValueRef is = LLVMBuildICmp(g->B, LLVMIntEQ, type, LLVMConstInt(g->i32, 2, 0), "cuda");
+  LLVMBuildBr(g->B, done);
+  LLVMPositionBuilderAtEnd(g->B, done);
+  LLVMValueRef phi = LLVMBuildPhi(g->B, g->i1, "on_cuda");
+  LLVMValueRef vals[2] = {LLVMConstInt(g->i1, 0, 0), is};
+  LLVMBasicBlockRef blocks[2] = {here, look};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
+/* public(inputs, X, [stream,] err, errlen): the CUDA path for CUDA tensors (or when the
+ * library has no CPU code), else the CPU path; a stream with CPU tensors is an error. */
+static void emit_dispatch(cg *g, const char *name, LLVMValueRef cpu_fn, LLVMValueRef cuda_fn, bool with_stream) {
+  LLVMTypeRef p5[5] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64}, p4[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, with_stream ? LLVMFunctionType(g->i32, p5, 5, 0) : LLVMFunctionType(g->i32, p4, 4, 0));
+  unsigned e = with_stream ? 3 : 2;
+  begin_function(g, fn, LLVMGetParam(fn, e), LLVMGetParam(fn, e + 1));
+  LLVMValueRef in = LLVMGetParam(fn, 0), x = LLVMGetParam(fn, 1);
+  LLVMValueRef stream = with_stream ? LLVMGetParam(fn, 2) : LLVMConstNull(g->ptr);
+  LLVMValueRef cuda_args[5] = {in, x, stream, g->err, g->errlen}, cpu_args[4] = {in, x, g->err, g->errlen};
+  LLVMBasicBlockRef use_cuda = cg_block(g, "cuda");
+  if (cpu_fn) {
+    LLVMBasicBlockRef use_cpu = cg_block(g, "cpu");
+    LLVMBuildCondBr(g->B, on_cuda(g, in, x), use_cuda, use_cpu);
+    LLVMPositionBuilderAtEnd(g->B, use_cpu);
+    if (with_stream)
+      cg_fail_msg_if(g, LLVMBuildIsNotNull(g->B, stream, "stream"), "a CUDA stream was given but the tensors are not on "
+                     "a CUDA device (device type 2)", NULL, 0);
+    LLVMBuildStore(g->B, LLVMBuildCall2(g->B, LLVMFunctionType(g->i32, p4, 4, 0), cpu_fn, cpu_args, 4, "rc"), g->rc_slot);
+    LLVMBuildBr(g->B, g->exit_bb);
+  } else {
+    LLVMBuildBr(g->B, use_cuda);
+  }
+  LLVMPositionBuilderAtEnd(g->B, use_cuda);
+  LLVMBuildStore(g->B, LLVMBuildCall2(g->B, LLVMFunctionType(g->i32, p5, 5, 0), cuda_fn, cuda_args, 5, "rc"), g->rc_slot);
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+}
+
+/* Both entry points for one path (CPU or CUDA). */
+static bool emit_path(cg *g, bool cuda, LLVMValueRef *shapes, LLVMValueRef *run) {
+  g->cuda = cuda;
+  LLVMValueRef prepare = emit_prepare(g);
+  if (g->failed) return false;
+  bool plain = !g->has_cuda; /* a CPU-only library: the paths are the public functions */
+  const char *shapes_name = plain ? "shapec_model_output_shapes" : cuda ? "sc_cuda_output_shapes" : "sc_cpu_output_shapes";
+  const char *run_name = plain ? "shapec_model_run" : cuda ? "sc_cuda_run" : "sc_cpu_run";
+  emit_output_shapes(g, prepare, shapes_name);
+  if (g->failed) return false;
+  *shapes = LLVMGetNamedFunction(g->M, shapes_name);
+  emit_run(g, prepare, run_name);
+  *run = LLVMGetNamedFunction(g->M, run_name);
+  g->cuda = false;
+  return !g->failed;
 }
 
 bool cg_emit_entry_points(cg *g) {
   emit_metadata(g);
-  LLVMValueRef prepare = emit_prepare(g);
-  if (g->failed) return false;
   cg_plan_fusion(g);
   cg_plan_transposes(g);
   cg_plan_lifetimes(g);
-  emit_output_shapes(g, prepare);
-  if (g->failed) return false;
-  emit_run(g, prepare);
+  LLVMValueRef cpu_shapes = NULL, cpu_run = NULL, cuda_shapes = NULL, cuda_run = NULL;
+  if (g->has_cpu && !emit_path(g, false, &cpu_shapes, &cpu_run)) return false;
+  if (!g->has_cuda) {
+    emit_const_fn(g, "shapec_model_targets", 1);
+    return !g->failed;
+  }
+  if (!emit_path(g, true, &cuda_shapes, &cuda_run)) return false;
+  emit_dispatch(g, "shapec_model_output_shapes", cpu_shapes, cuda_shapes, false);
+  emit_dispatch(g, "shapec_model_run", cpu_run, cuda_run, false);
+  emit_dispatch(g, "shapec_model_run_on_stream", cpu_run, cuda_run, true);
+  emit_const_fn(g, "shapec_model_targets", (g->has_cpu ? 1 : 0) | 2);
   return !g->failed;
 }

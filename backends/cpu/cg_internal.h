@@ -59,6 +59,17 @@ typedef struct cg {
   const char *external_path;         /* --external-weights: the side file; NULL when embedded */
   uint64_t weights_id, weights_size; /* what the side file must hold */
   size_t *weight_offsets;            /* per input spec index; (size_t)-1 when none */
+  /* CUDA (backends/cuda/cu_target.c): the path being emitted drives a GPU */
+  bool cuda;                         /* sc_k_ calls become sc_cu_ launches, buffers live on the device */
+  bool device;                       /* emitting a device kernel: math goes to libdevice */
+  LLVMModuleRef DM;                  /* the device module (NVPTX) */
+  LLVMTargetMachineRef dtm;
+  const char *cuda_arch;
+  LLVMValueRef ptx;                  /* the host global holding the PTX text */
+  LLVMValueRef stream;               /* the CUDA path's stream argument */
+  int n_kernels;                     /* generated device kernels so far */
+  uint64_t weights_total;            /* bytes of the weights blob */
+  bool has_cpu, has_cuda;            /* the library's targets */
   /* tensor values by name */
   sc_strmap values;
   bool failed;
@@ -121,6 +132,14 @@ void cg_plan_transposes(cg *g);
 
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);
+
+/* ---- backends/cuda/cu_target.c ---- */
+/* Creates the device module for `arch` (sm_80, ...). */
+bool cu_open(cg *g, const char *arch);
+/* Links shapec's device kernels and libdevice, writes OUTDIR/model.ptx and puts the PTX
+ * text into the host module. */
+bool cu_finish(cg *g, const char *outdir, bool keep_ir);
+void cu_close(cg *g);
 
 /* ---- cg_header.c ---- */
 bool cg_write_header(sc_ctx *ctx, const sc_program *p, const char *path);

@@ -648,7 +648,16 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
       if (!t || t == g->f32 || t == g->f64)
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(dt));
       LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
-      LLVMValueRef v = LLVMBuildLoad2(g->B, mem, x->data, "item");
+      LLVMValueRef at = x->data;
+      if (g->cuda) { /* the value lives on the device: copy it back (this waits for the stream) */
+        at = LLVMBuildAlloca(g->B, g->i64, "item.host");
+        LLVMTypeRef cp[3] = {g->ptr, g->ptr, g->i64};
+        LLVMValueRef ca[3] = {at, x->data, cg_elem_size(g, dt)};
+        cg_call(g, "sc_cu_copy_to_host", g->voidt, cp, 3, ca, 3, false);
+        LLVMValueRef rc = cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false);
+        cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "cuerr"), rc);
+      }
+      LLVMValueRef v = LLVMBuildLoad2(g->B, mem, at, "item");
       v = mem == g->i64 ? v : t == g->i1 || mem == g->i8 ? LLVMBuildZExt(g->B, v, g->i64, "z") : LLVMBuildSExt(g->B, v, g->i64, "s");
       cg_bind_unbacked(g, n, out->sym, v, sc_arena_printf(&g->ctx->arena, "%s.item()", x->v->name));
       return !g->failed;

@@ -41,8 +41,18 @@ LLVMValueRef cg_function(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *
   return LLVMAddFunction(g->M, name, LLVMFunctionType(ret, params, n, vararg));
 }
 
+/* The CUDA path calls the runtime's launch wrappers (backends/cuda/runtime/ops.c), which
+ * take the CPU kernels' arguments with device pointers, and allocates device memory. */
+static const char *cuda_name(cg *g, const char *name) {
+  if (strncmp(name, "sc_k_", 5) == 0) return sc_arena_printf(&g->ctx->arena, "sc_cu_%s", name + 5);
+  if (strcmp(name, "sc_rt_alloc") == 0) return "sc_cu_alloc";
+  if (strcmp(name, "sc_rt_free") == 0) return "sc_cu_free";
+  return name;
+}
+
 LLVMValueRef cg_call(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n, LLVMValueRef *args,
                      unsigned nargs, bool vararg) {
+  if (g->cuda && !g->device) name = cuda_name(g, name);
   LLVMValueRef f = cg_function(g, name, ret, params, n, vararg);
   return LLVMBuildCall2(g->B, LLVMFunctionType(ret, params, n, vararg), f, args, nargs, "");
 }
@@ -216,6 +226,7 @@ static void emit_weights(cg *g) {
     g->weight_offsets[i] = total;
     total += (w->nbytes + 63) / 64 * 64;
   }
+  g->weights_total = total;
   size_t at = g->external_path ? WEIGHTS_HEADER : 0;
   unsigned char *buf = sc_xcalloc(1, at + (total ? total : 1)), *blob = buf + at;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
@@ -404,13 +415,18 @@ bool sc_cpu_compile(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, cons
                            g.ptr, g.ptr, g.i64};
   g.tensor_t = LLVMStructTypeInContext(g.C, fields, 7, 0);
   bool ok = create_target(&g, opts->cpu);
+  if (ok && opts->target_cuda) ok = cu_open(&g, opts->cuda_arch ? opts->cuda_arch : "sm_80");
+  g.has_cpu = !opts->target_cuda || opts->target_cpu;
+  g.has_cuda = opts->target_cuda;
   if (ok) {
     if (opts->external_weights)
       g.external_path = sc_arena_printf(&ctx->arena, "%s/model.weights", opts->outdir);
     emit_weights(&g);
     emit_string_getter(&g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");
     emit_string_getter(&g, "shapec_model_cpu_features", g.cpu_features);
+    if (g.has_cuda) emit_string_getter(&g, "shapec_model_cuda_arch", g.cuda_arch);
     ok = cg_emit_entry_points(&g) && !g.failed;
+    if (ok && g.has_cuda) ok = cu_finish(&g, opts->outdir, opts->keep_ir) && !g.failed;
   }
   const char *so_path = sc_arena_printf(&ctx->arena, "%s/model.so", opts->outdir);
   if (ok && opts->keep_ir) {
@@ -421,6 +437,7 @@ bool sc_cpu_compile(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, cons
   if (ok) ok = emit_and_link(&g, so_path);
   if (ok) ok = cg_write_header(ctx, p, sc_arena_printf(&ctx->arena, "%s/model.h", opts->outdir));
   LLVMDisposeBuilder(g.B);
+  cu_close(&g);
   LLVMDisposeModule(g.M);
   if (g.tm) LLVMDisposeTargetMachine(g.tm);
   LLVMContextDispose(g.C);

@@ -18,12 +18,19 @@ typedef struct sc_cpu_options {
   const char *report_json; /* embedded in the library */
   bool keep_ir;            /* also write model.ll (for debugging) */
   bool external_weights;   /* weights in OUTDIR/model.weights instead of inside model.so */
+  bool target_cpu;         /* code for CPU tensors (the default) */
+  bool target_cuda;        /* code for CUDA tensors: PTX kernels and their launcher */
+  const char *cuda_arch;   /* sm_80 when NULL */
 } sc_cpu_options;
 
 /* Returns true when both files were written. */
 /* --cpu names shapec accepts (it can check their instruction sets at run time). */
 bool sc_cpu_is_known(const char *name);
 const char *sc_cpu_known_names(void);
+
+/* --cuda-arch names shapec accepts (LLVM 19's NVPTX processors from sm_75 on). */
+bool sc_cuda_arch_is_known(const char *arch);
+const char *sc_cuda_known_archs(void);
 
 bool sc_cpu_compile(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, const sc_weights *w,
                     const sc_cpu_options *opts);

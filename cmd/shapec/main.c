@@ -38,6 +38,7 @@ static const char *const usage_main =
 static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
     "                           [--report FILE] [--fix-spec FILE] [--no-codegen]\n"
+    "                           [--target cpu|cuda|cpu,cuda] [--cuda-arch SM]\n"
     "                           [--cpu NAME] [--emit-llvm]\n"
     "                           [--external-weights] [--explain] [-q]\n"
     "\n"
@@ -56,6 +57,13 @@ static const char *const usage_export =
     "  --report FILE    write the report here instead of OUTDIR/constraints.json\n"
     "  --fix-spec FILE  write SPEC with every suggested fix applied\n"
     "  --no-codegen     stop after the analysis; write only the report (no weights needed)\n"
+    "  --target LIST    cpu (default), cuda, or cpu,cuda: the tensors the library computes\n"
+    "                   on.  cuda builds PTX kernels (through LLVM's NVPTX target, with\n"
+    "                   libdevice from the CUDA toolkit) and a launcher that loads the\n"
+    "                   CUDA driver at run time; cpu,cuda puts both in one library, which\n"
+    "                   picks by the tensors' device.  Also writes OUTDIR/model.ptx\n"
+    "  --cuda-arch SM   the GPU the PTX targets: sm_75, sm_80 (default), sm_86, sm_87,\n"
+    "                   sm_89, sm_90, sm_90a; newer GPUs run it through the driver's JIT\n"
     "  --cpu NAME       build for this CPU instead of the host's: x86-64, x86-64-v2/v3/v4,\n"
     "                   haswell, skylake, skylake-avx512, icelake-server, sapphirerapids,\n"
     "                   znver2/3/4; the library refuses to run on a CPU without its features\n"
@@ -69,6 +77,20 @@ static const char *const usage_export =
     "\n"
     "exit status: 0 success, 1 model or spec rejected, 2 usage error,\n"
     "             3 file cannot be read or written, 4 internal failure\n";
+
+/* "cpu", "cuda" or "cpu,cuda" (either order). */
+static bool parse_targets(const char *list, sc_export_options *opts) {
+  char buf[64];
+  if (strlen(list) >= sizeof buf) return false;
+  strcpy(buf, list);
+  opts->target_cpu = opts->target_cuda = false;
+  for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (strcmp(t, "cpu") == 0) opts->target_cpu = true;
+    else if (strcmp(t, "cuda") == 0) opts->target_cuda = true;
+    else return false;
+  }
+  return opts->target_cpu || opts->target_cuda;
+}
 
 static int cmd_export(int argc, char **argv) {
   sc_export_options opts = {0};
@@ -93,6 +115,12 @@ static int cmd_export(int argc, char **argv) {
       opts.fix_spec = sc_option_value(argc, argv, &i, "--fix-spec", &missing);
     } else if (sc_is_option(a, "--cpu")) {
       opts.cpu = sc_option_value(argc, argv, &i, "--cpu", &missing);
+    } else if (sc_is_option(a, "--target")) {
+      const char *t = sc_option_value(argc, argv, &i, "--target", &missing);
+      if (t && !parse_targets(t, &opts))
+        return sc_usage_error("export: --target %s: give cpu, cuda or cpu,cuda", t, usage_export);
+    } else if (sc_is_option(a, "--cuda-arch")) {
+      opts.cuda_arch = sc_option_value(argc, argv, &i, "--cuda-arch", &missing);
     } else if (strcmp(a, "--emit-llvm") == 0) {
       opts.emit_llvm = true;
     } else if (strcmp(a, "--external-weights") == 0) {
@@ -116,6 +144,13 @@ static int cmd_export(int argc, char **argv) {
       return sc_usage_error("export: option '%s' needs a non-empty value", a, usage_export);
   }
   if (!opts.model) return sc_usage_error("export: %s", "no MODEL given", usage_export);
+  if (opts.cuda_arch && !sc_cuda_arch_is_known(opts.cuda_arch)) {
+    fprintf(stderr, "shapec: export: --cuda-arch %s: not a GPU LLVM 19 builds for; use one of: %s\n", opts.cuda_arch,
+            sc_cuda_known_archs());
+    return 2;
+  }
+  if (opts.cuda_arch && !opts.target_cuda)
+    return sc_usage_error("export: %s", "--cuda-arch needs --target cuda or --target cpu,cuda", usage_export);
   if (opts.cpu && !sc_cpu_is_known(opts.cpu)) {
     fprintf(stderr, "shapec: export: --cpu %s: not a CPU shapec knows; use one of: %s\n", opts.cpu, sc_cpu_known_names());
     return 2;

@@ -14,7 +14,8 @@
 
 /* ---- support (support.c) ---- */
 int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t ndim, int32_t code, int32_t bits, char *err,
+/* device_type: 1 for the CPU path, 2 for the CUDA path. */
+int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_type, int32_t ndim, int32_t code, int32_t bits, char *err,
                        size_t errlen);
 int sc_rt_cpu_supported(const char *features, char *err, size_t errlen);
 /* Whether this CPU has AVX2 and FMA (kernels with a libmvec fast path ask). */

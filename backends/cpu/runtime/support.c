@@ -33,15 +33,18 @@ static const char *dtype_name(int32_t code, int32_t bits) {
   return "an unknown dtype";
 }
 
-int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t ndim, int32_t code, int32_t bits, char *err,
+int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_type, int32_t ndim, int32_t code, int32_t bits, char *err,
                        size_t errlen) {
   if (!t) {
     if (err && errlen) snprintf(err, errlen, "%s: no tensor given", what);
     return SHAPEC_ERR_ARGUMENT;
   }
-  if (t->device.device_type != 1) {
-    if (err && errlen) snprintf(err, errlen, "%s is on device type %d; this library runs on the CPU (1)", what,
-                                (int)t->device.device_type);
+  if (t->device.device_type != device_type) {
+    if (err && errlen)
+      snprintf(err, errlen, "%s is on device type %d; %s", what, (int)t->device.device_type,
+               device_type == 1 ? "this library runs on the CPU (1)"
+                                : "this code runs on a CUDA device (2): pass every input and output as a CUDA tensor "
+                                  "(a library exported with --target cpu,cuda takes CPU tensors too)");
     return SHAPEC_ERR_ARGUMENT;
   }
   if (t->ndim != ndim)

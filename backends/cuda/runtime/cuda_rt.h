@@ -29,6 +29,9 @@ int sc_cu_status(void);
 /* Ends the call, synchronizing the stream when `sync` (so that kernel faults are
  * reported here); returns the call's status.  Harmless without a sc_cu_begin. */
 int sc_cu_end(int32_t sync);
+/* The call's device index and stream (for cuBLAS). */
+int sc_cu_current_device(void);
+void *sc_cu_current_stream(void);
 /* Records an error (the first one wins) with code SHAPEC_ERR_CUDA. */
 void sc_cu_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

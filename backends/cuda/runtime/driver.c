@@ -1,0 +1,334 @@
+/* driver.c - the CUDA driver API as a model library uses it: loaded with dlopen on first
+ * use (no CUDA needed to build or to load the library), one primary context and one
+ * module per device, stream-ordered memory, launches, and every failure turned into a
+ * message that names the call.  Implements cuda_rt.h. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_rt.h"
+#include "shapec/runtime.h"
+
+/* The driver's types, as its ABI defines them (cuda.h is not needed). */
+typedef int CUresult;
+typedef int CUdevice;
+typedef void *CUcontext;
+typedef void *CUmodule;
+typedef void *CUfunction;
+typedef void *CUstream;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+  CU_OK = 0,
+  CU_ERROR_NO_DEVICE = 100,
+  CU_ATTR_MULTIPROCESSOR_COUNT = 16,
+  CU_ATTR_CC_MAJOR = 75,
+  CU_ATTR_CC_MINOR = 76,
+  CU_JIT_ERROR_LOG_BUFFER = 5,
+  CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
+};
+
+/* The entry points used, by their exported names (the _v2 ones take 64-bit sizes). */
+static struct {
+  CUresult (*Init)(unsigned);
+  CUresult (*DeviceGetCount)(int *);
+  CUresult (*DeviceGet)(CUdevice *, int);
+  CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*PrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*CtxSetCurrent)(CUcontext);
+  CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
+  CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*MemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*MemFree)(CUdeviceptr);
+  CUresult (*MemAllocAsync)(CUdeviceptr *, size_t, CUstream); /* CUDA 11.2+; NULL before */
+  CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
+  CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+  CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+  CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+  CUresult (*StreamSynchronize)(CUstream);
+  CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                           void **, void **);
+  CUresult (*GetErrorName)(CUresult, const char **);
+  CUresult (*GetErrorString)(CUresult, const char **);
+} cu;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static char load_error[512]; /* empty when the driver is ready */
+static int device_count;
+
+static void *sym(void *lib, const char *name, int required) {
+  void *p = dlsym(lib, name);
+  if (!p && required && !load_error[0])
+    snprintf(load_error, sizeof load_error, "the CUDA driver (libcuda.so.1) lacks %s; update the NVIDIA driver", name);
+  return p;
+}
+
+static const char *result_text(CUresult r) {
+  static _Thread_local char text[256];
+  const char *name = NULL, *what = NULL;
+  if (cu.GetErrorName) cu.GetErrorName(r, &name);
+  if (cu.GetErrorString) cu.GetErrorString(r, &what);
+  snprintf(text, sizeof text, "%s (%d): %s", name ? name : "CUDA error", r, what ? what : "no description");
+  return text;
+}
+
+static void load_driver(void) {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    snprintf(load_error, sizeof load_error,
+             "no CUDA device: the CUDA driver libcuda.so.1 cannot be loaded (%s); run this library's CUDA code on a "
+             "machine with an NVIDIA GPU and its driver, or pass CPU tensors to a library exported with --target "
+             "cpu,cuda", dlerror());
+    return;
+  }
+#define LOAD(field, name) *(void **)&cu.field = sym(lib, name, 1)
+  LOAD(Init, "cuInit");
+  LOAD(DeviceGetCount, "cuDeviceGetCount");
+  LOAD(DeviceGet, "cuDeviceGet");
+  LOAD(DeviceGetAttribute, "cuDeviceGetAttribute");
+  LOAD(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  LOAD(CtxSetCurrent, "cuCtxSetCurrent");
+  LOAD(ModuleLoadDataEx, "cuModuleLoadDataEx");
+  LOAD(ModuleGetFunction, "cuModuleGetFunction");
+  LOAD(MemAlloc, "cuMemAlloc_v2");
+  LOAD(MemFree, "cuMemFree_v2");
+  LOAD(MemcpyHtoD, "cuMemcpyHtoD_v2");
+  LOAD(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+  LOAD(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+  LOAD(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
+  LOAD(StreamSynchronize, "cuStreamSynchronize");
+  LOAD(LaunchKernel, "cuLaunchKernel");
+  LOAD(GetErrorName, "cuGetErrorName");
+  LOAD(GetErrorString, "cuGetErrorString");
+#undef LOAD
+  *(void **)&cu.MemAllocAsync = sym(lib, "cuMemAllocAsync", 0);
+  *(void **)&cu.MemFreeAsync = sym(lib, "cuMemFreeAsync", 0);
+  if (load_error[0]) return;
+  CUresult r = cu.Init(0);
+  if (r == CU_OK) r = cu.DeviceGetCount(&device_count);
+  if (r == CU_ERROR_NO_DEVICE || (r == CU_OK && device_count == 0))
+    snprintf(load_error, sizeof load_error, "no CUDA device: the CUDA driver is installed but sees no GPU");
+  else if (r != CU_OK)
+    snprintf(load_error, sizeof load_error, "no CUDA device: cuInit failed with %s", result_text(r));
+}
+
+/* ---- per device: context, module, kernels, weights -------------------------------------- */
+
+enum { MAX_DEVICES = 64, MAX_KERNELS = 256 };
+
+typedef struct device_state {
+  pthread_mutex_t lock;
+  int ready;
+  CUcontext ctx;
+  CUmodule module;
+  int sm_count;
+  int n_kernels;
+  const char *kernel_names[MAX_KERNELS];
+  CUfunction kernels[MAX_KERNELS];
+  CUdeviceptr weights;
+} device_state;
+
+static device_state devices[MAX_DEVICES];
+static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
+
+static void init_devices(void) {
+  for (int i = 0; i < MAX_DEVICES; i++) pthread_mutex_init(&devices[i].lock, NULL);
+}
+
+/* One call's state: the device, stream and first error. */
+typedef struct call_state {
+  int active, status;
+  char *err;
+  size_t errlen;
+  CUstream stream;
+  device_state *dev;
+  int device_id;
+} call_state;
+
+static _Thread_local call_state call;
+
+void sc_cu_fail(const char *fmt, ...) {
+  if (call.status) return;
+  call.status = SHAPEC_ERR_CUDA;
+  if (!call.err || !call.errlen) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(call.err, call.errlen, fmt, ap);
+  va_end(ap);
+}
+
+static int check(CUresult r, const char *what) {
+  if (r == CU_OK) return 1;
+  sc_cu_fail("%s failed: %s", what, result_text(r));
+  return 0;
+}
+
+/* The device's context made current, its module loaded (under the device's lock). */
+static int open_device(device_state *d, int id, const char *ptx) {
+  if (d->ready) return check(cu.CtxSetCurrent(d->ctx), "cuCtxSetCurrent");
+  CUdevice dev;
+  if (!check(cu.DeviceGet(&dev, id), "cuDeviceGet") || !check(cu.PrimaryCtxRetain(&d->ctx, dev), "cuDevicePrimaryCtxRetain") ||
+      !check(cu.CtxSetCurrent(d->ctx), "cuCtxSetCurrent"))
+    return 0;
+  int major = 0, minor = 0;
+  cu.DeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev);
+  cu.DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev);
+  if (cu.DeviceGetAttribute(&d->sm_count, CU_ATTR_MULTIPROCESSOR_COUNT, dev) != CU_OK || d->sm_count <= 0) d->sm_count = 1;
+  char log[4096] = "";
+  int options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[2] = {log, (void *)(size_t)sizeof log};
+  CUresult r = cu.ModuleLoadDataEx(&d->module, ptx, 2, options, values);
+  if (r != CU_OK) {
+    sc_cu_fail("loading the model's PTX on CUDA device %d (compute capability %d.%d) failed: %s%s%s; export for this "
+               "GPU with --cuda-arch sm_%d%d, or update the driver if it is older than the PTX version",
+               id, major, minor, result_text(r), log[0] ? "; JIT log: " : "", log, major, minor);
+    return 0;
+  }
+  d->ready = 1;
+  return 1;
+}
+
+sc_dims sc_cu_dims(const int64_t *values, int32_t n) {
+  sc_dims d;
+  memset(&d, 0, sizeof d);
+  for (int32_t i = 0; i < n && i < 16; i++) d.v[i] = values[i];
+  return d;
+}
+
+int sc_cu_begin(const char *ptx, int32_t device_id, void *stream, char *err, size_t errlen) {
+  memset(&call, 0, sizeof call);
+  call.err = err;
+  call.errlen = errlen;
+  call.stream = stream;
+  call.active = 1;
+  if (err && errlen) err[0] = 0;
+  pthread_once(&load_once, load_driver);
+  pthread_once(&devices_once, init_devices);
+  if (load_error[0]) {
+    sc_cu_fail("%s", load_error);
+    return call.status;
+  }
+  if (device_id < 0 || device_id >= device_count || device_id >= MAX_DEVICES) {
+    sc_cu_fail("the tensors are on CUDA device %d, but this machine has %d CUDA device%s", device_id, device_count,
+               device_count == 1 ? "" : "s");
+    return call.status;
+  }
+  device_state *d = &devices[device_id];
+  pthread_mutex_lock(&d->lock);
+  int ok = open_device(d, device_id, ptx);
+  pthread_mutex_unlock(&d->lock);
+  if (ok) call.dev = d;
+  call.device_id = device_id;
+  return call.status;
+}
+
+int sc_cu_status(void) { return call.status; }
+
+int sc_cu_current_device(void) { return call.dev ? call.device_id : -1; }
+
+void *sc_cu_current_stream(void) { return call.stream; }
+
+int sc_cu_end(int32_t sync) {
+  if (!call.active) return SHAPEC_OK;
+  if (sync && call.dev) check(cu.StreamSynchronize(call.stream), "cuStreamSynchronize (a kernel of this model)");
+  call.active = 0;
+  return call.status;
+}
+
+/* ---- memory -------------------------------------------------------------------------- */
+
+void *sc_cu_alloc(int64_t bytes) {
+  if (!call.dev || call.status) return NULL;
+  size_t n = bytes > 0 ? (size_t)bytes : 256; /* the driver refuses 0 bytes; nothing reads it */
+  CUdeviceptr p = 0;
+  CUresult r = cu.MemAllocAsync ? cu.MemAllocAsync(&p, n, call.stream) : cu.MemAlloc(&p, n);
+  if (r != CU_OK) {
+    sc_cu_fail("allocating %lld bytes of CUDA device memory failed: %s", (long long)bytes, result_text(r));
+    return NULL;
+  }
+  return (void *)(uintptr_t)p;
+}
+
+void sc_cu_free(void *p) {
+  if (!p || !call.dev) return;
+  if (cu.MemFreeAsync) cu.MemFreeAsync((CUdeviceptr)(uintptr_t)p, call.stream);
+  else cu.MemFree((CUdeviceptr)(uintptr_t)p);
+}
+
+void *sc_cu_weights(const void *host, int64_t bytes) {
+  if (!call.dev || call.status) return NULL;
+  device_state *d = call.dev;
+  pthread_mutex_lock(&d->lock);
+  if (!d->weights && bytes > 0) {
+    CUdeviceptr p = 0;
+    if (check(cu.MemAlloc(&p, (size_t)bytes), "allocating device memory for the weights") &&
+        check(cu.MemcpyHtoD(p, host, (size_t)bytes), "copying the weights to the device"))
+      d->weights = p;
+    else if (p)
+      cu.MemFree(p);
+  }
+  pthread_mutex_unlock(&d->lock);
+  if (bytes <= 0) return (void *)(uintptr_t)1; /* no weights: never read */
+  return d->weights ? (void *)(uintptr_t)d->weights : NULL;
+}
+
+void sc_cu_copy_to_host(void *dst, const void *src, int64_t bytes) {
+  if (!call.dev || call.status || bytes <= 0) return;
+  if (check(cu.MemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, (size_t)bytes, call.stream), "cuMemcpyDtoHAsync"))
+    check(cu.StreamSynchronize(call.stream), "cuStreamSynchronize (a kernel of this model)");
+}
+
+void sc_cu_copy_to_device(void *dst, const void *src, int64_t bytes) {
+  if (!call.dev || call.status || bytes <= 0) return;
+  check(cu.MemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, (size_t)bytes, call.stream), "cuMemcpyHtoDAsync");
+}
+
+void sc_cu_copy_device(void *dst, const void *src, int64_t bytes) {
+  if (!call.dev || call.status || bytes <= 0) return;
+  check(cu.MemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, (size_t)bytes, call.stream),
+        "cuMemcpyDtoDAsync");
+}
+
+/* ---- launches ------------------------------------------------------------------------ */
+
+/* The kernel by name, looked up once per device.  Names are the model's string constants,
+ * so the pointer identifies the name. */
+static CUfunction kernel(const char *name) {
+  device_state *d = call.dev;
+  CUfunction f = NULL;
+  pthread_mutex_lock(&d->lock);
+  for (int i = 0; i < d->n_kernels && !f; i++)
+    if (d->kernel_names[i] == name || strcmp(d->kernel_names[i], name) == 0) f = d->kernels[i];
+  if (!f) {
+    char what[300];
+    snprintf(what, sizeof what, "cuModuleGetFunction(%s)", name);
+    if (check(cu.ModuleGetFunction(&f, d->module, name), what) && d->n_kernels < MAX_KERNELS) {
+      d->kernel_names[d->n_kernels] = name;
+      d->kernels[d->n_kernels++] = f;
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+  return f;
+}
+
+void sc_cu_launch_grid(const char *name, uint32_t grid_x, uint32_t grid_y, uint32_t block, void **params) {
+  if (!call.dev || call.status || !grid_x || !grid_y || !block) return;
+  CUfunction f = kernel(name);
+  if (!f) return;
+  char what[300];
+  snprintf(what, sizeof what, "launching kernel %s (grid %u x %u, block %u)", name, grid_x, grid_y, block);
+  check(cu.LaunchKernel(f, grid_x, grid_y, 1, block, 1, 1, 0, call.stream, params, NULL), what);
+}
+
+void sc_cu_launch(const char *name, int64_t work, void **params) {
+  if (!call.dev || work <= 0) return;
+  enum { BLOCK = 256 };
+  /* enough blocks to fill every SM several times over; the loop strides past the rest */
+  int64_t blocks = (work + BLOCK - 1) / BLOCK, most = (int64_t)call.dev->sm_count * 32;
+  if (blocks > most) blocks = most;
+  sc_cu_launch_grid(name, (uint32_t)blocks, 1, BLOCK, params);
+}
