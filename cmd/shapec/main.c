@@ -196,6 +196,7 @@ static int cmd_export(int argc, char **argv) {
 
 static const char *const usage_run =
     "usage: shapec run MODEL.so --input NAME=FILE.npy ... [--out DIR] [--bench N]\n"
+    "                  [--device cpu|cuda|cuda:N]\n"
     "\n"
     "Loads a library built by `shapec export`, checks the inputs against its guards, runs it\n"
     "and writes each output to DIR/<output name>.npy (DIR defaults to the current directory).\n"
@@ -205,6 +206,9 @@ static const char *const usage_run =
     "  --input NAME=FILE.npy   one per model input\n"
     "  --out DIR               where the outputs go\n"
     "  --bench N               also time N runs after a warm-up: median, min, max\n"
+    "  --device D              where the tensors live: cpu (default) or cuda[:N], for a\n"
+    "                          library exported with --target cuda (inputs are copied to\n"
+    "                          GPU N, outputs back; --bench times the runs alone)\n"
     "\n"
     "exit status: 0 success, 1 an input does not fit the model, 2 usage error,\n"
     "             3 a file cannot be read or written, 4 the library failed\n";
@@ -230,6 +234,16 @@ static int cmd_run(int argc, char **argv) {
       }
     } else if (sc_is_option(a, "--out")) {
       o.outdir = sc_option_value(argc, argv, &i, "--out", &missing);
+    } else if (sc_is_option(a, "--device")) {
+      v = sc_option_value(argc, argv, &i, "--device", &missing);
+      if (!missing && strcmp(v, "cpu") != 0) {
+        char *end = NULL;
+        long id = strncmp(v, "cuda:", 5) == 0 ? strtol(v + 5, &end, 10) : 0;
+        if ((strcmp(v, "cuda") != 0 && (strncmp(v, "cuda:", 5) != 0 || !v[5] || *end || id < 0 || id > 1023)))
+          return sc_usage_error("run: --device takes cpu, cuda or cuda:N, not '%s'", v, usage_run);
+        o.cuda = true;
+        o.cuda_device = (int)id;
+      }
     } else if (sc_is_option(a, "--bench")) {
       v = sc_option_value(argc, argv, &i, "--bench", &missing);
       char *end;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_stage.h"
 #include "lib/fileio.h"
 #include "lib/npy.h"
 #include "run.h"
@@ -99,6 +100,8 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   sc_npy *ins = NULL, *outs = NULL;
   shapec_tensor *tin = NULL, *tout = NULL;
   int64_t **oshapes = NULL;
+  void **dev_in = NULL, **dev_out = NULL; /* --device cuda: the device copies */
+  char err[2048] = "";
   if (!load(ctx, o->model, &handle, &api)) {
     status = 3;
     goto done;
@@ -110,6 +113,13 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   tin = sc_xcalloc((size_t)n_in + 1, sizeof *tin);
   tout = sc_xcalloc((size_t)n_out + 1, sizeof *tout);
   oshapes = sc_xcalloc((size_t)n_out + 1, sizeof *oshapes);
+  dev_in = sc_xcalloc((size_t)n_in + 1, sizeof *dev_in);
+  dev_out = sc_xcalloc((size_t)n_out + 1, sizeof *dev_out);
+  if (o->cuda && !sc_stage_open(o->cuda_device, err, sizeof err)) {
+    fprintf(stderr, "shapec: --device cuda:%d: %s\n", o->cuda_device, err);
+    status = 4;
+    goto done;
+  }
   for (size_t k = 0; k < o->n_inputs; k++) {
     bool known = false;
     for (int i = 0; i < n_in; i++) known |= strcmp(api.input_name(i), o->input_names[k]) == 0;
@@ -137,11 +147,19 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     }
     tin[i] = (shapec_tensor){ins[i].data, {1, 0}, ins[i].ndim, {0, 0, 1}, ins[i].shape, NULL, 0};
     to_dl(ins[i].dtype, &tin[i].dtype);
+    if (o->cuda) {
+      if (!(dev_in[i] = sc_stage_put(ins[i].data, ins[i].nbytes, err, sizeof err))) {
+        fprintf(stderr, "shapec: --device cuda: input '%s': %s\n", api.input_name(i), err);
+        status = 4;
+        goto done;
+      }
+      tin[i].data = dev_in[i];
+      tin[i].device = (shapec_device){2, o->cuda_device};
+    }
   }
   for (int i = 0; i < n_out; i++) oshapes[i] = outs[i].shape;
-  char err[2048] = "";
   int rc = api.output_shapes(tin, oshapes, err, sizeof err);
-  if (rc == SHAPEC_ERR_CPU) { /* this machine, not the inputs, is the problem */
+  if (rc == SHAPEC_ERR_CPU || rc == SHAPEC_ERR_CUDA) { /* this machine, not the inputs, is the problem */
     fprintf(stderr, "shapec: %s: %s\n", o->model, err);
     status = 4;
     goto done;
@@ -160,6 +178,15 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     outs[i].data = aligned_alloc(64, (outs[i].nbytes + 63) / 64 * 64 + 64);
     tout[i] = (shapec_tensor){outs[i].data, {1, 0}, outs[i].ndim, {0, 0, 1}, outs[i].shape, NULL, 0};
     to_dl(outs[i].dtype, &tout[i].dtype);
+    if (o->cuda) {
+      if (!(dev_out[i] = sc_stage_put(NULL, outs[i].nbytes, err, sizeof err))) {
+        fprintf(stderr, "shapec: --device cuda: output '%s': %s\n", api.output_name(i), err);
+        status = 4;
+        goto done;
+      }
+      tout[i].data = dev_out[i];
+      tout[i].device = (shapec_device){2, o->cuda_device};
+    }
   }
   rc = api.run(tin, tout, err, sizeof err);
   if (rc) {
@@ -176,11 +203,18 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
       t[r] = now_us() - t0;
     }
     qsort(t, (size_t)o->bench, sizeof *t, cmp);
+    /* a CUDA library's shapec_model_run returns after its stream is done: these are whole runs */
     /* stderr: stdout holds only the output paths, for scripts */
     fprintf(stderr, "latency over %d runs: median %.1f us, min %.1f us, max %.1f us\n", o->bench, t[o->bench / 2], t[0],
            t[o->bench - 1]);
     free(t);
   }
+  for (int i = 0; i < n_out && o->cuda; i++)
+    if (!sc_stage_get(outs[i].data, dev_out[i], outs[i].nbytes, err, sizeof err)) {
+      fprintf(stderr, "shapec: --device cuda: output '%s': %s\n", api.output_name(i), err);
+      status = 4;
+      goto done;
+    }
   const char *outdir = o->outdir ? o->outdir : ".";
   if (!sc_dir_ensure(ctx, outdir)) {
     status = 3;
@@ -196,6 +230,10 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     describe_output(api.output_name(i), &outs[i]);
   }
 done:
+  for (int i = 0; i < n_in && dev_in; i++) sc_stage_free(dev_in[i]);
+  for (int i = 0; i < n_out && dev_out; i++) sc_stage_free(dev_out[i]);
+  free(dev_in);
+  free(dev_out);
   for (int i = 0; i < n_in && ins; i++) sc_npy_free(&ins[i]);
   for (int i = 0; i < n_out && outs; i++) sc_npy_free(&outs[i]);
   free(ins);

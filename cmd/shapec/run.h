@@ -12,6 +12,8 @@ typedef struct sc_run_options {
   size_t n_inputs;
   const char *outdir;
   int bench;
+  bool cuda;        /* --device cuda[:N] */
+  int cuda_device;
 } sc_run_options;
 
 /* Returns the exit status; diagnostics are in ctx. */
