@@ -3,7 +3,11 @@
 exported with dynamic dims, compiled, and run through `shapec run` at two shapes (the
 sample and another inside the ranges); the outputs must match the reference evaluator
 (PyTorch's ATen) within float32 tolerance, exactly for integer and bool results.
-Exit 77 without PyTorch.   usage: test_cpu_ops.py SHAPEC SOURCE_DIR [CASE ...]"""
+Exit 77 without PyTorch.   usage: test_cpu_ops.py SHAPEC SOURCE_DIR [CASE ...]
+
+SHAPEC_TEST_TARGET=cpu,cuda (or cuda): each case is also built for CUDA; its PTX must
+assemble with ptxas for sm_80 and sm_90, the library must fail cleanly without a GPU
+(SHAPEC_NO_GPU_PROBE), and where a GPU exists its outputs there are compared too."""
 import functools
 import json
 import math
@@ -24,6 +28,12 @@ shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools.convert import convert  # noqa: E402
 from shapec_tools.evaluate import evaluate  # noqa: E402
+
+sys.path.insert(0, os.path.join(src, "test", "cuda"))
+import cuda_checks  # noqa: E402
+
+DEVICES = cuda_checks.devices()
+print(f"# target {cuda_checks.TARGET}; computing on {', '.join(DEVICES) or 'nothing (no GPU here)'}")
 
 A = "_DimHint.AUTO"
 
@@ -387,44 +397,54 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
             used = {leaf for spec_leaves in leaves for leaf in spec_leaves if leaf in ZERO_DIMS}
             json.dump({"dynamic_shapes": dict(zip(names, leaves)), **({"dims": {d: ZERO_DIMS[d] for d in used}} if used else {})}, fp)
         out = os.path.join(tmp, "out")
-        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"],
-                           capture_output=True, text=True)
+        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"]
+                           + cuda_checks.export_flags(), capture_output=True, text=True)
         if r.returncode != 0:
             check(False, f"{name}: compiles ({r.stderr.strip()[:400]})")
             continue
+        for arch, ok, msg in cuda_checks.ptxas(out):
+            check(ok, f"{name}: its PTX assembles with ptxas -arch={arch} {msg}")
+        probe = cuda_checks.no_gpu(os.path.join(out, "model.so"), [list(make(d, 1).shape) for d in sample])
+        if probe:
+            check(probe[0], f"{name}: without a GPU the library loads, checks its guards and says 'no CUDA device'"
+                            + ("" if probe[0] else f"\n{probe[1]}"))
         for k, descs in enumerate((sample, other)):
             xs = [make(d, 10 + k) for d in descs]
-            args = [shapec, "run", os.path.join(out, "model.so"), "--out", os.path.join(tmp, f"r{k}")]
-            for n, x in zip(names, xs):
-                p = os.path.join(tmp, f"{n}_{k}.npy")
-                np.save(p, x.numpy())
-                args += ["--input", f"{n}={p}"]
-            res = subprocess.run(args, capture_output=True, text=True)
-            if res.returncode != 0:
-                check(False, f"{name}: runs at shapes {[list(x.shape) for x in xs]} ({res.stderr.strip()[:300]})")
-                continue
-            want = [ref(xs)] if ref else evaluate(path, xs)
-            worst, exact = 0.0, True
-            for o, w in zip(res.stdout.split(), want):
-                got = torch.from_numpy(np.load(o))
-                if got.shape != w.shape or got.dtype != w.dtype:
-                    worst = float("inf")
-                    break
-                if w.dtype.is_floating_point:
-                    # NaN where ATen has NaN, equal infinities, then the largest difference
-                    if not torch.equal(torch.isnan(got), torch.isnan(w)):
+            want = None
+            for device in DEVICES:
+                args = [shapec, "run", os.path.join(out, "model.so"), "--out", os.path.join(tmp, f"r{k}{device}"),
+                        "--device", device]
+                for n, x in zip(names, xs):
+                    p = os.path.join(tmp, f"{n}_{k}.npy")
+                    np.save(p, x.numpy())
+                    args += ["--input", f"{n}={p}"]
+                res = subprocess.run(args, capture_output=True, text=True)
+                if res.returncode != 0:
+                    check(False, f"{name}: runs on {device} at shapes {[list(x.shape) for x in xs]} ({res.stderr.strip()[:300]})")
+                    continue
+                if want is None:
+                    want = [ref(xs)] if ref else evaluate(path, xs)
+                worst, exact = 0.0, True
+                for o, w in zip(res.stdout.split(), want):
+                    got = torch.from_numpy(np.load(o))
+                    if got.shape != w.shape or got.dtype != w.dtype:
                         worst = float("inf")
-                        continue
-                    finite = torch.isfinite(w)
-                    if not torch.equal(got[~finite & ~torch.isnan(w)], w[~finite & ~torch.isnan(w)]):
-                        worst = float("inf")
-                        continue
-                    g_f, w_f = got[finite], w[finite]
-                    if w_f.numel():
-                        worst = max(worst, float((g_f - w_f).abs().max() / max(1.0, float(w_f.abs().max()))))
-                else:
-                    exact &= bool(torch.equal(got, w))
-            check(worst < 1e-4 and exact, f"{name}: matches {'the reference' if ref else 'ATen'} at {[list(x.shape) for x in xs]} (error {worst:.1e}{'' if exact else ', integers differ'})")
+                        break
+                    if w.dtype.is_floating_point:
+                        # NaN where ATen has NaN, equal infinities, then the largest difference
+                        if not torch.equal(torch.isnan(got), torch.isnan(w)):
+                            worst = float("inf")
+                            continue
+                        finite = torch.isfinite(w)
+                        if not torch.equal(got[~finite & ~torch.isnan(w)], w[~finite & ~torch.isnan(w)]):
+                            worst = float("inf")
+                            continue
+                        g_f, w_f = got[finite], w[finite]
+                        if w_f.numel():
+                            worst = max(worst, float((g_f - w_f).abs().max() / max(1.0, float(w_f.abs().max()))))
+                    else:
+                        exact &= bool(torch.equal(got, w))
+                check(worst < 1e-4 and exact, f"{name}: matches {'the reference' if ref else 'ATen'} on {device} at {[list(x.shape) for x in xs]} (error {worst:.1e}{'' if exact else ', integers differ'})")
 
 print(f"# {len(failures)} failed of {len(sys.argv[3:] or list(CASES) + list(DIRECT))} cases")
 sys.exit(1 if failures else 0)

@@ -4,6 +4,11 @@ model.so, run through `shapec run` at several shapes inside its ranges (the low 
 included), and compared with the reference evaluator (PyTorch's own ATen operators).
 Wrong-shaped inputs must be rejected with a precise message.  Exit 77 without PyTorch.
 
+SHAPEC_TEST_TARGET=cpu,cuda (or cuda) exports with CUDA code as well: its PTX must
+assemble with ptxas for sm_80 and sm_90, the library must fail cleanly without a GPU
+(SHAPEC_NO_GPU_PROBE names the probe), and where a GPU exists the outputs computed there
+are compared too.
+
 usage: test_cpu_zoo.py SHAPEC SOURCE_DIR [MODEL ...]"""
 import json
 import os
@@ -23,6 +28,9 @@ sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools import zoo  # noqa: E402
 from shapec_tools.convert import convert  # noqa: E402
 from shapec_tools.evaluate import evaluate  # noqa: E402
+
+sys.path.insert(0, os.path.join(src, "test", "cuda"))
+import cuda_checks  # noqa: E402
 
 AUTO = "_DimHint.AUTO"
 # model -> (spec, shapes to run: name -> list of shapes, one per run)
@@ -55,8 +63,12 @@ def check(ok, what):
         failures.append(what)
 
 
-def run(lib, inputs, outdir):
-    args = [shapec, "run", lib, "--out", outdir]
+DEVICES = cuda_checks.devices()
+print(f"# target {cuda_checks.TARGET}; computing on {', '.join(DEVICES) or 'nothing (no GPU here)'}")
+
+
+def run(lib, inputs, outdir, device=None):
+    args = [shapec, "run", lib, "--out", outdir, "--device", device or DEVICES[0]]
     for name, path in inputs.items():
         args += ["--input", f"{name}={path}"]
     return subprocess.run(args, capture_output=True, text=True)
@@ -80,11 +92,28 @@ for name in sys.argv[3:] or list(CASES):
         with open(os.path.join(tmp, "spec.json"), "w") as f:
             json.dump({"dynamic_shapes": spec, **({"dims": dims} if dims else {})}, f)
         out = os.path.join(tmp, "out")
-        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"] + flags,
-                           capture_output=True, text=True)
+        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"] + flags
+                           + cuda_checks.export_flags(), capture_output=True, text=True)
         lib = os.path.join(out, "model.so")
         check(r.returncode == 0 and os.path.exists(lib), f"{name}: compiles to model.so ({r.stderr.strip()[-400:]})")
         if r.returncode != 0:
+            continue
+        if cuda_checks.CUDA:
+            for arch, ok, msg in cuda_checks.ptxas(out):
+                check(ok, f"{name}: its sm_80 PTX assembles with ptxas -arch={arch} {msg}")
+            # exported for sm_90 as well
+            out90 = os.path.join(tmp, "out90")
+            r90 = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out90, "-q"]
+                                 + flags + cuda_checks.export_flags("sm_90"), capture_output=True, text=True)
+            check(r90.returncode == 0, f"{name}: compiles for sm_90 ({r90.stderr.strip()[-300:]})")
+            for arch, ok, msg in cuda_checks.ptxas(out90, ("sm_90",)):
+                check(ok, f"{name}: its sm_90 PTX assembles with ptxas -arch={arch} {msg}")
+            probe = cuda_checks.no_gpu(lib, [shapes[0][n] for n in input_names])
+            if probe:
+                check(probe[0], f"{name}: without a GPU the library loads, checks its guards and says 'no CUDA device'"
+                                + ("" if probe[0] else f"\n{probe[1]}"))
+        if not DEVICES:
+            print(f"skip - {name}: nothing to compute on (a CUDA-only library and no GPU)")
             continue
         for k, shape in enumerate(shapes):
             torch.manual_seed(100 + k)
@@ -93,23 +122,25 @@ for name in sys.argv[3:] or list(CASES):
             for n, x in zip(input_names, xs):
                 files[n] = os.path.join(tmp, f"{n}_{k}.npy")
                 np.save(files[n], x.numpy())
-            res = run(lib, files, os.path.join(tmp, f"res{k}"))
-            if res.returncode != 0:
-                check(False, f"{name}: runs at {shape} ({res.stderr.strip()[:300]})")
-                continue
             want = evaluate(path, xs)
-            outs = res.stdout.split()
-            worst = 0.0
-            for o, w in zip(outs, want):
-                got = torch.from_numpy(np.load(o))
-                if got.shape != w.shape:
-                    worst = float("inf")
-                    break
-                if w.numel() == 0:
+            for device in DEVICES:
+                res = run(lib, files, os.path.join(tmp, f"res{k}_{device}"), device)
+                if res.returncode != 0:
+                    check(False, f"{name}: runs on {device} at {shape} ({res.stderr.strip()[:300]})")
                     continue
-                scale = max(1.0, float(w.abs().max()))
-                worst = max(worst, float((got - w).abs().max()) / scale)
-            check(worst < 1e-4, f"{name}: matches PyTorch at {shape} (max error {worst:.1e} of the output's scale)")
+                outs = res.stdout.split()
+                worst = 0.0
+                for o, w in zip(outs, want):
+                    got = torch.from_numpy(np.load(o))
+                    if got.shape != w.shape:
+                        worst = float("inf")
+                        break
+                    if w.numel() == 0:
+                        continue
+                    scale = max(1.0, float(w.abs().max()))
+                    worst = max(worst, float((got - w).abs().max()) / scale)
+                check(worst < 1e-4, f"{name}: matches PyTorch on {device} at {shape} (max error {worst:.1e} of the "
+                                    "output's scale)")
         # wrong shapes: a rank, and a static dim
         bad = {}
         for n, x in zip(input_names, inputs):

@@ -28,6 +28,7 @@ static inline int64_t sc_thread(void) { return sc_emu_thread; }
 static inline int64_t sc_threads(void) { return sc_emu_threads; }
 #define sc_expf expf
 #define sc_exp exp
+#define sc_log log
 #define sc_logf logf
 #define sc_sqrtf sqrtf
 #define sc_sqrt sqrt
@@ -39,6 +40,7 @@ static inline int64_t sc_threads(void) { return sc_emu_threads; }
 /* libdevice, linked in by shapec when it builds the PTX */
 float __nv_expf(float);
 double __nv_exp(double);
+double __nv_log(double);
 float __nv_logf(float);
 float __nv_sqrtf(float);
 double __nv_sqrt(double);
@@ -47,6 +49,7 @@ float __nv_fabsf(float);
 float __nv_floorf(float);
 #define sc_expf __nv_expf
 #define sc_exp __nv_exp
+#define sc_log __nv_log
 #define sc_logf __nv_logf
 #define sc_sqrtf __nv_sqrtf
 #define sc_sqrt __nv_sqrt

@@ -1,0 +1,92 @@
+/* copy.c - data movement kernels (the GPU side of backends/cpu/runtime/copy.c): strided
+ * copies, fills, arange, index_select, gather and repeat.  One work item per element
+ * written.  Strides are in elements; esize is the element's size in bytes. */
+#include "device.h"
+
+/* Copies one element of any size (1, 2, 4 and 8 bytes in one access). */
+static inline void copy_any(char *dst, const char *src, int64_t esize) {
+  if (esize == 1 || esize == 2 || esize == 4 || esize == 8) {
+    sc_copy_elem(dst, src, esize);
+    return;
+  }
+  for (int64_t b = 0; b < esize; b++) dst[b] = src[b];
+}
+
+/* The strided offset of row-major linear index lin over shape[0..ndim). */
+static inline int64_t strided_offset(int64_t lin, int32_t ndim, const sc_dims *shape, const sc_dims *strides) {
+  int64_t off = 0;
+  for (int32_t d = ndim - 1; d >= 0; d--) {
+    int64_t extent = shape->v[d];
+    off += (lin % extent) * strides->v[d];
+    lin /= extent;
+  }
+  return off;
+}
+
+/* dst (compact, n elements) = src read with src_strides; ndim 0 copies one element. */
+SC_KERNEL void sc_d_strided_copy(const char *src, char *dst, int32_t ndim, sc_dims shape, sc_dims src_strides,
+                                 int64_t esize, int64_t n) {
+  SC_GRID_LOOP(i, n) {
+    int64_t off = strided_offset(i, ndim, &shape, &src_strides);
+    copy_any(dst + i * esize, src + off * esize, esize);
+  }
+}
+
+/* dst written with dst_strides = src (compact, n elements). */
+SC_KERNEL void sc_d_copy_into(const char *src, char *dst, int32_t ndim, sc_dims shape, sc_dims dst_strides,
+                              int64_t esize, int64_t n) {
+  SC_GRID_LOOP(i, n) {
+    int64_t off = strided_offset(i, ndim, &shape, &dst_strides);
+    copy_any(dst + off * esize, src + i * esize, esize);
+  }
+}
+
+/* dst[0..n) = value, whose esize (<= 128) bytes are the first bytes of `value`. */
+SC_KERNEL void sc_d_fill(char *dst, int64_t n, sc_dims value, int64_t esize) {
+  SC_GRID_LOOP(i, n) copy_any(dst + i * esize, (const char *)value.v, esize);
+}
+
+SC_KERNEL void sc_d_arange(void *dst, int64_t n, double start, double step, int32_t is_float) {
+  SC_GRID_LOOP(i, n) {
+    if (is_float) ((float *)dst)[i] = (float)(start + step * (double)i);
+    else ((int64_t *)dst)[i] = (int64_t)start + (int64_t)step * i;
+  }
+}
+
+/* src [outer, n_src, inner] -> dst [outer, n_index, inner], rows picked by index. */
+SC_KERNEL void sc_d_index_select(const char *src, const int64_t *index, char *dst, int64_t outer, int64_t n_src,
+                                 int64_t n_index, int64_t inner, int64_t esize) {
+  SC_GRID_LOOP(t, outer * n_index * inner) {
+    int64_t j = t % inner, oi = t / inner, i = oi % n_index, o = oi / n_index;
+    int64_t r = index[i] < 0 ? index[i] + n_src : index[i];
+    if (r < 0 || r >= n_src) r = 0; /* the entry point checked the indices' range */
+    copy_any(dst + t * esize, src + ((o * n_src + r) * inner + j) * esize, esize);
+  }
+}
+
+/* dst[o, i, j] = src[o, index[o, i, j], j] */
+SC_KERNEL void sc_d_gather(const char *src, const int64_t *index, char *dst, int64_t outer, int64_t n_src,
+                           int64_t n_index, int64_t inner, int64_t esize) {
+  SC_GRID_LOOP(t, outer * n_index * inner) {
+    int64_t j = t % inner, o = t / inner / n_index;
+    int64_t r = index[t];
+    if (r < 0) r += n_src;
+    if (r < 0 || r >= n_src) r = 0;
+    copy_any(dst + t * esize, src + ((o * n_src + r) * inner + j) * esize, esize);
+  }
+}
+
+/* out[i] = src[i mod src_shape]; src_shape padded with leading 1s to ndim; n = out elements. */
+SC_KERNEL void sc_d_repeat(const char *src, char *dst, int32_t ndim, sc_dims src_shape, sc_dims out_shape,
+                           int64_t esize, int64_t n) {
+  SC_GRID_LOOP(t, n) {
+    int64_t lin = t, off = 0, mul = 1;
+    for (int32_t d = ndim - 1; d >= 0; d--) {
+      int64_t idx = lin % out_shape.v[d];
+      lin /= out_shape.v[d];
+      off += (idx % src_shape.v[d]) * mul;
+      mul *= src_shape.v[d];
+    }
+    copy_any(dst + t * esize, src + off * esize, esize);
+  }
+}

@@ -1,0 +1,231 @@
+/* nn.c - convolution, transposed convolution, pooling, normalization, softmax and
+ * attention (the GPU side of backends/cpu/runtime/nn.c).  Direct loops: one work item
+ * per output element, or per row where a row's statistics are needed (layer_norm,
+ * softmax, sdpa).  Tensors are NCHW, compact. */
+#include "device.h"
+
+static inline int is_nanf(float v) { return v != v; }
+
+/* y [n, o, oh, ow] = conv(x [n, c, h, wd], w [o, c/groups, kh, kw]) + bias [o] (bias may be NULL). */
+SC_KERNEL void sc_d_conv2d(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                           int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+                           int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
+  int64_t cg = c / groups, og = o / groups;
+  SC_GRID_LOOP(t, n * o * oh * ow) {
+    int64_t ox = t % ow, oy = (t / ow) % oh, oc = (t / (ow * oh)) % o, b = t / (ow * oh * o);
+    int64_t g = oc / og;
+    float acc = bias ? bias[oc] : 0.0f;
+    const float *wo = w + oc * cg * kh * kw;
+    const float *xb = x + (b * c + g * cg) * h * wd;
+    for (int64_t ci = 0; ci < cg; ci++)
+      for (int64_t i = 0; i < kh; i++) {
+        int64_t iy = oy * sh - ph + i * dh;
+        if (iy < 0 || iy >= h) continue;
+        const float *xr = xb + (ci * h + iy) * wd;
+        const float *wr = wo + (ci * kh + i) * kw;
+        for (int64_t j = 0; j < kw; j++) {
+          int64_t ix = ox * sw - pw + j * dw;
+          if (ix >= 0 && ix < wd) acc += wr[j] * xr[ix];
+        }
+      }
+    y[t] = acc;
+  }
+}
+
+/* y [n, o, oh, ow] = conv_transpose(x [n, c, h, wd], w [c, o/groups, kh, kw]) + bias [o]:
+ * each output pixel gathers the input pixels iy, ix with iy*sh - ph + i*dh == oy and
+ * ix*sw - pw + j*dw == ox. */
+SC_KERNEL void sc_d_conv_transpose2d(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
+                                     int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                                     int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
+                                     int64_t ow) {
+  int64_t cg = c / groups, og = o / groups;
+  SC_GRID_LOOP(t, n * o * oh * ow) {
+    int64_t ox = t % ow, oy = (t / ow) % oh, oc = (t / (ow * oh)) % o, b = t / (ow * oh * o);
+    int64_t g = oc / og, ocl = oc % og;
+    float acc = bias ? bias[oc] : 0.0f;
+    for (int64_t i = 0; i < kh; i++) {
+      int64_t ty = oy + ph - i * dh;
+      if (ty < 0 || ty % sh) continue;
+      int64_t iy = ty / sh;
+      if (iy >= h) continue;
+      for (int64_t j = 0; j < kw; j++) {
+        int64_t tx = ox + pw - j * dw;
+        if (tx < 0 || tx % sw) continue;
+        int64_t ix = tx / sw;
+        if (ix >= wd) continue;
+        for (int64_t ci = g * cg; ci < (g + 1) * cg; ci++)
+          acc += x[((b * c + ci) * h + iy) * wd + ix] * w[((ci * og + ocl) * kh + i) * kw + j];
+      }
+    }
+    y[t] = acc;
+  }
+}
+
+/* y, indices [nc, oh, ow]: the first max of each window (NaN wins); indices (may be NULL)
+ * are flat positions iy * w + ix in the plane, -1 for a window with no element. */
+SC_KERNEL void sc_d_max_pool2d(const float *x, float *y, int64_t *indices, int64_t nc, int64_t h, int64_t w, int64_t kh,
+                               int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                               int64_t oh, int64_t ow) {
+  SC_GRID_LOOP(t, nc * oh * ow) {
+    int64_t ox = t % ow, oy = (t / ow) % oh, p = t / (ow * oh);
+    const float *xp = x + p * h * w;
+    float best = -__builtin_inff();
+    int64_t arg = -1;
+    for (int64_t i = 0; i < kh; i++) {
+      int64_t iy = oy * sh - ph + i * dh;
+      if (iy < 0 || iy >= h) continue;
+      for (int64_t k = 0; k < kw; k++) {
+        int64_t ix = ox * sw - pw + k * dw;
+        if (ix < 0 || ix >= w) continue;
+        float v = xp[iy * w + ix];
+        if (v > best || is_nanf(v) || arg < 0) {
+          best = v;
+          arg = iy * w + ix;
+          if (is_nanf(v)) goto done;
+        }
+      }
+    }
+  done:
+    y[t] = best;
+    if (indices) indices[t] = arg;
+  }
+}
+
+SC_KERNEL void sc_d_avg_pool2d(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t kh, int64_t kw,
+                               int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t oh, int64_t ow,
+                               int32_t count_include_pad, int64_t divisor_override) {
+  SC_GRID_LOOP(t, nc * oh * ow) {
+    int64_t ox = t % ow, oy = (t / ow) % oh, p = t / (ow * oh);
+    const float *xp = x + p * h * w;
+    int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
+    int64_t y1 = y0 + kh < h + ph ? y0 + kh : h + ph, x1 = x0 + kw < w + pw ? x0 + kw : w + pw;
+    int64_t pool = (y1 - y0) * (x1 - x0);
+    int64_t ys = y0 < 0 ? 0 : y0, xs = x0 < 0 ? 0 : x0, ye = y1 < h ? y1 : h, xe = x1 < w ? x1 : w;
+    double sum = 0;
+    for (int64_t iy = ys; iy < ye; iy++)
+      for (int64_t ix = xs; ix < xe; ix++) sum += xp[iy * w + ix];
+    int64_t div = divisor_override ? divisor_override : count_include_pad ? pool : (ye - ys) * (xe - xs);
+    y[t] = div ? (float)(sum / (double)div) : 0.0f;
+  }
+}
+
+SC_KERNEL void sc_d_adaptive_avg_pool2d(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh,
+                                        int64_t ow) {
+  SC_GRID_LOOP(t, nc * oh * ow) {
+    int64_t ox = t % ow, oy = (t / ow) % oh, p = t / (ow * oh);
+    const float *xp = x + p * h * w;
+    int64_t ys = oy * h / oh, ye = ((oy + 1) * h + oh - 1) / oh;
+    int64_t xs = ox * w / ow, xe = ((ox + 1) * w + ow - 1) / ow;
+    float sum = 0;
+    for (int64_t iy = ys; iy < ye; iy++)
+      for (int64_t ix = xs; ix < xe; ix++) sum += xp[iy * w + ix];
+    y[t] = sum / (float)((ye - ys) * (xe - xs));
+  }
+}
+
+/* y = (x - mean[ch]) / sqrt(var[ch] + eps) * weight[ch] + bias[ch] over x [n, c, inner];
+ * any of the four per-channel arrays may be NULL. */
+SC_KERNEL void sc_d_batch_norm(const float *x, float *y, const float *weight, const float *bias, const float *mean,
+                               const float *var, int64_t n, int64_t c, int64_t inner, double eps) {
+  SC_GRID_LOOP(t, n * c * inner) {
+    int64_t ch = (t / inner) % c;
+    float invstd = (float)(1.0 / sc_sqrt((double)(var ? var[ch] : 1.0f) + eps));
+    float scale = (weight ? weight[ch] : 1.0f) * invstd;
+    float shift = (bias ? bias[ch] : 0.0f) - (mean ? mean[ch] : 0.0f) * scale;
+    y[t] = x[t] * scale + shift;
+  }
+}
+
+/* One row of inner elements per work item. */
+SC_KERNEL void sc_d_layer_norm(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
+                               float *rstd_out, int64_t outer, int64_t inner, double eps) {
+  SC_GRID_LOOP(r, outer) {
+    const float *xr = x + r * inner;
+    float *yr = y + r * inner;
+    double sum = 0, sq = 0;
+    for (int64_t i = 0; i < inner; i++) sum += xr[i];
+    double mean = inner ? sum / (double)inner : 0;
+    for (int64_t i = 0; i < inner; i++) sq += ((double)xr[i] - mean) * ((double)xr[i] - mean);
+    double rstd = 1.0 / sc_sqrt((inner ? sq / (double)inner : 0) + eps);
+    for (int64_t i = 0; i < inner; i++) {
+      float v = (float)(((double)xr[i] - mean) * rstd);
+      yr[i] = v * (weight ? weight[i] : 1.0f) + (bias ? bias[i] : 0.0f);
+    }
+    if (mean_out) mean_out[r] = (float)mean;
+    if (rstd_out) rstd_out[r] = (float)rstd;
+  }
+}
+
+/* (log_)softmax over the middle dim of x [outer, n, inner]: one (outer, inner) row per
+ * work item.  A NaN or an infinite max makes the row NaN, as in ATen. */
+SC_KERNEL void sc_d_softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t is_log) {
+  SC_GRID_LOOP(t, outer * inner) {
+    int64_t o = t / inner, j = t % inner;
+    const float *xs = x + o * n * inner + j;
+    float *ys = y + o * n * inner + j;
+    float mx = -__builtin_inff();
+    for (int64_t i = 0; i < n; i++) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
+    double sum = 0;
+    if (inner == 1 && !is_log) { /* the CPU's row kernel: float exp, a float reciprocal */
+      for (int64_t i = 0; i < n; i++) sum += (ys[i] = sc_expf(xs[i] - mx));
+      float inv = (float)(1.0 / sum);
+      for (int64_t i = 0; i < n; i++) ys[i] *= inv;
+      continue;
+    }
+    if (inner == 1) {
+      for (int64_t i = 0; i < n; i++) sum += sc_exp((double)(xs[i] - mx));
+      float lse = (float)(mx + sc_log(sum));
+      for (int64_t i = 0; i < n; i++) ys[i] = xs[i] - lse;
+      continue;
+    }
+    for (int64_t i = 0; i < n; i++) sum += sc_exp((double)(xs[i * inner] - mx));
+    if (is_log) {
+      float lse = (float)(mx + sc_logf((float)sum));
+      for (int64_t i = 0; i < n; i++) ys[i * inner] = xs[i * inner] - lse;
+    } else {
+      for (int64_t i = 0; i < n; i++) ys[i * inner] = (float)(sc_exp((double)(xs[i * inner] - mx)) / sum);
+    }
+  }
+}
+
+/* out [batch, l, ev] = softmax(q [batch, l, e] @ k [batch, s, e]^T * scale + mask) @ v
+ * [batch, s, ev], mask [.., l, s] at b * mask_stride (NULL: none), causal: key j > query i
+ * masked.  One (batch, query row) per work item, with an online softmax accumulating into
+ * the output row: a row whose scores are all -inf, or hold a NaN or +inf, comes out NaN as
+ * on the CPU; s == 0 gives zeros. */
+SC_KERNEL void sc_d_sdpa(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride,
+                         float *out, int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale,
+                         int32_t causal) {
+  float fscale = (float)scale;
+  SC_GRID_LOOP(t, batch * l) {
+    int64_t b = t / l, i = t % l;
+    const float *qi = q + t * e, *kb = k + b * s * e, *vb = v + b * s * ev;
+    const float *mrow = mask ? mask + b * mask_stride + i * s : 0;
+    float *orow = out + t * ev;
+    for (int64_t c = 0; c < ev; c++) orow[c] = 0.0f;
+    if (s == 0) continue;
+    float m = -__builtin_inff();
+    double sum = 0;
+    for (int64_t j = 0; j < s; j++) {
+      const float *kj = kb + j * e;
+      float dot = 0.0f;
+      for (int64_t p = 0; p < e; p++) dot += qi[p] * kj[p];
+      float sc = fscale * dot;
+      if (mrow) sc += mrow[j];
+      if (causal && j > i) sc = -__builtin_inff();
+      if (sc > m) {
+        float r = sc_expf(m - sc);
+        sum *= r;
+        for (int64_t c = 0; c < ev; c++) orow[c] *= r;
+        m = sc;
+      }
+      float pj = sc_expf(sc - m);
+      sum += pj;
+      const float *vj = vb + j * ev;
+      for (int64_t c = 0; c < ev; c++) orow[c] += pj * vj[c];
+    }
+    float inv = (float)(1.0 / sum);
+    for (int64_t c = 0; c < ev; c++) orow[c] *= inv;
+  }
+}

@@ -1,0 +1,338 @@
+/* ops.c - host-side launchers of the device kernels in backends/cuda/device/: each
+ * sc_cu_X packs its small host arrays into sc_dims and launches the matching sc_d_
+ * kernel over its work items (see ops.h for the contract). */
+#include "ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_rt.h"
+#include "shapec/runtime.h"
+
+/* Whether ndim fits a sc_dims; records an error when not. */
+static int dims_ok(int32_t ndim, const char *what) {
+  if (ndim >= 0 && ndim <= 16) return 1;
+  sc_cu_fail("%s: %d dims (the CUDA kernels take at most 16)", what, (int)ndim);
+  return 0;
+}
+
+static int64_t product(const int64_t *shape, int32_t ndim) {
+  int64_t n = 1;
+  for (int32_t d = 0; d < ndim; d++) n *= shape[d];
+  return n;
+}
+
+/* Whether strides are the compact row-major strides of shape (extents of 1 ignored). */
+static int compact(const int64_t *shape, const int64_t *strides, int32_t ndim) {
+  int64_t st = 1;
+  for (int32_t d = ndim - 1; d >= 0; d--) {
+    if (shape[d] != 1 && strides[d] != st) return 0;
+    st *= shape[d];
+  }
+  return 1;
+}
+
+/* ---- data movement ---- */
+
+void sc_cu_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
+                        int64_t esize) {
+  if (!dims_ok(ndim, "strided_copy")) return;
+  int64_t n = product(shape, ndim);
+  if (n <= 0) return;
+  if (compact(shape, src_strides, ndim)) {
+    sc_cu_copy_device(dst, src, n * esize);
+    return;
+  }
+  sc_dims sh = sc_cu_dims(shape, ndim), st = sc_cu_dims(src_strides, ndim);
+  void *p[] = {&src, &dst, &ndim, &sh, &st, &esize, &n};
+  sc_cu_launch("sc_d_strided_copy", n, p);
+}
+
+void sc_cu_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
+                     int64_t esize) {
+  if (!dims_ok(ndim, "copy_into")) return;
+  int64_t n = product(shape, ndim);
+  if (n <= 0) return;
+  if (compact(shape, dst_strides, ndim)) {
+    sc_cu_copy_device(dst, src, n * esize);
+    return;
+  }
+  sc_dims sh = sc_cu_dims(shape, ndim), st = sc_cu_dims(dst_strides, ndim);
+  void *p[] = {&src, &dst, &ndim, &sh, &st, &esize, &n};
+  sc_cu_launch("sc_d_copy_into", n, p);
+}
+
+void sc_cu_fill(void *dst, int64_t n, const void *value, int64_t esize) {
+  if (n <= 0) return;
+  sc_dims v;
+  memset(&v, 0, sizeof v);
+  if (esize <= 0 || esize > (int64_t)sizeof v) {
+    sc_cu_fail("fill: elements of %lld bytes (the CUDA kernel takes at most %d)", (long long)esize, (int)sizeof v);
+    return;
+  }
+  memcpy(v.v, value, (size_t)esize);
+  void *p[] = {&dst, &n, &v, &esize};
+  sc_cu_launch("sc_d_fill", n, p);
+}
+
+void sc_cu_arange(void *dst, int64_t n, double start, double step, int32_t is_float) {
+  void *p[] = {&dst, &n, &start, &step, &is_float};
+  sc_cu_launch("sc_d_arange", n, p);
+}
+
+void sc_cu_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src,
+                        int64_t n_index, int64_t inner, int64_t esize) {
+  void *p[] = {&src, &index, &dst, &outer, &n_src, &n_index, &inner, &esize};
+  sc_cu_launch("sc_d_index_select", outer * n_index * inner, p);
+}
+
+void sc_cu_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
+                  int64_t inner, int64_t esize) {
+  void *p[] = {&src, &index, &dst, &outer, &n_src, &n_index, &inner, &esize};
+  sc_cu_launch("sc_d_gather", outer * n_index * inner, p);
+}
+
+void sc_cu_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
+                  int64_t esize) {
+  if (!dims_ok(ndim, "repeat")) return;
+  int64_t n = product(out_shape, ndim);
+  if (n <= 0) return;
+  sc_dims ss = sc_cu_dims(src_shape, ndim), os = sc_cu_dims(out_shape, ndim);
+  void *p[] = {&src, &dst, &ndim, &ss, &os, &esize, &n};
+  sc_cu_launch("sc_d_repeat", n, p);
+}
+
+/* ---- data-dependent sizes: chunk counts, then each chunk written from its offset ---- */
+
+/* Chunks of at least 128 elements, at most 8192 of them. */
+static int64_t chunk_count(int64_t n) {
+  int64_t c = (n + 127) / 128;
+  return c < 1 ? 1 : c > 8192 ? 8192 : c;
+}
+
+/* Copies the per-chunk counts back; *total = their sum; offsets (host, may be NULL) =
+ * their exclusive prefix sums.  0 on failure (recorded). */
+static int collect(const int64_t *d_counts, int64_t chunks, int64_t *offsets, int64_t *total) {
+  int64_t *h = malloc((size_t)chunks * sizeof *h);
+  if (!h) {
+    sc_cu_fail("out of host memory for %lld chunk counts", (long long)chunks);
+    return 0;
+  }
+  sc_cu_copy_to_host(h, d_counts, chunks * (int64_t)sizeof *h);
+  if (sc_cu_status()) {
+    free(h);
+    return 0;
+  }
+  int64_t sum = 0;
+  for (int64_t c = 0; c < chunks; c++) {
+    if (offsets) offsets[c] = sum;
+    sum += h[c];
+  }
+  free(h);
+  *total = sum;
+  return 1;
+}
+
+/* Counts the chunks of x into d_counts (device, chunks entries). */
+static void count_nonzero_chunks(const void *x, int64_t n, int64_t esize, int32_t is_float, int64_t chunks,
+                                 int64_t *d_counts) {
+  void *p[] = {&x, &n, &esize, &is_float, &chunks, &d_counts};
+  sc_cu_launch("sc_d_count_nonzero_chunks", chunks, p);
+}
+
+int64_t sc_cu_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float) {
+  if (n <= 0) return 0;
+  int64_t chunks = chunk_count(n), total = 0;
+  int64_t *d_counts = sc_cu_alloc(chunks * (int64_t)sizeof(int64_t));
+  if (!d_counts) return 0;
+  count_nonzero_chunks(x, n, esize, is_float, chunks, d_counts);
+  if (!collect(d_counts, chunks, NULL, &total)) total = 0;
+  sc_cu_free(d_counts);
+  return total;
+}
+
+/* Uploads host offsets into the second half of d_counts (2 * chunks entries) and returns it. */
+static int64_t *upload_offsets(int64_t *d_counts, const int64_t *offsets, int64_t chunks) {
+  int64_t *d_off = d_counts + chunks;
+  sc_cu_copy_to_device(d_off, offsets, chunks * (int64_t)sizeof(int64_t));
+  return d_off;
+}
+
+void sc_cu_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esize, int32_t is_float, int64_t *out) {
+  if (!dims_ok(ndim, "nonzero")) return;
+  int64_t n = product(shape, ndim);
+  if (n <= 0 || ndim == 0) return; /* a scalar's rows have no columns */
+  int64_t chunks = chunk_count(n), total = 0;
+  int64_t *offsets = malloc((size_t)chunks * sizeof *offsets);
+  if (!offsets) {
+    sc_cu_fail("out of host memory for %lld chunk offsets", (long long)chunks);
+    return;
+  }
+  int64_t *d_counts = sc_cu_alloc(2 * chunks * (int64_t)sizeof(int64_t));
+  if (d_counts) {
+    count_nonzero_chunks(x, n, esize, is_float, chunks, d_counts);
+    if (collect(d_counts, chunks, offsets, &total) && total > 0) {
+      int64_t *d_off = upload_offsets(d_counts, offsets, chunks);
+      sc_dims sh = sc_cu_dims(shape, ndim);
+      void *p[] = {&x, &ndim, &sh, &esize, &is_float, &n, &chunks, &d_off, &out};
+      sc_cu_launch("sc_d_nonzero_write", chunks, p);
+    }
+    sc_cu_free(d_counts);
+  }
+  free(offsets);
+}
+
+static void count_masked_chunks(const uint8_t *mask, const int64_t *m_st, int32_t ndim, const int64_t *shape,
+                                int64_t n, int64_t chunks, int64_t *d_counts) {
+  sc_dims ms = sc_cu_dims(m_st, ndim), sh = sc_cu_dims(shape, ndim);
+  void *p[] = {&mask, &ms, &ndim, &sh, &n, &chunks, &d_counts};
+  sc_cu_launch("sc_d_count_masked_chunks", chunks, p);
+}
+
+int64_t sc_cu_count_masked(const uint8_t *mask, const int64_t *m_st, int32_t ndim, const int64_t *shape) {
+  if (!dims_ok(ndim, "masked_select")) return 0;
+  int64_t n = product(shape, ndim);
+  if (n <= 0) return 0;
+  int64_t chunks = chunk_count(n), total = 0;
+  int64_t *d_counts = sc_cu_alloc(chunks * (int64_t)sizeof(int64_t));
+  if (!d_counts) return 0;
+  count_masked_chunks(mask, m_st, ndim, shape, n, chunks, d_counts);
+  if (!collect(d_counts, chunks, NULL, &total)) total = 0;
+  sc_cu_free(d_counts);
+  return total;
+}
+
+void sc_cu_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask, const int64_t *m_st, int32_t ndim,
+                         const int64_t *shape, int64_t esize, void *out) {
+  if (!dims_ok(ndim, "masked_select")) return;
+  int64_t n = product(shape, ndim);
+  if (n <= 0) return;
+  int64_t chunks = chunk_count(n), total = 0;
+  int64_t *offsets = malloc((size_t)chunks * sizeof *offsets);
+  if (!offsets) {
+    sc_cu_fail("out of host memory for %lld chunk offsets", (long long)chunks);
+    return;
+  }
+  int64_t *d_counts = sc_cu_alloc(2 * chunks * (int64_t)sizeof(int64_t));
+  if (d_counts) {
+    count_masked_chunks(mask, m_st, ndim, shape, n, chunks, d_counts);
+    if (collect(d_counts, chunks, offsets, &total) && total > 0) {
+      int64_t *d_off = upload_offsets(d_counts, offsets, chunks);
+      sc_dims xs = sc_cu_dims(x_st, ndim), ms = sc_cu_dims(m_st, ndim), sh = sc_cu_dims(shape, ndim);
+      void *p[] = {&x, &xs, &mask, &ms, &ndim, &sh, &esize, &n, &chunks, &d_off, &out};
+      sc_cu_launch("sc_d_masked_select_write", chunks, p);
+    }
+    sc_cu_free(d_counts);
+  }
+  free(offsets);
+}
+
+/* ---- matrix products ---- */
+
+int sc_cu_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
+                  int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
+                  float beta) {
+  if (batch <= 0 || m <= 0 || n <= 0) return sc_cu_status();
+  if (!sc_cu_cublas_sgemm(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, c, alpha, beta)) {
+    void *p[] = {&batch, &m, &n, &k, &a, &a_batch_stride, &trans_a, &b, &b_batch_stride, &trans_b, &c, &alpha, &beta};
+    sc_cu_launch("sc_d_gemm", batch * ((m + 3) / 4) * ((n + 3) / 4), p);
+  }
+  return sc_cu_status();
+}
+
+/* ---- neural-network ops ---- */
+
+int sc_cu_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                     int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                     int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
+  void *p[] = {&x, &w, &bias, &y, &n, &c, &h, &wd, &o, &kh, &kw, &sh, &sw, &ph, &pw, &dh, &dw, &groups, &oh, &ow};
+  sc_cu_launch("sc_d_conv2d", n * o * oh * ow, p);
+  return sc_cu_status();
+}
+
+int sc_cu_conv_transpose2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
+                               int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                               int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
+  void *p[] = {&x, &w, &bias, &y, &n, &c, &h, &wd, &o, &kh, &kw, &sh, &sw, &ph, &pw, &dh, &dw, &groups, &oh, &ow};
+  sc_cu_launch("sc_d_conv_transpose2d", n * o * oh * ow, p);
+  return sc_cu_status();
+}
+
+void sc_cu_max_pool2d_f32(const float *x, float *y, int64_t *indices, int64_t nc, int64_t h, int64_t w, int64_t kh,
+                          int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh,
+                          int64_t ow) {
+  void *p[] = {&x, &y, &indices, &nc, &h, &w, &kh, &kw, &sh, &sw, &ph, &pw, &dh, &dw, &oh, &ow};
+  sc_cu_launch("sc_d_max_pool2d", nc * oh * ow, p);
+}
+
+void sc_cu_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t kh, int64_t kw,
+                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t oh, int64_t ow,
+                          int32_t count_include_pad, int64_t divisor_override) {
+  void *p[] = {&x, &y, &nc, &h, &w, &kh, &kw, &sh, &sw, &ph, &pw, &oh, &ow, &count_include_pad, &divisor_override};
+  sc_cu_launch("sc_d_avg_pool2d", nc * oh * ow, p);
+}
+
+void sc_cu_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow) {
+  void *p[] = {&x, &y, &nc, &h, &w, &oh, &ow};
+  sc_cu_launch("sc_d_adaptive_avg_pool2d", nc * oh * ow, p);
+}
+
+void sc_cu_batch_norm_f32(const float *x, float *y, const float *weight, const float *bias, const float *mean,
+                          const float *var, int64_t n, int64_t c, int64_t inner, double eps) {
+  void *p[] = {&x, &y, &weight, &bias, &mean, &var, &n, &c, &inner, &eps};
+  sc_cu_launch("sc_d_batch_norm", n * c * inner, p);
+}
+
+void sc_cu_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
+                          float *rstd_out, int64_t outer, int64_t inner, double eps) {
+  void *p[] = {&x, &y, &weight, &bias, &mean_out, &rstd_out, &outer, &inner, &eps};
+  sc_cu_launch("sc_d_layer_norm", outer, p);
+}
+
+void sc_cu_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log) {
+  void *p[] = {&x, &y, &outer, &n, &inner, &log};
+  sc_cu_launch("sc_d_softmax", outer * inner, p);
+}
+
+int sc_cu_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
+                   int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal) {
+  void *p[] = {&q, &k, &v, &mask, &mask_stride, &out, &batch, &l, &s, &e, &ev, &scale, &causal};
+  sc_cu_launch("sc_d_sdpa", batch * l, p);
+  return sc_cu_status();
+}
+
+/* ---- reductions ---- */
+
+void sc_cu_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
+                      double correction) {
+  if (!dims_ok(ndim, "reduce")) return;
+  int64_t out_n = 1, red_n = 1, mask[16];
+  for (int32_t d = 0; d < ndim; d++) {
+    mask[d] = reduce[d] != 0;
+    if (reduce[d]) red_n *= shape[d];
+    else out_n *= shape[d];
+  }
+  if (out_n <= 0) return;
+  sc_dims sh = sc_cu_dims(shape, ndim), rd = sc_cu_dims(mask, ndim);
+  /* few outputs over long reductions: chunks of >= 2048 elements, about 64K work items */
+  int64_t chunks = red_n / 2048, cap = 65536 / out_n;
+  if (chunks > cap) chunks = cap;
+  if (chunks <= 1) {
+    void *p[] = {&x, &y, &ndim, &sh, &rd, &op, &correction, &out_n, &red_n};
+    sc_cu_launch("sc_d_reduce", out_n, p);
+    return;
+  }
+  double *part = sc_cu_alloc(out_n * chunks * 2 * (int64_t)sizeof(double));
+  if (!part) return;
+  void *p1[] = {&x, &part, &ndim, &sh, &rd, &op, &out_n, &red_n, &chunks};
+  sc_cu_launch("sc_d_reduce_partial", out_n * chunks, p1);
+  void *p2[] = {&part, &y, &op, &correction, &out_n, &red_n, &chunks};
+  sc_cu_launch("sc_d_reduce_finish", out_n, p2);
+  sc_cu_free(part);
+}
+
+void sc_cu_arg_reduce_f32(const float *x, float *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,
+                          int32_t is_min) {
+  void *p[] = {&x, &values, &indices, &outer, &n, &inner, &is_min};
+  sc_cu_launch("sc_d_arg_reduce", outer * inner, p);
+}

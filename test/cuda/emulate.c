@@ -1,0 +1,252 @@
+/* emulate.c - cuda_rt.h on the host, for testing the device kernels without a GPU:
+ * device memory is host memory, copies are memcpy, there is no cuBLAS, and a launch runs
+ * the kernel (compiled for the host with SC_DEVICE_EMULATE) as sc_emu_launch_threads
+ * threads one after another, each with its own sc_thread() of the grid-stride loop. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_rt.h"
+#include "device_kernels.h"
+#include "emulate.h"
+#include "shapec/runtime.h"
+
+_Thread_local int64_t sc_emu_thread, sc_emu_threads;
+
+int64_t sc_emu_launch_threads = 1;
+int64_t sc_emu_launches;
+
+static int status;
+static char message[512];
+
+sc_dims sc_cu_dims(const int64_t *values, int32_t n) {
+  sc_dims d;
+  memset(&d, 0, sizeof d);
+  for (int32_t i = 0; i < n && i < 16; i++) d.v[i] = values[i];
+  return d;
+}
+
+int sc_cu_begin(const char *ptx, int32_t device_id, void *stream, char *err, size_t errlen) {
+  (void)ptx, (void)device_id, (void)stream, (void)err, (void)errlen;
+  status = SHAPEC_OK;
+  message[0] = 0;
+  return SHAPEC_OK;
+}
+
+int sc_cu_status(void) { return status; }
+
+int sc_cu_end(int32_t sync) {
+  (void)sync;
+  return status;
+}
+
+void sc_cu_fail(const char *fmt, ...) {
+  if (status) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  status = SHAPEC_ERR_CUDA;
+  fprintf(stderr, "emulated CUDA error: %s\n", message);
+}
+
+const char *sc_emu_message(void) { return message; }
+void sc_emu_reset(void) {
+  status = SHAPEC_OK;
+  message[0] = 0;
+}
+
+void *sc_cu_alloc(int64_t bytes) {
+  void *p = malloc(bytes > 0 ? (size_t)bytes : 1);
+  if (!p) sc_cu_fail("out of memory for %lld bytes", (long long)bytes);
+  return p;
+}
+
+void sc_cu_free(void *p) { free(p); }
+
+void *sc_cu_weights(const void *host, int64_t bytes) {
+  (void)bytes;
+  return (void *)host;
+}
+
+void sc_cu_copy_to_host(void *dst, const void *src, int64_t bytes) {
+  if (bytes > 0) memcpy(dst, src, (size_t)bytes);
+}
+void sc_cu_copy_to_device(void *dst, const void *src, int64_t bytes) {
+  if (bytes > 0) memcpy(dst, src, (size_t)bytes);
+}
+void sc_cu_copy_device(void *dst, const void *src, int64_t bytes) {
+  if (bytes > 0) memmove(dst, src, (size_t)bytes);
+}
+
+int sc_cu_cublas_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
+                       int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
+                       float beta) {
+  (void)batch, (void)m, (void)n, (void)k, (void)a, (void)a_batch_stride, (void)trans_a, (void)b, (void)b_batch_stride;
+  (void)trans_b, (void)c, (void)alpha, (void)beta;
+  return 0;
+}
+
+/* ---- one adapter per kernel: the params array unpacked into a direct call ---- */
+
+#define A(i, T) (*(T *)p[i])
+typedef const char *cstr;
+typedef const unsigned char *cbytes;
+typedef const uint8_t *cu8;
+typedef const int64_t *ci64;
+typedef int64_t *i64p;
+typedef const float *cf32;
+typedef float *f32p;
+typedef const double *cf64;
+typedef double *f64p;
+typedef char *bytes;
+typedef void *ptr;
+
+static void k_strided_copy(void **p) {
+  sc_d_strided_copy(A(0, cstr), A(1, bytes), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int64_t),
+                    A(6, int64_t));
+}
+static void k_copy_into(void **p) {
+  sc_d_copy_into(A(0, cstr), A(1, bytes), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int64_t), A(6, int64_t));
+}
+static void k_fill(void **p) { sc_d_fill(A(0, bytes), A(1, int64_t), A(2, sc_dims), A(3, int64_t)); }
+static void k_arange(void **p) { sc_d_arange(A(0, ptr), A(1, int64_t), A(2, double), A(3, double), A(4, int32_t)); }
+static void k_index_select(void **p) {
+  sc_d_index_select(A(0, cstr), A(1, ci64), A(2, bytes), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int64_t),
+                    A(7, int64_t));
+}
+static void k_gather(void **p) {
+  sc_d_gather(A(0, cstr), A(1, ci64), A(2, bytes), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int64_t),
+              A(7, int64_t));
+}
+static void k_repeat(void **p) {
+  sc_d_repeat(A(0, cstr), A(1, bytes), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int64_t), A(6, int64_t));
+}
+static void k_count_nonzero_chunks(void **p) {
+  sc_d_count_nonzero_chunks(A(0, cbytes), A(1, int64_t), A(2, int64_t), A(3, int32_t), A(4, int64_t), A(5, i64p));
+}
+static void k_nonzero_write(void **p) {
+  sc_d_nonzero_write(A(0, cbytes), A(1, int32_t), A(2, sc_dims), A(3, int64_t), A(4, int32_t), A(5, int64_t),
+                     A(6, int64_t), A(7, ci64), A(8, i64p));
+}
+static void k_count_masked_chunks(void **p) {
+  sc_d_count_masked_chunks(A(0, cu8), A(1, sc_dims), A(2, int32_t), A(3, sc_dims), A(4, int64_t), A(5, int64_t),
+                           A(6, i64p));
+}
+static void k_masked_select_write(void **p) {
+  sc_d_masked_select_write(A(0, cstr), A(1, sc_dims), A(2, cu8), A(3, sc_dims), A(4, int32_t), A(5, sc_dims),
+                           A(6, int64_t), A(7, int64_t), A(8, int64_t), A(9, ci64), A(10, bytes));
+}
+static void k_gemm(void **p) {
+  sc_d_gemm(A(0, int64_t), A(1, int64_t), A(2, int64_t), A(3, int64_t), A(4, cf32), A(5, int64_t), A(6, int32_t),
+            A(7, cf32), A(8, int64_t), A(9, int32_t), A(10, f32p), A(11, float), A(12, float));
+}
+static void k_conv2d(void **p) {
+  sc_d_conv2d(A(0, cf32), A(1, cf32), A(2, cf32), A(3, f32p), A(4, int64_t), A(5, int64_t), A(6, int64_t),
+              A(7, int64_t), A(8, int64_t), A(9, int64_t), A(10, int64_t), A(11, int64_t), A(12, int64_t),
+              A(13, int64_t), A(14, int64_t), A(15, int64_t), A(16, int64_t), A(17, int64_t), A(18, int64_t),
+              A(19, int64_t));
+}
+static void k_conv_transpose2d(void **p) {
+  sc_d_conv_transpose2d(A(0, cf32), A(1, cf32), A(2, cf32), A(3, f32p), A(4, int64_t), A(5, int64_t), A(6, int64_t),
+                        A(7, int64_t), A(8, int64_t), A(9, int64_t), A(10, int64_t), A(11, int64_t), A(12, int64_t),
+                        A(13, int64_t), A(14, int64_t), A(15, int64_t), A(16, int64_t), A(17, int64_t),
+                        A(18, int64_t), A(19, int64_t));
+}
+static void k_max_pool2d(void **p) {
+  sc_d_max_pool2d(A(0, cf32), A(1, f32p), A(2, i64p), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int64_t),
+                  A(7, int64_t), A(8, int64_t), A(9, int64_t), A(10, int64_t), A(11, int64_t), A(12, int64_t),
+                  A(13, int64_t), A(14, int64_t), A(15, int64_t));
+}
+static void k_avg_pool2d(void **p) {
+  sc_d_avg_pool2d(A(0, cf32), A(1, f32p), A(2, int64_t), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int64_t),
+                  A(7, int64_t), A(8, int64_t), A(9, int64_t), A(10, int64_t), A(11, int64_t), A(12, int64_t),
+                  A(13, int32_t), A(14, int64_t));
+}
+static void k_adaptive_avg_pool2d(void **p) {
+  sc_d_adaptive_avg_pool2d(A(0, cf32), A(1, f32p), A(2, int64_t), A(3, int64_t), A(4, int64_t), A(5, int64_t),
+                           A(6, int64_t));
+}
+static void k_batch_norm(void **p) {
+  sc_d_batch_norm(A(0, cf32), A(1, f32p), A(2, cf32), A(3, cf32), A(4, cf32), A(5, cf32), A(6, int64_t), A(7, int64_t),
+                  A(8, int64_t), A(9, double));
+}
+static void k_layer_norm(void **p) {
+  sc_d_layer_norm(A(0, cf32), A(1, f32p), A(2, cf32), A(3, cf32), A(4, f32p), A(5, f32p), A(6, int64_t), A(7, int64_t),
+                  A(8, double));
+}
+static void k_softmax(void **p) {
+  sc_d_softmax(A(0, cf32), A(1, f32p), A(2, int64_t), A(3, int64_t), A(4, int64_t), A(5, int32_t));
+}
+static void k_sdpa(void **p) {
+  sc_d_sdpa(A(0, cf32), A(1, cf32), A(2, cf32), A(3, cf32), A(4, int64_t), A(5, f32p), A(6, int64_t), A(7, int64_t),
+            A(8, int64_t), A(9, int64_t), A(10, int64_t), A(11, double), A(12, int32_t));
+}
+static void k_reduce(void **p) {
+  sc_d_reduce(A(0, cf32), A(1, f32p), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int32_t), A(6, double),
+              A(7, int64_t), A(8, int64_t));
+}
+static void k_reduce_partial(void **p) {
+  sc_d_reduce_partial(A(0, cf32), A(1, f64p), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int32_t),
+                      A(6, int64_t), A(7, int64_t), A(8, int64_t));
+}
+static void k_reduce_finish(void **p) {
+  sc_d_reduce_finish(A(0, cf64), A(1, f32p), A(2, int32_t), A(3, double), A(4, int64_t), A(5, int64_t),
+                     A(6, int64_t));
+}
+static void k_arg_reduce(void **p) {
+  sc_d_arg_reduce(A(0, cf32), A(1, f32p), A(2, i64p), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int32_t));
+}
+
+static const struct {
+  const char *name;
+  void (*run)(void **params);
+} kernels[] = {
+    {"sc_d_strided_copy", k_strided_copy},
+    {"sc_d_copy_into", k_copy_into},
+    {"sc_d_fill", k_fill},
+    {"sc_d_arange", k_arange},
+    {"sc_d_index_select", k_index_select},
+    {"sc_d_gather", k_gather},
+    {"sc_d_repeat", k_repeat},
+    {"sc_d_count_nonzero_chunks", k_count_nonzero_chunks},
+    {"sc_d_nonzero_write", k_nonzero_write},
+    {"sc_d_count_masked_chunks", k_count_masked_chunks},
+    {"sc_d_masked_select_write", k_masked_select_write},
+    {"sc_d_gemm", k_gemm},
+    {"sc_d_conv2d", k_conv2d},
+    {"sc_d_conv_transpose2d", k_conv_transpose2d},
+    {"sc_d_max_pool2d", k_max_pool2d},
+    {"sc_d_avg_pool2d", k_avg_pool2d},
+    {"sc_d_adaptive_avg_pool2d", k_adaptive_avg_pool2d},
+    {"sc_d_batch_norm", k_batch_norm},
+    {"sc_d_layer_norm", k_layer_norm},
+    {"sc_d_softmax", k_softmax},
+    {"sc_d_sdpa", k_sdpa},
+    {"sc_d_reduce", k_reduce},
+    {"sc_d_reduce_partial", k_reduce_partial},
+    {"sc_d_reduce_finish", k_reduce_finish},
+    {"sc_d_arg_reduce", k_arg_reduce},
+};
+
+void sc_cu_launch(const char *name, int64_t work, void **params) {
+  if (work <= 0) return;
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+    if (strcmp(kernels[i].name, name)) continue;
+    int64_t threads = sc_emu_launch_threads > 0 ? sc_emu_launch_threads : 1;
+    for (int64_t t = 0; t < threads; t++) {
+      sc_emu_thread = t;
+      sc_emu_threads = threads;
+      kernels[i].run(params);
+    }
+    sc_emu_launches++;
+    return;
+  }
+  sc_cu_fail("no kernel %s", name);
+}
+
+void sc_cu_launch_grid(const char *name, uint32_t grid_x, uint32_t grid_y, uint32_t block, void **params) {
+  (void)grid_x, (void)grid_y, (void)block, (void)params;
+  sc_cu_fail("sc_cu_launch_grid(%s): block-cooperative kernels cannot be emulated", name);
+}

@@ -1,0 +1,14 @@
+/* emulate.h - the controls of the host emulation of cuda_rt.h (emulate.c). */
+#ifndef SC_TEST_EMULATE_H
+#define SC_TEST_EMULATE_H
+
+#include <stdint.h>
+
+/* Threads each launch runs, one after another (default 1); launches run so far. */
+extern int64_t sc_emu_launch_threads, sc_emu_launches;
+/* The first recorded error's message ("" when none). */
+const char *sc_emu_message(void);
+/* Clears the recorded error. */
+void sc_emu_reset(void);
+
+#endif
