@@ -104,15 +104,21 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
     sc_cpu_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm,
                             opts->external_weights, opts->target_cpu || !opts->target_cuda, opts->target_cuda,
-                            opts->cuda_arch};
+                            opts->cuda_arch, opts->cuda_emulate};
     ok = sc_dir_ensure(ctx, copts.outdir) && sc_cpu_compile(ctx, out->program, &out->analysis, out->weights, &copts);
     free(report);
     if (ok) {
       out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", copts.outdir);
+      if (!copts.target_cuda) { /* an earlier CUDA export's PTX is not this library's */
+        static const char *const cuda_files[] = {"model.ptx", "model_kernels.ptx", "model_device.ll", "model_kernels.ll"};
+        for (size_t i = 0; i < sizeof cuda_files / sizeof cuda_files[0]; i++)
+          unlink(sc_arena_printf(&ctx->arena, "%s/%s", copts.outdir, cuda_files[i]));
+      }
     } else {
       /* the report written above said "ok": rewrite it with the code-generation error, and
        * take away a library an earlier export left, which no longer matches the model */
-      static const char *const stale[] = {"model.so", "model.h", "model.ll", "model.weights"};
+      static const char *const stale[] = {"model.so", "model.h", "model.ll", "model.weights", "model.ptx",
+                                          "model_kernels.ptx", "model_device.ll", "model_kernels.ll"};
       for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++)
         unlink(sc_arena_printf(&ctx->arena, "%s/%s", copts.outdir, stale[i]));
       write_outputs(ctx, opts, out, NULL);

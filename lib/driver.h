@@ -26,6 +26,7 @@ typedef struct sc_export_options {
   bool target_cpu;       /* --target: code for CPU tensors (both false: CPU only) */
   bool target_cuda;      /* --target: PTX kernels and a launcher for CUDA tensors */
   const char *cuda_arch; /* --cuda-arch; NULL: sm_80 */
+  bool cuda_emulate;     /* --cuda-emulate */
 } sc_export_options;
 
 typedef struct sc_export_result {

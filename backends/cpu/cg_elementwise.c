@@ -282,7 +282,7 @@ static const char *string_arg(const sc_node *n, const char *name) {
 static LLVMValueRef device_math(cg *g, const char *name, LLVMValueRef *args, unsigned n) {
   static const char *const map[][2] = {{"llvm.exp", "exp"}, {"llvm.log", "log"}, {"llvm.sin", "sin"},
                                        {"llvm.cos", "cos"}, {"llvm.pow", "pow"}};
-  if (!g->device) return NULL;
+  if (!g->device || g->emulate) return NULL;
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
     if (strcmp(name, map[i][0]) != 0) continue;
     LLVMTypeRef t = LLVMTypeOf(args[0]), params[2] = {t, t};
@@ -356,9 +356,10 @@ static void attach_vector_variant(cg *g, LLVMValueRef call, const char *fname, L
 static LLVMValueRef libm1(cg *g, const char *name, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
   char fname[32];
-  snprintf(fname, sizeof fname, "%s%s%s", g->device ? "__nv_" : "", name, t == g->f32 ? "f" : "");
+  bool libdevice = g->device && !g->emulate;
+  snprintf(fname, sizeof fname, "%s%s%s", libdevice ? "__nv_" : "", name, t == g->f32 ? "f" : "");
   LLVMTypeRef params[1] = {t};
-  if (g->device) { /* libdevice */
+  if (g->device) { /* libdevice, or libm in an emulated kernel (no vector variants there) */
     LLVMValueRef args[1] = {x};
     return cg_call(g, fname, t, params, 1, args, 1, false);
   }
@@ -727,8 +728,16 @@ static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
   /* device: the kernel */
   char name[64];
   snprintf(name, sizeof name, "sc_ew_%d", g->n_kernels++);
-  LLVMValueRef fn = LLVMAddFunction(g->DM, name, LLVMFunctionType(g->voidt, param_types, (unsigned)n, 0));
-  LLVMSetFunctionCallConv(fn, 71 /* PTX kernel */);
+  LLVMValueRef fn;
+  if (g->emulate) { /* void kernel(void **params), as the emulator calls every kernel */
+    LLVMTypeRef one[1] = {g->ptr};
+    fn = LLVMAddFunction(g->DM, name, LLVMFunctionType(g->voidt, one, 1, 0));
+    g->emu_kernels = sc_xrealloc(g->emu_kernels, (size_t)(g->n_emu_kernels + 1) * sizeof *g->emu_kernels);
+    g->emu_kernels[g->n_emu_kernels++] = fn;
+  } else {
+    fn = LLVMAddFunction(g->DM, name, LLVMFunctionType(g->voidt, param_types, (unsigned)n, 0));
+    LLVMSetFunctionCallConv(fn, 71 /* PTX kernel */);
+  }
   LLVMModuleRef host_module = g->M;
   LLVMValueRef host_fn = g->fn;
   LLVMBasicBlockRef resume = LLVMGetInsertBlock(g->B);
@@ -738,7 +747,14 @@ static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
   LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
   for (int i = 0; i < n; i++) {
     saved[i] = *slots[i];
-    LLVMValueRef v = LLVMGetParam(fn, (unsigned)i);
+    LLVMValueRef v;
+    if (g->emulate) {
+      LLVMValueRef idx[1] = {cg_i64(g, i)};
+      LLVMValueRef at = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildInBoundsGEP2(g->B, g->ptr, LLVMGetParam(fn, 0), idx, 1, "pp"), "p");
+      v = LLVMBuildLoad2(g->B, g->i64, at, "arg");
+    } else {
+      v = LLVMGetParam(fn, (unsigned)i);
+    }
     LLVMTypeRef t = LLVMTypeOf(saved[i]);
     if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) v = LLVMBuildIntToPtr(g->B, v, g->ptr, "ip");
     else if (t != g->i64) v = LLVMBuildTrunc(g->B, v, t, "tr");
@@ -747,11 +763,17 @@ static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
   LLVMValueRef k_rows = cg_i64(g, 1);
   for (int d = 0; d < c->rank - 1; d++) k_rows = LLVMBuildMul(g->B, k_rows, c->out->dims[d], "rows");
   LLVMValueRef k_total = LLVMBuildMul(g->B, k_rows, c->inner, "total");
-  LLVMValueRef start = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, sreg(g, "llvm.nvvm.read.ptx.sreg.ctaid.x"),
-                                                       sreg(g, "llvm.nvvm.read.ptx.sreg.ntid.x"), "base"),
-                                    sreg(g, "llvm.nvvm.read.ptx.sreg.tid.x"), "gid");
-  LLVMValueRef step = LLVMBuildMul(g->B, sreg(g, "llvm.nvvm.read.ptx.sreg.nctaid.x"), sreg(g, "llvm.nvvm.read.ptx.sreg.ntid.x"),
-                                   "stride");
+  LLVMValueRef start, step;
+  if (g->emulate) { /* the emulator's thread index and count (backends/cuda/emulate) */
+    start = cg_call(g, "sc_emu_thread_index", g->i64, NULL, 0, NULL, 0, false);
+    step = cg_call(g, "sc_emu_thread_count", g->i64, NULL, 0, NULL, 0, false);
+  } else {
+    start = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, sreg(g, "llvm.nvvm.read.ptx.sreg.ctaid.x"),
+                                            sreg(g, "llvm.nvvm.read.ptx.sreg.ntid.x"), "base"),
+                         sreg(g, "llvm.nvvm.read.ptx.sreg.tid.x"), "gid");
+    step = LLVMBuildMul(g->B, sreg(g, "llvm.nvvm.read.ptx.sreg.nctaid.x"), sreg(g, "llvm.nvvm.read.ptx.sreg.ntid.x"),
+                        "stride");
+  }
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B), head = cg_block(g, "elem"), done = cg_block(g, "done");
   LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, start, k_total, "any"), head, done);
   LLVMPositionBuilderAtEnd(g->B, head);

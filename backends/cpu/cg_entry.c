@@ -560,9 +560,9 @@ static void cuda_begin(cg *g, LLVMValueRef inputs) {
     LLVMValueRef d = LLVMBuildStructGEP2(g->B, g->tensor_t, t, 1, "dev");
     dev_id = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, dev_t, d, 1, "id"), "device_id");
   }
-  LLVMTypeRef p[5] = {g->ptr, g->i32, g->ptr, g->ptr, g->i64};
-  LLVMValueRef a[5] = {g->ptx, dev_id, g->stream, g->err, g->errlen};
-  LLVMValueRef rc = cg_call(g, "sc_cu_begin", g->i32, p, 5, a, 5, false);
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[6] = {g->ptx, g->ptx_kernels, dev_id, g->stream, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_cu_begin", g->i32, p, 6, a, 6, false);
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "nocuda"), rc);
 }
 

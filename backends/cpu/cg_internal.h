@@ -62,10 +62,14 @@ typedef struct cg {
   /* CUDA (backends/cuda/cu_target.c): the path being emitted drives a GPU */
   bool cuda;                         /* sc_k_ calls become sc_cu_ launches, buffers live on the device */
   bool device;                       /* emitting a device kernel: math goes to libdevice */
+  bool emulate;                      /* --cuda-emulate: device code for the host (backends/cuda/emulate) */
+  LLVMValueRef *emu_kernels;         /* --cuda-emulate: the fused kernels, for the emulator's table */
+  int n_emu_kernels;
   LLVMModuleRef DM;                  /* the device module (NVPTX) */
   LLVMTargetMachineRef dtm;
   const char *cuda_arch;
-  LLVMValueRef ptx;                  /* the host global holding the PTX text */
+  LLVMValueRef ptx;                  /* the host global holding the model's PTX text */
+  LLVMValueRef ptx_kernels;          /* ... and the PTX of shapec's device kernels */
   LLVMValueRef stream;               /* the CUDA path's stream argument */
   int n_kernels;                     /* generated device kernels so far */
   uint64_t weights_total;            /* bytes of the weights blob */

@@ -22,6 +22,9 @@
 
 extern const unsigned char sc_kernels_archive[];
 extern const size_t sc_kernels_archive_size;
+/* the same with the emulated CUDA driver (--cuda-emulate) */
+extern const unsigned char sc_kernels_emulated_archive[];
+extern const size_t sc_kernels_emulated_archive_size;
 extern char **environ;
 
 bool cg_error(cg *g, sc_diag_code code, const char *path, const char *fmt, ...) {
@@ -326,16 +329,17 @@ static void emit_compiler_used(cg *g) {
 enum { RUN_OPT_LIMIT = 6000 };
 
 static void bound_compile_time(cg *g) {
-  LLVMValueRef run = LLVMGetNamedFunction(g->M, "shapec_model_run");
-  if (!run) return;
-  long count = 0;
-  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(run); b; b = LLVMGetNextBasicBlock(b))
-    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) count++;
-  if (count <= RUN_OPT_LIMIT) return;
-  static const char *const attrs[] = {"optnone", "noinline"};
-  for (int i = 0; i < 2; i++)
-    LLVMAddAttributeAtIndex(run, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(g->C, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+  /* the entry points of both paths (sc_cpu_run, sc_cuda_run, ...) and any other giant */
+  for (LLVMValueRef fn = LLVMGetFirstFunction(g->M); fn; fn = LLVMGetNextFunction(fn)) {
+    long count = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b && count <= RUN_OPT_LIMIT; b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) count++;
+    if (count <= RUN_OPT_LIMIT) continue;
+    static const char *const attrs[] = {"optnone", "noinline"};
+    for (int i = 0; i < 2; i++)
+      LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                              LLVMCreateEnumAttribute(g->C, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+  }
 }
 
 static bool emit_and_link(cg *g, const char *so_path) {
@@ -375,7 +379,8 @@ static bool emit_and_link(cg *g, const char *so_path) {
   snprintf(a_path, sizeof a_path, "%s/kernels.a", dir);
   snprintf(tmp_so, sizeof tmp_so, "%s.tmp.%ld", so_path, (long)getpid());
   bool ok = write_temp(g, o_path, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj)) &&
-            write_temp(g, a_path, sc_kernels_archive, sc_kernels_archive_size);
+            (g->emulate ? write_temp(g, a_path, sc_kernels_emulated_archive, sc_kernels_emulated_archive_size)
+                        : write_temp(g, a_path, sc_kernels_archive, sc_kernels_archive_size));
   LLVMDisposeMemoryBuffer(obj);
   if (ok) {
     char *argv[] = {"ld.lld-19", "-shared", "-soname", "model.so", "-z", "now", "-z", "noexecstack", "-z", "defs",
@@ -415,6 +420,7 @@ bool sc_cpu_compile(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, cons
                            g.ptr, g.ptr, g.i64};
   g.tensor_t = LLVMStructTypeInContext(g.C, fields, 7, 0);
   bool ok = create_target(&g, opts->cpu);
+  g.emulate = opts->target_cuda && opts->cuda_emulate;
   if (ok && opts->target_cuda) ok = cu_open(&g, opts->cuda_arch ? opts->cuda_arch : "sm_80");
   g.has_cpu = !opts->target_cuda || opts->target_cpu;
   g.has_cuda = opts->target_cuda;
@@ -424,7 +430,7 @@ bool sc_cpu_compile(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, cons
     emit_weights(&g);
     emit_string_getter(&g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");
     emit_string_getter(&g, "shapec_model_cpu_features", g.cpu_features);
-    if (g.has_cuda) emit_string_getter(&g, "shapec_model_cuda_arch", g.cuda_arch);
+    if (g.has_cuda) emit_string_getter(&g, "shapec_model_cuda_arch", g.emulate ? "host-emulation" : g.cuda_arch);
     ok = cg_emit_entry_points(&g) && !g.failed;
     if (ok && g.has_cuda) ok = cu_finish(&g, opts->outdir, opts->keep_ir) && !g.failed;
   }

@@ -21,6 +21,7 @@ typedef struct sc_cpu_options {
   bool target_cpu;         /* code for CPU tensors (the default) */
   bool target_cuda;        /* code for CUDA tensors: PTX kernels and their launcher */
   const char *cuda_arch;   /* sm_80 when NULL */
+  bool cuda_emulate;       /* the CUDA code built for the host, run by an emulated driver (tests) */
 } sc_cpu_options;
 
 /* Returns true when both files were written. */

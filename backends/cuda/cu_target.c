@@ -41,7 +41,25 @@ static void init_nvptx(void) {
   done = true;
 }
 
+/* The host's references to the two PTX texts, filled in by cu_finish. */
+static void add_placeholders(cg *g) {
+  LLVMValueRef *slots[2] = {&g->ptx, &g->ptx_kernels};
+  for (int i = 0; i < 2; i++) {
+    *slots[i] = LLVMAddGlobal(g->M, LLVMArrayType2(g->i8, 1), "sc_cuda_ptx_placeholder");
+    LLVMSetLinkage(*slots[i], LLVMInternalLinkage);
+    LLVMSetInitializer(*slots[i], LLVMConstNull(LLVMArrayType2(g->i8, 1)));
+  }
+}
+
 bool cu_open(cg *g, const char *arch) {
+  g->cuda_arch = arch;
+  if (g->emulate) { /* --cuda-emulate: the device code is host code, linked into the host module */
+    g->DM = LLVMModuleCreateWithNameInContext("model_device", g->C);
+    LLVMSetTarget(g->DM, LLVMGetTarget(g->M));
+    LLVMSetDataLayout(g->DM, LLVMGetDataLayoutStr(g->M));
+    add_placeholders(g);
+    return true;
+  }
   init_nvptx();
   const char *triple = "nvptx64-nvidia-cuda";
   char *err = NULL;
@@ -51,7 +69,6 @@ bool cu_open(cg *g, const char *arch) {
     LLVMDisposeMessage(err);
     return false;
   }
-  g->cuda_arch = arch;
   g->dtm = LLVMCreateTargetMachine(target, triple, arch, "", LLVMCodeGenLevelAggressive, LLVMRelocDefault,
                                    LLVMCodeModelDefault);
   if (!g->dtm) return cg_error(g, SC_DIAG_CODEGEN, NULL, "LLVM cannot build for CUDA %s", arch);
@@ -60,10 +77,7 @@ bool cu_open(cg *g, const char *arch) {
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(g->dtm);
   LLVMSetModuleDataLayout(g->DM, dl);
   LLVMDisposeTargetData(dl);
-  /* a placeholder for the PTX text, replaced once the device module is compiled */
-  g->ptx = LLVMAddGlobal(g->M, LLVMArrayType2(g->i8, 1), "sc_cuda_ptx_placeholder");
-  LLVMSetLinkage(g->ptx, LLVMInternalLinkage);
-  LLVMSetInitializer(g->ptx, LLVMConstNull(LLVMArrayType2(g->i8, 1)));
+  add_placeholders(g);
   return true;
 }
 
@@ -111,15 +125,15 @@ static const char *find_libdevice(cg *g) {
   return NULL;
 }
 
-/* Links a library module so that only what the model calls survives: its definitions
+/* Links a library module into m so that only what m calls survives: its definitions
  * become linkonce_odr (dropped when unused) and internal once linked. */
-static bool link_library(cg *g, LLVMModuleRef lib, const char *prefix) {
+static bool link_library(cg *g, LLVMModuleRef m, LLVMModuleRef lib, const char *prefix) {
   adopt(g, lib);
   for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
-  if (LLVMLinkModules2(g->DM, lib)) return cg_error(g, SC_DIAG_CODEGEN, NULL, "linking %s into the device code failed", prefix);
+  if (LLVMLinkModules2(m, lib)) return cg_error(g, SC_DIAG_CODEGEN, NULL, "linking %s into the device code failed", prefix);
   size_t n = strlen(prefix);
-  for (LLVMValueRef f = LLVMGetFirstFunction(g->DM); f; f = LLVMGetNextFunction(f)) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
     if (!LLVMIsDeclaration(f) && strncmp(name, prefix, n) == 0) LLVMSetLinkage(f, LLVMInternalLinkage);
@@ -128,8 +142,8 @@ static bool link_library(cg *g, LLVMModuleRef lib, const char *prefix) {
 }
 
 /* Every call left must be an intrinsic: anything else would fail in ptxas. */
-static bool check_resolved(cg *g) {
-  for (LLVMValueRef f = LLVMGetFirstFunction(g->DM); f; f = LLVMGetNextFunction(f)) {
+static bool check_resolved(cg *g, LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
     size_t len;
     const char *name = LLVMGetValueName2(f, &len);
     if (LLVMIsDeclaration(f) && !LLVMGetIntrinsicID(f) && LLVMGetFirstUse(f))
@@ -139,73 +153,146 @@ static bool check_resolved(cg *g) {
   return true;
 }
 
-bool cu_finish(cg *g, const char *outdir, bool keep_ir) {
-  /* shapec's kernels (all of them: the host launches them by name) */
-  LLVMModuleRef kernels = parse_bitcode(g, sc_cuda_device_bc, sc_cuda_device_bc_size, "shapec's device kernels");
-  if (!kernels) return false;
-  adopt(g, kernels);
-  if (LLVMLinkModules2(g->DM, kernels)) return cg_error(g, SC_DIAG_CODEGEN, NULL, "linking shapec's device kernels failed");
-  /* libdevice for the transcendentals */
+/* --cuda-emulate: the fused kernels join the host module, listed in the table the
+ * emulated launcher (backends/cuda/emulate/emulate.c) looks names up in. */
+static bool finish_emulated(cg *g) {
+  const char *names[1024];
+  int n = g->n_emu_kernels < 1024 ? g->n_emu_kernels : 1024;
+  for (int i = 0; i < n; i++) {
+    size_t len;
+    names[i] = sc_arena_strdup(&g->ctx->arena, LLVMGetValueName2(g->emu_kernels[i], &len));
+  }
+  free(g->emu_kernels);
+  g->emu_kernels = NULL;
+  if (LLVMLinkModules2(g->M, g->DM)) return cg_error(g, SC_DIAG_CODEGEN, NULL, "linking the emulated device code failed");
+  g->DM = NULL; /* consumed by the link */
+  LLVMTypeRef entry_fields[2] = {g->ptr, g->ptr};
+  LLVMTypeRef entry_t = LLVMStructTypeInContext(g->C, entry_fields, 2, 0);
+  LLVMValueRef *entries = sc_xcalloc((size_t)n + 1, sizeof *entries);
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef fn = LLVMGetNamedFunction(g->M, names[i]);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMValueRef s = LLVMConstStringInContext2(g->C, names[i], strlen(names[i]), 0);
+    LLVMValueRef gs = LLVMAddGlobal(g->M, LLVMTypeOf(s), "emu_name");
+    LLVMSetInitializer(gs, s);
+    LLVMSetGlobalConstant(gs, 1);
+    LLVMSetLinkage(gs, LLVMPrivateLinkage);
+    LLVMValueRef fields[2] = {gs, fn};
+    entries[i] = LLVMConstNamedStruct(entry_t, fields, 2);
+  }
+  LLVMValueRef table = LLVMAddGlobal(g->M, LLVMArrayType2(entry_t, (uint64_t)(n ? n : 1)), "sc_emu_generated");
+  LLVMValueRef empty[2] = {LLVMConstNull(g->ptr), LLVMConstNull(g->ptr)};
+  LLVMValueRef none = LLVMConstNamedStruct(entry_t, empty, 2);
+  LLVMSetInitializer(table, LLVMConstArray2(entry_t, n ? entries : &none, (uint64_t)(n ? n : 1)));
+  LLVMSetGlobalConstant(table, 1);
+  LLVMSetVisibility(table, LLVMHiddenVisibility);
+  free(entries);
+  LLVMValueRef count = LLVMAddGlobal(g->M, g->i64, "sc_emu_generated_count");
+  LLVMSetInitializer(count, cg_i64(g, n));
+  LLVMSetGlobalConstant(count, 1);
+  LLVMSetVisibility(count, LLVMHiddenVisibility);
+  if (g->n_emu_kernels > 1024) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "--cuda-emulate: more than 1024 fused kernels");
+  LLVMValueRef init = LLVMConstStringInContext2(g->C, "host-emulation", 14, 0);
+  LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(init), "sc_cuda_ptx");
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMInternalLinkage);
+  LLVMValueRef *slots[2] = {&g->ptx, &g->ptx_kernels};
+  for (int i = 0; i < 2; i++) {
+    LLVMReplaceAllUsesWith(*slots[i], gv);
+    LLVMDeleteGlobal(*slots[i]);
+    *slots[i] = gv;
+  }
+  return true;
+}
+
+/* Links libdevice into m, optimizes it and prints its PTX into *ptx (NULL on failure);
+ * with keep_ir also writes OUTDIR/<name>.ll. */
+static LLVMMemoryBufferRef compile_ptx(cg *g, LLVMModuleRef m, const char *outdir, const char *name, bool keep_ir) {
   const char *libdevice = find_libdevice(g);
-  if (!libdevice)
-    return cg_error(g, SC_DIAG_CODEGEN, NULL, "--target cuda needs libdevice.10.bc from the CUDA toolkit (its math "
-                    "functions) and found none under $CUDA_HOME, /usr/local/cuda or /usr/lib/cuda; install the toolkit "
-                    "or point SHAPEC_LIBDEVICE at the file");
+  if (!libdevice) {
+    cg_error(g, SC_DIAG_CODEGEN, NULL, "--target cuda needs libdevice.10.bc from the CUDA toolkit (its math functions) "
+             "and found none under $CUDA_HOME, /usr/local/cuda or /usr/lib/cuda; install the toolkit or point "
+             "SHAPEC_LIBDEVICE at the file");
+    return NULL;
+  }
   LLVMMemoryBufferRef buf;
   char *err = NULL;
   if (LLVMCreateMemoryBufferWithContentsOfFile(libdevice, &buf, &err)) {
     cg_error(g, SC_DIAG_CODEGEN, NULL, "cannot read %s: %s", libdevice, err);
     LLVMDisposeMessage(err);
-    return false;
+    return NULL;
   }
   LLVMModuleRef ld = NULL;
   bool bad = LLVMParseBitcodeInContext2(g->C, buf, &ld);
   LLVMDisposeMemoryBuffer(buf);
-  if (bad) return cg_error(g, SC_DIAG_CODEGEN, NULL, "%s is not bitcode this LLVM reads", libdevice);
-  if (!link_library(g, ld, "__nv_")) return false;
+  if (bad) {
+    cg_error(g, SC_DIAG_CODEGEN, NULL, "%s is not bitcode this LLVM reads", libdevice);
+    return NULL;
+  }
+  if (!link_library(g, m, ld, "__nv_")) return NULL;
   /* exact math, as torch's CUDA kernels do by default: no flush of denormals to zero */
-  LLVMAddModuleFlag(g->DM, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16,
-                    LLVMValueAsMetadata(LLVMConstInt(g->i32, 0, 0)));
-  if (LLVMVerifyModule(g->DM, LLVMReturnStatusAction, &err)) {
+  LLVMAddModuleFlag(m, LLVMModuleFlagBehaviorOverride, "nvvm-reflect-ftz", 16, LLVMValueAsMetadata(LLVMConstInt(g->i32, 0, 0)));
+  if (LLVMVerifyModule(m, LLVMReturnStatusAction, &err)) {
     cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: the device module does not verify: %.600s", err);
     LLVMDisposeMessage(err);
-    return false;
+    return NULL;
   }
   LLVMDisposeMessage(err);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef e = LLVMRunPasses(g->DM, "default<O3>", g->dtm, po);
+  LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", g->dtm, po);
   LLVMDisposePassBuilderOptions(po);
   if (e) {
     char *msg = LLVMGetErrorMessage(e);
     cg_error(g, SC_DIAG_CODEGEN, NULL, "LLVM optimization of the device code failed: %s", msg);
     LLVMDisposeErrorMessage(msg);
-    return false;
+    return NULL;
   }
-  if (!check_resolved(g)) return false; /* after NVVMReflect, which resolves __nvvm_reflect */
+  if (!check_resolved(g, m)) return NULL; /* after NVVMReflect, which resolves __nvvm_reflect */
   if (keep_ir) {
-    char *ir = LLVMPrintModuleToString(g->DM);
-    sc_file_write_atomic(g->ctx, sc_arena_printf(&g->ctx->arena, "%s/model_device.ll", outdir), ir, strlen(ir));
+    char *ir = LLVMPrintModuleToString(m);
+    sc_file_write_atomic(g->ctx, sc_arena_printf(&g->ctx->arena, "%s/%s.ll", outdir, name), ir, strlen(ir));
     LLVMDisposeMessage(ir);
   }
   LLVMMemoryBufferRef ptx;
-  if (LLVMTargetMachineEmitToMemoryBuffer(g->dtm, g->DM, LLVMAssemblyFile, &err, &ptx)) {
+  if (LLVMTargetMachineEmitToMemoryBuffer(g->dtm, m, LLVMAssemblyFile, &err, &ptx)) {
     cg_error(g, SC_DIAG_CODEGEN, NULL, "PTX generation failed: %s", err);
     LLVMDisposeMessage(err);
-    return false;
+    return NULL;
   }
+  return ptx;
+}
+
+/* Writes OUTDIR/<file> (for ptxas and for people) and replaces the host's placeholder
+ * with the PTX text, NUL-terminated as the driver needs. */
+static bool install_ptx(cg *g, LLVMMemoryBufferRef ptx, const char *outdir, const char *file, LLVMValueRef *slot) {
   const char *text = LLVMGetBufferStart(ptx);
   size_t len = LLVMGetBufferSize(ptx);
   while (len && text[len - 1] == 0) len--;
-  /* model.ptx beside the library, for ptxas and for people; the library embeds its own copy */
-  bool ok = sc_file_write_atomic(g->ctx, sc_arena_printf(&g->ctx->arena, "%s/model.ptx", outdir), text, len);
-  LLVMValueRef init = LLVMConstStringInContext2(g->C, text, len, 0); /* NUL-terminated, as the driver needs */
+  bool ok = sc_file_write_atomic(g->ctx, sc_arena_printf(&g->ctx->arena, "%s/%s", outdir, file), text, len);
+  LLVMValueRef init = LLVMConstStringInContext2(g->C, text, len, 0);
   LLVMDisposeMemoryBuffer(ptx);
   LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(init), "sc_cuda_ptx");
   LLVMSetInitializer(gv, init);
   LLVMSetGlobalConstant(gv, 1);
   LLVMSetLinkage(gv, LLVMInternalLinkage);
-  LLVMReplaceAllUsesWith(g->ptx, gv);
-  LLVMDeleteGlobal(g->ptx);
-  g->ptx = gv;
+  LLVMReplaceAllUsesWith(*slot, gv);
+  LLVMDeleteGlobal(*slot);
+  *slot = gv;
   return ok;
+}
+
+bool cu_finish(cg *g, const char *outdir, bool keep_ir) {
+  if (g->emulate) return finish_emulated(g);
+  /* the model's fused kernels: model.ptx */
+  LLVMMemoryBufferRef ptx = compile_ptx(g, g->DM, outdir, "model_device", keep_ir);
+  if (!ptx || !install_ptx(g, ptx, outdir, "model.ptx", &g->ptx)) return false;
+  /* shapec's device kernels, all of them (the launchers pick them by name): the same PTX
+   * for every model of one --cuda-arch, kept apart so that it is assembled on its own */
+  LLVMModuleRef kernels = parse_bitcode(g, sc_cuda_device_bc, sc_cuda_device_bc_size, "shapec's device kernels");
+  if (!kernels) return false;
+  adopt(g, kernels);
+  ptx = compile_ptx(g, kernels, outdir, "model_kernels", keep_ir);
+  LLVMDisposeModule(kernels);
+  return ptx && install_ptx(g, ptx, outdir, "model_kernels.ptx", &g->ptx_kernels);
 }

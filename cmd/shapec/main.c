@@ -38,7 +38,7 @@ static const char *const usage_main =
 static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
     "                           [--report FILE] [--fix-spec FILE] [--no-codegen]\n"
-    "                           [--target cpu|cuda|cpu,cuda] [--cuda-arch SM]\n"
+    "                           [--target cpu|cuda|cpu,cuda] [--cuda-arch SM] [--cuda-emulate]\n"
     "                           [--cpu NAME] [--emit-llvm]\n"
     "                           [--external-weights] [--explain] [-q]\n"
     "\n"
@@ -64,6 +64,9 @@ static const char *const usage_export =
     "                   picks by the tensors' device.  Also writes OUTDIR/model.ptx\n"
     "  --cuda-arch SM   the GPU the PTX targets: sm_75, sm_80 (default), sm_86, sm_87,\n"
     "                   sm_89, sm_90, sm_90a; newer GPUs run it through the driver's JIT\n"
+    "  --cuda-emulate   build the CUDA code for this CPU instead of PTX, run by an emulated\n"
+    "                   driver one kernel thread after another: CUDA tensors are host\n"
+    "                   memory.  For testing the CUDA path without a GPU (slow)\n"
     "  --cpu NAME       build for this CPU instead of the host's: x86-64, x86-64-v2/v3/v4,\n"
     "                   haswell, skylake, skylake-avx512, icelake-server, sapphirerapids,\n"
     "                   znver2/3/4; the library refuses to run on a CPU without its features\n"
@@ -121,6 +124,8 @@ static int cmd_export(int argc, char **argv) {
         return sc_usage_error("export: --target %s: give cpu, cuda or cpu,cuda", t, usage_export);
     } else if (sc_is_option(a, "--cuda-arch")) {
       opts.cuda_arch = sc_option_value(argc, argv, &i, "--cuda-arch", &missing);
+    } else if (strcmp(a, "--cuda-emulate") == 0) {
+      opts.cuda_emulate = true;
     } else if (strcmp(a, "--emit-llvm") == 0) {
       opts.emit_llvm = true;
     } else if (strcmp(a, "--external-weights") == 0) {
@@ -149,6 +154,8 @@ static int cmd_export(int argc, char **argv) {
             sc_cuda_known_archs());
     return 2;
   }
+  if (opts.cuda_emulate && !opts.target_cuda)
+    return sc_usage_error("export: %s", "--cuda-emulate needs --target cuda or --target cpu,cuda", usage_export);
   if (opts.cuda_arch && !opts.target_cuda)
     return sc_usage_error("export: %s", "--cuda-arch needs --target cuda or --target cpu,cuda", usage_export);
   if (opts.cpu && !sc_cpu_is_known(opts.cpu)) {

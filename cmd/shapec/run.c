@@ -115,7 +115,10 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   oshapes = sc_xcalloc((size_t)n_out + 1, sizeof *oshapes);
   dev_in = sc_xcalloc((size_t)n_in + 1, sizeof *dev_in);
   dev_out = sc_xcalloc((size_t)n_out + 1, sizeof *dev_out);
-  if (o->cuda && !sc_stage_open(o->cuda_device, err, sizeof err)) {
+  /* a library exported with --cuda-emulate takes host memory as its "device" memory */
+  const char *(*cuda_arch)(void) = (const char *(*)(void))dlsym(handle, "shapec_model_cuda_arch");
+  bool stage = o->cuda && !(cuda_arch && strcmp(cuda_arch(), "host-emulation") == 0);
+  if (stage && !sc_stage_open(o->cuda_device, err, sizeof err)) {
     fprintf(stderr, "shapec: --device cuda:%d: %s\n", o->cuda_device, err);
     status = 4;
     goto done;
@@ -147,14 +150,14 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     }
     tin[i] = (shapec_tensor){ins[i].data, {1, 0}, ins[i].ndim, {0, 0, 1}, ins[i].shape, NULL, 0};
     to_dl(ins[i].dtype, &tin[i].dtype);
-    if (o->cuda) {
+    if (o->cuda) tin[i].device = (shapec_device){2, o->cuda_device};
+    if (stage) {
       if (!(dev_in[i] = sc_stage_put(ins[i].data, ins[i].nbytes, err, sizeof err))) {
         fprintf(stderr, "shapec: --device cuda: input '%s': %s\n", api.input_name(i), err);
         status = 4;
         goto done;
       }
       tin[i].data = dev_in[i];
-      tin[i].device = (shapec_device){2, o->cuda_device};
     }
   }
   for (int i = 0; i < n_out; i++) oshapes[i] = outs[i].shape;
@@ -178,14 +181,14 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     outs[i].data = aligned_alloc(64, (outs[i].nbytes + 63) / 64 * 64 + 64);
     tout[i] = (shapec_tensor){outs[i].data, {1, 0}, outs[i].ndim, {0, 0, 1}, outs[i].shape, NULL, 0};
     to_dl(outs[i].dtype, &tout[i].dtype);
-    if (o->cuda) {
+    if (o->cuda) tout[i].device = (shapec_device){2, o->cuda_device};
+    if (stage) {
       if (!(dev_out[i] = sc_stage_put(NULL, outs[i].nbytes, err, sizeof err))) {
         fprintf(stderr, "shapec: --device cuda: output '%s': %s\n", api.output_name(i), err);
         status = 4;
         goto done;
       }
       tout[i].data = dev_out[i];
-      tout[i].device = (shapec_device){2, o->cuda_device};
     }
   }
   rc = api.run(tin, tout, err, sizeof err);
@@ -209,7 +212,7 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
            t[o->bench - 1]);
     free(t);
   }
-  for (int i = 0; i < n_out && o->cuda; i++)
+  for (int i = 0; i < n_out && stage; i++)
     if (!sc_stage_get(outs[i].data, dev_out[i], outs[i].nbytes, err, sizeof err)) {
       fprintf(stderr, "shapec: --device cuda: output '%s': %s\n", api.output_name(i), err);
       status = 4;

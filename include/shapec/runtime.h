@@ -82,6 +82,24 @@ int shapec_model_set_weights_path(const char *path);
 /* Frees the workspace blocks the library keeps for later runs (see docs/abi.md). */
 void shapec_model_release_workspace(void);
 
+/* ---- targets (docs/cuda.md) ---- */
+enum { SHAPEC_TARGET_CPU = 1, SHAPEC_TARGET_CUDA = 2 };
+/* The tensors the library computes on: SHAPEC_TARGET_CPU, SHAPEC_TARGET_CUDA or both
+ * (exported with --target cpu,cuda: shapec_model_run then picks by the first input's
+ * device type, kDLCPU = 1 or kDLCUDA = 2). */
+int shapec_model_targets(void);
+/* Only in libraries with CUDA code.  shapec_model_run on CUDA tensors returns once the
+ * results are in the outputs (it synchronizes); this one enqueues on `stream` (a
+ * CUstream; NULL: the legacy default stream, then it synchronizes too) and may return
+ * before the kernels finish: the outputs are ready when the stream reaches this point.
+ * A fault in a kernel then surfaces at the stream's next synchronization.  Every tensor
+ * must be on the first input's device; the driver's primary context of that device is
+ * made current.  Without a GPU or driver: SHAPEC_ERR_CUDA, "no CUDA device: ...". */
+int shapec_model_run_on_stream(const shapec_tensor *inputs, const shapec_tensor *outputs, void *stream, char *err,
+                               size_t errlen);
+/* The GPU the PTX was built for ("sm_80"); only in libraries with CUDA code. */
+const char *shapec_model_cuda_arch(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -708,6 +708,50 @@ expect_file_has "$WORK/cg-fail/constraints.json" '"status": "error"'
 expect_no_path "$WORK/cg-fail/model.so"
 end
 
+# ---- CUDA target ----------------------------------------------------------------------
+
+begin "--target: an unknown target is a usage error"
+sc export "$MODEL" --dynamic "$SPEC" --target tpu -o "$WORK/tpu"
+expect_rc 2
+expect_err "--target tpu: give cpu, cuda or cpu,cuda"
+end
+
+begin "--cuda-arch: an unknown GPU lists the ones LLVM 19 builds for; without --target cuda it is a usage error"
+sc export "$MODEL" --dynamic "$SPEC" --target cuda --cuda-arch sm_70 -o "$WORK/sm70"
+expect_rc 2
+expect_err "--cuda-arch sm_70: not a GPU LLVM 19 builds for; use one of: sm_75, sm_80"
+sc export "$MODEL" --dynamic "$SPEC" --cuda-arch sm_80 -o "$WORK/sm80"
+expect_rc 2
+expect_err "--cuda-arch needs --target cuda"
+end
+
+begin "--target cuda without libdevice: a clear error, no library, a stale one removed"
+mkdir -p "$WORK/nolibdevice" && echo stale >"$WORK/nolibdevice/model.so" && echo stale >"$WORK/nolibdevice/model.ptx"
+SHAPEC_LIBDEVICE=$WORK/missing/libdevice.10.bc sc export "$MODEL" --dynamic "$SPEC" --target cuda -o "$WORK/nolibdevice"
+expect_rc 4
+expect_err "cannot read $WORK/missing/libdevice.10.bc"
+expect_no_path "$WORK/nolibdevice/model.so"
+expect_no_path "$WORK/nolibdevice/model.ptx"
+expect_no_path "$WORK/nolibdevice/model_kernels.ptx"
+end
+
+if [ -n "$(ls /usr/local/cuda/nvvm/libdevice/libdevice.10.bc "${CUDA_HOME:-/nonexistent}"/nvvm/libdevice/libdevice.10.bc 2>/dev/null)" ]; then
+  begin "--target cpu,cuda: one library with CPU and CUDA code, its PTX beside it, for the arch asked"
+  sc export "$MODEL" --dynamic "$SPEC" --target cpu,cuda --cuda-arch sm_90 -o "$WORK/both" -q
+  expect_rc 0
+  expect_file_has "$WORK/both/model.ptx" ".target sm_90"
+  expect_file_has "$WORK/both/model.ptx" ".visible .entry sc_ew_0"
+  expect_file_has "$WORK/both/model_kernels.ptx" ".visible .entry sc_d_conv2d"
+  end
+
+  begin "a CPU-only export over a CUDA one takes the stale model.ptx away"
+  sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/both" -q
+  expect_rc 0
+  expect_no_path "$WORK/both/model.ptx"
+  expect_no_path "$WORK/both/model_kernels.ptx"
+  end
+fi
+
 # ---- summary -----------------------------------------------------------------------
 
 TOTAL=$((N_PASS + N_FAIL))

@@ -98,7 +98,7 @@ for name in sys.argv[3:] or list(CASES):
         check(r.returncode == 0 and os.path.exists(lib), f"{name}: compiles to model.so ({r.stderr.strip()[-400:]})")
         if r.returncode != 0:
             continue
-        if cuda_checks.CUDA:
+        if cuda_checks.CUDA and not cuda_checks.EMULATE:
             for arch, ok, msg in cuda_checks.ptxas(out):
                 check(ok, f"{name}: its sm_80 PTX assembles with ptxas -arch={arch} {msg}")
             # exported for sm_90 as well

@@ -20,10 +20,11 @@ typedef struct sc_dims {
 /* Fills a sc_dims from n <= 16 values (the rest zero). */
 sc_dims sc_cu_dims(const int64_t *values, int32_t n);
 
-/* Starts a call on device `device_id` (its primary context, the model's PTX loaded once
- * per context) with `stream` (NULL: the legacy default stream).  err/errlen receive the
- * first error's message.  Returns SHAPEC_OK or SHAPEC_ERR_CUDA. */
-int sc_cu_begin(const char *ptx, int32_t device_id, void *stream, char *err, size_t errlen);
+/* Starts a call on device `device_id` (its primary context; the model's PTX, with its
+ * fused kernels, and the PTX of shapec's device kernels sc_d_* loaded once per context)
+ * with `stream` (NULL: the legacy default stream).  err/errlen receive the first error's
+ * message.  Returns SHAPEC_OK or SHAPEC_ERR_CUDA. */
+int sc_cu_begin(const char *ptx, const char *ptx_kernels, int32_t device_id, void *stream, char *err, size_t errlen);
 /* SHAPEC_OK, or the code of the first error since sc_cu_begin. */
 int sc_cu_status(void);
 /* Ends the call, synchronizing the stream when `sync` (so that kernel faults are

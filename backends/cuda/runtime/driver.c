@@ -124,7 +124,8 @@ typedef struct device_state {
   pthread_mutex_t lock;
   int ready;
   CUcontext ctx;
-  CUmodule module;
+  CUmodule module;   /* the model's fused kernels (sc_ew_N) */
+  CUmodule library;  /* shapec's device kernels (sc_d_*) */
   int sm_count;
   int n_kernels;
   const char *kernel_names[MAX_KERNELS];
@@ -168,26 +169,32 @@ static int check(CUresult r, const char *what) {
 }
 
 /* The device's context made current, its module loaded (under the device's lock). */
-static int open_device(device_state *d, int id, const char *ptx) {
+/* Loads one PTX text; on failure records the JIT log and the arch to export for. */
+static int load_module(CUmodule *m, const char *ptx, const char *what, int id, CUdevice dev) {
+  int major = 0, minor = 0;
+  cu.DeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev);
+  cu.DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev);
+  char log[4096] = "";
+  int options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[2] = {log, (void *)(size_t)sizeof log};
+  CUresult r = cu.ModuleLoadDataEx(m, ptx, 2, options, values);
+  if (r == CU_OK) return 1;
+  sc_cu_fail("loading %s on CUDA device %d (compute capability %d.%d) failed: %s%s%s; export for this GPU with "
+             "--cuda-arch sm_%d%d, or update the driver if it is older than the PTX version",
+             what, id, major, minor, result_text(r), log[0] ? "; JIT log: " : "", log, major, minor);
+  return 0;
+}
+
+static int open_device(device_state *d, int id, const char *ptx, const char *ptx_kernels) {
   if (d->ready) return check(cu.CtxSetCurrent(d->ctx), "cuCtxSetCurrent");
   CUdevice dev;
   if (!check(cu.DeviceGet(&dev, id), "cuDeviceGet") || !check(cu.PrimaryCtxRetain(&d->ctx, dev), "cuDevicePrimaryCtxRetain") ||
       !check(cu.CtxSetCurrent(d->ctx), "cuCtxSetCurrent"))
     return 0;
-  int major = 0, minor = 0;
-  cu.DeviceGetAttribute(&major, CU_ATTR_CC_MAJOR, dev);
-  cu.DeviceGetAttribute(&minor, CU_ATTR_CC_MINOR, dev);
   if (cu.DeviceGetAttribute(&d->sm_count, CU_ATTR_MULTIPROCESSOR_COUNT, dev) != CU_OK || d->sm_count <= 0) d->sm_count = 1;
-  char log[4096] = "";
-  int options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[2] = {log, (void *)(size_t)sizeof log};
-  CUresult r = cu.ModuleLoadDataEx(&d->module, ptx, 2, options, values);
-  if (r != CU_OK) {
-    sc_cu_fail("loading the model's PTX on CUDA device %d (compute capability %d.%d) failed: %s%s%s; export for this "
-               "GPU with --cuda-arch sm_%d%d, or update the driver if it is older than the PTX version",
-               id, major, minor, result_text(r), log[0] ? "; JIT log: " : "", log, major, minor);
+  if (!load_module(&d->module, ptx, "the model's PTX", id, dev) ||
+      !load_module(&d->library, ptx_kernels, "shapec's device kernels (PTX)", id, dev))
     return 0;
-  }
   d->ready = 1;
   return 1;
 }
@@ -199,7 +206,7 @@ sc_dims sc_cu_dims(const int64_t *values, int32_t n) {
   return d;
 }
 
-int sc_cu_begin(const char *ptx, int32_t device_id, void *stream, char *err, size_t errlen) {
+int sc_cu_begin(const char *ptx, const char *ptx_kernels, int32_t device_id, void *stream, char *err, size_t errlen) {
   memset(&call, 0, sizeof call);
   call.err = err;
   call.errlen = errlen;
@@ -219,7 +226,7 @@ int sc_cu_begin(const char *ptx, int32_t device_id, void *stream, char *err, siz
   }
   device_state *d = &devices[device_id];
   pthread_mutex_lock(&d->lock);
-  int ok = open_device(d, device_id, ptx);
+  int ok = open_device(d, device_id, ptx, ptx_kernels);
   pthread_mutex_unlock(&d->lock);
   if (ok) call.dev = d;
   call.device_id = device_id;
@@ -306,7 +313,8 @@ static CUfunction kernel(const char *name) {
   if (!f) {
     char what[300];
     snprintf(what, sizeof what, "cuModuleGetFunction(%s)", name);
-    if (check(cu.ModuleGetFunction(&f, d->module, name), what) && d->n_kernels < MAX_KERNELS) {
+    CUmodule m = strncmp(name, "sc_d_", 5) == 0 ? d->library : d->module;
+    if (check(cu.ModuleGetFunction(&f, m, name), what) && d->n_kernels < MAX_KERNELS) {
       d->kernel_names[d->n_kernels] = name;
       d->kernels[d->n_kernels++] = f;
     }

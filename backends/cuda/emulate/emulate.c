@@ -1,7 +1,13 @@
-/* emulate.c - cuda_rt.h on the host, for testing the device kernels without a GPU:
- * device memory is host memory, copies are memcpy, there is no cuBLAS, and a launch runs
- * the kernel (compiled for the host with SC_DEVICE_EMULATE) as sc_emu_launch_threads
- * threads one after another, each with its own sc_thread() of the grid-stride loop. */
+/* emulate.c - cuda_rt.h on the host: device memory is host memory, copies are memcpy,
+ * there is no cuBLAS, and a launch runs the kernel's grid-stride loop as
+ * sc_emu_launch_threads threads one after another, each with its own sc_thread().
+ *
+ * Two users: test/cuda/test_device_kernels.c, which checks shapec's device kernels
+ * (backends/cuda/device/, compiled for the host with SC_DEVICE_EMULATE) against the CPU
+ * kernels, and libraries exported with --cuda-emulate, whose whole CUDA path (guards,
+ * launchers, fused kernels, device kernels) then runs on the CPU: the way CUDA code is
+ * tested on a machine without a GPU.  Kernels whose threads cooperate within a block
+ * cannot run this way; shapec has none. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +16,15 @@
 #include "cuda_rt.h"
 #include "device_kernels.h"
 #include "emulate.h"
+
+/* A library exported with --cuda-emulate defines its fused kernels' table; elsewhere
+ * (the kernel test) these stay undefined and read as NULL. */
+typedef struct sc_emu_kernel {
+  const char *name;
+  void (*run)(void **params);
+} sc_emu_kernel;
+extern const sc_emu_kernel sc_emu_generated[] __attribute__((weak));
+extern const int64_t sc_emu_generated_count __attribute__((weak));
 #include "shapec/runtime.h"
 
 _Thread_local int64_t sc_emu_thread, sc_emu_threads;
@@ -17,8 +32,14 @@ _Thread_local int64_t sc_emu_thread, sc_emu_threads;
 int64_t sc_emu_launch_threads = 1;
 int64_t sc_emu_launches;
 
-static int status;
-static char message[512];
+/* One call's state, per thread as in driver.c: the first error, the caller's buffer. */
+static _Thread_local int status;
+static _Thread_local char message[512];
+static _Thread_local char *call_err;
+static _Thread_local size_t call_errlen;
+
+int64_t sc_emu_thread_index(void) { return sc_emu_thread; }
+int64_t sc_emu_thread_count(void) { return sc_emu_threads; }
 
 sc_dims sc_cu_dims(const int64_t *values, int32_t n) {
   sc_dims d;
@@ -27,17 +48,28 @@ sc_dims sc_cu_dims(const int64_t *values, int32_t n) {
   return d;
 }
 
-int sc_cu_begin(const char *ptx, int32_t device_id, void *stream, char *err, size_t errlen) {
-  (void)ptx, (void)device_id, (void)stream, (void)err, (void)errlen;
+int sc_cu_begin(const char *ptx, const char *ptx_kernels, int32_t device_id, void *stream, char *err, size_t errlen) {
+  (void)ptx, (void)ptx_kernels, (void)device_id, (void)stream;
   status = SHAPEC_OK;
   message[0] = 0;
+  call_err = err;
+  call_errlen = errlen;
+  /* SHAPEC_CUDA_EMULATE_THREADS: how many threads each launch runs (one after another) */
+  const char *env = getenv("SHAPEC_CUDA_EMULATE_THREADS");
+  if (env && atoll(env) > 0) sc_emu_launch_threads = atoll(env);
   return SHAPEC_OK;
 }
+
+int sc_cu_current_device(void) { return 0; }
+
+void *sc_cu_current_stream(void) { return NULL; }
 
 int sc_cu_status(void) { return status; }
 
 int sc_cu_end(int32_t sync) {
   (void)sync;
+  call_err = NULL;
+  call_errlen = 0;
   return status;
 }
 
@@ -48,7 +80,7 @@ void sc_cu_fail(const char *fmt, ...) {
   vsnprintf(message, sizeof message, fmt, ap);
   va_end(ap);
   status = SHAPEC_ERR_CUDA;
-  fprintf(stderr, "emulated CUDA error: %s\n", message);
+  if (call_err && call_errlen) snprintf(call_err, call_errlen, "%s", message);
 }
 
 const char *sc_emu_message(void) { return message; }
@@ -230,19 +262,28 @@ static const struct {
     {"sc_d_arg_reduce", k_arg_reduce},
 };
 
-void sc_cu_launch(const char *name, int64_t work, void **params) {
-  if (work <= 0) return;
-  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
-    if (strcmp(kernels[i].name, name)) continue;
-    int64_t threads = sc_emu_launch_threads > 0 ? sc_emu_launch_threads : 1;
-    for (int64_t t = 0; t < threads; t++) {
-      sc_emu_thread = t;
-      sc_emu_threads = threads;
-      kernels[i].run(params);
-    }
-    sc_emu_launches++;
-    return;
+static void run_threads(void (*run)(void **), void **params) {
+  int64_t threads = sc_emu_launch_threads > 0 ? sc_emu_launch_threads : 1;
+  for (int64_t t = 0; t < threads; t++) {
+    sc_emu_thread = t;
+    sc_emu_threads = threads;
+    run(params);
   }
+  sc_emu_launches++;
+}
+
+void sc_cu_launch(const char *name, int64_t work, void **params) {
+  if (work <= 0 || status) return;
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+    if (strcmp(kernels[i].name, name) == 0) {
+      run_threads(kernels[i].run, params);
+      return;
+    }
+  for (int64_t i = 0; sc_emu_generated && &sc_emu_generated_count && i < sc_emu_generated_count; i++)
+    if (strcmp(sc_emu_generated[i].name, name) == 0) {
+      run_threads(sc_emu_generated[i].run, params);
+      return;
+    }
   sc_cu_fail("no kernel %s", name);
 }
 

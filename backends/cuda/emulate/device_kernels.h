@@ -1,5 +1,5 @@
 /* device_kernels.h - prototypes of the kernels in backends/cuda/device/, for the host
- * emulation (test/cuda/emulate.c).  Include after a header that defines sc_dims
+ * emulation (emulate.c).  Include after a header that defines sc_dims
  * (cuda_rt.h or device.h); the test build also force-includes it into each device file
  * so that a prototype that drifts from its kernel fails to compile. */
 #ifndef SC_TEST_DEVICE_KERNELS_H

@@ -1,6 +1,6 @@
 /* emulate.h - the controls of the host emulation of cuda_rt.h (emulate.c). */
-#ifndef SC_TEST_EMULATE_H
-#define SC_TEST_EMULATE_H
+#ifndef SC_EMULATE_H
+#define SC_EMULATE_H
 
 #include <stdint.h>
 
@@ -10,5 +10,8 @@ extern int64_t sc_emu_launch_threads, sc_emu_launches;
 const char *sc_emu_message(void);
 /* Clears the recorded error. */
 void sc_emu_reset(void);
+/* The current emulated thread's sc_thread() and sc_threads() (fused kernels call these). */
+int64_t sc_emu_thread_index(void);
+int64_t sc_emu_thread_count(void);
 
 #endif

@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""The zoo models on one GPU: shapec's CUDA library (--target cuda, called in-process
+through its C ABI with CUDA tensors) against PyTorch eager on the same GPU, in the same
+run.  Reports latency ratios and the largest difference between the two outputs.
+Needs a GPU and a PyTorch built with CUDA; exits 77 (skipped) otherwise.
+
+usage: bench/bench_cuda.py SHAPEC [--quick] [--arch=sm_90] [--no-cublas]"""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import torch
+except ImportError:
+    print("skipped: PyTorch is not installed")
+    sys.exit(77)
+if not torch.cuda.is_available():
+    print("skipped: no CUDA GPU visible to PyTorch (this benchmark needs both)")
+    sys.exit(77)
+
+src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(src, "tools"))
+from shapec_tools import zoo  # noqa: E402
+from shapec_tools.convert import convert  # noqa: E402
+from shapec_tools.model_library import Device, DType, Tensor  # noqa: E402
+
+shapec = sys.argv[1]
+quick = "--quick" in sys.argv
+arch = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--arch=")), None)
+if "--no-cublas" in sys.argv:
+    os.environ["SHAPEC_CUDA_NO_CUBLAS"] = "1"  # shapec's own GEMM kernel
+A = "_DimHint.AUTO"
+CASES = [  # model, spec, input shapes
+    ("mlp", {"x": [A, None]}, [[1, 784]], [[256, 784]]),
+    ("encoder", {"x": [A, A, None]}, [[8, 128, 256]], [[1, 512, 256]]),
+    ("resnet18", {"x": [A, None, A, A]}, [[1, 3, 224, 224]], [[8, 3, 224, 224]]),
+    ("mobilenet_v2", {"x": [A, None, A, A]}, [[1, 3, 224, 224]], [[8, 3, 224, 224]]),
+]
+
+
+def cuda_tensor(t, keep):
+    shape = (ctypes.c_int64 * t.dim())(*t.shape)
+    keep += [shape, t]
+    return Tensor(t.data_ptr(), Device(2, t.device.index or 0), t.dim(), DType(2, 32, 1), shape, None, 0)
+
+
+def timeit(fn, runs=50):
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs if not quick else 10):
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2]
+
+
+print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")
+print("| model | input | shapec ms | torch ms | shapec/torch | max abs diff |")
+print("|---|---|---|---|---|---|")
+for name, spec, *shape_sets in CASES:
+    module, input_names, inputs, _ = zoo.build(name)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = convert(module, inputs, tmp, input_names=input_names)
+        with open(os.path.join(tmp, "spec.json"), "w") as f:
+            json.dump({"dynamic_shapes": spec}, f)
+        out = os.path.join(tmp, "out")
+        flags = ["--target", "cuda"] + (["--cuda-arch", arch] if arch else [])
+        subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"] + flags,
+                       check=True, capture_output=True)
+        lib = ctypes.CDLL(os.path.join(out, "model.so"))
+        gpu_module = module.cuda().eval()
+        for shapes in shape_sets:
+            xs = [torch.randn(*s, device="cuda") for s in shapes]
+            with torch.no_grad():
+                want = gpu_module(*xs)
+            want = [want] if torch.is_tensor(want) else list(want)
+            keep = []
+            ins = (Tensor * len(xs))(*[cuda_tensor(x, keep) for x in xs])
+            got = [torch.empty_like(w) for w in want]
+            outs = (Tensor * len(got))(*[cuda_tensor(g, keep) for g in got])
+            err = ctypes.create_string_buffer(1024)
+
+            def run_shapec():
+                if lib.shapec_model_run(ins, outs, err, 1024):
+                    raise RuntimeError(err.value.decode())
+
+            run_shapec()
+            diff = max(float((g - w).abs().max()) for g, w in zip(got, want))
+            t_s = timeit(run_shapec)
+            with torch.no_grad():
+                t_t = timeit(lambda: gpu_module(*xs))
+            print(f"| {name} | {shapes[0]} | {t_s * 1e3:.3f} | {t_t * 1e3:.3f} | {t_s / t_t:.2f} | {diff:.1e} |", flush=True)
