@@ -638,11 +638,18 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   open_workspace(g);
   LLVMValueRef inputs = LLVMGetParam(fn, 0), outputs = LLVMGetParam(fn, 1);
   call_prepare(g, prepare, inputs);
-  if (g->cuda) cuda_begin(g, inputs);
   cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  check_outputs(g, outputs, false);
+  if (g->cuda) { /* every check is done before the driver is touched */
+    LLVMTypeRef sp[6] = {g->ptr, g->i32, g->ptr, g->i32, g->ptr, g->i64};
+    LLVMValueRef sa[6] = {inputs, LLVMConstInt(g->i32, sc_program_n_user_inputs(g->p), 0), outputs,
+                          LLVMConstInt(g->i32, g->p->n_output_specs, 0), g->err, g->errlen};
+    LLVMValueRef rc = cg_call(g, "sc_rt_check_same_device", g->i32, sp, 6, sa, 6, false);
+    cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "devices"), rc);
+    cuda_begin(g, inputs);
+  }
   reset_values(g);
   if (!bind_graph_inputs(g, inputs)) return;
-  check_outputs(g, outputs, false);
   emit_nodes(g);
   if (g->failed) return;
   check_outputs(g, outputs, true);

@@ -78,6 +78,14 @@ int main(int argc, char **argv) {
     rc = run_on_stream(in, out, (void *)0x1, err, sizeof err);
     expect(rc == SHAPEC_ERR_CUDA && strstr(err, "no CUDA device") != NULL, "so does a run on a stream", err);
   }
+  if (ni > 0 && no > 0) { /* every tensor on one device */
+    out[0].device.device_id = 1;
+    err[0] = 0;
+    rc = run(in, out, err, sizeof err);
+    expect(rc == SHAPEC_ERR_ARGUMENT && strstr(err, "output 0 is on CUDA device 1 but input 0 is on device 0"),
+           "tensors on two devices are refused", err);
+    out[0].device.device_id = 0;
+  }
   if (ni > 0) { /* the guards come first: a wrong rank is reported as such, not as a missing GPU */
     in[0].ndim += 1;
     in_shapes[0][in[0].ndim - 1] = 1;

@@ -19,6 +19,21 @@ int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) {
   return SHAPEC_ERR_SHAPE;
 }
 
+int sc_rt_check_same_device(const shapec_tensor *inputs, int32_t n_in, const shapec_tensor *outputs, int32_t n_out,
+                            char *err, size_t errlen) {
+  const shapec_tensor *first = n_in ? &inputs[0] : n_out ? &outputs[0] : NULL;
+  for (int32_t i = 0; first && i < n_in + n_out; i++) {
+    const shapec_tensor *t = i < n_in ? &inputs[i] : &outputs[i - n_in];
+    if (t->device.device_id == first->device.device_id) continue;
+    if (err && errlen)
+      snprintf(err, errlen, "%s %d is on CUDA device %d but %s 0 is on device %d; pass every tensor of a call on one "
+               "device", i < n_in ? "input" : "output", (int)(i < n_in ? i : i - n_in), (int)t->device.device_id,
+               n_in ? "input" : "output", (int)first->device.device_id);
+    return SHAPEC_ERR_ARGUMENT;
+  }
+  return SHAPEC_OK;
+}
+
 static const char *dtype_name(int32_t code, int32_t bits) {
   if (code == 2 && bits == 32) return "float32";
   if (code == 2 && bits == 64) return "float64";
