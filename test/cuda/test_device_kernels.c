@@ -370,6 +370,9 @@ static void test_conv(void) {
       {1, 2, 9, 7, 4, 3, 3, 3, 2, 2, 1, 2, 1, 1, 1, 1}, /* big stride (transposed: output padding) */
       {0, 2, 5, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 1}, /* empty batch */
       {2, 6, 5, 5, 4, 2, 3, 1, 2, 0, 1, 1, 1, 2, 1, 0},
+      {3, 3, 6, 9, 5, 3, 2, 2, 1, 2, 1, 2, 1, 1, 0, 1}, /* one group as a product: im2col, bias, batch 3 */
+      {2, 4, 6, 6, 3, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, 1}, /* 1x1 with stride: im2col, not the pointwise path */
+      {2, 4, 5, 3, 6, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1}, /* pointwise with bias */
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
     const conv_case *p = &t[i];

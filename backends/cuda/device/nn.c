@@ -32,6 +32,25 @@ SC_KERNEL void sc_d_conv2d(const float *x, const float *w, const float *bias, fl
   }
 }
 
+/* col [n, c*kh*kw, oh*ow]: the input pixel each kernel tap of each output pixel reads (0
+ * in the padding), so that a convolution with one group is a matrix product. */
+SC_KERNEL void sc_d_im2col(const float *x, float *col, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t kh,
+                           int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh,
+                           int64_t ow) {
+  int64_t pixels = oh * ow, taps = c * kh * kw;
+  SC_GRID_LOOP(t, n * taps * pixels) {
+    int64_t p = t % pixels, r = (t / pixels) % taps, b = t / (pixels * taps);
+    int64_t j = r % kw, i = (r / kw) % kh, ci = r / (kw * kh);
+    int64_t iy = (p / ow) * sh - ph + i * dh, ix = (p % ow) * sw - pw + j * dw;
+    col[t] = iy >= 0 && iy < h && ix >= 0 && ix < wd ? x[((b * c + ci) * h + iy) * wd + ix] : 0.0f;
+  }
+}
+
+/* y [n, o, pixels] = bias [o] broadcast: the starting value a product adds to. */
+SC_KERNEL void sc_d_bias_fill(float *y, const float *bias, int64_t n, int64_t o, int64_t pixels) {
+  SC_GRID_LOOP(t, n * o * pixels) y[t] = bias[(t / pixels) % o];
+}
+
 /* y [n, o, oh, ow] = conv_transpose(x [n, c, h, wd], w [c, o/groups, kh, kw]) + bias [o]:
  * each output pixel gathers the input pixels iy, ix with iy*sh - ph + i*dh == oy and
  * ix*sw - pw + j*dw == ox. */

@@ -37,6 +37,9 @@ void sc_d_gemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, i
                const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta);
 
 /* nn.c */
+void sc_d_im2col(const float *x, float *col, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw,
+                 int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow);
+void sc_d_bias_fill(float *y, const float *bias, int64_t n, int64_t o, int64_t pixels);
 void sc_d_conv2d(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                  int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                  int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow);

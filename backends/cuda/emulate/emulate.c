@@ -180,6 +180,12 @@ static void k_conv2d(void **p) {
               A(13, int64_t), A(14, int64_t), A(15, int64_t), A(16, int64_t), A(17, int64_t), A(18, int64_t),
               A(19, int64_t));
 }
+static void k_im2col(void **p) {
+  sc_d_im2col(A(0, cf32), A(1, f32p), A(2, int64_t), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int64_t),
+              A(7, int64_t), A(8, int64_t), A(9, int64_t), A(10, int64_t), A(11, int64_t), A(12, int64_t),
+              A(13, int64_t), A(14, int64_t), A(15, int64_t));
+}
+static void k_bias_fill(void **p) { sc_d_bias_fill(A(0, f32p), A(1, cf32), A(2, int64_t), A(3, int64_t), A(4, int64_t)); }
 static void k_conv_transpose2d(void **p) {
   sc_d_conv_transpose2d(A(0, cf32), A(1, cf32), A(2, cf32), A(3, f32p), A(4, int64_t), A(5, int64_t), A(6, int64_t),
                         A(7, int64_t), A(8, int64_t), A(9, int64_t), A(10, int64_t), A(11, int64_t), A(12, int64_t),
@@ -248,6 +254,8 @@ static const struct {
     {"sc_d_masked_select_write", k_masked_select_write},
     {"sc_d_gemm", k_gemm},
     {"sc_d_conv2d", k_conv2d},
+    {"sc_d_im2col", k_im2col},
+    {"sc_d_bias_fill", k_bias_fill},
     {"sc_d_conv_transpose2d", k_conv_transpose2d},
     {"sc_d_max_pool2d", k_max_pool2d},
     {"sc_d_avg_pool2d", k_avg_pool2d},

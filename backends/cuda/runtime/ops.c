@@ -242,9 +242,48 @@ int sc_cu_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a
 
 /* ---- neural-network ops ---- */
 
+/* One group: y[b] = W [o, c*kh*kw] @ col[b] [c*kh*kw, oh*ow] (+ bias), a batched product
+ * (cuBLAS where present) over im2col columns built a bounded number of images at a time;
+ * a 1x1 convolution with stride 1 and no padding reads x itself as the columns. */
+static void conv_as_product(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
+                            int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+                            int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow) {
+  enum { COL_BUDGET = 256 << 20 }; /* bytes of columns at a time */
+  int64_t taps = c * kh * kw, pixels = oh * ow;
+  float beta = 0;
+  if (bias) {
+    void *p[] = {&y, &bias, &n, &o, &pixels};
+    sc_cu_launch("sc_d_bias_fill", n * o * pixels, p);
+    beta = 1;
+  }
+  if (kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == h && ow == wd) {
+    sc_cu_bmm_f32(n, o, pixels, taps, w, 0, 0, x, c * h * wd, 0, y, 1, beta);
+    return;
+  }
+  int64_t per_image = taps * pixels * (int64_t)sizeof(float);
+  int64_t chunk = per_image > 0 && COL_BUDGET / per_image > 1 ? COL_BUDGET / per_image : 1;
+  if (chunk > n) chunk = n;
+  float *col = sc_cu_alloc(chunk * per_image);
+  if (!col) return;
+  for (int64_t b0 = 0; b0 < n && !sc_cu_status(); b0 += chunk) {
+    int64_t nb = n - b0 < chunk ? n - b0 : chunk;
+    const float *xb = x + b0 * c * h * wd;
+    void *p[] = {&xb, &col, &nb, &c, &h, &wd, &kh, &kw, &sh, &sw, &ph, &pw, &dh, &dw, &oh, &ow};
+    sc_cu_launch("sc_d_im2col", nb * taps * pixels, p);
+    sc_cu_bmm_f32(nb, o, pixels, taps, w, 0, 0, col, taps * pixels, 0, y + b0 * o * pixels, 1, beta);
+  }
+  sc_cu_free(col); /* stream-ordered: after the products that read it */
+}
+
 int sc_cu_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                      int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                      int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
+  if (n <= 0 || o <= 0 || oh <= 0 || ow <= 0) return sc_cu_status();
+  if (groups == 1 && c > 0) {
+    conv_as_product(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
+    return sc_cu_status();
+  }
+  /* grouped (depthwise) convolutions: each output element's few taps read directly */
   void *p[] = {&x, &w, &bias, &y, &n, &c, &h, &wd, &o, &kh, &kw, &sh, &sw, &ph, &pw, &dh, &dw, &groups, &oh, &ow};
   sc_cu_launch("sc_d_conv2d", n * o * oh * ow, p);
   return sc_cu_status();
