@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,11 +249,23 @@ int sc_cu_end(int32_t sync) {
 
 /* ---- memory -------------------------------------------------------------------------- */
 
+/* Stream-ordered allocation where the driver and GPU have memory pools (CUDA 11.2+);
+ * decided by the first allocation, so that every free matches its allocation. */
+static atomic_int use_async = -1;
+enum { CU_ERROR_NOT_SUPPORTED = 801 };
+
 void *sc_cu_alloc(int64_t bytes) {
   if (!call.dev || call.status) return NULL;
   size_t n = bytes > 0 ? (size_t)bytes : 256; /* the driver refuses 0 bytes; nothing reads it */
   CUdeviceptr p = 0;
-  CUresult r = cu.MemAllocAsync ? cu.MemAllocAsync(&p, n, call.stream) : cu.MemAlloc(&p, n);
+  CUresult r = CU_ERROR_NOT_SUPPORTED;
+  if (use_async != 0 && cu.MemAllocAsync) {
+    r = cu.MemAllocAsync(&p, n, call.stream);
+    if (use_async < 0) use_async = r != CU_ERROR_NOT_SUPPORTED;
+  } else {
+    use_async = 0;
+  }
+  if (!use_async) r = cu.MemAlloc(&p, n);
   if (r != CU_OK) {
     sc_cu_fail("allocating %lld bytes of CUDA device memory failed: %s", (long long)bytes, result_text(r));
     return NULL;
@@ -262,7 +275,7 @@ void *sc_cu_alloc(int64_t bytes) {
 
 void sc_cu_free(void *p) {
   if (!p || !call.dev) return;
-  if (cu.MemFreeAsync) cu.MemFreeAsync((CUdeviceptr)(uintptr_t)p, call.stream);
+  if (use_async == 1) cu.MemFreeAsync((CUdeviceptr)(uintptr_t)p, call.stream);
   else cu.MemFree((CUdeviceptr)(uintptr_t)p);
 }
 
