@@ -756,7 +756,12 @@ static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
       v = LLVMGetParam(fn, (unsigned)i);
     }
     LLVMTypeRef t = LLVMTypeOf(saved[i]);
-    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind) v = LLVMBuildIntToPtr(g->B, v, g->ptr, "ip");
+    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind && !g->emulate) {
+      /* tensors live in global memory: saying so lets NVPTX emit ld.global/st.global */
+      v = LLVMBuildIntToPtr(g->B, v, LLVMPointerTypeInContext(g->C, 1), "gp");
+      v = LLVMBuildAddrSpaceCast(g->B, v, g->ptr, "ip");
+    } else if (LLVMGetTypeKind(t) == LLVMPointerTypeKind)
+      v = LLVMBuildIntToPtr(g->B, v, g->ptr, "ip");
     else if (t != g->i64) v = LLVMBuildTrunc(g->B, v, t, "tr");
     *slots[i] = v;
   }
