@@ -698,20 +698,31 @@ static LLVMValueRef sreg(cg *g, const char *name) {
   return LLVMBuildZExt(g->B, r, g->i64, "sreg64");
 }
 
-/* The fused loop as a CUDA kernel sc_ew_N(captured values as i64...): a grid-stride loop
- * over the output's elements; the host launches it over numel items. */
-static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
-  LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
-  int n = captured(c, slots);
-  /* host: the values and the kernelParams array pointing at them */
+/* An array of n elements in the current function's entry frame (allocated once, however
+ * often the code that fills it runs). */
+static LLVMValueRef entry_array(cg *g, LLVMTypeRef elem, int n, const char *name) {
   LLVMBuilderRef entry = LLVMCreateBuilderInContext(g->C);
   LLVMBasicBlockRef first = LLVMGetEntryBasicBlock(g->fn);
   LLVMValueRef first_inst = LLVMGetFirstInstruction(first);
   if (first_inst) LLVMPositionBuilderBefore(entry, first_inst);
   else LLVMPositionBuilderAtEnd(entry, first);
-  LLVMValueRef values = LLVMBuildArrayAlloca(entry, g->i64, cg_i64(g, n ? n : 1), "kargs");
-  LLVMValueRef params = LLVMBuildArrayAlloca(entry, g->ptr, cg_i64(g, n ? n : 1), "kparams");
+  LLVMValueRef a = LLVMBuildArrayAlloca(entry, elem, cg_i64(g, n ? n : 1), name);
   LLVMDisposeBuilder(entry);
+  return a;
+}
+
+/* The fused loop as a CUDA kernel sc_ew_N(captured values as i64...): a grid-stride loop
+ * over the output's elements; the host launches it over numel items. */
+static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
+  LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
+  int n = captured(c, slots);
+  if (n * 8 > 4096) { /* what a kernel's parameters may hold at PTX 7.0 */
+    cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, c->root->path, "a fused elementwise kernel would take %d bytes of "
+             "arguments (%d leaves of rank %d); CUDA kernels take at most 4096", n * 8, c->n_leaves, c->rank);
+    return;
+  }
+  /* host: the values and the kernelParams array pointing at them */
+  LLVMValueRef values = entry_array(g, g->i64, n, "kargs"), params = entry_array(g, g->ptr, n, "kparams");
   LLVMTypeRef param_types[MAX_CAPTURED];
   for (int i = 0; i < n; i++) {
     LLVMValueRef v = *slots[i];
@@ -810,13 +821,7 @@ static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
   LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
   int n = captured(c, slots);
   /* the context lives in the entry block's frame: one slot per captured value */
-  LLVMBuilderRef entry = LLVMCreateBuilderInContext(g->C);
-  LLVMBasicBlockRef first = LLVMGetEntryBasicBlock(g->fn);
-  LLVMValueRef first_inst = LLVMGetFirstInstruction(first);
-  if (first_inst) LLVMPositionBuilderBefore(entry, first_inst);
-  else LLVMPositionBuilderAtEnd(entry, first);
-  LLVMValueRef ctx = LLVMBuildArrayAlloca(entry, g->i64, cg_i64(g, n), "loop.ctx");
-  LLVMDisposeBuilder(entry);
+  LLVMValueRef ctx = entry_array(g, g->i64, n, "loop.ctx");
   for (int i = 0; i < n; i++) {
     LLVMValueRef v = *slots[i];
     if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind) v = LLVMBuildPtrToInt(g->B, v, g->i64, "pi");

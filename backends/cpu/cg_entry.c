@@ -61,7 +61,10 @@ LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
   LLVMTypeRef params[1] = {g->i64};
   LLVMValueRef args[1] = {bytes};
   LLVMValueRef p = cg_call(g, "sc_rt_alloc", g->ptr, params, 1, args, 1, false);
-  cg_fail_if(g, LLVMBuildIsNull(g->B, p, "oom"), LLVMConstInt(g->i32, SHAPEC_ERR_MEMORY, 0));
+  /* the CUDA allocator records why it failed (out of memory, or an earlier error) */
+  LLVMValueRef code = g->cuda ? cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false)
+                              : LLVMConstInt(g->i32, SHAPEC_ERR_MEMORY, 0);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, p, "oom"), code);
   owner->slot = g->n_buffers++;
   LLVMValueRef idx[1] = {cg_i64(g, owner->slot)};
   LLVMBuildStore(g->B, p, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
@@ -550,12 +553,20 @@ static LLVMValueRef begin_path_function(cg *g, const char *name) {
   return fn;
 }
 
-/* Opens the call on the inputs' CUDA device (after prepare checked them). */
-static void cuda_begin(cg *g, LLVMValueRef inputs) {
+/* Opens the call on the CUDA device of the first input (of the first output in a model
+ * without inputs; device 0 when there is neither), after every tensor was checked:
+ * outputs is NULL where the function has none (output_shapes). */
+static void cuda_begin(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
+  LLVMTypeRef sp[6] = {g->ptr, g->i32, g->ptr, g->i32, g->ptr, g->i64};
+  int n_in = (int)sc_program_n_user_inputs(g->p), n_out = outputs ? (int)g->p->n_output_specs : 0;
+  LLVMValueRef sa[6] = {inputs, LLVMConstInt(g->i32, (unsigned)n_in, 0), outputs ? outputs : LLVMConstNull(g->ptr),
+                        LLVMConstInt(g->i32, (unsigned)n_out, 0), g->err, g->errlen};
+  LLVMValueRef same = cg_call(g, "sc_rt_check_same_device", g->i32, sp, 6, sa, 6, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, same, LLVMConstInt(g->i32, 0, 0), "devices"), same);
   LLVMValueRef dev_id = LLVMConstInt(g->i32, 0, 0);
-  if (sc_program_n_user_inputs(g->p)) {
+  if (n_in || n_out) {
     LLVMValueRef idx[1] = {cg_i64(g, 0)};
-    LLVMValueRef t = LLVMBuildGEP2(g->B, g->tensor_t, inputs, idx, 1, "t0");
+    LLVMValueRef t = LLVMBuildGEP2(g->B, g->tensor_t, n_in ? inputs : outputs, idx, 1, "t0");
     LLVMTypeRef dev_t = LLVMStructGetTypeAtIndex(g->tensor_t, 1);
     LLVMValueRef d = LLVMBuildStructGEP2(g->B, g->tensor_t, t, 1, "dev");
     dev_id = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, dev_t, d, 1, "id"), "device_id");
@@ -583,7 +594,7 @@ static void emit_output_shapes(cg *g, LLVMValueRef prepare, const char *name) {
   bool compute = outputs_depend_on_data(g);
   if (compute) open_workspace(g);
   call_prepare(g, prepare, LLVMGetParam(fn, 0));
-  if (compute && g->cuda) cuda_begin(g, LLVMGetParam(fn, 0));
+  if (compute && g->cuda) cuda_begin(g, LLVMGetParam(fn, 0), NULL);
   LLVMValueRef out_shapes = LLVMGetParam(fn, 1);
   cg_fail_if(g, LLVMBuildIsNull(g->B, out_shapes, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
   if (compute) { /* the sizes need the values behind item() or nonzero(): run the graph */
@@ -640,14 +651,7 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   call_prepare(g, prepare, inputs);
   cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
   check_outputs(g, outputs, false);
-  if (g->cuda) { /* every check is done before the driver is touched */
-    LLVMTypeRef sp[6] = {g->ptr, g->i32, g->ptr, g->i32, g->ptr, g->i64};
-    LLVMValueRef sa[6] = {inputs, LLVMConstInt(g->i32, sc_program_n_user_inputs(g->p), 0), outputs,
-                          LLVMConstInt(g->i32, g->p->n_output_specs, 0), g->err, g->errlen};
-    LLVMValueRef rc = cg_call(g, "sc_rt_check_same_device", g->i32, sp, 6, sa, 6, false);
-    cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "devices"), rc);
-    cuda_begin(g, inputs);
-  }
+  if (g->cuda) cuda_begin(g, inputs, outputs); /* every check is done before the driver is touched */
   reset_values(g);
   if (!bind_graph_inputs(g, inputs)) return;
   emit_nodes(g);

@@ -70,7 +70,8 @@ int main(int argc, char **argv) {
     int dt = out_dtype(i);
     out[i] = (shapec_tensor){fake, {2, 0}, out_ndim(i), {(uint8_t)(dt >> 8), (uint8_t)(dt & 255), 1}, out_shapes[i], NULL, 0};
   }
-  if (rc == SHAPEC_OK) {
+  int shapes_known = rc == SHAPEC_OK; /* else the outputs' sizes depend on data only a GPU computes */
+  if (shapes_known) {
     err[0] = 0;
     rc = run(in, out, err, sizeof err);
     expect(rc == SHAPEC_ERR_CUDA && strstr(err, "no CUDA device") != NULL, "a run says there is no CUDA device", err);
@@ -78,7 +79,7 @@ int main(int argc, char **argv) {
     rc = run_on_stream(in, out, (void *)0x1, err, sizeof err);
     expect(rc == SHAPEC_ERR_CUDA && strstr(err, "no CUDA device") != NULL, "so does a run on a stream", err);
   }
-  if (ni > 0 && no > 0) { /* every tensor on one device */
+  if (shapes_known && ni > 0 && no > 0) { /* every tensor on one device */
     out[0].device.device_id = 1;
     err[0] = 0;
     rc = run(in, out, err, sizeof err);

@@ -10,17 +10,24 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/shapec-package.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 cp "$src/examples/tutorial/spec.json" "$work/spec.json"
+with_cuda=OFF  # a cpu,cuda model too where libdevice is here to build it
+[ -f "${SHAPEC_LIBDEVICE:-${CUDA_HOME:-/usr/local/cuda}/nvvm/libdevice/libdevice.10.bc}" ] && with_cuda=ON
 cmake -S "$src/test/package/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DMODEL_JSON="$src/examples/tutorial/model.json" -DSPEC_JSON="$work/spec.json" >/dev/null
+  -DMODEL_JSON="$src/examples/tutorial/model.json" -DSPEC_JSON="$work/spec.json" -DWITH_CUDA=$with_cuda >/dev/null
 cmake --build "$work/consumer" >"$work/build1.log" 2>&1 || { cat "$work/build1.log"; exit 1; }
 grep -q "shapec: compiling tutorial" "$work/build1.log" || { echo "not ok - the model was not compiled"; exit 1; }
 "$work/consumer/consumer"
 echo "ok - a consumer project links the model through shapec_add_model and runs it"
+if [ $with_cuda = ON ]; then
+  "$work/consumer/consumer_cuda"
+  grep -q ".target sm_90" "$work/consumer/shapec/tutorial_cuda/model.ptx" || { echo "not ok - no sm_90 PTX"; exit 1; }
+  echo "ok - shapec_add_model(... TARGET cpu,cuda CUDA_ARCH sm_90) builds a library with both, run here on the CPU"
+fi
 cmake --build "$work/consumer" >"$work/build2.log" 2>&1
 if grep -q "shapec: compiling tutorial" "$work/build2.log"; then echo "not ok - rebuilt without a change"; exit 1; fi
 sleep 1 && touch "$work/spec.json"
 cmake --build "$work/consumer" >"$work/build3.log" 2>&1
-grep -q "shapec: compiling tutorial" "$work/build3.log" || { echo "not ok - a changed spec did not rebuild the model"; exit 1; }
+grep -q "shapec: compiling tutorial " "$work/build3.log" || { echo "not ok - a changed spec did not rebuild the model"; exit 1; }
 echo "ok - the model is rebuilt when its spec changes, and only then"
 cflags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags shapec)
 [ -f "$(echo "$cflags" | sed 's/^-I//;s/ *$//')/shapec/runtime.h" ] || { echo "not ok - pkg-config gives '$cflags'"; exit 1; }

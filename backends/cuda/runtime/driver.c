@@ -5,7 +5,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,9 @@ enum {
   CU_ATTR_MULTIPROCESSOR_COUNT = 16,
   CU_ATTR_CC_MAJOR = 75,
   CU_ATTR_CC_MINOR = 76,
+  CU_ATTR_MEMORY_POOLS_SUPPORTED = 115,
+  CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,
+  CU_ERROR_NOT_SUPPORTED = 801,
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
@@ -40,13 +42,15 @@ static struct {
   CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
   CUresult (*PrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*CtxSetCurrent)(CUcontext);
+  CUresult (*CtxGetCurrent)(CUcontext *);
+  CUresult (*DeviceGetDefaultMemPool)(void **, CUdevice); /* CUDA 11.2+; NULL before */
+  CUresult (*MemPoolSetAttribute)(void *, int, void *);
   CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
   CUresult (*MemFree)(CUdeviceptr);
   CUresult (*MemAllocAsync)(CUdeviceptr *, size_t, CUstream); /* CUDA 11.2+; NULL before */
   CUresult (*MemFreeAsync)(CUdeviceptr, CUstream);
-  CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*MemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*MemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*MemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
@@ -93,11 +97,11 @@ static void load_driver(void) {
   LOAD(DeviceGetAttribute, "cuDeviceGetAttribute");
   LOAD(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   LOAD(CtxSetCurrent, "cuCtxSetCurrent");
+  LOAD(CtxGetCurrent, "cuCtxGetCurrent");
   LOAD(ModuleLoadDataEx, "cuModuleLoadDataEx");
   LOAD(ModuleGetFunction, "cuModuleGetFunction");
   LOAD(MemAlloc, "cuMemAlloc_v2");
   LOAD(MemFree, "cuMemFree_v2");
-  LOAD(MemcpyHtoD, "cuMemcpyHtoD_v2");
   LOAD(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   LOAD(MemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
   LOAD(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
@@ -108,6 +112,8 @@ static void load_driver(void) {
 #undef LOAD
   *(void **)&cu.MemAllocAsync = sym(lib, "cuMemAllocAsync", 0);
   *(void **)&cu.MemFreeAsync = sym(lib, "cuMemFreeAsync", 0);
+  *(void **)&cu.DeviceGetDefaultMemPool = sym(lib, "cuDeviceGetDefaultMemPool", 0);
+  *(void **)&cu.MemPoolSetAttribute = sym(lib, "cuMemPoolSetAttribute", 0);
   if (load_error[0]) return;
   CUresult r = cu.Init(0);
   if (r == CU_OK) r = cu.DeviceGetCount(&device_count);
@@ -128,6 +134,7 @@ typedef struct device_state {
   CUmodule module;   /* the model's fused kernels (sc_ew_N) */
   CUmodule library;  /* shapec's device kernels (sc_d_*) */
   int sm_count;
+  int pools;         /* stream-ordered allocation (cuMemAllocAsync) works here */
   int n_kernels;
   const char *kernel_names[MAX_KERNELS];
   CUfunction kernels[MAX_KERNELS];
@@ -141,12 +148,15 @@ static void init_devices(void) {
   for (int i = 0; i < MAX_DEVICES; i++) pthread_mutex_init(&devices[i].lock, NULL);
 }
 
-/* One call's state: the device, stream and first error. */
+/* One call's state: the device, stream and first error, and the context that was current
+ * before the call (given back at its end, so that the caller's own CUDA code, PyTorch's
+ * say, keeps its device). */
 typedef struct call_state {
   int active, status;
   char *err;
   size_t errlen;
   CUstream stream;
+  CUcontext previous;
   device_state *dev;
   int device_id;
 } call_state;
@@ -180,22 +190,49 @@ static int load_module(CUmodule *m, const char *ptx, const char *what, int id, C
   void *values[2] = {log, (void *)(size_t)sizeof log};
   CUresult r = cu.ModuleLoadDataEx(m, ptx, 2, options, values);
   if (r == CU_OK) return 1;
-  sc_cu_fail("loading %s on CUDA device %d (compute capability %d.%d) failed: %s%s%s; export for this GPU with "
-             "--cuda-arch sm_%d%d, or update the driver if it is older than the PTX version",
-             what, id, major, minor, result_text(r), log[0] ? "; JIT log: " : "", log, major, minor);
+  char arch[16];
+  snprintf(arch, sizeof arch, "sm_%d%d", major, minor);
+  sc_cu_fail("loading %s on CUDA device %d (compute capability %d.%d) failed: %s%s%s; update the driver if it is older "
+             "than the PTX version, or export with a --cuda-arch this GPU runs (%s)",
+             what, id, major, minor, result_text(r), log[0] ? "; JIT log: " : "", log,
+             major * 10 + minor >= 100 ? "sm_90 or older: plain sm_XX PTX is JIT-compiled for newer GPUs" : arch);
   return 0;
 }
 
+/* Stream-ordered allocation where the GPU supports memory pools; the default pool then
+ * keeps freed memory for later calls instead of giving it back at every synchronization. */
+static void open_pools(device_state *d, CUdevice dev) {
+  int supported = 0;
+  if (!cu.MemAllocAsync || !cu.MemFreeAsync || cu.DeviceGetAttribute(&supported, CU_ATTR_MEMORY_POOLS_SUPPORTED, dev) != CU_OK)
+    supported = 0;
+  d->pools = supported;
+  void *pool = NULL;
+  unsigned long long keep = ~0ull;
+  if (supported && cu.DeviceGetDefaultMemPool && cu.MemPoolSetAttribute && cu.DeviceGetDefaultMemPool(&pool, dev) == CU_OK)
+    cu.MemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+}
+
+/* After a failure, a later call retries only what is missing (the context is retained
+ * once, a module that loaded stays). */
 static int open_device(device_state *d, int id, const char *ptx, const char *ptx_kernels) {
   if (d->ready) return check(cu.CtxSetCurrent(d->ctx), "cuCtxSetCurrent");
   CUdevice dev;
-  if (!check(cu.DeviceGet(&dev, id), "cuDeviceGet") || !check(cu.PrimaryCtxRetain(&d->ctx, dev), "cuDevicePrimaryCtxRetain") ||
-      !check(cu.CtxSetCurrent(d->ctx), "cuCtxSetCurrent"))
+  if (!check(cu.DeviceGet(&dev, id), "cuDeviceGet")) return 0;
+  if (!d->ctx && !check(cu.PrimaryCtxRetain(&d->ctx, dev), "cuDevicePrimaryCtxRetain")) {
+    d->ctx = NULL;
     return 0;
+  }
+  if (!check(cu.CtxSetCurrent(d->ctx), "cuCtxSetCurrent")) return 0;
   if (cu.DeviceGetAttribute(&d->sm_count, CU_ATTR_MULTIPROCESSOR_COUNT, dev) != CU_OK || d->sm_count <= 0) d->sm_count = 1;
-  if (!load_module(&d->module, ptx, "the model's PTX", id, dev) ||
-      !load_module(&d->library, ptx_kernels, "shapec's device kernels (PTX)", id, dev))
+  open_pools(d, dev);
+  if (!d->module && !load_module(&d->module, ptx, "the model's PTX", id, dev)) {
+    d->module = NULL;
     return 0;
+  }
+  if (!d->library && !load_module(&d->library, ptx_kernels, "shapec's device kernels (PTX)", id, dev)) {
+    d->library = NULL;
+    return 0;
+  }
   d->ready = 1;
   return 1;
 }
@@ -226,6 +263,7 @@ int sc_cu_begin(const char *ptx, const char *ptx_kernels, int32_t device_id, voi
     return call.status;
   }
   device_state *d = &devices[device_id];
+  if (cu.CtxGetCurrent(&call.previous) != CU_OK) call.previous = NULL;
   pthread_mutex_lock(&d->lock);
   int ok = open_device(d, device_id, ptx, ptx_kernels);
   pthread_mutex_unlock(&d->lock);
@@ -243,29 +281,18 @@ void *sc_cu_current_stream(void) { return call.stream; }
 int sc_cu_end(int32_t sync) {
   if (!call.active) return SHAPEC_OK;
   if (sync && call.dev) check(cu.StreamSynchronize(call.stream), "cuStreamSynchronize (a kernel of this model)");
+  if (call.dev && call.previous) cu.CtxSetCurrent(call.previous);
   call.active = 0;
   return call.status;
 }
 
 /* ---- memory -------------------------------------------------------------------------- */
 
-/* Stream-ordered allocation where the driver and GPU have memory pools (CUDA 11.2+);
- * decided by the first allocation, so that every free matches its allocation. */
-static atomic_int use_async = -1;
-enum { CU_ERROR_NOT_SUPPORTED = 801 };
-
 void *sc_cu_alloc(int64_t bytes) {
   if (!call.dev || call.status) return NULL;
   size_t n = bytes > 0 ? (size_t)bytes : 256; /* the driver refuses 0 bytes; nothing reads it */
   CUdeviceptr p = 0;
-  CUresult r = CU_ERROR_NOT_SUPPORTED;
-  if (use_async != 0 && cu.MemAllocAsync) {
-    r = cu.MemAllocAsync(&p, n, call.stream);
-    if (use_async < 0) use_async = r != CU_ERROR_NOT_SUPPORTED;
-  } else {
-    use_async = 0;
-  }
-  if (!use_async) r = cu.MemAlloc(&p, n);
+  CUresult r = call.dev->pools ? cu.MemAllocAsync(&p, n, call.stream) : cu.MemAlloc(&p, n);
   if (r != CU_OK) {
     sc_cu_fail("allocating %lld bytes of CUDA device memory failed: %s", (long long)bytes, result_text(r));
     return NULL;
@@ -275,7 +302,7 @@ void *sc_cu_alloc(int64_t bytes) {
 
 void sc_cu_free(void *p) {
   if (!p || !call.dev) return;
-  if (use_async == 1) cu.MemFreeAsync((CUdeviceptr)(uintptr_t)p, call.stream);
+  if (call.dev->pools) cu.MemFreeAsync((CUdeviceptr)(uintptr_t)p, call.stream);
   else cu.MemFree((CUdeviceptr)(uintptr_t)p);
 }
 
@@ -285,8 +312,11 @@ void *sc_cu_weights(const void *host, int64_t bytes) {
   pthread_mutex_lock(&d->lock);
   if (!d->weights && bytes > 0) {
     CUdeviceptr p = 0;
+    /* the copy from pageable memory may return before it lands: wait for it before any
+     * call, on any stream, can see the pointer */
     if (check(cu.MemAlloc(&p, (size_t)bytes), "allocating device memory for the weights") &&
-        check(cu.MemcpyHtoD(p, host, (size_t)bytes), "copying the weights to the device"))
+        check(cu.MemcpyHtoDAsync(p, host, (size_t)bytes, call.stream), "copying the weights to the device") &&
+        check(cu.StreamSynchronize(call.stream), "cuStreamSynchronize (the weights' upload)"))
       d->weights = p;
     else if (p)
       cu.MemFree(p);

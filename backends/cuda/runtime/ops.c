@@ -34,32 +34,30 @@ static int compact(const int64_t *shape, const int64_t *strides, int32_t ndim) {
 
 /* ---- data movement ---- */
 
-void sc_cu_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
-                        int64_t esize) {
-  if (!dims_ok(ndim, "strided_copy")) return;
+/* A copy between a compact side and a strided side: one device-to-device copy when the
+ * strides are compact too, else `kernel` (strided_copy or copy_into) over the elements. */
+static void copy_strided(const char *kernel, const void *src, void *dst, int32_t ndim, const int64_t *shape,
+                         const int64_t *strides, int64_t esize) {
+  if (!dims_ok(ndim, kernel)) return;
   int64_t n = product(shape, ndim);
   if (n <= 0) return;
-  if (compact(shape, src_strides, ndim)) {
+  if (compact(shape, strides, ndim)) {
     sc_cu_copy_device(dst, src, n * esize);
     return;
   }
-  sc_dims sh = sc_cu_dims(shape, ndim), st = sc_cu_dims(src_strides, ndim);
+  sc_dims sh = sc_cu_dims(shape, ndim), st = sc_cu_dims(strides, ndim);
   void *p[] = {&src, &dst, &ndim, &sh, &st, &esize, &n};
-  sc_cu_launch("sc_d_strided_copy", n, p);
+  sc_cu_launch(kernel, n, p);
+}
+
+void sc_cu_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
+                        int64_t esize) {
+  copy_strided("sc_d_strided_copy", src, dst, ndim, shape, src_strides, esize);
 }
 
 void sc_cu_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
                      int64_t esize) {
-  if (!dims_ok(ndim, "copy_into")) return;
-  int64_t n = product(shape, ndim);
-  if (n <= 0) return;
-  if (compact(shape, dst_strides, ndim)) {
-    sc_cu_copy_device(dst, src, n * esize);
-    return;
-  }
-  sc_dims sh = sc_cu_dims(shape, ndim), st = sc_cu_dims(dst_strides, ndim);
-  void *p[] = {&src, &dst, &ndim, &sh, &st, &esize, &n};
-  sc_cu_launch("sc_d_copy_into", n, p);
+  copy_strided("sc_d_copy_into", src, dst, ndim, shape, dst_strides, esize);
 }
 
 void sc_cu_fill(void *dst, int64_t n, const void *value, int64_t esize) {
@@ -232,7 +230,7 @@ void sc_cu_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask
 int sc_cu_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
                   int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
                   float beta) {
-  if (batch <= 0 || m <= 0 || n <= 0) return sc_cu_status();
+  if (batch <= 0 || m <= 0 || n <= 0 || sc_cu_status()) return sc_cu_status();
   if (!sc_cu_cublas_sgemm(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, c, alpha, beta)) {
     void *p[] = {&batch, &m, &n, &k, &a, &a_batch_stride, &trans_a, &b, &b_batch_stride, &trans_b, &c, &alpha, &beta};
     sc_cu_launch("sc_d_gemm", batch * ((m + 3) / 4) * ((n + 3) / 4), p);

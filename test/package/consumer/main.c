@@ -4,7 +4,15 @@
 
 #include "model.h"
 
+#ifndef EXPECT_TARGETS
+#define EXPECT_TARGETS SHAPEC_TARGET_CPU
+#endif
+
 int main(void) {
+  if (shapec_model_targets() != EXPECT_TARGETS) {
+    fprintf(stderr, "targets %d, expected %d\n", shapec_model_targets(), EXPECT_TARGETS);
+    return 1;
+  }
   float w[6 * 5], x[4], y[8 * 4], z[32], o0[6 * 3], o1[32];
   for (int i = 0; i < 30; i++) w[i] = (float)(i % 7) / 7;
   for (int i = 0; i < 4; i++) x[i] = (float)i;
