@@ -719,9 +719,16 @@ static void emit_dispatch(cg *g, const char *name, LLVMValueRef cpu_fn, LLVMValu
     LLVMBasicBlockRef use_cpu = cg_block(g, "cpu");
     LLVMBuildCondBr(g->B, on_cuda(g, in, x), use_cuda, use_cpu);
     LLVMPositionBuilderAtEnd(g->B, use_cpu);
-    if (with_stream)
-      cg_fail_msg_if(g, LLVMBuildIsNotNull(g->B, stream, "stream"), "a CUDA stream was given but the tensors are not on "
-                     "a CUDA device (device type 2)", NULL, 0);
+    if (with_stream) {
+      LLVMBasicBlockRef refuse = cg_block(g, "refuse"), go = cg_block(g, "go");
+      LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, stream, "stream"), refuse, go);
+      LLVMPositionBuilderAtEnd(g->B, refuse);
+      LLVMTypeRef rp[2] = {g->ptr, g->i64};
+      LLVMValueRef ra[2] = {g->err, g->errlen};
+      LLVMBuildStore(g->B, cg_call(g, "sc_rt_refuse_stream", g->i32, rp, 2, ra, 2, false), g->rc_slot);
+      LLVMBuildBr(g->B, g->exit_bb);
+      LLVMPositionBuilderAtEnd(g->B, go);
+    }
     LLVMBuildStore(g->B, LLVMBuildCall2(g->B, LLVMFunctionType(g->i32, p4, 4, 0), cpu_fn, cpu_args, 4, "rc"), g->rc_slot);
     LLVMBuildBr(g->B, g->exit_bb);
   } else {

@@ -17,6 +17,8 @@ int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((fo
 /* device_type: 1 for the CPU path, 2 for the CUDA path. */
 int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_type, int32_t ndim, int32_t code, int32_t bits, char *err,
                        size_t errlen);
+/* A stream passed with CPU tensors: SHAPEC_ERR_ARGUMENT and the message. */
+int sc_rt_refuse_stream(char *err, size_t errlen);
 /* Every tensor on the first one's device_id (the CUDA path runs on one device). */
 int sc_rt_check_same_device(const shapec_tensor *inputs, int32_t n_in, const shapec_tensor *outputs, int32_t n_out,
                             char *err, size_t errlen);

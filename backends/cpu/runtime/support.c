@@ -19,6 +19,12 @@ int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) {
   return SHAPEC_ERR_SHAPE;
 }
 
+int sc_rt_refuse_stream(char *err, size_t errlen) {
+  if (err && errlen)
+    snprintf(err, errlen, "a CUDA stream was given but the tensors are not on a CUDA device (device type 2)");
+  return SHAPEC_ERR_ARGUMENT;
+}
+
 int sc_rt_check_same_device(const shapec_tensor *inputs, int32_t n_in, const shapec_tensor *outputs, int32_t n_out,
                             char *err, size_t errlen) {
   const shapec_tensor *first = n_in ? &inputs[0] : n_out ? &outputs[0] : NULL;
