@@ -28,6 +28,8 @@ def gpu_available():
 
 
 GPU = EMULATE or (CUDA and gpu_available())
+if CUDA and not EMULATE and not PTXAS:
+    print("skip - ptxas not found (PATH, /usr/local/cuda/bin): the PTX is not assembled in this run")
 
 
 def export_flags(arch="sm_80"):
