@@ -710,6 +710,20 @@ end
 
 # ---- CUDA target ----------------------------------------------------------------------
 
+begin "run --device: only cpu, cuda or cuda:N"
+sc run "$WORK/nolib.so" --device tpu --input x=x.npy
+expect_rc 2
+expect_err "run: --device takes cpu, cuda or cuda:N, not 'tpu'"
+sc run "$WORK/nolib.so" --device cuda:x --input x=x.npy
+expect_rc 2
+end
+
+begin "--cuda-emulate without a CUDA target is a usage error"
+sc export "$MODEL" --dynamic "$SPEC" --cuda-emulate -o "$WORK/emu"
+expect_rc 2
+expect_err "--cuda-emulate needs --target cuda"
+end
+
 begin "--target: an unknown target is a usage error"
 sc export "$MODEL" --dynamic "$SPEC" --target tpu -o "$WORK/tpu"
 expect_rc 2
