@@ -247,12 +247,17 @@ void sc_rt_free(void *ptr) {
   free(p);
 }
 
+/* Defined where the library has CUDA code (backends/cuda/runtime/driver.c); a weak
+ * reference does not pull it into a CPU-only library. */
+extern void sc_cu_release_memory(void) __attribute__((weak, visibility("hidden")));
+
 __attribute__((visibility("default"))) void shapec_model_release_workspace(void) {
   pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < n_cached; i++) free(cache[i]);
   n_cached = 0;
   cached_bytes = 0;
   pthread_mutex_unlock(&cache_lock);
+  if (sc_cu_release_memory) sc_cu_release_memory();
 }
 
 int64_t sc_rt_floordiv(int64_t a, int64_t b) {

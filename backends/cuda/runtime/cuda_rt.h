@@ -39,6 +39,8 @@ void sc_cu_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Device memory, stream-ordered on the call's stream; NULL on failure (recorded). */
 void *sc_cu_alloc(int64_t bytes);
 void sc_cu_free(void *p);
+/* Trims every device's memory pool (shapec_model_release_workspace calls it). */
+void sc_cu_release_memory(void);
 /* The weights blob on the call's device, uploaded on the first call per device. */
 void *sc_cu_weights(const void *host, int64_t bytes);
 

@@ -45,6 +45,7 @@ static struct {
   CUresult (*CtxGetCurrent)(CUcontext *);
   CUresult (*DeviceGetDefaultMemPool)(void **, CUdevice); /* CUDA 11.2+; NULL before */
   CUresult (*MemPoolSetAttribute)(void *, int, void *);
+  CUresult (*MemPoolTrimTo)(void *, size_t);
   CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *, void **);
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*MemAlloc)(CUdeviceptr *, size_t);
@@ -114,6 +115,7 @@ static void load_driver(void) {
   *(void **)&cu.MemFreeAsync = sym(lib, "cuMemFreeAsync", 0);
   *(void **)&cu.DeviceGetDefaultMemPool = sym(lib, "cuDeviceGetDefaultMemPool", 0);
   *(void **)&cu.MemPoolSetAttribute = sym(lib, "cuMemPoolSetAttribute", 0);
+  *(void **)&cu.MemPoolTrimTo = sym(lib, "cuMemPoolTrimTo", 0);
   if (load_error[0]) return;
   CUresult r = cu.Init(0);
   if (r == CU_OK) r = cu.DeviceGetCount(&device_count);
@@ -135,6 +137,7 @@ typedef struct device_state {
   CUmodule library;  /* shapec's device kernels (sc_d_*) */
   int sm_count;
   int pools;         /* stream-ordered allocation (cuMemAllocAsync) works here */
+  void *pool;        /* its default pool, which keeps freed memory for later calls */
   int n_kernels;
   const char *kernel_names[MAX_KERNELS];
   CUfunction kernels[MAX_KERNELS];
@@ -208,8 +211,10 @@ static void open_pools(device_state *d, CUdevice dev) {
   d->pools = supported;
   void *pool = NULL;
   unsigned long long keep = ~0ull;
-  if (supported && cu.DeviceGetDefaultMemPool && cu.MemPoolSetAttribute && cu.DeviceGetDefaultMemPool(&pool, dev) == CU_OK)
+  if (supported && cu.DeviceGetDefaultMemPool && cu.MemPoolSetAttribute && cu.DeviceGetDefaultMemPool(&pool, dev) == CU_OK) {
     cu.MemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep);
+    d->pool = pool;
+  }
 }
 
 /* After a failure, a later call retries only what is missing (the context is retained
@@ -298,6 +303,18 @@ void *sc_cu_alloc(int64_t bytes) {
     return NULL;
   }
   return (void *)(uintptr_t)p;
+}
+
+/* shapec_model_release_workspace: the memory the pools keep goes back to the driver (once
+ * the work already enqueued is done with it). */
+void sc_cu_release_memory(void) {
+  if (load_error[0] || !cu.MemPoolTrimTo) return;
+  for (int i = 0; i < MAX_DEVICES && i < device_count; i++) {
+    device_state *d = &devices[i];
+    pthread_mutex_lock(&d->lock);
+    if (d->ready && d->pool) cu.MemPoolTrimTo(d->pool, 0);
+    pthread_mutex_unlock(&d->lock);
+  }
 }
 
 void sc_cu_free(void *p) {
