@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/context.h"
-#include "../lib/strmap.h"
+#include "lib/base/context.h"
+#include "lib/base/strmap.h"
 #include "dtype.h"
 #include "op_table.h"
 #include "symexpr.h"

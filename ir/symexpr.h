@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../lib/context.h"
-#include "../lib/strbuf.h"
+#include "lib/base/context.h"
+#include "lib/base/strbuf.h"
 
 typedef enum sc_expr_kind {
   SC_EXPR_INT,      /* value */

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "../ir/dynspec.h"
+#include "ir/dynspec.h"
 #include "shape_env.h"
 
 typedef struct sc_analysis {

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../ir/dynspec.h"
-#include "../ir/graph.h"
-#include "../ir/value_range.h"
+#include "ir/dynspec.h"
+#include "ir/graph.h"
+#include "ir/value_range.h"
 
 typedef enum sc_sym_origin {
   SC_SYM_AUTO,      /* Dim.AUTO: anything goes, silently */

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "../ir/graph.h"
+#include "ir/graph.h"
 
 /* Returns true when the program's graphs (subgraphs included) are well formed. */
 bool sc_verify_graph(sc_ctx *ctx, const sc_program *p);

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "lib/context.h"
+#include "lib/base/context.h"
 
 /* Prints "shapec: <message>" and the usage; returns the usage exit status (2). */
 int sc_usage_error(const char *fmt, const char *arg, const char *usage);

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "lib/contract.h"
-#include "lib/driver.h"
-#include "lib/fileio.h"
+#include "lib/report/contract.h"
+#include "lib/driver/driver.h"
+#include "lib/base/fileio.h"
 
 /* One model to check. */
 typedef struct check_job {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "lib/contract.h"
+#include "lib/report/contract.h"
 
 static const char *str(const cJSON *o, const char *name) {
   const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name));

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cpu/cpu_backend.h"
-#include "lib/driver.h"
+#include "backends/library.h"
+#include "lib/driver/driver.h"
 #include "args.h"
 #include "check.h"
-#include "lib/fileio.h"
+#include "lib/base/fileio.h"
 #include "run.h"
 
 static const char *const usage_main =

@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "cuda_stage.h"
-#include "lib/fileio.h"
-#include "lib/npy.h"
+#include "lib/base/fileio.h"
+#include "lib/frontend/npy.h"
 #include "run.h"
 #include "shapec/runtime.h"
 

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "lib/context.h"
+#include "lib/base/context.h"
 
 typedef struct sc_run_options {
   const char *model;

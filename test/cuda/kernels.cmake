@@ -8,7 +8,7 @@ file(GLOB SC_CUDA_DEVICE_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/backends/
 # prototypes are checked against the kernels (and -Wmissing-prototypes is satisfied).
 add_library(sc_cuda_device_emulated OBJECT ${SC_CUDA_DEVICE_SOURCES})
 target_compile_definitions(sc_cuda_device_emulated PRIVATE SC_DEVICE_EMULATE)
-target_include_directories(sc_cuda_device_emulated PRIVATE ${CMAKE_SOURCE_DIR}/backends/cuda/device)
+target_include_directories(sc_cuda_device_emulated PRIVATE ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/backends/cuda/device)
 target_compile_options(sc_cuda_device_emulated PRIVATE
   "SHELL:-include ${CMAKE_SOURCE_DIR}/backends/cuda/device/device.h"
   "SHELL:-include ${CMAKE_SOURCE_DIR}/backends/cuda/emulate/device_kernels.h")
@@ -19,7 +19,7 @@ add_executable(test_device_kernels
   ${CMAKE_SOURCE_DIR}/backends/cuda/runtime/ops.c
   $<TARGET_OBJECTS:sc_cuda_device_emulated>)
 target_include_directories(test_device_kernels PRIVATE
-  ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/backends/cpu/runtime ${CMAKE_SOURCE_DIR}/backends/cuda/runtime
+  ${CMAKE_SOURCE_DIR} ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/backends/cpu/runtime ${CMAKE_SOURCE_DIR}/backends/cuda/runtime
   ${CMAKE_SOURCE_DIR}/backends/cuda/emulate)
 target_link_libraries(test_device_kernels PRIVATE shapec_kernels m ${CMAKE_DL_LIBS} pthread)
 add_test(NAME cuda_device_kernels COMMAND test_device_kernels)

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels.h"
-#include "ops.h"
+#include "backends/cpu/runtime/kernels.h"
+#include "backends/cuda/runtime/ops.h"
 
-#include "emulate.h"
+#include "backends/cuda/emulate/emulate.h"
 
 int sc_cu_status(void); /* cuda_rt.h's, which cannot be included beside kernels.h's sc_dims users */
 

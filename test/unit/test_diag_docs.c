@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/diag.h"
+#include "lib/base/diag.h"
 #include "test_util.h"
 
 static const struct {
@@ -12,7 +12,7 @@ static const struct {
   const char *slug;
 } codes[] = {
 #define SC_DIAG(name, num, slug, cls) {SC_DIAG_##name, slug},
-#include "lib/diag_codes.def"
+#include "lib/base/diag_codes.def"
 #undef SC_DIAG
 };
 

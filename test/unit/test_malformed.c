@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/fileio.h"
-#include "lib/safetensors.h"
+#include "lib/base/fileio.h"
+#include "lib/frontend/safetensors.h"
 #include "passes/verify_graph.h"
 #include "test_util.h"
 

@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <zip.h>
 
-#include "lib/fileio.h"
-#include "lib/pt2_reader.h"
+#include "lib/base/fileio.h"
+#include "lib/frontend/pt2_reader.h"
 #include "test_util.h"
 
 static char dir[] = "/tmp/shapec-pt2-XXXXXX";

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/safetensors.h"
+#include "lib/frontend/safetensors.h"
 #include "test_util.h"
 
 /* Builds a safetensors buffer from a header and `data_len` bytes of data. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/fileio.h"
+#include "lib/base/fileio.h"
 
 char *tu_read_source(const char *relpath, size_t *len) {
   char path[1024];

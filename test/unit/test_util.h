@@ -7,9 +7,9 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "lib/context.h"
-#include "lib/model_reader.h"
-#include "lib/spec_reader.h"
+#include "lib/base/context.h"
+#include "lib/frontend/model_reader.h"
+#include "lib/frontend/spec_reader.h"
 
 /* Reads SHAPEC_SOURCE_DIR/relpath into a heap string (fails the test if missing). */
 char *tu_read_source(const char *relpath, size_t *len);

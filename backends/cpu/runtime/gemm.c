@@ -8,6 +8,7 @@
  * the kernels it chose.) */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,35 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static sgemm_fn sgemm;
 static threads_fn set_threads;
 static char load_error[256];
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int applied_threads; /* the count OpenBLAS was last given; 0 = none */
+
+/* The OPENBLAS_CORETYPE this CPU's instruction sets deserve; NULL: let OpenBLAS choose. */
+static const char *blas_core(void) {
+#define HAS(name) (sc_rt_cpu_has(name, sizeof name - 1) == 1)
+  if (HAS("avx512f") && HAS("avx512bw") && HAS("avx512dq") && HAS("avx512vl") && HAS("avx512cd")) return "SkylakeX";
+  if (HAS("avx2") && HAS("fma")) return "Haswell";
+  if (HAS("avx")) return "Sandybridge";
+  return NULL;
+#undef HAS
+}
+
+
+/* One thread count for the pool and OpenBLAS: the library's (threads.c), handed to
+ * OpenBLAS before a product when it changed since. */
+static void apply_thread_count(void) {
+  int want = sc_rt_num_threads();
+  if (!set_threads || atomic_load(&applied_threads) == want) return;
+  pthread_mutex_lock(&threads_lock);
+  if (atomic_load(&applied_threads) != want) {
+    set_threads(want);
+    atomic_store(&applied_threads, want);
+  }
+  pthread_mutex_unlock(&threads_lock);
+}
 
 static void load(void) {
-  const char *core = sc_rt_blas_core();
+  const char *core = blas_core();
   if (core) setenv("OPENBLAS_CORETYPE", core, 0);
   void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!h) {
@@ -36,13 +63,19 @@ static void load(void) {
   set_threads = (threads_fn)dlsym(h, "openblas_set_num_threads");
   sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
   if (!sgemm) snprintf(load_error, sizeof load_error, "libopenblas.so.0 has no cblas_sgemm");
-  /* one thread count for the pool and OpenBLAS: SHAPEC_NUM_THREADS or every CPU */
-  if (set_threads) set_threads(shapec_model_get_num_threads());
+  apply_thread_count();
 }
 
 const char *sc_rt_blas_error(void) {
   pthread_once(&once, load);
   return sgemm ? NULL : load_error;
+}
+
+int sc_rt_blas_ready(char *err, size_t errlen) {
+  const char *why = sc_rt_blas_error();
+  if (!why) return SHAPEC_OK;
+  if (err && errlen) snprintf(err, errlen, "%s", why);
+  return SHAPEC_ERR_CPU;
 }
 
 /* C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b]; a batch stride of 0 broadcasts. */
@@ -51,6 +84,7 @@ int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return SHAPEC_ERR_ARGUMENT; /* blasint is 32-bit */
   if (m == 0 || n == 0) return SHAPEC_OK;
   if (sc_rt_blas_error()) return SHAPEC_ERR_CPU; /* prepare reported it with a message */
+  apply_thread_count();
   for (int64_t i = 0; i < batch; i++) {
     float *ci = c + i * m * n;
     if (k == 0) {
@@ -62,8 +96,4 @@ int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
           (int)n);
   }
   return SHAPEC_OK;
-}
-
-void sc_rt_blas_threads(int n) {
-  if (!sc_rt_blas_error() && set_threads) set_threads(n);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/llvm/runtime_abi.h"
 #include "shapec/runtime.h"
 
 /* ---- support (support.c) ---- */
@@ -22,13 +23,24 @@ int sc_rt_refuse_stream(char *err, size_t errlen);
 /* Every tensor on the first one's device_id (the CUDA path runs on one device). */
 int sc_rt_check_same_device(const shapec_tensor *inputs, int32_t n_in, const shapec_tensor *outputs, int32_t n_out,
                             char *err, size_t errlen);
-int sc_rt_cpu_supported(const char *features, char *err, size_t errlen);
-/* Whether this CPU has AVX2 and FMA (kernels with a libmvec fast path ask). */
-int sc_rt_has_avx2(void);
 void *sc_rt_alloc(int64_t bytes);
 void sc_rt_free(void *p);
 int64_t sc_rt_floordiv(int64_t a, int64_t b);
 int64_t sc_rt_mod(int64_t a, int64_t b);
+
+/* ---- the CPU's instruction sets (cpu_features.c) ---- */
+/* Whether this CPU (and the OS) supports the instruction set named by the n bytes at name
+ * ("avx2"); -1 for a name the runtime does not check. */
+int sc_rt_cpu_has(const char *name, size_t n);
+/* Every feature of the comma-separated list ("avx2,fma") supported, else SHAPEC_ERR_CPU
+ * and a message naming the missing one. */
+int sc_rt_cpu_supported(const char *features, char *err, size_t errlen);
+/* Whether this CPU has AVX2 and FMA (kernels with a libmvec fast path ask). */
+int sc_rt_has_avx2(void);
+
+/* ---- thread count (threads.c): read by the pool and OpenBLAS ---- */
+enum { SC_RT_MAX_THREADS = 256 };
+int sc_rt_num_threads(void);
 
 /* ---- thread pool (pool.c) ---- */
 /* A loop body over iterations [begin, end) with its captured values in ctx. */
@@ -36,13 +48,12 @@ typedef void (*sc_rt_loop_fn)(void *ctx, int64_t begin, int64_t end);
 /* Runs fn over [0, n) on the pool in chunks of at least min_chunk iterations; returns
  * when every iteration is done.  Runs on the calling thread alone when the pool is busy. */
 void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk);
-void sc_rt_blas_threads(int n);
 
 /* ---- OpenBLAS (gemm.c) ---- */
 /* Loads OpenBLAS on first use; NULL when it is there, else why it is not. */
 const char *sc_rt_blas_error(void);
-/* The OPENBLAS_CORETYPE this CPU's instruction sets deserve (support.c); NULL: let OpenBLAS choose. */
-const char *sc_rt_blas_core(void);
+/* The same as a return code: SHAPEC_OK, or SHAPEC_ERR_CPU with the message. */
+int sc_rt_blas_ready(char *err, size_t errlen);
 
 /* ---- weights side file (weights.c) ---- */
 /* The weights blob of a library exported with --external-weights, mapped on first use;
@@ -101,7 +112,6 @@ int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *m
                   int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal);
 
 /* ---- reductions (reduce.c) ---- */
-enum { SC_REDUCE_SUM, SC_REDUCE_MEAN, SC_REDUCE_MAX, SC_REDUCE_MIN, SC_REDUCE_VAR };
 void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
                      double correction);
 void sc_k_arg_reduce_f32(const float *x, float *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,

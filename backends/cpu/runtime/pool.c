@@ -1,8 +1,7 @@
 /* pool.c - the thread pool that runs a model's outer loops.
  *
  * One pool per loaded library, started on first use with as many workers as the library's
- * thread count asks for (all online CPUs by default, SHAPEC_NUM_THREADS or
- * shapec_model_set_num_threads to change it).  A parallel loop hands out fixed-size chunks
+ * thread count (threads.c) asks for.  A parallel loop hands out fixed-size chunks
  * of its iteration space through an atomic counter; the calling thread works too.
  *
  * Concurrent callers: only one loop owns the pool at a time.  A caller that finds it busy
@@ -14,8 +13,6 @@
 #include <unistd.h>
 
 #include "kernels.h"
-
-#define SC_POOL_MAX 256
 
 typedef struct job {
   sc_rt_loop_fn fn;
@@ -32,25 +29,6 @@ static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, idle = PTHREAD_COND_INITI
 static job *current;
 static unsigned long generation;
 static int started;          /* workers running */
-static atomic_int wanted;    /* threads a loop may use, the caller included; 0 = not yet chosen */
-
-static int default_threads(void) {
-  const char *env = getenv("SHAPEC_NUM_THREADS");
-  long n = env ? strtol(env, NULL, 10) : 0;
-  if (n <= 0) n = sysconf(_SC_NPROCESSORS_ONLN);
-  if (n <= 0) n = 1;
-  return n > SC_POOL_MAX ? SC_POOL_MAX : (int)n;
-}
-
-static int thread_count(void) {
-  int n = atomic_load(&wanted);
-  if (n == 0) {
-    int expected = 0;
-    atomic_compare_exchange_strong(&wanted, &expected, default_threads());
-    n = atomic_load(&wanted);
-  }
-  return n;
-}
 
 static void work_on(job *j) {
   for (;;) {
@@ -125,7 +103,7 @@ static int ensure_workers(int count) {
 void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk) {
   if (n <= 0) return;
   if (min_chunk < 1) min_chunk = 1;
-  int threads = thread_count();
+  int threads = sc_rt_num_threads();
   int64_t max_useful = (n + min_chunk - 1) / min_chunk;
   if (threads > max_useful) threads = (int)max_useful;
   if (threads <= 1 || pthread_mutex_trylock(&owner) != 0) {
@@ -156,14 +134,4 @@ void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chun
   current = NULL;
   pthread_mutex_unlock(&lock);
   pthread_mutex_unlock(&owner);
-}
-
-__attribute__((visibility("default"))) int shapec_model_get_num_threads(void) { return thread_count(); }
-
-__attribute__((visibility("default"))) int shapec_model_set_num_threads(int n) {
-  if (n <= 0) n = default_threads();
-  if (n > SC_POOL_MAX) n = SC_POOL_MAX;
-  atomic_store(&wanted, n);
-  sc_rt_blas_threads(n);
-  return n;
 }

@@ -1,5 +1,4 @@
-/* support.c - messages, input checks, workspace and CPU checks for generated code. */
-#include <cpuid.h>
+/* support.c - messages, input checks, workspace and integer helpers for generated code. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -95,89 +94,6 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
     return SHAPEC_ERR_ARGUMENT;
   }
   return SHAPEC_OK;
-}
-
-/* Whether this CPU (and the OS, for the AVX register state) supports an instruction set;
- * -1 for a name we do not check.  cpuid directly: the library links no libgcc. */
-static int cpu_has(const char *name, size_t n) {
-  unsigned a, b, c, d, b7 = 0, c1 = 0;
-  if (__get_cpuid(1, &a, &b, &c, &d)) c1 = c;
-  if (__get_cpuid_max(0, NULL) >= 7) {
-    __cpuid_count(7, 0, a, b, c, d);
-    b7 = b;
-  }
-  unsigned long long xcr0 = 0;
-  if (c1 & (1u << 27)) { /* OSXSAVE: xgetbv is available */
-    unsigned lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    xcr0 = ((unsigned long long)hi << 32) | lo;
-  }
-  bool avx_state = (xcr0 & 6) == 6, avx512_state = avx_state && (xcr0 & 0xe0) == 0xe0;
-  static const struct {
-    const char *name;
-    int leaf;      /* 1: cpuid(1).ecx, 7: cpuid(7).ebx */
-    int bit;
-    int state;     /* 0 none, 1 AVX, 2 AVX-512 */
-  } table[] = {{"sse4.2", 1, 20, 0}, {"avx", 1, 28, 1}, {"fma", 1, 12, 1}, {"f16c", 1, 29, 1},
-               {"avx2", 7, 5, 1},    {"bmi2", 7, 8, 0},  {"avx512f", 7, 16, 2}, {"avx512dq", 7, 17, 2},
-               {"avx512cd", 7, 28, 2}, {"avx512bw", 7, 30, 2}, {"avx512vl", 7, 31, 2}};
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-    if (strlen(table[i].name) != n || strncmp(name, table[i].name, n) != 0) continue;
-    unsigned reg = table[i].leaf == 1 ? c1 : b7;
-    bool has = (reg >> table[i].bit) & 1u;
-    if (table[i].state == 1) has = has && avx_state;
-    if (table[i].state == 2) has = has && avx512_state;
-    return has;
-  }
-  return -1;
-}
-
-/* features: comma-separated names such as "avx2,fma"; each must be supported here, or
- * code built for it would fault or, through the vector ABI, compute garbage. */
-static int check_features(const char *features, char *err, size_t errlen) {
-  for (const char *p = features; p && *p;) {
-    size_t n = strcspn(p, ",");
-    if (cpu_has(p, n) == 0) {
-      if (err && errlen)
-        snprintf(err, errlen, "this CPU lacks %.*s, which the library was built for; export again with --cpu for "
-                              "this machine", (int)n, p);
-      return SHAPEC_ERR_CPU;
-    }
-    p += n + (p[n] == ',');
-  }
-  return SHAPEC_OK;
-}
-
-/* cpuid traps to the hypervisor on virtual machines (tens of microseconds), so the answer,
- * which cannot change while the process runs, is computed once.  A library checks one
- * fixed feature list, so one cached verdict per library is enough. */
-int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
-  static _Atomic int verdict = -1; /* -1 unknown, else the return code */
-  int v = verdict;
-  if (v == SHAPEC_OK) return SHAPEC_OK;
-  v = check_features(features, err, errlen);
-  if (v == SHAPEC_OK && sc_rt_blas_error()) {
-    if (err && errlen) snprintf(err, errlen, "%s", sc_rt_blas_error());
-    v = SHAPEC_ERR_CPU;
-  }
-  verdict = v;
-  return v;
-}
-
-int sc_rt_has_avx2(void) {
-  static _Atomic int known = -1; /* cpuid is slow on virtual machines: ask once */
-  int v = known;
-  if (v < 0) known = v = cpu_has("avx2", 4) == 1 && cpu_has("fma", 3) == 1;
-  return v;
-}
-
-const char *sc_rt_blas_core(void) {
-#define HAS(name) (cpu_has(name, sizeof name - 1) == 1)
-  if (HAS("avx512f") && HAS("avx512bw") && HAS("avx512dq") && HAS("avx512vl") && HAS("avx512cd")) return "SkylakeX";
-  if (HAS("avx2") && HAS("fma")) return "Haswell";
-  if (HAS("avx")) return "Sandybridge";
-  return NULL;
-#undef HAS
 }
 
 /* Workspace blocks.  Large blocks come from mmap, so every fresh one page-faults its way

@@ -6,23 +6,22 @@
  * reduces `chunks` contiguous ranges of each output's reduced elements into double
  * partials, and sc_d_reduce_finish combines them in order.  Sums and sums of squares are
  * kept in double, as on the CPU. */
+#include "backends/llvm/runtime_abi.h"
 #include "device.h"
-
-enum { OP_SUM, OP_MEAN, OP_MAX, OP_MIN, OP_VAR }; /* SC_REDUCE_* of kernels.h */
 
 static inline int is_nan(double v) { return v != v; }
 
 /* The running value of max / min, with the CPU kernel's rule: the first NaN sticks. */
 static inline double pick(double acc, double v, int32_t op) {
-  if (op == OP_MAX ? (v > acc || is_nan(v)) : (v < acc || is_nan(v))) return is_nan(acc) ? acc : v;
+  if (op == SC_REDUCE_MAX ? (v > acc || is_nan(v)) : (v < acc || is_nan(v))) return is_nan(acc) ? acc : v;
   return acc;
 }
 
 /* Reduces the reduced elements [r0, r1) of output o: s0 = sum (or max / min), s1 = sum of squares. */
 static inline void reduce_range(const float *x, int32_t ndim, const sc_dims *shape, const sc_dims *reduce, int32_t op,
                                 int64_t o, int64_t r0, int64_t r1, double *s0, double *s1) {
-  const int bounded = op == OP_MAX || op == OP_MIN;
-  double a = op == OP_MAX ? -__builtin_inf() : op == OP_MIN ? __builtin_inf() : 0.0, b = 0.0;
+  const int bounded = op == SC_REDUCE_MAX || op == SC_REDUCE_MIN;
+  double a = op == SC_REDUCE_MAX ? -__builtin_inf() : op == SC_REDUCE_MIN ? __builtin_inf() : 0.0, b = 0.0;
   *s0 = a;
   *s1 = b;
   if (r0 >= r1) return; /* (a reduced extent may be 0) */
@@ -67,9 +66,9 @@ static inline void reduce_range(const float *x, int32_t ndim, const sc_dims *sha
 }
 
 static inline float finish(double s0, double s1, int64_t red_n, int32_t op, double correction) {
-  if (op == OP_MAX || op == OP_MIN || op == OP_SUM) return (float)s0;
+  if (op == SC_REDUCE_MAX || op == SC_REDUCE_MIN || op == SC_REDUCE_SUM) return (float)s0;
   double n = (double)red_n, mean = red_n ? s0 / n : __builtin_nan("");
-  if (op == OP_MEAN) return (float)mean;
+  if (op == SC_REDUCE_MEAN) return (float)mean;
   return (float)((s1 - n * mean * mean) / (n - correction));
 }
 
@@ -100,9 +99,9 @@ SC_KERNEL void sc_d_reduce_finish(const double *part, float *y, int32_t op, doub
                                   int64_t red_n, int64_t chunks) {
   SC_GRID_LOOP(o, out_n) {
     const double *p = part + 2 * o * chunks;
-    double s0 = op == OP_MAX ? -__builtin_inf() : op == OP_MIN ? __builtin_inf() : 0.0, s1 = 0.0;
+    double s0 = op == SC_REDUCE_MAX ? -__builtin_inf() : op == SC_REDUCE_MIN ? __builtin_inf() : 0.0, s1 = 0.0;
     for (int64_t c = 0; c < chunks; c++) {
-      if (op == OP_MAX || op == OP_MIN) s0 = pick(s0, p[2 * c], op);
+      if (op == SC_REDUCE_MAX || op == SC_REDUCE_MIN) s0 = pick(s0, p[2 * c], op);
       else {
         s0 += p[2 * c];
         s1 += p[2 * c + 1];

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_rt.h"
+#include "backends/cuda/runtime/cuda_rt.h"
 #include "device_kernels.h"
 #include "emulate.h"
 

@@ -1,0 +1,238 @@
+/* cpu_target.c - the CPU as LLVM's target: the target machine for the host or a named
+ * CPU (and the instruction sets the library checks at run time), optimization, object
+ * emission, and the link into model.so (ld.lld-19 as a subprocess, with the runtime
+ * archive and OpenBLAS).  Every library's host code goes through here, also that of a
+ * library whose tensors live on a GPU. */
+#include <errno.h>
+#include <fcntl.h>
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backends/cpu/cpu_target.h"
+#include "backends/library.h"
+#include "lib/base/fileio.h"
+
+extern char **environ;
+
+static void init_host_llvm(void) {
+  static bool done;
+  if (done) return;
+  done = true;
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  /* process-global: vectorized exp/log/sin/cos/pow go to glibc's libmvec */
+  const char *argv[] = {"shapec", "-vector-library=LIBMVEC-X86"};
+  LLVMParseCommandLineOptions(2, argv, NULL);
+}
+
+/* Whether a comma-separated LLVM feature string enables `name` ("+avx512f" exactly, not
+ * "+avx512fp16"). */
+static bool feature_on(const char *features, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = features; p && *p;) {
+    size_t len = strcspn(p, ",");
+    if (len == n + 1 && p[0] == '+' && strncmp(p + 1, name, n) == 0) return true;
+    p += len + (p[len] == ',');
+  }
+  return false;
+}
+
+static const char *const checked_features[] = {"sse4.2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw",
+                                               "avx512dq", "avx512vl", "avx512cd"};
+
+/* The instruction sets the library will use, among those the runtime can check. */
+static const char *features_csv(sc_ctx *ctx, const char *features) {
+  sc_strbuf sb = {0};
+  for (size_t i = 0; i < sizeof checked_features / sizeof checked_features[0]; i++)
+    if (feature_on(features, checked_features[i])) {
+      if (sb.len) sc_strbuf_append(&sb, ",");
+      sc_strbuf_append(&sb, checked_features[i]);
+    }
+  const char *s = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return s;
+}
+
+/* --cpu NAME: the instruction sets each accepted name implies, as LLVM feature strings.
+ * The C API cannot ask LLVM what a CPU name implies, and a name LLVM does not know makes
+ * it abort, so shapec accepts the names it can check at run time. */
+static const struct {
+  const char *name;
+  const char *features;
+} named_cpus[] = {
+    {"x86-64", ""},
+    {"x86-64-v2", "+sse4.2"},
+    {"x86-64-v3", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"x86-64-v4", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+    {"haswell", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"skylake", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"znver2", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"znver3", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2"},
+    {"skylake-avx512", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+    {"icelake-server", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+    {"sapphirerapids", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+    {"znver4", "+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd"},
+};
+
+const char *sc_cpu_known_names(void) {
+  static char list[512];
+  if (!list[0])
+    for (size_t i = 0; i < sizeof named_cpus / sizeof named_cpus[0]; i++) {
+      if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
+      strncat(list, named_cpus[i].name, sizeof list - strlen(list) - 1);
+    }
+  return list;
+}
+
+bool sc_cpu_is_known(const char *name) {
+  for (size_t i = 0; i < sizeof named_cpus / sizeof named_cpus[0]; i++)
+    if (strcmp(name, named_cpus[i].name) == 0) return true;
+  return false;
+}
+
+/* The LLVM CPU and feature string for --cpu NAME (NULL: the host); false for an unknown name. */
+static bool named_cpu(const char *name, const char **cpu, const char **features) {
+  for (size_t i = 0; i < sizeof named_cpus / sizeof named_cpus[0]; i++)
+    if (strcmp(name, named_cpus[i].name) == 0) {
+      /* the x86-64-vN levels are feature sets on the generic CPU model */
+      *cpu = strncmp(name, "x86-64", 6) == 0 ? "x86-64" : name;
+      *features = named_cpus[i].features;
+      return true;
+    }
+  return false;
+}
+
+bool cpu_target_open(cg *g, const char *cpu_name) {
+  init_host_llvm();
+  char *triple = LLVMGetDefaultTargetTriple();
+  char *err = NULL;
+  LLVMTargetRef target;
+  if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+    cg_error(g, SC_DIAG_CODEGEN, NULL, "LLVM has no target for %s: %s", triple, err);
+    LLVMDisposeMessage(err);
+    LLVMDisposeMessage(triple);
+    return false;
+  }
+  char *host_cpu = LLVMGetHostCPUName(), *host_features = LLVMGetHostCPUFeatures();
+  const char *cpu = host_cpu, *features = host_features;
+  if (cpu_name && !named_cpu(cpu_name, &cpu, &features)) {
+    cg_error(g, SC_DIAG_CODEGEN, NULL, "--cpu %s: not a CPU shapec knows; use one of: %s (or leave --cpu out for this "
+                                       "machine's CPU)", cpu_name, sc_cpu_known_names());
+    LLVMDisposeMessage(host_cpu);
+    LLVMDisposeMessage(host_features);
+    LLVMDisposeMessage(triple);
+    return false;
+  }
+  g->tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+                                  LLVMCodeModelDefault);
+  g->cpu_features = features_csv(g->ctx, features);
+  LLVMSetTarget(g->M, triple);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(g->tm);
+  LLVMSetModuleDataLayout(g->M, dl);
+  LLVMDisposeTargetData(dl);
+  LLVMDisposeMessage(host_cpu);
+  LLVMDisposeMessage(host_features);
+  LLVMDisposeMessage(triple);
+  return g->tm != NULL;
+}
+
+
+/* ---- emission and link ---------------------------------------------------------------- */
+
+static bool write_temp(cg *g, const char *path, const void *data, size_t len) {
+  return sc_file_write_atomic(g->ctx, path, data, len);
+}
+
+
+/* Runs argv; on failure records the tool's stderr. */
+static bool run_tool(cg *g, char *const argv[]) {
+  char errpath[1100];
+  sc_temp_template(errpath, sizeof errpath, "shapec-link");
+  int fd = mkstemp(errpath);
+  if (fd < 0)
+    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary file %s: %s (set TMPDIR to a writable directory)",
+                    errpath, strerror(errno));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd, 2);
+  posix_spawn_file_actions_adddup2(&fa, fd, 1);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  int status = 0;
+  bool ok = rc == 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!ok) {
+    char out[1500] = "";
+    lseek(fd, 0, SEEK_SET);
+    ssize_t n = read(fd, out, sizeof out - 1);
+    out[n > 0 ? n : 0] = '\0';
+    if (rc != 0) cg_error(g, SC_DIAG_LINK, NULL, "cannot run %s: %s (install lld-19)", argv[0], strerror(rc));
+    else cg_error(g, SC_DIAG_LINK, NULL, "%s failed: %s", argv[0], out);
+  }
+  close(fd);
+  unlink(errpath);
+  return ok;
+}
+
+bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t runtime_size) {
+  char *err = NULL;
+  if (LLVMVerifyModule(g->M, LLVMReturnStatusAction, &err)) {
+    cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: the generated module does not verify: %.600s", err);
+    LLVMDisposeMessage(err);
+    return false;
+  }
+  LLVMDisposeMessage(err);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef e = LLVMRunPasses(g->M, "default<O3>", g->tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (e) {
+    char *msg = LLVMGetErrorMessage(e);
+    cg_error(g, SC_DIAG_CODEGEN, NULL, "LLVM optimization failed: %s", msg);
+    LLVMDisposeErrorMessage(msg);
+    return false;
+  }
+  LLVMMemoryBufferRef obj;
+  if (LLVMTargetMachineEmitToMemoryBuffer(g->tm, g->M, LLVMObjectFile, &err, &obj)) {
+    cg_error(g, SC_DIAG_CODEGEN, NULL, "LLVM code generation failed: %s", err);
+    LLVMDisposeMessage(err);
+    return false;
+  }
+  char dir[1100];
+  sc_temp_template(dir, sizeof dir, "shapec-build");
+  if (!mkdtemp(dir)) {
+    LLVMDisposeMemoryBuffer(obj);
+    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary directory %s: %s (set TMPDIR to a writable "
+                                           "directory)", dir, strerror(errno));
+  }
+  char o_path[1200], a_path[1200], tmp_so[1200];
+  snprintf(o_path, sizeof o_path, "%s/model.o", dir);
+  snprintf(a_path, sizeof a_path, "%s/kernels.a", dir);
+  snprintf(tmp_so, sizeof tmp_so, "%s.tmp.%ld", so_path, (long)getpid());
+  bool ok = write_temp(g, o_path, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj)) &&
+            write_temp(g, a_path, runtime, runtime_size);
+  LLVMDisposeMemoryBuffer(obj);
+  if (ok) {
+    char *argv[] = {"ld.lld-19", "-shared", "-soname", "model.so", "-z", "now", "-z", "noexecstack", "-z", "defs",
+                    /* nodelete: the pool's workers live as long as the process */
+                    "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
+                    "-u", "shapec_model_set_weights_path", "-u", "shapec_model_release_workspace",
+                    "--gc-sections", "-o", tmp_so, o_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
+                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL};
+    ok = run_tool(g, argv) && rename(tmp_so, so_path) == 0;
+    if (!ok) unlink(tmp_so);
+  }
+  unlink(o_path);
+  unlink(a_path);
+  rmdir(dir);
+  return ok;
+}
+

@@ -1,0 +1,83 @@
+/* library.c - builds a model library: the shared lowering (backends/llvm) emits the
+ * module with the host target's hooks (backends/cpu) and, for CUDA tensors, the device
+ * target's (backends/cuda); the CPU target then compiles and links it with the runtime. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cpu/cpu_target.h"
+#include "backends/cuda/cuda_target.h"
+#include "backends/library.h"
+#include "lib/base/fileio.h"
+
+/* The runtime archives, embedded at build time (CMakeLists.txt): backends/cpu/runtime and
+ * backends/cuda/runtime; the same with the emulated CUDA driver for --cuda-emulate. */
+extern const unsigned char sc_kernels_archive[];
+extern const size_t sc_kernels_archive_size;
+extern const unsigned char sc_kernels_emulated_archive[];
+extern const size_t sc_kernels_emulated_archive_size;
+
+static void init_types(cg *g) {
+  g->i1 = LLVMInt1TypeInContext(g->C);
+  g->i8 = LLVMInt8TypeInContext(g->C);
+  g->i16 = LLVMInt16TypeInContext(g->C);
+  g->i32 = LLVMInt32TypeInContext(g->C);
+  g->i64 = LLVMInt64TypeInContext(g->C);
+  g->f32 = LLVMFloatTypeInContext(g->C);
+  g->f64 = LLVMDoubleTypeInContext(g->C);
+  g->ptr = LLVMPointerTypeInContext(g->C, 0);
+  g->voidt = LLVMVoidTypeInContext(g->C);
+  /* shapec_tensor of include/shapec/runtime.h */
+  LLVMTypeRef dev[2] = {g->i32, g->i32}, dt[3] = {g->i8, g->i8, g->i16};
+  LLVMTypeRef fields[7] = {g->ptr, LLVMStructTypeInContext(g->C, dev, 2, 0), g->i32, LLVMStructTypeInContext(g->C, dt, 3, 0),
+                           g->ptr, g->ptr, g->i64};
+  g->tensor_t = LLVMStructTypeInContext(g->C, fields, 7, 0);
+}
+
+/* The module's contents: weights, getters, entry points, and the device code. */
+static bool emit_library(cg *g, const sc_library_options *opts) {
+  if (opts->external_weights)
+    g->external_path = sc_arena_printf(&g->ctx->arena, "%s/model.weights", opts->outdir);
+  cg_emit_weights(g);
+  cg_emit_string_getter(g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");
+  cg_emit_string_getter(g, "shapec_model_cpu_features", g->cpu_features);
+  if (g->has_cuda) cg_emit_string_getter(g, "shapec_model_cuda_arch", g->emulate ? "host-emulation" : g->cuda_arch);
+  bool ok = cg_emit_entry_points(g) && !g->failed;
+  if (ok && g->has_cuda) ok = cuda_target_finish(g, opts->outdir, opts->keep_ir) && !g->failed;
+  return ok;
+}
+
+bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, const sc_weights *w,
+                      const sc_library_options *opts) {
+  cg g = {.ctx = ctx, .p = p, .a = a, .w = w, .host = &sc_cpu_target};
+  sc_strmap_init(&g.values, &ctx->arena);
+  g.C = LLVMContextCreate();
+  g.M = LLVMModuleCreateWithNameInContext("model", g.C);
+  g.B = LLVMCreateBuilderInContext(g.C);
+  init_types(&g);
+  g.has_cpu = !opts->target_cuda || opts->target_cpu;
+  g.has_cuda = opts->target_cuda;
+  g.emulate = opts->target_cuda && opts->cuda_emulate;
+  if (g.has_cuda) g.gpu = g.emulate ? &sc_cuda_emulated_target : &sc_cuda_target;
+  bool ok = cpu_target_open(&g, opts->cpu);
+  if (ok && g.has_cuda) ok = cuda_target_open(&g, opts->cuda_arch ? opts->cuda_arch : "sm_80");
+  if (ok) ok = emit_library(&g, opts);
+  if (ok && opts->keep_ir) {
+    char *ir = LLVMPrintModuleToString(g.M);
+    sc_file_write_atomic(ctx, sc_arena_printf(&ctx->arena, "%s/model.ll", opts->outdir), ir, strlen(ir));
+    LLVMDisposeMessage(ir);
+  }
+  if (ok) {
+    cg_finish_module(&g);
+    const char *so_path = sc_arena_printf(&ctx->arena, "%s/model.so", opts->outdir);
+    ok = g.emulate ? cpu_target_link(&g, so_path, sc_kernels_emulated_archive, sc_kernels_emulated_archive_size)
+                   : cpu_target_link(&g, so_path, sc_kernels_archive, sc_kernels_archive_size);
+  }
+  if (ok) ok = sc_library_write_header(ctx, p, sc_arena_printf(&ctx->arena, "%s/model.h", opts->outdir));
+  LLVMDisposeBuilder(g.B);
+  cuda_target_close(&g);
+  LLVMDisposeModule(g.M);
+  if (g.tm) LLVMDisposeTargetMachine(g.tm);
+  LLVMContextDispose(g.C);
+  free(g.emu_kernels);
+  return ok;
+}

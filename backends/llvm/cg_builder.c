@@ -1,0 +1,60 @@
+/* cg_builder.c - IR helpers every file of the lowering uses: diagnostics, function
+ * declarations and calls, constants, blocks, and the exits that return an error code or
+ * a message from the entry point being built. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lower.h"
+
+bool cg_error(cg *g, sc_diag_code code, const char *path, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  sc_diags_add(&g->ctx->diags, code, SC_SEV_ERROR, g->p->file, path, "%s", msg);
+  g->failed = true;
+  return false;
+}
+
+LLVMValueRef cg_function(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n, bool vararg) {
+  LLVMValueRef f = LLVMGetNamedFunction(g->M, name);
+  if (f) return f;
+  return LLVMAddFunction(g->M, name, LLVMFunctionType(ret, params, n, vararg));
+}
+
+LLVMValueRef cg_call(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n, LLVMValueRef *args,
+                     unsigned nargs, bool vararg) {
+  /* host code of the device path calls the device runtime's counterparts */
+  if (g->cuda && !g->device) name = g->gpu->runtime_name(g, name);
+  LLVMValueRef f = cg_function(g, name, ret, params, n, vararg);
+  return LLVMBuildCall2(g->B, LLVMFunctionType(ret, params, n, vararg), f, args, nargs, "");
+}
+
+LLVMValueRef cg_i64(cg *g, int64_t v) { return LLVMConstInt(g->i64, (unsigned long long)v, 1); }
+
+LLVMValueRef cg_cstr(cg *g, const char *s) { return LLVMBuildGlobalStringPtr(g->B, s, "str"); }
+
+LLVMBasicBlockRef cg_block(cg *g, const char *name) { return LLVMAppendBasicBlockInContext(g->C, g->fn, name); }
+
+void cg_fail_if(cg *g, LLVMValueRef cond, LLVMValueRef rc_value) {
+  LLVMBasicBlockRef fail = cg_block(g, "fail"), ok = cg_block(g, "ok");
+  LLVMBuildCondBr(g->B, cond, fail, ok);
+  LLVMPositionBuilderAtEnd(g->B, fail);
+  LLVMBuildStore(g->B, rc_value, g->rc_slot);
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, ok);
+}
+
+void cg_fail_msg_if(cg *g, LLVMValueRef cond, const char *fmt, LLVMValueRef *args, unsigned n) {
+  LLVMBasicBlockRef fail = cg_block(g, "fail"), ok = cg_block(g, "ok");
+  LLVMBuildCondBr(g->B, cond, fail, ok);
+  LLVMPositionBuilderAtEnd(g->B, fail);
+  LLVMValueRef call_args[24] = {g->err, g->errlen, cg_cstr(g, fmt)};
+  for (unsigned i = 0; i < n && i < 21; i++) call_args[3 + i] = args[i];
+  LLVMTypeRef params[3] = {g->ptr, g->i64, g->ptr};
+  LLVMValueRef rc = cg_call(g, "sc_rt_fail", g->i32, params, 3, call_args, 3 + n, true);
+  LLVMBuildStore(g->B, rc, g->rc_slot);
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, ok);
+}

@@ -1,0 +1,770 @@
+/* cg_elementwise.c - elementwise ops as inline loops, with fusion: an elementwise result
+ * read by exactly one elementwise consumer (and not a graph output) is computed inside
+ * the consumer's loop, so a chain such as gelu(x*w + b) + x is one loop nest with no
+ * intermediate buffer.  Broadcasting follows the analysed symbolic shapes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+bool cg_is_elementwise(const sc_node *n) {
+  if (!n->op || n->op->op_class != SC_OPC_ELEMENTWISE) return false;
+  switch (n->op->id) {
+    case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH: return false; /* aliases */
+    default: break;
+  }
+  for (size_t i = 0; i < n->n_outputs; i++)
+    if (n->outputs[i].kind != SC_ARG_TENSOR) return false;
+  return true;
+}
+
+LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt) {
+  switch (dt) {
+    case SC_DTYPE_F32: return g->f32;
+    case SC_DTYPE_F64: return g->f64;
+    case SC_DTYPE_I64: return g->i64;
+    case SC_DTYPE_I32: return g->i32;
+    case SC_DTYPE_I16: return g->i16;
+    case SC_DTYPE_I8:
+    case SC_DTYPE_U8: return g->i8;
+    case SC_DTYPE_BOOL: return g->i1;
+    default: return NULL;
+  }
+}
+
+static const sc_value *out_value(const sc_node *n) { return n->outputs[0].items[0].value; }
+
+void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg) {
+  cg_loop_range(g, cg_i64(g, 0), n, body, arg);
+}
+
+void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg *, LLVMValueRef, void *), void *arg) {
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B);
+  LLVMBasicBlockRef head = cg_block(g, "loop"), exit = cg_block(g, "loop.end");
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, begin, end, "any"), head, exit);
+  LLVMPositionBuilderAtEnd(g->B, head);
+  LLVMValueRef i = LLVMBuildPhi(g->B, g->i64, "i");
+  body(g, i, arg);
+  LLVMValueRef next = LLVMBuildNSWAdd(g->B, i, cg_i64(g, 1), "next");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->B);
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, next, end, "more"), head, exit);
+  LLVMValueRef in_vals[2] = {begin, next};
+  LLVMBasicBlockRef in_blocks[2] = {pre, latch};
+  LLVMAddIncoming(i, in_vals, in_blocks, 2);
+  LLVMPositionBuilderAtEnd(g->B, exit);
+}
+
+/* ---- fusion plan ---------------------------------------------------------------------- */
+
+static const sc_node **users;
+
+enum { MAX_LEAVES = 32 }; /* distinct tensors one fused loop reads (ew_ctx.leaves) */
+
+/* A fused tree may read at most MAX_LEAVES tensors: where one would read more, its
+ * largest inlined subtrees are computed into buffers instead.  Counts repeated reads of
+ * one tensor more than once, so it errs towards smaller trees. */
+static void limit_leaves(cg *g) {
+  const sc_graph *gr = g->p->graph;
+  int *leaves = calloc(gr->n_nodes + 1, sizeof *leaves);
+  if (!leaves) return;
+  for (size_t i = 0; i < gr->n_nodes; i++) {
+    const sc_node *n = &gr->nodes[i];
+    if (!cg_is_elementwise(n)) continue;
+    for (;;) {
+      int count = 0, widest = -1;
+      cg_value *widest_cv = NULL;
+      for (size_t k = 0; k < n->n_inputs; k++) {
+        const sc_arg *a = &n->inputs[k].arg;
+        for (size_t j = 0; j < a->n_items; j++) {
+          const sc_value *v = a->items[j].value;
+          if (!v || v->kind != SC_VALUE_TENSOR) continue;
+          cg_value *cv = cg_get(g, v);
+          int c = cv->inlined && v->def_node >= 0 ? leaves[v->def_node] : 1;
+          count += c;
+          if (cv->inlined && c > widest) {
+            widest = c;
+            widest_cv = cv;
+          }
+        }
+      }
+      leaves[i] = count;
+      if (count <= MAX_LEAVES || !widest_cv) break;
+      widest_cv->inlined = false;
+    }
+  }
+  free(leaves);
+}
+
+void cg_plan_fusion(cg *g) {
+  const sc_graph *gr = g->p->graph;
+  /* uses of each tensor value, and its one consumer when there is one */
+  for (size_t i = 0; i < gr->n_nodes; i++) {
+    const sc_node *n = &gr->nodes[i];
+    for (size_t k = 0; k < n->n_inputs; k++) {
+      const sc_arg *a = &n->inputs[k].arg;
+      for (size_t j = 0; j < a->n_items; j++) {
+        const sc_value *v = a->items[j].value;
+        if (!v || v->kind != SC_VALUE_TENSOR) continue;
+        cg_value *cv = cg_get(g, v);
+        cv->users_elementwise = (cv->uses == 0 || cv->users_elementwise) && cg_is_elementwise(n);
+        cv->uses++;
+      }
+    }
+  }
+  for (size_t i = 0; i < gr->n_outputs; i++)
+    if (gr->outputs[i].n_items && gr->outputs[i].items[0].value) {
+      cg_value *cv = cg_get(g, gr->outputs[i].items[0].value);
+      cv->uses++;
+      cv->users_elementwise = false;
+    }
+  /* only results of elementwise nodes with a single (elementwise) use are inlined */
+  for (size_t i = 0; i < gr->n_nodes; i++) {
+    const sc_node *n = &gr->nodes[i];
+    for (size_t k = 0; k < n->n_outputs; k++)
+      for (size_t j = 0; j < n->outputs[k].n_items; j++) {
+        const sc_value *v = n->outputs[k].items[j].value;
+        if (!v || v->kind != SC_VALUE_TENSOR) continue;
+        cg_value *cv = cg_get(g, v);
+        cv->inlined = cv->uses == 1 && cv->users_elementwise && cg_is_elementwise(n) && cg_llvm_type(g, v->meta.dtype);
+      }
+  }
+  limit_leaves(g);
+  (void)users;
+}
+
+/* ---- the fused loop ------------------------------------------------------------------- */
+
+typedef struct leaf {
+  cg_value *cv;
+  bool flat;                       /* same shape as the root: offset = flat index */
+  LLVMValueRef stride[CG_MAX_RANK]; /* per root dim; 0 where it broadcasts */
+  LLVMValueRef row;                /* offset of the current row */
+} leaf;
+
+enum { MAX_SYMS = 16 }; /* SymInt operands one device kernel reads */
+
+typedef struct ew_ctx {
+  const sc_node *root;
+  cg_value *out;
+  int rank;
+  leaf leaves[MAX_LEAVES];
+  int n_leaves;
+  /* SymInt operands computed by the host before a device kernel starts */
+  const sc_value *sym_of[MAX_SYMS];
+  LLVMValueRef sym_value[MAX_SYMS];
+  int n_syms;
+  LLVMValueRef o, j, inner;        /* row index, index in the row, row length */
+} ew_ctx;
+
+static const sc_node *producer(cg *g, const sc_value *v) {
+  return v->def_node >= 0 ? &g->p->graph->nodes[v->def_node] : NULL;
+}
+
+static void collect_leaves(cg *g, ew_ctx *c, const sc_node *n) {
+  for (size_t k = 0; k < n->n_inputs; k++) {
+    const sc_arg *a = &n->inputs[k].arg;
+    if ((a->kind != SC_ARG_TENSOR && a->kind != SC_ARG_OPTIONAL_TENSOR) || !a->n_items || !a->items[0].value) continue;
+    cg_value *cv = cg_get(g, a->items[0].value);
+    if (cv->inlined) {
+      collect_leaves(g, c, producer(g, cv->v));
+      continue;
+    }
+    bool seen = false;
+    for (int i = 0; i < c->n_leaves; i++) seen |= c->leaves[i].cv == cv;
+    if (seen) continue;
+    if (c->n_leaves >= MAX_LEAVES) { /* limit_leaves prevents this */
+      cg_error(g, SC_DIAG_CODEGEN, n->path, "internal error: a fused loop reads more than %d tensors", MAX_LEAVES);
+      return;
+    }
+    leaf *l = &c->leaves[c->n_leaves++];
+    memset(l, 0, sizeof *l);
+    l->cv = cv;
+    const sc_value *v = cv->v, *r = c->out->v;
+    l->flat = v->meta.rank == r->meta.rank;
+    for (int d = 0; l->flat && d < v->meta.rank; d++) l->flat = v->shape[d] == r->shape[d];
+    /* strides over the root's dims, right-aligned; 0 where the leaf broadcasts */
+    LLVMValueRef acc = cg_i64(g, 1);
+    for (int d = c->rank - 1; d >= 0; d--) {
+      int ld = d - (c->rank - v->meta.rank);
+      int64_t one;
+      bool bcast = ld < 0 || (sc_expr_is_const(v->shape[ld], &one) && one == 1);
+      l->stride[d] = bcast ? cg_i64(g, 0) : acc;
+      if (ld >= 0) acc = LLVMBuildMul(g->B, acc, cv->dims[ld], "st");
+    }
+  }
+}
+
+static LLVMValueRef load_leaf(cg *g, ew_ctx *c, cg_value *cv) {
+  leaf *l = NULL;
+  for (int i = 0; i < c->n_leaves; i++)
+    if (c->leaves[i].cv == cv) l = &c->leaves[i];
+  LLVMValueRef off;
+  if (l->flat) {
+    off = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, c->o, c->inner, "ro"), c->j, "off");
+  } else {
+    LLVMValueRef inner_stride = c->rank ? l->stride[c->rank - 1] : cg_i64(g, 0);
+    off = LLVMBuildAdd(g->B, l->row, LLVMBuildMul(g->B, c->j, inner_stride, "jo"), "off");
+  }
+  sc_dtype dt = cv->v->meta.dtype;
+  LLVMTypeRef t = cg_llvm_type(g, dt), mem = t == g->i1 ? g->i8 : t;
+  LLVMValueRef idx[1] = {off};
+  LLVMValueRef x = LLVMBuildLoad2(g->B, mem, LLVMBuildInBoundsGEP2(g->B, mem, cv->data, idx, 1, "p"), "x");
+  return t == g->i1 ? LLVMBuildICmp(g->B, LLVMIntNE, x, LLVMConstInt(g->i8, 0, 0), "b") : x;
+}
+
+static LLVMValueRef convert(cg *g, LLVMValueRef x, LLVMTypeRef to) {
+  LLVMTypeRef from = LLVMTypeOf(x);
+  if (from == to) return x;
+  bool ff = from == g->f32 || from == g->f64, tf = to == g->f32 || to == g->f64;
+  if (ff && tf) return LLVMBuildFPCast(g->B, x, to, "fc");
+  if (ff) return to == g->i1 ? LLVMBuildFCmp(g->B, LLVMRealUNE, x, LLVMConstReal(from, 0), "fb")
+                             : LLVMBuildFPToSI(g->B, x, to, "fi");
+  if (tf) return from == g->i1 ? LLVMBuildUIToFP(g->B, x, to, "bf") : LLVMBuildSIToFP(g->B, x, to, "if");
+  if (to == g->i1) return LLVMBuildICmp(g->B, LLVMIntNE, x, LLVMConstInt(from, 0, 0), "ib");
+  return from == g->i1 ? LLVMBuildZExt(g->B, x, to, "bz") : LLVMBuildIntCast2(g->B, x, to, 1, "ic");
+}
+
+static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *type_out);
+
+/* An operand by schema name: a tensor element, a scalar literal or a SymInt. */
+static LLVMValueRef operand(cg *g, ew_ctx *c, const sc_node *n, const char *name, LLVMTypeRef want, bool *present) {
+  const sc_arg *a = NULL;
+  for (size_t k = 0; k < n->n_inputs; k++)
+    if (strcmp(n->inputs[k].name, name) == 0) a = &n->inputs[k].arg;
+  *present = a && a->kind != SC_ARG_NONE && a->n_items && !a->items[0].is_none;
+  if (!*present) return NULL;
+  const sc_arg_item *it = &a->items[0];
+  if (it->value && it->value->kind == SC_VALUE_TENSOR) {
+    cg_value *cv = cg_get(g, it->value);
+    LLVMTypeRef t;
+    LLVMValueRef x = cv->inlined ? emit_tree(g, c, producer(g, cv->v), &t) : load_leaf(g, c, cv);
+    return want ? convert(g, x, want) : x;
+  }
+  if (it->value) { /* a SymInt / SymBool */
+    LLVMValueRef x = NULL;
+    for (int k = 0; k < c->n_syms && !x; k++)
+      if (c->sym_of[k] == it->value) x = c->sym_value[k];
+    if (!x) x = cg_expr(g, it->value->sym);
+    return convert(g, x, want ? want : g->i64);
+  }
+  LLVMTypeRef t = want ? want : g->f32;
+  switch (a->kind) {
+    case SC_ARG_FLOAT: return (t == g->f32 || t == g->f64) ? LLVMConstReal(t, it->f) : convert(g, LLVMConstReal(g->f64, it->f), t);
+    case SC_ARG_INT: return (t == g->f32 || t == g->f64) ? LLVMConstReal(t, (double)it->i) : LLVMConstInt(t, (unsigned long long)it->i, 1);
+    case SC_ARG_BOOL: return convert(g, LLVMConstInt(g->i1, it->b, 0), t);
+    default: return NULL;
+  }
+}
+
+static double scalar(const sc_node *n, const char *name, double def, bool *present) {
+  for (size_t k = 0; k < n->n_inputs; k++) {
+    const sc_arg *a = &n->inputs[k].arg;
+    if (strcmp(n->inputs[k].name, name) != 0 || !a->n_items || a->items[0].value) continue;
+    *present = a->kind == SC_ARG_FLOAT || a->kind == SC_ARG_INT || a->kind == SC_ARG_BOOL;
+    if (a->kind == SC_ARG_FLOAT) return a->items[0].f;
+    if (a->kind == SC_ARG_INT) return (double)a->items[0].i;
+    if (a->kind == SC_ARG_BOOL) return a->items[0].b;
+  }
+  *present = false;
+  return def;
+}
+
+static const char *string_arg(const sc_node *n, const char *name) {
+  for (size_t k = 0; k < n->n_inputs; k++)
+    if (strcmp(n->inputs[k].name, name) == 0 && n->inputs[k].arg.kind == SC_ARG_STRING) return n->inputs[k].arg.items[0].s;
+  return NULL;
+}
+
+/* The target whose code is being emitted: the device's inside a kernel. */
+static const cg_target *current_target(cg *g) { return g->device ? g->gpu : g->host; }
+
+static LLVMValueRef intrinsic_call(cg *g, const char *name, LLVMValueRef *args, unsigned n) {
+  const cg_target *t = current_target(g);
+  LLVMValueRef call = t->intrinsic_call ? t->intrinsic_call(g, name, args, n) : NULL;
+  if (call) return call;
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMTypeRef over[1] = {LLVMTypeOf(args[0])};
+  return LLVMBuildCall2(g->B, LLVMIntrinsicGetType(g->C, id, over, 1), LLVMGetIntrinsicDeclaration(g->M, id, over, 1),
+                        args, n, "r");
+}
+
+static LLVMValueRef intrinsic1(cg *g, const char *name, LLVMValueRef x) { return intrinsic_call(g, name, &x, 1); }
+
+static LLVMValueRef intrinsic2(cg *g, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  LLVMValueRef xy[2] = {x, y};
+  return intrinsic_call(g, name, xy, 2);
+}
+
+/* libm's `name` on x, as the target computes it. */
+static LLVMValueRef libm1(cg *g, const char *name, LLVMValueRef x) { return current_target(g)->math_call(g, name, x); }
+
+static LLVMValueRef fconst(LLVMTypeRef t, double v) { return LLVMConstReal(t, v); }
+
+static LLVMValueRef sigmoid(cg *g, LLVMValueRef x) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  LLVMValueRef e = intrinsic1(g, "llvm.exp", LLVMBuildFNeg(g->B, x, "nx"));
+  return LLVMBuildFDiv(g->B, fconst(t, 1), LLVMBuildFAdd(g->B, fconst(t, 1), e, "d"), "sig");
+}
+
+static LLVMValueRef clamp_f(cg *g, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef hi) {
+  /* torch.clamp propagates NaN: compare-and-select keeps x when it is NaN */
+  if (lo) x = LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOLT, x, lo, "lt"), lo, x, "lo");
+  if (hi) x = LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, x, hi, "gt"), hi, x, "hi");
+  return x;
+}
+
+/* The value of node n's output for the current element, in the output's LLVM type. */
+static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *type_out) {
+  const sc_value *ov = out_value(n);
+  LLVMTypeRef t = cg_llvm_type(g, ov->meta.dtype);
+  *type_out = t;
+  /* comparisons and masks compute in the promoted input type */
+  bool is_cmp = false;
+  switch (n->op->id) {
+    case SC_OP_EQ_TENSOR: case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR:
+    case SC_OP_LT_SCALAR: case SC_OP_LE_TENSOR: case SC_OP_LE_SCALAR: case SC_OP_GT_TENSOR: case SC_OP_GT_SCALAR:
+    case SC_OP_GE_TENSOR: case SC_OP_GE_SCALAR: is_cmp = true; break;
+    default: break;
+  }
+  bool has;
+  LLVMTypeRef ct = t; /* compute type */
+  if (is_cmp) {
+    const sc_value *sv = n->inputs[0].arg.items[0].value;
+    ct = sv ? cg_llvm_type(g, sv->meta.dtype) : g->f32;
+    if (ct == g->i1) ct = g->i64;
+    bool p2;
+    double sc = scalar(n, "other", 0, &p2);
+    if (p2 && sc != floor(sc) && ct != g->f32 && ct != g->f64) ct = g->f32;
+  }
+  bool f = ct == g->f32 || ct == g->f64;
+  LLVMValueRef x = NULL, y = NULL;
+  switch (n->op->id) {
+    case SC_OP_ADD_TENSOR: case SC_OP_ADD_SCALAR: case SC_OP_SUB_TENSOR: case SC_OP_SUB_SCALAR: case SC_OP_RSUB_SCALAR: {
+      x = operand(g, c, n, "self", ct, &has);
+      y = operand(g, c, n, "other", ct, &has);
+      bool pa;
+      double alpha = scalar(n, "alpha", 1, &pa);
+      if (alpha != 1) y = f ? LLVMBuildFMul(g->B, y, fconst(ct, alpha), "a") : LLVMBuildMul(g->B, y, LLVMConstInt(ct, (unsigned long long)(int64_t)alpha, 1), "a");
+      if (n->op->id == SC_OP_RSUB_SCALAR) {
+        LLVMValueRef tmp = x;
+        x = y;
+        y = tmp;
+      }
+      bool sub = n->op->id == SC_OP_SUB_TENSOR || n->op->id == SC_OP_SUB_SCALAR || n->op->id == SC_OP_RSUB_SCALAR;
+      if (f) return sub ? LLVMBuildFSub(g->B, x, y, "s") : LLVMBuildFAdd(g->B, x, y, "a");
+      return sub ? LLVMBuildSub(g->B, x, y, "s") : LLVMBuildAdd(g->B, x, y, "a");
+    }
+    case SC_OP_MUL_TENSOR: case SC_OP_MUL_SCALAR:
+      x = operand(g, c, n, "self", ct, &has);
+      y = operand(g, c, n, "other", ct, &has);
+      return f ? LLVMBuildFMul(g->B, x, y, "m") : (ct == g->i1 ? LLVMBuildAnd(g->B, x, y, "m") : LLVMBuildMul(g->B, x, y, "m"));
+    case SC_OP_DIV_TENSOR: case SC_OP_DIV_SCALAR: case SC_OP_DIV_TENSOR_MODE: {
+      const char *mode = string_arg(n, "rounding_mode");
+      if (!f) {
+        /* integer division with a rounding mode: compute in double, round, convert back */
+        x = operand(g, c, n, "self", g->f64, &has);
+        y = operand(g, c, n, "other", g->f64, &has);
+        LLVMValueRef q = LLVMBuildFDiv(g->B, x, y, "q");
+        q = intrinsic1(g, mode && strcmp(mode, "floor") == 0 ? "llvm.floor" : "llvm.trunc", q);
+        return convert(g, q, ct);
+      }
+      x = operand(g, c, n, "self", ct, &has);
+      y = operand(g, c, n, "other", ct, &has);
+      LLVMValueRef q = LLVMBuildFDiv(g->B, x, y, "q");
+      if (mode && strcmp(mode, "trunc") == 0) q = intrinsic1(g, "llvm.trunc", q);
+      if (mode && strcmp(mode, "floor") == 0) q = intrinsic1(g, "llvm.floor", q);
+      return q;
+    }
+    case SC_OP_POW_TENSOR_SCALAR: case SC_OP_POW_TENSOR_TENSOR: {
+      x = operand(g, c, n, "self", ct, &has);
+      bool pe;
+      double e = scalar(n, "exponent", 0, &pe);
+      if (pe && e == 2) return f ? LLVMBuildFMul(g->B, x, x, "sq") : LLVMBuildMul(g->B, x, x, "sq");
+      if (pe && e == 1) return x;
+      if (pe && e == 0.5 && f) return intrinsic1(g, "llvm.sqrt", x);
+      y = operand(g, c, n, "exponent", ct, &has);
+      return intrinsic2(g, "llvm.pow", x, y);
+    }
+    case SC_OP_MAXIMUM: case SC_OP_MINIMUM: {
+      x = operand(g, c, n, "self", ct, &has);
+      y = operand(g, c, n, "other", ct, &has);
+      bool mx = n->op->id == SC_OP_MAXIMUM;
+      if (f) return intrinsic2(g, mx ? "llvm.maximum" : "llvm.minimum", x, y); /* NaN-propagating, like torch */
+      return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, mx ? LLVMIntSGT : LLVMIntSLT, x, y, "c"), x, y, "mm");
+    }
+    case SC_OP_NEG:
+      x = operand(g, c, n, "self", ct, &has);
+      return f ? LLVMBuildFNeg(g->B, x, "n") : LLVMBuildNeg(g->B, x, "n");
+    case SC_OP_ABS:
+      x = operand(g, c, n, "self", ct, &has);
+      if (f) return intrinsic1(g, "llvm.fabs", x);
+      return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, x, LLVMConstInt(ct, 0, 0), "neg"), LLVMBuildNeg(g->B, x, "n"), x, "abs");
+    case SC_OP_EXP: return intrinsic1(g, "llvm.exp", operand(g, c, n, "self", ct, &has));
+    case SC_OP_LOG: return intrinsic1(g, "llvm.log", operand(g, c, n, "self", ct, &has));
+    case SC_OP_SQRT: return intrinsic1(g, "llvm.sqrt", operand(g, c, n, "self", ct, &has));
+    case SC_OP_RSQRT:
+      return LLVMBuildFDiv(g->B, fconst(ct, 1), intrinsic1(g, "llvm.sqrt", operand(g, c, n, "self", ct, &has)), "rs");
+    case SC_OP_RECIPROCAL: return LLVMBuildFDiv(g->B, fconst(ct, 1), operand(g, c, n, "self", ct, &has), "rc");
+    case SC_OP_SIN: return intrinsic1(g, "llvm.sin", operand(g, c, n, "self", ct, &has));
+    case SC_OP_COS: return intrinsic1(g, "llvm.cos", operand(g, c, n, "self", ct, &has));
+    case SC_OP_TANH: return libm1(g, "tanh", operand(g, c, n, "self", ct, &has));
+    case SC_OP_ERF: return libm1(g, "erf", operand(g, c, n, "self", ct, &has));
+    case SC_OP_SIGMOID: return sigmoid(g, operand(g, c, n, "self", ct, &has));
+    case SC_OP_RELU: case SC_OP_RELU_:
+      x = operand(g, c, n, "self", ct, &has);
+      if (f) return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOLT, x, fconst(ct, 0), "neg"), fconst(ct, 0), x, "relu");
+      return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, x, LLVMConstInt(ct, 0, 0), "neg"), LLVMConstInt(ct, 0, 0), x, "relu");
+    case SC_OP_GELU: {
+      x = operand(g, c, n, "self", ct, &has);
+      const char *approx = string_arg(n, "approximate");
+      LLVMValueRef half_x = LLVMBuildFMul(g->B, x, fconst(ct, 0.5), "hx");
+      if (approx && strcmp(approx, "tanh") == 0) {
+        LLVMValueRef x3 = LLVMBuildFMul(g->B, LLVMBuildFMul(g->B, x, x, "x2"), x, "x3");
+        LLVMValueRef inner = LLVMBuildFMul(g->B, fconst(ct, 0.7978845608028654),
+                                           LLVMBuildFAdd(g->B, x, LLVMBuildFMul(g->B, x3, fconst(ct, 0.044715), "k"), "s"), "in");
+        return LLVMBuildFMul(g->B, half_x, LLVMBuildFAdd(g->B, fconst(ct, 1), libm1(g, "tanh", inner), "t"), "gelu");
+      }
+      LLVMValueRef e = libm1(g, "erf", LLVMBuildFMul(g->B, x, fconst(ct, 0.7071067811865476), "xs"));
+      return LLVMBuildFMul(g->B, half_x, LLVMBuildFAdd(g->B, fconst(ct, 1), e, "t"), "gelu");
+    }
+    case SC_OP_SILU:
+      x = operand(g, c, n, "self", ct, &has);
+      return LLVMBuildFMul(g->B, x, sigmoid(g, x), "silu");
+    case SC_OP_HARDTANH: case SC_OP_HARDTANH_: {
+      x = operand(g, c, n, "self", ct, &has);
+      bool p1, p2;
+      double lo = scalar(n, "min_val", -1, &p1), hi = scalar(n, "max_val", 1, &p2);
+      return clamp_f(g, x, fconst(ct, lo), fconst(ct, hi));
+    }
+    case SC_OP_HARDSWISH: case SC_OP_HARDSIGMOID: {
+      x = operand(g, c, n, "self", ct, &has);
+      LLVMValueRef r6 = clamp_f(g, LLVMBuildFAdd(g->B, x, fconst(ct, 3), "p3"), fconst(ct, 0), fconst(ct, 6));
+      LLVMValueRef hs = LLVMBuildFDiv(g->B, r6, fconst(ct, 6), "hs");
+      return n->op->id == SC_OP_HARDSWISH ? LLVMBuildFMul(g->B, x, hs, "hw") : hs;
+    }
+    case SC_OP_LEAKY_RELU: {
+      x = operand(g, c, n, "self", ct, &has);
+      bool p;
+      double s = scalar(n, "negative_slope", 0.01, &p);
+      return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, x, fconst(ct, 0), "pos"), x,
+                             LLVMBuildFMul(g->B, x, fconst(ct, s), "neg"), "lrelu");
+    }
+    case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: {
+      x = operand(g, c, n, "self", ct, &has);
+      bool pl, ph;
+      LLVMValueRef lo = operand(g, c, n, "min", ct, &pl), hi = operand(g, c, n, "max", ct, &ph);
+      if (f) return clamp_f(g, x, pl ? lo : NULL, ph ? hi : NULL);
+      if (pl) x = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, x, lo, "lt"), lo, x, "lo");
+      if (ph) x = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, x, hi, "gt"), hi, x, "hi");
+      return x;
+    }
+    case SC_OP_WHERE_SELF: {
+      LLVMValueRef cond = operand(g, c, n, "condition", g->i1, &has);
+      x = operand(g, c, n, "self", t, &has);
+      y = operand(g, c, n, "other", t, &has);
+      return LLVMBuildSelect(g->B, cond, x, y, "where");
+    }
+    case SC_OP_MASKED_FILL_SCALAR: {
+      x = operand(g, c, n, "self", t, &has);
+      LLVMValueRef mask = operand(g, c, n, "mask", g->i1, &has);
+      y = operand(g, c, n, "value", t, &has);
+      return LLVMBuildSelect(g->B, mask, y, x, "fill");
+    }
+    case SC_OP_LOGICAL_NOT:
+      return LLVMBuildNot(g->B, operand(g, c, n, "self", g->i1, &has), "not");
+    case SC_OP_BITWISE_NOT:
+      return LLVMBuildNot(g->B, operand(g, c, n, "self", t, &has), "not");
+    case SC_OP_BITWISE_AND:
+    case SC_OP_BITWISE_OR:
+      x = operand(g, c, n, "self", t, &has);
+      y = operand(g, c, n, "other", t, &has);
+      return n->op->id == SC_OP_BITWISE_AND ? LLVMBuildAnd(g->B, x, y, "and") : LLVMBuildOr(g->B, x, y, "or");
+    case SC_OP_LOGICAL_AND:
+    case SC_OP_LOGICAL_OR:
+      x = operand(g, c, n, "self", g->i1, &has);
+      y = operand(g, c, n, "other", g->i1, &has);
+      return n->op->id == SC_OP_LOGICAL_AND ? LLVMBuildAnd(g->B, x, y, "and") : LLVMBuildOr(g->B, x, y, "or");
+    case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: {
+      LLVMTypeRef st;
+      const sc_value *src = n->inputs[0].arg.items[0].value;
+      cg_value *cv = cg_get(g, src);
+      x = cv->inlined ? emit_tree(g, c, producer(g, src), &st) : load_leaf(g, c, cv);
+      return convert(g, x, t);
+    }
+    default: break;
+  }
+  if (is_cmp) {
+    x = operand(g, c, n, "self", ct, &has);
+    y = operand(g, c, n, "other", ct, &has);
+    int k = n->op->id;
+    if (f) {
+      LLVMRealPredicate p = (k == SC_OP_EQ_TENSOR || k == SC_OP_EQ_SCALAR) ? LLVMRealOEQ
+                            : (k == SC_OP_NE_TENSOR || k == SC_OP_NE_SCALAR) ? LLVMRealUNE
+                            : (k == SC_OP_LT_TENSOR || k == SC_OP_LT_SCALAR) ? LLVMRealOLT
+                            : (k == SC_OP_LE_TENSOR || k == SC_OP_LE_SCALAR) ? LLVMRealOLE
+                            : (k == SC_OP_GT_TENSOR || k == SC_OP_GT_SCALAR) ? LLVMRealOGT : LLVMRealOGE;
+      return LLVMBuildFCmp(g->B, p, x, y, "cmp");
+    }
+    LLVMIntPredicate p = (k == SC_OP_EQ_TENSOR || k == SC_OP_EQ_SCALAR) ? LLVMIntEQ
+                         : (k == SC_OP_NE_TENSOR || k == SC_OP_NE_SCALAR) ? LLVMIntNE
+                         : (k == SC_OP_LT_TENSOR || k == SC_OP_LT_SCALAR) ? LLVMIntSLT
+                         : (k == SC_OP_LE_TENSOR || k == SC_OP_LE_SCALAR) ? LLVMIntSLE
+                         : (k == SC_OP_GT_TENSOR || k == SC_OP_GT_SCALAR) ? LLVMIntSGT : LLVMIntSGE;
+    return LLVMBuildICmp(g->B, p, x, y, "cmp");
+  }
+  cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
+  return LLVMConstNull(t);
+}
+
+static void inner_body(cg *g, LLVMValueRef j, void *arg) {
+  ew_ctx *c = arg;
+  c->j = j;
+  LLVMTypeRef t;
+  LLVMValueRef v = emit_tree(g, c, c->root, &t);
+  LLVMValueRef off = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, c->o, c->inner, "ro"), j, "off");
+  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
+  if (t == g->i1) v = LLVMBuildZExt(g->B, v, g->i8, "b");
+  LLVMValueRef idx[1] = {off};
+  LLVMBuildStore(g->B, v, LLVMBuildInBoundsGEP2(g->B, mem, c->out->data, idx, 1, "p"));
+}
+
+/* Each broadcasting leaf's offset for row o. */
+static void leaf_rows(cg *g, ew_ctx *c, LLVMValueRef o) {
+  c->o = o;
+  /* the row's coordinates over the outer dims, innermost first */
+  LLVMValueRef rem = o, coord[CG_MAX_RANK];
+  for (int d = c->rank - 2; d >= 0; d--) {
+    coord[d] = LLVMBuildURem(g->B, rem, c->out->dims[d], "c");
+    rem = LLVMBuildUDiv(g->B, rem, c->out->dims[d], "q");
+  }
+  for (int i = 0; i < c->n_leaves; i++) {
+    leaf *l = &c->leaves[i];
+    if (l->flat) continue;
+    LLVMValueRef row = cg_i64(g, 0);
+    for (int d = 0; d < c->rank - 1; d++) row = LLVMBuildAdd(g->B, row, LLVMBuildMul(g->B, coord[d], l->stride[d], "t"), "row");
+    l->row = row;
+  }
+}
+
+static void outer_body(cg *g, LLVMValueRef o, void *arg) {
+  ew_ctx *c = arg;
+  leaf_rows(g, c, o);
+  cg_loop(g, c->inner, inner_body, c);
+}
+
+/* Whether the fused tree reads a SymInt operand: those are computed in the entry point
+ * (with its overflow exits), so such loops stay there instead of moving to the pool. */
+static bool tree_reads_symbols(cg *g, const sc_node *n) {
+  for (size_t k = 0; k < n->n_inputs; k++) {
+    const sc_arg *a = &n->inputs[k].arg;
+    for (size_t i = 0; i < a->n_items; i++) {
+      const sc_value *v = a->items[i].value;
+      if (!v) continue;
+      if (v->kind != SC_VALUE_TENSOR) return true;
+      cg_value *cv = cg_get(g, v);
+      if (cv->inlined && tree_reads_symbols(g, producer(g, v))) return true;
+    }
+  }
+  return false;
+}
+
+/* The values the loop reads from the entry point: the output's pointer and dims, each
+ * leaf's pointer and strides.  `slots` receives their addresses so that the outlined
+ * loop can swap in the copies it loads from its context. */
+static int captured(ew_ctx *c, LLVMValueRef **slots) {
+  int k = 0;
+  for (int i = 0; i < c->n_syms; i++) slots[k++] = &c->sym_value[i];
+  slots[k++] = &c->out->data;
+  slots[k++] = &c->inner;
+  for (int d = 0; d < c->rank; d++) slots[k++] = &c->out->dims[d];
+  for (int i = 0; i < c->n_leaves; i++) {
+    slots[k++] = &c->leaves[i].cv->data;
+    for (int d = 0; d < c->rank; d++) slots[k++] = &c->leaves[i].stride[d];
+  }
+  return k;
+}
+
+enum { MAX_CAPTURED = MAX_SYMS + 2 + CG_MAX_RANK + MAX_LEAVES * (1 + CG_MAX_RANK) };
+
+/* The host computes the tree's SymInt operands (with their overflow checks) before a
+ * device kernel starts: the kernel receives them as arguments. */
+static void collect_syms(cg *g, ew_ctx *c, const sc_node *n) {
+  for (size_t k = 0; k < n->n_inputs; k++) {
+    const sc_arg *a = &n->inputs[k].arg;
+    for (size_t i = 0; i < a->n_items; i++) {
+      const sc_value *v = a->items[i].value;
+      if (!v) continue;
+      if (v->kind == SC_VALUE_TENSOR) {
+        cg_value *cv = cg_get(g, v);
+        if (cv->inlined) collect_syms(g, c, producer(g, v));
+        continue;
+      }
+      bool seen = false;
+      for (int j = 0; j < c->n_syms; j++) seen |= c->sym_of[j] == v;
+      if (seen || !v->sym) continue;
+      if (c->n_syms >= MAX_SYMS) {
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "a fused elementwise kernel reads more than %d SymInt "
+                 "operands", MAX_SYMS);
+        return;
+      }
+      c->sym_of[c->n_syms] = v;
+      c->sym_value[c->n_syms++] = cg_expr(g, v->sym);
+    }
+  }
+}
+
+/* An array of n elements in the current function's entry frame (allocated once, however
+ * often the code that fills it runs). */
+static LLVMValueRef entry_array(cg *g, LLVMTypeRef elem, int n, const char *name) {
+  LLVMBuilderRef entry = LLVMCreateBuilderInContext(g->C);
+  LLVMBasicBlockRef first = LLVMGetEntryBasicBlock(g->fn);
+  LLVMValueRef first_inst = LLVMGetFirstInstruction(first);
+  if (first_inst) LLVMPositionBuilderBefore(entry, first_inst);
+  else LLVMPositionBuilderAtEnd(entry, first);
+  LLVMValueRef a = LLVMBuildArrayAlloca(entry, elem, cg_i64(g, n ? n : 1), name);
+  LLVMDisposeBuilder(entry);
+  return a;
+}
+
+/* The fused loop as a device kernel sc_ew_N(captured values as i64...): a grid-stride
+ * loop over the output's elements; the host launches it over numel items.  How a kernel
+ * is declared, reads its arguments and finds its thread is the device target's (gpu). */
+static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
+  LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
+  int n = captured(c, slots);
+  if (n * 8 > 4096) { /* what a kernel's parameters may hold at PTX 7.0 */
+    cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, c->root->path, "a fused elementwise kernel would take %d bytes of "
+             "arguments (%d leaves of rank %d); CUDA kernels take at most 4096", n * 8, c->n_leaves, c->rank);
+    return;
+  }
+  /* host: the values and the kernelParams array pointing at them */
+  LLVMValueRef values = entry_array(g, g->i64, n, "kargs"), params = entry_array(g, g->ptr, n, "kparams");
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef v = *slots[i];
+    LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(v));
+    if (kind == LLVMPointerTypeKind) v = LLVMBuildPtrToInt(g->B, v, g->i64, "pi");
+    else if (LLVMTypeOf(v) != g->i64) v = LLVMBuildZExt(g->B, v, g->i64, "zi");
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMValueRef at = LLVMBuildInBoundsGEP2(g->B, g->i64, values, idx, 1, "arg");
+    LLVMBuildStore(g->B, v, at);
+    LLVMBuildStore(g->B, at, LLVMBuildInBoundsGEP2(g->B, g->ptr, params, idx, 1, "param"));
+  }
+  LLVMValueRef total = LLVMBuildMul(g->B, rows, c->inner, "total");
+  /* device: the kernel */
+  char name[64];
+  snprintf(name, sizeof name, "sc_ew_%d", g->n_kernels++);
+  LLVMValueRef fn = g->gpu->kernel_declare(g, name, n);
+  LLVMModuleRef host_module = g->M;
+  LLVMValueRef host_fn = g->fn;
+  LLVMBasicBlockRef resume = LLVMGetInsertBlock(g->B);
+  g->M = g->DM;
+  g->fn = fn;
+  g->device = true;
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  for (int i = 0; i < n; i++) {
+    saved[i] = *slots[i];
+    *slots[i] = g->gpu->kernel_arg(g, fn, i, LLVMTypeOf(saved[i]));
+  }
+  LLVMValueRef k_rows = cg_i64(g, 1);
+  for (int d = 0; d < c->rank - 1; d++) k_rows = LLVMBuildMul(g->B, k_rows, c->out->dims[d], "rows");
+  LLVMValueRef k_total = LLVMBuildMul(g->B, k_rows, c->inner, "total");
+  LLVMValueRef start, step;
+  g->gpu->kernel_threads(g, &start, &step);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(g->B), head = cg_block(g, "elem"), done = cg_block(g, "done");
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, start, k_total, "any"), head, done);
+  LLVMPositionBuilderAtEnd(g->B, head);
+  LLVMValueRef e = LLVMBuildPhi(g->B, g->i64, "e");
+  leaf_rows(g, c, LLVMBuildUDiv(g->B, e, c->inner, "o"));
+  inner_body(g, LLVMBuildURem(g->B, e, c->inner, "j"), c);
+  LLVMValueRef next = LLVMBuildAdd(g->B, e, step, "next");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(g->B);
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, next, k_total, "more"), head, done);
+  LLVMValueRef in_vals[2] = {start, next};
+  LLVMBasicBlockRef in_blocks[2] = {pre, latch};
+  LLVMAddIncoming(e, in_vals, in_blocks, 2);
+  LLVMPositionBuilderAtEnd(g->B, done);
+  LLVMBuildRetVoid(g->B);
+  for (int i = 0; i < n; i++) *slots[i] = saved[i];
+  g->M = host_module;
+  g->fn = host_fn;
+  g->device = false;
+  LLVMPositionBuilderAtEnd(g->B, resume);
+  LLVMTypeRef lp[3] = {g->ptr, g->i64, g->ptr};
+  LLVMValueRef la[3] = {cg_cstr(g, name), total, params};
+  cg_call(g, "sc_cu_launch", g->voidt, lp, 3, la, 3, false);
+}
+
+/* Moves the row loop into its own function `loop(ctx, begin, end)` and hands it to the
+ * runtime's thread pool.  Small tensors run on the calling thread (the pool decides from
+ * the minimum chunk, about 16K elements). */
+static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
+  LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
+  int n = captured(c, slots);
+  /* the context lives in the entry block's frame: one slot per captured value */
+  LLVMValueRef ctx = entry_array(g, g->i64, n, "loop.ctx");
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef v = *slots[i];
+    if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind) v = LLVMBuildPtrToInt(g->B, v, g->i64, "pi");
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMBuildStore(g->B, v, LLVMBuildInBoundsGEP2(g->B, g->i64, ctx, idx, 1, "slot"));
+  }
+  /* the outlined loop */
+  char name[64];
+  snprintf(name, sizeof name, "sc_loop_%d", g->n_loops++);
+  LLVMTypeRef params[3] = {g->ptr, g->i64, g->i64};
+  LLVMTypeRef fnty = LLVMFunctionType(g->voidt, params, 3, 0);
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, fnty);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  LLVMValueRef outer_fn = g->fn;
+  LLVMBasicBlockRef resume = LLVMGetInsertBlock(g->B);
+  g->fn = fn;
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  LLVMValueRef arg_ctx = LLVMGetParam(fn, 0);
+  for (int i = 0; i < n; i++) {
+    saved[i] = *slots[i];
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, LLVMBuildInBoundsGEP2(g->B, g->i64, arg_ctx, idx, 1, "slot"), "cap");
+    if (LLVMGetTypeKind(LLVMTypeOf(saved[i])) == LLVMPointerTypeKind) v = LLVMBuildIntToPtr(g->B, v, g->ptr, "ip");
+    *slots[i] = v;
+  }
+  cg_loop_range(g, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2), outer_body, c);
+  LLVMBuildRetVoid(g->B);
+  for (int i = 0; i < n; i++) *slots[i] = saved[i];
+  g->fn = outer_fn;
+  LLVMPositionBuilderAtEnd(g->B, resume);
+  /* at least ~16K elements a chunk: below that the hand-off costs more than it saves */
+  LLVMValueRef inner = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, c->inner, cg_i64(g, 0), "pos"), c->inner,
+                                       cg_i64(g, 1), "inner1");
+  LLVMValueRef min_rows = LLVMBuildAdd(g->B, LLVMBuildSDiv(g->B, cg_i64(g, 16384), inner, "mr"), cg_i64(g, 1), "minrows");
+  LLVMTypeRef pf_params[4] = {g->ptr, g->ptr, g->i64, g->i64};
+  LLVMValueRef pf_args[4] = {fn, ctx, rows, min_rows};
+  cg_call(g, "sc_rt_parallel_for", g->voidt, pf_params, 4, pf_args, 4, 0);
+}
+
+bool cg_emit_elementwise(cg *g, const sc_node *n) {
+  cg_value *out = cg_get(g, out_value(n));
+  if (!cg_llvm_type(g, out->v->meta.dtype))
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target,
+                    sc_dtype_name(out->v->meta.dtype));
+  cg_set_dims(g, out);
+  if (out->inlined) {
+    out->ready = true; /* computed inside its consumer's loop */
+    return true;
+  }
+  out->data = cg_alloc_buffer(g, out, LLVMBuildMul(g->B, out->numel, cg_elem_size(g, out->v->meta.dtype), "bytes"));
+  ew_ctx c = {.root = n, .out = out, .rank = out->v->meta.rank};
+  collect_leaves(g, &c, n);
+  c.inner = c.rank ? out->dims[c.rank - 1] : cg_i64(g, 1);
+  LLVMValueRef rows = cg_i64(g, 1);
+  for (int d = 0; d < c.rank - 1; d++) rows = LLVMBuildMul(g->B, rows, out->dims[d], "rows");
+  /* rows * inner == numel; zero-size tensors skip both loops */
+  if (g->cuda) {
+    collect_syms(g, &c, n);
+    emit_device_kernel(g, &c, rows);
+  } else if (tree_reads_symbols(g, n)) cg_loop(g, rows, outer_body, &c);
+  else emit_parallel_rows(g, &c, rows);
+  out->ready = true;
+  return !g->failed;
+}

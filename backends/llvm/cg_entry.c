@@ -1,0 +1,780 @@
+/* cg_entry.c - the library's entry points: metadata getters, the guard checks that run
+ * before any data is touched (prepare), shapec_model_output_shapes and shapec_model_run
+ * with its workspace, freed on every exit path. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+static void dl_dtype(sc_dtype dt, int *code, int *bits) {
+  switch (dt) {
+    case SC_DTYPE_F32: *code = 2, *bits = 32; return;
+    case SC_DTYPE_F64: *code = 2, *bits = 64; return;
+    case SC_DTYPE_F16: *code = 2, *bits = 16; return;
+    case SC_DTYPE_BF16: *code = 4, *bits = 16; return;
+    case SC_DTYPE_I64: *code = 0, *bits = 64; return;
+    case SC_DTYPE_I32: *code = 0, *bits = 32; return;
+    case SC_DTYPE_I16: *code = 0, *bits = 16; return;
+    case SC_DTYPE_I8: *code = 0, *bits = 8; return;
+    case SC_DTYPE_U8: *code = 1, *bits = 8; return;
+    case SC_DTYPE_BOOL: *code = 6, *bits = 8; return;
+    default: *code = 255, *bits = 0; return;
+  }
+}
+
+LLVMValueRef cg_elem_size(cg *g, sc_dtype dt) { return cg_i64(g, (int64_t)sc_dtype_size(dt)); }
+
+cg_value *cg_get(cg *g, const sc_value *v) {
+  cg_value *cv = sc_strmap_get(&g->values, v->name);
+  if (!cv) {
+    cv = sc_arena_alloc(&g->ctx->arena, sizeof *cv);
+    cv->v = v;
+    sc_strmap_put(&g->values, v->name, cv);
+  }
+  return cv;
+}
+
+void cg_set_dims(cg *g, cg_value *cv) {
+  LLVMValueRef n = cg_i64(g, 1);
+  for (int k = 0; k < cv->v->meta.rank; k++) {
+    cv->dims[k] = cg_expr(g, cv->v->shape[k]);
+    LLVMValueRef args[2] = {n, cv->dims[k]};
+    unsigned id = LLVMLookupIntrinsicID("llvm.smul.with.overflow", 23);
+    LLVMTypeRef over[1] = {g->i64};
+    LLVMValueRef r = LLVMBuildCall2(g->B, LLVMIntrinsicGetType(g->C, id, over, 1),
+                                    LLVMGetIntrinsicDeclaration(g->M, id, over, 1), args, 2, "numel");
+    cg_fail_msg_if(g, LLVMBuildExtractValue(g->B, r, 1, "o"), "a tensor size overflows int64 for these input sizes",
+                   NULL, 0);
+    n = LLVMBuildExtractValue(g->B, r, 0, "n");
+  }
+  /* its bytes must fit as well: buffers are numel * element size */
+  int64_t esize = (int64_t)sc_dtype_size(cv->v->meta.dtype);
+  if (cv->v->meta.rank && esize > 1)
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, n, cg_i64(g, INT64_MAX / esize), "big"),
+                   "a tensor size overflows int64 for these input sizes", NULL, 0);
+  cv->numel = n;
+}
+
+LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
+  LLVMTypeRef params[1] = {g->i64};
+  LLVMValueRef args[1] = {bytes};
+  LLVMValueRef p = cg_call(g, "sc_rt_alloc", g->ptr, params, 1, args, 1, false);
+  /* the CUDA allocator records why it failed (out of memory, or an earlier error) */
+  LLVMValueRef code = g->cuda ? cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false)
+                              : LLVMConstInt(g->i32, SHAPEC_ERR_MEMORY, 0);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, p, "oom"), code);
+  owner->slot = g->n_buffers++;
+  LLVMValueRef idx[1] = {cg_i64(g, owner->slot)};
+  LLVMBuildStore(g->B, p, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
+  owner->owner = owner;
+  owner->free_after = owner->last_use > g->node ? owner->last_use : g->node;
+  g->owners = sc_xrealloc(g->owners, (size_t)(g->n_owners + 1) * sizeof *g->owners);
+  g->owners[g->n_owners++] = owner;
+  return p;
+}
+
+/* Opens a function with a return-code slot and an exit block that returns it. */
+static void begin_function(cg *g, LLVMValueRef fn, LLVMValueRef err, LLVMValueRef errlen) {
+  g->fn = fn;
+  g->err = err;
+  g->errlen = errlen;
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  g->rc_slot = LLVMBuildAlloca(g->B, g->i32, "rc");
+  LLVMBuildStore(g->B, LLVMConstInt(g->i32, 0, 0), g->rc_slot);
+  g->exit_bb = LLVMAppendBasicBlockInContext(g->C, fn, "exit");
+}
+
+static LLVMValueRef tensor_field(cg *g, LLVMValueRef array, int index, unsigned field, LLVMTypeRef type) {
+  LLVMValueRef idx[1] = {cg_i64(g, index)};
+  LLVMValueRef t = LLVMBuildGEP2(g->B, g->tensor_t, array, idx, 1, "t");
+  return LLVMBuildLoad2(g->B, type, LLVMBuildStructGEP2(g->B, g->tensor_t, t, field, "f"), "field");
+}
+
+static LLVMValueRef tensor_ptr(cg *g, LLVMValueRef array, int index) {
+  LLVMValueRef idx[1] = {cg_i64(g, index)};
+  return LLVMBuildGEP2(g->B, g->tensor_t, array, idx, 1, "t");
+}
+
+static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, const sc_value *v) {
+  int code, bits;
+  dl_dtype(v->meta.dtype, &code, &bits);
+  LLVMTypeRef params[8] = {g->ptr, g->ptr, g->i32, g->i32, g->i32, g->i32, g->ptr, g->i64};
+  LLVMValueRef args[8] = {tp, cg_cstr(g, what), LLVMConstInt(g->i32, g->cuda ? 2 : 1, 0),
+                          LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0), LLVMConstInt(g->i32, (unsigned)code, 0),
+                          LLVMConstInt(g->i32, (unsigned)bits, 0), g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_rt_check_tensor", g->i32, params, 8, args, 8, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
+  return rc;
+}
+
+static const char *range_text(cg *g, const sc_symbol *s) {
+  sc_strbuf sb = {0};
+  sc_iv_print(&sb, sc_analysis_reported_range(s));
+  const char *r = sc_arena_strdup(&g->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return r;
+}
+
+/* Binds symbol s to value d, checking its range. */
+static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
+  const sc_symbol *sym = &g->a->env.symbols[s];
+  LLVMValueRef idx[1] = {cg_i64(g, s)};
+  LLVMBuildStore(g->B, d, LLVMBuildGEP2(g->B, g->i64, g->syms, idx, 1, "symp"));
+  /* the range the report states: a named Dim declared from 0 or 1 accepts those sizes, as
+   * torch.export's range_constraints do (the analysis itself reasons from 2 up) */
+  sc_range_iv r = sc_analysis_reported_range(sym);
+  LLVMValueRef bad = LLVMConstInt(g->i1, 0, 0);
+  if (r.lo != SC_NEG_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), "b");
+  if (r.hi != SC_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), "b");
+  char fmt[512];
+  snprintf(fmt, sizeof fmt, "%s = %%lld is outside %s in %s", source, sym->name, range_text(g, sym));
+  LLVMValueRef args[1] = {d};
+  cg_fail_msg_if(g, bad, fmt, args, 1);
+}
+
+/* The internal function that checks inputs and binds every symbol: prepare(inputs, syms,
+ * err, errlen) -> rc.  Emitted once, called by both entry points. */
+/* Whether every symbol of a runtime assert has a value at this point. */
+static bool assert_ready(cg *g, const sc_guard *gd, const bool *bound) {
+  const char *names[16];
+  int n = sc_expr_symbols(gd->expr, names, 16);
+  for (int k = 0; k < n; k++) {
+    int s = cg_symbol_index(g, names[k]);
+    if (s < 0 || !bound[s]) return false;
+  }
+  return true;
+}
+
+/* Fails the call with torch's message when a runtime assert does not hold. */
+static void emit_assert(cg *g, const sc_guard *gd) {
+  const char *names[16];
+  int n = sc_expr_symbols(gd->expr, names, 16);
+  LLVMValueRef holds = cg_expr(g, gd->expr);
+  sc_strbuf sb = {0};
+  sc_strbuf_printf(&sb, "Runtime assertion failed for expression %s on node '%s':", sc_expr_to_string(g->ctx, gd->expr),
+                   gd->prov.node_name);
+  LLVMValueRef args[16];
+  for (int k = 0; k < n; k++) {
+    int s = cg_symbol_index(g, names[k]);
+    sc_strbuf_printf(&sb, "%s %s = %%lld", k ? "," : "", names[k]);
+    args[k] = cg_load_sym(g, s);
+  }
+  cg_fail_msg_if(g, LLVMBuildNot(g->B, holds, "fails"), sc_strbuf_cstr(&sb), args, (unsigned)n);
+  sc_strbuf_free(&sb);
+}
+
+static LLVMValueRef emit_prepare(cg *g) {
+  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, g->cuda ? "sc_prepare_cuda" : "sc_prepare_cpu", LLVMFunctionType(g->i32, params, 4, 0));
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  begin_function(g, fn, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3));
+  LLVMValueRef inputs = LLVMGetParam(fn, 0);
+  g->syms = LLVMGetParam(fn, 1);
+  {
+    LLVMTypeRef p3[3] = {g->ptr, g->ptr, g->i64};
+    LLVMValueRef a3[3] = {cg_cstr(g, g->cpu_features), g->err, g->errlen};
+    LLVMValueRef rc = cg_call(g, "sc_rt_cpu_supported", g->i32, p3, 3, a3, 3, false);
+    cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "cpu"), rc);
+    LLVMValueRef blas = cg_call(g, "sc_rt_blas_ready", g->i32, p3 + 1, 2, a3 + 1, 2, false);
+    cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, blas, LLVMConstInt(g->i32, 0, 0), "blas"), blas);
+  }
+  cg_fail_if(g, LLVMBuildIsNull(g->B, inputs, "noinputs"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  /* dims of every user input, after its rank and dtype check */
+  typedef struct dim_site {
+    const sc_expr *e;
+    LLVMValueRef d;
+    const char *source;
+  } dim_site;
+  size_t total_dims = 0;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_value *v = sc_input_spec_value(&g->p->input_specs[i]);
+    if (g->p->input_specs[i].kind == SC_INPUT_USER && v && v->kind == SC_VALUE_TENSOR) total_dims += (size_t)v->meta.rank;
+  }
+  dim_site *sites = sc_arena_alloc(&g->ctx->arena, (total_dims + 1) * sizeof *sites);
+  int n_sites = 0;
+  size_t user = 0;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    if (s->kind != SC_INPUT_USER) continue;
+    const sc_value *v = sc_input_spec_value(s);
+    if (!v || v->kind != SC_VALUE_TENSOR) {
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "user input %zu is not a tensor; the CPU backend takes tensors only", user);
+      return fn;
+    }
+    char what[300];
+    snprintf(what, sizeof what, "input '%s'", v->name);
+    check_tensor(g, tensor_ptr(g, inputs, (int)user), what, v);
+    LLVMValueRef shape = tensor_field(g, inputs, (int)user, 4, g->ptr);
+    for (int k = 0; k < v->meta.rank; k++) {
+      LLVMValueRef idx[1] = {cg_i64(g, k)};
+      sites[n_sites].d = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim");
+      sites[n_sites].e = v->shape[k];
+      sites[n_sites].source = sc_arena_printf(&g->ctx->arena, "%s.size()[%d]", v->name, k);
+      n_sites++;
+    }
+    user++;
+  }
+  size_t n_syms = g->a->env.n_symbols;
+  bool *bound = sc_arena_alloc(&g->ctx->arena, n_syms + 1);
+  bool *done = sc_arena_alloc(&g->ctx->arena, (size_t)n_sites + 1);
+  /* pass 1: a dim that is a symbol binds it */
+  for (int k = 0; k < n_sites; k++) {
+    if (sites[k].e->kind != SC_EXPR_SYM) continue;
+    int s = cg_symbol_index(g, sites[k].e->name);
+    if (s < 0 || bound[s]) continue;
+    bind_symbol(g, s, sites[k].d, sites[k].source);
+    bound[s] = done[k] = true;
+  }
+  /* pass 2: a*s + b with s still free binds s (a divisibility root, a derived Dim) */
+  for (int k = 0; k < n_sites; k++) {
+    const char *names[2];
+    if (done[k] || sc_expr_symbols(sites[k].e, names, 2) != 1) continue;
+    int s = cg_symbol_index(g, names[0]);
+    if (s < 0 || bound[s]) continue;
+    const sc_expr *at0 = sc_expr_subst(g->ctx, sites[k].e, names[0], sc_expr_int(g->ctx, 0));
+    const sc_expr *at1 = sc_expr_subst(g->ctx, sites[k].e, names[0], sc_expr_int(g->ctx, 1));
+    int64_t b, a1;
+    if (!sc_expr_is_const(at0, &b) || !sc_expr_is_const(at1, &a1) || a1 - b <= 0) continue;
+    int64_t a = a1 - b;
+    LLVMValueRef rest = LLVMBuildSub(g->B, sites[k].d, cg_i64(g, b), "rest");
+    LLVMValueRef bad = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, rest, cg_i64(g, 0), "neg"),
+                                   LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildSRem(g->B, rest, cg_i64(g, a), "r"), cg_i64(g, 0), "rem"), "bad");
+    char fmt[512];
+    snprintf(fmt, sizeof fmt, "%s = %%lld is not %s for an integer %s", sites[k].source,
+             sc_expr_to_string(g->ctx, sites[k].e), names[0]);
+    LLVMValueRef args[1] = {sites[k].d};
+    cg_fail_msg_if(g, bad, fmt, args, 1);
+    bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_arena_printf(&g->ctx->arena, "(%s - %lld) / %lld",
+                                                                                      sites[k].source, (long long)b, (long long)a));
+    bound[s] = done[k] = true;
+  }
+  /* pass 3: every other dim must equal its expression */
+  for (int k = 0; k < n_sites; k++) {
+    if (done[k]) continue;
+    const char *names[16];
+    int n = sc_expr_symbols(sites[k].e, names, 16);
+    for (int i = 0; i < n; i++) {
+      int s = cg_symbol_index(g, names[i]);
+      if (s < 0 || !bound[s]) {
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "%s = %s: cannot bind symbol %s from the input sizes",
+                 sites[k].source, sc_expr_to_string(g->ctx, sites[k].e), names[i]);
+        return fn;
+      }
+    }
+    LLVMValueRef want = cg_expr(g, sites[k].e);
+    char fmt[600];
+    int64_t c;
+    if (sc_expr_is_const(sites[k].e, &c))
+      snprintf(fmt, sizeof fmt, "%s = %%lld but the model needs %lld", sites[k].source, (long long)c);
+    else {
+      /* name where each symbol comes from: s2 = x.size()[0] */
+      sc_strbuf sb = {0};
+      sc_strbuf_printf(&sb, "%s = %%lld but the model needs %s = %%lld (", sites[k].source,
+                       sc_expr_to_string(g->ctx, sites[k].e));
+      for (int i = 0; i < n; i++) {
+        const sc_symbol *sym = &g->a->env.symbols[cg_symbol_index(g, names[i])];
+        sc_strbuf_printf(&sb, "%s%s = %s", i ? ", " : "", names[i], sym->source ? sym->source : "?");
+      }
+      sc_strbuf_append(&sb, ")");
+      snprintf(fmt, sizeof fmt, "%s", sc_strbuf_cstr(&sb));
+      sc_strbuf_free(&sb);
+    }
+    LLVMValueRef args[2] = {sites[k].d, want};
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, sites[k].d, want, "ne"), fmt, args, sc_expr_is_const(sites[k].e, NULL) ? 1 : 2);
+  }
+  /* runtime asserts over input sizes; those over data-dependent values wait for the run */
+  g->input_bound = bound;
+  for (size_t i = 0; i < g->a->env.n_guards; i++)
+    if (g->a->env.guards[i].outcome == SC_GUARD_RUNTIME_ASSERT && assert_ready(g, &g->a->env.guards[i], bound))
+      emit_assert(g, &g->a->env.guards[i]);
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+  return fn;
+}
+
+/* const char *f(int i) / int f(int i) over a constant table; NULL / -1 out of range. */
+static void emit_table_getter(cg *g, const char *name, LLVMValueRef *items, unsigned n, LLVMTypeRef elem) {
+  LLVMTypeRef params[1] = {g->i32};
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, LLVMFunctionType(elem, params, 1, 0));
+  LLVMValueRef table = LLVMAddGlobal(g->M, LLVMArrayType2(elem, n ? n : 1), "table");
+  LLVMValueRef empty[1] = {elem == g->ptr ? LLVMConstNull(g->ptr) : LLVMConstInt(g->i32, 0, 0)};
+  LLVMSetInitializer(table, LLVMConstArray2(elem, n ? items : empty, n ? n : 1));
+  LLVMSetGlobalConstant(table, 1);
+  LLVMSetLinkage(table, LLVMPrivateLinkage);
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  LLVMValueRef i = LLVMGetParam(fn, 0);
+  LLVMValueRef ok = LLVMBuildAnd(g->B, LLVMBuildICmp(g->B, LLVMIntSGE, i, LLVMConstInt(g->i32, 0, 0), "ge"),
+                                 LLVMBuildICmp(g->B, LLVMIntSLT, i, LLVMConstInt(g->i32, n, 0), "lt"), "ok");
+  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(g->C, fn, "yes"), no = LLVMAppendBasicBlockInContext(g->C, fn, "no");
+  LLVMBuildCondBr(g->B, ok, yes, no);
+  LLVMPositionBuilderAtEnd(g->B, yes);
+  LLVMValueRef idx[2] = {cg_i64(g, 0), LLVMBuildSExt(g->B, i, g->i64, "i")};
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, elem, LLVMBuildGEP2(g->B, LLVMArrayType2(elem, n ? n : 1), table, idx, 2, "p"), "v"));
+  LLVMPositionBuilderAtEnd(g->B, no);
+  LLVMBuildRet(g->B, elem == g->ptr ? LLVMConstNull(g->ptr) : LLVMConstInt(g->i32, (unsigned long long)-1, 1));
+}
+
+static void emit_const_fn(cg *g, const char *name, int v) {
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, LLVMFunctionType(g->i32, NULL, 0, 0));
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  LLVMBuildRet(g->B, LLVMConstInt(g->i32, (unsigned)v, 0));
+}
+
+static const sc_value *output_value(cg *g, size_t i) {
+  const sc_arg *a = &g->p->output_specs[i].arg;
+  return a->n_items ? a->items[0].value : NULL;
+}
+
+/* shapec_model_<kind>_name/_ndim/_dtype(i) for a list of graph values. */
+static void emit_value_tables(cg *g, const char *kind, const sc_value **values, size_t n) {
+  LLVMValueRef *cells = sc_xcalloc(3 * (n ? n : 1), sizeof *cells), *names = cells, *ndims = cells + n,
+               *dtypes = cells + 2 * n;
+  for (size_t i = 0; i < n; i++) {
+    const sc_value *v = values[i];
+    LLVMValueRef s = LLVMConstStringInContext2(g->C, v->name, strlen(v->name), 0);
+    LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(s), "name");
+    LLVMSetInitializer(gv, s);
+    LLVMSetGlobalConstant(gv, 1);
+    LLVMSetLinkage(gv, LLVMPrivateLinkage);
+    names[i] = gv;
+    ndims[i] = LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0);
+    int code, bits;
+    dl_dtype(v->meta.dtype, &code, &bits);
+    dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
+  }
+  char fn[64];
+  snprintf(fn, sizeof fn, "shapec_model_%s_name", kind);
+  emit_table_getter(g, fn, names, (unsigned)n, g->ptr);
+  snprintf(fn, sizeof fn, "shapec_model_%s_ndim", kind);
+  emit_table_getter(g, fn, ndims, (unsigned)n, g->i32);
+  snprintf(fn, sizeof fn, "shapec_model_%s_dtype", kind);
+  emit_table_getter(g, fn, dtypes, (unsigned)n, g->i32);
+  free(cells);
+}
+
+static void emit_metadata(cg *g) {
+  size_t n_in = sc_program_n_user_inputs(g->p), n_out = g->p->n_output_specs;
+  emit_const_fn(g, "shapec_model_abi_version", SHAPEC_ABI_VERSION);
+  emit_const_fn(g, "shapec_model_num_inputs", (int)n_in);
+  emit_const_fn(g, "shapec_model_num_outputs", (int)n_out);
+  const sc_value **values = sc_xcalloc((n_in > n_out ? n_in : n_out) + 1, sizeof *values);
+  for (size_t i = 0; i < n_in; i++) values[i] = sc_input_spec_value(sc_program_user_input(g->p, i));
+  emit_value_tables(g, "input", values, n_in);
+  for (size_t i = 0; i < n_out; i++) values[i] = output_value(g, i);
+  emit_value_tables(g, "output", values, n_out);
+  free(values);
+}
+
+static LLVMValueRef call_prepare(cg *g, LLVMValueRef prepare, LLVMValueRef inputs) {
+  LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef args[4] = {inputs, g->syms, g->err, g->errlen};
+  LLVMValueRef rc = LLVMBuildCall2(g->B, LLVMFunctionType(g->i32, params, 4, 0), prepare, args, 4, "rc");
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
+  return rc;
+}
+
+static void alloc_syms(cg *g) {
+  size_t n = g->a->env.n_symbols ? g->a->env.n_symbols : 1;
+  g->syms = LLVMBuildArrayAlloca(g->B, g->i64, cg_i64(g, (int64_t)n), "syms");
+}
+
+/* Workspace slots: at most one per node output item (split's list counts each part). */
+static size_t count_values(cg *g) {
+  size_t n = 0;
+  for (size_t i = 0; i < g->p->graph->n_nodes; i++) {
+    const sc_node *nd = &g->p->graph->nodes[i];
+    for (size_t k = 0; k < nd->n_outputs; k++) n += nd->outputs[k].n_items + 1;
+  }
+  return n + 8;
+}
+
+/* ---- the computation: run's body, and output_shapes' when sizes depend on data ---------- */
+
+/* Forgets what an earlier function's emission set on the values (the plans stay). */
+static void reset_values(cg *g) {
+  for (size_t i = 0; i < g->values.n_slots; i++) {
+    cg_value *cv = g->values.slots[i].key ? g->values.slots[i].value : NULL;
+    if (!cv) continue;
+    cv->data = NULL;
+    cv->ready = false;
+    cv->owner = NULL;
+    cv->freed = false;
+    cv->slot = 0;
+    cv->free_after = 0;
+  }
+  g->n_owners = 0;
+}
+
+/* The workspace slots: every one starts NULL so that the exit can free them all. */
+static void open_workspace(cg *g) {
+  size_t cap = count_values(g);
+  g->buffers = LLVMBuildArrayAlloca(g->B, g->ptr, cg_i64(g, (int64_t)cap), "buffers");
+  g->n_buffers = 0;
+  g->cap_buffers = (int)cap;
+  LLVMBuildMemSet(g->B, g->buffers, LLVMConstInt(g->i8, 0, 0), cg_i64(g, (int64_t)(cap * sizeof(void *))), 8);
+}
+
+static void close_workspace(cg *g) {
+  LLVMTypeRef fp[1] = {g->ptr};
+  for (int i = 0; i < g->n_buffers; i++) {
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMValueRef p = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"), "p");
+    LLVMValueRef args[1] = {p};
+    cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
+  }
+  if (g->n_buffers > g->cap_buffers) cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: workspace slots overflow");
+}
+
+/* Points the graph's inputs at the caller's tensors and the weights. */
+static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
+  LLVMValueRef weights = g->weights;
+  if (g->external_path) {
+    LLVMTypeRef wp[4] = {g->i64, g->i64, g->ptr, g->i64};
+    LLVMValueRef wa[4] = {LLVMConstInt(g->i64, g->weights_id, 0), LLVMConstInt(g->i64, g->weights_size, 0), g->err, g->errlen};
+    weights = cg_call(g, "sc_rt_external_weights", g->ptr, wp, 4, wa, 4, false);
+    cg_fail_if(g, LLVMBuildIsNull(g->B, weights, "nowt"), LLVMConstInt(g->i32, SHAPEC_ERR_WEIGHTS, 0));
+  }
+  if (g->cuda) { /* the blob on the device, uploaded by the first call */
+    LLVMTypeRef wp[2] = {g->ptr, g->i64};
+    LLVMValueRef wa[2] = {weights, cg_i64(g, (int64_t)g->weights_total)};
+    weights = cg_call(g, "sc_cu_weights", g->ptr, wp, 2, wa, 2, false);
+    cg_fail_if(g, LLVMBuildIsNull(g->B, weights, "nowt"), LLVMConstInt(g->i32, SHAPEC_ERR_CUDA, 0));
+  }
+  size_t user = 0;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    const sc_value *v = sc_input_spec_value(s);
+    if (!v || v->kind != SC_VALUE_TENSOR) {
+      user += s->kind == SC_INPUT_USER;
+      continue;
+    }
+    cg_value *cv = cg_get(g, v);
+    if (s->kind == SC_INPUT_USER) {
+      LLVMValueRef data = tensor_field(g, inputs, (int)user, 0, g->ptr);
+      LLVMValueRef off = tensor_field(g, inputs, (int)user, 6, g->i64);
+      LLVMValueRef idx[1] = {off};
+      cv->data = LLVMBuildGEP2(g->B, g->i8, data, idx, 1, "in");
+      user++;
+    } else if (g->weight_offsets[i] != (size_t)-1) {
+      LLVMValueRef idx[1] = {cg_i64(g, (int64_t)g->weight_offsets[i])};
+      cv->data = LLVMBuildGEP2(g->B, g->i8, weights, idx, 1, "w");
+    } else {
+      return cg_error(g, SC_DIAG_CODEGEN, s->path, "no weights for '%s'", s->target);
+    }
+    cg_set_dims(g, cv);
+    cv->ready = true;
+  }
+  return true;
+}
+
+/* Emits the runtime asserts whose data-dependent symbols all have values now. */
+static void emit_ready_asserts(cg *g) {
+  for (size_t i = 0; i < g->a->env.n_guards; i++) {
+    const sc_guard *gd = &g->a->env.guards[i];
+    if (g->assert_done[i] || gd->outcome != SC_GUARD_RUNTIME_ASSERT || !assert_ready(g, gd, g->sym_bound)) continue;
+    emit_assert(g, gd);
+    g->assert_done[i] = true;
+  }
+}
+
+void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef value, const char *what) {
+  int s = sym->kind == SC_EXPR_SYM ? cg_symbol_index(g, sym->name) : -1;
+  if (s < 0) {
+    cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "the data-dependent size of %s is %s, an expression the CPU "
+             "backend cannot solve for", n->target, sc_expr_to_string(g->ctx, sym));
+    return;
+  }
+  const sc_symbol *so = &g->a->env.symbols[s];
+  LLVMValueRef idx[1] = {cg_i64(g, s)};
+  LLVMBuildStore(g->B, value, LLVMBuildGEP2(g->B, g->i64, g->syms, idx, 1, "symp"));
+  LLVMValueRef bad = LLVMConstInt(g->i1, 0, 0);
+  if (so->range.lo != SC_NEG_INT_OO)
+    bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, value, cg_i64(g, so->range.lo), "lo"), "b");
+  if (so->range.hi != SC_INT_OO)
+    bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, value, cg_i64(g, so->range.hi), "hi"), "b");
+  char fmt[600];
+  snprintf(fmt, sizeof fmt, "%s = %%lld (%s at node '%s') is outside its range %s", so->name, what, n->name,
+           range_text(g, so));
+  LLVMValueRef args[1] = {value};
+  cg_fail_msg_if(g, bad, fmt, args, 1);
+  g->sym_bound[s] = true;
+  emit_ready_asserts(g);
+}
+
+/* Every node, each buffer freed after its last reader, data-dependent checks as soon as
+ * their values exist. */
+static void emit_nodes(cg *g) {
+  size_t n_syms = g->a->env.n_symbols, n_guards = g->a->env.n_guards;
+  g->sym_bound = sc_arena_alloc(&g->ctx->arena, n_syms + 1);
+  memcpy(g->sym_bound, g->input_bound, n_syms);
+  g->assert_done = sc_arena_alloc(&g->ctx->arena, n_guards + 1);
+  for (size_t i = 0; i < n_guards; i++)
+    g->assert_done[i] = g->a->env.guards[i].outcome != SC_GUARD_RUNTIME_ASSERT ||
+                        assert_ready(g, &g->a->env.guards[i], g->input_bound); /* checked by prepare */
+  for (size_t i = 0; i < g->p->graph->n_nodes && !g->failed; i++) {
+    g->node = (int)i;
+    cg_emit_node(g, &g->p->graph->nodes[i], (int)i);
+    cg_release_dead(g, (int)i);
+    if (g->cuda) { /* a launch that failed stops the run here, with the driver's message */
+      LLVMValueRef rc = cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false);
+      cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "cuerr"), rc);
+    }
+  }
+  free(g->owners);
+  g->owners = NULL;
+  for (size_t i = 0; i < n_guards && !g->failed; i++)
+    if (!g->assert_done[i])
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, g->a->env.guards[i].prov.path, "runtime assert %s depends on a value the "
+               "CPU backend does not compute", sc_expr_to_string(g->ctx, g->a->env.guards[i].expr));
+}
+
+/* Whether an output's shape depends on data (item, nonzero): output_shapes must compute. */
+static bool outputs_depend_on_data(cg *g) {
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    const sc_value *v = output_value(g, i);
+    for (int k = 0; v && k < v->meta.rank; k++)
+      if (sc_env_is_unbacked((sc_shape_env *)&g->a->env, v->shape[k])) return true;
+  }
+  return false;
+}
+
+/* The CUDA path's functions take (inputs, X, stream, err, errlen); the CPU's (inputs, X,
+ * err, errlen).  Returns the new function with the error and stream arguments bound. */
+static LLVMValueRef begin_path_function(cg *g, const char *name) {
+  LLVMTypeRef params[5] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMTypeRef cpu_params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, g->cuda ? LLVMFunctionType(g->i32, params, 5, 0)
+                                                        : LLVMFunctionType(g->i32, cpu_params, 4, 0));
+  if (g->has_cuda) LLVMSetLinkage(fn, LLVMInternalLinkage); /* the public names dispatch on the device */
+  unsigned e = g->cuda ? 3 : 2;
+  begin_function(g, fn, LLVMGetParam(fn, e), LLVMGetParam(fn, e + 1));
+  g->stream = g->cuda ? LLVMGetParam(fn, 2) : NULL;
+  return fn;
+}
+
+/* Opens the call on the CUDA device of the first input (of the first output in a model
+ * without inputs; device 0 when there is neither), after every tensor was checked:
+ * outputs is NULL where the function has none (output_shapes). */
+static void cuda_begin(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
+  LLVMTypeRef sp[6] = {g->ptr, g->i32, g->ptr, g->i32, g->ptr, g->i64};
+  int n_in = (int)sc_program_n_user_inputs(g->p), n_out = outputs ? (int)g->p->n_output_specs : 0;
+  LLVMValueRef sa[6] = {inputs, LLVMConstInt(g->i32, (unsigned)n_in, 0), outputs ? outputs : LLVMConstNull(g->ptr),
+                        LLVMConstInt(g->i32, (unsigned)n_out, 0), g->err, g->errlen};
+  LLVMValueRef same = cg_call(g, "sc_rt_check_same_device", g->i32, sp, 6, sa, 6, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, same, LLVMConstInt(g->i32, 0, 0), "devices"), same);
+  LLVMValueRef dev_id = LLVMConstInt(g->i32, 0, 0);
+  if (n_in || n_out) {
+    LLVMValueRef idx[1] = {cg_i64(g, 0)};
+    LLVMValueRef t = LLVMBuildGEP2(g->B, g->tensor_t, n_in ? inputs : outputs, idx, 1, "t0");
+    LLVMTypeRef dev_t = LLVMStructGetTypeAtIndex(g->tensor_t, 1);
+    LLVMValueRef d = LLVMBuildStructGEP2(g->B, g->tensor_t, t, 1, "dev");
+    dev_id = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, dev_t, d, 1, "id"), "device_id");
+  }
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[6] = {g->ptx, g->ptx_kernels, dev_id, g->stream, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_cu_begin", g->i32, p, 6, a, 6, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "nocuda"), rc);
+}
+
+/* At the exit: ends the call (synchronizing on the default stream, so that a kernel's
+ * fault is reported by this call); the first error is the one returned. */
+static void cuda_end(cg *g) {
+  LLVMTypeRef p[1] = {g->i32};
+  LLVMValueRef a[1] = {LLVMBuildZExt(g->B, LLVMBuildIsNull(g->B, g->stream, "nostream"), g->i32, "sync")};
+  LLVMValueRef end_rc = cg_call(g, "sc_cu_end", g->i32, p, 1, a, 1, false);
+  LLVMValueRef rc = LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc0");
+  LLVMBuildStore(g->B, LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "had"), rc,
+                                       end_rc, "rc1"), g->rc_slot);
+}
+
+static void emit_output_shapes(cg *g, LLVMValueRef prepare, const char *name) {
+  LLVMValueRef fn = begin_path_function(g, name);
+  alloc_syms(g);
+  bool compute = outputs_depend_on_data(g);
+  if (compute) open_workspace(g);
+  call_prepare(g, prepare, LLVMGetParam(fn, 0));
+  if (compute && g->cuda) cuda_begin(g, LLVMGetParam(fn, 0), NULL);
+  LLVMValueRef out_shapes = LLVMGetParam(fn, 1);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, out_shapes, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  if (compute) { /* the sizes need the values behind item() or nonzero(): run the graph */
+    reset_values(g);
+    if (!bind_graph_inputs(g, LLVMGetParam(fn, 0))) return;
+    emit_nodes(g);
+    if (g->failed) return;
+  }
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    const sc_value *v = output_value(g, i);
+    LLVMValueRef idx[1] = {cg_i64(g, (int64_t)i)};
+    LLVMValueRef dst = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, out_shapes, idx, 1, "pp"), "p");
+    if (v->meta.rank) cg_fail_if(g, LLVMBuildIsNull(g->B, dst, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+    for (int k = 0; k < v->meta.rank; k++) {
+      LLVMValueRef ki[1] = {cg_i64(g, k)};
+      LLVMBuildStore(g->B, cg_expr(g, v->shape[k]), LLVMBuildGEP2(g->B, g->i64, dst, ki, 1, "d"));
+    }
+  }
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  if (compute) close_workspace(g);
+  if (compute && g->cuda) cuda_end(g);
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+}
+
+/* The caller's output tensors: rank, dtype, and each dim; with data_dims, only the dims
+ * that depend on data (known after the graph ran), else only the others. */
+static void check_outputs(cg *g, LLVMValueRef outputs, bool data_dims) {
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    const sc_value *v = output_value(g, i);
+    char what[300];
+    snprintf(what, sizeof what, "output '%s'", v->name);
+    if (!data_dims) check_tensor(g, tensor_ptr(g, outputs, (int)i), what, v);
+    LLVMValueRef shape = tensor_field(g, outputs, (int)i, 4, g->ptr);
+    for (int k = 0; k < v->meta.rank; k++) {
+      if (sc_env_is_unbacked((sc_shape_env *)&g->a->env, v->shape[k]) != data_dims) continue;
+      LLVMValueRef idx[1] = {cg_i64(g, k)};
+      LLVMValueRef have = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "d");
+      LLVMValueRef want = cg_expr(g, v->shape[k]);
+      char fmt[400];
+      snprintf(fmt, sizeof fmt, "output '%s' has size %%lld in dim %d; the model produces %%lld (ask "
+                                "shapec_model_output_shapes)", v->name, k);
+      LLVMValueRef args[2] = {have, want};
+      cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, have, want, "ne"), fmt, args, 2);
+    }
+  }
+}
+
+static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
+  LLVMValueRef fn = begin_path_function(g, name);
+  alloc_syms(g);
+  open_workspace(g);
+  LLVMValueRef inputs = LLVMGetParam(fn, 0), outputs = LLVMGetParam(fn, 1);
+  call_prepare(g, prepare, inputs);
+  cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  check_outputs(g, outputs, false);
+  if (g->cuda) cuda_begin(g, inputs, outputs); /* every check is done before the driver is touched */
+  reset_values(g);
+  if (!bind_graph_inputs(g, inputs)) return;
+  emit_nodes(g);
+  if (g->failed) return;
+  check_outputs(g, outputs, true);
+  /* copy results into the caller's tensors */
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    cg_value *cv = cg_get(g, output_value(g, i));
+    if (!cv->ready) {
+      cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: output '%s' was not computed", cv->v->name);
+      return;
+    }
+    LLVMValueRef data = tensor_field(g, outputs, (int)i, 0, g->ptr);
+    LLVMValueRef idx[1] = {tensor_field(g, outputs, (int)i, 6, g->i64)};
+    LLVMValueRef dst = LLVMBuildGEP2(g->B, g->i8, data, idx, 1, "out");
+    LLVMValueRef bytes = LLVMBuildMul(g->B, cv->numel, cg_elem_size(g, cv->v->meta.dtype), "bytes");
+    if (g->cuda) {
+      LLVMTypeRef cp[3] = {g->ptr, g->ptr, g->i64};
+      LLVMValueRef ca[3] = {dst, cv->data, bytes};
+      cg_call(g, "sc_cu_copy_device", g->voidt, cp, 3, ca, 3, false);
+    } else {
+      LLVMBuildMemCpy(g->B, dst, 1, cv->data, 1, bytes);
+    }
+  }
+  LLVMBuildBr(g->B, g->exit_bb);
+  /* exit: free the workspace, return the code */
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  close_workspace(g);
+  if (g->cuda) cuda_end(g);
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+}
+
+/* Whether the call's tensors are CUDA tensors: the first input's device (the first
+ * output's for a model without inputs); false when there are none. */
+static LLVMValueRef on_cuda(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
+  bool by_input = sc_program_n_user_inputs(g->p) > 0;
+  if (!by_input && !g->p->n_output_specs) return LLVMConstInt(g->i1, 0, 0);
+  LLVMValueRef array = by_input ? inputs : outputs;
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B), look = cg_block(g, "look"), done = cg_block(g, "done");
+  LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, array, "none"), done, look);
+  LLVMPositionBuilderAtEnd(g->B, look);
+  LLVMValueRef type = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, g->tensor_t, array, 1, "dev"), "type");
+  LLVMValueRef is = LLVMBuildICmp(g->B, LLVMIntEQ, type, LLVMConstInt(g->i32, 2, 0), "cuda");
+  LLVMBuildBr(g->B, done);
+  LLVMPositionBuilderAtEnd(g->B, done);
+  LLVMValueRef phi = LLVMBuildPhi(g->B, g->i1, "on_cuda");
+  LLVMValueRef vals[2] = {LLVMConstInt(g->i1, 0, 0), is};
+  LLVMBasicBlockRef blocks[2] = {here, look};
+  LLVMAddIncoming(phi, vals, blocks, 2);
+  return phi;
+}
+
+/* public(inputs, X, [stream,] err, errlen): the CUDA path for CUDA tensors (or when the
+ * library has no CPU code), else the CPU path; a stream with CPU tensors is an error. */
+static void emit_dispatch(cg *g, const char *name, LLVMValueRef cpu_fn, LLVMValueRef cuda_fn, bool with_stream) {
+  LLVMTypeRef p5[5] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64}, p4[4] = {g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, with_stream ? LLVMFunctionType(g->i32, p5, 5, 0) : LLVMFunctionType(g->i32, p4, 4, 0));
+  unsigned e = with_stream ? 3 : 2;
+  begin_function(g, fn, LLVMGetParam(fn, e), LLVMGetParam(fn, e + 1));
+  LLVMValueRef in = LLVMGetParam(fn, 0), x = LLVMGetParam(fn, 1);
+  LLVMValueRef stream = with_stream ? LLVMGetParam(fn, 2) : LLVMConstNull(g->ptr);
+  LLVMValueRef cuda_args[5] = {in, x, stream, g->err, g->errlen}, cpu_args[4] = {in, x, g->err, g->errlen};
+  LLVMBasicBlockRef use_cuda = cg_block(g, "cuda");
+  if (cpu_fn) {
+    LLVMBasicBlockRef use_cpu = cg_block(g, "cpu");
+    LLVMBuildCondBr(g->B, on_cuda(g, in, x), use_cuda, use_cpu);
+    LLVMPositionBuilderAtEnd(g->B, use_cpu);
+    if (with_stream) {
+      LLVMBasicBlockRef refuse = cg_block(g, "refuse"), go = cg_block(g, "go");
+      LLVMBuildCondBr(g->B, LLVMBuildIsNotNull(g->B, stream, "stream"), refuse, go);
+      LLVMPositionBuilderAtEnd(g->B, refuse);
+      LLVMTypeRef rp[2] = {g->ptr, g->i64};
+      LLVMValueRef ra[2] = {g->err, g->errlen};
+      LLVMBuildStore(g->B, cg_call(g, "sc_rt_refuse_stream", g->i32, rp, 2, ra, 2, false), g->rc_slot);
+      LLVMBuildBr(g->B, g->exit_bb);
+      LLVMPositionBuilderAtEnd(g->B, go);
+    }
+    LLVMBuildStore(g->B, LLVMBuildCall2(g->B, LLVMFunctionType(g->i32, p4, 4, 0), cpu_fn, cpu_args, 4, "rc"), g->rc_slot);
+    LLVMBuildBr(g->B, g->exit_bb);
+  } else {
+    LLVMBuildBr(g->B, use_cuda);
+  }
+  LLVMPositionBuilderAtEnd(g->B, use_cuda);
+  LLVMBuildStore(g->B, LLVMBuildCall2(g->B, LLVMFunctionType(g->i32, p5, 5, 0), cuda_fn, cuda_args, 5, "rc"), g->rc_slot);
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
+  LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
+}
+
+/* Both entry points for one path (CPU or CUDA). */
+static bool emit_path(cg *g, bool cuda, LLVMValueRef *shapes, LLVMValueRef *run) {
+  g->cuda = cuda;
+  LLVMValueRef prepare = emit_prepare(g);
+  if (g->failed) return false;
+  bool plain = !g->has_cuda; /* a CPU-only library: the paths are the public functions */
+  const char *shapes_name = plain ? "shapec_model_output_shapes" : cuda ? "sc_cuda_output_shapes" : "sc_cpu_output_shapes";
+  const char *run_name = plain ? "shapec_model_run" : cuda ? "sc_cuda_run" : "sc_cpu_run";
+  emit_output_shapes(g, prepare, shapes_name);
+  if (g->failed) return false;
+  *shapes = LLVMGetNamedFunction(g->M, shapes_name);
+  emit_run(g, prepare, run_name);
+  *run = LLVMGetNamedFunction(g->M, run_name);
+  g->cuda = false;
+  return !g->failed;
+}
+
+bool cg_emit_entry_points(cg *g) {
+  emit_metadata(g);
+  cg_plan_fusion(g);
+  cg_plan_transposes(g);
+  cg_plan_lifetimes(g);
+  LLVMValueRef cpu_shapes = NULL, cpu_run = NULL, cuda_shapes = NULL, cuda_run = NULL;
+  if (g->has_cpu && !emit_path(g, false, &cpu_shapes, &cpu_run)) return false;
+  if (!g->has_cuda) {
+    emit_const_fn(g, "shapec_model_targets", 1);
+    return !g->failed;
+  }
+  if (!emit_path(g, true, &cuda_shapes, &cuda_run)) return false;
+  emit_dispatch(g, "shapec_model_output_shapes", cpu_shapes, cuda_shapes, false);
+  emit_dispatch(g, "shapec_model_run", cpu_run, cuda_run, false);
+  emit_dispatch(g, "shapec_model_run_on_stream", cpu_run, cuda_run, true);
+  emit_const_fn(g, "shapec_model_targets", (g->has_cpu ? 1 : 0) | 2);
+  return !g->failed;
+}

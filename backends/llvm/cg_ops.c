@@ -1,0 +1,752 @@
+/* cg_ops.c - lowering of the non-elementwise ops: views share their input's buffer;
+ * layout changes (permute, expand, slice, split, cat) are strided copies; matrix
+ * products go to OpenBLAS; convolution, pooling, normalization, softmax and reductions
+ * call the runtime kernels with sizes computed from the solved symbols. */
+#include <math.h>
+#include <string.h>
+
+#include "lower.h"
+#include "runtime_abi.h"
+
+/* ---- argument access -------------------------------------------------------------------- */
+
+static const sc_arg *arg(const sc_node *n, const char *name) {
+  for (size_t k = 0; k < n->n_inputs; k++)
+    if (strcmp(n->inputs[k].name, name) == 0) return &n->inputs[k].arg;
+  return NULL;
+}
+
+static bool arg_none(const sc_arg *a) {
+  return !a || a->kind == SC_ARG_NONE || !a->n_items || (a->n_items == 1 && a->items[0].is_none && !a->items[0].value);
+}
+
+static cg_value *tensor(cg *g, const sc_node *n, const char *name) {
+  const sc_arg *a = arg(n, name);
+  if (arg_none(a) || !a->items[0].value || a->items[0].value->kind != SC_VALUE_TENSOR) return NULL;
+  return cg_get(g, a->items[0].value);
+}
+
+static int64_t int_arg(const sc_node *n, const char *name, int64_t def) {
+  const sc_arg *a = arg(n, name);
+  if (arg_none(a) || a->items[0].value) return def;
+  if (a->kind == SC_ARG_BOOL) return a->items[0].b;
+  return a->kind == SC_ARG_INT || a->kind == SC_ARG_SYM_INT ? a->items[0].i : def;
+}
+
+static double float_arg(const sc_node *n, const char *name, double def) {
+  const sc_arg *a = arg(n, name);
+  if (arg_none(a) || a->items[0].value) return def;
+  if (a->kind == SC_ARG_FLOAT) return a->items[0].f;
+  if (a->kind == SC_ARG_INT) return (double)a->items[0].i;
+  if (a->kind == SC_ARG_BOOL) return a->items[0].b;
+  return def;
+}
+
+/* An int or SymInt argument as a run-time i64. */
+static LLVMValueRef int_value(cg *g, const sc_node *n, const char *name, int64_t def) {
+  const sc_arg *a = arg(n, name);
+  if (arg_none(a)) return cg_i64(g, def);
+  if (a->items[0].value) return cg_expr(g, a->items[0].value->sym);
+  return cg_i64(g, a->kind == SC_ARG_BOOL ? a->items[0].b : a->items[0].i);
+}
+
+static int ints(const sc_node *n, const char *name, int64_t *out, int max) {
+  const sc_arg *a = arg(n, name);
+  if (arg_none(a)) return 0;
+  int k = 0;
+  for (size_t i = 0; i < a->n_items && k < max; i++) out[k++] = a->items[i].i;
+  return k;
+}
+
+static int norm_dim(int64_t d, int rank) { return (int)(d < 0 ? d + (rank ? rank : 1) : d); }
+
+static sc_value *output(const sc_node *n, int k) {
+  int seen = 0;
+  for (size_t i = 0; i < n->n_outputs; i++)
+    for (size_t j = 0; j < n->outputs[i].n_items; j++, seen++)
+      if (seen == k) return n->outputs[i].items[j].value;
+  return NULL;
+}
+
+/* ---- run-time helpers ---------------------------------------------------------------------- */
+
+static LLVMValueRef array_i64(cg *g, LLVMValueRef *vals, int n) {
+  LLVMValueRef a = LLVMBuildArrayAlloca(g->B, g->i64, cg_i64(g, n ? n : 1), "arr");
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMBuildStore(g->B, vals[i], LLVMBuildGEP2(g->B, g->i64, a, idx, 1, "e"));
+  }
+  return a;
+}
+
+static LLVMValueRef array_i32(cg *g, const int32_t *vals, int n) {
+  LLVMValueRef a = LLVMBuildArrayAlloca(g->B, g->i32, cg_i64(g, n ? n : 1), "arr");
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef idx[1] = {cg_i64(g, i)};
+    LLVMBuildStore(g->B, LLVMConstInt(g->i32, (unsigned)vals[i], 0), LLVMBuildGEP2(g->B, g->i32, a, idx, 1, "e"));
+  }
+  return a;
+}
+
+/* A fresh buffer for a node output; sets its dims. */
+static cg_value *produce(cg *g, const sc_value *v) {
+  cg_value *cv = cg_get(g, v);
+  cg_set_dims(g, cv);
+  cv->data = cg_alloc_buffer(g, cv, LLVMBuildMul(g->B, cv->numel, cg_elem_size(g, v->meta.dtype), "bytes"));
+  cv->ready = true;
+  return cv;
+}
+
+static LLVMValueRef offset_ptr(cg *g, LLVMValueRef base, LLVMValueRef elems, sc_dtype dt) {
+  LLVMValueRef idx[1] = {LLVMBuildMul(g->B, elems, cg_elem_size(g, dt), "ob")};
+  return LLVMBuildGEP2(g->B, g->i8, base, idx, 1, "at");
+}
+
+/* Contiguous strides (in elements) of a value. */
+static void strides_of(cg *g, const cg_value *cv, LLVMValueRef *st) {
+  LLVMValueRef acc = cg_i64(g, 1);
+  for (int d = cv->v->meta.rank - 1; d >= 0; d--) {
+    st[d] = acc;
+    acc = LLVMBuildMul(g->B, acc, cv->dims[d], "s");
+  }
+}
+
+static void strided_copy(cg *g, LLVMValueRef src, LLVMValueRef dst, int ndim, LLVMValueRef *shape, LLVMValueRef *src_st,
+                         sc_dtype dt) {
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[6] = {src, dst, LLVMConstInt(g->i32, (unsigned)ndim, 0), array_i64(g, shape, ndim),
+                       array_i64(g, src_st, ndim), cg_elem_size(g, dt)};
+  cg_call(g, "sc_k_strided_copy", g->voidt, p, 6, a, 6, false);
+}
+
+static void check_rc(cg *g, LLVMValueRef rc) {
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
+}
+
+static LLVMValueRef f32c(cg *g, double v) { return LLVMConstReal(g->f32, v); }
+
+static LLVMValueRef bmm(cg *g, LLVMValueRef batch, LLVMValueRef m, LLVMValueRef n, LLVMValueRef k, LLVMValueRef a,
+                        LLVMValueRef a_stride, int ta, LLVMValueRef b, LLVMValueRef b_stride, int tb, LLVMValueRef c,
+                        double alpha, double beta) {
+  LLVMTypeRef p[13] = {g->i64, g->i64, g->i64, g->i64, g->ptr, g->i64, g->i32, g->ptr, g->i64, g->i32, g->ptr, g->f32, g->f32};
+  LLVMValueRef v[13] = {batch, m, n, k, a, a_stride, LLVMConstInt(g->i32, (unsigned)ta, 0), b, b_stride,
+                        LLVMConstInt(g->i32, (unsigned)tb, 0), c, f32c(g, alpha), f32c(g, beta)};
+  LLVMValueRef rc = cg_call(g, "sc_k_bmm_f32", g->i32, p, 13, v, 13, false);
+  check_rc(g, rc);
+  return rc;
+}
+
+/* Writes src broadcast to out's shape into out (for biases). */
+static void broadcast_into(cg *g, cg_value *src, cg_value *out) {
+  int r = out->v->meta.rank, rs = src->v->meta.rank;
+  LLVMValueRef st[CG_MAX_RANK], src_st[CG_MAX_RANK];
+  strides_of(g, src, src_st);
+  for (int d = 0; d < r; d++) {
+    int k = d - (r - rs);
+    int64_t one;
+    st[d] = (k < 0 || (sc_expr_is_const(src->v->shape[k], &one) && one == 1)) ? cg_i64(g, 0) : src_st[k];
+  }
+  strided_copy(g, src->data, out->data, r, out->dims, st, out->v->meta.dtype);
+}
+
+/* ---- op families ------------------------------------------------------------------------------ */
+
+static bool lower_view(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, n->op->id == SC_OP_DROPOUT ? "input" : "self");
+  sc_value *out = output(n, 0);
+  if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: no input", n->target);
+  cg_value *co = cg_get(g, out);
+  cg_set_dims(g, co);
+  int r = out->meta.rank, rx = x->v->meta.rank;
+  LLVMValueRef xs[CG_MAX_RANK], st[CG_MAX_RANK];
+  strides_of(g, x, xs);
+  LLVMValueRef base = x->data;
+  switch (n->op->id) {
+    case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: case SC_OP_RESHAPE: case SC_OP_FLATTEN: case SC_OP_UNSQUEEZE:
+    case SC_OP_SQUEEZE_DIM: case SC_OP_SQUEEZE_DIMS: case SC_OP_ALIAS: case SC_OP_CONTIGUOUS: case SC_OP_CLONE:
+    case SC_OP_DROPOUT: case SC_OP_DETACH:
+      co->data = x->data; /* every tensor is compact: these only rename */
+      cg_note_alias(g, co, x);
+      co->ready = true;
+      return true;
+    case SC_OP_T: case SC_OP_TRANSPOSE: case SC_OP_PERMUTE: {
+      if (co->transposed) { /* read in place by the products that use it (cg_transpose.c) */
+        co->data = x->data;
+        cg_note_alias(g, co, x);
+        co->ready = true;
+        return true;
+      }
+      int perm[CG_MAX_RANK];
+      for (int d = 0; d < r; d++) perm[d] = d;
+      if (n->op->id == SC_OP_PERMUTE) {
+        int64_t dims[CG_MAX_RANK] = {0};
+        ints(n, "dims", dims, CG_MAX_RANK);
+        for (int d = 0; d < r; d++) perm[d] = norm_dim(dims[d], r);
+      } else if (r >= 2) {
+        int a = n->op->id == SC_OP_T ? 0 : norm_dim(int_arg(n, "dim0", 0), r);
+        int b = n->op->id == SC_OP_T ? 1 : norm_dim(int_arg(n, "dim1", 1), r);
+        perm[a] = b;
+        perm[b] = a;
+      }
+      for (int d = 0; d < r; d++) st[d] = xs[perm[d]];
+      break;
+    }
+    case SC_OP_EXPAND:
+      for (int d = 0; d < r; d++) {
+        int k = d - (r - rx);
+        int64_t one;
+        st[d] = (k < 0 || (sc_expr_is_const(x->v->shape[k], &one) && one == 1)) ? cg_i64(g, 0) : xs[k];
+      }
+      break;
+    case SC_OP_SLICE: {
+      int d = norm_dim(int_arg(n, "dim", 0), rx);
+      int64_t step = int_arg(n, "step", 1);
+      LLVMValueRef size = x->dims[d], start = int_value(g, n, "start", 0);
+      /* negative starts count from the end; then clamp to [0, size] as ATen does */
+      LLVMValueRef neg = LLVMBuildICmp(g->B, LLVMIntSLT, start, cg_i64(g, 0), "neg");
+      start = LLVMBuildSelect(g->B, neg, LLVMBuildAdd(g->B, start, size, "w"), start, "s");
+      start = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, start, cg_i64(g, 0), "lt"), cg_i64(g, 0), start, "s");
+      start = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, start, size, "gt"), size, start, "s");
+      for (int k = 0; k < r; k++) st[k] = xs[k];
+      st[d] = LLVMBuildMul(g->B, xs[d], cg_i64(g, step), "st");
+      base = offset_ptr(g, x->data, LLVMBuildMul(g->B, start, xs[d], "o"), x->v->meta.dtype);
+      break;
+    }
+    case SC_OP_SELECT: case SC_OP_NARROW: {
+      int d = norm_dim(int_arg(n, "dim", 0), rx);
+      LLVMValueRef at = int_value(g, n, n->op->id == SC_OP_SELECT ? "index" : "start", 0);
+      LLVMValueRef neg = LLVMBuildICmp(g->B, LLVMIntSLT, at, cg_i64(g, 0), "neg");
+      at = LLVMBuildSelect(g->B, neg, LLVMBuildAdd(g->B, at, x->dims[d], "w"), at, "at");
+      base = offset_ptr(g, x->data, LLVMBuildMul(g->B, at, xs[d], "o"), x->v->meta.dtype);
+      for (int k = 0, o = 0; k < rx; k++)
+        if (n->op->id == SC_OP_NARROW || k != d) st[o++] = xs[k];
+      break;
+    }
+    default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
+  }
+  co->data = cg_alloc_buffer(g, co, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, out->meta.dtype), "bytes"));
+  co->ready = true;
+  strided_copy(g, base, co->data, r, co->dims, st, out->meta.dtype);
+  return true;
+}
+
+static bool lower_split(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  int rx = x->v->meta.rank;
+  int d = norm_dim(int_arg(n, "dim", 0), rx);
+  LLVMValueRef xs[CG_MAX_RANK];
+  strides_of(g, x, xs);
+  LLVMValueRef at = cg_i64(g, 0);
+  for (int k = 0;; k++) {
+    sc_value *ov = output(n, k);
+    if (!ov) {
+      if (k < 64 && k < (int)n->outputs[0].n_items + (int)n->n_outputs) continue;
+      break;
+    }
+    cg_value *co = cg_get(g, ov);
+    cg_set_dims(g, co);
+    co->data = cg_alloc_buffer(g, co, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, ov->meta.dtype), "bytes"));
+    co->ready = true;
+    LLVMValueRef st[CG_MAX_RANK];
+    for (int j = 0, o = 0; j < rx; j++)
+      if (n->op->id != SC_OP_UNBIND || j != d) st[o++] = xs[j];
+    strided_copy(g, offset_ptr(g, x->data, LLVMBuildMul(g->B, at, xs[d], "o"), ov->meta.dtype), co->data, ov->meta.rank,
+                 co->dims, st, ov->meta.dtype);
+    at = LLVMBuildAdd(g->B, at, n->op->id == SC_OP_UNBIND ? cg_i64(g, 1) : co->dims[d], "at");
+  }
+  return true;
+}
+
+static bool lower_cat(cg *g, const sc_node *n, bool stack) {
+  const sc_arg *ts = arg(n, "tensors");
+  cg_value *out = produce(g, output(n, 0));
+  int r = out->v->meta.rank;
+  int d = norm_dim(int_arg(n, "dim", 0), stack ? r : r);
+  LLVMValueRef os[CG_MAX_RANK];
+  strides_of(g, out, os);
+  LLVMValueRef at = cg_i64(g, 0);
+  for (size_t i = 0; i < ts->n_items; i++) {
+    cg_value *x = cg_get(g, ts->items[i].value);
+    int64_t z;
+    if (!stack && x->v->meta.rank == 1 && r > 1 && sc_expr_is_const(x->v->shape[0], &z) && z == 0) continue;
+    LLVMValueRef dst_st[CG_MAX_RANK], shape[CG_MAX_RANK];
+    int nd = x->v->meta.rank;
+    for (int k = 0, o = 0; k < r; k++) {
+      if (stack && k == d) continue;
+      dst_st[o] = os[k];
+      shape[o] = x->dims[o];
+      o++;
+    }
+    LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+    LLVMValueRef a[6] = {x->data, offset_ptr(g, out->data, LLVMBuildMul(g->B, at, os[d], "o"), out->v->meta.dtype),
+                         LLVMConstInt(g->i32, (unsigned)nd, 0), array_i64(g, shape, nd), array_i64(g, dst_st, nd),
+                         cg_elem_size(g, out->v->meta.dtype)};
+    cg_call(g, "sc_k_copy_into", g->voidt, p, 6, a, 6, false);
+    at = LLVMBuildAdd(g->B, at, stack ? cg_i64(g, 1) : x->dims[d], "at");
+  }
+  return true;
+}
+
+static LLVMValueRef prod(cg *g, LLVMValueRef *dims, int from, int to) {
+  LLVMValueRef acc = cg_i64(g, 1);
+  for (int i = from; i < to; i++) acc = LLVMBuildMul(g->B, acc, dims[i], "p");
+  return acc;
+}
+
+/* A matmul operand with batch dims as [out's batch dims..., rows, cols]: the operand itself
+ * when its batch dims are the output's, else a scratch copy broadcast to them. */
+static LLVMValueRef batch_operand(cg *g, cg_value *x, cg_value *out, int nb, LLVMValueRef rows, LLVMValueRef cols) {
+  int rx = x->v->meta.rank, xb = rx - 2;
+  bool same = xb == nb;
+  for (int d = 0; same && d < nb; d++) same = x->v->shape[d] == out->v->shape[d];
+  if (same) return x->data;
+  LLVMValueRef xs[CG_MAX_RANK], st[CG_MAX_RANK], shape[CG_MAX_RANK];
+  strides_of(g, x, xs);
+  for (int d = 0; d < nb; d++) {
+    int k = d - (nb - xb);
+    int64_t one;
+    bool bcast = k < 0 || (sc_expr_is_const(x->v->shape[k], &one) && one == 1);
+    st[d] = bcast ? cg_i64(g, 0) : xs[k];
+    shape[d] = out->dims[d];
+  }
+  st[nb] = xs[rx - 2];
+  st[nb + 1] = xs[rx - 1];
+  shape[nb] = rows;
+  shape[nb + 1] = cols;
+  cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
+  scratch->last_use = g->node; /* freed after this node */
+  LLVMValueRef elems = LLVMBuildMul(g->B, prod(g, out->dims, 0, nb), LLVMBuildMul(g->B, rows, cols, "rc"), "n");
+  LLVMValueRef data = cg_alloc_buffer(g, scratch, LLVMBuildMul(g->B, elems, cg_elem_size(g, x->v->meta.dtype), "bytes"));
+  strided_copy(g, x->data, data, nb + 2, shape, st, x->v->meta.dtype);
+  return data;
+}
+
+static bool lower_matmul(cg *g, const sc_node *n) {
+  sc_value *ov = output(n, 0);
+  if (ov->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(ov->meta.dtype));
+  switch (n->op->id) {
+    case SC_OP_MM: case SC_OP_ADDMM: case SC_OP_BMM: case SC_OP_BADDBMM: {
+      bool add = n->op->id == SC_OP_ADDMM || n->op->id == SC_OP_BADDBMM, batched = n->op->id == SC_OP_BMM || n->op->id == SC_OP_BADDBMM;
+      cg_value *a = tensor(g, n, add ? (batched ? "batch1" : "mat1") : "self");
+      cg_value *b = tensor(g, n, add ? (batched ? "batch2" : "mat2") : "mat2");
+      cg_value *out = produce(g, ov);
+      int o = batched ? 1 : 0;
+      LLVMValueRef m = a->dims[o], k = a->dims[o + 1], nn = b->dims[o + 1];
+      double beta = 0;
+      if (add) {
+        broadcast_into(g, tensor(g, n, "self"), out);
+        beta = float_arg(n, "beta", 1);
+      }
+      LLVMValueRef batch = batched ? a->dims[0] : cg_i64(g, 1);
+      bmm(g, batch, m, nn, k, a->data, LLVMBuildMul(g->B, m, k, "sa"), a->transposed, b->data,
+          LLVMBuildMul(g->B, k, nn, "sb"), b->transposed, out->data, float_arg(n, "alpha", 1), beta);
+      return true;
+    }
+    case SC_OP_MV: {
+      cg_value *a = tensor(g, n, "self"), *v = tensor(g, n, "vec");
+      cg_value *out = produce(g, ov);
+      bmm(g, cg_i64(g, 1), a->dims[0], cg_i64(g, 1), a->dims[1], a->data, cg_i64(g, 0), 0, v->data, cg_i64(g, 0), 0,
+          out->data, 1, 0);
+      return true;
+    }
+    case SC_OP_LINEAR: {
+      cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *bias = tensor(g, n, "bias");
+      cg_value *out = produce(g, ov);
+      int rx = x->v->meta.rank;
+      LLVMValueRef k = x->dims[rx - 1], nn = w->v->meta.rank == 2 ? w->dims[0] : cg_i64(g, 1);
+      LLVMValueRef m = prod(g, x->dims, 0, rx - 1);
+      if (bias) broadcast_into(g, bias, out);
+      bmm(g, cg_i64(g, 1), m, nn, k, x->data, cg_i64(g, 0), 0, w->data, cg_i64(g, 0), 1, out->data, 1, bias ? 1 : 0);
+      return true;
+    }
+    case SC_OP_MATMUL: {
+      cg_value *a = tensor(g, n, "self"), *b = tensor(g, n, "other");
+      cg_value *out = produce(g, ov);
+      int ra = a->v->meta.rank, rb = b->v->meta.rank;
+      LLVMValueRef k = a->dims[ra - 1];
+      LLVMValueRef m = ra >= 2 ? a->dims[ra - 2] : cg_i64(g, 1), nn = rb >= 2 ? b->dims[rb - 1] : cg_i64(g, 1);
+      if (rb <= 2) { /* fold a's batch into its rows */
+        LLVMValueRef rows = ra >= 2 ? prod(g, a->dims, 0, ra - 1) : cg_i64(g, 1);
+        bmm(g, cg_i64(g, 1), rows, nn, k, a->data, cg_i64(g, 0), a->transposed, b->data, cg_i64(g, 0), b->transposed,
+            out->data, 1, 0);
+        return true;
+      }
+      /* batched: each side's batch dims equal the output's, none (stride 0), or are
+       * broadcast (then expanded into a scratch buffer first) */
+      int nb = out->v->meta.rank - (ra >= 2) - 1;
+      LLVMValueRef batch = prod(g, out->dims, 0, nb);
+      LLVMValueRef a_data = a->data, a_stride = cg_i64(g, 0);
+      if (ra > 2) {
+        a_data = batch_operand(g, a, out, nb, m, k);
+        a_stride = LLVMBuildMul(g->B, m, k, "sa");
+      }
+      LLVMValueRef b_data = batch_operand(g, b, out, nb, k, nn);
+      bmm(g, batch, m, nn, k, a_data, a_stride, a->transposed, b_data, LLVMBuildMul(g->B, k, nn, "sb"), b->transposed,
+          out->data, 1, 0);
+      return true;
+    }
+    case SC_OP_SDPA: {
+      cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
+      cg_value *out = produce(g, ov);
+      int r = out->v->meta.rank, nb = r - 2;
+      LLVMValueRef l = q->dims[q->v->meta.rank - 2], e = q->dims[q->v->meta.rank - 1];
+      LLVMValueRef s = kk->dims[kk->v->meta.rank - 2], ev = v->dims[v->v->meta.rank - 1];
+      double scale = float_arg(n, "scale", NAN);
+      if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CPU lowering yet (use "
+                        "an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
+      /* query, key, value and a batched mask broadcast to the output's batch dims; a 2-D
+       * mask serves every batch */
+      LLVMValueRef qd = batch_operand(g, q, out, nb, l, e), kd = batch_operand(g, kk, out, nb, s, e);
+      LLVMValueRef vd = batch_operand(g, v, out, nb, s, ev);
+      LLVMValueRef md = LLVMConstNull(g->ptr), mstride = cg_i64(g, 0);
+      if (mask && mask->v->meta.rank > 2) {
+        md = batch_operand(g, mask, out, nb, l, s);
+        mstride = LLVMBuildMul(g->B, l, s, "ms");
+      } else if (mask) {
+        md = mask->data;
+      }
+      LLVMValueRef sc = isnan(scale) ? LLVMBuildFDiv(g->B, LLVMConstReal(g->f64, 1),
+                                                     LLVMBuildCall2(g->B, LLVMFunctionType(g->f64, (LLVMTypeRef[]){g->f64}, 1, 0),
+                                                                    cg_function(g, "sqrt", g->f64, (LLVMTypeRef[]){g->f64}, 1, false),
+                                                                    (LLVMValueRef[]){LLVMBuildSIToFP(g->B, e, g->f64, "e")}, 1, "sq"), "sc")
+                                     : LLVMConstReal(g->f64, scale);
+      LLVMTypeRef p[13] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->f64, g->i32};
+      LLVMValueRef a[13] = {qd, kd, vd, md, mstride, out->data, prod(g, out->dims, 0, nb), l, s, e, ev, sc,
+                            LLVMConstInt(g->i32, (unsigned)int_arg(n, "is_causal", 0), 0)};
+      check_rc(g, cg_call(g, "sc_k_sdpa_f32", g->i32, p, 13, a, 13, false));
+      return true;
+    }
+    default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
+  }
+}
+
+static int spatial(const sc_node *n, const char *name, int64_t *out, int count, int64_t def) {
+  int64_t v[CG_MAX_RANK];
+  int m = ints(n, name, v, CG_MAX_RANK);
+  for (int i = 0; i < count; i++) out[i] = m == 0 ? def : m == 1 ? v[0] : v[i];
+  return m;
+}
+
+static bool lower_conv(cg *g, const sc_node *n) {
+  bool transposed = int_arg(n, "transposed", 0) != 0;
+  cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
+  cg_value *out = produce(g, output(n, 0));
+  int sp = w->v->meta.rank - 2;
+  if (sp < 1 || sp > 2) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%d-D convolution has no CPU lowering yet", sp);
+  int64_t st[2], pad[2], dil[2];
+  spatial(n, "stride", st, sp, 1);
+  spatial(n, "padding", pad, sp, 0);
+  spatial(n, "dilation", dil, sp, 1);
+  bool batched = x->v->meta.rank == sp + 2;
+  int c = batched ? 1 : 0;
+  LLVMValueRef one = cg_i64(g, 1);
+  LLVMValueRef h = sp == 2 ? x->dims[c + 1] : one, wd = x->dims[c + sp];
+  LLVMValueRef oh = sp == 2 ? out->dims[c + 1] : one, ow = out->dims[c + sp];
+  LLVMValueRef kh = sp == 2 ? w->dims[2] : one, kw = w->dims[1 + sp];
+  LLVMTypeRef p[20];
+  /* out channels: the weight's first dim, or for a transposed convolution the output's */
+  LLVMValueRef a[20] = {x->data, w->data, b ? b->data : LLVMConstNull(g->ptr), out->data, batched ? x->dims[0] : one,
+                        x->dims[c], h, wd, transposed ? out->dims[c] : w->dims[0], kh, kw,
+                        cg_i64(g, sp == 2 ? st[0] : 1), cg_i64(g, st[sp - 1]), cg_i64(g, sp == 2 ? pad[0] : 0),
+                        cg_i64(g, pad[sp - 1]), cg_i64(g, sp == 2 ? dil[0] : 1), cg_i64(g, dil[sp - 1]),
+                        cg_i64(g, int_arg(n, "groups", 1)), oh, ow};
+  for (int i = 0; i < 20; i++) p[i] = i < 4 ? g->ptr : g->i64;
+  check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
+  return true;
+}
+
+static bool lower_pool(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank;
+  LLVMValueRef nc = prod(g, x->dims, 0, r - 2), h = x->dims[r - 2], w = x->dims[r - 1];
+  LLVMValueRef oh = out->dims[r - 2], ow = out->dims[r - 1];
+  if (n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D || n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D_) {
+    LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64};
+    LLVMValueRef a[7] = {x->data, out->data, nc, h, w, oh, ow};
+    cg_call(g, "sc_k_adaptive_avg_pool2d_f32", g->voidt, p, 7, a, 7, false);
+    return true;
+  }
+  int64_t k[2], st[2], pad[2], dil[2];
+  spatial(n, "kernel_size", k, 2, 1);
+  if (!spatial(n, "stride", st, 2, 0)) st[0] = k[0], st[1] = k[1];
+  spatial(n, "padding", pad, 2, 0);
+  spatial(n, "dilation", dil, 2, 1);
+  if (n->op->id == SC_OP_AVG_POOL2D) {
+    LLVMTypeRef p[15] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32, g->i64};
+    LLVMValueRef a[15] = {x->data, out->data, nc, h, w, cg_i64(g, k[0]), cg_i64(g, k[1]), cg_i64(g, st[0]), cg_i64(g, st[1]),
+                          cg_i64(g, pad[0]), cg_i64(g, pad[1]), oh, ow,
+                          LLVMConstInt(g->i32, (unsigned)int_arg(n, "count_include_pad", 1), 0),
+                          cg_i64(g, int_arg(n, "divisor_override", 0))};
+    cg_call(g, "sc_k_avg_pool2d_f32", g->voidt, p, 15, a, 15, false);
+    return true;
+  }
+  sc_value *iv = output(n, 1);
+  cg_value *idx = iv ? produce(g, iv) : NULL;
+  LLVMTypeRef p[16] = {g->ptr, g->ptr, g->ptr};
+  for (int i = 3; i < 16; i++) p[i] = g->i64;
+  LLVMValueRef a[16] = {x->data, out->data, idx ? idx->data : LLVMConstNull(g->ptr), nc, h, w, cg_i64(g, k[0]),
+                        cg_i64(g, k[1]), cg_i64(g, st[0]), cg_i64(g, st[1]), cg_i64(g, pad[0]), cg_i64(g, pad[1]),
+                        cg_i64(g, dil[0]), cg_i64(g, dil[1]), oh, ow};
+  cg_call(g, "sc_k_max_pool2d_f32", g->voidt, p, 16, a, 16, false);
+  return true;
+}
+
+static bool lower_norm(cg *g, const sc_node *n) {
+  switch (n->op->id) {
+    case SC_OP_BATCH_NORM_INFER: case SC_OP_BATCH_NORM: {
+      cg_value *x = tensor(g, n, "input");
+      cg_value *out = produce(g, output(n, 0));
+      cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias"), *m = tensor(g, n, "running_mean"), *v = tensor(g, n, "running_var");
+      int r = x->v->meta.rank;
+      LLVMTypeRef p[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->f64};
+      LLVMValueRef a[10] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
+                            m ? m->data : LLVMConstNull(g->ptr), v ? v->data : LLVMConstNull(g->ptr), x->dims[0], x->dims[1],
+                            prod(g, x->dims, 2, r), LLVMConstReal(g->f64, float_arg(n, "eps", 1e-5))};
+      cg_call(g, "sc_k_batch_norm_f32", g->voidt, p, 10, a, 10, false);
+      for (int k = 1; k < 3; k++)
+        if (output(n, k)) produce(g, output(n, k)); /* the saved statistics are empty */
+      return true;
+    }
+    case SC_OP_NATIVE_LAYER_NORM: case SC_OP_LAYER_NORM: {
+      cg_value *x = tensor(g, n, "input");
+      cg_value *out = produce(g, output(n, 0));
+      cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
+      int64_t norm[CG_MAX_RANK];
+      int k = ints(n, "normalized_shape", norm, CG_MAX_RANK), r = x->v->meta.rank;
+      cg_value *mean = output(n, 1) ? produce(g, output(n, 1)) : NULL, *rstd = output(n, 2) ? produce(g, output(n, 2)) : NULL;
+      LLVMTypeRef p[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->f64};
+      LLVMValueRef a[9] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
+                           mean ? mean->data : LLVMConstNull(g->ptr), rstd ? rstd->data : LLVMConstNull(g->ptr),
+                           prod(g, x->dims, 0, r - k), prod(g, x->dims, r - k, r), LLVMConstReal(g->f64, float_arg(n, "eps", 1e-5))};
+      cg_call(g, "sc_k_layer_norm_f32", g->voidt, p, 9, a, 9, false);
+      return true;
+    }
+    case SC_OP_SOFTMAX: case SC_OP_SOFTMAX_INT: case SC_OP_LOG_SOFTMAX: case SC_OP_LOG_SOFTMAX_INT: {
+      cg_value *x = tensor(g, n, "self");
+      cg_value *out = produce(g, output(n, 0));
+      int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", -1), r) : 0;
+      bool log = n->op->id == SC_OP_LOG_SOFTMAX || n->op->id == SC_OP_LOG_SOFTMAX_INT;
+      LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32};
+      LLVMValueRef a[6] = {x->data, out->data, prod(g, x->dims, 0, d), r ? x->dims[d] : cg_i64(g, 1), prod(g, x->dims, d + 1, r),
+                           LLVMConstInt(g->i32, log, 0)};
+      cg_call(g, "sc_k_softmax_f32", g->voidt, p, 6, a, 6, false);
+      return true;
+    }
+    default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
+  }
+}
+
+static bool lower_reduce(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  int r = x->v->meta.rank;
+  if (n->op->id == SC_OP_ARGMAX || n->op->id == SC_OP_MAX_DIM) {
+    const sc_arg *da = arg(n, "dim");
+    bool all = arg_none(da);
+    int d = all ? 0 : norm_dim(int_arg(n, "dim", 0), r);
+    cg_value *out0 = produce(g, output(n, 0));
+    cg_value *out1 = n->op->id == SC_OP_MAX_DIM && output(n, 1) ? produce(g, output(n, 1)) : NULL;
+    LLVMValueRef outer = all ? cg_i64(g, 1) : prod(g, x->dims, 0, d), len = all ? x->numel : x->dims[d];
+    LLVMValueRef inner = all ? cg_i64(g, 1) : prod(g, x->dims, d + 1, r);
+    LLVMTypeRef p[7] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32};
+    LLVMValueRef a[7] = {x->data, n->op->id == SC_OP_MAX_DIM ? out0->data : LLVMConstNull(g->ptr),
+                         n->op->id == SC_OP_MAX_DIM ? (out1 ? out1->data : LLVMConstNull(g->ptr)) : out0->data, outer, len,
+                         inner, LLVMConstInt(g->i32, 0, 0)};
+    cg_call(g, "sc_k_arg_reduce_f32", g->voidt, p, 7, a, 7, false);
+    return true;
+  }
+  cg_value *out = produce(g, output(n, 0));
+  int32_t mask[CG_MAX_RANK] = {0};
+  int64_t dims[CG_MAX_RANK];
+  int k = (n->op->id == SC_OP_SUM || n->op->id == SC_OP_MEAN) ? 0 : ints(n, "dim", dims, CG_MAX_RANK);
+  for (int i = 0; i < r; i++) mask[i] = k == 0;
+  for (int i = 0; i < k; i++) mask[norm_dim(dims[i], r)] = 1;
+  int op = (n->op->id == SC_OP_SUM || n->op->id == SC_OP_SUM_DIM) ? SC_REDUCE_SUM
+           : (n->op->id == SC_OP_MEAN || n->op->id == SC_OP_MEAN_DIM) ? SC_REDUCE_MEAN
+           : n->op->id == SC_OP_AMAX ? SC_REDUCE_MAX : n->op->id == SC_OP_AMIN ? SC_REDUCE_MIN : SC_REDUCE_VAR;
+  LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->f64};
+  LLVMValueRef a[7] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i32(g, mask, r),
+                       LLVMConstInt(g->i32, (unsigned)op, 0), LLVMConstReal(g->f64, float_arg(n, "correction", 1))};
+  cg_call(g, "sc_k_reduce_f32", g->voidt, p, 7, a, 7, false);
+  return true;
+}
+
+static bool lower_indexing(cg *g, const sc_node *n) {
+  switch (n->op->id) {
+    case SC_OP_CAT: return lower_cat(g, n, false);
+    case SC_OP_STACK: return lower_cat(g, n, true);
+    case SC_OP_REPEAT: {
+      cg_value *x = tensor(g, n, "self");
+      cg_value *out = produce(g, output(n, 0));
+      int r = out->v->meta.rank, rx = x->v->meta.rank;
+      LLVMValueRef src[CG_MAX_RANK];
+      for (int d = 0; d < r; d++) src[d] = d < r - rx ? cg_i64(g, 1) : x->dims[d - (r - rx)];
+      LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+      LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, src, r),
+                           array_i64(g, out->dims, r), cg_elem_size(g, out->v->meta.dtype)};
+      cg_call(g, "sc_k_repeat", g->voidt, p, 6, a, 6, false);
+      return true;
+    }
+    case SC_OP_EMBEDDING: case SC_OP_INDEX_SELECT: case SC_OP_GATHER: {
+      bool emb = n->op->id == SC_OP_EMBEDDING;
+      cg_value *src = tensor(g, n, emb ? "weight" : "self"), *idx = tensor(g, n, emb ? "indices" : "index");
+      if (idx->v->meta.dtype != SC_DTYPE_I64)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with %s indices has no CPU lowering yet", n->target,
+                        sc_dtype_name(idx->v->meta.dtype));
+      cg_value *out = produce(g, output(n, 0));
+      int r = src->v->meta.rank, d = emb ? 0 : norm_dim(int_arg(n, "dim", 0), r);
+      LLVMValueRef outer = prod(g, src->dims, 0, d), inner = prod(g, src->dims, d + 1, r);
+      LLVMValueRef n_idx = n->op->id == SC_OP_GATHER ? idx->dims[d] : idx->numel;
+      LLVMTypeRef p[8] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64};
+      LLVMValueRef a[8] = {src->data, idx->data, out->data, outer, src->dims[d], n_idx, inner, cg_elem_size(g, src->v->meta.dtype)};
+      cg_call(g, n->op->id == SC_OP_GATHER ? "sc_k_gather" : "sc_k_index_select", g->voidt, p, 8, a, 8, false);
+      return true;
+    }
+    default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
+  }
+}
+
+static bool lower_creation(cg *g, const sc_node *n) {
+  cg_value *out = produce(g, output(n, 0));
+  sc_dtype dt = out->v->meta.dtype;
+  if (n->op->id == SC_OP_ARANGE || n->op->id == SC_OP_ARANGE_START || n->op->id == SC_OP_ARANGE_START_STEP) {
+    LLVMTypeRef p[5] = {g->ptr, g->i64, g->f64, g->f64, g->i32};
+    LLVMValueRef a[5] = {out->data, out->numel, LLVMBuildSIToFP(g->B, int_value(g, n, "start", 0), g->f64, "s"),
+                         LLVMConstReal(g->f64, float_arg(n, "step", 1)), LLVMConstInt(g->i32, dt == SC_DTYPE_F32, 0)};
+    cg_call(g, "sc_k_arange", g->voidt, p, 5, a, 5, false);
+    return true;
+  }
+  double value = n->op->id == SC_OP_ONES || n->op->id == SC_OP_ONES_LIKE ? 1
+                 : (n->op->id == SC_OP_FULL || n->op->id == SC_OP_FULL_LIKE) ? float_arg(n, "fill_value", 0)
+                 : n->op->id == SC_OP_SCALAR_TENSOR ? float_arg(n, "s", 0) : 0;
+  LLVMTypeRef t = cg_llvm_type(g, dt);
+  if (!t) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering", n->target, sc_dtype_name(dt));
+  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
+  LLVMValueRef slot = LLVMBuildAlloca(g->B, mem, "v");
+  LLVMBuildStore(g->B, (t == g->f32 || t == g->f64) ? LLVMConstReal(t, value) : LLVMConstInt(mem, (unsigned long long)(int64_t)value, 1), slot);
+  LLVMTypeRef p[4] = {g->ptr, g->i64, g->ptr, g->i64};
+  LLVMValueRef a[4] = {out->data, out->numel, slot, cg_elem_size(g, dt)};
+  cg_call(g, "sc_k_fill", g->voidt, p, 4, a, 4, false);
+  return true;
+}
+
+/* item() / _local_scalar_dense: the one element as an int64 symbol.  nonzero: the count
+ * of nonzero elements is the output's data-dependent size, then the indices. */
+static bool lower_data_dependent(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: no input", n->target);
+  sc_dtype dt = x->v->meta.dtype;
+  switch (n->op->id) {
+    case SC_OP_ITEM: case SC_OP_LOCAL_SCALAR_DENSE: {
+      const sc_value *out = n->n_outputs && n->outputs[0].n_items ? n->outputs[0].items[0].value : NULL;
+      if (!out || out->kind != SC_VALUE_SYM_INT || !out->sym)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of a non-integer value has no CPU lowering yet "
+                        "(only integer item() feeds sizes)", n->target);
+      LLVMTypeRef t = cg_llvm_type(g, dt);
+      if (!t || t == g->f32 || t == g->f64)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(dt));
+      LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
+      LLVMValueRef at = x->data;
+      if (g->cuda) { /* the value lives on the device: copy it back (this waits for the stream) */
+        at = LLVMBuildAlloca(g->B, g->i64, "item.host");
+        LLVMTypeRef cp[3] = {g->ptr, g->ptr, g->i64};
+        LLVMValueRef ca[3] = {at, x->data, cg_elem_size(g, dt)};
+        cg_call(g, "sc_cu_copy_to_host", g->voidt, cp, 3, ca, 3, false);
+        LLVMValueRef rc = cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false);
+        cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "cuerr"), rc);
+      }
+      LLVMValueRef v = LLVMBuildLoad2(g->B, mem, at, "item");
+      v = mem == g->i64 ? v : t == g->i1 || mem == g->i8 ? LLVMBuildZExt(g->B, v, g->i64, "z") : LLVMBuildSExt(g->B, v, g->i64, "s");
+      cg_bind_unbacked(g, n, out->sym, v, sc_arena_printf(&g->ctx->arena, "%s.item()", x->v->name));
+      return !g->failed;
+    }
+    case SC_OP_NONZERO: {
+      sc_value *ov = output(n, 0);
+      LLVMTypeRef et = cg_llvm_type(g, dt);
+      LLVMValueRef is_float = LLVMConstInt(g->i32, et == g->f32 || et == g->f64, 0);
+      LLVMTypeRef p4[4] = {g->ptr, g->i64, g->i64, g->i32};
+      LLVMValueRef a4[4] = {x->data, x->numel, cg_elem_size(g, dt), is_float};
+      LLVMValueRef count = cg_call(g, "sc_k_count_nonzero", g->i64, p4, 4, a4, 4, false);
+      cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of nonzeros in %s",
+                                                                  x->v->name));
+      if (g->failed) return false;
+      cg_value *out = produce(g, ov);
+      int r = x->v->meta.rank;
+      LLVMValueRef shape = LLVMBuildArrayAlloca(g->B, g->i64, cg_i64(g, r ? r : 1), "shape");
+      for (int d = 0; d < r; d++) {
+        LLVMValueRef idx[1] = {cg_i64(g, d)};
+        LLVMBuildStore(g->B, x->dims[d], LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "sp"));
+      }
+      LLVMTypeRef p6[6] = {g->ptr, g->i32, g->ptr, g->i64, g->i32, g->ptr};
+      LLVMValueRef a6[6] = {x->data, LLVMConstInt(g->i32, (unsigned)r, 0), shape, cg_elem_size(g, dt), is_float, out->data};
+      cg_call(g, "sc_k_nonzero", g->voidt, p6, 6, a6, 6, false);
+      return true;
+    }
+    case SC_OP_MASKED_SELECT: {
+      cg_value *m = tensor(g, n, "mask");
+      if (!m || m->v->meta.dtype != SC_DTYPE_BOOL)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "masked_select needs a bool mask");
+      /* the broadcast shape: per dim, equal sizes, or one side 1 (then its stride is 0) */
+      int rx = x->v->meta.rank, rm = m->v->meta.rank, r = rx > rm ? rx : rm;
+      LLVMValueRef xs[CG_MAX_RANK], ms[CG_MAX_RANK], xst[CG_MAX_RANK], mst[CG_MAX_RANK], shape[CG_MAX_RANK];
+      strides_of(g, x, xs);
+      strides_of(g, m, ms);
+      for (int d = 0; d < r; d++) {
+        int kx = d - (r - rx), km = d - (r - rm);
+        int64_t one;
+        bool x1 = kx < 0 || (sc_expr_is_const(x->v->shape[kx], &one) && one == 1);
+        bool m1 = km < 0 || (sc_expr_is_const(m->v->shape[km], &one) && one == 1);
+        if (!x1 && !m1 && x->v->shape[kx] != m->v->shape[km])
+          return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "masked_select of sizes %s and %s in dim %d has no "
+                          "CPU lowering (they must be equal or 1)", sc_expr_to_string(g->ctx, x->v->shape[kx]),
+                          sc_expr_to_string(g->ctx, m->v->shape[km]), d);
+        xst[d] = x1 ? cg_i64(g, 0) : xs[kx];
+        mst[d] = m1 ? cg_i64(g, 0) : ms[km];
+        shape[d] = !x1 ? x->dims[kx] : !m1 ? m->dims[km] : cg_i64(g, 1);
+      }
+      LLVMValueRef shape_a = array_i64(g, shape, r), mst_a = array_i64(g, mst, r);
+      LLVMTypeRef p4[4] = {g->ptr, g->ptr, g->i32, g->ptr};
+      LLVMValueRef a4[4] = {m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a};
+      LLVMValueRef count = cg_call(g, "sc_k_count_masked", g->i64, p4, 4, a4, 4, false);
+      sc_value *ov = output(n, 0);
+      cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of true elements in %s",
+                                                                  m->v->name));
+      if (g->failed) return false;
+      cg_value *out = produce(g, ov);
+      LLVMTypeRef p8[8] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i64, g->ptr};
+      LLVMValueRef a8[8] = {x->data, array_i64(g, xst, r), m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a,
+                            cg_elem_size(g, dt), out->data};
+      cg_call(g, "sc_k_masked_select", g->voidt, p8, 8, a8, 8, false);
+      return true;
+    }
+    default:
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s produces data-dependent sizes, which the CPU backend "
+                      "does not compile yet", n->target);
+  }
+}
+
+bool cg_emit_node(cg *g, const sc_node *n, int index) {
+  (void)index;
+  switch (n->op->op_class) {
+    case SC_OPC_SYMBOLIC:
+    case SC_OPC_ASSERT: return true; /* sizes are expressions; asserts were checked on entry */
+    case SC_OPC_DATA_DEPENDENT: return lower_data_dependent(g, n);
+    case SC_OPC_ELEMENTWISE:
+      if (cg_is_elementwise(n)) return cg_emit_elementwise(g, n);
+      return lower_view(g, n);
+    case SC_OPC_VIEW:
+      if (n->op->id == SC_OP_SPLIT || n->op->id == SC_OP_SPLIT_WITH_SIZES || n->op->id == SC_OP_CHUNK || n->op->id == SC_OP_UNBIND)
+        return lower_split(g, n);
+      return lower_view(g, n);
+    case SC_OPC_MATMUL: return lower_matmul(g, n);
+    case SC_OPC_CONV: return lower_conv(g, n);
+    case SC_OPC_POOL: return lower_pool(g, n);
+    case SC_OPC_NORM: return lower_norm(g, n);
+    case SC_OPC_REDUCTION: return lower_reduce(g, n);
+    case SC_OPC_INDEXING: return lower_indexing(g, n);
+    case SC_OPC_CREATION: return lower_creation(g, n);
+  }
+  return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
+}

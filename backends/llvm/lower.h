@@ -1,0 +1,189 @@
+/* lower.h - the shared LLVM lowering: an analysed program becomes the LLVM module of a
+ * model library (entry points, guard checks, fused loops, kernel calls, buffer
+ * lifetimes).  Its files (backends/llvm/cg_*.c) know no target: what differs between a
+ * CPU and a GPU comes from the cg_target hooks that backends/cpu/ and backends/cuda/
+ * define, and backends/library.c puts the pieces together.
+ *
+ * A library has a host path (code for CPU tensors) and, with a device target, a device
+ * path: host code that drives the device through the device runtime (the sc_cu_*
+ * functions of backends/cuda/runtime/ops.h, which mirror the CPU runtime's sc_k_*), with
+ * its fused loops generated as kernels into a second module (DM). */
+#ifndef SC_LOWER_H
+#define SC_LOWER_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+#include <stdbool.h>
+
+#include "ir/weights.h"
+#include "passes/shape_analysis.h"
+#include "shapec/runtime.h"
+
+#define CG_MAX_RANK 16
+
+typedef struct cg cg;
+
+/* What a target supplies to the lowering: the places where code for a CPU and code for a
+ * GPU differ.  backends/cpu/cpu_lowering.c defines the host's, backends/cuda/cuda_lowering.c
+ * the device's. */
+typedef struct cg_target {
+  const char *name;
+  /* libm's `name` (exp, tanh, ...; the float variant when x is f32) applied to x */
+  LLVMValueRef (*math_call)(cg *g, const char *name, LLVMValueRef x);
+  /* a call for the LLVM math intrinsic `intrinsic` (llvm.exp, ...) where the target cannot
+   * lower it; NULL keeps the intrinsic */
+  LLVMValueRef (*intrinsic_call)(cg *g, const char *intrinsic, LLVMValueRef *args, unsigned n);
+  /* device targets only ---------------------------------------------------------- */
+  /* the runtime function that host code driving the device calls instead of `name`
+   * (sc_k_X, sc_rt_alloc, sc_rt_free); `name` itself where nothing differs */
+  const char *(*runtime_name)(cg *g, const char *name);
+  /* declares the kernel `name`, taking n i64 arguments, in the device module */
+  LLVMValueRef (*kernel_declare)(cg *g, const char *name, int n);
+  /* in the kernel's body: its argument i as a value of `type` (an i64, a narrower
+   * integer, or a pointer to the tensor's elements) */
+  LLVMValueRef (*kernel_arg)(cg *g, LLVMValueRef kernel, int i, LLVMTypeRef type);
+  /* in the kernel's body: the first element this thread computes and the stride to
+   * its next (a grid-stride loop) */
+  void (*kernel_threads)(cg *g, LLVMValueRef *first, LLVMValueRef *step);
+} cg_target;
+
+/* A tensor value at run time. */
+typedef struct cg_value {
+  const sc_value *v;
+  LLVMValueRef data;                 /* ptr to its elements */
+  LLVMValueRef dims[CG_MAX_RANK];    /* i64 */
+  LLVMValueRef numel;                /* i64 */
+  bool ready;                        /* data and dims are set */
+  bool inlined;                      /* computed inside its consumer's loop (fusion) */
+  int uses;                          /* node inputs and graph outputs that read it */
+  bool users_elementwise;            /* every reader so far is an elementwise node */
+  bool transposed;                   /* an unmaterialized swap of its input's last two dims (cg_transpose.c) */
+  /* lifetime (cg_lifetime.c) */
+  int last_use;                      /* position of the last node that reads it; INT_MAX for graph outputs */
+  struct cg_value *owner;            /* the value whose buffer holds its elements; NULL for inputs and weights */
+  int slot;                          /* the owner's workspace slot */
+  int free_after;                    /* the owner's buffer is dead after this node */
+  bool freed;
+} cg_value;
+
+struct cg {
+  sc_ctx *ctx;
+  const sc_program *p;
+  const sc_analysis *a;
+  const sc_weights *w;
+  LLVMContextRef C;
+  LLVMModuleRef M;
+  LLVMBuilderRef B;
+  LLVMTargetMachineRef tm;           /* the host's (backends/cpu/cpu_target.c) */
+  const char *cpu_features;          /* "avx,avx2,fma": checked by the library at run time */
+  const cg_target *host;             /* backends/cpu: code for CPU tensors, and the host side of the device path */
+  const cg_target *gpu;              /* backends/cuda, or NULL: a library without a device path */
+  LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, ptr, voidt, tensor_t;
+  /* the function being built */
+  LLVMValueRef fn, err, errlen, syms, rc_slot, buffers;
+  LLVMBasicBlockRef exit_bb;
+  int n_buffers, cap_buffers;
+  int n_loops;                       /* outlined parallel loops so far */
+  int node;                          /* the node being emitted */
+  bool *input_bound;                 /* symbols the input shapes give (prepare) */
+  bool *sym_bound;                   /* symbols with a value at this point of the run */
+  bool *assert_done;                 /* per guard: checked already */
+  cg_value **owners;                 /* values that own a workspace buffer */
+  int n_owners;
+  LLVMValueRef used[32];             /* vector variants kept alive through llvm.compiler.used */
+  int n_used;
+  /* weights */
+  LLVMValueRef weights;              /* the blob global (embedded weights) */
+  const char *external_path;         /* --external-weights: the side file; NULL when embedded */
+  uint64_t weights_id, weights_size; /* what the side file must hold */
+  size_t *weight_offsets;            /* per input spec index; (size_t)-1 when none */
+  /* the device path (its module and images belong to backends/cuda/cuda_target.c) */
+  bool cuda;                         /* the path being emitted drives the device: runtime calls go
+                                        through gpu->runtime_name, buffers live on the device */
+  bool device;                       /* emitting a kernel into DM: math goes through gpu's hooks */
+  bool emulate;                      /* --cuda-emulate: device code for the host (backends/cuda/emulate) */
+  LLVMValueRef *emu_kernels;         /* --cuda-emulate: the fused kernels, for the emulator's table */
+  int n_emu_kernels;
+  LLVMModuleRef DM;                  /* the device module (NVPTX) */
+  LLVMTargetMachineRef dtm;
+  const char *cuda_arch;
+  LLVMValueRef ptx;                  /* the host global holding the model's device code (PTX) */
+  LLVMValueRef ptx_kernels;          /* ... and that of shapec's device kernels */
+  LLVMValueRef stream;               /* the CUDA path's stream argument */
+  int n_kernels;                     /* generated device kernels so far */
+  uint64_t weights_total;            /* bytes of the weights blob */
+  bool has_cpu, has_cuda;            /* the library's targets */
+  /* tensor values by name */
+  sc_strmap values;
+  bool failed;
+};
+
+/* ---- cg_builder.c: IR helpers ---- */
+bool cg_error(cg *g, sc_diag_code code, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+LLVMValueRef cg_function(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n, bool vararg);
+LLVMValueRef cg_call(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n, LLVMValueRef *args,
+                     unsigned nargs, bool vararg);
+LLVMValueRef cg_i64(cg *g, int64_t v);
+LLVMValueRef cg_cstr(cg *g, const char *s);
+/* Branches to the exit with the return code rc_value when cond is true. */
+void cg_fail_if(cg *g, LLVMValueRef cond, LLVMValueRef rc_value);
+/* When cond holds: writes the message (printf-style, runtime i64 args) and exits with 1. */
+void cg_fail_msg_if(cg *g, LLVMValueRef cond, const char *fmt, LLVMValueRef *args, unsigned n);
+/* A new block in the current function. */
+LLVMBasicBlockRef cg_block(cg *g, const char *name);
+
+/* ---- cg_expr.c ---- */
+int cg_symbol_index(cg *g, const char *name);
+LLVMValueRef cg_load_sym(cg *g, int index);
+/* i64 value of an integer expression, or i1 of a relation; overflow exits with an error. */
+LLVMValueRef cg_expr(cg *g, const sc_expr *e);
+
+/* ---- cg_entry.c ---- */
+bool cg_emit_entry_points(cg *g);
+cg_value *cg_get(cg *g, const sc_value *v);
+/* A workspace buffer of `bytes` holding owner's elements, freed after its last reader. */
+LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes);
+/* Sets dims and numel of a value from its analysed shape. */
+void cg_set_dims(cg *g, cg_value *cv);
+LLVMValueRef cg_elem_size(cg *g, sc_dtype dt);
+
+/* Stores a data-dependent value (item(), a nonzero count) as its unbacked symbol, checks
+ * its range and the runtime asserts that were waiting for it. */
+void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef value, const char *what);
+
+/* ---- cg_elementwise.c ---- */
+bool cg_is_elementwise(const sc_node *n);
+void cg_plan_fusion(cg *g);
+bool cg_emit_elementwise(cg *g, const sc_node *n);
+LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt);
+/* A loop over [0, n): calls body with the induction variable; returns after the loop. */
+void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg);
+/* The same over [begin, end). */
+void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg *, LLVMValueRef, void *), void *arg);
+
+/* ---- cg_lifetime.c ---- */
+/* Sets each value's last_use (after cg_plan_fusion). */
+void cg_plan_lifetimes(cg *g);
+/* alias reads the elements of `of` (a view): of's buffer lives as long as alias is read. */
+void cg_note_alias(cg *g, cg_value *alias, cg_value *of);
+/* Frees the buffers whose last reader is node `node` or earlier. */
+void cg_release_dead(cg *g, int node);
+
+/* ---- cg_transpose.c ---- */
+/* Marks the transposes that matrix products read in place (after cg_plan_fusion). */
+void cg_plan_transposes(cg *g);
+
+/* ---- cg_ops.c ---- */
+bool cg_emit_node(cg *g, const sc_node *n, int index);
+
+/* ---- cg_module.c: what a library holds besides its code ---- */
+/* The weights: a 64-byte aligned constant blob in the module, or with external_path set
+ * the side file (header + blob). */
+void cg_emit_weights(cg *g);
+/* const char *name(void) { return "text"; } */
+void cg_emit_string_getter(cg *g, const char *name, const char *text);
+/* Before optimization: keeps declared vector variants alive and compiles giant straight-line
+ * functions without optimization (their cost is superlinear in LLVM's register allocator). */
+void cg_finish_module(cg *g);
+
+#endif

@@ -1,0 +1,128 @@
+/* driver.c - the export pipeline; see driver.h. */
+#include "driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/library.h"
+#include "passes/verify_graph.h"
+#include "lib/base/fileio.h"
+#include "lib/frontend/model_reader.h"
+#include "lib/frontend/pt2_reader.h"
+#include "lib/report/report.h"
+#include "lib/report/spec_fix.h"
+#include "lib/frontend/spec_reader.h"
+
+const char *sc_driver_default_weights(sc_ctx *ctx, const char *model) {
+  const char *slash = strrchr(model, '/');
+  const char *dot = strrchr(model, '.');
+  size_t stem = (dot && (!slash || dot > slash)) ? (size_t)(dot - model) : strlen(model);
+  return sc_arena_printf(&ctx->arena, "%.*s.safetensors", (int)stem, model);
+}
+
+void sc_export_result_free(sc_export_result *r) {
+  if (r->weights) sc_weights_free(r->weights);
+  r->weights = NULL;
+  if (r->analysed) sc_analysis_release(&r->analysis);
+  r->analysed = false;
+}
+
+/* The program's range constraints become the analysis's, for printing. */
+static void adopt_ranges(sc_ctx *ctx, sc_program *p, const sc_analysis *a) {
+  const sc_shape_env *env = &a->env;
+  p->ranges = sc_arena_alloc(&ctx->arena, (env->n_symbols ? env->n_symbols : 1) * sizeof *p->ranges);
+  p->n_ranges = 0;
+  for (size_t i = 0; i < env->n_symbols; i++) {
+    const sc_symbol *s = &env->symbols[i];
+    if (s->replacement) continue;
+    sc_range_iv r = sc_analysis_reported_range(s);
+    p->ranges[p->n_ranges++] = (sc_range){s->name, r.lo != SC_NEG_INT_OO, r.hi != SC_INT_OO, r.lo, r.hi, NULL};
+  }
+}
+
+static bool load_weights(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
+  const char *weights = opts->weights;
+  if (out->weights && weights) { /* --weights overrides an archive's own */
+    sc_weights_free(out->weights);
+    out->weights = NULL;
+  }
+  if (!weights && !out->weights) {
+    const char *guess = sc_driver_default_weights(ctx, opts->model);
+    if (sc_file_exists(guess)) weights = guess;
+  }
+  if (weights && !out->weights) {
+    out->weights = sc_weights_read_file(ctx, weights);
+    if (!out->weights) return false;
+  }
+  return sc_weights_bind(ctx, out->weights, out->program, !opts->no_codegen);
+}
+
+static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out, const cJSON *fixed) {
+  bool ok = true;
+  if (opts->fix_spec && fixed) {
+    char *text = sc_json_render(fixed);
+    if (sc_file_write_atomic(ctx, opts->fix_spec, text, strlen(text))) out->fixed_spec_path = opts->fix_spec;
+    else ok = false;
+    free(text);
+  }
+  const char *outdir = opts->outdir ? opts->outdir : "shapec-out";
+  const char *path = opts->report ? opts->report : sc_arena_printf(&ctx->arena, "%s/constraints.json", outdir);
+  if (!opts->report && !sc_dir_ensure(ctx, outdir)) return false;
+  /* the report shows a corrected spec only when there is something to correct */
+  const cJSON *shown = out->analysed && out->analysis.env.n_violations ? fixed : NULL;
+  if (!sc_report_write(ctx, path, out->program, out->spec, out->analysed ? &out->analysis : NULL, shown)) return false;
+  out->report_path = path;
+  return ok;
+}
+
+bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
+  memset(out, 0, sizeof *out);
+  if (sc_pt2_looks_like_archive(opts->model)) {
+    if (!sc_pt2_read(ctx, opts->model, &out->program, &out->weights)) return false;
+  } else {
+    out->program = sc_model_read_file(ctx, opts->model);
+  }
+  if (!out->program || !sc_verify_graph(ctx, out->program)) return false;
+
+  out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_static(ctx, out->program);
+  if (!out->spec) return false;
+
+  bool ok = sc_analysis_run(ctx, out->program, out->spec, &out->analysis);
+  out->analysed = true;
+  adopt_ranges(ctx, out->program, &out->analysis);
+
+  cJSON *fixed = NULL;
+  if (out->analysis.env.n_violations || opts->fix_spec)
+    fixed = sc_spec_fix(ctx, opts->spec, out->analysis.env.violations, out->analysis.env.n_violations);
+  if (ok) ok = load_weights(ctx, opts, out);
+  ok &= write_outputs(ctx, opts, out, fixed);
+  cJSON_Delete(fixed);
+  if (ok && !opts->no_codegen) {
+    /* the library embeds the report it was built with */
+    char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
+    sc_library_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm,
+                            opts->external_weights, opts->target_cpu || !opts->target_cuda, opts->target_cuda,
+                            opts->cuda_arch, opts->cuda_emulate};
+    ok = sc_dir_ensure(ctx, copts.outdir) && sc_library_build(ctx, out->program, &out->analysis, out->weights, &copts);
+    free(report);
+    if (ok) {
+      out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", copts.outdir);
+      if (!copts.target_cuda) { /* an earlier CUDA export's PTX is not this library's */
+        static const char *const cuda_files[] = {"model.ptx", "model_kernels.ptx", "model_device.ll", "model_kernels.ll"};
+        for (size_t i = 0; i < sizeof cuda_files / sizeof cuda_files[0]; i++)
+          unlink(sc_arena_printf(&ctx->arena, "%s/%s", copts.outdir, cuda_files[i]));
+      }
+    } else {
+      /* the report written above said "ok": rewrite it with the code-generation error, and
+       * take away a library an earlier export left, which no longer matches the model */
+      static const char *const stale[] = {"model.so", "model.h", "model.ll", "model.weights", "model.ptx",
+                                          "model_kernels.ptx", "model_device.ll", "model_kernels.ll"};
+      for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++)
+        unlink(sc_arena_printf(&ctx->arena, "%s/%s", copts.outdir, stale[i]));
+      write_outputs(ctx, opts, out, NULL);
+    }
+  }
+  return ok && ctx->diags.n_errors == 0;
+}

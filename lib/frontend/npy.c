@@ -1,0 +1,127 @@
+/* npy.c - NumPy .npy reader and writer; see npy.h. */
+#include "npy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/fileio.h"
+
+static const struct {
+  const char *descr;
+  sc_dtype dt;
+} npy_types[] = {{"<f4", SC_DTYPE_F32}, {"<f8", SC_DTYPE_F64}, {"<i8", SC_DTYPE_I64},
+                 {"<i4", SC_DTYPE_I32}, {"|b1", SC_DTYPE_BOOL}, {"|u1", SC_DTYPE_U8}, {"|i1", SC_DTYPE_I8}};
+
+static bool bad(sc_ctx *ctx, const char *path, const char *what) {
+  sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_NPY_FORMAT, SC_SEV_ERROR, path, NULL, "not a usable .npy file: %s", what);
+  sc_diag_set_hint(&ctx->diags, d, "write it with numpy.save of a C-ordered float32, float64, int64, int32 or bool array");
+  return false;
+}
+
+bool sc_npy_read(sc_ctx *ctx, const char *path, sc_npy *out) {
+  memset(out, 0, sizeof *out);
+  size_t len;
+  char *buf = sc_file_read(ctx, path, &len);
+  if (!buf) return false;
+  bool ok = false;
+  if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) {
+    bad(ctx, path, "no NUMPY magic");
+    goto done;
+  }
+  int major = (unsigned char)buf[6];
+  size_t hlen = major == 1 ? (size_t)(unsigned char)buf[8] | (size_t)(unsigned char)buf[9] << 8
+                           : len >= 12 ? (size_t)(unsigned char)buf[8] | (size_t)(unsigned char)buf[9] << 8 |
+                                             (size_t)(unsigned char)buf[10] << 16 | (size_t)(unsigned char)buf[11] << 24
+                                       : 0;
+  size_t start = major == 1 ? 10 : 12;
+  if (major < 1 || major > 3 || start + hlen > len) {
+    bad(ctx, path, "truncated header");
+    goto done;
+  }
+  char *h = sc_xmalloc(hlen + 1);
+  memcpy(h, buf + start, hlen);
+  h[hlen] = '\0';
+  const char *d = strstr(h, "'descr':"), *f = strstr(h, "'fortran_order':"), *s = strstr(h, "'shape':");
+  if (!d || !f || !s) {
+    bad(ctx, path, "header without descr, fortran_order and shape");
+    free(h);
+    goto done;
+  }
+  if (strncmp(f + 16, " True", 5) == 0) {
+    bad(ctx, path, "Fortran order; pass a C-ordered array");
+    free(h);
+    goto done;
+  }
+  const char *q = strchr(d + 8, '\'');
+  out->dtype = SC_DTYPE_UNKNOWN;
+  for (size_t i = 0; q && i < sizeof npy_types / sizeof npy_types[0]; i++)
+    if (strncmp(q + 1, npy_types[i].descr, 3) == 0 && q[4] == '\'') out->dtype = npy_types[i].dt;
+  if (out->dtype == SC_DTYPE_UNKNOWN) {
+    bad(ctx, path, "unsupported dtype (use float32, float64, int64, int32 or bool, little-endian)");
+    free(h);
+    goto done;
+  }
+  const char *p = strchr(s, '(');
+  uint64_t numel = 1;
+  for (p = p ? p + 1 : NULL; p && *p && *p != ')';) {
+    while (*p == ' ' || *p == ',') p++;
+    if (*p == ')') break;
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || v < 0 || out->ndim >= 16) {
+      bad(ctx, path, "malformed shape");
+      free(h);
+      goto done;
+    }
+    out->shape[out->ndim++] = v;
+    numel *= (uint64_t)v;
+    p = end;
+  }
+  free(h);
+  out->nbytes = (size_t)numel * sc_dtype_size(out->dtype);
+  if (start + hlen + out->nbytes > len) {
+    bad(ctx, path, "the data is shorter than the shape says (truncated file?)");
+    goto done;
+  }
+  out->data = aligned_alloc(64, (out->nbytes + 63) / 64 * 64 + 64);
+  if (!out->data) sc_fatal_oom();
+  memcpy(out->data, buf + start + hlen, out->nbytes);
+  ok = true;
+done:
+  free(buf);
+  return ok;
+}
+
+bool sc_npy_write(sc_ctx *ctx, const char *path, const sc_npy *a) {
+  const char *descr = NULL;
+  for (size_t i = 0; i < sizeof npy_types / sizeof npy_types[0]; i++)
+    if (npy_types[i].dt == a->dtype) descr = npy_types[i].descr;
+  if (!descr) {
+    sc_diags_add(&ctx->diags, SC_DIAG_NPY_FORMAT, SC_SEV_ERROR, path, NULL, "cannot write %s as .npy", sc_dtype_name(a->dtype));
+    return false;
+  }
+  char header[512];
+  int n = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+  for (int i = 0; i < a->ndim; i++) n += snprintf(header + n, sizeof header - (size_t)n, "%lld,%s", (long long)a->shape[i], i + 1 < a->ndim ? " " : "");
+  n += snprintf(header + n, sizeof header - (size_t)n, "), }");
+  size_t total = 10 + (size_t)n + 1;
+  size_t pad = (64 - total % 64) % 64;
+  size_t hlen = (size_t)n + pad + 1;
+  char *buf = sc_xmalloc(10 + hlen + a->nbytes);
+  memcpy(buf, "\x93NUMPY\x01\x00", 8);
+  buf[8] = (char)(hlen & 0xff);
+  buf[9] = (char)(hlen >> 8);
+  memcpy(buf + 10, header, (size_t)n);
+  memset(buf + 10 + n, ' ', pad);
+  buf[10 + hlen - 1] = '\n';
+  if (a->nbytes) memcpy(buf + 10 + hlen, a->data, a->nbytes);
+  bool ok = sc_file_write_atomic(ctx, path, buf, 10 + hlen + a->nbytes);
+  free(buf);
+  return ok;
+}
+
+void sc_npy_free(sc_npy *a) {
+  free(a->data);
+  a->data = NULL;
+}

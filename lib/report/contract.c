@@ -1,0 +1,351 @@
+/* contract.c - the contract of a report and the difference between two (contract.h). */
+#include "contract.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/strbuf.h"
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static const char *str_member(const cJSON *o, const char *name) {
+  const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, name);
+  return cJSON_IsString(m) ? m->valuestring : NULL;
+}
+
+/* The input dim a symbol stands for, "x.size()[0]", or NULL. */
+static const char *symbol_source(const cJSON *report, const char *name, size_t len) {
+  const cJSON *symbols = cJSON_GetObjectItemCaseSensitive(report, "symbols");
+  const cJSON *s;
+  cJSON_ArrayForEach(s, symbols) {
+    if (s->string && strlen(s->string) == len && strncmp(s->string, name, len) == 0) return str_member(s, "source");
+  }
+  return NULL;
+}
+
+/* An expression with every symbol written as its source: "s2*s3" -> "x.size()[0]*y.size()[0]". */
+static char *in_sources(const cJSON *report, const char *expr) {
+  sc_strbuf sb = {0};
+  for (const char *p = expr; *p;) {
+    if (isalpha((unsigned char)*p) || *p == '_') {
+      const char *start = p;
+      while (isalnum((unsigned char)*p) || *p == '_') p++;
+      const char *src = symbol_source(report, start, (size_t)(p - start));
+      if (src) sc_strbuf_append(&sb, src);
+      else sc_strbuf_append_n(&sb, start, (size_t)(p - start));
+    } else {
+      sc_strbuf_append_n(&sb, p, 1);
+      p++;
+    }
+  }
+  char *s = dup_str(sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return s;
+}
+
+/* Whether expr mentions the symbol sym as a whole word. */
+bool sc_text_mentions_symbol(const char *expr, const char *sym) {
+  size_t n = strlen(sym);
+  for (const char *p = strstr(expr, sym); p; p = strstr(p + 1, sym)) {
+    bool left = p == expr || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    bool right = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+    if (left && right) return true;
+  }
+  return false;
+}
+
+static void reset(sc_strbuf *sb) {
+  sb->len = 0;
+  if (sb->data) sb->data[0] = '\0';
+}
+
+static void bound_text(sc_strbuf *sb, const cJSON *v, const char *unbounded) {
+  if (cJSON_IsNumber(v)) {
+    /* exact for the integers a report holds (written in full, parsed as double) */
+    sc_strbuf_printf(sb, "%.0f", v->valuedouble);
+  } else {
+    sc_strbuf_append(sb, unbounded);
+  }
+}
+
+/* A fact per subject, in report order. */
+typedef struct fact {
+  char *name, *text;
+  char *symbol; /* the symbol whose source this dim is (for causes), or NULL */
+  char *spec;   /* the spec's entry for this dim, compact JSON, or NULL */
+} fact;
+
+typedef struct facts {
+  fact *items;
+  size_t n, cap;
+} facts;
+
+static fact *add_fact(facts *f, const char *name, const char *text, const char *symbol) {
+  if (f->n == f->cap) {
+    f->cap = f->cap ? 2 * f->cap : 16;
+    f->items = realloc(f->items, f->cap * sizeof *f->items);
+  }
+  f->items[f->n] = (fact){dup_str(name), dup_str(text), symbol ? dup_str(symbol) : NULL, NULL};
+  return &f->items[f->n++];
+}
+
+static void free_facts(facts *f) {
+  for (size_t i = 0; i < f->n; i++) {
+    free(f->items[i].name);
+    free(f->items[i].text);
+    free(f->items[i].symbol);
+    free(f->items[i].spec);
+  }
+  free(f->items);
+}
+
+/* The symbol whose source is `subject`, or NULL. */
+static const char *symbol_of_source(const cJSON *report, const char *subject) {
+  const cJSON *s;
+  cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "symbols")) {
+    const char *src = str_member(s, "source");
+    if (src && strcmp(src, subject) == 0) return s->string;
+  }
+  return NULL;
+}
+
+static void dim_fact(const cJSON *report, const char *subject, const cJSON *size, sc_strbuf *sb) {
+  if (cJSON_IsNumber(size)) {
+    sc_strbuf_printf(sb, "static %.0f", size->valuedouble);
+    return;
+  }
+  const char *expr = cJSON_IsString(size) ? size->valuestring : "?";
+  const char *own = symbol_of_source(report, subject);
+  if (own && strcmp(own, expr) == 0) { /* its own symbol: its range */
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "range_constraints"), expr);
+    sc_strbuf_append(sb, "range [");
+    bound_text(sb, cJSON_GetObjectItemCaseSensitive(r, "min"), "-int_oo");
+    sc_strbuf_append(sb, ", ");
+    bound_text(sb, cJSON_GetObjectItemCaseSensitive(r, "max"), "int_oo");
+    sc_strbuf_append(sb, "]");
+    return;
+  }
+  char *rel = in_sources(report, expr);
+  sc_strbuf_printf(sb, "= %s", rel);
+  free(rel);
+}
+
+static void shape_text(const cJSON *report, const cJSON *shape, sc_strbuf *sb) {
+  sc_strbuf_append(sb, "[");
+  int k = 0;
+  const cJSON *d;
+  cJSON_ArrayForEach(d, shape) {
+    if (k++) sc_strbuf_append(sb, ", ");
+    if (cJSON_IsNumber(d)) {
+      sc_strbuf_printf(sb, "%.0f", d->valuedouble);
+    } else if (cJSON_IsString(d)) {
+      char *s = in_sources(report, d->valuestring);
+      sc_strbuf_append(sb, s);
+      free(s);
+    }
+  }
+  sc_strbuf_append(sb, "]");
+}
+
+static void collect(const cJSON *report, facts *f) {
+  sc_strbuf sb = {0};
+  /* status */
+  const char *status = str_member(report, "status");
+  sc_strbuf_append(&sb, status ? status : "missing");
+  const cJSON *err = cJSON_GetObjectItemCaseSensitive(report, "error");
+  if (err) sc_strbuf_printf(&sb, ": %s", str_member(err, "kind") ? str_member(err, "kind") : "error");
+  add_fact(f, "status", sc_strbuf_cstr(&sb), NULL);
+  /* user inputs and their dims */
+  const cJSON *in;
+  cJSON_ArrayForEach(in, cJSON_GetObjectItemCaseSensitive(report, "inputs")) {
+    const char *kind = str_member(in, "kind"), *name = str_member(in, "name");
+    if (!kind || strcmp(kind, "user_input") != 0 || !name) continue;
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(in, "shape");
+    reset(&sb);
+    sc_strbuf_printf(&sb, "%s, rank %d", str_member(in, "dtype") ? str_member(in, "dtype") : "non-tensor",
+                     cJSON_GetArraySize(shape));
+    add_fact(f, name, sc_strbuf_cstr(&sb), NULL);
+    int k = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, shape) {
+      char subject[512];
+      snprintf(subject, sizeof subject, "%s.size()[%d]", name, k++);
+      reset(&sb);
+      dim_fact(report, subject, d, &sb);
+      fact *df = add_fact(f, subject, sc_strbuf_cstr(&sb), symbol_of_source(report, subject));
+      const cJSON *spec = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(in, "dims"), k - 1);
+      if (spec) df->spec = cJSON_PrintUnformatted(spec);
+    }
+  }
+  /* outputs */
+  reset(&sb);
+  const cJSON *out;
+  int n_out = 0;
+  cJSON_ArrayForEach(out, cJSON_GetObjectItemCaseSensitive(report, "outputs")) {
+    if (n_out++) sc_strbuf_append(&sb, "; ");
+    sc_strbuf_printf(&sb, "%s: %s ", str_member(out, "name") ? str_member(out, "name") : "?",
+                     str_member(out, "dtype") ? str_member(out, "dtype") : "non-tensor");
+    shape_text(report, cJSON_GetObjectItemCaseSensitive(out, "shape"), &sb);
+  }
+  add_fact(f, "outputs", sc_strbuf_cstr(&sb), NULL);
+  /* runtime asserts: the subject is the condition itself */
+  const cJSON *ra;
+  cJSON_ArrayForEach(ra, cJSON_GetObjectItemCaseSensitive(report, "runtime_asserts")) {
+    const char *expr = str_member(ra, "expr");
+    if (!expr) continue;
+    char *rel = in_sources(report, expr);
+    reset(&sb);
+    sc_strbuf_printf(&sb, "runtime assert %s", rel);
+    add_fact(f, sc_strbuf_cstr(&sb), "checked at run time", NULL);
+    free(rel);
+  }
+  sc_strbuf_free(&sb);
+}
+
+static const fact *find(const facts *f, const char *name) {
+  for (size_t i = 0; i < f->n; i++)
+    if (strcmp(f->items[i].name, name) == 0) return &f->items[i];
+  return NULL;
+}
+
+/* Whether `other` has a guard with the same condition, written in sources. */
+static bool has_guard(const cJSON *other, const char *expr_in_sources) {
+  const cJSON *g;
+  cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(other, "guards")) {
+    const char *e = str_member(g, "expr");
+    if (!e) continue;
+    char *s = in_sources(other, e);
+    bool same = strcmp(s, expr_in_sources) == 0;
+    free(s);
+    if (same) return true;
+  }
+  return false;
+}
+
+/* A guard of `in` on `symbol` that `other` does not have: "<prefix> Le(s0, 512) from node
+ * view_3 (graph_module.graph.nodes[17])<suffix>". */
+/* A guard of `in` on `symbol` that `other` does not have: "<prefix> Le(s0, 512) from node
+ * view_3 (graph_module.graph.nodes[17])<suffix>".  Guards whose outcome matches the kind
+ * of change (a replacement for a new relation, a range for a new range) come first. */
+static char *guard_cause(const cJSON *in, const cJSON *other, const char *symbol, const char *outcome, const char *prefix,
+                         const char *suffix) {
+  for (int pass = 0; pass < 2; pass++) {
+    const cJSON *g;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(in, "guards")) {
+      const char *e = str_member(g, "expr"), *o = str_member(g, "outcome");
+      if (!e || !sc_text_mentions_symbol(e, symbol)) continue;
+      if (pass == 0 && (!outcome || !o || strcmp(o, outcome) != 0)) continue;
+      char *s = in_sources(in, e);
+      bool known = has_guard(other, s);
+      free(s);
+      if (known) continue;
+      sc_strbuf sb = {0};
+      sc_strbuf_printf(&sb, "%s %s from node %s (%s)%s", prefix, e, str_member(g, "node") ? str_member(g, "node") : "?",
+                       str_member(g, "path") ? str_member(g, "path") : "?", suffix);
+      char *r = dup_str(sc_strbuf_cstr(&sb));
+      sc_strbuf_free(&sb);
+      return r;
+    }
+  }
+  return NULL;
+}
+
+/* The guard outcome that explains a fact of this kind. */
+static const char *outcome_for(const char *fact_text) {
+  if (!fact_text) return NULL;
+  if (strncmp(fact_text, "= ", 2) == 0) return "replacement";
+  if (strncmp(fact_text, "range [", 7) == 0) return "range";
+  if (strncmp(fact_text, "static ", 7) == 0) return "specialization";
+  return NULL;
+}
+
+static char *specialization_cause(const cJSON *report, const char *subject) {
+  const cJSON *sp;
+  cJSON_ArrayForEach(sp, cJSON_GetObjectItemCaseSensitive(report, "specializations")) {
+    const char *src = str_member(sp, "source");
+    if (!src || strcmp(src, subject) != 0) continue;
+    sc_strbuf sb = {0};
+    sc_strbuf_printf(&sb, "specialized by %s from node %s (%s)", str_member(sp, "guard") ? str_member(sp, "guard") : "?",
+                     str_member(sp, "node") ? str_member(sp, "node") : "?", str_member(sp, "path") ? str_member(sp, "path") : "?");
+    char *r = dup_str(sc_strbuf_cstr(&sb));
+    sc_strbuf_free(&sb);
+    return r;
+  }
+  return NULL;
+}
+
+static char *find_cause(const cJSON *baseline, const cJSON *current, const fact *before, const fact *after) {
+  const char *subject = after ? after->name : before->name;
+  char *cause = after ? specialization_cause(current, subject) : NULL;
+  if (!cause && after && after->symbol)
+    cause = guard_cause(current, baseline, after->symbol, outcome_for(after->text), "new guard", "");
+  if (!cause && before && before->symbol)
+    cause = guard_cause(baseline, current, before->symbol, outcome_for(before->text), "guard", " is gone");
+  if (!cause && before && after && before->spec && after->spec && strcmp(before->spec, after->spec) != 0) {
+    sc_strbuf sb = {0};
+    sc_strbuf_printf(&sb, "the spec changed: %s -> %s", before->spec, after->spec);
+    cause = dup_str(sc_strbuf_cstr(&sb));
+    sc_strbuf_free(&sb);
+  }
+  return cause;
+}
+
+void sc_contract_compare(const cJSON *baseline, const cJSON *current, sc_contract_diff *out) {
+  memset(out, 0, sizeof *out);
+  facts b = {0}, c = {0};
+  collect(baseline, &b);
+  collect(current, &c);
+  size_t cap = b.n + c.n;
+  out->items = calloc(cap ? cap : 1, sizeof *out->items);
+  /* the baseline's subjects in order, then the new ones */
+  for (int pass = 0; pass < 2; pass++) {
+    const facts *from = pass == 0 ? &b : &c;
+    for (size_t i = 0; i < from->n; i++) {
+      const fact *before = pass == 0 ? &from->items[i] : find(&b, from->items[i].name);
+      const fact *after = pass == 0 ? find(&c, from->items[i].name) : &from->items[i];
+      if (pass == 1 && before) continue; /* listed in the first pass */
+      sc_contract_item *it = &out->items[out->n_items++];
+      it->name = dup_str(from->items[i].name);
+      it->before = before ? dup_str(before->text) : NULL;
+      it->after = after ? dup_str(after->text) : NULL;
+      it->changed = !before || !after || strcmp(before->text, after->text) != 0;
+      if (it->changed) {
+        out->n_changed++;
+        it->cause = find_cause(baseline, current, before, after);
+      }
+    }
+  }
+  free_facts(&b);
+  free_facts(&c);
+}
+
+char *sc_contract_describe(const sc_contract_item *it) {
+  sc_strbuf sb = {0};
+  if (!it->before) sc_strbuf_printf(&sb, "%s: new: %s", it->name, it->after);
+  else if (!it->after) sc_strbuf_printf(&sb, "%s: gone (was: %s)", it->name, it->before);
+  else if (strncmp(it->before, "range [", 7) == 0 && strncmp(it->after, "range [", 7) == 0)
+    sc_strbuf_printf(&sb, "%s: range %s -> %s", it->name, it->before + 6, it->after + 6);
+  else sc_strbuf_printf(&sb, "%s: %s -> %s", it->name, it->before, it->after);
+  if (it->cause) sc_strbuf_printf(&sb, ", %s", it->cause);
+  char *r = dup_str(sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return r;
+}
+
+void sc_contract_diff_free(sc_contract_diff *d) {
+  for (size_t i = 0; i < d->n_items; i++) {
+    free(d->items[i].name);
+    free(d->items[i].before);
+    free(d->items[i].after);
+    free(d->items[i].cause);
+  }
+  free(d->items);
+  memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,15 @@
+/* spec_fix.h - applies the structured fixes of constraint violations to a spec file and
+ * returns the corrected spec in the same JSON format (for --fix-spec and the report). */
+#ifndef SC_SPEC_FIX_H
+#define SC_SPEC_FIX_H
+
+#include <cjson/cJSON.h>
+
+#include "passes/shape_env.h"
+#include "lib/base/context.h"
+
+/* Reads the spec at spec_path (NULL: an empty spec) and applies every violation's fix.
+ * Returns the corrected tree (caller deletes) or NULL with an error recorded. */
+cJSON *sc_spec_fix(sc_ctx *ctx, const char *spec_path, const sc_violation *violations, size_t n);
+
+#endif
