@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/base/strbuf.h"
 #include "lib/frontend/model_reader.h"
 #include "lib/frontend/spec_reader.h"
-#include "lib/base/strbuf.h"
 #include "passes/shape_analysis.h"
 #include "passes/verify_graph.h"
 

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dtype.h"
 #include "lib/base/context.h"
 #include "lib/base/strmap.h"
-#include "dtype.h"
 #include "op_table.h"
 #include "symexpr.h"
 

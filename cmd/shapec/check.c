@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "lib/report/contract.h"
-#include "lib/driver/driver.h"
 #include "lib/base/fileio.h"
+#include "lib/driver/driver.h"
+#include "lib/report/contract.h"
 
 /* One model to check. */
 typedef struct check_job {

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/library.h"
-#include "lib/driver/driver.h"
 #include "args.h"
+#include "backends/library.h"
 #include "check.h"
 #include "lib/base/fileio.h"
+#include "lib/driver/driver.h"
 #include "run.h"
 
 static const char *const usage_main =

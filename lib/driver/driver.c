@@ -7,13 +7,13 @@
 #include <unistd.h>
 
 #include "backends/library.h"
-#include "passes/verify_graph.h"
 #include "lib/base/fileio.h"
 #include "lib/frontend/model_reader.h"
 #include "lib/frontend/pt2_reader.h"
+#include "lib/frontend/spec_reader.h"
 #include "lib/report/report.h"
 #include "lib/report/spec_fix.h"
-#include "lib/frontend/spec_reader.h"
+#include "passes/verify_graph.h"
 
 const char *sc_driver_default_weights(sc_ctx *ctx, const char *model) {
   const char *slash = strrchr(model, '/');

@@ -8,9 +8,9 @@
 #include <stdbool.h>
 
 #include "ir/dynspec.h"
-#include "passes/shape_analysis.h"
 #include "lib/base/context.h"
 #include "lib/frontend/safetensors.h"
+#include "passes/shape_analysis.h"
 
 typedef struct sc_export_options {
   const char *model;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/fileio.h"
 #include "json_reader.h"
+#include "lib/base/fileio.h"
 
 typedef struct reader {
   sc_ctx *ctx;

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 
 #include "ir/graph.h"
-#include "lib/base/context.h"
 #include "ir/weights.h"
+#include "lib/base/context.h"
 
 /* True when the file starts with a zip signature. */
 bool sc_pt2_looks_like_archive(const char *path);

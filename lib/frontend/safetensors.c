@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/fileio.h"
 #include "json_reader.h"
+#include "lib/base/fileio.h"
 
 static bool read_entry(sc_jr *jr, const cJSON *e, sc_weight *w, const unsigned char *data, size_t data_size) {
   const char *dt = NULL;

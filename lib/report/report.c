@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "passes/shape_analysis.h"
 #include "lib/base/fileio.h"
+#include "passes/shape_analysis.h"
 
 /* Integers are written exactly (cJSON would go through a double). */
 static cJSON *int_json(int64_t v) {

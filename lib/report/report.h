@@ -9,8 +9,8 @@
 #include <cjson/cJSON.h>
 
 #include "ir/dynspec.h"
-#include "passes/shape_analysis.h"
 #include "lib/base/context.h"
+#include "passes/shape_analysis.h"
 
 #define SC_REPORT_FORMAT "shapec-constraints"
 #define SC_REPORT_VERSION 1

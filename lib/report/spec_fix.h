@@ -5,8 +5,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "passes/shape_env.h"
 #include "lib/base/context.h"
+#include "passes/shape_env.h"
 
 /* Reads the spec at spec_path (NULL: an empty spec) and applies every violation's fix.
  * Returns the corrected tree (caller deletes) or NULL with an error recorded. */
