@@ -911,7 +911,23 @@ static sc_program *read_program(reader *r, const cJSON *root) {
   if (!sc_jr_expect_object(&r->jr, root)) return NULL;
   sc_program *p = sc_arena_alloc(&r->ctx->arena, sizeof *p);
   p->file = sc_arena_strdup(&r->ctx->arena, r->jr.file);
-  const cJSON *ver = sc_jr_object_field(&r->jr, root, "schema_version", true);
+  const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "schema_version");
+  const char *torch_version = NULL;
+  sc_jr_string_field(&r->jr, root, "torch_version", false, &torch_version);
+  const char *writer = torch_version ? sc_arena_printf(&r->ctx->arena, "torch %s", torch_version) : NULL;
+  if (cJSON_IsNumber(ver)) { /* the serializer of the first torch.export releases */
+    size_t s0 = sc_jr_push_key(&r->jr, "schema_version");
+    sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_SCHEMA_VERSION,
+                             "schema_version is the bare number %g: the program was written by %s, whose serializer "
+                             "predates the versioned schema; shapec reads schema %d.x (torch 2.6 writes 8.2, torch 2.14 "
+                             "writes 8.20)", ver->valuedouble, writer ? writer : "an early torch.export (torch 2.1 or 2.2)",
+                             SC_SCHEMA_MAJOR);
+    sc_diag_set_hint(&r->ctx->diags, d, "load the model in Python and export it again with torch 2.6 or later "
+                                        "(torch.export.export, then torch.export.save)");
+    sc_jr_pop(&r->jr, s0);
+    return NULL;
+  }
+  ver = sc_jr_object_field(&r->jr, root, "schema_version", true);
   if (!ver) return NULL;
   int64_t major = 0, minor = 0;
   size_t saved = sc_jr_push_key(&r->jr, "schema_version");
@@ -919,10 +935,13 @@ static sc_program *read_program(reader *r, const cJSON *root) {
   if (ok && major != SC_SCHEMA_MAJOR) {
     size_t s2 = sc_jr_push_key(&r->jr, "major");
     sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_SCHEMA_VERSION,
-                             "serialized program has schema version %lld.%lld; shapec reads major version %d",
-                             (long long)major, (long long)minor, SC_SCHEMA_MAJOR);
-    sc_diag_set_hint(&r->ctx->diags, d, "re-export the model with a torch release whose serializer writes schema %d.x",
-                     SC_SCHEMA_MAJOR);
+                             "the program has schema version %lld.%lld, written by %s; shapec reads schema %d.x (torch "
+                             "2.6 writes 8.2, torch 2.14 writes 8.20)", (long long)major, (long long)minor,
+                             writer ? writer : major < SC_SCHEMA_MAJOR ? "a torch older than 2.6" : "a torch newer than "
+                             "shapec knows", SC_SCHEMA_MAJOR);
+    sc_diag_set_hint(&r->ctx->diags, d, major < SC_SCHEMA_MAJOR
+                         ? "export the model again with torch 2.6 or later (torch.export.save)"
+                         : "export with torch 2.6 to 2.14, or use a shapec that reads this schema");
     sc_jr_pop(&r->jr, s2);
     ok = false;
   }
@@ -930,7 +949,7 @@ static sc_program *read_program(reader *r, const cJSON *root) {
   if (!ok) return NULL;
   p->schema_major = (int)major;
   p->schema_minor = (int)minor;
-  sc_jr_string_field(&r->jr, root, "torch_version", false, &p->torch_version);
+  p->torch_version = torch_version;
 
   const cJSON *gm = sc_jr_object_field(&r->jr, root, "graph_module", true);
   if (!gm) return NULL;

@@ -1,4 +1,4 @@
-/* pt2_reader.c - PT2 archives through libzip; see pt2_reader.h. */
+/* pt2_reader.c - the archives torch.export.save writes, through libzip; see pt2_reader.h. */
 #include "pt2_reader.h"
 
 #include <errno.h>
@@ -10,6 +10,8 @@
 
 #include "json_reader.h"
 #include "model_reader.h"
+#include "strided.h"
+#include "torch_pickle.h"
 
 #define SC_PT2_MAX_MEMBER ((zip_uint64_t)1 << 34) /* 16 GiB: beyond that, a broken header */
 
@@ -26,7 +28,12 @@ typedef struct archive {
   sc_ctx *ctx;
   const char *path;
   zip_t *zip;
-  char root[256];
+  char root[256];            /* "name/", or "" for an archive without a root folder */
+  sc_strided *views;         /* the weights found so far (heap) */
+  size_t n_views;
+  unsigned char **raw;       /* member bytes the views point into (heap) */
+  size_t n_raw;
+  sc_torch_tensors pickled;  /* tensors of torch.save files and their storages */
 } archive;
 
 static sc_diag *arc_error(archive *a, sc_diag_code code, const char *member, const char *fmt, ...)
@@ -93,19 +100,26 @@ static unsigned char *read_member(archive *a, const char *name, size_t *len, boo
 static const char *member_name(archive *a, const char *fmt, const char *arg) {
   char inner[512];
   snprintf(inner, sizeof inner, fmt, arg);
-  return sc_arena_printf(&a->ctx->arena, "%s/%s", a->root, inner);
+  return sc_arena_printf(&a->ctx->arena, "%s%s", a->root, inner);
 }
 
-/* The archive's root folder, from its first entry, and its archive_format. */
+static bool has_member(archive *a, const char *name) { return zip_name_locate(a->zip, name, 0) >= 0; }
+
+/* The archive's root folder: none when archive_format is at the top (archives written
+ * without one), else the folder of its first entry; then its archive_format. */
 static bool check_format(archive *a) {
   const char *first = zip_get_num_entries(a->zip, 0) > 0 ? zip_get_name(a->zip, 0, 0) : NULL;
   const char *slash = first ? strchr(first, '/') : NULL;
-  if (!slash || (size_t)(slash - first) >= sizeof a->root) {
+  if (has_member(a, "archive_format")) {
+    a->root[0] = '\0';
+  } else if (!slash || (size_t)(slash - first) + 1 >= sizeof a->root) {
     sc_diag *d = arc_error(a, SC_DIAG_PT2_FORMAT, NULL, "not a PT2 archive: its entries are not under one folder");
-    sc_diag_set_hint(&a->ctx->diags, d, "torch.export.save writes <name>/archive_format, <name>/models/...");
+    sc_diag_set_hint(&a->ctx->diags, d, "torch.export.save writes <name>/archive_format, <name>/models/... (or, before "
+                                        "torch 2.8, serialized_exported_program.json)");
     return false;
+  } else {
+    snprintf(a->root, sizeof a->root, "%.*s/", (int)(slash - first), first);
   }
-  snprintf(a->root, sizeof a->root, "%.*s", (int)(slash - first), first);
   size_t len;
   unsigned char *fmt = read_member(a, member_name(a, "%sarchive_format", ""), &len, true);
   if (!fmt) return false;
@@ -144,23 +158,61 @@ static const char *find_model(archive *a, char *name, size_t cap) {
   return name;
 }
 
-typedef struct payload {
-  const char *fqn;
-  sc_tensor_meta meta;
-  unsigned char *raw;  /* the member's bytes */
-  size_t raw_len;
-} payload;
-
-static int64_t meta_int(const sc_expr *e) {
-  int64_t v = -1;
-  sc_expr_is_const(e, &v);
-  return v;
+/* Keeps a member's bytes until the weights are built. */
+static void keep_raw(archive *a, unsigned char *bytes) {
+  a->raw = sc_xrealloc(a->raw, (a->n_raw + 1) * sizeof *a->raw);
+  a->raw[a->n_raw++] = bytes;
 }
 
-/* Reads one PayloadConfig and its payloads; appends to *items. */
-static bool read_payloads(archive *a, const char *config_name, const char *dir, payload **items, size_t *n_items) {
+static bool add_view(archive *a, const sc_strided *v) {
+  a->views = sc_xrealloc(a->views, (a->n_views + 1) * sizeof *a->views);
+  a->views[a->n_views++] = *v;
+  return true;
+}
+
+/* A raw payload's view from its TensorMeta: concrete sizes, strides and offset. */
+static bool view_from_meta(archive *a, sc_jr *jr, const sc_tensor_meta *m, sc_strided *v) {
+  if (m->rank > SC_STRIDED_MAX_RANK) {
+    sc_jr_error(jr, SC_DIAG_PT2_PAYLOAD_SIZE, "payload of '%s' has %d dims; shapec handles at most %d", v->name, m->rank,
+                SC_STRIDED_MAX_RANK);
+    return false;
+  }
+  v->dtype = m->dtype;
+  v->rank = m->rank;
+  bool concrete = true;
+  for (int i = 0; i < m->rank; i++) concrete &= sc_expr_is_const(m->sizes[i], &v->sizes[i]);
+  if (m->strides)
+    for (int i = 0; i < m->rank; i++) concrete &= sc_expr_is_const(m->strides[i], &v->strides[i]);
+  else
+    sc_strided_set_contiguous(v);
+  v->offset = 0;
+  if (m->storage_offset) concrete &= sc_expr_is_const(m->storage_offset, &v->offset);
+  if (!concrete) {
+    sc_diag *d = sc_jr_error(jr, SC_DIAG_PT2_PAYLOAD_SIZE, "payload of '%s' has a symbolic size, stride or offset", v->name);
+    sc_diag_set_hint(&a->ctx->diags, d, "a stored tensor has concrete sizes; the archive's weights config is damaged");
+    return false;
+  }
+  return true;
+}
+
+/* The tensors of a torch.save file inside the archive (a state dict, or lone_name's one
+ * tensor), appended to the views. */
+static bool read_torch_save(archive *a, const char *member, const char *lone_name) {
   size_t len;
-  if (zip_name_locate(a->zip, config_name, 0) < 0) return true; /* a model without weights or constants */
+  unsigned char *bytes = read_member(a, member, &len, true);
+  if (!bytes) return false;
+  size_t first = a->pickled.n;
+  bool ok = sc_torch_save_read(a->ctx, sc_arena_printf(&a->ctx->arena, "%s:%s", a->path, member), bytes, len, lone_name,
+                               &a->pickled);
+  free(bytes);
+  for (size_t i = first; ok && i < a->pickled.n; i++) add_view(a, &a->pickled.views[i]);
+  return ok;
+}
+
+/* Reads one PayloadConfig and its payloads (raw, or pickled by torch.save). */
+static bool read_payloads(archive *a, const char *config_name, const char *dir) {
+  size_t len;
+  if (!has_member(a, config_name)) return true; /* a model without weights or constants */
   unsigned char *text = read_member(a, config_name, &len, true);
   if (!text) return false;
   const char *display = sc_arena_printf(&a->ctx->arena, "%s:%s", a->path, config_name);
@@ -180,28 +232,29 @@ static bool read_payloads(archive *a, const char *config_name, const char *dir, 
     if (!sc_jr_expect_object(&jr, e) || !sc_jr_string_field(&jr, e, "path_name", true, &path_name) ||
         !sc_jr_bool_field(&jr, e, "use_pickle", false, &pickled)) {
       ok = false;
-    } else if (!pickled && !(meta = sc_jr_object_field(&jr, e, "tensor_meta", true))) {
-      ok = false;
     } else if (pickled) {
-      sc_diag *d = sc_jr_error(&jr, SC_DIAG_PT2_PICKLED, "payload %s of '%s' is pickled; shapec reads raw payloads only",
-                               path_name, e->string);
-      sc_diag_set_hint(&a->ctx->diags, d, "export weights as plain tensors (no tensor subclasses or custom objects)");
+      ok &= read_torch_save(a, sc_arena_printf(&a->ctx->arena, "%s%s%s", a->root, dir, path_name),
+                            sc_ctx_intern(a->ctx, e->string));
+    } else if (!(meta = sc_jr_object_field(&jr, e, "tensor_meta", true))) {
       ok = false;
     } else {
-      *items = sc_xrealloc(*items, (*n_items + 1) * sizeof **items);
-      payload *p = &(*items)[*n_items];
-      memset(p, 0, sizeof *p);
-      p->fqn = sc_ctx_intern(a->ctx, e->string);
+      sc_strided v = {.name = sc_ctx_intern(a->ctx, e->string)};
+      sc_tensor_meta m;
       /* the TensorMeta reader of the model reader, through a one-tensor program */
       char *meta_text = cJSON_PrintUnformatted(meta);
       size_t m_saved = sc_jr_push_key(&jr, "tensor_meta");
-      const char *member = sc_arena_printf(&a->ctx->arena, "%s/%s%s", a->root, dir, path_name);
-      p->raw = read_member(a, member, &p->raw_len, true);
-      ok &= p->raw != NULL;
-      ok &= sc_model_read_tensor_meta(a->ctx, display, jr.path, meta_text, &p->meta);
+      bool meta_ok = sc_model_read_tensor_meta(a->ctx, display, jr.path, meta_text, &m) && view_from_meta(a, &jr, &m, &v);
       free(meta_text);
       sc_jr_pop(&jr, m_saved);
-      if (p->raw) (*n_items)++;
+      const char *member = sc_arena_printf(&a->ctx->arena, "%s%s%s", a->root, dir, path_name);
+      unsigned char *raw = meta_ok ? read_member(a, member, &len, true) : NULL;
+      if (raw) {
+        keep_raw(a, raw);
+        v.storage = raw;
+        v.storage_len = len;
+        add_view(a, &v);
+      }
+      ok &= raw != NULL;
     }
     sc_jr_pop(&jr, s2);
   }
@@ -210,87 +263,41 @@ static bool read_payloads(archive *a, const char *config_name, const char *dir, 
   return ok;
 }
 
-/* A payload's stride in dim i; contiguous when the meta gives none. */
-static int64_t stride_of(const sc_tensor_meta *m, int i) {
-  if (m->strides) return meta_int(m->strides[i]);
-  int64_t s = 1;
-  for (int k = m->rank - 1; k > i; k--) s *= meta_int(m->sizes[k]);
-  return s;
-}
-
-/* Bytes a strided tensor reaches in its storage. */
-static bool storage_extent(const sc_tensor_meta *m, uint64_t *bytes) {
-  uint64_t esize = sc_dtype_size(m->dtype), last = m->storage_offset ? (uint64_t)meta_int(m->storage_offset) : 0;
-  for (int i = 0; i < m->rank; i++) {
-    int64_t size = meta_int(m->sizes[i]), stride = stride_of(m, i);
-    if (size < 0 || stride < 0) return false;
-    if (size == 0) {
-      *bytes = 0;
-      return true;
-    }
-    last += (uint64_t)(size - 1) * (uint64_t)stride;
-  }
-  *bytes = (last + 1) * esize;
-  return true;
-}
-
-/* Copies a strided view out of its storage into contiguous memory. */
-static void gather(const sc_tensor_meta *m, const unsigned char *storage, unsigned char *out) {
-  size_t esize = sc_dtype_size(m->dtype);
-  int64_t idx[16] = {0};
-  int64_t numel = 1;
-  for (int i = 0; i < m->rank; i++) numel *= meta_int(m->sizes[i]);
-  int64_t base = m->storage_offset ? meta_int(m->storage_offset) : 0;
-  for (int64_t k = 0; k < numel; k++) {
-    int64_t off = base;
-    for (int i = 0; i < m->rank; i++) off += idx[i] * stride_of(m, i);
-    memcpy(out + (size_t)k * esize, storage + (size_t)off * esize, esize);
-    for (int i = m->rank - 1; i >= 0; i--) {
-      if (++idx[i] < meta_int(m->sizes[i])) break;
-      idx[i] = 0;
-    }
-  }
-}
-
-static sc_weights *build_weights(archive *a, payload *items, size_t n) {
-  uint64_t total = 0;
+/* The weights and constants of a PT2 archive: torch.save files of the whole state dict
+ * (torch 2.8: data/weights/<model>.pt) or one payload per tensor with a config (2.9 on). */
+static bool read_pt2_weights(archive *a, const char *model) {
   bool ok = true;
-  for (size_t i = 0; i < n; i++) {
-    const sc_tensor_meta *m = &items[i].meta;
-    uint64_t need = 0, numel = 1;
-    for (int k = 0; k < m->rank; k++) numel *= (uint64_t)(meta_int(m->sizes[k]) < 0 ? 0 : meta_int(m->sizes[k]));
-    if (m->rank > 16 || !storage_extent(m, &need) || need > items[i].raw_len) {
-      sc_diag *d = arc_error(a, SC_DIAG_PT2_PAYLOAD_SIZE, items[i].fqn,
-                             "payload of '%s' has %zu bytes but its tensor meta needs %llu", items[i].fqn,
-                             items[i].raw_len, (unsigned long long)need);
-      sc_diag_set_hint(&a->ctx->diags, d, "the archive is truncated or its weights config does not match");
-      ok = false;
-      continue;
-    }
-    total += numel * sc_dtype_size(m->dtype);
+  const char *dirs[2] = {"data/weights/", "data/constants/"}, *configs[2] = {"weights", "constants"};
+  for (int k = 0; k < 2 && ok; k++) {
+    const char *legacy = sc_arena_printf(&a->ctx->arena, "%s%s%s.pt", a->root, dirs[k], model);
+    if (has_member(a, legacy)) ok = read_torch_save(a, legacy, NULL);
+    else
+      ok = read_payloads(a, sc_arena_printf(&a->ctx->arena, "%s%s%s_%s_config.json", a->root, dirs[k], model, configs[k]),
+                         dirs[k]);
   }
-  if (!ok) return NULL;
-  sc_weights *w = sc_arena_alloc(&a->ctx->arena, sizeof *w);
-  w->file = a->path;
-  w->buffer = sc_xmalloc((size_t)total + 1);
-  w->size = (size_t)total;
-  w->items = sc_arena_alloc(&a->ctx->arena, (n ? n : 1) * sizeof *w->items);
-  size_t at = 0;
-  for (size_t i = 0; i < n; i++) {
-    const sc_tensor_meta *m = &items[i].meta;
-    sc_weight *wt = &w->items[w->n_items++];
-    wt->name = items[i].fqn;
-    wt->dtype = m->dtype;
-    wt->rank = m->rank;
-    wt->shape = sc_arena_alloc(&a->ctx->arena, (size_t)(m->rank ? m->rank : 1) * sizeof *wt->shape);
-    uint64_t numel = 1;
-    for (int k = 0; k < m->rank; k++) numel *= (uint64_t)(wt->shape[k] = meta_int(m->sizes[k]));
-    wt->nbytes = (size_t)numel * sc_dtype_size(m->dtype);
-    wt->data = w->buffer + at;
-    if (wt->nbytes) gather(m, items[i].raw, w->buffer + at);
-    at += wt->nbytes;
-  }
-  return w;
+  return ok;
+}
+
+/* The archive torch.export.save wrote from torch 2.1 to 2.7: the program as
+ * serialized_exported_program.json, its weights and constants as torch.save files. */
+static bool read_legacy(archive *a, sc_program **program) {
+  const char *member = "serialized_exported_program.json";
+  size_t len;
+  unsigned char *text = read_member(a, member, &len, true);
+  if (!text) return false;
+  *program = sc_model_read(a->ctx, sc_arena_printf(&a->ctx->arena, "%s:%s", a->path, member), (const char *)text, len);
+  free(text);
+  if (!*program) return false;
+  /* .pt in torch's writer; some early ones named them .json */
+  const char *files[][2] = {{"serialized_state_dict.pt", "serialized_state_dict.json"},
+                            {"serialized_constants.pt", "serialized_constants.json"}};
+  for (int k = 0; k < 2; k++)
+    for (int v = 0; v < 2; v++)
+      if (has_member(a, files[k][v])) {
+        if (!read_torch_save(a, files[k][v], NULL)) return false;
+        break;
+      }
+  return true;
 }
 
 bool sc_pt2_read(sc_ctx *ctx, const char *path, sc_program **program, sc_weights **weights) {
@@ -298,7 +305,7 @@ bool sc_pt2_read(sc_ctx *ctx, const char *path, sc_program **program, sc_weights
   *weights = NULL;
   int zerr = 0;
   zip_t *z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
-  archive a = {ctx, sc_arena_strdup(&ctx->arena, path), z, ""};
+  archive a = {.ctx = ctx, .path = sc_arena_strdup(&ctx->arena, path), .zip = z};
   if (!z) {
     zip_error_t e;
     zip_error_init_with_code(&e, zerr);
@@ -309,31 +316,31 @@ bool sc_pt2_read(sc_ctx *ctx, const char *path, sc_program **program, sc_weights
     zip_error_fini(&e);
     return false;
   }
-  char model[256];
-  bool ok = check_format(&a) && find_model(&a, model, sizeof model);
-  if (ok) {
-    const char *member = member_name(&a, "models/%s.json", model);
-    size_t len;
-    unsigned char *text = read_member(&a, member, &len, true);
-    if (text) {
-      *program = sc_model_read(ctx, sc_arena_printf(&ctx->arena, "%s:%s", path, member), (const char *)text, len);
-      free(text);
+  bool ok;
+  if (has_member(&a, "serialized_exported_program.json")) {
+    ok = read_legacy(&a, program);
+  } else {
+    char model[256];
+    ok = check_format(&a) && find_model(&a, model, sizeof model);
+    if (ok) {
+      const char *member = member_name(&a, "models/%s.json", model);
+      size_t len;
+      unsigned char *text = read_member(&a, member, &len, true);
+      if (text) {
+        *program = sc_model_read(ctx, sc_arena_printf(&ctx->arena, "%s:%s", path, member), (const char *)text, len);
+        free(text);
+      }
+      ok = *program != NULL && read_pt2_weights(&a, model);
     }
-    ok = *program != NULL;
   }
-  payload *items = NULL;
-  size_t n = 0;
-  if (ok) {
-    ok &= read_payloads(&a, member_name(&a, "data/weights/%s_weights_config.json", model), "data/weights/", &items, &n);
-    ok &= read_payloads(&a, member_name(&a, "data/constants/%s_constants_config.json", model), "data/constants/", &items,
-                        &n);
-  }
-  if (ok && n) {
-    *weights = build_weights(&a, items, n);
+  if (ok && a.n_views) {
+    *weights = sc_strided_to_weights(ctx, a.path, a.views, a.n_views);
     ok = *weights != NULL;
   }
-  for (size_t i = 0; i < n; i++) free(items[i].raw);
-  free(items);
+  for (size_t i = 0; i < a.n_raw; i++) free(a.raw[i]);
+  free(a.raw);
+  free(a.views);
+  sc_torch_tensors_free(&a.pickled);
   zip_discard(z);
   return ok;
 }

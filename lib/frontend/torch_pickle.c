@@ -1,0 +1,573 @@
+/* torch_pickle.c - torch.save files through a pickle machine that builds tensors and
+ * nothing else; see torch_pickle.h.
+ *
+ * The machine knows the opcodes of pickle protocols 2 to 5 that torch.save emits (and a
+ * few neighbours), keeps every value in the context's arena, and bounds its stack, memo
+ * and input.  A GLOBAL only names one of the known callables; REDUCE applies it to its
+ * arguments by shapec's own rules. */
+#include "torch_pickle.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+
+typedef enum pv_kind {
+  PV_NONE, PV_BOOL, PV_INT, PV_FLOAT, PV_STR, PV_TUPLE, PV_LIST, PV_DICT, PV_GLOBAL, PV_STORAGE, PV_TENSOR, PV_MARK
+} pv_kind;
+
+/* The callables a GLOBAL may name. */
+typedef enum pv_fn {
+  FN_ORDERED_DICT, FN_REBUILD_TENSOR_V2, FN_REBUILD_PARAMETER, FN_REBUILD_PARAMETER_WITH_STATE, FN_STORAGE_TYPE
+} pv_fn;
+
+typedef struct pv {
+  pv_kind kind;
+  int64_t i;              /* BOOL, INT; GLOBAL: its pv_fn */
+  double f;
+  const char *s;          /* STR; GLOBAL: "module.name"; STORAGE: its key */
+  struct pv **items;      /* TUPLE, LIST; DICT: key, value, key, value ... */
+  size_t n, cap;
+  sc_dtype dtype;         /* GLOBAL of a storage type, STORAGE, TENSOR */
+  sc_strided *view;       /* TENSOR: storage is still unset (the key is in s) */
+} pv;
+
+enum { MAX_STACK = 1 << 16, MAX_MEMO = 1 << 20 };
+
+typedef struct machine {
+  sc_ctx *ctx;
+  const char *display;
+  const unsigned char *p, *end, *start;
+  pv **stack;
+  size_t depth;
+  pv **memo;
+  size_t n_memo;
+  bool failed;
+} machine;
+
+static bool fail(machine *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool fail(machine *m, const char *fmt, ...) {
+  if (m->failed) return false;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  const char *where = sc_arena_printf(&m->ctx->arena, "data.pkl@%ld", (long)(m->p - m->start));
+  sc_diag *d = sc_diags_add(&m->ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, m->display, where, "%s", msg);
+  sc_diag_set_hint(&m->ctx->diags, d, "shapec reads plain tensors saved by torch.save; save the weights as a "
+                                      "state dict of tensors (no tensor subclasses or custom objects)");
+  m->failed = true;
+  return false;
+}
+
+static pv *pv_new(machine *m, pv_kind kind) {
+  pv *v = sc_arena_alloc(&m->ctx->arena, sizeof *v);
+  memset(v, 0, sizeof *v);
+  v->kind = kind;
+  return v;
+}
+
+static void pv_append(machine *m, pv *c, pv *item) {
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 4;
+    pv **items = sc_arena_alloc(&m->ctx->arena, cap * sizeof *items);
+    if (c->n) memcpy(items, c->items, c->n * sizeof *items);
+    c->items = items;
+    c->cap = cap;
+  }
+  c->items[c->n++] = item;
+}
+
+static bool push(machine *m, pv *v) {
+  if (m->depth == MAX_STACK) return fail(m, "the pickle's stack grows past %d values", MAX_STACK);
+  m->stack[m->depth++] = v;
+  return true;
+}
+
+static pv *pop(machine *m) {
+  if (m->depth == 0 || m->stack[m->depth - 1]->kind == PV_MARK) {
+    fail(m, "the pickle pops from an empty stack");
+    return NULL;
+  }
+  return m->stack[--m->depth];
+}
+
+static pv *top(machine *m) {
+  if (m->depth == 0 || m->stack[m->depth - 1]->kind == PV_MARK) {
+    fail(m, "the pickle reads an empty stack");
+    return NULL;
+  }
+  return m->stack[m->depth - 1];
+}
+
+/* The values above the topmost mark, as a new container of `kind`; the mark is popped. */
+static pv *pop_to_mark(machine *m, pv_kind kind) {
+  size_t mark = m->depth;
+  while (mark > 0 && m->stack[mark - 1]->kind != PV_MARK) mark--;
+  if (mark == 0) {
+    fail(m, "the pickle has no MARK where one is needed");
+    return NULL;
+  }
+  pv *c = pv_new(m, kind);
+  for (size_t i = mark; i < m->depth; i++) pv_append(m, c, m->stack[i]);
+  m->depth = mark - 1;
+  return c;
+}
+
+static bool need(machine *m, size_t n) {
+  if ((size_t)(m->end - m->p) < n) return fail(m, "the pickle ends in the middle of an opcode");
+  return true;
+}
+
+static uint64_t read_le(machine *m, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; i++) v |= (uint64_t)m->p[i] << (8 * i);
+  m->p += n;
+  return v;
+}
+
+static bool push_string(machine *m, size_t len) {
+  if (!need(m, len)) return false;
+  pv *v = pv_new(m, PV_STR);
+  char *s = sc_arena_alloc(&m->ctx->arena, len + 1);
+  memcpy(s, m->p, len);
+  s[len] = '\0';
+  m->p += len;
+  v->s = s;
+  return push(m, v);
+}
+
+static bool memo_put(machine *m, uint64_t index) {
+  pv *v = top(m);
+  if (!v) return false;
+  if (index >= MAX_MEMO) return fail(m, "memo index %llu is out of range", (unsigned long long)index);
+  if (index >= m->n_memo) {
+    size_t n = (size_t)index + 1;
+    pv **memo = realloc(m->memo, n * sizeof *memo);
+    if (!memo) return fail(m, "out of memory");
+    memset(memo + m->n_memo, 0, (n - m->n_memo) * sizeof *memo);
+    m->memo = memo;
+    m->n_memo = n;
+  }
+  m->memo[index] = v;
+  return true;
+}
+
+static bool memo_get(machine *m, uint64_t index) {
+  if (index >= m->n_memo || !m->memo[index]) return fail(m, "memo index %llu was never stored", (unsigned long long)index);
+  return push(m, m->memo[index]);
+}
+
+static const struct {
+  const char *name;
+  sc_dtype dtype;
+} storage_types[] = {
+    {"FloatStorage", SC_DTYPE_F32}, {"DoubleStorage", SC_DTYPE_F64}, {"HalfStorage", SC_DTYPE_F16},
+    {"BFloat16Storage", SC_DTYPE_BF16}, {"LongStorage", SC_DTYPE_I64}, {"IntStorage", SC_DTYPE_I32},
+    {"ShortStorage", SC_DTYPE_I16}, {"CharStorage", SC_DTYPE_I8}, {"ByteStorage", SC_DTYPE_U8},
+    {"BoolStorage", SC_DTYPE_BOOL},
+};
+
+/* GLOBAL module name: one of the known callables, else refused by name. */
+static bool push_global(machine *m, const char *module, const char *name) {
+  pv *g = pv_new(m, PV_GLOBAL);
+  g->s = sc_arena_printf(&m->ctx->arena, "%s.%s", module, name);
+  if (strcmp(module, "collections") == 0 && strcmp(name, "OrderedDict") == 0) g->i = FN_ORDERED_DICT;
+  else if (strcmp(module, "torch._utils") == 0 && strcmp(name, "_rebuild_tensor_v2") == 0) g->i = FN_REBUILD_TENSOR_V2;
+  else if (strcmp(module, "torch._utils") == 0 && strcmp(name, "_rebuild_parameter") == 0) g->i = FN_REBUILD_PARAMETER;
+  else if (strcmp(module, "torch._utils") == 0 && strcmp(name, "_rebuild_parameter_with_state") == 0)
+    g->i = FN_REBUILD_PARAMETER_WITH_STATE;
+  else {
+    g->i = -1;
+    if (strcmp(module, "torch") == 0)
+      for (size_t k = 0; k < sizeof storage_types / sizeof storage_types[0]; k++)
+        if (strcmp(name, storage_types[k].name) == 0) {
+          g->i = FN_STORAGE_TYPE;
+          g->dtype = storage_types[k].dtype;
+        }
+    if (g->i < 0)
+      return fail(m, "the pickle refers to %s.%s; shapec reads only torch.save's tensor-rebuild protocol and never "
+                     "imports or runs anything else", module, name);
+  }
+  return push(m, g);
+}
+
+/* A line of the GLOBAL opcode's text form. */
+static const char *read_line(machine *m) {
+  const unsigned char *nl = memchr(m->p, '\n', (size_t)(m->end - m->p));
+  if (!nl || nl - m->p > 256) {
+    fail(m, "a GLOBAL name is not terminated");
+    return NULL;
+  }
+  char *s = sc_arena_alloc(&m->ctx->arena, (size_t)(nl - m->p) + 1);
+  memcpy(s, m->p, (size_t)(nl - m->p));
+  s[nl - m->p] = '\0';
+  m->p = nl + 1;
+  return s;
+}
+
+static bool int_items(machine *m, const pv *t, int64_t *out, int *rank, const char *what) {
+  if (!t || (t->kind != PV_TUPLE && t->kind != PV_LIST)) return fail(m, "a tensor's %s is not a tuple", what);
+  if (t->n > SC_STRIDED_MAX_RANK) return fail(m, "a tensor has %zu dims; shapec handles at most %d", t->n, SC_STRIDED_MAX_RANK);
+  for (size_t i = 0; i < t->n; i++) {
+    if (t->items[i]->kind != PV_INT) return fail(m, "a tensor's %s holds something other than integers", what);
+    out[i] = t->items[i]->i;
+  }
+  *rank = (int)t->n;
+  return true;
+}
+
+/* _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, hooks[, metadata]) */
+static pv *rebuild_tensor(machine *m, const pv *args) {
+  if (args->n < 4 || args->items[0]->kind != PV_STORAGE || args->items[1]->kind != PV_INT) {
+    fail(m, "_rebuild_tensor_v2 is called with arguments it does not take");
+    return NULL;
+  }
+  pv *t = pv_new(m, PV_TENSOR);
+  t->view = sc_arena_alloc(&m->ctx->arena, sizeof *t->view);
+  memset(t->view, 0, sizeof *t->view);
+  t->view->dtype = args->items[0]->dtype;
+  t->view->offset = args->items[1]->i;
+  t->s = args->items[0]->s;
+  int stride_rank = 0;
+  if (!int_items(m, args->items[2], t->view->sizes, &t->view->rank, "size") ||
+      !int_items(m, args->items[3], t->view->strides, &stride_rank, "stride"))
+    return NULL;
+  if (stride_rank != t->view->rank) {
+    fail(m, "a tensor has %d sizes but %d strides", t->view->rank, stride_rank);
+    return NULL;
+  }
+  t->dtype = t->view->dtype;
+  return t;
+}
+
+static bool reduce(machine *m) {
+  pv *args = pop(m), *fn = args ? pop(m) : NULL;
+  if (!fn) return false;
+  if (fn->kind != PV_GLOBAL || args->kind != PV_TUPLE) return fail(m, "REDUCE applies something that is not a known callable");
+  switch ((pv_fn)fn->i) {
+    case FN_ORDERED_DICT: return push(m, pv_new(m, PV_DICT));
+    case FN_REBUILD_TENSOR_V2: {
+      pv *t = rebuild_tensor(m, args);
+      return t && push(m, t);
+    }
+    case FN_REBUILD_PARAMETER:
+    case FN_REBUILD_PARAMETER_WITH_STATE:
+      if (args->n < 1 || args->items[0]->kind != PV_TENSOR) return fail(m, "%s is not given a tensor", fn->s);
+      return push(m, args->items[0]);
+    case FN_STORAGE_TYPE: break;
+  }
+  return fail(m, "the pickle calls %s, which builds no tensor", fn->s);
+}
+
+/* BINPERSID: ('storage', torch.XStorage, key, location, numel) names a storage. */
+static bool persistent_load(machine *m) {
+  pv *pid = pop(m);
+  if (!pid) return false;
+  if (pid->kind != PV_TUPLE || pid->n < 5 || pid->items[0]->kind != PV_STR || strcmp(pid->items[0]->s, "storage") != 0 ||
+      pid->items[1]->kind != PV_GLOBAL || pid->items[1]->i != FN_STORAGE_TYPE || pid->items[2]->kind != PV_STR)
+    return fail(m, "a persistent id is not a torch storage");
+  pv *s = pv_new(m, PV_STORAGE);
+  s->dtype = pid->items[1]->dtype;
+  s->s = pid->items[2]->s;
+  return push(m, s);
+}
+
+static bool set_items(machine *m, pv *items) {
+  pv *d = top(m);
+  if (!d) return false;
+  if (d->kind != PV_DICT) return fail(m, "SETITEMS on something that is not a dict");
+  if (items->n % 2) return fail(m, "SETITEMS with a key but no value");
+  for (size_t i = 0; i < items->n; i++) pv_append(m, d, items->items[i]);
+  return true;
+}
+
+static bool append_items(machine *m, pv *items) {
+  pv *l = top(m);
+  if (!l) return false;
+  if (l->kind != PV_LIST) return fail(m, "APPENDS on something that is not a list");
+  for (size_t i = 0; i < items->n; i++) pv_append(m, l, items->items[i]);
+  return true;
+}
+
+static bool step(machine *m, unsigned char op) {
+  pv *v, *a, *b;
+  switch (op) {
+    case 0x80: /* PROTO */ return need(m, 1) && (m->p++, true);
+    case 0x95: /* FRAME */ return need(m, 8) && (m->p += 8, true);
+    case '(': return push(m, pv_new(m, PV_MARK));
+    case '}': return push(m, pv_new(m, PV_DICT));
+    case ']': return push(m, pv_new(m, PV_LIST));
+    case ')': return push(m, pv_new(m, PV_TUPLE));
+    case 'N': return push(m, pv_new(m, PV_NONE));
+    case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
+      v = pv_new(m, PV_BOOL);
+      v->i = op == 0x88;
+      return push(m, v);
+    case 'K': case 'M': case 'J': { /* BININT1, BININT2, BININT */
+      size_t n = op == 'K' ? 1 : op == 'M' ? 2 : 4;
+      if (!need(m, n)) return false;
+      v = pv_new(m, PV_INT);
+      uint64_t raw = read_le(m, n);
+      v->i = op == 'J' ? (int64_t)(int32_t)(uint32_t)raw : (int64_t)raw;
+      return push(m, v);
+    }
+    case 0x8a: { /* LONG1 */
+      if (!need(m, 1)) return false;
+      size_t n = *m->p++;
+      if (n > 8) return fail(m, "an integer of %zu bytes does not fit in 64 bits", n);
+      if (!need(m, n)) return false;
+      uint64_t raw = read_le(m, n);
+      if (n && n < 8 && (raw >> (8 * n - 1)) & 1) raw |= ~0ull << (8 * n); /* sign-extend */
+      v = pv_new(m, PV_INT);
+      v->i = (int64_t)raw;
+      return push(m, v);
+    }
+    case 'G': { /* BINFLOAT: big-endian double */
+      if (!need(m, 8)) return false;
+      uint64_t raw = 0;
+      for (int i = 0; i < 8; i++) raw = raw << 8 | m->p[i];
+      m->p += 8;
+      v = pv_new(m, PV_FLOAT);
+      memcpy(&v->f, &raw, sizeof v->f);
+      return push(m, v);
+    }
+    case 'X': case 'T': /* BINUNICODE, BINSTRING */ return need(m, 4) && push_string(m, (size_t)read_le(m, 4));
+    case 0x8c: case 'U': /* SHORT_BINUNICODE, SHORT_BINSTRING */ return need(m, 1) && push_string(m, *m->p++);
+    case 0x8d: /* BINUNICODE8 */ return need(m, 8) && push_string(m, (size_t)read_le(m, 8));
+    case 'q': return need(m, 1) && memo_put(m, read_le(m, 1));
+    case 'r': return need(m, 4) && memo_put(m, read_le(m, 4));
+    case 0x94: /* MEMOIZE */ return memo_put(m, m->n_memo);
+    case 'h': return need(m, 1) && memo_get(m, read_le(m, 1));
+    case 'j': return need(m, 4) && memo_get(m, read_le(m, 4));
+    case 'c': { /* GLOBAL */
+      const char *module = read_line(m), *name = module ? read_line(m) : NULL;
+      return name && push_global(m, module, name);
+    }
+    case 0x93: /* STACK_GLOBAL */
+      b = pop(m);
+      a = b ? pop(m) : NULL;
+      if (!a) return false;
+      if (a->kind != PV_STR || b->kind != PV_STR) return fail(m, "STACK_GLOBAL names are not strings");
+      return push_global(m, a->s, b->s);
+    case 'Q': return persistent_load(m);
+    case 'R': return reduce(m);
+    case 'b': /* BUILD: the state of an OrderedDict or a parameter; nothing shapec needs */
+      return pop(m) && top(m);
+    case 't': return (v = pop_to_mark(m, PV_TUPLE)) && push(m, v);
+    case 'l': return (v = pop_to_mark(m, PV_LIST)) && push(m, v);
+    case 'd': { /* DICT */
+      pv *items = pop_to_mark(m, PV_TUPLE);
+      if (!items) return false;
+      if (items->n % 2) return fail(m, "DICT with a key but no value");
+      v = pv_new(m, PV_DICT);
+      for (size_t i = 0; i < items->n; i++) pv_append(m, v, items->items[i]);
+      return push(m, v);
+    }
+    case 0x85: case 0x86: case 0x87: { /* TUPLE1..3 */
+      size_t n = (size_t)(op - 0x84);
+      pv *items[3];
+      for (size_t i = n; i-- > 0;)
+        if (!(items[i] = pop(m))) return false;
+      v = pv_new(m, PV_TUPLE);
+      for (size_t i = 0; i < n; i++) pv_append(m, v, items[i]);
+      return push(m, v);
+    }
+    case 's': /* SETITEM */
+      b = pop(m);
+      a = b ? pop(m) : NULL;
+      if (!a) return false;
+      v = pv_new(m, PV_TUPLE);
+      pv_append(m, v, a);
+      pv_append(m, v, b);
+      return set_items(m, v);
+    case 'u': return (v = pop_to_mark(m, PV_TUPLE)) && set_items(m, v);
+    case 'a':
+      if (!(a = pop(m))) return false;
+      v = pv_new(m, PV_TUPLE);
+      pv_append(m, v, a);
+      return append_items(m, v);
+    case 'e': return (v = pop_to_mark(m, PV_TUPLE)) && append_items(m, v);
+    case '0': return pop(m) != NULL;
+    case '2': return (v = top(m)) && push(m, v);
+    case '1': return pop_to_mark(m, PV_TUPLE) != NULL;
+    default:
+      return fail(m, "opcode 0x%02x is not one torch.save writes for tensors", op);
+  }
+}
+
+/* Runs data.pkl; returns the value STOP leaves, or NULL. */
+static pv *run_pickle(machine *m) {
+  m->stack = malloc(MAX_STACK * sizeof *m->stack);
+  if (!m->stack) {
+    fail(m, "out of memory");
+    return NULL;
+  }
+  pv *result = NULL;
+  while (!m->failed) {
+    if (m->p >= m->end) {
+      fail(m, "the pickle ends without STOP");
+      break;
+    }
+    unsigned char op = *m->p++;
+    if (op == '.') {
+      result = pop(m);
+      break;
+    }
+    step(m, op);
+  }
+  free(m->stack);
+  free(m->memo);
+  return m->failed ? NULL : result;
+}
+
+/* ---- the zip around data.pkl ------------------------------------------------------------ */
+
+static unsigned char *read_zip_member(sc_ctx *ctx, const char *display, zip_t *z, const char *name, size_t *len) {
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat(z, name, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || st.size > ((zip_uint64_t)1 << 34)) {
+    sc_diags_add(&ctx->diags, SC_DIAG_PT2_MISSING_MEMBER, SC_SEV_ERROR, display, name,
+                 "the torch.save file has no readable member %s", name);
+    return NULL;
+  }
+  zip_file_t *f = zip_fopen(z, name, 0);
+  unsigned char *buf = f ? malloc((size_t)st.size + 1) : NULL;
+  zip_int64_t got = buf ? zip_fread(f, buf, st.size) : -1;
+  if (f) zip_fclose(f);
+  if (got < 0 || (zip_uint64_t)got != st.size) {
+    free(buf);
+    sc_diags_add(&ctx->diags, SC_DIAG_PT2_CORRUPT, SC_SEV_ERROR, display, name, "member %s of the torch.save file is damaged",
+                 name);
+    return NULL;
+  }
+  *len = (size_t)st.size;
+  return buf;
+}
+
+/* The folder holding data.pkl ("archive/", "model/"); false when there is none. */
+static bool find_prefix(zip_t *z, char *prefix, size_t cap) {
+  zip_int64_t n = zip_get_num_entries(z, 0);
+  for (zip_int64_t i = 0; i < n; i++) {
+    const char *e = zip_get_name(z, (zip_uint64_t)i, 0);
+    size_t len = e ? strlen(e) : 0;
+    if (len >= 8 && strcmp(e + len - 8, "data.pkl") == 0 && (len == 8 || e[len - 9] == '/') && len - 8 < cap) {
+      snprintf(prefix, cap, "%.*s", (int)(len - 8), e);
+      return true;
+    }
+  }
+  return false;
+}
+
+/* Gives each view the bytes of its storage, reading each storage once. */
+static bool attach_storages(sc_ctx *ctx, const char *display, zip_t *z, const char *prefix, sc_torch_tensors *out,
+                            size_t first, const char **keys) {
+  for (size_t i = first; i < out->n; i++) {
+    sc_strided *s = &out->views[i];
+    size_t same = i;
+    for (size_t k = first; k < i; k++)
+      if (strcmp(keys[k - first], keys[i - first]) == 0) same = k;
+    if (same != i) {
+      s->storage = out->views[same].storage;
+      s->storage_len = out->views[same].storage_len;
+      continue;
+    }
+    const char *member = sc_arena_printf(&ctx->arena, "%sdata/%s", prefix, keys[i - first]);
+    size_t len = 0;
+    unsigned char *bytes = read_zip_member(ctx, display, z, member, &len);
+    if (!bytes) return false;
+    out->storages = sc_xrealloc(out->storages, (out->n_storages + 1) * sizeof *out->storages);
+    out->storages[out->n_storages++] = bytes;
+    s->storage = bytes;
+    s->storage_len = len;
+  }
+  return true;
+}
+
+static void add_view(sc_torch_tensors *out, const char ***keys, size_t *n_keys, const char *name, const pv *t) {
+  out->views = sc_xrealloc(out->views, (out->n + 1) * sizeof *out->views);
+  out->views[out->n] = *t->view;
+  out->views[out->n].name = name;
+  out->n++;
+  *keys = sc_xrealloc(*keys, (*n_keys + 1) * sizeof **keys);
+  (*keys)[(*n_keys)++] = t->s;
+}
+
+bool sc_torch_save_read(sc_ctx *ctx, const char *display, const unsigned char *data, size_t len, const char *lone_name,
+                        sc_torch_tensors *out) {
+  zip_error_t zerr;
+  zip_error_init(&zerr);
+  zip_source_t *src = zip_source_buffer_create(data, len, 0, &zerr);
+  zip_t *z = src ? zip_open_from_source(src, ZIP_RDONLY, &zerr) : NULL;
+  if (!z) {
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, display, NULL,
+                              "not a torch.save file (a zip): %s", zip_error_strerror(&zerr));
+    sc_diag_set_hint(&ctx->diags, d, "torch.save files from torch 1.6 on are zips; save the weights again");
+    if (src) zip_source_free(src);
+    zip_error_fini(&zerr);
+    return false;
+  }
+  zip_error_fini(&zerr);
+  char prefix[256];
+  bool ok = find_prefix(z, prefix, sizeof prefix);
+  if (!ok)
+    sc_diags_add(&ctx->diags, SC_DIAG_PT2_MISSING_MEMBER, SC_SEV_ERROR, display, NULL,
+                 "the torch.save file has no data.pkl");
+  size_t pkl_len = 0;
+  unsigned char *pkl = NULL;
+  if (ok) {
+    const char *byteorder = sc_arena_printf(&ctx->arena, "%sbyteorder", prefix);
+    size_t bo_len = 0;
+    unsigned char *bo = zip_name_locate(z, byteorder, 0) >= 0 ? read_zip_member(ctx, display, z, byteorder, &bo_len) : NULL;
+    if (bo && !(bo_len >= 6 && memcmp(bo, "little", 6) == 0)) {
+      sc_diags_add(&ctx->diags, SC_DIAG_PT2_FORMAT, SC_SEV_ERROR, display, byteorder,
+                   "the tensors were saved big-endian; shapec reads little-endian files");
+      ok = false;
+    }
+    free(bo);
+    pkl = ok ? read_zip_member(ctx, display, z, sc_arena_printf(&ctx->arena, "%sdata.pkl", prefix), &pkl_len) : NULL;
+    ok = pkl != NULL;
+  }
+  pv *result = NULL;
+  if (ok) {
+    machine m = {.ctx = ctx, .display = display, .p = pkl, .start = pkl, .end = pkl + pkl_len};
+    result = run_pickle(&m);
+    ok = result != NULL;
+  }
+  const char **keys = NULL;
+  size_t n_keys = 0, first = out->n;
+  if (ok && result->kind == PV_TENSOR && lone_name) {
+    add_view(out, &keys, &n_keys, lone_name, result);
+  } else if (ok && result->kind == PV_DICT) {
+    for (size_t i = 0; i + 1 < result->n && ok; i += 2) {
+      const pv *k = result->items[i], *v = result->items[i + 1];
+      if (k->kind != PV_STR || v->kind != PV_TENSOR) {
+        sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, display, k->kind == PV_STR ? k->s : NULL,
+                                  "entry %zu of the saved dict is not a named tensor", i / 2);
+        sc_diag_set_hint(&ctx->diags, d, "save a state dict: names to tensors");
+        ok = false;
+        break;
+      }
+      add_view(out, &keys, &n_keys, sc_ctx_intern(ctx, k->s), v);
+    }
+  } else if (ok) {
+    sc_diags_add(&ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, display, NULL,
+                 "the torch.save file holds %s, not %s", result->kind == PV_TENSOR ? "one tensor" : "something else",
+                 lone_name ? "a tensor" : "a dict of tensors");
+    ok = false;
+  }
+  if (ok) ok = attach_storages(ctx, display, z, prefix, out, first, keys);
+  free(keys);
+  free(pkl);
+  zip_discard(z);
+  return ok;
+}
+
+void sc_torch_tensors_free(sc_torch_tensors *t) {
+  for (size_t i = 0; i < t->n_storages; i++) free(t->storages[i]);
+  free(t->storages);
+  free(t->views);
+  memset(t, 0, sizeof *t);
+}
