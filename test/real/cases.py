@@ -1,0 +1,275 @@
+"""cases.py - the programs of the real-torch corpus (test/real/): small modules, each with
+sample inputs and a dynamic_shapes spec, covering every rule family of torch.export's
+dynamic shapes, and the zoo.  Read by gen_corpus.py inside a real-torch chroot.
+
+A case is (name, module, args, dynamic_shapes[, kwargs]).  Dims are made by functions so
+that each case gets fresh ones (torch compares Dims by name)."""
+import inspect
+
+import torch
+from torch.export import Dim
+
+nn = torch.nn
+F = torch.nn.functional
+AUTO, STATIC = Dim.AUTO, Dim.STATIC
+DYN = Dim.DYNAMIC
+
+
+def r(*shape):
+    return torch.randn(*shape)
+
+
+class Fn(nn.Module):
+    """A module whose forward is a plain function of its inputs."""
+
+    def __init__(self, fn, **params):
+        super().__init__()
+        self.fn = fn
+        for k, v in params.items():
+            if isinstance(v, nn.Module):
+                self.add_module(k, v)
+            elif isinstance(v, nn.Parameter):
+                self.register_parameter(k, v)
+            else:
+                self.register_buffer(k, v)
+
+    def forward(self, *args, **kwargs):
+        return self.fn(self, *args, **kwargs)
+
+
+def case(name, fn, args, ds, kwargs=None, **params):
+    """A module whose forward has fn's signature (less its first parameter, the module),
+    so that torch matches args and dynamic_shapes to it by name."""
+    params_of_fn = list(inspect.signature(fn).parameters.values())[1:]
+    decl, call = [], []
+    for prm in params_of_fn:
+        if prm.kind == prm.KEYWORD_ONLY and "*" not in decl:
+            decl.append("*")
+        decl.append(prm.name)
+        call.append(f"{prm.name}={prm.name}" if prm.kind == prm.KEYWORD_ONLY else prm.name)
+    # a real def, so that torch's guards name the inputs as the user does (L['x'])
+    namespace = {}
+    exec(f"def forward(self, {', '.join(decl)}):\n    return self.fn(self, {', '.join(call)})\n", namespace)
+    cls = type("Case_" + name, (Fn,), {"forward": namespace["forward"]})
+    return (name, cls(fn, **params), args, ds, kwargs or {})
+
+
+def small_cases():
+    c = []
+    # ---- AUTO / STATIC / DYNAMIC ---------------------------------------------------------
+    c.append(case("auto_add", lambda m, x, y: x + y, (r(4, 8), r(4, 8)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("auto_no_duck", lambda m, x, y: x.sum() + y.sum(), (r(4), r(4)), ({0: AUTO}, {0: AUTO})))
+    c.append(case("auto_static_wins", lambda m, x, y: x + y, (r(4, 8), r(4, 8)), ({0: AUTO, 1: AUTO}, {0: STATIC, 1: AUTO})))
+    c.append(case("auto_one_specializes", lambda m, x: x * 2, (r(1, 8),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("auto_zero_specializes", lambda m, x: x * 2, (r(0, 8),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("dynamic_ok", lambda m, x: x.relu(), (r(6, 3),), ({0: DYN, 1: DYN},)))
+    c.append(case("dynamic_one_fails", lambda m, x: x.relu(), (r(1, 3),), ({0: DYN},)))
+    c.append(case("dynamic_pinned_fails", lambda m, x, w: x @ w, (r(6, 3), r(3, 4)), ({0: DYN, 1: DYN}, None)))
+    c.append(case("static_all", lambda m, x: x.tanh(), (r(3, 5),), ({0: STATIC, 1: STATIC},)))
+    c.append(case("none_spec", lambda m, x: x.exp(), (r(3, 5),), None))
+    c.append(case("dynamic_linear", lambda m, x: m.l(x), (r(7, 5),), ({0: DYN},), l=nn.Linear(5, 3)))
+    c.append(case("auto_linear", lambda m, x: m.l(x), (r(7, 5),), ({0: AUTO, 1: AUTO},), l=nn.Linear(5, 3)))
+    # ---- named Dims and ranges -------------------------------------------------------------
+    c.append(case("named_basic", lambda m, x: x * 2, (r(6, 4),), ({0: Dim("b"), 1: Dim("f")},)))
+    c.append(case("named_range", lambda m, x: x + 1, (r(6, 4),), ({0: Dim("b", min=2, max=64)},)))
+    c.append(case("named_min1", lambda m, x: x + 1, (r(6, 4),), ({0: Dim("b", min=1, max=64)},)))
+    c.append(case("named_min0", lambda m, x: x + 1, (r(6, 4),), ({0: Dim("b", min=0, max=64)},)))
+    c.append(case("named_shared", lambda m, x, y: x + y, (r(6, 4), r(6, 4)), (({0: (b := Dim("b"))}), {0: b})))
+    c.append(case("named_equal_violation", lambda m, x, y: x + y, (r(6, 4), r(6, 4)), ({0: Dim("a")}, {0: Dim("b")})))
+    c.append(case("named_pinned_violation", lambda m, x, w: x @ w, (r(6, 3), r(3, 4)), ({1: Dim("k")}, None)))
+    c.append(case("named_range_narrowed", lambda m, x: x[:4] if x.shape[0] > 4 else x, (r(6, 4),), ({0: Dim("b", max=64)},)))
+    c.append(case("named_mixed_auto", lambda m, x, y: x + y, (r(6, 4), r(6, 4)), ({0: Dim("b")}, {0: AUTO})))
+    d = Dim("d")
+    c.append(case("derived_plus1", lambda m, x, y: x[1:] + y, (r(7), r(6)), ({0: d + 1}, {0: d})))
+    d2 = Dim("d2")
+    c.append(case("derived_twice", lambda m, x, y: x.view(-1, 2).sum(1) + y, (r(12), r(6)), ({0: 2 * d2}, {0: d2})))
+    d3 = Dim("d3", min=2, max=32)
+    c.append(case("derived_affine", lambda m, x, y: x[:-1].view(-1, 2).sum(1) + y, (r(13), r(6)), ({0: 2 * d3 + 1}, {0: d3})))
+    c.append(case("named_divisible_violation", lambda m, x: x.view(-1, 4), (r(8, 3),), ({0: Dim("n")},)))
+    # ---- broadcasting ------------------------------------------------------------------------
+    c.append(case("bcast_equal", lambda m, x, y: x * y, (r(5, 3), r(5, 3)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("bcast_row", lambda m, x, y: x * y, (r(5, 3), r(3)), ({0: AUTO, 1: AUTO}, {0: AUTO})))
+    c.append(case("bcast_col", lambda m, x, y: x + y, (r(5, 3), r(5, 1)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("bcast_three", lambda m, x, y, z: x + y + z, (r(2, 5, 3), r(5, 3), r(3)),
+                  ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO})))
+    c.append(case("bcast_dyn", lambda m, x, y: x - y, (r(5, 3), r(5, 3)), ({0: DYN, 1: DYN}, {0: DYN, 1: DYN})))
+    c.append(case("bcast_where", lambda m, x, y: torch.where(x > 0, x, y), (r(4, 6), r(4, 6)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("bcast_cat", lambda m, x, y: torch.cat([x, y], 0), (r(4, 6), r(3, 6)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("bcast_stack", lambda m, x, y: torch.stack([x, y]), (r(4, 6), r(4, 6)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("matmul_inner", lambda m, x, y: x @ y, (r(4, 6), r(6, 5)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("bmm_batch", lambda m, x, y: torch.bmm(x, y), (r(3, 4, 6), r(3, 6, 5)),
+                  ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO, 2: AUTO})))
+    # ---- reshape, view, flatten -----------------------------------------------------------------
+    c.append(case("reshape_product", lambda m, x, y, z: z.view(-1) + (x.unsqueeze(1) * y).reshape(-1),
+                  (r(4), r(8), r(32)), ({0: AUTO}, {0: AUTO}, {0: AUTO})))
+    c.append(case("flatten_all", lambda m, x: x.flatten(), (r(3, 4, 5),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
+    c.append(case("flatten_tail", lambda m, x: x.flatten(1), (r(3, 4, 5),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
+    c.append(case("view_split", lambda m, x: x.view(x.shape[0], -1, 2), (r(3, 8),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("view_static_tail", lambda m, x: x.view(-1, 4), (r(3, 8),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("unflatten", lambda m, x: x.unflatten(1, (2, -1)), (r(3, 8),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("permute_reshape", lambda m, x: x.permute(1, 0, 2).reshape(x.shape[1], -1), (r(3, 4, 5),),
+                  ({0: AUTO, 1: AUTO, 2: AUTO},)))
+    c.append(case("transpose_matmul", lambda m, x: x @ x.transpose(0, 1), (r(4, 6),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("expand_dyn", lambda m, x, y: x.expand(y.shape[0], -1) + y, (r(1, 6), r(4, 6)), ({1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("squeeze_unsqueeze", lambda m, x: x.unsqueeze(0).squeeze(0) * 2, (r(4, 6),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("slice_half", lambda m, x: x[: x.shape[0] // 2], (r(8, 3),), ({0: AUTO},)))
+    c.append(case("slice_step", lambda m, x: x[::2], (r(9, 3),), ({0: AUTO},)))
+    c.append(case("narrow_sym", lambda m, x, y: x[: y.shape[0]] + y, (r(9, 3), r(5, 3)), ({0: AUTO}, {0: AUTO})))
+    # ---- divisibility ---------------------------------------------------------------------------
+    c.append(case("div_view4", lambda m, x: x.view(-1, 4).sum(1), (r(12),), ({0: AUTO},)))
+    c.append(case("div_dynamic", lambda m, x: x.view(-1, 4).sum(1), (r(12),), ({0: DYN},)))
+    c.append(case("div_check", lambda m, x: x * 2, (r(12),), ({0: AUTO},)))
+    c.append(case("div_chunk", lambda m, x: torch.chunk(x, 2)[0] * 2, (r(8, 3),), ({0: AUTO},)))
+    c.append(case("div_split", lambda m, x: x.split(3)[0], (r(9, 2),), ({0: AUTO},)))
+    c.append(case("floordiv_size", lambda m, x: x.new_zeros(x.shape[0] // 3) + 1, (r(9),), ({0: AUTO},)))
+    # ---- Python-level guards --------------------------------------------------------------------
+    def if_branch(m, x):
+        if x.shape[0] > 4:
+            return x * 2
+        return x + 1
+    c.append(case("if_gt", if_branch, (r(6, 2),), ({0: AUTO},)))
+    def if_le(m, x):
+        if x.shape[0] <= 100:
+            return x.sin()
+        return x.cos()
+    c.append(case("if_le", if_le, (r(6, 2),), ({0: AUTO},)))
+    def if_eq(m, x, y):
+        if x.shape[0] == y.shape[0]:
+            return x + y
+        return x
+    c.append(case("if_eq", if_eq, (r(6), r(6)), ({0: AUTO}, {0: AUTO})))
+    def if_ne(m, x, y):
+        if x.shape[0] != y.shape[0]:
+            return x.sum() + y.sum()
+        return x.sum()
+    c.append(case("if_ne", if_ne, (r(6), r(5)), ({0: AUTO}, {0: AUTO})))
+    def if_mod(m, x):
+        if x.shape[0] % 2 == 0:
+            return x * 2
+        return x
+    c.append(case("if_mod", if_mod, (r(6),), ({0: AUTO},)))
+    def assert_ge(m, x):
+        assert x.shape[0] >= 3
+        return x * 3
+    c.append(case("assert_ge", assert_ge, (r(6),), ({0: AUTO},)))
+    def assert_rel(m, x, y):
+        assert x.shape[0] < 2 * y.shape[0]
+        return x.sum() + y.sum()
+    c.append(case("assert_rel", assert_rel, (r(6), r(4)), ({0: AUTO}, {0: AUTO})))
+    def check_ge(m, x):
+        torch._check(x.shape[0] >= 4)
+        return x + 1
+    c.append(case("check_ge", check_ge, (r(6),), ({0: AUTO},)))
+    def check_named(m, x):
+        torch._check(x.shape[0] <= 50)
+        return x + 1
+    c.append(case("check_named_violation", check_named, (r(6),), ({0: Dim("n", max=100)},)))
+    def check_dyn(m, x):
+        torch._check(x.shape[0] % 3 == 0)
+        return x + 1
+    c.append(case("check_mod", check_dyn, (r(6),), ({0: DYN},)))
+    def if_product(m, x, y):
+        if x.shape[0] * y.shape[0] > 10:
+            return x.sum() * y.sum()
+        return x.sum()
+    c.append(case("if_product", if_product, (r(4), r(5)), ({0: AUTO}, {0: AUTO})))
+    # ---- data-dependent sizes ---------------------------------------------------------------------
+    def item_size(m, x, n):
+        k = n.item()
+        torch._check(k >= 0)
+        torch._check(k <= x.shape[0])
+        return x[:k]
+    c.append(case("item_slice", item_size, (r(8, 2), torch.tensor(3)), ({0: AUTO}, None)))
+    def item_new(m, n):
+        k = n.item()
+        torch._check(k >= 0)
+        return torch.zeros(k) + 1
+    c.append(case("item_zeros", item_new, (torch.tensor(4),), None))
+    c.append(case("nonzero", lambda m, x: torch.nonzero(x > 0), (r(10),), ({0: AUTO},)))
+    c.append(case("masked_select", lambda m, x: torch.masked_select(x, x > 0), (r(4, 5),), ({0: AUTO, 1: AUTO},)))
+    def item_check_max(m, x, n):
+        k = n.item()
+        torch._check(k >= 2)
+        torch._check(k <= 16)
+        return x.new_ones(k) * x.sum()
+    c.append(case("item_range", item_check_max, (r(3), torch.tensor(5)), ({0: AUTO}, None)))
+    # ---- int and float inputs -----------------------------------------------------------------------
+    c.append(case("int_input", lambda m, x, k: x * k, (r(4, 3), 3), ({0: AUTO, 1: AUTO}, None)))
+    c.append(case("float_input", lambda m, x, s: x * s, (r(4, 3), 0.5), ({0: AUTO, 1: AUTO}, None)))
+    c.append(case("int_shape_use", lambda m, x, k: x.repeat(k, 1), (r(4, 3), 2), ({0: AUTO, 1: AUTO}, None)))
+    c.append(case("bool_flag", lambda m, x, flag: x.relu() if flag else x, (r(4, 3), True), ({0: AUTO}, None)))
+    # ---- pytree inputs -----------------------------------------------------------------------------
+    c.append(case("list_input", lambda m, xs: xs[0] + xs[1], ([r(4, 3), r(4, 3)],), ([{0: AUTO}, {0: AUTO}],)))
+    c.append(case("dict_input", lambda m, d: d["a"] * d["b"], ({"a": r(5), "b": r(5)},), ({"a": {0: AUTO}, "b": {0: AUTO}},)))
+    c.append(case("nested_input", lambda m, t: t[0] + t[1]["x"].sum(), ((r(4), {"x": r(2, 3)}),),
+                  ((({0: AUTO}), {"x": {0: AUTO, 1: AUTO}}),)))
+    c.append(case("kwarg_input", lambda m, x, *, scale: x * scale, (r(4, 3),), {"x": {0: AUTO}, "scale": {0: AUTO}},
+                  kwargs={"scale": r(4, 3)}))
+    c.append(case("tuple_output", lambda m, x: (x + 1, x.sum(0)), (r(4, 3),), ({0: AUTO, 1: AUTO},)))
+    # ---- buffers, parameters, constants -------------------------------------------------------------
+    c.append(case("buffer_add", lambda m, x: x + m.buf, (r(4, 3),), ({0: AUTO},), buf=torch.arange(3.0)))
+    c.append(case("buffer_mutation", lambda m, x: m.count.add_(1) * 0 + x, (r(4, 3),), ({0: AUTO},),
+                  count=torch.zeros(3)))
+    c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
+    c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("embedding", lambda m, i: m.e(i), (torch.randint(0, 10, (4, 5)),), ({0: AUTO, 1: AUTO},),
+                  e=nn.Embedding(10, 6)))
+    # ---- ops of the default IR -----------------------------------------------------------------------
+    c.append(case("inplace_add", lambda m, x, y: x.clone().add_(y), (r(4, 3), r(4, 3)), ({0: AUTO}, {0: AUTO})))
+    c.append(case("inplace_relu", lambda m, x: F.relu(x.clone(), inplace=True), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("max_reduce", lambda m, x: x.max() + x.amax(1).sum(), (r(4, 3),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("softmax_ln", lambda m, x: F.layer_norm(F.softmax(x, -1), (x.shape[-1],)), (r(4, 8),), ({0: AUTO},)))
+    c.append(case("sdpa", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v), (r(2, 4, 8), r(2, 6, 8), r(2, 6, 8)),
+                  ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("conv_pool", lambda m, x: F.max_pool2d(m.c(x).relu(), 2), (r(2, 3, 16, 16),), ({0: AUTO, 2: AUTO, 3: AUTO},),
+                  c=nn.Conv2d(3, 4, 3, padding=1)))
+    c.append(case("batchnorm_eval", lambda m, x: m.bn(x), (r(4, 3, 5, 5),), ({0: AUTO},), bn=nn.BatchNorm2d(3).eval()))
+    c.append(case("gelu_erf", lambda m, x: F.gelu(x) + torch.erf(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mean_var", lambda m, x: x.mean(0) + x.var(0), (r(6, 3),), ({0: AUTO},)))
+    c.append(case("arange_len", lambda m, x: x + torch.arange(x.shape[0]).unsqueeze(1), (r(6, 3),), ({0: AUTO},)))
+    c.append(case("full_like", lambda m, x: torch.full_like(x, 2.0) * x, (r(6, 3),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("index_select", lambda m, x, i: x.index_select(0, i), (r(6, 3), torch.tensor([0, 2, 4])), ({0: AUTO}, {0: AUTO})))
+    c.append(case("dropout_eval", lambda m, x: F.dropout(x, 0.5, training=False), (r(6, 3),), ({0: AUTO},)))
+    c.append(case("clamp_sigmoid", lambda m, x: torch.sigmoid(x).clamp(0.2, 0.8), (r(6, 3),), ({0: AUTO},)))
+    return c
+
+
+class Tutorial(nn.Module):
+    """The torch.export tutorial's model with its linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = nn.Linear(5, 3)
+
+    def forward(self, w, x, y, z):
+        return self.l(w), x + y, z.view(-1) + (x.unsqueeze(0) * y).reshape(-1)
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.b1 = nn.BatchNorm2d(8)
+        self.c2 = nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.b2 = nn.BatchNorm2d(16)
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+        x = F.relu(self.b2(self.c2(x)))
+        return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+def zoo_cases():
+    """The zoo: name, module (eval mode), args, spec.  The big torchvision models are
+    listed by zoo_big_cases()."""
+    torch.manual_seed(0)
+    mlp = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10)).eval()
+    enc = nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0).eval()
+    return [
+        ("zoo_tutorial", Tutorial().eval(), (r(6, 5), r(4), r(8, 4), r(32)),
+         {"w": {0: AUTO}, "x": {0: AUTO}, "y": {0: AUTO, 1: AUTO}, "z": {0: AUTO}}, {}),
+        ("zoo_mlp", mlp, (r(8, 32),), ({0: Dim("batch", max=1024)},), {}),
+        ("zoo_small_cnn", SmallCNN().eval(), (r(2, 3, 32, 32),), ({0: Dim("batch", max=64)},), {}),
+        ("zoo_transformer_encoder", enc, (r(2, 10, 32),), ({0: Dim("batch", max=64), 1: Dim("seq", max=128)},), {}),
+    ]

@@ -1,0 +1,223 @@
+"""gen_corpus.py - exports every case of cases.py with the real torch it runs under and
+writes, beside each program, torch's own answers (test/real/README.md).
+
+    scripts/real-torch.sh --torch 2.14 run test/real/gen_corpus.py [NAME...]
+    scripts/real-torch.sh --torch 2.6 run test/real/gen_corpus.py [NAME...]
+
+Writes test/real/corpus/<torch major.minor>/<case>/: model.pt2 (torch.export.save),
+decomposed.pt2 (after run_decompositions()), answers.json."""
+import json
+import math
+import os
+import sys
+import traceback
+import zlib
+
+import torch
+import torch.utils._pytree as pytree
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
+
+VERSION = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", VERSION)
+MAX_DATA = 20000  # elements of a tensor stored with its values
+MAX_PROBES = 40
+
+
+def sig(v):
+    """A float with 7 significant digits: enough for a 1e-4 relative comparison."""
+    if isinstance(v, bool) or isinstance(v, int):
+        return v
+    if math.isnan(v) or math.isinf(v):
+        return str(v)
+    return float("%.7g" % v)
+
+
+def tensor_json(t):
+    out = {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", "")}
+    if t.numel() <= MAX_DATA:
+        out["data"] = [sig(v) for v in t.detach().flatten().tolist()]
+    else:
+        out["sum"] = sig(float(t.double().sum()))
+    return out
+
+
+def value_json(v):
+    if isinstance(v, torch.Tensor):
+        return tensor_json(v)
+    if isinstance(v, (bool, int, float)):
+        return {"value": sig(v) if isinstance(v, float) else v}
+    return {"repr": repr(v)}
+
+
+def leaves(args, kwargs):
+    flat, spec = pytree.tree_flatten((args, kwargs))
+    paths = [pytree.keystr(p) for p, _ in pytree.tree_flatten_with_path((args, kwargs))[0]]
+    return flat, spec, paths
+
+
+def bound(v):
+    if v is None:
+        return None
+    try:
+        i = int(v)
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        return None
+    return i if abs(i) < 2**62 else None
+
+
+def range_constraints(ep):
+    return {str(k): [bound(v.lower), bound(v.upper)] for k, v in ep.range_constraints.items()}
+
+
+def runtime_asserts(ep):
+    out = []
+    for n in ep.graph.nodes:
+        if n.op == "call_function" and "assert" in str(n.target):
+            out.append({"target": str(n.target), "args": [str(a) for a in n.args]})
+    return out
+
+
+def error_json(e):
+    msg = str(e)
+    return {"error": type(e).__name__, "message": msg[:4000]}
+
+
+def probe_values(size, sym_range):
+    vals = {0, 1, 2, size + 1, size * 2}
+    if sym_range:
+        lo, hi = sym_range
+        for v in (lo, hi, None if lo is None else lo - 1, None if hi is None else hi + 1):
+            if v is not None and 0 <= v <= 4096:
+                vals.add(v)
+    vals.discard(size)
+    return sorted(v for v in vals if 0 <= v <= 4096)
+
+
+def make_like(t, shape):
+    if t.dtype.is_floating_point:
+        return torch.randn(*shape, dtype=t.dtype)
+    if t.dtype == torch.bool:
+        return torch.rand(*shape) > 0.5
+    hi = max(1, int(t.max()) + 1) if t.numel() else 2
+    return torch.randint(0, hi, shape, dtype=t.dtype)
+
+
+def probes(ep, args, kwargs, rc):
+    """Each tensor dim moved alone to sizes inside, at and past its symbol's range, 0 and 1."""
+    flat, spec, paths = leaves(args, kwargs)
+    metas = {}
+    user_inputs = [s for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+    placeholders = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
+    tensor_leaves = [i for i, v in enumerate(flat) if isinstance(v, torch.Tensor)]
+    for k, s in zip(tensor_leaves, [s for s in user_inputs if hasattr(s.arg, "name") and s.arg.name in placeholders and
+                                    "val" in placeholders[s.arg.name].meta and
+                                    isinstance(placeholders[s.arg.name].meta["val"], torch.Tensor)]):
+        metas[k] = placeholders[s.arg.name].meta["val"].shape
+    out = []
+    module = ep.module()
+    for k in tensor_leaves:
+        t = flat[k]
+        for d in range(t.dim()):
+            sym = str(metas[k][d]) if k in metas and d < len(metas[k]) else None
+            for v in probe_values(t.shape[d], rc.get(sym)):
+                if len(out) >= MAX_PROBES:
+                    return out
+                shape = list(t.shape)
+                shape[d] = v
+                new = list(flat)
+                new[k] = make_like(t, shape)
+                pargs, pkwargs = pytree.tree_unflatten(new, spec)
+                entry = {"leaf": paths[k], "dim": d, "size": v, "shapes": [list(x.shape) if isinstance(x, torch.Tensor)
+                                                                            else None for x in new]}
+                try:
+                    with torch.no_grad():
+                        module(*pargs, **pkwargs)
+                    entry["verdict"] = "ok"
+                except Exception as e:  # noqa: BLE001 - torch's verdict, whatever it is
+                    entry["verdict"] = error_json(e)
+                out.append(entry)
+    return out
+
+
+def export_case(name, module, args, ds, kwargs):
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    answers = {"torch": torch.__version__, "case": name}
+    flat, _, paths = leaves(args, kwargs)
+    answers["sample_inputs"] = [dict(value_json(v), path=p) for v, p in zip(flat, paths)]
+    write_spec(d, ds, args, kwargs)
+    try:
+        ep = torch.export.export(module, args, kwargs=kwargs, dynamic_shapes=ds)
+    except Exception as e:  # noqa: BLE001
+        answers["export"] = error_json(e)
+        write_answers(d, answers)
+        return "refused"
+    answers["export"] = "ok"
+    torch.export.save(ep, os.path.join(d, "model.pt2"))
+    rc = range_constraints(ep)
+    answers["range_constraints"] = rc
+    answers["inputs"] = []
+    for n in ep.graph.nodes:
+        if n.op == "placeholder":
+            v = n.meta.get("val")
+            shape = [str(s) for s in v.shape] if isinstance(v, torch.Tensor) else None
+            answers["inputs"].append({"name": n.name, "shape": shape, "value": None if shape else str(v)})
+    answers["guards_code"] = list(getattr(ep, "_guards_code", []) or [])
+    answers["runtime_asserts"] = runtime_asserts(ep)
+    with torch.no_grad():
+        outs = ep.module()(*args, **kwargs)
+    answers["sample_outputs"] = [value_json(v) for v in pytree.tree_leaves(outs)]
+    answers["probes"] = probes(ep, args, kwargs, rc)
+    try:
+        dep = ep.run_decompositions()
+        torch.export.save(dep, os.path.join(d, "decomposed.pt2"))
+        answers["decomposed"] = "ok"
+    except Exception as e:  # noqa: BLE001
+        answers["decomposed"] = error_json(e)
+    write_answers(d, answers)
+    return "ok"
+
+
+def write_spec(d, ds, args, kwargs):
+    """The spec as torch serializes it (shapec export --dynamic reads this form)."""
+    if ds is None:
+        return
+    from torch._export.serde.dynamic_shapes import _dump_dynamic_shapes
+
+    try:
+        dumped = _dump_dynamic_shapes(ds, args, kwargs, to_dict=True)
+    except Exception as e:  # noqa: BLE001 - a spec torch cannot dump is recorded as such
+        dumped = {"unserializable": error_json(e)}
+    with open(os.path.join(d, "spec.json"), "w") as f:
+        json.dump(dumped, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def write_answers(d, answers):
+    with open(os.path.join(d, "answers.json"), "w") as f:
+        json.dump(answers, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def main(names):
+    torch.manual_seed(0)
+    all_cases = cases.small_cases() + cases.zoo_cases()
+    counts = {}
+    for name, module, args, ds, kwargs in all_cases:
+        if names and name not in names:
+            continue
+        torch.manual_seed(zlib.crc32(name.encode()) % 1000)
+        try:
+            verdict = export_case(name, module.eval(), args, ds, kwargs)
+        except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
+            traceback.print_exc()
+            verdict = "generator-error"
+        counts[verdict] = counts.get(verdict, 0) + 1
+        print(f"{VERSION} {name}: {verdict}", flush=True)
+    print(f"torch {torch.__version__}: {counts}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
