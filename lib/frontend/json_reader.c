@@ -41,6 +41,18 @@ static size_t rewrite_token(const char *text, size_t len, size_t i) {
   return 0;
 }
 
+/* Length of the number token at text[i] (sign, digits, fraction, exponent), or 0 when
+ * none starts there: the scanners step over it whole, so that the digits after a
+ * fraction's point are never taken for a long integer of their own. */
+static size_t number_token(const char *text, size_t len, size_t i) {
+  if (text[i] != '-' && !(text[i] >= '0' && text[i] <= '9')) return 0;
+  size_t j = i + 1;
+  while (j < len && ((text[j] >= '0' && text[j] <= '9') || text[j] == '.' || text[j] == 'e' || text[j] == 'E' ||
+                     ((text[j] == '+' || text[j] == '-') && (text[j - 1] == 'e' || text[j - 1] == 'E'))))
+    j++;
+  return j - i;
+}
+
 /* Scans outside strings for nesting depth and for tokens to rewrite.  Returns the offset
  * where the depth limit is first passed, or len when it never is; *unclosed tells whether
  * the text ends inside a string, array or object (a truncated file). */
@@ -63,10 +75,12 @@ static size_t scan(const char *text, size_t len, size_t *n_rewrites, bool *unclo
     } else if (c == ']' || c == '}') {
       depth--;
     } else {
-      size_t t = rewrite_token(text, len, i);
+      size_t t = rewrite_token(text, len, i), num = t ? 0 : number_token(text, len, i);
       if (t) {
         (*n_rewrites)++;
         i += t - 1;
+      } else if (num) {
+        i += num - 1;
       }
     }
   }
@@ -108,6 +122,13 @@ static char *rewrite_tokens(const char *text, size_t len, size_t n, size_t *out_
       added += (c == '-' || (c >= '0' && c <= '9')) ? 8 : 2;
       if (k < n) marks[k++] = (rewrite_mark){o, added};
     } else {
+      size_t num = in_string ? 0 : number_token(text, len, i);
+      if (num > 1) { /* a number that stays: copied whole */
+        memcpy(out + o, text + i, num);
+        o += num;
+        i += num - 1;
+        continue;
+      }
       out[o++] = c;
     }
   }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ir/graph.h"
+#include "lib/frontend/json_reader.h"
 #include "passes/verify_graph.h"
 #include "test_util.h"
 
@@ -339,6 +340,28 @@ START_TEST(test_exact_large_integers) {
 }
 END_TEST
 
+START_TEST(test_numbers_as_python_writes_them) {
+  /* fractions of 16 and more digits (Python's repr of 1/sqrt(8)), exponents, long integers
+   * and NaN side by side: each read as the number it is */
+  sc_ctx *ctx = sc_ctx_new();
+  const char *text = "[0.3535533905932738, 0.5946035575013605, 1.0000000000000002e-05, -2.5E+300, 1e-07, "
+                     "12345678901234567, -0.0, 7]";
+  cJSON *root = sc_json_parse(ctx, "n.json", text, strlen(text));
+  ck_assert_ptr_nonnull(root);
+  const double want[] = {0.3535533905932738, 0.5946035575013605, 1.0000000000000002e-05, -2.5e300, 1e-07};
+  int i = 0;
+  for (const cJSON *e = root->child; i < 5; e = e->next, i++) {
+    ck_assert(cJSON_IsNumber(e));
+    ck_assert(e->valuedouble == want[i]);
+  }
+  ck_assert_ptr_nonnull(sc_json_exact_int(cJSON_GetArrayItem(root, 5)));
+  ck_assert(cJSON_IsNumber(cJSON_GetArrayItem(root, 7)));
+  cJSON_Delete(root);
+  ck_assert_int_eq(ctx->diags.n_items, 0);
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_any_schema_minor) {
   sc_ctx *ctx = sc_ctx_new();
   cJSON *root = tu_example_model();
@@ -374,6 +397,7 @@ int main(void) {
   tcase_add_test(tc, test_unknown_operator_suggests_closest);
   tcase_add_test(tc, test_any_schema_minor);
   tcase_add_test(tc, test_exact_large_integers);
+  tcase_add_test(tc, test_numbers_as_python_writes_them);
   tcase_add_test(tc, test_errors_keep_going);
   suite_add_tcase(s, tc);
   return tu_run(s);
