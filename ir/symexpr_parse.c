@@ -107,10 +107,11 @@ static const struct {
     {"Mul", FN_MUL, 1, 64},             {"Pow", FN_POW, 2, 2},             {"FloorDiv", FN_FLOORDIV, 2, 2},
     {"CleanDiv", FN_FLOORDIV, 2, 2},    {"Mod", FN_MOD, 2, 2},             {"PythonMod", FN_MOD, 2, 2},
     {"Min", FN_MIN, 1, 64},             {"Max", FN_MAX, 1, 64},            {"Eq", FN_EQ, 2, 2},
-    {"Ne", FN_NE, 2, 2},                {"Lt", FN_LT, 2, 2},               {"StrictLessThan", FN_LT, 2, 2},
-    {"Le", FN_LE, 2, 2},                {"LessThan", FN_LE, 2, 2},         {"Gt", FN_GT, 2, 2},
-    {"StrictGreaterThan", FN_GT, 2, 2}, {"Ge", FN_GE, 2, 2},               {"GreaterThan", FN_GE, 2, 2},
-    {"And", FN_AND, 1, 64},             {"Or", FN_OR, 1, 64},              {"Not", FN_NOT, 1, 1},
+    {"Equality", FN_EQ, 2, 2},          {"Ne", FN_NE, 2, 2},               {"Unequality", FN_NE, 2, 2},
+    {"Lt", FN_LT, 2, 2},                {"StrictLessThan", FN_LT, 2, 2},   {"Le", FN_LE, 2, 2},
+    {"LessThan", FN_LE, 2, 2},          {"Gt", FN_GT, 2, 2},               {"StrictGreaterThan", FN_GT, 2, 2},
+    {"Ge", FN_GE, 2, 2},                {"GreaterThan", FN_GE, 2, 2},      {"And", FN_AND, 1, 64},
+    {"Or", FN_OR, 1, 64},               {"Not", FN_NOT, 1, 1},
 };
 
 static const sc_expr *power(parser *ps, const sc_expr *base, const sc_expr *exp, const char *at) {

@@ -55,7 +55,12 @@ static const struct {
     {"Mul(Symbol('s2', integer=True), Symbol('s3', integer=True))", "s2*s3"},
     {"FloorDiv(Symbol('s0', integer=True), Integer(2))", "(s0//2)"},
     {"PythonMod(Symbol('s0', integer=True), Integer(4))", "Mod(s0, 4)"},
-    {"Equality(Symbol('s0'), Integer(4))", NULL},
+    {"Equality(Symbol('s0'), Integer(4))", "Eq(s0, 4)"},
+    {"Unequality(Symbol('s0', integer=True), Symbol('s1', integer=True))", "Ne(s0, s1)"},
+    /* as torch 2.6 and 2.14 write them in sym_bool_values (test/real/corpus) */
+    {"Equality(Mod(Symbol('s0', positive=True, integer=True), Integer(4)), Integer(0))", "Eq(Mod(s0, 4), 0)"},
+    {"GreaterThan(Symbol('s0', positive=True, integer=True), Integer(3))", "s0 >= 3"},
+    {"LessThan(Symbol('s0', positive=True, integer=True), Integer(100))", "s0 <= 100"},
     {"StrictLessThan(Symbol('s0', integer=True), Integer(3))", "s0 < 3"},
     {"Pow(Symbol('s0'), Integer(2))", "s0**2"},
 };
