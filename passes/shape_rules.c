@@ -360,6 +360,44 @@ static bool rule_flatten(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
+/* unflatten(self, dim, sizes): dim split into sizes, one of which may be -1 (inferred);
+ * their product must be the dim. */
+static bool rule_unflatten(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in = {0}, out = {0};
+  int64_t dim = 0;
+  int d = 0;
+  if (!x || !shape_of(rc, x, &in) || !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, in.rank, &d))
+    return false;
+  const sc_expr *sizes[MAX_RANK];
+  int n = ints_arg(rc, "sizes", sizes, MAX_RANK, -1);
+  if (n < 1) return rule_error(rc, "unflatten needs a non-empty 'sizes'");
+  if (in.rank - 1 + n > MAX_RANK) return rule_error(rc, "unflatten gives more than %d dims", MAX_RANK);
+  const sc_expr *known = sc_expr_int(rc->ctx, 1);
+  int infer = -1;
+  for (int i = 0; i < n; i++) {
+    int64_t v = 0;
+    if (sc_expr_is_const(sizes[i], &v) && v == -1) {
+      if (infer >= 0) return rule_error(rc, "only one size of unflatten can be -1");
+      infer = i;
+    } else {
+      known = sc_expr_mul(rc->ctx, known, sizes[i]);
+    }
+  }
+  if (infer >= 0) {
+    const sc_expr *q = sc_expr_floordiv(rc->ctx, in.d[d], known);
+    if (sc_expr_mul(rc->ctx, q, known) != in.d[d])
+      guard(rc, "unflatten", sc_expr_rel(rc->ctx, SC_EXPR_EQ, sc_expr_mod(rc->ctx, in.d[d], known), sc_expr_int(rc->ctx, 0)));
+    sizes[infer] = q;
+  } else {
+    eq_guard(rc, "unflatten", in.d[d], known);
+  }
+  for (int i = 0; i < d; i++) out.d[out.rank++] = in.d[i];
+  for (int i = 0; i < n; i++) out.d[out.rank++] = sizes[i];
+  for (int i = d + 1; i < in.rank; i++) out.d[out.rank++] = in.d[i];
+  return set_out(rc, 0, &out);
+}
+
 static bool rule_permute(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape in = {0}, out = {0};
@@ -1124,6 +1162,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MAXIMUM: case SC_OP_MINIMUM: case SC_OP_NEG: case SC_OP_ABS: case SC_OP_EXP: case SC_OP_LOG:
     case SC_OP_SQRT: case SC_OP_RSQRT: case SC_OP_RECIPROCAL: case SC_OP_SIN: case SC_OP_COS: case SC_OP_TANH:
     case SC_OP_ERF: case SC_OP_SIGMOID: case SC_OP_RELU: case SC_OP_RELU_: case SC_OP_GELU: case SC_OP_SILU:
+    case SC_OP_ADD_: case SC_OP_MUL_:
     case SC_OP_HARDTANH: case SC_OP_HARDTANH_: case SC_OP_HARDSWISH: case SC_OP_HARDSIGMOID: case SC_OP_LEAKY_RELU:
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
@@ -1133,6 +1172,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MASKED_FILL_SCALAR:
       return rule_elementwise(rc);
     case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH:
+    case SC_OP_DETACH_: case SC_OP_LIFT_FRESH_COPY:
     case SC_OP_CONTIGUOUS: case SC_OP_ALIAS: case SC_OP_ZEROS_LIKE: case SC_OP_ONES_LIKE: case SC_OP_FULL_LIKE:
       return rule_same_as(rc, rc->node->op->id == SC_OP_DROPOUT ? "input" : "self");
     case SC_OP_MM: return rule_mm(rc, false, false);
@@ -1166,12 +1206,14 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SUM_DIM: case SC_OP_MEAN_DIM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_SUM: case SC_OP_MEAN: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_AMAX: case SC_OP_AMIN: return rule_reduce(rc, "dim", true, 1);
-    case SC_OP_VAR_CORRECTION: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_VAR_CORRECTION: case SC_OP_VAR_DIM: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_MAX: case SC_OP_MIN: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_ARGMAX: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_MAX_DIM: return rule_reduce(rc, "dim", false, 2);
     case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: return rule_view(rc, "size");
     case SC_OP_RESHAPE: return rule_view(rc, "shape");
     case SC_OP_FLATTEN: return rule_flatten(rc);
+    case SC_OP_UNFLATTEN: return rule_unflatten(rc);
     case SC_OP_PERMUTE: return rule_permute(rc);
     case SC_OP_T: return rule_transpose(rc, true);
     case SC_OP_TRANSPOSE: return rule_transpose(rc, false);
@@ -1195,7 +1237,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ARANGE: return rule_arange(rc, 0);
     case SC_OP_ARANGE_START: return rule_arange(rc, 1);
     case SC_OP_ARANGE_START_STEP: return rule_arange(rc, 2);
-    case SC_OP_ZEROS: case SC_OP_ONES: case SC_OP_FULL: case SC_OP_EMPTY: return rule_sized(rc);
+    case SC_OP_ZEROS: case SC_OP_ONES: case SC_OP_FULL: case SC_OP_EMPTY: case SC_OP_NEW_ZEROS: case SC_OP_NEW_ONES:
+      return rule_sized(rc);
     case SC_OP_SCALAR_TENSOR: {
       shape s = {0, {0}};
       return set_out(rc, 0, &s);

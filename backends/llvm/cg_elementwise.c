@@ -12,7 +12,8 @@
 bool cg_is_elementwise(const sc_node *n) {
   if (!n->op || n->op->op_class != SC_OPC_ELEMENTWISE) return false;
   switch (n->op->id) {
-    case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH: return false; /* aliases */
+    case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH: case SC_OP_DETACH_: case SC_OP_LIFT_FRESH_COPY:
+      return false; /* aliases */
     default: break;
   }
   for (size_t i = 0; i < n->n_outputs; i++)
@@ -341,7 +342,8 @@ static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *t
   bool f = ct == g->f32 || ct == g->f64;
   LLVMValueRef x = NULL, y = NULL;
   switch (n->op->id) {
-    case SC_OP_ADD_TENSOR: case SC_OP_ADD_SCALAR: case SC_OP_SUB_TENSOR: case SC_OP_SUB_SCALAR: case SC_OP_RSUB_SCALAR: {
+    case SC_OP_ADD_TENSOR: case SC_OP_ADD_: case SC_OP_ADD_SCALAR: case SC_OP_SUB_TENSOR: case SC_OP_SUB_SCALAR:
+    case SC_OP_RSUB_SCALAR: {
       x = operand(g, c, n, "self", ct, &has);
       y = operand(g, c, n, "other", ct, &has);
       bool pa;
@@ -356,7 +358,7 @@ static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *t
       if (f) return sub ? LLVMBuildFSub(g->B, x, y, "s") : LLVMBuildFAdd(g->B, x, y, "a");
       return sub ? LLVMBuildSub(g->B, x, y, "s") : LLVMBuildAdd(g->B, x, y, "a");
     }
-    case SC_OP_MUL_TENSOR: case SC_OP_MUL_SCALAR:
+    case SC_OP_MUL_TENSOR: case SC_OP_MUL_: case SC_OP_MUL_SCALAR:
       x = operand(g, c, n, "self", ct, &has);
       y = operand(g, c, n, "other", ct, &has);
       return f ? LLVMBuildFMul(g->B, x, y, "m") : (ct == g->i1 ? LLVMBuildAnd(g->B, x, y, "m") : LLVMBuildMul(g->B, x, y, "m"));

@@ -164,7 +164,7 @@ static bool lower_view(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: case SC_OP_RESHAPE: case SC_OP_FLATTEN: case SC_OP_UNSQUEEZE:
     case SC_OP_SQUEEZE_DIM: case SC_OP_SQUEEZE_DIMS: case SC_OP_ALIAS: case SC_OP_CONTIGUOUS: case SC_OP_CLONE:
-    case SC_OP_DROPOUT: case SC_OP_DETACH:
+    case SC_OP_DROPOUT: case SC_OP_DETACH: case SC_OP_DETACH_: case SC_OP_LIFT_FRESH_COPY: case SC_OP_UNFLATTEN:
       co->data = x->data; /* every tensor is compact: these only rename */
       cg_note_alias(g, co, x);
       co->ready = true;
@@ -560,15 +560,19 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   cg_value *out = produce(g, output(n, 0));
   int32_t mask[CG_MAX_RANK] = {0};
   int64_t dims[CG_MAX_RANK];
-  int k = (n->op->id == SC_OP_SUM || n->op->id == SC_OP_MEAN) ? 0 : ints(n, "dim", dims, CG_MAX_RANK);
+  bool whole = n->op->id == SC_OP_SUM || n->op->id == SC_OP_MEAN || n->op->id == SC_OP_MAX || n->op->id == SC_OP_MIN;
+  int k = whole ? 0 : ints(n, "dim", dims, CG_MAX_RANK);
   for (int i = 0; i < r; i++) mask[i] = k == 0;
   for (int i = 0; i < k; i++) mask[norm_dim(dims[i], r)] = 1;
   int op = (n->op->id == SC_OP_SUM || n->op->id == SC_OP_SUM_DIM) ? SC_REDUCE_SUM
            : (n->op->id == SC_OP_MEAN || n->op->id == SC_OP_MEAN_DIM) ? SC_REDUCE_MEAN
-           : n->op->id == SC_OP_AMAX ? SC_REDUCE_MAX : n->op->id == SC_OP_AMIN ? SC_REDUCE_MIN : SC_REDUCE_VAR;
+           : (n->op->id == SC_OP_AMAX || n->op->id == SC_OP_MAX) ? SC_REDUCE_MAX
+           : (n->op->id == SC_OP_AMIN || n->op->id == SC_OP_MIN) ? SC_REDUCE_MIN : SC_REDUCE_VAR;
+  /* var.correction takes the correction; var.dim an `unbiased` flag (correction 1 or 0) */
+  double correction = n->op->id == SC_OP_VAR_DIM ? (int_arg(n, "unbiased", 1) ? 1 : 0) : float_arg(n, "correction", 1);
   LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->f64};
   LLVMValueRef a[7] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i32(g, mask, r),
-                       LLVMConstInt(g->i32, (unsigned)op, 0), LLVMConstReal(g->f64, float_arg(n, "correction", 1))};
+                       LLVMConstInt(g->i32, (unsigned)op, 0), LLVMConstReal(g->f64, correction)};
   cg_call(g, "sc_k_reduce_f32", g->voidt, p, 7, a, 7, false);
   return true;
 }
@@ -618,7 +622,7 @@ static bool lower_creation(cg *g, const sc_node *n) {
     cg_call(g, "sc_k_arange", g->voidt, p, 5, a, 5, false);
     return true;
   }
-  double value = n->op->id == SC_OP_ONES || n->op->id == SC_OP_ONES_LIKE ? 1
+  double value = n->op->id == SC_OP_ONES || n->op->id == SC_OP_ONES_LIKE || n->op->id == SC_OP_NEW_ONES ? 1
                  : (n->op->id == SC_OP_FULL || n->op->id == SC_OP_FULL_LIKE) ? float_arg(n, "fill_value", 0)
                  : n->op->id == SC_OP_SCALAR_TENSOR ? float_arg(n, "s", 0) : 0;
   LLVMTypeRef t = cg_llvm_type(g, dt);
