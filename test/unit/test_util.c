@@ -19,6 +19,13 @@ char *tu_read_source(const char *relpath, size_t *len) {
   return text;
 }
 
+char *tu_source_path(const char *relpath) {
+  size_t n = strlen(SHAPEC_SOURCE_DIR) + strlen(relpath) + 2;
+  char *path = malloc(n);
+  snprintf(path, n, "%s/%s", SHAPEC_SOURCE_DIR, relpath);
+  return path;
+}
+
 cJSON *tu_example_model(void) {
   char *text = tu_read_source("examples/tutorial/model.json", NULL);
   cJSON *root = cJSON_Parse(text);

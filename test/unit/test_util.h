@@ -13,6 +13,8 @@
 
 /* Reads SHAPEC_SOURCE_DIR/relpath into a heap string (fails the test if missing). */
 char *tu_read_source(const char *relpath, size_t *len);
+/* SHAPEC_SOURCE_DIR/relpath as a heap string. */
+char *tu_source_path(const char *relpath);
 /* The tutorial example model as a cJSON tree (caller deletes). */
 cJSON *tu_example_model(void);
 /* Replaces the value at a dotted/indexed path (`a.b[2].c`) with `json_value` (JSON text),
