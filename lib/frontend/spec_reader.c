@@ -15,7 +15,19 @@ typedef struct spec_reader {
   const sc_program *prog;
   sc_dynspec *spec;
   size_t next_input; /* positional form: the next flat user input to fill */
+  size_t next_arg;   /* ... and the next forward argument (user inputs and constants, in order) */
 } spec_reader;
+
+/* The n-th forward argument of the signature when it is one that export turned into a
+ * constant (an int, float, bool or None argument), else NULL. */
+static const sc_input_spec *constant_argument(const sc_program *p, size_t n) {
+  for (size_t i = 0, k = 0; i < p->n_input_specs; i++) {
+    const sc_input_spec *s = &p->input_specs[i];
+    if (s->kind != SC_INPUT_USER && s->kind != SC_INPUT_CONSTANT) continue;
+    if (k++ == n) return s->kind == SC_INPUT_CONSTANT ? s : NULL;
+  }
+  return NULL;
+}
 
 const char *sc_dim_kind_name(sc_dim_kind kind) {
   switch (kind) {
@@ -378,13 +390,24 @@ static bool read_positional(spec_reader *r, const cJSON *node) {
   size_t i = 0;
   for (const cJSON *e = node->child; e; e = e->next, i++) {
     size_t saved = cJSON_IsArray(node) ? sc_jr_push_index(&r->jr, i) : sc_jr_push_key(&r->jr, e->string);
+    const sc_input_spec *constant = is_container(e) ? NULL : constant_argument(r->prog, r->next_arg);
     if (is_container(e)) {
       ok &= read_positional(r, e);
+    } else if (constant) { /* torch's dumper writes null for a non-tensor argument */
+      r->next_arg++;
+      if (!cJSON_IsNull(e)) {
+        sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_NOT_TENSOR, "argument '%s' is a constant of the exported "
+                                  "program, not a tensor; its spec must be null", constant->target);
+        sc_diag_set_hint(&r->ctx->diags, dg, "write null for int, float and bool arguments");
+        ok = false;
+      }
     } else if (r->next_input < r->spec->n_inputs) {
       ok &= read_tensor_spec(r, e, &r->spec->inputs[r->next_input]);
       r->next_input++;
+      r->next_arg++;
     } else {
       r->next_input++;
+      r->next_arg++;
     }
     sc_jr_pop(&r->jr, saved);
   }

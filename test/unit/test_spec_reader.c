@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/frontend/pt2_reader.h"
 #include "test_util.h"
 
 static sc_program *tutorial(sc_ctx *ctx) {
@@ -198,6 +199,26 @@ START_TEST(test_unknown_input_lists_the_inputs) {
 }
 END_TEST
 
+/* torch's dumper writes one entry per forward argument, null for one that export turned
+ * into a constant (here the int k of forward(x, k), from the real corpus) */
+START_TEST(test_null_for_constant_argument) {
+  sc_ctx *ctx = sc_ctx_new();
+  sc_program *p;
+  sc_weights *w;
+  char *path = tu_source_path("test/real/corpus/2.14/int_input/model.pt2");
+  ck_assert(sc_pt2_read(ctx, path, &p, &w));
+  const char *ok = "{\"dynamic_shapes\": [[\"_DimHint.AUTO\", \"_DimHint.AUTO\"], null], \"dims\": {}}";
+  sc_dynspec *spec = sc_spec_read(ctx, p, "s.json", ok, strlen(ok));
+  ck_assert_ptr_nonnull(spec);
+  ck_assert_int_eq(spec->inputs[0].dims[0].kind, SC_DIM_AUTO);
+  const char *bad = "{\"dynamic_shapes\": [[\"_DimHint.AUTO\", \"_DimHint.AUTO\"], 3], \"dims\": {}}";
+  ck_assert_ptr_null(sc_spec_read(ctx, p, "s.json", bad, strlen(bad)));
+  tu_assert_diag(ctx, SC_DIAG_SPEC_NOT_TENSOR, "dynamic_shapes[1]");
+  free(path);
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("spec_reader");
   TCase *tc = tcase_create("core");
@@ -209,6 +230,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_spec_diagnostics, 0, sizeof spec_errors / sizeof spec_errors[0]);
   tcase_add_test(tc, test_spec_for_non_tensor_input);
   tcase_add_test(tc, test_unknown_input_lists_the_inputs);
+  tcase_add_test(tc, test_null_for_constant_argument);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }
