@@ -46,7 +46,8 @@ bool sc_strided_check(const sc_strided *s, const char **why) {
   }
   if (last == UINT64_MAX || !mul_ok(last + 1, esize, &bytes)) return *why = "its extent overflows", false;
   if (bytes > s->storage_len) return *why = "it reaches past the end of its storage", false;
-  if (!mul_ok(count, esize, &bytes) || bytes > (uint64_t)SIZE_MAX / 2) return *why = "it is too large", false;
+  /* a stride-0 view can claim far more elements than its storage holds: bounded */
+  if (!mul_ok(count, esize, &bytes) || bytes > SC_STRIDED_MAX_BYTES) return *why = "it is larger than 64 GiB", false;
   return true;
 }
 
@@ -67,6 +68,10 @@ static void gather(const sc_strided *s, unsigned char *out) {
   }
 }
 
+/* Each weight starts on a boundary of the widest scalar, so that its elements can be read
+ * in place (malloc's blocks are aligned to it). */
+enum { WEIGHT_ALIGN = 16 };
+
 sc_weights *sc_strided_to_weights(sc_ctx *ctx, const char *file, const sc_strided *views, size_t n) {
   uint64_t total = 0;
   bool ok = true;
@@ -74,15 +79,15 @@ sc_weights *sc_strided_to_weights(sc_ctx *ctx, const char *file, const sc_stride
     const char *why = NULL;
     uint64_t count = 0;
     if (!sc_strided_check(&views[i], &why) || !numel(&views[i], &count) ||
-        total > UINT64_MAX / 4 - count * sc_dtype_size(views[i].dtype)) {
+        total + count * sc_dtype_size(views[i].dtype) > SC_STRIDED_MAX_BYTES) {
       sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PT2_PAYLOAD_SIZE, SC_SEV_ERROR, file, views[i].name,
                                 "the stored tensor '%s' (%zu bytes of storage) does not fit its view: %s",
-                                views[i].name, views[i].storage_len, why ? why : "it is too large");
+                                views[i].name, views[i].storage_len, why ? why : "the weights together are larger than 64 GiB");
       sc_diag_set_hint(&ctx->diags, d, "the file is truncated or damaged; save the model again");
       ok = false;
       continue;
     }
-    total += count * sc_dtype_size(views[i].dtype);
+    total += (count * sc_dtype_size(views[i].dtype) + WEIGHT_ALIGN - 1) / WEIGHT_ALIGN * WEIGHT_ALIGN;
   }
   if (!ok) return NULL;
   sc_weights *w = sc_arena_alloc(&ctx->arena, sizeof *w);
@@ -104,7 +109,7 @@ sc_weights *sc_strided_to_weights(sc_ctx *ctx, const char *file, const sc_stride
     wt->nbytes = (size_t)count * sc_dtype_size(s->dtype);
     wt->data = w->buffer + at;
     if (wt->nbytes) gather(s, w->buffer + at);
-    at += wt->nbytes;
+    at += (wt->nbytes + WEIGHT_ALIGN - 1) / WEIGHT_ALIGN * WEIGHT_ALIGN;
   }
   return w;
 }

@@ -11,6 +11,8 @@
 #include "lib/base/context.h"
 
 #define SC_STRIDED_MAX_RANK 16
+/* the most bytes one tensor, or all of a model's, may unpack to */
+#define SC_STRIDED_MAX_BYTES ((uint64_t)1 << 36)
 
 typedef struct sc_strided {
   const char *name;              /* the weight's fully qualified name */

@@ -126,6 +126,39 @@ START_TEST(test_damaged_files_fail_cleanly) {
 }
 END_TEST
 
+/* Views that do not fit their storage, each refused with SC0703 and no read outside it. */
+START_TEST(test_views_outside_storage) {
+  static const unsigned char storage[24];
+  struct {
+    int64_t size0, stride0, offset;
+  } bad[] = {
+      {7, 1, 0},                    /* one element past the end */
+      {2, 1, -1},                   /* a negative offset */
+      {2, -1, 2},                   /* a negative stride */
+      {-1, 1, 0},                   /* a negative size */
+      {INT64_MAX, INT64_MAX, 0},    /* the extent overflows */
+      {(int64_t)1 << 40, 0, 0},     /* stride 0: 4 TiB claimed from 24 bytes */
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    sc_ctx *ctx = sc_ctx_new();
+    sc_strided v = {.name = "w", .dtype = SC_DTYPE_F32, .rank = 1, .sizes = {bad[k].size0}, .strides = {bad[k].stride0},
+                    .offset = bad[k].offset, .storage = storage, .storage_len = sizeof storage};
+    ck_assert_msg(sc_strided_to_weights(ctx, "w.pt", &v, 1) == NULL, "case %zu accepted", k);
+    tu_assert_diag(ctx, SC_DIAG_PT2_PAYLOAD_SIZE, "w");
+    sc_ctx_free(ctx);
+  }
+  /* a stride-0 view that fits is read: the same element, repeated */
+  sc_ctx *ctx = sc_ctx_new();
+  float one = 1.5f;
+  sc_strided v = {.name = "w", .dtype = SC_DTYPE_F32, .rank = 1, .sizes = {3}, .strides = {0},
+                  .storage = (const unsigned char *)&one, .storage_len = sizeof one};
+  sc_weights *w = sc_strided_to_weights(ctx, "w.pt", &v, 1);
+  ck_assert(w && ((const float *)w->items[0].data)[2] == 1.5f);
+  sc_weights_free(w);
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 static char dir[] = "/tmp/shapec-pickle-XXXXXX";
 
 static sc_weights *read_archive(sc_ctx *ctx, const char *path, sc_program **p) {
@@ -230,6 +263,7 @@ int main(void) {
   tcase_add_test(tc, test_lone_tensor);
   tcase_add_test(tc, test_foreign_global_refused_by_name);
   tcase_add_test(tc, test_damaged_files_fail_cleanly);
+  tcase_add_test(tc, test_views_outside_storage);
   tcase_add_test(tc, test_legacy_archive_of_torch_2_6);
   tcase_add_test(tc, test_archive_without_root_folder);
   tcase_add_test(tc, test_archive_with_state_dict_file);
