@@ -311,32 +311,39 @@ static bool rule_same_as(sc_rule_ctx *rc, const char *name) {
 }
 
 /* view / reshape: -1 inferred from the element count, which must agree. */
+/* sizes[0..n) of a view of `total` elements, one of which may be -1: that one becomes
+ * total // (the others' product), with the divisibility as a guard; without one, the
+ * product must equal total.  (unflatten is a view of one dim, and torch guards it alike.) */
+static bool infer_view_sizes(sc_rule_ctx *rc, const char *op, const sc_expr *total, const sc_expr **sizes, int n) {
+  const sc_expr *known = sc_expr_int(rc->ctx, 1);
+  int infer = -1;
+  for (int i = 0; i < n; i++) {
+    int64_t v = 0;
+    if (sc_expr_is_const(sizes[i], &v) && v == -1) {
+      if (infer >= 0) return rule_error(rc, "only one dimension can be inferred");
+      infer = i;
+    } else {
+      known = sc_expr_mul(rc->ctx, known, sizes[i]);
+    }
+  }
+  if (infer >= 0) {
+    const sc_expr *q = sc_expr_floordiv(rc->ctx, total, known);
+    if (sc_expr_mul(rc->ctx, q, known) != total)
+      guard(rc, op, sc_expr_rel(rc->ctx, SC_EXPR_EQ, sc_expr_mod(rc->ctx, total, known), sc_expr_int(rc->ctx, 0)));
+    sizes[infer] = q;
+  } else {
+    guard(rc, op, sc_expr_rel(rc->ctx, SC_EXPR_EQ, total, known));
+  }
+  return true;
+}
+
 static bool rule_view(sc_rule_ctx *rc, const char *size_name) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape in = {0}, out = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   out.rank = ints_arg(rc, size_name, out.d, MAX_RANK, -1);
   if (out.rank < 0) return rule_error(rc, "missing '%s'", size_name);
-  const sc_expr *total = numel(rc, &in, 0, in.rank), *known = sc_expr_int(rc->ctx, 1);
-  int infer = -1;
-  for (int i = 0; i < out.rank; i++) {
-    int64_t v = 0;
-    if (sc_expr_is_const(out.d[i], &v) && v == -1) {
-      if (infer >= 0) return rule_error(rc, "only one dimension can be inferred");
-      infer = i;
-    } else {
-      known = sc_expr_mul(rc->ctx, known, out.d[i]);
-    }
-  }
-  if (infer >= 0) {
-    const sc_expr *q = sc_expr_floordiv(rc->ctx, total, known);
-    if (sc_expr_mul(rc->ctx, q, known) != total)
-      guard(rc, "view", sc_expr_rel(rc->ctx, SC_EXPR_EQ, sc_expr_mod(rc->ctx, total, known), sc_expr_int(rc->ctx, 0)));
-    out.d[infer] = q;
-  } else {
-    guard(rc, "view", sc_expr_rel(rc->ctx, SC_EXPR_EQ, total, known));
-  }
-  return set_out(rc, 0, &out);
+  return infer_view_sizes(rc, "view", numel(rc, &in, 0, in.rank), out.d, out.rank) && set_out(rc, 0, &out);
 }
 
 static bool rule_flatten(sc_rule_ctx *rc) {
@@ -373,25 +380,7 @@ static bool rule_unflatten(sc_rule_ctx *rc) {
   int n = ints_arg(rc, "sizes", sizes, MAX_RANK, -1);
   if (n < 1) return rule_error(rc, "unflatten needs a non-empty 'sizes'");
   if (in.rank - 1 + n > MAX_RANK) return rule_error(rc, "unflatten gives more than %d dims", MAX_RANK);
-  const sc_expr *known = sc_expr_int(rc->ctx, 1);
-  int infer = -1;
-  for (int i = 0; i < n; i++) {
-    int64_t v = 0;
-    if (sc_expr_is_const(sizes[i], &v) && v == -1) {
-      if (infer >= 0) return rule_error(rc, "only one size of unflatten can be -1");
-      infer = i;
-    } else {
-      known = sc_expr_mul(rc->ctx, known, sizes[i]);
-    }
-  }
-  if (infer >= 0) {
-    const sc_expr *q = sc_expr_floordiv(rc->ctx, in.d[d], known);
-    if (sc_expr_mul(rc->ctx, q, known) != in.d[d])
-      guard(rc, "unflatten", sc_expr_rel(rc->ctx, SC_EXPR_EQ, sc_expr_mod(rc->ctx, in.d[d], known), sc_expr_int(rc->ctx, 0)));
-    sizes[infer] = q;
-  } else {
-    eq_guard(rc, "unflatten", in.d[d], known);
-  }
+  if (!infer_view_sizes(rc, "unflatten", in.d[d], sizes, n)) return false;
   for (int i = 0; i < d; i++) out.d[out.rank++] = in.d[i];
   for (int i = 0; i < n; i++) out.d[out.rank++] = sizes[i];
   for (int i = d + 1; i < in.rank; i++) out.d[out.rank++] = in.d[i];
