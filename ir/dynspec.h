@@ -17,6 +17,7 @@ typedef enum sc_dim_kind {
   SC_DIM_AUTO,
   SC_DIM_DYNAMIC,
   SC_DIM_NAMED,   /* a Dim, or an expression A*dim + B of one */
+  SC_DIM_PROGRAM, /* no spec: the program's own symbolic size (its tensor meta) */
 } sc_dim_kind;
 
 typedef struct sc_root_dim {
@@ -39,6 +40,7 @@ typedef struct sc_dim_spec {
   bool has_min, has_max;     /* AUTO / DYNAMIC given as {"type": ..., "min": ..., "max": ...} */
   int64_t min, max;
   int64_t sample;            /* the sample size of this dim; -1 when unknown */
+  const struct sc_expr *expr; /* PROGRAM: the size in the program's symbols ("s77", "2*s17 + 1") */
   const char *text;          /* the leaf as written, for messages */
   const char *path;
 } sc_dim_spec;
@@ -52,7 +54,9 @@ typedef struct sc_input_dims {
 } sc_input_dims;
 
 typedef struct sc_dynspec {
-  const char *file;          /* NULL for the implicit all-static spec */
+  const char *file;          /* NULL for a spec that is not a file (static, or the program's own) */
+  bool from_program;         /* no --dynamic: the contract is the program's own (its metas, range_constraints,
+                                guards_code), static where the program is */
   sc_root_dim *roots;
   size_t n_roots;
   sc_input_dims *inputs;     /* one per user input */

@@ -186,10 +186,15 @@ typedef struct sc_program {
   size_t n_input_specs;
   sc_output_spec *output_specs;
   size_t n_output_specs;
-  sc_range *ranges;
+  sc_range *ranges;          /* for printing: the file's, then the analysis's */
   size_t n_ranges;
+  const sc_range *file_ranges; /* range_constraints as the file gives them */
+  size_t n_file_ranges;
   const char **forward_arg_names; /* from module_call_graph, may be NULL */
   size_t n_forward_arg_names;
+  const char **guards_code;  /* the Python-level input guards (schema 8.x, torch 2.8+): "L['x'].size()[0] > 4" */
+  const char **guards_code_paths;
+  size_t n_guards_code;
 } sc_program;
 
 /* Returns the value named `name` in g, or NULL. */

@@ -332,11 +332,88 @@ static const sc_expr *binary_node(sc_ctx *ctx, sc_expr_kind kind, const sc_expr 
   return expr_intern(ctx, kind, 0, NULL, 2, args);
 }
 
+/* The factors of a monomial (a symbol, or a product without coefficient), in order. */
+static uint32_t factors_of(const sc_expr *m, const sc_expr *const **out) {
+  if (m->kind == SC_EXPR_MUL) {
+    *out = m->args;
+    return m->n_args;
+  }
+  static _Thread_local const sc_expr *one[1];
+  one[0] = m;
+  *out = one;
+  return 1;
+}
+
+/* m / d for monomials when d's factors are among m's (as a multiset), else NULL. */
+static const sc_expr *mono_divide(sc_ctx *ctx, const sc_expr *m, const sc_expr *d) {
+  const sc_expr *const *fm, *const *fd;
+  const sc_expr *mm[64];
+  uint32_t nm = factors_of(m, &fm);
+  if (nm > 64) return NULL;
+  memcpy(mm, fm, nm * sizeof *mm);
+  uint32_t nd = factors_of(d, &fd);
+  const sc_expr *dd[64];
+  if (nd > 64) return NULL;
+  memcpy(dd, fd, nd * sizeof *dd);
+  bool used[64] = {false};
+  for (uint32_t i = 0; i < nd; i++) {
+    uint32_t j = 0;
+    while (j < nm && (used[j] || mm[j] != dd[i])) j++;
+    if (j == nm) return NULL;
+    used[j] = true;
+  }
+  const sc_expr *q = sc_expr_int(ctx, 1);
+  for (uint32_t j = 0; j < nm; j++)
+    if (!used[j]) q = sc_expr_mul(ctx, q, mm[j]);
+  return q;
+}
+
+/* a // b with b = c*M for a monomial M of positive sizes dividing every term of a:
+ * (M*A) // (c*M) is A // c.  NULL when it does not apply. */
+static const sc_expr *cancel_monomial(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  int64_t cb;
+  const sc_expr *mb = mono_of(ctx, b, &cb);
+  if (!mb || cb <= 0) return NULL;
+  term_list tl = {0};
+  uint32_t n = a->kind == SC_EXPR_ADD ? a->n_args : 1;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t c;
+    const sc_expr *m = mono_of(ctx, a->kind == SC_EXPR_ADD ? a->args[i] : a, &c);
+    const sc_expr *q = m ? mono_divide(ctx, m, mb) : NULL;
+    if (!q) {
+      free(tl.items);
+      return NULL;
+    }
+    terms_add(&tl, c, q->kind == SC_EXPR_INT ? NULL : q);
+  }
+  return sc_expr_floordiv(ctx, terms_build(ctx, &tl), sc_expr_int(ctx, cb));
+}
+
+/* (k*d*X + Y) // d is k*X + Y // d: terms that are whole multiples of d leave the
+ * division, as in sympy's FloorDiv, so that ((s - 2)//2) + 1 is (s//2). */
+static const sc_expr *pull_multiples(sc_ctx *ctx, const sc_expr *a, int64_t d) {
+  if (a->kind != SC_EXPR_ADD || d <= 0) return NULL;
+  term_list out = {0}, rest = {0};
+  for (uint32_t i = 0; i < a->n_args; i++) {
+    int64_t c;
+    const sc_expr *m = mono_of(ctx, a->args[i], &c);
+    if (c % d == 0) terms_add(&out, c / d, m);
+    else terms_add(&rest, c, m);
+  }
+  if (!out.n) {
+    free(rest.items);
+    return NULL;
+  }
+  const sc_expr *whole = terms_build(ctx, &out), *left = terms_build(ctx, &rest);
+  return sc_expr_add(ctx, whole, sc_expr_floordiv(ctx, left, sc_expr_int(ctx, d)));
+}
+
 const sc_expr *sc_expr_floordiv(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
   int64_t bv;
   if (!sc_expr_is_const(b, &bv) || bv == 0) {
     if (a == b) return sc_expr_int(ctx, 1);
-    return binary_node(ctx, SC_EXPR_FLOORDIV, a, b);
+    const sc_expr *c = bv == 0 && sc_expr_is_const(b, NULL) ? NULL : cancel_monomial(ctx, a, b);
+    return c ? c : binary_node(ctx, SC_EXPR_FLOORDIV, a, b);
   }
   if (a->kind == SC_EXPR_INT) {
     if (a->value == INT64_MIN && bv == -1) return sc_expr_int(ctx, INT64_MAX);
@@ -344,6 +421,8 @@ const sc_expr *sc_expr_floordiv(sc_ctx *ctx, const sc_expr *a, const sc_expr *b)
   }
   if (bv == 1) return a;
   if (all_coeffs_divisible(ctx, a, bv)) return divide_coeffs(ctx, a, bv);
+  const sc_expr *pulled = pull_multiples(ctx, a, bv);
+  if (pulled) return pulled;
   int64_t inner;
   if (a->kind == SC_EXPR_FLOORDIV && bv > 0 && sc_expr_is_const(a->args[1], &inner) && inner > 0)
     return sc_expr_floordiv(ctx, a->args[0], sc_expr_int(ctx, sat_mul(inner, bv)));

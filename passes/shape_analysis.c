@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "program_guards.h"
 #include "shape_rules.h"
 
 const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim) {
@@ -13,9 +14,190 @@ const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim) {
 }
 
 sc_range_iv sc_analysis_reported_range(const sc_symbol *s) {
+  if (s->origin == SC_SYM_PROGRAM) return s->declared; /* the program's range_constraints, as torch lists them */
   sc_range_iv r = s->range;
   if (s->origin == SC_SYM_NAMED && s->declared.lo < 2 && r.lo == 2) r.lo = s->declared.lo;
   return r;
+}
+
+sc_range_iv sc_analysis_checked_range(const sc_symbol *s) {
+  if (s->origin != SC_SYM_PROGRAM) return sc_analysis_reported_range(s);
+  /* what the rules learned counts too (a split into a fixed number of chunks bounds the
+   * size from above), but a lower bound of 2 or less is tracing's assumption */
+  sc_range_iv r = s->range;
+  if (r.lo <= 2) r.lo = SC_NEG_INT_OO;
+  return r;
+}
+
+/* ---- the program's own dynamism (no spec) ---------------------------------------- */
+
+/* The program's range_constraints entry for e (a symbol or a derived size), if any. */
+static const sc_range *program_range(sc_ctx *ctx, const sc_program *p, const sc_expr *e) {
+  for (size_t i = 0; i < p->n_file_ranges; i++) {
+    const sc_expr *key = sc_expr_parse(ctx, p->file_ranges[i].symbol, NULL, NULL);
+    if (key == e) return &p->file_ranges[i];
+  }
+  return NULL;
+}
+
+static sc_range_iv as_iv(const sc_range *r) {
+  return sc_iv(r->has_min ? r->min : SC_NEG_INT_OO, r->has_max ? r->max : SC_INT_OO);
+}
+
+/* A symbol of the program's metas: its declared range is the program's, tracing
+ * reasons from 2 up as torch did. */
+static void add_program_symbol(sc_ctx *ctx, sc_analysis *a, const char *name, const char *source, bool has_hint,
+                               int64_t hint) {
+  const sc_range *pr = program_range(ctx, a->program, sc_expr_sym(ctx, name));
+  sc_range_iv declared = pr ? as_iv(pr) : sc_iv(2, SC_INT_OO);
+  sc_range_iv tracing = sc_iv(declared.lo > 2 ? declared.lo : 2, declared.hi);
+  sc_symbol *s = sc_env_add_symbol(&a->env, name, SC_SYM_PROGRAM, tracing);
+  s->declared = declared;
+  s->has_hint = has_hint;
+  s->hint = hint;
+  s->source = source;
+}
+
+/* Symbols of the input metas: first those that are a dim on their own (the dim is their
+ * source and sample), then roots seen only in derived sizes (a*s + b gives the sample). */
+static void create_program_symbols(sc_ctx *ctx, sc_analysis *a) {
+  const sc_dynspec *spec = a->spec;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < spec->n_inputs; i++) {
+      const sc_input_dims *in = &spec->inputs[i];
+      for (int k = 0; k < in->rank; k++) {
+        const sc_dim_spec *d = &in->dims[k];
+        if (d->kind != SC_DIM_PROGRAM || (pass == 0) != (d->expr->kind == SC_EXPR_SYM)) continue;
+        const char *source = sc_analysis_dim_source(ctx, in->value, k);
+        const char *names[16];
+        int n = sc_expr_symbols(d->expr, names, 16);
+        for (int j = 0; j < n; j++) {
+          if (sc_env_find(&a->env, names[j])) continue;
+          if (pass == 0) {
+            add_program_symbol(ctx, a, names[j], source, d->sample >= 0, d->sample);
+            continue;
+          }
+          const sc_expr *at0 = sc_expr_subst(ctx, d->expr, names[j], sc_expr_int(ctx, 0));
+          const sc_expr *at1 = sc_expr_subst(ctx, d->expr, names[j], sc_expr_int(ctx, 1));
+          int64_t b, a1;
+          bool linear = n == 1 && sc_expr_is_const(at0, &b) && sc_expr_is_const(at1, &a1) && a1 != b;
+          bool hinted = linear && d->sample >= 0 && (d->sample - b) % (a1 - b) == 0;
+          const char *root_source = linear ? sc_arena_printf(&ctx->arena, "(%s - %lld) / %lld", source, (long long)b,
+                                                             (long long)(a1 - b))
+                                           : NULL;
+          add_program_symbol(ctx, a, names[j], root_source, hinted, hinted ? (d->sample - b) / (a1 - b) : 0);
+        }
+      }
+    }
+}
+
+static const sc_provenance guards_code_prov = {-1, "", "", "", "guards_code"};
+
+/* The program's guards_code, as conditions; NULL for one that cannot be read (reported
+ * when `report` is set). */
+static const sc_expr *program_guard(sc_ctx *ctx, const sc_program *p, size_t i, bool report, const char **text) {
+  sc_program_guard g;
+  const char *err;
+  int col;
+  if (sc_program_guard_parse(ctx, p, p->guards_code[i], &g, &err, &col)) {
+    *text = g.text;
+    return g.cond;
+  }
+  if (report) {
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PROGRAM_GUARD, SC_SEV_WARNING, p->file, p->guards_code_paths[i],
+                              "the program's guard \"%s\" is not understood (column %d: %s); the library does not "
+                              "check it", p->guards_code[i], col + 1, err);
+    sc_diag_set_hint(&ctx->diags, d, "calls that break this guard are refused by torch's ep.module() but not by "
+                                     "the library; check those sizes before calling it");
+  }
+  return NULL;
+}
+
+/* Every guard of guards_code holds on each call: checked on the input sizes, unless it
+ * is true whatever the sizes (x.size()[0] == x.size()[0] once both dims are one symbol). */
+static void record_program_guards(sc_ctx *ctx, sc_analysis *a) {
+  const sc_program *p = a->program;
+  for (size_t i = 0; i < p->n_guards_code; i++) {
+    const char *text;
+    const sc_expr *cond = program_guard(ctx, p, i, true, &text);
+    if (!cond) continue;
+    cond = sc_env_resolve(&a->env, cond);
+    if (cond->kind == SC_EXPR_TRUE) continue;
+    if (cond->kind == SC_EXPR_FALSE) {
+      sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PROGRAM_GUARD, SC_SEV_ERROR, p->file, p->guards_code_paths[i],
+                                "the program's guard \"%s\" can never hold%s", p->guards_code[i],
+                                a->spec->file ? " with the sizes this spec allows" : "");
+      sc_diag_set_hint(&ctx->diags, d, a->spec->file ? "the program was exported for other shapes: make the spec "
+                                                       "agree with the guard, or export the model again with this spec"
+                                                     : "the program contradicts itself; export the model again");
+      continue;
+    }
+    sc_env_input_guard(&a->env, cond, text, &guards_code_prov);
+  }
+}
+
+/* Derived input sizes get their range from range_constraints (else from their symbols),
+ * checked on a call where ep.module() checks it: a lower bound above 2, any upper bound. */
+static void record_derived_ranges(sc_ctx *ctx, sc_analysis *a) {
+  const sc_dynspec *spec = a->spec;
+  size_t cap = 0;
+  for (size_t i = 0; i < spec->n_inputs; i++) cap += (size_t)spec->inputs[i].rank;
+  a->derived = sc_arena_alloc(&ctx->arena, (cap ? cap : 1) * sizeof *a->derived);
+  for (size_t i = 0; i < spec->n_inputs; i++) {
+    const sc_input_dims *in = &spec->inputs[i];
+    for (int k = 0; k < in->rank; k++) {
+      if (!in->value->shape) continue;
+      const sc_expr *e = sc_env_resolve(&a->env, in->value->shape[k]);
+      if (e->kind == SC_EXPR_SYM || sc_expr_is_const(e, NULL)) continue;
+      bool seen = false;
+      for (size_t j = 0; j < a->n_derived; j++) seen |= a->derived[j].expr == e;
+      if (seen) continue;
+      const sc_range *pr = program_range(ctx, a->program, e);
+      sc_range_iv r = pr ? as_iv(pr) : sc_env_range(&a->env, e);
+      a->derived[a->n_derived++] = (sc_derived_range){e, r};
+      const char *source = sc_analysis_dim_source(ctx, in->value, k);
+      const sc_provenance prov = {-1, "", "", "", "range_constraints"};
+      if (r.lo != SC_NEG_INT_OO && r.lo > 2)
+        sc_env_input_guard(&a->env, sc_expr_rel(ctx, SC_EXPR_GE, e, sc_expr_int(ctx, r.lo)),
+                           sc_arena_printf(&ctx->arena, "%s >= %lld", source, (long long)r.lo), &prov);
+      if (r.hi != SC_INT_OO)
+        sc_env_input_guard(&a->env, sc_expr_rel(ctx, SC_EXPR_LE, e, sc_expr_int(ctx, r.hi)),
+                           sc_arena_printf(&ctx->arena, "%s <= %lld", source, (long long)r.hi), &prov);
+    }
+  }
+}
+
+/* The cross-check of a real file: each node's shape as shapec derives it against the
+ * program's own meta.  A difference is a warning: the program's meta is what torch
+ * computed, shapec's is what the library will compute. */
+static void compare_with_metas(sc_ctx *ctx, sc_analysis *a) {
+  enum { SHOWN = 8 };
+  size_t n_differ = 0;
+  const sc_graph *g = a->program->graph;
+  for (size_t i = 0; i < g->n_nodes; i++) {
+    const sc_node *n = &g->nodes[i];
+    for (size_t o = 0; o < n->n_outputs; o++)
+      for (size_t j = 0; j < n->outputs[o].n_items; j++) {
+        const sc_value *v = n->outputs[o].items[j].value;
+        if (!v || v->kind != SC_VALUE_TENSOR || !v->shape) continue;
+        for (int k = 0; k < v->meta.rank; k++) {
+          const sc_expr *want = v->meta.sizes[k], *got = v->shape[k];
+          if (!want || got == want) continue;
+          /* equal under the program's guards: (s//(s//2)) is 2 where Eq((s//(s//2)), 2) holds */
+          if (sc_env_decide(&a->env, sc_expr_rel(ctx, SC_EXPR_EQ, want, got)) == SC_TRUE) continue;
+          if (n_differ++ >= SHOWN) continue;
+          const char *path = sc_arena_printf(&ctx->arena, "%s.sizes[%d]", v->path ? v->path : v->name, k);
+          sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_META_DIFFERS, SC_SEV_WARNING, a->program->file, path,
+                                    "%s.size()[%d] is %s in the program, shapec derives %s (node '%s', %s)", v->name, k,
+                                    sc_expr_to_string(ctx, want), sc_expr_to_string(ctx, got), n->name, n->target);
+          sc_diag_set_hint(&ctx->diags, d, "the library computes with shapec's size; please report this with the "
+                                           "model if the two can differ");
+        }
+      }
+  }
+  if (n_differ > SHOWN)
+    sc_diags_add(&ctx->diags, SC_DIAG_META_DIFFERS, SC_SEV_NOTE, a->program->file, NULL,
+                 "%zu more sizes differ from the program's metas", n_differ - SHOWN);
 }
 
 static const sc_provenance spec_prov = {-1, "", "", "", "spec"};
@@ -52,6 +234,10 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
   for (int k = 0; k < in->rank; k++) {
     const sc_dim_spec *d = &in->dims[k];
     const char *source = sc_analysis_dim_source(ctx, v, k);
+    if (d->kind == SC_DIM_PROGRAM) { /* its symbols exist already */
+      v->shape[k] = d->expr;
+      continue;
+    }
     if (d->kind == SC_DIM_STATIC) {
       int64_t size = d->static_size >= 0 ? d->static_size : d->sample;
       if (size < 0) {
@@ -69,7 +255,7 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
       continue;
     }
     char name[32];
-    snprintf(name, sizeof name, "s%d", env->next_s++);
+    sc_env_fresh_s(env, name);
     if (d->sample <= 1) {
       /* 0/1 specialization: silent for AUTO, an error for DYNAMIC and named Dims */
       v->shape[k] = sc_expr_int(ctx, d->sample);
@@ -180,6 +366,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
   out->spec = spec;
   size_t errors_before = ctx->diags.n_errors;
   bool ok = true;
+  if (spec->from_program) create_program_symbols(ctx, out);
   for (size_t i = 0; i < spec->n_inputs; i++) {
     const sc_input_dims *in = &spec->inputs[i];
     if (in->value) {
@@ -196,6 +383,12 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     if (s->kind != SC_INPUT_USER && v && v->kind == SC_VALUE_TENSOR) ok &= create_state_dims(ctx, out, v);
   }
   if (!ok) return false;
+  if (spec->from_program) /* what tracing established, the rules need not establish again */
+    for (size_t i = 0; i < p->n_guards_code; i++) {
+      const char *text;
+      const sc_expr *fact = program_guard(ctx, p, i, false, &text);
+      if (fact) sc_env_add_fact(&out->env, fact);
+    }
   const sc_graph *g = p->graph;
   for (size_t i = 0; i < g->n_nodes; i++) {
     const sc_node *n = &g->nodes[i];
@@ -219,6 +412,11 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     if (v->shape)
       for (int k = 0; k < v->meta.rank; k++) v->shape[k] = sc_env_resolve(&out->env, v->shape[k]);
     if (v->sym) v->sym = sc_env_resolve(&out->env, v->sym);
+  }
+  record_program_guards(ctx, out);
+  if (spec->from_program) {
+    record_derived_ranges(ctx, out);
+    if (out->completed) compare_with_metas(ctx, out);
   }
   sc_env_finalize(&out->env);
   report_violations(ctx, out);
@@ -245,8 +443,25 @@ void sc_analysis_print(sc_strbuf *sb, const sc_analysis *a) {
     }
     sc_strbuf_append(sb, "\n");
   }
-  size_t n_asserts = 0;
-  for (size_t i = 0; i < env->n_guards; i++) n_asserts += env->guards[i].outcome == SC_GUARD_RUNTIME_ASSERT;
+  for (size_t i = 0; i < a->n_derived; i++) {
+    sc_strbuf_append(sb, i ? "" : "\nDerived input sizes:\n");
+    sc_strbuf_append(sb, "    ");
+    sc_expr_print(sb, a->derived[i].expr);
+    sc_strbuf_append(sb, " in ");
+    sc_iv_print(sb, a->derived[i].range);
+    sc_strbuf_append(sb, "\n");
+  }
+  size_t n_asserts = 0, n_input = 0;
+  for (size_t i = 0; i < env->n_guards; i++) {
+    n_asserts += env->guards[i].outcome == SC_GUARD_RUNTIME_ASSERT;
+    n_input += env->guards[i].outcome == SC_GUARD_INPUT;
+  }
+  if (n_input) {
+    sc_strbuf_append(sb, "\nInput guards (checked on every call):\n");
+    for (size_t i = 0; i < env->n_guards; i++)
+      if (env->guards[i].outcome == SC_GUARD_INPUT)
+        sc_strbuf_printf(sb, "    %s  [%s]\n", env->guards[i].text, env->guards[i].prov.rule);
+  }
   if (!n_asserts) return;
   sc_strbuf_append(sb, "\nRuntime asserts:\n");
   for (size_t i = 0; i < env->n_guards; i++) {

@@ -5,7 +5,11 @@
  *           symbolic value on every SymInt/SymBool, the guards with their decisions
  *           (replacements, specializations, ranges, runtime asserts) and, when the
  *           program cannot honour the spec, constraint violations with suggested fixes
- *           (error SC0601 per violation). */
+ *           (error SC0601 per violation).  Without a spec (spec->from_program) the
+ *           symbols, ranges and guards are the program's own (its metas, range_constraints
+ *           and guards_code), and every node's derived shape is compared with its meta
+ *           (warning SC0605 where they differ).  The program's guards_code holds either
+ *           way (SC_GUARD_INPUT). */
 #ifndef SC_SHAPE_ANALYSIS_H
 #define SC_SHAPE_ANALYSIS_H
 
@@ -14,8 +18,17 @@
 #include "ir/dynspec.h"
 #include "shape_env.h"
 
+/* The range of an input size that is an expression of symbols ("2*s17 + 1", "s17*s77"),
+ * as torch's range_constraints list it beside the symbols. */
+typedef struct sc_derived_range {
+  const sc_expr *expr;
+  sc_range_iv range;
+} sc_derived_range;
+
 typedef struct sc_analysis {
   sc_shape_env env;
+  sc_derived_range *derived;   /* without a spec: one per distinct derived input size */
+  size_t n_derived;
   const sc_program *program;
   const sc_dynspec *spec;
   bool completed;        /* every node was analysed (false after an error in a rule) */
@@ -32,7 +45,11 @@ void sc_analysis_print(sc_strbuf *sb, const sc_analysis *a);
 /* The source of an input dim, "w.size()[0]". */
 const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim);
 /* A symbol's reported range: a named Dim keeps its declared lower bound below 2 unless a
- * guard raised it. */
+ * guard raised it; a symbol of the program's own is reported with the program's range. */
 sc_range_iv sc_analysis_reported_range(const sc_symbol *s);
+/* The range the library checks on a call.  For a symbol of the program's own dynamism it
+ * is the range the analysis ends with, its lower bound checked only above 2, as
+ * ep.module() does: the >= 2 of tracing is an assumption, not a rule of the program. */
+sc_range_iv sc_analysis_checked_range(const sc_symbol *s);
 
 #endif

@@ -17,6 +17,7 @@ void sc_env_release(sc_shape_env *env) {
   free(env->symbols);
   free(env->guards);
   free(env->violations);
+  free(env->facts);
   memset(env, 0, sizeof *env);
 }
 
@@ -27,6 +28,7 @@ const char *sc_sym_origin_name(sc_sym_origin origin) {
     case SC_SYM_NAMED: return "Dim";
     case SC_SYM_DIVISOR: return "divisor";
     case SC_SYM_UNBACKED: return "unbacked";
+    case SC_SYM_PROGRAM: return "program";
   }
   return "?";
 }
@@ -103,9 +105,77 @@ bool sc_env_is_unbacked(sc_shape_env *env, const sc_expr *e) {
   return false;
 }
 
-/* Decides a relation from the range of lhs - rhs (canonical, so s0 - s0 is 0). */
+void sc_env_fresh_s(sc_shape_env *env, char name[32]) {
+  do snprintf(name, 32, "s%d", env->next_s++);
+  while (sc_env_find(env, name));
+}
+
+void sc_env_add_fact(sc_shape_env *env, const sc_expr *cond) {
+  cond = sc_env_resolve(env, cond);
+  if (cond->kind == SC_EXPR_AND) {
+    for (uint32_t i = 0; i < cond->n_args; i++) sc_env_add_fact(env, cond->args[i]);
+    return;
+  }
+  if (env->n_facts == env->cap_facts) {
+    env->cap_facts = env->cap_facts ? env->cap_facts * 2 : 16;
+    env->facts = sc_xrealloc(env->facts, env->cap_facts * sizeof *env->facts);
+  }
+  env->facts[env->n_facts++] = cond;
+}
+
+static const sc_expr *as_nonneg(sc_ctx *ctx, const sc_expr *cond);
+
+/* A relation as `d >= 0`, `d == 0` or `d != 0`, with the sign of d fixed for the last
+ * two, so that one fact matches every spelling of it (u0 <= s77 and s77 >= u0). */
+static const sc_expr *normal_form(sc_ctx *ctx, const sc_expr *c) {
+  switch (c->kind) {
+    case SC_EXPR_GE:
+    case SC_EXPR_GT:
+    case SC_EXPR_LE:
+    case SC_EXPR_LT: return sc_expr_rel(ctx, SC_EXPR_GE, as_nonneg(ctx, c), sc_expr_int(ctx, 0));
+    case SC_EXPR_EQ:
+    case SC_EXPR_NE: {
+      const sc_expr *d = sc_expr_sub(ctx, c->args[0], c->args[1]), *nd = sc_expr_neg(ctx, d);
+      return sc_expr_rel(ctx, c->kind, sc_expr_compare(d, nd) <= 0 ? d : nd, sc_expr_int(ctx, 0));
+    }
+    default: return c;
+  }
+}
+
+/* Decides cond from the facts: one of them, its negation, or (for d >= 0) a fact
+ * e >= 0 with d - e a constant. */
+static sc_truth known_fact(sc_shape_env *env, const sc_expr *cond) {
+  if (!env->n_facts) return SC_UNKNOWN;
+  sc_ctx *ctx = env->ctx;
+  const sc_expr *q = normal_form(ctx, cond);
+  for (size_t i = 0; i < env->n_facts; i++) {
+    const sc_expr *f = sc_env_resolve(env, env->facts[i]);
+    if (f->kind == SC_EXPR_NOT) {
+      if (normal_form(ctx, f->args[0]) == q) return SC_FALSE;
+      continue;
+    }
+    f = normal_form(ctx, f);
+    if (f == q) return SC_TRUE;
+    if (f->n_args != 2 || q->n_args != 2) continue;
+    if ((f->kind == SC_EXPR_EQ && q->kind == SC_EXPR_NE) || (f->kind == SC_EXPR_NE && q->kind == SC_EXPR_EQ)) {
+      if (f->args[0] == q->args[0]) return SC_FALSE;
+      continue;
+    }
+    if (f->kind != SC_EXPR_GE || q->kind != SC_EXPR_GE) continue;
+    int64_t c;
+    if (sc_expr_is_const(sc_expr_sub(ctx, q->args[0], f->args[0]), &c) && c >= 0) return SC_TRUE;
+    /* q: d >= 0 and f: -d - c >= 0 with c > 0 cannot both hold */
+    if (sc_expr_is_const(sc_expr_add(ctx, q->args[0], f->args[0]), &c) && c < 0) return SC_FALSE;
+  }
+  return SC_UNKNOWN;
+}
+
+/* Decides a relation from the facts, then from the range of lhs - rhs (canonical, so
+ * s0 - s0 is 0). */
 sc_truth sc_env_decide(sc_shape_env *env, const sc_expr *cond) {
   cond = sc_env_resolve(env, cond);
+  sc_truth known = known_fact(env, cond);
+  if (known != SC_UNKNOWN) return known;
   switch (cond->kind) {
     case SC_EXPR_TRUE: return SC_TRUE;
     case SC_EXPR_FALSE: return SC_FALSE;
@@ -135,7 +205,16 @@ static void record(sc_shape_env *env, const sc_expr *e, sc_guard_outcome outcome
     env->cap_guards = env->cap_guards ? env->cap_guards * 2 : 32;
     env->guards = sc_xrealloc(env->guards, env->cap_guards * sizeof *env->guards);
   }
-  env->guards[env->n_guards++] = (sc_guard){e, outcome, *prov, symbol};
+  env->guards[env->n_guards++] = (sc_guard){e, outcome, *prov, symbol, NULL};
+  /* a deferred runtime assert holds in the rest of the program, as in torch's ShapeEnv */
+  if (outcome == SC_GUARD_RUNTIME_ASSERT) sc_env_add_fact(env, e);
+}
+
+void sc_env_input_guard(sc_shape_env *env, const sc_expr *cond, const char *text, const sc_provenance *prov) {
+  for (size_t i = 0; i < env->n_guards; i++)
+    if (env->guards[i].outcome == SC_GUARD_INPUT && env->guards[i].expr == cond) return;
+  record(env, cond, SC_GUARD_INPUT, prov, NULL);
+  env->guards[env->n_guards - 1].text = text;
 }
 
 sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, const sc_expr *guard, const char **fixes,
@@ -394,7 +473,8 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
 
 static int origin_rank(sc_sym_origin o) {
   switch (o) {
-    case SC_SYM_AUTO: return 0;
+    case SC_SYM_AUTO:
+    case SC_SYM_PROGRAM: return 0;
     case SC_SYM_DYNAMIC: return 1;
     case SC_SYM_DIVISOR: return 2;
     case SC_SYM_UNBACKED: return 3;
@@ -419,7 +499,7 @@ static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_exp
   if (d->kind != SC_EXPR_MOD || !sc_expr_is_const(d->args[1], &m) || m <= 1 || d->args[0]->kind != SC_EXPR_SYM)
     return false;
   sc_symbol *s = sc_env_find(env, d->args[0]->name);
-  if (!s || s->origin == SC_SYM_UNBACKED) return false;
+  if (!s || s->origin == SC_SYM_UNBACKED || s->origin == SC_SYM_PROGRAM) return false;
   sc_range_iv r = {s->range.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(s->range.lo, m),
                    s->range.hi == SC_INT_OO ? SC_INT_OO : floor_div(s->range.hi, m)};
   if (s->origin == SC_SYM_NAMED) {
@@ -435,7 +515,7 @@ static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_exp
     return true;
   }
   char name[32];
-  snprintf(name, sizeof name, "s%d", env->next_s++);
+  sc_env_fresh_s(env, name);
   int64_t hint = s->hint / m;
   bool has_hint = s->has_hint;
   const char *src = sc_arena_printf(&env->ctx->arena, "%s // %lld", user_name(s), (long long)m);
@@ -470,7 +550,9 @@ static void solve_eq(sc_shape_env *env, const sc_expr *e, const sc_provenance *p
     bool again = false;
     for (int j = 0; j < k; j++) again |= names[j] == m->name;
     sc_symbol *s = sc_env_find(env, m->name);
-    if (again || !s || s->replacement) continue;
+    /* the program's own symbols stay as its metas have them: a new equality on them is
+     * checked on the call instead (torch traced without it) */
+    if (again || !s || s->replacement || s->origin == SC_SYM_PROGRAM) continue;
     cand[n] = s;
     coeff[n++] = c;
   }
@@ -582,7 +664,7 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
     return;
   }
   /* ranges that leave one value pin the symbol, as an equality would */
-  if (after.lo == after.hi) {
+  if (after.lo == after.hi && s->origin != SC_SYM_PROGRAM) {
     const sc_expr *v = sc_expr_int(ctx, after.lo);
     if (check_replacement(env, s, v, e, prov)) record(env, e, SC_GUARD_SPECIALIZATION, prov, s->name);
     set_replacement(env, s, v, e, prov);

@@ -22,6 +22,7 @@ typedef enum sc_sym_origin {
   SC_SYM_NAMED,     /* a root Dim of the spec: its linear facts must be declared */
   SC_SYM_DIVISOR,   /* a root introduced by a divisibility guard (s0 = 4*s6) */
   SC_SYM_UNBACKED,  /* data-dependent (u0, u1, ...) */
+  SC_SYM_PROGRAM,   /* no spec: a symbol of the program's own metas, its range from range_constraints */
 } sc_sym_origin;
 
 /* Where a guard came from. */
@@ -55,6 +56,8 @@ typedef enum sc_guard_outcome {
   SC_GUARD_RANGE,          /* refined a range */
   SC_GUARD_RUNTIME_ASSERT, /* kept as a runtime assert */
   SC_GUARD_VIOLATION,      /* conflicts with the spec */
+  SC_GUARD_INPUT,          /* checked on the input sizes before the run: the program's guards_code, and
+                              the range of a derived input size (torch's ep.module() checks both) */
 } sc_guard_outcome;
 
 typedef struct sc_guard {
@@ -62,6 +65,7 @@ typedef struct sc_guard {
   sc_guard_outcome outcome;
   sc_provenance prov;
   const char *symbol;      /* the symbol replaced, specialized or refined */
+  const char *text;        /* INPUT: the condition over the inputs, "x.size()[0] % 3 == 0" */
 } sc_guard;
 
 /* A change to the spec that removes a violation (applied by --fix-spec). */
@@ -100,6 +104,8 @@ typedef struct sc_shape_env {
   sc_violation *violations;
   size_t n_violations, cap_violations;
   int next_s, next_u;      /* numbering of new s / u symbols */
+  const sc_expr **facts;   /* conditions known to hold (the program's own guards) */
+  size_t n_facts, cap_facts;
 } sc_shape_env;
 
 void sc_env_init(sc_shape_env *env, sc_ctx *ctx);
@@ -107,6 +113,8 @@ void sc_env_release(sc_shape_env *env);
 sc_symbol *sc_env_find(sc_shape_env *env, const char *name);
 /* Adds a symbol (name interned); returns it.  The pointer is stable until the next add. */
 sc_symbol *sc_env_add_symbol(sc_shape_env *env, const char *name, sc_sym_origin origin, sc_range_iv range);
+/* The next name s<k> that no symbol has (a program's own symbols may be s0, s1, ...). */
+void sc_env_fresh_s(sc_shape_env *env, char name[32]);
 /* A fresh unbacked symbol u<k>. */
 const sc_expr *sc_env_new_unbacked(sc_shape_env *env, const char *source, bool size_like);
 
@@ -120,6 +128,13 @@ bool sc_env_hint(sc_shape_env *env, const sc_expr *e, int64_t *out);
 sc_truth sc_env_decide(sc_shape_env *env, const sc_expr *cond);
 /* True when e mentions an unbacked symbol. */
 bool sc_env_is_unbacked(sc_shape_env *env, const sc_expr *e);
+
+/* Declares a condition true for every input the program accepts (a conjunction gives
+ * each of its parts): the guards torch recorded while tracing, which it re-derives no
+ * more than shapec should. */
+void sc_env_add_fact(sc_shape_env *env, const sc_expr *cond);
+/* Records a guard checked on the input sizes before the run (SC_GUARD_INPUT). */
+void sc_env_input_guard(sc_shape_env *env, const sc_expr *cond, const char *text, const sc_provenance *prov);
 
 /* Records a guard that must hold and takes torch.export's decision on it. */
 void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);

@@ -483,6 +483,21 @@ static bool rule_expand(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
+/* Whether a slice bound v past the size n is clamped to it (n < v).  Decided by the
+ * facts and ranges, else by the hints with a guard on the outcome.  A data-dependent
+ * bound that nothing decides is taken as not past the end, as torch does
+ * (guard_or_false), and the library checks that on the call. */
+static bool bound_past_end(sc_rule_ctx *rc, const sc_expr *n, const sc_expr *v) {
+  const sc_expr *past = sc_expr_rel(rc->ctx, SC_EXPR_LT, n, v), *within = sc_expr_rel(rc->ctx, SC_EXPR_LE, v, n);
+  sc_truth t = sc_env_decide(rc->env, past);
+  if (t != SC_UNKNOWN) return t == SC_TRUE;
+  int64_t hn = 0, hv = 0;
+  bool known = sc_env_hint(rc->env, n, &hn) && sc_env_hint(rc->env, v, &hv);
+  bool result = known && hn < hv;
+  guard(rc, "slice", result ? past : within);
+  return result;
+}
+
 /* Clamps a slice bound to [0, n] the way torch does, guarding on the decision. */
 static const sc_expr *clamp_bound(sc_rule_ctx *rc, const sc_expr *v, const sc_expr *n) {
   int64_t c = 0;
@@ -494,8 +509,7 @@ static const sc_expr *clamp_bound(sc_rule_ctx *rc, const sc_expr *v, const sc_ex
       return v;
     }
   }
-  if (le_by_hint(rc, "slice", n, v)) return n;
-  return v;
+  return bound_past_end(rc, n, v) ? n : v;
 }
 
 static bool rule_slice(sc_rule_ctx *rc) {

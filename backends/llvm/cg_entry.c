@@ -109,12 +109,12 @@ static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, const
   return rc;
 }
 
-static const char *range_text(cg *g, const sc_symbol *s) {
+static const char *range_text(cg *g, sc_range_iv r) {
   sc_strbuf sb = {0};
-  sc_iv_print(&sb, sc_analysis_reported_range(s));
-  const char *r = sc_arena_strdup(&g->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_iv_print(&sb, r);
+  const char *text = sc_arena_strdup(&g->ctx->arena, sc_strbuf_cstr(&sb));
   sc_strbuf_free(&sb);
-  return r;
+  return text;
 }
 
 /* Binds symbol s to value d, checking its range. */
@@ -124,12 +124,12 @@ static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
   LLVMBuildStore(g->B, d, LLVMBuildGEP2(g->B, g->i64, g->syms, idx, 1, "symp"));
   /* the range the report states: a named Dim declared from 0 or 1 accepts those sizes, as
    * torch.export's range_constraints do (the analysis itself reasons from 2 up) */
-  sc_range_iv r = sc_analysis_reported_range(sym);
+  sc_range_iv r = sc_analysis_checked_range(sym);
   LLVMValueRef bad = LLVMConstInt(g->i1, 0, 0);
   if (r.lo != SC_NEG_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), "b");
   if (r.hi != SC_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), "b");
   char fmt[512];
-  snprintf(fmt, sizeof fmt, "%s = %%lld is outside %s in %s", source, sym->name, range_text(g, sym));
+  snprintf(fmt, sizeof fmt, "%s = %%lld is outside %s in %s", source, sym->name, range_text(g, r));
   LLVMValueRef args[1] = {d};
   cg_fail_msg_if(g, bad, fmt, args, 1);
 }
@@ -162,6 +162,37 @@ static void emit_assert(cg *g, const sc_guard *gd) {
     args[k] = cg_load_sym(g, s);
   }
   cg_fail_msg_if(g, LLVMBuildNot(g->B, holds, "fails"), sc_strbuf_cstr(&sb), args, (unsigned)n);
+  sc_strbuf_free(&sb);
+}
+
+/* Whether every floor division and modulo of e has a nonzero divisor: Python raises on
+ * one that has not, so a guard that divides by zero fails. */
+static LLVMValueRef divisors_nonzero(cg *g, const sc_expr *e) {
+  LLVMValueRef ok = LLVMConstInt(g->i1, 1, 0);
+  if (e->kind == SC_EXPR_FLOORDIV || e->kind == SC_EXPR_MOD) {
+    LLVMValueRef d = cg_expr(g, e->args[1]);
+    if (LLVMTypeOf(d) == g->i1) d = LLVMBuildZExt(g->B, d, g->i64, "b");
+    ok = LLVMBuildICmp(g->B, LLVMIntNE, d, cg_i64(g, 0), "nz");
+  }
+  for (uint32_t i = 0; i < e->n_args; i++) ok = LLVMBuildAnd(g->B, ok, divisors_nonzero(g, e->args[i]), "nz");
+  return ok;
+}
+
+/* Fails the call when a guard of the program does not hold for the input sizes. */
+static void emit_input_guard(cg *g, const sc_guard *gd) {
+  LLVMValueRef defined = divisors_nonzero(g, gd->expr);
+  /* evaluate the guard only where its divisions are defined (the runtime's floor
+   * division returns 0 on a zero divisor, so evaluating it is harmless either way) */
+  LLVMValueRef holds = cg_expr(g, gd->expr);
+  if (LLVMTypeOf(holds) != g->i1) holds = LLVMBuildICmp(g->B, LLVMIntNE, holds, cg_i64(g, 0), "nz");
+  LLVMValueRef bad = LLVMBuildNot(g->B, LLVMBuildAnd(g->B, defined, holds, "ok"), "fails");
+  sc_strbuf sb = {0};
+  sc_strbuf_printf(&sb, "Guard failed: %s", gd->text ? gd->text : sc_expr_to_string(g->ctx, gd->expr));
+  /* % is the message's format character */
+  sc_strbuf fmt = {0};
+  for (const char *c = sc_strbuf_cstr(&sb); *c; c++) sc_strbuf_append(&fmt, *c == '%' ? "%%" : (char[2]){*c, 0});
+  cg_fail_msg_if(g, bad, sc_strbuf_cstr(&fmt), NULL, 0);
+  sc_strbuf_free(&fmt);
   sc_strbuf_free(&sb);
 }
 
@@ -284,6 +315,16 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMValueRef args[2] = {sites[k].d, want};
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, sites[k].d, want, "ne"), fmt, args, sc_expr_is_const(sites[k].e, NULL) ? 1 : 2);
   }
+  /* the program's guards on its inputs (guards_code, derived ranges) */
+  for (size_t i = 0; i < g->a->env.n_guards; i++)
+    if (g->a->env.guards[i].outcome == SC_GUARD_INPUT) {
+      if (!assert_ready(g, &g->a->env.guards[i], bound)) {
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "the input guard %s names a size no input gives",
+                 sc_expr_to_string(g->ctx, g->a->env.guards[i].expr));
+        return fn;
+      }
+      emit_input_guard(g, &g->a->env.guards[i]);
+    }
   /* runtime asserts over input sizes; those over data-dependent values wait for the run */
   g->input_bound = bound;
   for (size_t i = 0; i < g->a->env.n_guards; i++)
@@ -497,7 +538,7 @@ void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef 
     bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, value, cg_i64(g, so->range.hi), "hi"), "b");
   char fmt[600];
   snprintf(fmt, sizeof fmt, "%s = %%lld (%s at node '%s') is outside its range %s", so->name, what, n->name,
-           range_text(g, so));
+           range_text(g, sc_analysis_reported_range(so)));
   LLVMValueRef args[1] = {value};
   cg_fail_msg_if(g, bad, fmt, args, 1);
   g->sym_bound[s] = true;

@@ -86,7 +86,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   }
   if (!out->program || !sc_verify_graph(ctx, out->program)) return false;
 
-  out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_static(ctx, out->program);
+  out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_from_program(ctx, out->program);
   if (!out->spec) return false;
 
   bool ok = sc_analysis_run(ctx, out->program, out->spec, &out->analysis);

@@ -858,7 +858,8 @@ static bool read_bound(reader *r, const cJSON *obj, const char *key, bool *has, 
     ok = true;
   } else {
     ok = sc_jr_as_int(&r->jr, v, out);
-    *has = ok;
+    /* torch writes int_oo as sys.maxsize - 1 (and its negation): unbounded */
+    *has = ok && *out < INT64_MAX - 1 && *out > -(INT64_MAX - 1);
   }
   sc_jr_pop(&r->jr, saved);
   return ok;
@@ -885,6 +886,36 @@ static bool read_ranges(reader *r, sc_program *p, const cJSON *root) {
       ok = false;
     }
     sc_jr_pop(&r->jr, s2);
+  }
+  sc_jr_pop(&r->jr, saved);
+  p->file_ranges = p->ranges;
+  p->n_file_ranges = p->n_ranges;
+  return ok;
+}
+
+/* guards_code: a list of Python expressions over the inputs (L['x'].size()[0]); older
+ * writers have none. */
+static bool read_guards_code(reader *r, sc_program *p, const cJSON *root) {
+  const cJSON *gc = cJSON_GetObjectItemCaseSensitive(root, "guards_code");
+  if (!gc || cJSON_IsNull(gc)) return true;
+  size_t saved = sc_jr_push_key(&r->jr, "guards_code");
+  bool ok = sc_jr_expect_array(&r->jr, gc);
+  if (ok) {
+    size_t n = (size_t)cJSON_GetArraySize(gc);
+    p->guards_code = sc_arena_alloc(&r->ctx->arena, (n ? n : 1) * sizeof *p->guards_code);
+    p->guards_code_paths = sc_arena_alloc(&r->ctx->arena, (n ? n : 1) * sizeof *p->guards_code_paths);
+    size_t i = 0;
+    for (const cJSON *g = gc->child; g; g = g->next, i++) {
+      size_t s2 = sc_jr_push_index(&r->jr, i);
+      const char *text;
+      if (sc_jr_as_string(&r->jr, g, &text)) {
+        p->guards_code[p->n_guards_code] = sc_arena_strdup(&r->ctx->arena, text);
+        p->guards_code_paths[p->n_guards_code++] = sc_arena_strdup(&r->ctx->arena, r->jr.path);
+      } else {
+        ok = false;
+      }
+      sc_jr_pop(&r->jr, s2);
+    }
   }
   sc_jr_pop(&r->jr, saved);
   return ok;
@@ -975,6 +1006,7 @@ static sc_program *read_program(reader *r, const cJSON *root) {
   read_forward_arg_names(r, p, gm);
   sc_jr_pop(&r->jr, saved);
   ok &= read_ranges(r, p, root);
+  ok &= read_guards_code(r, p, root);
   return ok ? p : NULL;
 }
 

@@ -35,6 +35,7 @@ const char *sc_dim_kind_name(sc_dim_kind kind) {
     case SC_DIM_AUTO: return "AUTO";
     case SC_DIM_DYNAMIC: return "DYNAMIC";
     case SC_DIM_NAMED: return "NAMED";
+    case SC_DIM_PROGRAM: return "PROGRAM";
   }
   return "?";
 }
@@ -63,6 +64,21 @@ sc_dynspec *sc_spec_static(sc_ctx *ctx, const sc_program *p) {
       in->dims[d].kind = SC_DIM_STATIC;
       in->dims[d].static_size = -1;
       in->dims[d].sample = sample_of(in->value, d);
+    }
+  }
+  return s;
+}
+
+sc_dynspec *sc_spec_from_program(sc_ctx *ctx, const sc_program *p) {
+  sc_dynspec *s = sc_spec_static(ctx, p);
+  s->from_program = true;
+  for (size_t i = 0; i < s->n_inputs; i++) {
+    sc_input_dims *in = &s->inputs[i];
+    for (int d = 0; d < in->rank; d++) {
+      const sc_expr *e = in->value->meta.sizes[d];
+      if (sc_expr_is_const(e, NULL)) continue;
+      in->dims[d].kind = SC_DIM_PROGRAM;
+      in->dims[d].expr = e;
     }
   }
   return s;

@@ -14,5 +14,8 @@ sc_dynspec *sc_spec_read(sc_ctx *ctx, const sc_program *p, const char *file, con
 sc_dynspec *sc_spec_read_file(sc_ctx *ctx, const sc_program *p, const char *path);
 /* The spec of a fully static export (no --dynamic). */
 sc_dynspec *sc_spec_static(sc_ctx *ctx, const sc_program *p);
+/* No --dynamic: the program's own dynamism (from_program).  Each user input dim whose
+ * tensor meta is symbolic keeps that expression (SC_DIM_PROGRAM), the others are static. */
+sc_dynspec *sc_spec_from_program(sc_ctx *ctx, const sc_program *p);
 
 #endif

@@ -133,6 +133,7 @@ static const char *outcome_name(sc_guard_outcome o) {
     case SC_GUARD_RANGE: return "range";
     case SC_GUARD_RUNTIME_ASSERT: return "runtime_assert";
     case SC_GUARD_VIOLATION: return "violation";
+    case SC_GUARD_INPUT: return "input_guard";
   }
   return "?";
 }
@@ -182,12 +183,34 @@ static void add_analysis(cJSON *root, const sc_analysis *a) {
       add_expr_string(repl, s->name, s->replacement);
     }
   }
+  /* derived input sizes, as torch lists them: "2*s17 + 1": {"min": 5, "max": 65} */
+  for (size_t i = 0; i < a->n_derived; i++) {
+    const char *key = sc_expr_to_string(a->env.ctx, a->derived[i].expr);
+    if (!cJSON_GetObjectItemCaseSensitive(ranges, key)) cJSON_AddItemToObject(ranges, key, range_json(a->derived[i].range));
+  }
+  /* without a spec the contract is the program's: its range_constraints entries for
+   * symbols the analysis does not have (torch 2.6 lists unbacked symbols it replaced)
+   * are carried over as the program states them */
+  if (a->spec->from_program)
+    for (size_t i = 0; i < a->program->n_file_ranges; i++) {
+      const sc_range *r = &a->program->file_ranges[i];
+      if (cJSON_GetObjectItemCaseSensitive(ranges, r->symbol)) continue;
+      cJSON_AddItemToObject(ranges, r->symbol, range_json(sc_iv(r->has_min ? r->min : SC_NEG_INT_OO,
+                                                                 r->has_max ? r->max : SC_INT_OO)));
+    }
   cJSON *guards = cJSON_AddArrayToObject(root, "guards");
   cJSON *asserts = cJSON_AddArrayToObject(root, "runtime_asserts");
+  cJSON *input_guards = cJSON_AddArrayToObject(root, "input_guards");
   for (size_t i = 0; i < env->n_guards; i++) {
     const sc_guard *g = &env->guards[i];
     cJSON *o = cJSON_CreateObject();
     add_expr_string(o, "expr", g->expr);
+    if (g->outcome == SC_GUARD_INPUT) { /* checked on every call, before the run */
+      cJSON_AddStringToObject(o, "text", g->text ? g->text : "");
+      cJSON_AddStringToObject(o, "from", g->prov.rule);
+      cJSON_AddItemToArray(input_guards, o);
+      continue;
+    }
     add_provenance(o, &g->prov);
     if (g->outcome == SC_GUARD_RUNTIME_ASSERT) {
       cJSON_AddItemToArray(asserts, o);
@@ -282,6 +305,8 @@ char *sc_report_render(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec,
   cJSON_AddStringToObject(root, "model", p->file);
   if (spec->file) cJSON_AddStringToObject(root, "spec", spec->file);
   else cJSON_AddNullToObject(root, "spec");
+  /* whose dynamism this is: a spec's, the program's own (no spec), or none */
+  cJSON_AddStringToObject(root, "dynamism", spec->file ? "spec" : spec->from_program ? "program" : "static");
   cJSON_AddItemToObject(root, "inputs", inputs_json(p, spec));
   cJSON_AddItemToObject(root, "outputs", outputs_json(p));
   if (analysis) add_analysis(root, analysis);

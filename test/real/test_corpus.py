@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_corpus.py - shapec on the programs real torch.export wrote (test/real/corpus/).
 
-usage: test_corpus.py SHAPEC SOURCE_DIR [--update]
+usage: test_corpus.py SHAPEC SOURCE_DIR [--update] [--explain] [NAME...]
 
 Each program of the corpus (model.pt2, and decomposed.pt2 after run_decompositions()) is
 exported by shapec without a spec, and where that works its library is run on torch's
@@ -15,6 +15,7 @@ so the test fails both when something that worked breaks and when something list
 failing starts to work (then --update rewrites the ledger, reviewed in the diff like a
 golden file).  Prints the counts per torch version."""
 import concurrent.futures
+import ctypes
 import json
 import os
 import subprocess
@@ -81,7 +82,98 @@ def check_numerics(shapec, so, report, answers, tmp):
     return ""
 
 
-def check_file(shapec, root, rel):
+class Tensor(ctypes.Structure):
+    """shapec_tensor (include/shapec/runtime.h), DLPack's DLTensor layout."""
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32),
+                ("ndim", ctypes.c_int32), ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
+
+
+DL = {"float32": (2, 32), "float64": (2, 64), "int64": (0, 64), "int32": (0, 32), "bool": (6, 8)}
+NP = {(2, 32): np.float32, (2, 64): np.float64, (0, 64): np.int64, (0, 32): np.int32, (6, 8): np.bool_}
+
+
+def tensor(arr, keep):
+    arr = np.require(arr, requirements="C")  # ascontiguousarray would make a 0-d array 1-d
+    shape = (ctypes.c_int64 * max(1, arr.ndim))(*arr.shape)
+    keep += [arr, shape]
+    code, bits = DL[str(arr.dtype) if arr.dtype != np.bool_ else "bool"]
+    return Tensor(arr.ctypes.data, 1, 0, arr.ndim, code, bits, 1, shape, None, 0)
+
+
+def call_library(lib, arrays):
+    """The library's verdict on these inputs: None when it runs, else its message."""
+    keep = []
+    n_out = lib.shapec_model_num_outputs()
+    ins = (Tensor * max(1, len(arrays)))(*[tensor(a, keep) for a in arrays])
+    shapes = [(ctypes.c_int64 * 16)() for _ in range(n_out)]
+    shape_ptrs = (ctypes.POINTER(ctypes.c_int64) * max(1, n_out))(*[ctypes.cast(s, ctypes.POINTER(ctypes.c_int64))
+                                                                      for s in shapes])
+    err = ctypes.create_string_buffer(2048)
+    if lib.shapec_model_output_shapes(ins, shape_ptrs, err, 2048):
+        return err.value.decode(errors="replace") or "refused"
+    outs = []
+    for i in range(n_out):
+        packed = lib.shapec_model_output_dtype(i)
+        shape = list(shapes[i][:lib.shapec_model_output_ndim(i)])
+        outs.append(tensor(np.zeros(shape, dtype=NP[(packed >> 8, packed & 255)]), keep))
+    touts = (Tensor * max(1, n_out))(*outs)
+    if lib.shapec_model_run(ins, touts, err, 2048):
+        return err.value.decode(errors="replace") or "refused"
+    return None
+
+
+def sample_array(s, shape, rng):
+    """A leaf of a probe: torch's sample where its shape is unchanged, else new values."""
+    dtype = DTYPES[s["dtype"]]
+    if list(shape) == s["shape"] and "data" in s:
+        return np.asarray(s["data"], dtype=dtype).reshape(shape)
+    if dtype == np.bool_:
+        return rng.random(shape) > 0.5
+    if np.issubdtype(dtype, np.integer):
+        hi = max(1, int(max(s.get("data") or [1])) + 1)
+        return rng.integers(0, hi, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def check_contract(so, report, answers):
+    """shapec's contract beside torch's: ranges, input shapes, and the verdict on each probe.
+    Returns (words for the ledger, lines that explain each difference)."""
+    why = []
+    ranges = report.get("range_constraints", {})
+    want = answers.get("range_constraints", {})
+    bad = [k for k in want if k not in ranges or [ranges[k]["min"], ranges[k]["max"]] != want[k]]
+    why += [f"range {k}: torch {want[k]}, shapec {ranges.get(k)}" for k in bad]
+    users = [i for i in report["inputs"] if i["kind"] == "user_input"]
+    torch_shapes = [i["shape"] for i in answers["inputs"] if i["shape"] is not None]
+    ours = [[str(d) for d in i.get("shape") or []] for i in users if i.get("dtype")]
+    shapes_ok = ours == torch_shapes[len(torch_shapes) - len(ours):] if len(ours) <= len(torch_shapes) else False
+    if not shapes_ok:
+        why.append(f"input shapes: torch {torch_shapes}, shapec {ours}")
+    words = ["ranges=" + ("ok" if not bad else f"{len(bad)}-differ"), "shapes=" + ("ok" if shapes_ok else "differ")]
+    samples = answers["sample_inputs"]
+    if any("shape" not in s for s in samples) or len(users) != len(samples) or \
+            any(s["dtype"] not in DTYPES for s in samples):
+        return words + ["probes=skipped"], why
+    lib = ctypes.CDLL(so)
+    lib.shapec_model_output_dtype.restype = ctypes.c_int
+    agree = 0
+    rng = np.random.default_rng(0)
+    for p in answers["probes"]:
+        arrays = [sample_array(s, shape, rng) for s, shape in zip(samples, p["shapes"])]
+        got = call_library(lib, arrays)
+        torch_ok = p["verdict"] == "ok"
+        if torch_ok == (got is None):
+            agree += 1
+        else:
+            torch_says = "ok" if torch_ok else p["verdict"]["message"].splitlines()[0][:160]
+            why.append(f"probe {p['leaf']} dim {p['dim']} = {p['size']}: torch {torch_says!r}, shapec "
+                       f"{'ok' if got is None else repr(got[:160])}")
+    return words + [f"probes={agree}/{len(answers['probes'])}"], why
+
+
+def check_file(shapec, root, rel, explain=None):
     """The outcome of one archive of the corpus, as a ledger word."""
     case_dir = os.path.dirname(os.path.join(root, rel))
     answers = json.load(open(os.path.join(case_dir, "answers.json")))
@@ -94,7 +186,10 @@ def check_file(shapec, root, rel):
             return "ok"  # torch's sample outputs belong to the program as exported
         report = json.load(open(os.path.join(out, "constraints.json")))
         why = check_numerics(shapec, os.path.join(out, "model.so"), report, answers, tmp)
-        return why or "ok"
+        words, lines = check_contract(os.path.join(out, "model.so"), report, answers)
+        if explain is not None:
+            explain.extend(f"{rel}: {line}" for line in lines)
+        return " ".join([why or "ok"] + words)
 
 
 def main(argv):
@@ -103,15 +198,20 @@ def main(argv):
         return 2
     shapec, src = argv[1], argv[2]
     update = "--update" in argv[3:]
+    verbose = "--explain" in argv[3:]
+    only = [a for a in argv[3:] if not a.startswith("--")]
     root = os.path.join(src, "test", "real", "corpus")
     ledger_path = os.path.join(src, "test", "real", "expected.txt")
     files = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs if f.endswith(".pt2"))
+    if only:
+        files = [f for f in files if any(o in f for o in only)]
+    explain = []
     if not files:
         print("no corpus under", root)
         return 1
     jobs = os.cpu_count() or 2
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        results = dict(zip(files, pool.map(lambda f: check_file(shapec, root, f), files)))
+        results = dict(zip(files, pool.map(lambda f: check_file(shapec, root, f, explain if verbose else None), files)))
     counts = {}
     for f, outcome in results.items():
         version = f.split("/")[0]
@@ -120,11 +220,22 @@ def main(argv):
         counts[version][word] += 1
     for version in sorted(counts):
         print(f"torch {version}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts[version].items())))
+        agree = [tuple(map(int, w.split("=")[1].split("/"))) for f, o in results.items() if f.startswith(version + "/")
+                 for w in o.split() if w.startswith("probes=") and "/" in w]
+        exact = sum(1 for f, o in results.items() if f.startswith(version + "/") and "ranges=ok" in o and "shapes=ok" in o)
+        print(f"torch {version}: probe verdicts equal torch's {sum(a for a, _ in agree)}/{sum(b for _, b in agree)}"
+              f" ({sum(1 for a, b in agree if a == b)}/{len(agree)} programs all equal); ranges and input shapes "
+              f"equal torch's in {exact} programs")
+    for line in sorted(explain):
+        print(line)
     lines = [f"{f}: {results[f]}" for f in files]
     if update:
         with open(ledger_path, "w") as fh:
             fh.write("\n".join(lines) + "\n")
         print("wrote", ledger_path)
+        return 0
+    if only:  # a part of the corpus: its outcomes, no ledger
+        print("\n".join(lines))
         return 0
     expected = open(ledger_path).read().splitlines() if os.path.exists(ledger_path) else []
     if expected == lines:

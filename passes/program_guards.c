@@ -1,0 +1,302 @@
+/* program_guards.c - guards_code back into conditions; see program_guards.h.
+ *
+ * A recursive-descent parser over Python's precedence levels, from `or` down to an atom.
+ * An input path L['d'][0]['x'] names the placeholder torch made of it, the keys joined by
+ * '_' (d_0_x), which is how torch.export names flattened inputs. */
+#include "program_guards.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/base/strbuf.h"
+
+typedef struct parser {
+  sc_ctx *ctx;
+  const sc_program *p;
+  const char *text, *at;
+  const char *err;
+  int err_col;
+  sc_strbuf display; /* the text, with each L[...] path written as its input's name */
+  const char *copied; /* text up to here is in display */
+} parser;
+
+static const sc_expr *parse_or(parser *ps);
+
+static void skip_space(parser *ps) {
+  while (*ps->at == ' ' || *ps->at == '\t') ps->at++;
+}
+
+static const sc_expr *fail(parser *ps, const char *at, const char *msg) {
+  if (!ps->err) {
+    ps->err = msg;
+    ps->err_col = (int)(at - ps->text);
+  }
+  return NULL;
+}
+
+/* Consumes `tok` (an operator, or a keyword not followed by a name character). */
+static bool accept(parser *ps, const char *tok) {
+  skip_space(ps);
+  size_t n = strlen(tok);
+  if (strncmp(ps->at, tok, n) != 0) return false;
+  if (isalpha((unsigned char)tok[0]) && (isalnum((unsigned char)ps->at[n]) || ps->at[n] == '_')) return false;
+  ps->at += n;
+  return true;
+}
+
+static bool expect(parser *ps, const char *tok) {
+  if (accept(ps, tok)) return true;
+  fail(ps, ps->at, sc_arena_printf(&ps->ctx->arena, "expected '%s'", tok));
+  return false;
+}
+
+static bool read_int(parser *ps, int64_t *out) {
+  skip_space(ps);
+  if (!isdigit((unsigned char)*ps->at)) return false;
+  int64_t v = 0;
+  for (; isdigit((unsigned char)*ps->at); ps->at++) {
+    if (v > (INT64_MAX - (*ps->at - '0')) / 10) {
+      fail(ps, ps->at, "integer too large");
+      return false;
+    }
+    v = v * 10 + (*ps->at - '0');
+  }
+  *out = v;
+  return true;
+}
+
+static const sc_value *user_input(const sc_program *p, const char *name) {
+  for (size_t i = 0; i < p->n_input_specs; i++) {
+    const sc_input_spec *s = &p->input_specs[i];
+    const sc_value *v = sc_input_spec_value(s);
+    if (s->kind == SC_INPUT_USER && v && strcmp(v->name, name) == 0) return v;
+  }
+  return NULL;
+}
+
+/* L['x'][0]['y'] then .size()[k], .size(k) or nothing. */
+static const sc_expr *parse_input_path(parser *ps) {
+  const char *start = ps->at - 1; /* the L */
+  sc_strbuf name = {0};
+  while (accept(ps, "[")) {
+    skip_space(ps);
+    if (name.len) sc_strbuf_append(&name, "_");
+    int64_t index;
+    if (*ps->at == '\'' || *ps->at == '"') {
+      char q = *ps->at++;
+      const char *key = ps->at;
+      while (*ps->at && *ps->at != q) ps->at++;
+      if (!*ps->at) {
+        sc_strbuf_free(&name);
+        return fail(ps, key - 1, "unterminated string");
+      }
+      sc_strbuf_append_n(&name, key, (size_t)(ps->at - key));
+      ps->at++;
+    } else if (read_int(ps, &index)) {
+      sc_strbuf_printf(&name, "%lld", (long long)index);
+    } else {
+      sc_strbuf_free(&name);
+      return fail(ps, ps->at, "expected a key or an index after L[");
+    }
+    if (!expect(ps, "]")) {
+      sc_strbuf_free(&name);
+      return NULL;
+    }
+  }
+  const sc_value *v = name.len ? user_input(ps->p, sc_strbuf_cstr(&name)) : NULL;
+  const char *input = v ? v->name : NULL;
+  if (!v) {
+    const char *msg = sc_arena_printf(&ps->ctx->arena, "%.*s names no user input of the program (looked for '%s')",
+                                      (int)(ps->at - start), start, sc_strbuf_cstr(&name));
+    sc_strbuf_free(&name);
+    return fail(ps, start, msg);
+  }
+  sc_strbuf_free(&name);
+  /* the display text names the input as torch's messages do */
+  sc_strbuf_append_n(&ps->display, ps->copied, (size_t)(start - ps->copied));
+  sc_strbuf_append(&ps->display, input);
+  ps->copied = ps->at;
+  if (accept(ps, ".")) {
+    const char *method = ps->at;
+    if (!accept(ps, "size")) return fail(ps, method, "only .size() of an input is supported in a guard");
+    int64_t k;
+    bool ok = expect(ps, "(");
+    if (ok && accept(ps, ")")) {
+      ok = expect(ps, "[") && read_int(ps, &k) && expect(ps, "]");
+    } else if (ok) {
+      ok = read_int(ps, &k) && expect(ps, ")");
+    }
+    if (!ok) return fail(ps, method, "expected .size()[k] or .size(k)");
+    if (v->kind != SC_VALUE_TENSOR) return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' is not a tensor", input));
+    if (k >= v->meta.rank) return fail(ps, method, sc_arena_printf(&ps->ctx->arena, "'%s' has rank %d, no dim %lld", input,
+                                                                   v->meta.rank, (long long)k));
+    if (!v->shape) return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' has no analysed shape", input));
+    return v->shape[k];
+  }
+  if (v->kind == SC_VALUE_SYM_INT && v->sym) return v->sym;
+  return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' is not an integer input; a guard may use its .size()", input));
+}
+
+static const sc_expr *parse_atom(parser *ps) {
+  skip_space(ps);
+  int64_t v;
+  if (read_int(ps, &v)) return sc_expr_int(ps->ctx, v);
+  if (ps->err) return NULL;
+  if (accept(ps, "(")) {
+    const sc_expr *e = parse_or(ps);
+    return e && expect(ps, ")") ? e : NULL;
+  }
+  if (accept(ps, "True")) return sc_expr_bool(ps->ctx, true);
+  if (accept(ps, "False")) return sc_expr_bool(ps->ctx, false);
+  if (accept(ps, "L")) return parse_input_path(ps);
+  bool is_max = accept(ps, "Max") || accept(ps, "max");
+  if (is_max || accept(ps, "Min") || accept(ps, "min")) {
+    if (!expect(ps, "(")) return NULL;
+    const sc_expr *acc = parse_or(ps);
+    while (acc && accept(ps, ",")) {
+      const sc_expr *next = parse_or(ps);
+      if (!next) return NULL;
+      acc = is_max ? sc_expr_max(ps->ctx, acc, next) : sc_expr_min(ps->ctx, acc, next);
+    }
+    return acc && expect(ps, ")") ? acc : NULL;
+  }
+  return fail(ps, ps->at, *ps->at ? "unexpected text" : "unexpected end of the guard");
+}
+
+static const sc_expr *parse_unary(parser *ps);
+
+static const sc_expr *parse_power(parser *ps) {
+  const char *at = ps->at;
+  const sc_expr *base = parse_atom(ps);
+  if (!base || !accept(ps, "**")) return base;
+  const sc_expr *exp = parse_unary(ps);
+  int64_t n;
+  if (!exp) return NULL;
+  if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64) return fail(ps, at, "only a constant power from 0 to 64 is supported");
+  const sc_expr *acc = sc_expr_int(ps->ctx, 1);
+  for (int64_t i = 0; i < n; i++) acc = sc_expr_mul(ps->ctx, acc, base);
+  return acc;
+}
+
+static const sc_expr *parse_unary(parser *ps) {
+  if (accept(ps, "-")) {
+    const sc_expr *e = parse_unary(ps);
+    return e ? sc_expr_neg(ps->ctx, e) : NULL;
+  }
+  if (accept(ps, "+")) return parse_unary(ps);
+  return parse_power(ps);
+}
+
+static const sc_expr *parse_term(parser *ps) {
+  const sc_expr *acc = parse_unary(ps);
+  while (acc) {
+    if (accept(ps, "//")) {
+      const sc_expr *r = parse_unary(ps);
+      acc = r ? sc_expr_floordiv(ps->ctx, acc, r) : NULL;
+    } else if (accept(ps, "*")) {
+      const sc_expr *r = parse_unary(ps);
+      acc = r ? sc_expr_mul(ps->ctx, acc, r) : NULL;
+    } else if (accept(ps, "%")) {
+      const sc_expr *r = parse_unary(ps);
+      acc = r ? sc_expr_mod(ps->ctx, acc, r) : NULL;
+    } else if (skip_space(ps), *ps->at == '/') {
+      return fail(ps, ps->at, "true division (/) is not supported in a size guard");
+    } else {
+      break;
+    }
+  }
+  return acc;
+}
+
+static const sc_expr *parse_arith(parser *ps) {
+  const sc_expr *acc = parse_term(ps);
+  while (acc) {
+    if (accept(ps, "+")) {
+      const sc_expr *r = parse_term(ps);
+      acc = r ? sc_expr_add(ps->ctx, acc, r) : NULL;
+    } else if (accept(ps, "-")) {
+      const sc_expr *r = parse_term(ps);
+      acc = r ? sc_expr_sub(ps->ctx, acc, r) : NULL;
+    } else {
+      break;
+    }
+  }
+  return acc;
+}
+
+static bool accept_relation(parser *ps, sc_expr_kind *kind) {
+  static const struct {
+    const char *tok;
+    sc_expr_kind kind;
+  } rels[] = {{"==", SC_EXPR_EQ}, {"!=", SC_EXPR_NE}, {"<=", SC_EXPR_LE},
+              {">=", SC_EXPR_GE}, {"<", SC_EXPR_LT},  {">", SC_EXPR_GT}};
+  for (size_t i = 0; i < sizeof rels / sizeof rels[0]; i++)
+    if (accept(ps, rels[i].tok)) {
+      *kind = rels[i].kind;
+      return true;
+    }
+  return false;
+}
+
+/* a < b <= c is a < b and b <= c, as in Python. */
+static const sc_expr *parse_comparison(parser *ps) {
+  const sc_expr *lhs = parse_arith(ps);
+  const sc_expr *acc = NULL;
+  sc_expr_kind kind;
+  while (lhs && accept_relation(ps, &kind)) {
+    const sc_expr *rhs = parse_arith(ps);
+    if (!rhs) return NULL;
+    const sc_expr *rel = sc_expr_rel(ps->ctx, kind, lhs, rhs);
+    acc = acc ? sc_expr_and(ps->ctx, acc, rel) : rel;
+    lhs = rhs;
+  }
+  return acc ? acc : lhs;
+}
+
+static const sc_expr *parse_not(parser *ps) {
+  if (accept(ps, "not")) {
+    const sc_expr *e = parse_not(ps);
+    return e ? sc_expr_not(ps->ctx, e) : NULL;
+  }
+  return parse_comparison(ps);
+}
+
+static const sc_expr *parse_and(parser *ps) {
+  const sc_expr *acc = parse_not(ps);
+  while (acc && accept(ps, "and")) {
+    const sc_expr *r = parse_not(ps);
+    acc = r ? sc_expr_and(ps->ctx, acc, r) : NULL;
+  }
+  return acc;
+}
+
+static const sc_expr *parse_or(parser *ps) {
+  const sc_expr *acc = parse_and(ps);
+  while (acc && accept(ps, "or")) {
+    const sc_expr *r = parse_and(ps);
+    acc = r ? sc_expr_or(ps->ctx, acc, r) : NULL;
+  }
+  return acc;
+}
+
+bool sc_program_guard_parse(sc_ctx *ctx, const sc_program *p, const char *text, sc_program_guard *out, const char **err,
+                            int *col) {
+  parser ps = {.ctx = ctx, .p = p, .text = text, .at = text, .copied = text};
+  const sc_expr *e = parse_or(&ps);
+  skip_space(&ps);
+  if (e && *ps.at) e = fail(&ps, ps.at, "unexpected text after the guard");
+  if (e && !sc_expr_is_bool(e)) e = fail(&ps, text, "the guard is a number, not a condition");
+  if (!e) {
+    *err = ps.err ? ps.err : "cannot read the guard";
+    *col = ps.err_col;
+    sc_strbuf_free(&ps.display);
+    return false;
+  }
+  sc_strbuf_append(&ps.display, ps.copied);
+  out->cond = e;
+  out->text = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&ps.display));
+  sc_strbuf_free(&ps.display);
+  return true;
+}
