@@ -429,6 +429,21 @@ static int spatial(const sc_node *n, const char *name, int64_t *out, int count, 
   return m;
 }
 
+/* torch's convolution and pooling kernels refuse an input smaller than the (dilated)
+ * kernel, which is where an output size drops below 1: so does the library, rather than
+ * compute an empty or negative extent.  Sizes of 0 and 1 reach here when the program's
+ * own ranges leave them unchecked (tracing assumed 2 or more). */
+static void check_spatial_output(cg *g, const sc_node *n, cg_value *out, int first) {
+  int r = out->v->meta.rank;
+  for (int d = first; d < r; d++) {
+    char fmt[400];
+    snprintf(fmt, sizeof fmt, "Output size is too small: dim %d of node '%s' (%s) would be %%lld; the input is smaller "
+             "than the kernel", d, n->name, n->target);
+    LLVMValueRef args[1] = {out->dims[d]};
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, out->dims[d], cg_i64(g, 1), "small"), fmt, args, 1);
+  }
+}
+
 static bool lower_conv(cg *g, const sc_node *n) {
   bool transposed = int_arg(n, "transposed", 0) != 0;
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
@@ -441,6 +456,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
   spatial(n, "dilation", dil, sp, 1);
   bool batched = x->v->meta.rank == sp + 2;
   int c = batched ? 1 : 0;
+  if (!transposed) check_spatial_output(g, n, out, c + 1);
   LLVMValueRef one = cg_i64(g, 1);
   LLVMValueRef h = sp == 2 ? x->dims[c + 1] : one, wd = x->dims[c + sp];
   LLVMValueRef oh = sp == 2 ? out->dims[c + 1] : one, ow = out->dims[c + sp];
@@ -463,6 +479,7 @@ static bool lower_pool(cg *g, const sc_node *n) {
   int r = x->v->meta.rank;
   LLVMValueRef nc = prod(g, x->dims, 0, r - 2), h = x->dims[r - 2], w = x->dims[r - 1];
   LLVMValueRef oh = out->dims[r - 2], ow = out->dims[r - 1];
+  if (n->op->id != SC_OP_ADAPTIVE_AVG_POOL2D && n->op->id != SC_OP_ADAPTIVE_AVG_POOL2D_) check_spatial_output(g, n, out, r - 2);
   if (n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D || n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D_) {
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64};
     LLVMValueRef a[7] = {x->data, out->data, nc, h, w, oh, ow};
@@ -570,6 +587,16 @@ static bool lower_reduce(cg *g, const sc_node *n) {
            : (n->op->id == SC_OP_AMIN || n->op->id == SC_OP_MIN) ? SC_REDUCE_MIN : SC_REDUCE_VAR;
   /* var.correction takes the correction; var.dim an `unbiased` flag (correction 1 or 0) */
   double correction = n->op->id == SC_OP_VAR_DIM ? (int_arg(n, "unbiased", 1) ? 1 : 0) : float_arg(n, "correction", 1);
+  if (op == SC_REDUCE_MAX || op == SC_REDUCE_MIN) { /* no identity to return for nothing, as in torch */
+    LLVMValueRef count = cg_i64(g, 1);
+    for (int i = 0; i < r; i++)
+      if (mask[i]) count = LLVMBuildMul(g->B, count, x->dims[i], "cnt");
+    char fmt[300];
+    snprintf(fmt, sizeof fmt, whole ? "%s(): Expected reduction dim to be specified for input.numel() == 0 (node '%s')"
+                                    : "%s(): Expected reduction dim to have non-zero size (node '%s')",
+             (op == SC_REDUCE_MAX) ? (whole ? "max" : "amax") : (whole ? "min" : "amin"), n->name);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, count, cg_i64(g, 0), "empty"), fmt, NULL, 0);
+  }
   LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->f64};
   LLVMValueRef a[7] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i32(g, mask, r),
                        LLVMConstInt(g->i32, (unsigned)op, 0), LLVMConstReal(g->f64, correction)};
@@ -603,6 +630,16 @@ static bool lower_indexing(cg *g, const sc_node *n) {
       int r = src->v->meta.rank, d = emb ? 0 : norm_dim(int_arg(n, "dim", 0), r);
       LLVMValueRef outer = prod(g, src->dims, 0, d), inner = prod(g, src->dims, d + 1, r);
       LLVMValueRef n_idx = n->op->id == SC_OP_GATHER ? idx->dims[d] : idx->numel;
+      if (!g->cuda) { /* the device path clamps a bad index in its kernel; the host checks them here */
+        LLVMTypeRef cp[3] = {g->ptr, g->i64, g->i64};
+        LLVMValueRef ca[3] = {idx->data, idx->numel, src->dims[d]};
+        LLVMValueRef in_range = cg_call(g, "sc_k_indices_in_range", g->i32, cp, 3, ca, 3, false);
+        char fmt[300];
+        snprintf(fmt, sizeof fmt, "index out of range in self: an index of node '%s' (%s) is outside a dimension of "
+                 "size %%lld", n->name, n->target);
+        LLVMValueRef args[1] = {src->dims[d]};
+        cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, in_range, LLVMConstInt(g->i32, 0, 0), "oob"), fmt, args, 1);
+      }
       LLVMTypeRef p[8] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64};
       LLVMValueRef a[8] = {src->data, idx->data, out->data, outer, src->dims[d], n_idx, inner, cg_elem_size(g, src->v->meta.dtype)};
       cg_call(g, n->op->id == SC_OP_GATHER ? "sc_k_gather" : "sc_k_index_select", g->voidt, p, 8, a, 8, false);

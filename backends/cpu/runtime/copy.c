@@ -70,6 +70,12 @@ void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_flo
   }
 }
 
+int32_t sc_k_indices_in_range(const int64_t *index, int64_t n, int64_t size) {
+  for (int64_t i = 0; i < n; i++)
+    if (index[i] < -size || index[i] >= size) return 0;
+  return 1;
+}
+
 /* src [outer, n_src, inner] -> dst [outer, n_index, inner], picking rows by index. */
 void sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
                        int64_t inner, int64_t esize) {

@@ -67,6 +67,8 @@ void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *sha
                     int64_t esize);
 void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
 void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_float);
+/* 1 when every index lies in [-size, size), else 0 (torch raises on the others). */
+int32_t sc_k_indices_in_range(const int64_t *index, int64_t n, int64_t size);
 void sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
                        int64_t inner, int64_t esize);
 void sc_k_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
