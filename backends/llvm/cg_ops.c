@@ -559,6 +559,17 @@ static bool lower_norm(cg *g, const sc_node *n) {
 static bool lower_reduce(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
+  if (n->op->id == SC_OP_ANY_DIM) {
+    if (g->cuda) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet", n->target);
+    int d = norm_dim(int_arg(n, "dim", 0), r);
+    cg_value *out = produce(g, output(n, 0));
+    sc_dtype dt = x->v->meta.dtype;
+    LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32};
+    LLVMValueRef a[7] = {x->data, out->data, prod(g, x->dims, 0, d), x->dims[d], prod(g, x->dims, d + 1, r),
+                         cg_elem_size(g, dt), LLVMConstInt(g->i32, dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64, 0)};
+    cg_call(g, "sc_k_any", g->voidt, p, 7, a, 7, false);
+    return true;
+  }
   if (n->op->id == SC_OP_ARGMAX || n->op->id == SC_OP_MAX_DIM) {
     const sc_arg *da = arg(n, "dim");
     bool all = arg_none(da);

@@ -299,6 +299,10 @@ DIRECT = {
     "max_dim": ("torch.ops.aten.max.dim", [f([3, 4, 5])], [f([2, 7, 3])], [[A, A, A]], [("self", T("x0")), ("dim", I(1))]),
     "argmax": ("torch.ops.aten.argmax.default", [f([3, 4, 5])], [f([2, 7, 3])], [[A, A, A]],
                [("self", T("x0")), ("dim", I(-1)), ("keepdim", {"as_bool": True})]),
+    "any_dim_bool": ("torch.ops.aten.any.dim", [b8([3, 4, 5])], [b8([2, 7, 3])], [[A, A, A]],
+                     [("self", T("x0")), ("dim", I(-1)), ("keepdim", {"as_bool": True})]),
+    "any_dim_f32": ("torch.ops.aten.any.dim", [f([3, 4, 5])], [f([2, 7, 3])], [[A, A, A]],
+                    [("self", T("x0")), ("dim", I(1))]),
     "gather": ("torch.ops.aten.gather.default", [f([4, 5]), i64([4, 3], 5)], [f([2, 5]), i64([2, 6], 5)], [[A, None], [A, A]],
                [("self", T("x0")), ("dim", I(1)), ("index", T("x1"))]),
     # data-dependent output sizes: the count of nonzeros is known only after reading the data

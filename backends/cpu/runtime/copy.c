@@ -136,6 +136,18 @@ static int is_nonzero(const unsigned char *p, int64_t esize, int32_t is_float) {
   return 0;
 }
 
+/* dst[o, 0, i] = whether any src[o, k, i] is nonzero: src [outer, len, inner] of any
+ * dtype, dst bool. */
+void sc_k_any(const void *src, uint8_t *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float) {
+  const unsigned char *p = src;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      uint8_t any = 0;
+      for (int64_t k = 0; k < len && !any; k++) any = (uint8_t)is_nonzero(p + ((o * len + k) * inner + i) * esize, esize, is_float);
+      dst[o * inner + i] = any;
+    }
+}
+
 int64_t sc_k_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float) {
   const unsigned char *p = x;
   int64_t count = 0;

@@ -77,6 +77,7 @@ void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_sh
                  int64_t esize);
 
 /* nonzero: how many elements are nonzero, then their coordinates as int64 rows of ndim. */
+void sc_k_any(const void *src, uint8_t *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float);
 int64_t sc_k_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float);
 void sc_k_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esize, int32_t is_float, int64_t *out);
 
