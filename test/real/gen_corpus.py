@@ -141,6 +141,50 @@ def probes(ep, args, kwargs, rc):
     return out
 
 
+def filled(shape, k):
+    """A deterministic input that numpy rebuilds the same way: sin over the flat index."""
+    n = 1
+    for d in shape:
+        n *= d
+    return torch.sin(torch.arange(n, dtype=torch.float64) * 0.01 + k).to(torch.float32).reshape(shape)
+
+
+def output_json(t):
+    out = {"shape": list(t.shape), "sum": sig(float(t.double().sum()))}
+    flat = t.detach().flatten()
+    out["head"] = [sig(v) for v in flat[:2000].tolist()]
+    return out
+
+
+def zoo_runs(ep, rc):
+    """The zoo at three or more shapes: every symbol at its range's low end, at the
+    sample, and at its high end (or the sample plus 5 when unbounded); inputs from
+    filled(), outputs from ep.module()."""
+    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
+    users = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
+    metas = [next(n for n in placeholders if n.name == u).meta["val"] for u in users]
+    hints = {}
+    for m in metas:
+        for d in m.shape:
+            if isinstance(d, torch.SymInt) and d.node.expr.is_Symbol:
+                hints[d.node.expr] = d.node.hint
+    runs = []
+    for which in ("low", "sample", "high"):
+        values = {}
+        for sym, hint in hints.items():
+            lo, hi = rc.get(str(sym), [None, None])
+            lo = max(lo if lo is not None else 1, 1)
+            values[sym] = {"low": lo, "sample": hint, "high": hi if hi is not None else hint + 5}[which]
+        shapes = [[int(d.node.expr.subs(values)) if isinstance(d, torch.SymInt) else int(d) for d in m.shape]
+                  for m in metas]
+        inputs = [filled(sh, k) for k, sh in enumerate(shapes)]
+        with torch.no_grad():
+            outs = ep.module()(*inputs)
+        runs.append({"at": which, "symbols": {str(k): int(v) for k, v in values.items()}, "shapes": shapes,
+                     "outputs": [output_json(o) for o in pytree.tree_leaves(outs)]})
+    return runs
+
+
 def export_case(name, module, args, ds, kwargs):
     d = os.path.join(OUT, name)
     os.makedirs(d, exist_ok=True)
@@ -170,6 +214,8 @@ def export_case(name, module, args, ds, kwargs):
         outs = ep.module()(*args, **kwargs)
     answers["sample_outputs"] = [value_json(v) for v in pytree.tree_leaves(outs)]
     answers["probes"] = probes(ep, args, kwargs, rc)
+    if name.startswith("zoo_"):
+        answers["zoo_runs"] = zoo_runs(ep, rc)
     try:
         dep = ep.run_decompositions()
         torch.export.save(dep, os.path.join(d, "decomposed.pt2"))

@@ -173,6 +173,61 @@ def check_contract(so, report, answers):
     return words + [f"probes={agree}/{len(answers['probes'])}"], why
 
 
+def filled(shape, k):
+    """gen_corpus.filled() in numpy: sin over the flat index, in float64, then float32."""
+    n = int(np.prod(shape)) if shape else 1
+    return np.sin(np.arange(n, dtype=np.float64) * 0.01 + k).astype(np.float32).reshape(shape)
+
+
+def run_outputs(lib, arrays):
+    """The library's outputs on these inputs, or its message."""
+    keep = []
+    n_out = lib.shapec_model_num_outputs()
+    ins = (Tensor * max(1, len(arrays)))(*[tensor(a, keep) for a in arrays])
+    shapes = [(ctypes.c_int64 * 16)() for _ in range(n_out)]
+    ptrs = (ctypes.POINTER(ctypes.c_int64) * max(1, n_out))(*[ctypes.cast(x, ctypes.POINTER(ctypes.c_int64)) for x in shapes])
+    err = ctypes.create_string_buffer(2048)
+    if lib.shapec_model_output_shapes(ins, ptrs, err, 2048):
+        return err.value.decode(errors="replace")
+    outs = [np.zeros(list(shapes[i][:lib.shapec_model_output_ndim(i)]), dtype=np.float32) for i in range(n_out)]
+    touts = (Tensor * max(1, n_out))(*[tensor(o, keep) for o in outs])
+    if lib.shapec_model_run(ins, touts, err, 2048):
+        return err.value.decode(errors="replace")
+    return outs
+
+
+def check_zoo_runs(shapec, model, spec, answers, tmp):
+    """A zoo model at its runs' shapes (range ends and the sample), exported without and
+    with its spec: each output against torch 2.14's (1e-4 relative).  Returns (runs that
+    match, runs, lines that explain a difference)."""
+    good, total, why = 0, 0, []
+    for label, extra in (("own", []), ("spec", ["--dynamic", spec])):
+        out = os.path.join(tmp, "zoo_" + label)
+        r = run([shapec, "export", model, "-o", out, "-q", *extra])
+        lib = ctypes.CDLL(os.path.join(out, "model.so")) if r.returncode == 0 else None
+        for z in answers["zoo_runs"]:
+            total += 1
+            if lib is None:
+                why.append(f"zoo {label}: export fails: {r.stderr.strip()[:200]}")
+                continue
+            got = run_outputs(lib, [filled(sh, k) for k, sh in enumerate(z["shapes"])])
+            if isinstance(got, str):
+                why.append(f"zoo {label} at {z['at']} {z['shapes']}: refused: {got[:200]}")
+                continue
+            bad = []
+            for o, w in zip(got[len(got) - len(z["outputs"]):], z["outputs"]):
+                flat = o.astype(np.float64).flatten()
+                tol = 1e-4 * max(1.0, float(np.abs(flat).sum()))
+                if list(o.shape) != w["shape"] or not close(flat[:len(w["head"])], w["head"]) or \
+                        abs(float(flat.sum()) - w["sum"]) > tol:
+                    bad.append(f"{list(o.shape)} vs {w['shape']}")
+            if bad:
+                why.append(f"zoo {label} at {z['at']} {z['shapes']}: outputs differ: {bad}")
+            else:
+                good += 1
+    return good, total, why
+
+
 def check_file(shapec, root, rel, explain=None):
     """The outcome of one archive of the corpus, as a ledger word."""
     case_dir = os.path.dirname(os.path.join(root, rel))
@@ -183,10 +238,21 @@ def check_file(shapec, root, rel, explain=None):
         if r.returncode != 0:
             return f"export-fails {first_code(r.stdout + r.stderr)}"
         if not rel.endswith("model.pt2"):
-            return "ok"  # torch's sample outputs belong to the program as exported
+            if "zoo_runs" not in answers:
+                return "ok"  # torch's sample outputs belong to the program as exported
+            good, total, zoo_lines = check_zoo_runs(shapec, os.path.join(root, rel), os.path.join(case_dir, "spec.json"),
+                                                    answers, tmp)
+            if explain is not None:
+                explain.extend(f"{rel}: {line}" for line in zoo_lines)
+            return f"ok zoo-runs={good}/{total}"
         report = json.load(open(os.path.join(out, "constraints.json")))
         why = check_numerics(shapec, os.path.join(out, "model.so"), report, answers, tmp)
         words, lines = check_contract(os.path.join(out, "model.so"), report, answers)
+        if "zoo_runs" in answers:
+            good, total, zoo_lines = check_zoo_runs(shapec, os.path.join(root, rel), os.path.join(case_dir, "spec.json"),
+                                                    answers, tmp)
+            words.append(f"zoo-runs={good}/{total}")
+            lines += zoo_lines
         if explain is not None:
             explain.extend(f"{rel}: {line}" for line in lines)
         return " ".join([why or "ok"] + words)
