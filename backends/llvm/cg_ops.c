@@ -560,7 +560,6 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_ANY_DIM) {
-    if (g->cuda) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet", n->target);
     int d = norm_dim(int_arg(n, "dim", 0), r);
     cg_value *out = produce(g, output(n, 0));
     sc_dtype dt = x->v->meta.dtype;

@@ -23,6 +23,17 @@ static inline int is_nonzero(const unsigned char *p, int64_t esize, int32_t is_f
   return 0;
 }
 
+/* dst[o, i] = whether any src[o, k, i] is nonzero (aten.any.dim): one work item per output. */
+SC_KERNEL void sc_d_any(const unsigned char *src, unsigned char *dst, int64_t outer, int64_t len, int64_t inner,
+                        int64_t esize, int32_t is_float) {
+  SC_GRID_LOOP(t, outer * inner) {
+    int64_t o = t / inner, i = t % inner;
+    unsigned char any = 0;
+    for (int64_t k = 0; k < len && !any; k++) any = (unsigned char)is_nonzero(src + ((o * len + k) * inner + i) * esize, esize, is_float);
+    dst[t] = any;
+  }
+}
+
 static inline void chunk_range(int64_t c, int64_t n, int64_t chunks, int64_t *begin, int64_t *end) {
   int64_t size = (n + chunks - 1) / chunks;
   *begin = c * size < n ? c * size : n;

@@ -22,6 +22,8 @@ void sc_d_repeat(const char *src, char *dst, int32_t ndim, sc_dims src_shape, sc
                  int64_t n);
 
 /* data_dependent.c */
+void sc_d_any(const unsigned char *src, unsigned char *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize,
+              int32_t is_float);
 void sc_d_count_nonzero_chunks(const unsigned char *x, int64_t n, int64_t esize, int32_t is_float, int64_t chunks,
                                int64_t *counts);
 void sc_d_nonzero_write(const unsigned char *x, int32_t ndim, sc_dims shape, int64_t esize, int32_t is_float, int64_t n,

@@ -127,6 +127,7 @@ int sc_cu_cublas_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const flo
 #define A(i, T) (*(T *)p[i])
 typedef const char *cstr;
 typedef const unsigned char *cbytes;
+typedef unsigned char *ubytes;
 typedef const uint8_t *cu8;
 typedef const int64_t *ci64;
 typedef int64_t *i64p;
@@ -146,6 +147,9 @@ static void k_copy_into(void **p) {
 }
 static void k_fill(void **p) { sc_d_fill(A(0, bytes), A(1, int64_t), A(2, sc_dims), A(3, int64_t)); }
 static void k_arange(void **p) { sc_d_arange(A(0, ptr), A(1, int64_t), A(2, double), A(3, double), A(4, int32_t)); }
+static void k_any(void **p) {
+  sc_d_any(A(0, cbytes), A(1, ubytes), A(2, int64_t), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int32_t));
+}
 static void k_index_select(void **p) {
   sc_d_index_select(A(0, cstr), A(1, ci64), A(2, bytes), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int64_t),
                     A(7, int64_t));
@@ -251,6 +255,7 @@ static const struct {
     {"sc_d_gather", k_gather},
     {"sc_d_repeat", k_repeat},
     {"sc_d_count_nonzero_chunks", k_count_nonzero_chunks},
+    {"sc_d_any", k_any},
     {"sc_d_nonzero_write", k_nonzero_write},
     {"sc_d_count_masked_chunks", k_count_masked_chunks},
     {"sc_d_masked_select_write", k_masked_select_write},

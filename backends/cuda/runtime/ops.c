@@ -78,6 +78,11 @@ void sc_cu_arange(void *dst, int64_t n, double start, double step, int32_t is_fl
   sc_cu_launch("sc_d_arange", n, p);
 }
 
+void sc_cu_any(const void *src, void *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float) {
+  void *p[] = {&src, &dst, &outer, &len, &inner, &esize, &is_float};
+  sc_cu_launch("sc_d_any", outer * inner, p);
+}
+
 void sc_cu_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src,
                         int64_t n_index, int64_t inner, int64_t esize) {
   void *p[] = {&src, &index, &dst, &outer, &n_src, &n_index, &inner, &esize};

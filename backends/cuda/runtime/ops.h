@@ -18,6 +18,7 @@ void sc_cu_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *sh
                      int64_t esize);
 void sc_cu_fill(void *dst, int64_t n, const void *value, int64_t esize);
 void sc_cu_arange(void *dst, int64_t n, double start, double step, int32_t is_float);
+void sc_cu_any(const void *src, void *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float);
 void sc_cu_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src,
                         int64_t n_index, int64_t inner, int64_t esize);
 void sc_cu_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
