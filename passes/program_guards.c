@@ -18,6 +18,7 @@ typedef struct parser {
   const char *text, *at;
   const char *err;
   int err_col;
+  int depth;          /* nesting, bounded: a crafted guard must not exhaust the stack */
   sc_strbuf display; /* the text, with each L[...] path written as its input's name */
   const char *copied; /* text up to here is in display */
 } parser;
@@ -139,13 +140,18 @@ static const sc_expr *parse_input_path(parser *ps) {
   return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' is not an integer input; a guard may use its .size()", input));
 }
 
+enum { MAX_DEPTH = 200 };
+
 static const sc_expr *parse_atom(parser *ps) {
   skip_space(ps);
+  if (ps->depth > MAX_DEPTH) return fail(ps, ps->at, "the guard nests too deeply");
   int64_t v;
   if (read_int(ps, &v)) return sc_expr_int(ps->ctx, v);
   if (ps->err) return NULL;
   if (accept(ps, "(")) {
+    ps->depth++;
     const sc_expr *e = parse_or(ps);
+    ps->depth--;
     return e && expect(ps, ")") ? e : NULL;
   }
   if (accept(ps, "True")) return sc_expr_bool(ps->ctx, true);
@@ -171,7 +177,9 @@ static const sc_expr *parse_power(parser *ps) {
   const char *at = ps->at;
   const sc_expr *base = parse_atom(ps);
   if (!base || !accept(ps, "**")) return base;
+  ps->depth++;
   const sc_expr *exp = parse_unary(ps);
+  ps->depth--;
   int64_t n;
   if (!exp) return NULL;
   if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64) return fail(ps, at, "only a constant power from 0 to 64 is supported");
@@ -181,11 +189,20 @@ static const sc_expr *parse_power(parser *ps) {
 }
 
 static const sc_expr *parse_unary(parser *ps) {
+  if (ps->depth > MAX_DEPTH) return fail(ps, ps->at, "the guard nests too deeply");
+  const sc_expr *e;
   if (accept(ps, "-")) {
-    const sc_expr *e = parse_unary(ps);
+    ps->depth++;
+    e = parse_unary(ps);
+    ps->depth--;
     return e ? sc_expr_neg(ps->ctx, e) : NULL;
   }
-  if (accept(ps, "+")) return parse_unary(ps);
+  if (accept(ps, "+")) {
+    ps->depth++;
+    e = parse_unary(ps);
+    ps->depth--;
+    return e;
+  }
   return parse_power(ps);
 }
 
@@ -256,8 +273,11 @@ static const sc_expr *parse_comparison(parser *ps) {
 }
 
 static const sc_expr *parse_not(parser *ps) {
+  if (ps->depth > MAX_DEPTH) return fail(ps, ps->at, "the guard nests too deeply");
   if (accept(ps, "not")) {
+    ps->depth++;
     const sc_expr *e = parse_not(ps);
+    ps->depth--;
     return e ? sc_expr_not(ps->ctx, e) : NULL;
   }
   return parse_comparison(ps);

@@ -130,6 +130,22 @@ def main(argv):
         r, rep = export(shapec, bad, out)
         check("SC0606" in r.stderr and "names no user input" in r.stderr, "a guard naming no input is reported")
 
+        # crafted guards: deep nesting, long unary chains, guards_code of the wrong type
+        for label, text in (("nested", "(" * 100000 + "1" + ")" * 100000 + " == 1"),
+                            ("unary", "-" * 100000 + "L['x'].size()[0] > 4"),
+                            ("not", "not " * 50000 + "L['x'].size()[0] > 4")):
+            bad = os.path.join(tmp, f"{label}.pt2")
+            edited(src_gt, bad, lambda p, t=text: p["guards_code"].append(t))
+            r, rep = export(shapec, bad, out)
+            check(r.returncode == 0 and "SC0606" in r.stderr and "nests too deeply" in r.stderr,
+                  f"a guard of {label} depth 100000 is a located warning, not a crash")
+        bad = os.path.join(tmp, "guards_not_list.pt2")
+        edited(src_gt, bad, lambda p: p.__setitem__("guards_code", 7))
+        out3 = os.path.join(tmp, "out3")
+        r, rep = export(shapec, bad, out3)
+        check(r.returncode != 0 and "guards_code" in r.stderr and not os.path.exists(os.path.join(out3, "model.so")),
+              "guards_code that is not a list is a located error with no library")
+
         # a node meta that is another expression with the same sample value: SC0605
         def other_meta(p):
             add = p["graph_module"]["graph"]["tensor_values"]["add"]
