@@ -273,3 +273,19 @@ def zoo_cases():
         ("zoo_small_cnn", SmallCNN().eval(), (r(2, 3, 32, 32),), ({0: Dim("batch", max=64)},), {}),
         ("zoo_transformer_encoder", enc, (r(2, 10, 32),), ({0: Dim("batch", max=64), 1: Dim("seq", max=128)},), {}),
     ]
+
+
+def zoo_big_cases():
+    """resnet18 and mobilenet_v2 (torchvision, no pretrained weights) at 64x64, their
+    weights set by thin.fill() so that the corpus can store them thin.  Returns the cases
+    and {sha256: recipe} of every weight."""
+    import torchvision.models as tvm
+
+    import thin
+
+    recipes, out = {}, []
+    for name, make in (("zoo_resnet18", tvm.resnet18), ("zoo_mobilenet_v2", tvm.mobilenet_v2)):
+        model = make(weights=None).eval()
+        recipes.update(thin.fill(model))
+        out.append((name, model, (r(2, 3, 64, 64),), ({0: Dim("batch", max=16)},), {}))
+    return out, recipes

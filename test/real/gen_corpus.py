@@ -5,7 +5,8 @@ writes, beside each program, torch's own answers (test/real/README.md).
     scripts/real-torch.sh --torch 2.6 run test/real/gen_corpus.py [NAME...]
 
 Writes test/real/corpus/<torch major.minor>/<case>/: model.pt2 (torch.export.save),
-decomposed.pt2 (after run_decompositions()), answers.json."""
+decomposed.pt2 (after run_decompositions()), answers.json; the big zoo models as
+model.pt2.thin and model.pt2.weights.json (thin.py)."""
 import json
 import math
 import os
@@ -18,11 +19,13 @@ import torch.utils._pytree as pytree
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases  # noqa: E402
+import thin  # noqa: E402
 
 VERSION = ".".join(torch.__version__.split("+")[0].split(".")[:2])
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", VERSION)
 MAX_DATA = 20000  # elements of a tensor stored with its values
 MAX_PROBES = 40
+BIG = ("zoo_resnet18", "zoo_mobilenet_v2")  # stored thin (thin.py)
 
 
 def sig(v):
@@ -157,9 +160,10 @@ def output_json(t):
 
 
 def zoo_runs(ep, rc):
-    """The zoo at three or more shapes: every symbol at its range's low end, at the
-    sample, and at its high end (or the sample plus 5 when unbounded); inputs from
-    filled(), outputs from ep.module()."""
+    """The zoo at three or more shapes: every symbol at its range's low end (1 where the
+    range starts at 0), at the sample, and at its high end (or the sample plus 5 when
+    unbounded), plus every symbol at 0 where a range starts at 0; inputs from filled(),
+    outputs (or the exception) from ep.module()."""
     placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
     users = [s.arg.name for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT"]
     metas = [next(n for n in placeholders if n.name == u).meta["val"] for u in users]
@@ -168,20 +172,27 @@ def zoo_runs(ep, rc):
         for d in m.shape:
             if isinstance(d, torch.SymInt) and d.node.expr.is_Symbol:
                 hints[d.node.expr] = d.node.hint
+    lows = {sym: (rc.get(str(sym), [None, None])[0] or 0) for sym in hints}
     runs = []
-    for which in ("low", "sample", "high"):
+    for which in ("low", "sample", "high", "zero"):
+        if which == "zero" and not any(lo == 0 for lo in lows.values()):
+            continue
         values = {}
         for sym, hint in hints.items():
             lo, hi = rc.get(str(sym), [None, None])
-            lo = max(lo if lo is not None else 1, 1)
-            values[sym] = {"low": lo, "sample": hint, "high": hi if hi is not None else hint + 5}[which]
+            values[sym] = {"low": max(lows[sym], 1), "sample": hint, "high": hi if hi is not None else hint + 5,
+                           "zero": lows[sym]}[which]
         shapes = [[int(d.node.expr.subs(values)) if isinstance(d, torch.SymInt) else int(d) for d in m.shape]
                   for m in metas]
         inputs = [filled(sh, k) for k, sh in enumerate(shapes)]
-        with torch.no_grad():
-            outs = ep.module()(*inputs)
-        runs.append({"at": which, "symbols": {str(k): int(v) for k, v in values.items()}, "shapes": shapes,
-                     "outputs": [output_json(o) for o in pytree.tree_leaves(outs)]})
+        run = {"at": which, "symbols": {str(k): int(v) for k, v in values.items()}, "shapes": shapes}
+        try:
+            with torch.no_grad():
+                outs = ep.module()(*inputs)
+            run["outputs"] = [output_json(o) for o in pytree.tree_leaves(outs)]
+        except Exception as e:  # noqa: BLE001 - torch's verdict at this shape
+            run["error"] = error_json(e)
+        runs.append(run)
     return runs
 
 
@@ -249,7 +260,8 @@ def write_answers(d, answers):
 
 def main(names):
     torch.manual_seed(0)
-    all_cases = cases.small_cases() + cases.zoo_cases()
+    big, recipes = cases.zoo_big_cases() if not names or any(n in BIG for n in names) else ([], {})
+    all_cases = cases.small_cases() + cases.zoo_cases() + big
     counts = {}
     for name, module, args, ds, kwargs in all_cases:
         if names and name not in names:
@@ -257,6 +269,10 @@ def main(names):
         torch.manual_seed(zlib.crc32(name.encode()) % 1000)
         try:
             verdict = export_case(name, module.eval(), args, ds, kwargs)
+            if name in BIG:  # their weights are recomputed by the tests, not stored
+                for f in ("model.pt2", "decomposed.pt2"):
+                    if os.path.exists(os.path.join(OUT, name, f)):
+                        thin.thin(os.path.join(OUT, name, f), recipes)
         except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
             traceback.print_exc()
             verdict = "generator-error"
