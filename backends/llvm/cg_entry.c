@@ -129,7 +129,12 @@ static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
   if (r.lo != SC_NEG_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), "b");
   if (r.hi != SC_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), "b");
   char fmt[512];
-  snprintf(fmt, sizeof fmt, "%s = %%lld is outside %s in %s", source, sym->name, range_text(g, r));
+  if (r.lo == SC_NEG_INT_OO && r.hi != SC_INT_OO) /* only the upper end is checked: say just that */
+    snprintf(fmt, sizeof fmt, "%s = %%lld is more than %lld, the most %s can be", source, (long long)r.hi, sym->name);
+  else if (r.hi == SC_INT_OO && r.lo != SC_NEG_INT_OO)
+    snprintf(fmt, sizeof fmt, "%s = %%lld is less than %lld, the least %s can be", source, (long long)r.lo, sym->name);
+  else
+    snprintf(fmt, sizeof fmt, "%s = %%lld is outside %s in %s", source, sym->name, range_text(g, r));
   LLVMValueRef args[1] = {d};
   cg_fail_msg_if(g, bad, fmt, args, 1);
 }

@@ -2,7 +2,8 @@
 ExportedProgram JSON (schema 8.x) plus the module's weights (safetensors) and, on request,
 a .pt2 archive in torch's layout.
 
-With PyTorch 2.1 or later it uses torch.export and torch's own serializer.  With
+With PyTorch 2.1 or later it uses torch.export (with a dynamic_shapes spec when given)
+and torch's own serializer and archive writer (torch.export.save).  With
 PyTorch 1.13 (Debian's python3-torch) it traces a functional form of the module with
 make_fx(..., tracing_mode="symbolic") -- parameters and buffers passed as inputs -- and
 serializes the ATen graph itself: operator names as torch serializes them, argument
@@ -30,13 +31,34 @@ def _torch_major_minor():
 
 # ---- PyTorch >= 2.1: torch's own exporter and serializer ------------------------------
 
-def _convert_with_torch_export(module, example_inputs, outdir, name, pt2):
+def _convert_with_torch_export(module, example_inputs, dynamic_shapes):
+    """torch.export.export with the spec (None: static); returns the ExportedProgram, its
+    JSON and its weights and tensor constants."""
     from torch._export.serde.serialize import serialize
-    ep = torch.export.export(module, tuple(example_inputs))
+    try:
+        ep = torch.export.export(module, tuple(example_inputs), dynamic_shapes=dynamic_shapes)
+    except Exception as e:  # noqa: BLE001 - torch's verdict, with its own message
+        raise ConversionError(f"torch.export refuses the module: {type(e).__name__}: {e}") from e
     artifact = serialize(ep)
     program = json.loads(artifact.exported_program.decode())
     state = {**ep.state_dict, **{k: v for k, v in ep.constants.items() if isinstance(v, torch.Tensor)}}
-    return program, state
+    return ep, program, state
+
+
+def load_dynamic_shapes(path, module, example_inputs):
+    """A dynamic_shapes spec in the form torch serializes it (the form `shapec export
+    --dynamic` reads) as the object torch.export.export takes."""
+    from torch._export.serde.dynamic_shapes import _load_dynamic_shapes
+    with open(path) as f:
+        text = f.read()
+    try:
+        spec = json.loads(text)
+        ds = _load_dynamic_shapes(spec, from_dict=True)
+    except Exception as e:  # noqa: BLE001
+        raise ConversionError(f"{path}: not a dynamic_shapes spec torch can load: {type(e).__name__}: {e}") from e
+    if isinstance(ds, (list, tuple)) and len(ds) != len(example_inputs):
+        raise ConversionError(f"{path}: the spec has {len(ds)} entries, the module takes {len(example_inputs)} inputs")
+    return ds
 
 
 # ---- PyTorch 1.13: make_fx symbolic tracing and our own serialization -----------------
@@ -238,23 +260,31 @@ def _trace_1_13(module, example_inputs, input_names):
     return gm, values, params, buffers, names
 
 
-def convert(module, example_inputs, outdir, input_names=None, name="model", pt2=False):
+def convert(module, example_inputs, outdir, input_names=None, name="model", pt2=False, dynamic=None):
     """Writes OUTDIR/NAME.json and OUTDIR/NAME.safetensors (and OUTDIR/NAME.pt2 when pt2).
+    dynamic: the path of a dynamic_shapes spec as torch serializes it (PyTorch >= 2.1).
     Returns the path of the program JSON."""
     module = module.eval()
     example_inputs = list(example_inputs)
     input_names = list(input_names or [f"x{i}" if len(example_inputs) > 1 else "x" for i in range(len(example_inputs))])
     os.makedirs(outdir, exist_ok=True)
+    ep = None
     if _torch_major_minor() >= (2, 1):
-        program, state = _convert_with_torch_export(module, example_inputs, outdir, name, pt2)
+        ds = load_dynamic_shapes(dynamic, module, example_inputs) if dynamic else None
+        ep, program, state = _convert_with_torch_export(module, example_inputs, ds)
     else:
+        if dynamic:
+            raise ConversionError(f"--dynamic needs torch.export (PyTorch 2.1 or later); this is {torch.__version__}: "
+                                  "convert without it and give the spec to `shapec export --dynamic`")
         program, state = _serialize_1_13(module, example_inputs, input_names)
     json_path = os.path.join(outdir, name + ".json")
     with open(json_path, "w") as f:
         json.dump(program, f, indent=1)
         f.write("\n")
     files.write_safetensors(os.path.join(outdir, name + ".safetensors"), state)
-    if pt2:
+    if pt2 and ep is not None:  # torch's own archive, in the layout this torch writes
+        torch.export.save(ep, os.path.join(outdir, name + ".pt2"))
+    elif pt2:
         files.write_pt2(os.path.join(outdir, name + ".pt2"), program, state)
     return json_path
 
