@@ -38,6 +38,7 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
   if (opts->external_weights)
     g->external_path = sc_arena_printf(&g->ctx->arena, "%s/model.weights", opts->outdir);
   cg_emit_weights(g);
+  cg_emit_state(g);
   cg_emit_string_getter(g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");
   cg_emit_string_getter(g, "shapec_model_cpu_features", g->cpu_features);
   if (g->has_cuda) cg_emit_string_getter(g, "shapec_model_cuda_arch", g->emulate ? "host-emulation" : g->cuda_arch);

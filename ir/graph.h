@@ -166,9 +166,21 @@ typedef struct sc_input_spec {
 } sc_input_spec;
 
 typedef struct sc_output_spec {
-  sc_arg arg;                /* only user_output is supported */
+  sc_arg arg;                /* a user output */
   const char *path;
 } sc_output_spec;
+
+/* A graph output that is not returned but written back after the call: a buffer's new
+ * value (buffer_mutation) or a user input's (user_input_mutation), as functionalization
+ * (run_decompositions) writes an in-place update. */
+typedef enum { SC_MUTATE_BUFFER, SC_MUTATE_USER_INPUT } sc_mutation_kind;
+
+typedef struct sc_mutation {
+  sc_mutation_kind kind;
+  sc_arg arg;                /* the new value */
+  const char *target;        /* buffer_name / user_input_name */
+  const char *path;
+} sc_mutation;
 
 typedef struct sc_range {
   const char *symbol;
@@ -184,8 +196,10 @@ typedef struct sc_program {
   sc_graph *graph;
   sc_input_spec *input_specs;
   size_t n_input_specs;
-  sc_output_spec *output_specs;
+  sc_output_spec *output_specs;  /* user outputs only */
   size_t n_output_specs;
+  sc_mutation *mutations;        /* the other graph outputs: write-backs */
+  size_t n_mutations;
   sc_range *ranges;          /* for printing: the file's, then the analysis's */
   size_t n_ranges;
   const sc_range *file_ranges; /* range_constraints as the file gives them */

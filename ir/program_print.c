@@ -245,6 +245,13 @@ void sc_program_print(sc_strbuf *sb, const sc_program *p) {
     print_arg(sb, &p->output_specs[i].arg);
     sc_strbuf_append(sb, ": USER_OUTPUT\n");
   }
+  for (size_t i = 0; i < p->n_mutations; i++) {
+    const sc_mutation *m = &p->mutations[i];
+    sc_strbuf_append(sb, "    ");
+    print_arg(sb, &m->arg);
+    sc_strbuf_printf(sb, ": %s target='%s'\n", m->kind == SC_MUTATE_BUFFER ? "BUFFER_MUTATION" : "USER_INPUT_MUTATION",
+                     m->target);
+  }
   sc_strbuf_append(sb, "\nRange constraints: {");
   for (size_t i = 0; i < p->n_ranges; i++) {
     const sc_range *r = &p->ranges[i];

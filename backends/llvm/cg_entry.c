@@ -504,6 +504,11 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
       LLVMValueRef idx[1] = {off};
       cv->data = LLVMBuildGEP2(g->B, g->i8, data, idx, 1, "in");
       user++;
+    } else if (g->state && g->state[i]) { /* a buffer the program mutates: its writable copy */
+      if (g->cuda)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "the program mutates buffer '%s': the CUDA path "
+                        "does not keep state between calls yet (build for the CPU)", s->target);
+      cv->data = g->state[i];
     } else if (g->weight_offsets[i] != (size_t)-1) {
       LLVMValueRef idx[1] = {cg_i64(g, (int64_t)g->weight_offsets[i])};
       cv->data = LLVMBuildGEP2(g->B, g->i8, weights, idx, 1, "w");
@@ -691,6 +696,43 @@ static void check_outputs(cg *g, LLVMValueRef outputs, bool data_dims) {
   }
 }
 
+/* The graph input a mutation writes to: the buffer's placeholder or the user input's. */
+static const sc_value *mutation_target(cg *g, const sc_mutation *m) {
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    const sc_value *v = sc_input_spec_value(s);
+    if (m->kind == SC_MUTATE_BUFFER && s->kind == SC_INPUT_BUFFER && strcmp(s->target, m->target) == 0) return v;
+    if (m->kind == SC_MUTATE_USER_INPUT && s->kind == SC_INPUT_USER && v && strcmp(v->name, m->target) == 0) return v;
+  }
+  return NULL;
+}
+
+/* After a run: each mutated buffer and user input takes its new value (buffer_mutation,
+ * user_input_mutation), as ep.module() copies it back; the next call sees the buffer's. */
+static bool write_back(cg *g) {
+  for (size_t k = 0; k < g->p->n_mutations; k++) {
+    const sc_mutation *m = &g->p->mutations[k];
+    const sc_value *target = mutation_target(g, m), *value = m->arg.n_items ? m->arg.items[0].value : NULL;
+    if (!target || !value || value->kind != SC_VALUE_TENSOR || target->kind != SC_VALUE_TENSOR)
+      return cg_error(g, SC_DIAG_CODEGEN, m->path, "'%s' is not a %s of the program", m->target,
+                      m->kind == SC_MUTATE_BUFFER ? "buffer" : "tensor user input");
+    if (value->meta.dtype != target->meta.dtype)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, m->path, "the new value of '%s' is %s, the %s is %s", m->target,
+                      sc_dtype_name(value->meta.dtype), m->kind == SC_MUTATE_BUFFER ? "buffer" : "input",
+                      sc_dtype_name(target->meta.dtype));
+    cg_value *src = cg_get(g, value), *dst = cg_get(g, target);
+    if (!src->ready || !dst->ready)
+      return cg_error(g, SC_DIAG_CODEGEN, m->path, "internal error: the new value of '%s' was not computed", m->target);
+    char fmt[400];
+    snprintf(fmt, sizeof fmt, "the new value of '%s' has %%lld elements, '%s' has %%lld", m->target, m->target);
+    LLVMValueRef counts[2] = {src->numel, dst->numel};
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, src->numel, dst->numel, "ne"), fmt, counts, 2);
+    LLVMBuildMemMove(g->B, dst->data, 1, src->data, 1,
+                     LLVMBuildMul(g->B, src->numel, cg_elem_size(g, value->meta.dtype), "bytes"));
+  }
+  return true;
+}
+
 static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   LLVMValueRef fn = begin_path_function(g, name);
   alloc_syms(g);
@@ -724,6 +766,7 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
       LLVMBuildMemCpy(g->B, dst, 1, cv->data, 1, bytes);
     }
   }
+  if (!write_back(g)) return;
   LLVMBuildBr(g->B, g->exit_bb);
   /* exit: free the workspace, return the code */
   LLVMPositionBuilderAtEnd(g->B, g->exit_bb);

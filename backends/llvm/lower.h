@@ -97,6 +97,8 @@ struct cg {
   const char *external_path;         /* --external-weights: the side file; NULL when embedded */
   uint64_t weights_id, weights_size; /* what the side file must hold */
   size_t *weight_offsets;            /* per input spec index; (size_t)-1 when none */
+  LLVMValueRef *state;               /* per input spec index: the writable copy of a buffer the
+                                        program mutates (NULL for every other input) */
   /* the device path (its module and images belong to backends/cuda/cuda_target.c) */
   bool cuda;                         /* the path being emitted drives the device: runtime calls go
                                         through gpu->runtime_name, buffers live on the device */
@@ -180,6 +182,9 @@ bool cg_emit_node(cg *g, const sc_node *n, int index);
 /* The weights: a 64-byte aligned constant blob in the module, or with external_path set
  * the side file (header + blob). */
 void cg_emit_weights(cg *g);
+/* A writable global, initialized with its weights, for each buffer the program mutates
+ * (buffer_mutation outputs): the state the library keeps between calls. */
+void cg_emit_state(cg *g);
 /* const char *name(void) { return "text"; } */
 void cg_emit_string_getter(cg *g, const char *name, const char *text);
 /* Before optimization: keeps declared vector variants alive and compiles giant straight-line

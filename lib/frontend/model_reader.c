@@ -777,26 +777,50 @@ static bool read_input_spec(reader *r, sc_program *p, const cJSON *item, sc_inpu
   return ok;
 }
 
-static bool read_output_spec(reader *r, sc_program *p, const cJSON *item, sc_output_spec *s) {
+/* One OutputSpec: a user output into *out, a buffer or user-input mutation appended to
+ * p->mutations; the training-only kinds are refused. */
+static bool read_output_spec(reader *r, sc_program *p, const cJSON *item, sc_output_spec *out, bool *is_user) {
   static const char *const members[] = {"user_output", "loss_output", "buffer_mutation", "gradient_to_parameter",
                                         "gradient_to_user_input", "user_input_mutation", "token",
                                         "parameter_mutation", NULL};
-  s->path = sc_arena_strdup(&r->ctx->arena, r->jr.path);
+  const char *path = sc_arena_strdup(&r->ctx->arena, r->jr.path);
   const cJSON *v;
   size_t saved;
+  *is_user = false;
   int which = union_member(r, item, members, "an OutputSpec", &v, &saved);
   if (which < 0) return false;
   bool ok = false;
-  if (which != 0) {
+  if (which != 0 && which != 2 && which != 5) {
     sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_UNSUPPORTED_SPEC, "output kind '%s' is not supported", members[which]);
-    sc_diag_set_hint(&r->ctx->diags, d, "shapec compiles inference programs: export with torch.export.export(...) "
-                                        "then ep.run_decompositions() so that outputs are user outputs only");
+    sc_diag_set_hint(&r->ctx->diags, d, "shapec compiles inference programs: export the module in eval mode with "
+                                        "torch.export.export(...), without gradients, losses or effect tokens");
   } else if (sc_jr_expect_object(&r->jr, v)) {
     const cJSON *arg = sc_jr_field(&r->jr, v, "arg", true);
-    if (arg) {
+    const char *target_key = which == 2 ? "buffer_name" : which == 5 ? "user_input_name" : NULL, *target = NULL;
+    if (arg && (!target_key || sc_jr_string_field(&r->jr, v, target_key, true, &target))) {
+      sc_arg value = {0};
       size_t s2 = sc_jr_push_key(&r->jr, "arg");
-      ok = read_argument(r, p->graph, arg, &s->arg);
+      if (which == 0) {
+        ok = read_argument(r, p->graph, arg, &value);
+      } else { /* a TensorArgument, as for the inputs of parameters and buffers */
+        value.kind = SC_ARG_TENSOR;
+        value.n_items = 1;
+        value.items = sc_arena_alloc(&r->ctx->arena, sizeof *value.items);
+        value.path = sc_arena_strdup(&r->ctx->arena, r->jr.path);
+        ok = read_name_ref(r, p->graph, arg, SC_VALUE_TENSOR, &value.items[0]);
+      }
       sc_jr_pop(&r->jr, s2);
+      if (ok && which == 0) {
+        out->arg = value;
+        out->path = path;
+        *is_user = true;
+      } else if (ok) {
+        sc_mutation *m = &p->mutations[p->n_mutations++];
+        m->kind = which == 2 ? SC_MUTATE_BUFFER : SC_MUTATE_USER_INPUT;
+        m->arg = value;
+        m->target = sc_arena_strdup(&r->ctx->arena, target);
+        m->path = path;
+      }
     }
   }
   sc_jr_pop(&r->jr, saved);
@@ -827,17 +851,21 @@ static bool read_signature(reader *r, sc_program *p, const cJSON *sig) {
   sc_jr_pop(&r->jr, saved);
 
   saved = sc_jr_push_key(&r->jr, "output_specs");
-  p->n_output_specs = (size_t)cJSON_GetArraySize(outs);
-  p->output_specs = sc_arena_alloc(&r->ctx->arena, (p->n_output_specs ? p->n_output_specs : 1) * sizeof *p->output_specs);
+  size_t n_specs = (size_t)cJSON_GetArraySize(outs);
+  p->output_specs = sc_arena_alloc(&r->ctx->arena, (n_specs ? n_specs : 1) * sizeof *p->output_specs);
+  p->mutations = sc_arena_alloc(&r->ctx->arena, (n_specs ? n_specs : 1) * sizeof *p->mutations);
+  p->n_output_specs = p->n_mutations = 0;
   i = 0;
   for (const cJSON *it = outs->child; it; it = it->next, i++) {
     size_t s2 = sc_jr_push_index(&r->jr, i);
-    ok &= read_output_spec(r, p, it, &p->output_specs[i]);
+    bool is_user;
+    ok &= read_output_spec(r, p, it, &p->output_specs[p->n_output_specs], &is_user);
+    p->n_output_specs += is_user;
     sc_jr_pop(&r->jr, s2);
   }
-  if (ok && p->n_output_specs != p->graph->n_outputs) {
+  if (ok && n_specs != p->graph->n_outputs) {
     sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_SIGNATURE_MISMATCH, "%zu output specs for %zu graph outputs",
-                             p->n_output_specs, p->graph->n_outputs);
+                             n_specs, p->graph->n_outputs);
     sc_diag_set_hint(&r->ctx->diags, d, "the signature must describe every graph output exactly once");
     ok = false;
   }

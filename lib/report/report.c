@@ -116,6 +116,20 @@ static cJSON *outputs_json(const sc_program *p) {
   return arr;
 }
 
+/* The write-backs after each call: [{"kind": "buffer", "target": "count", "value": "add"}]. */
+static cJSON *mutations_json(const sc_program *p) {
+  cJSON *arr = cJSON_CreateArray();
+  for (size_t i = 0; i < p->n_mutations; i++) {
+    const sc_mutation *m = &p->mutations[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", m->kind == SC_MUTATE_BUFFER ? "buffer" : "user_input");
+    cJSON_AddStringToObject(o, "target", m->target);
+    cJSON_AddStringToObject(o, "value", m->arg.n_items && m->arg.items[0].value ? m->arg.items[0].value->name : "?");
+    cJSON_AddItemToArray(arr, o);
+  }
+  return arr;
+}
+
 static cJSON *range_json(sc_range_iv r) {
   cJSON *o = cJSON_CreateObject();
   if (r.lo == SC_NEG_INT_OO) cJSON_AddNullToObject(o, "min");
@@ -309,6 +323,7 @@ char *sc_report_render(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec,
   cJSON_AddStringToObject(root, "dynamism", spec->file ? "spec" : spec->from_program ? "program" : "static");
   cJSON_AddItemToObject(root, "inputs", inputs_json(p, spec));
   cJSON_AddItemToObject(root, "outputs", outputs_json(p));
+  if (p->n_mutations) cJSON_AddItemToObject(root, "mutations", mutations_json(p));
   if (analysis) add_analysis(root, analysis);
   cJSON *err = error_json(ctx, analysis, fixed_spec);
   if (err) cJSON_AddItemToObject(root, "error", err);

@@ -37,6 +37,18 @@ class Fn(nn.Module):
         return self.fn(self, *args, **kwargs)
 
 
+def mutate_alias(x):
+    y = x * 2
+    z = y.relu_()  # y and z are one tensor
+    return y + z
+
+
+def mutate_view(x):
+    y = x * 1
+    y.view(-1).add_(1)  # updates y through a view
+    return y
+
+
 def case(name, fn, args, ds, kwargs=None, **params):
     """A module whose forward has fn's signature (less its first parameter, the module),
     so that torch matches args and dynamic_shapes to it by name."""
@@ -210,6 +222,14 @@ def small_cases():
     c.append(case("buffer_add", lambda m, x: x + m.buf, (r(4, 3),), ({0: AUTO},), buf=torch.arange(3.0)))
     c.append(case("buffer_mutation", lambda m, x: m.count.add_(1) * 0 + x, (r(4, 3),), ({0: AUTO},),
                   count=torch.zeros(3)))
+    # in-place updates: state that ep.module() keeps between calls (answers["repeated_calls"])
+    c.append(case("mutate_buffer_counter", lambda m, x: x + m.count.add_(1), (r(4, 3),), ({0: AUTO},),
+                  count=torch.zeros(3)))
+    c.append(case("mutate_running_mean", lambda m, x: x - m.avg.mul_(0.5).add_(x.mean(0)), (r(4, 3),), ({0: AUTO},),
+                  avg=torch.zeros(3)))
+    c.append(case("mutate_input", lambda m, x: x.add_(1) * 2, (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mutate_alias", lambda m, x: mutate_alias(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mutate_view", lambda m, x: mutate_view(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))
     c.append(case("embedding", lambda m, i: m.e(i), (torch.randint(0, 10, (4, 5)),), ({0: AUTO, 1: AUTO},),

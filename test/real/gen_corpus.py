@@ -211,6 +211,13 @@ def export_case(name, module, args, ds, kwargs):
         return "refused"
     answers["export"] = "ok"
     torch.export.save(ep, os.path.join(d, "model.pt2"))
+    # decomposed before any call: ep.module() calls update ep's own buffers
+    try:
+        dep = ep.run_decompositions()
+        torch.export.save(dep, os.path.join(d, "decomposed.pt2"))
+        answers["decomposed"] = "ok"
+    except Exception as e:  # noqa: BLE001
+        answers["decomposed"] = error_json(e)
     rc = range_constraints(ep)
     answers["range_constraints"] = rc
     answers["inputs"] = []
@@ -222,19 +229,34 @@ def export_case(name, module, args, ds, kwargs):
     answers["guards_code"] = list(getattr(ep, "_guards_code", []) or [])
     answers["runtime_asserts"] = runtime_asserts(ep)
     with torch.no_grad():
-        outs = ep.module()(*args, **kwargs)
+        fresh = pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, (args, kwargs))
+        outs = ep.module()(*fresh[0], **fresh[1])  # copies: a program may update its inputs
     answers["sample_outputs"] = [value_json(v) for v in pytree.tree_leaves(outs)]
     answers["probes"] = probes(ep, args, kwargs, rc)
     if name.startswith("zoo_"):
         answers["zoo_runs"] = zoo_runs(ep, rc)
-    try:
-        dep = ep.run_decompositions()
-        torch.export.save(dep, os.path.join(d, "decomposed.pt2"))
-        answers["decomposed"] = "ok"
-    except Exception as e:  # noqa: BLE001
-        answers["decomposed"] = error_json(e)
+    if name.startswith("mutate_"):
+        answers["repeated_calls"] = {f: repeated_calls(os.path.join(d, f), args, kwargs)
+                                     for f in ("model.pt2", "decomposed.pt2") if os.path.exists(os.path.join(d, f))}
     write_answers(d, answers)
     return "ok"
+
+
+def repeated_calls(path, args, kwargs):
+    """Three calls of a freshly loaded program's ep.module() on copies of the sample inputs:
+    the outputs, and the inputs as the call left them (in-place updates, buffers' state)."""
+    m = torch.export.load(path).module()
+    calls = []
+    for _ in range(3):
+        a, k = pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, (args, kwargs))
+        try:
+            with torch.no_grad():
+                outs = m(*a, **k)
+            calls.append({"outputs": [value_json(v) for v in pytree.tree_leaves(outs)],
+                          "inputs_after": [value_json(v) for v in pytree.tree_leaves((a, k))]})
+        except Exception as e:  # noqa: BLE001
+            calls.append({"error": error_json(e)})
+    return calls
 
 
 def write_spec(d, ds, args, kwargs):

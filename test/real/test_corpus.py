@@ -20,6 +20,7 @@ import concurrent.futures
 import ctypes
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -241,6 +242,34 @@ def check_zoo_runs(shapec, model, spec, answers, tmp):
     return good, total, why
 
 
+def check_repeated_calls(so, answers, calls, tmp):
+    """Three calls of a fresh copy of the library on copies of the sample inputs, against
+    torch's ep.module() on a freshly loaded program: the outputs and the inputs after each
+    call (a buffer's state carries over, an updated input is written back).  Returns (calls
+    that match, lines that explain a difference)."""
+    copy = os.path.join(tmp, "calls.so")  # its own handle: other checks' calls move the state
+    shutil.copy(so, copy)
+    lib = ctypes.CDLL(copy)
+    samples = answers["sample_inputs"]
+    good, why = 0, []
+    for k, want in enumerate(calls):
+        arrays = [np.asarray(s["data"], dtype=DTYPES[s["dtype"]]).reshape(s["shape"]) for s in samples]
+        got = run_outputs(lib, arrays)
+        if "error" in want or isinstance(got, str):
+            ok = "error" in want and isinstance(got, str)
+            why += [] if ok else [f"call {k + 1}: torch {want.get('error', 'runs')}, shapec {got if isinstance(got, str) else 'runs'}"]
+            good += ok
+            continue
+        outs_ok = len(got) == len(want["outputs"]) and all(
+            list(g.shape) == w["shape"] and close(g.flatten(), w["data"]) for g, w in zip(got, want["outputs"]))
+        ins_ok = all(close(a.flatten(), w["data"]) for a, w in zip(arrays, want["inputs_after"]))
+        if outs_ok and ins_ok:
+            good += 1
+        else:
+            why.append(f"call {k + 1}: " + ("outputs differ" if not outs_ok else "inputs after the call differ"))
+    return good, why
+
+
 def check_file(shapec, root, rel, explain=None):
     """The outcome of one archive of the corpus, as a ledger word."""
     case_dir = os.path.dirname(os.path.join(root, rel))
@@ -254,9 +283,16 @@ def check_file(shapec, root, rel, explain=None):
         r = run([shapec, "export", archive, "-o", out, "-q"])
         if r.returncode != 0:
             return f"export-fails {first_code(r.stdout + r.stderr)}"
+        calls = answers.get("repeated_calls", {}).get(os.path.basename(rel))
+        state_words, state_lines = [], []
+        if calls:
+            good, state_lines = check_repeated_calls(os.path.join(out, "model.so"), answers, calls, tmp)
+            state_words = [f"calls={good}/{len(calls)}"]
+            if explain is not None:
+                explain.extend(f"{rel}: {line}" for line in state_lines)
         if not rel.endswith("model.pt2"):
             if "zoo_runs" not in answers:
-                return "ok"  # torch's sample outputs belong to the program as exported
+                return " ".join(["ok"] + state_words)  # torch's sample outputs belong to the program as exported
             good, total, zoo_lines = check_zoo_runs(shapec, archive, os.path.join(case_dir, "spec.json"), answers, tmp)
             if explain is not None:
                 explain.extend(f"{rel}: {line}" for line in zoo_lines)
@@ -264,6 +300,7 @@ def check_file(shapec, root, rel, explain=None):
         report = json.load(open(os.path.join(out, "constraints.json")))
         why = check_numerics(shapec, os.path.join(out, "model.so"), report, answers, tmp)
         words, lines = check_contract(os.path.join(out, "model.so"), report, answers)
+        words += state_words
         if "zoo_runs" in answers:
             good, total, zoo_lines = check_zoo_runs(shapec, archive, os.path.join(case_dir, "spec.json"), answers, tmp)
             words.append(f"zoo-runs={good}/{total}")

@@ -1,0 +1,157 @@
+/* inplace_updates.c - in-place ops become functional updates; see inplace_updates.h. */
+#include "inplace_updates.h"
+
+#include <string.h>
+
+#include "lib/base/arena.h"
+
+static bool is_inplace(const sc_node *n) {
+  if (!n->op) return false;
+  switch (n->op->id) {
+    case SC_OP_ADD_: case SC_OP_MUL_: case SC_OP_RELU_: case SC_OP_HARDTANH_: return true;
+    default: return false;
+  }
+}
+
+/* The tensor an in-place op updates: its first tensor argument (self). */
+static sc_value *self_of(const sc_node *n) {
+  for (size_t i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i].arg.kind == SC_ARG_TENSOR && n->inputs[i].arg.n_items) return n->inputs[i].arg.items[0].value;
+  return NULL;
+}
+
+static sc_value *result_of(const sc_node *n) {
+  return n->n_outputs && n->outputs[0].kind == SC_ARG_TENSOR && n->outputs[0].n_items ? n->outputs[0].items[0].value
+                                                                                     : NULL;
+}
+
+static bool arg_reads(const sc_arg *a, const sc_value *v) {
+  if (a->lists) {
+    for (size_t i = 0; i < a->n_items; i++)
+      if (arg_reads(&a->lists[i], v)) return true;
+    return false;
+  }
+  for (size_t i = 0; i < a->n_items; i++)
+    if (a->items[i].value == v) return true;
+  return false;
+}
+
+static void arg_replace(sc_arg *a, const sc_value *from, sc_value *to) {
+  if (a->lists) {
+    for (size_t i = 0; i < a->n_items; i++) arg_replace(&a->lists[i], from, to);
+    return;
+  }
+  for (size_t i = 0; i < a->n_items; i++)
+    if (a->items[i].value == from) a->items[i].value = to;
+}
+
+/* Whether anything after node `after` reads v: a node, a graph output or a write-back. */
+static bool read_later(const sc_program *p, size_t after, const sc_value *v) {
+  const sc_graph *g = p->graph;
+  for (size_t k = after + 1; k < g->n_nodes; k++)
+    for (size_t i = 0; i < g->nodes[k].n_inputs; i++)
+      if (arg_reads(&g->nodes[k].inputs[i].arg, v)) return true;
+  for (size_t i = 0; i < g->n_outputs; i++)
+    if (arg_reads(&g->outputs[i], v)) return true;
+  return false;
+}
+
+/* Every reader after node `after` reads `to` instead of `from`. */
+static void replace_later(sc_program *p, size_t after, const sc_value *from, sc_value *to) {
+  sc_graph *g = p->graph;
+  for (size_t k = after + 1; k < g->n_nodes; k++)
+    for (size_t i = 0; i < g->nodes[k].n_inputs; i++) arg_replace(&g->nodes[k].inputs[i].arg, from, to);
+  for (size_t i = 0; i < g->n_outputs; i++) arg_replace(&g->outputs[i], from, to);
+  for (size_t i = 0; i < p->n_output_specs; i++) arg_replace(&p->output_specs[i].arg, from, to);
+  for (size_t i = 0; i < p->n_mutations; i++) arg_replace(&p->mutations[i].arg, from, to);
+}
+
+/* The input spec of a graph input value, or NULL. */
+static const sc_input_spec *input_spec_of(const sc_program *p, const sc_value *v) {
+  for (size_t i = 0; i < p->n_input_specs; i++)
+    if (sc_input_spec_value(&p->input_specs[i]) == v) return &p->input_specs[i];
+  return NULL;
+}
+
+/* Records (or moves on) the write-back of the buffer or user input that `root` is. */
+static bool record_write_back(sc_ctx *ctx, sc_program *p, const sc_node *n, const sc_value *root, sc_value *value,
+                              size_t *cap) {
+  const sc_input_spec *s = input_spec_of(p, root);
+  if (!s || (s->kind != SC_INPUT_BUFFER && s->kind != SC_INPUT_USER)) {
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
+                              "node '%s' updates %s '%s' in place", n->name,
+                              s ? sc_input_kind_name(s->kind) : "graph input", root->name);
+    sc_diag_set_hint(&ctx->diags, d, "parameters and constants are read-only in a shapec library: export the "
+                                     "module without updating them");
+    return false;
+  }
+  sc_mutation_kind kind = s->kind == SC_INPUT_BUFFER ? SC_MUTATE_BUFFER : SC_MUTATE_USER_INPUT;
+  const char *target = kind == SC_MUTATE_BUFFER ? s->target : root->name;
+  for (size_t i = 0; i < p->n_mutations; i++)
+    if (p->mutations[i].kind == kind && strcmp(p->mutations[i].target, target) == 0) {
+      p->mutations[i].arg.items[0].value = value;
+      return true;
+    }
+  if (p->n_mutations == *cap) {
+    size_t grown = *cap * 2 + 4;
+    sc_mutation *m = sc_arena_alloc(&ctx->arena, grown * sizeof *m);
+    if (p->n_mutations) memcpy(m, p->mutations, p->n_mutations * sizeof *m);
+    p->mutations = m;
+    *cap = grown;
+  }
+  /* the new value is a graph output too, as in a functionalized program: kept to the end */
+  sc_arg *outs = sc_arena_alloc(&ctx->arena, (p->graph->n_outputs + 1) * sizeof *outs);
+  if (p->graph->n_outputs) memcpy(outs, p->graph->outputs, p->graph->n_outputs * sizeof *outs);
+  memset(&outs[p->graph->n_outputs], 0, sizeof *outs);
+  outs[p->graph->n_outputs].kind = SC_ARG_TENSOR;
+  outs[p->graph->n_outputs].n_items = 1;
+  outs[p->graph->n_outputs].items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
+  outs[p->graph->n_outputs].items[0].value = value;
+  outs[p->graph->n_outputs].path = n->path;
+  p->graph->outputs = outs;
+  p->graph->n_outputs++;
+  sc_mutation *m = &p->mutations[p->n_mutations++];
+  memset(m, 0, sizeof *m);
+  m->kind = kind;
+  m->target = target;
+  m->path = n->path;
+  m->arg.kind = SC_ARG_TENSOR;
+  m->arg.n_items = 1;
+  m->arg.items = sc_arena_alloc(&ctx->arena, sizeof *m->arg.items);
+  m->arg.items[0].value = value;
+  m->arg.path = n->path;
+  return true;
+}
+
+bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
+  sc_graph *g = p->graph;
+  size_t cap = p->n_mutations;
+  /* alias[k]: the graph input that value k's node updated in place (through earlier
+   * in-place ops), so that a chain x.mul_(a).add_(b) writes back once, its last value */
+  const sc_value **root = sc_arena_alloc(&ctx->arena, (g->n_nodes ? g->n_nodes : 1) * sizeof *root);
+  for (size_t k = 0; k < g->n_nodes; k++) {
+    sc_node *n = &g->nodes[k];
+    root[k] = NULL;
+    if (!is_inplace(n)) continue;
+    sc_value *self = self_of(n), *out = result_of(n);
+    if (!self || !out || self == out) continue;
+    /* through a view: the base would change too, which shapec's values cannot express */
+    if (self->def_node >= 0 && g->nodes[self->def_node].op && g->nodes[self->def_node].op->op_class == SC_OPC_VIEW) {
+      const sc_node *view = &g->nodes[self->def_node];
+      const sc_value *base = self_of(view);
+      if (base && (base->def_node < 0 || read_later(p, k, base))) {
+        sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
+                                  "node '%s' updates '%s' in place, a view ('%s') of '%s', which is read again "
+                                  "afterwards", n->name, self->name, view->target, base->name);
+        sc_diag_set_hint(&ctx->diags, d, "export with ep = ep.run_decompositions(), which rewrites in-place "
+                                         "updates of views functionally, or avoid the in-place op");
+        return false;
+      }
+    }
+    const sc_value *updated = self->def_node == -1 ? self : self->def_node >= 0 ? root[self->def_node] : NULL;
+    if (updated && !record_write_back(ctx, p, n, updated, out, &cap)) return false;
+    root[k] = updated;
+    replace_later(p, k, self, out);
+  }
+  return true;
+}
