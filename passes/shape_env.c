@@ -158,14 +158,17 @@ static sc_truth known_fact(sc_shape_env *env, const sc_expr *cond) {
     if (f == q) return SC_TRUE;
     if (f->n_args != 2 || q->n_args != 2) continue;
     if ((f->kind == SC_EXPR_EQ && q->kind == SC_EXPR_NE) || (f->kind == SC_EXPR_NE && q->kind == SC_EXPR_EQ)) {
-      if (f->args[0] == q->args[0]) return SC_FALSE;
+      if (f->args[0] == q->args[0] && f->args[1] == q->args[1]) return SC_FALSE;
       continue;
     }
     if (f->kind != SC_EXPR_GE || q->kind != SC_EXPR_GE) continue;
+    /* the relation builder may move constants to the right (u0 - 2 >= 0 is u0 >= 2):
+     * compare the differences, not the left sides */
+    const sc_expr *dq = sc_expr_sub(ctx, q->args[0], q->args[1]), *df = sc_expr_sub(ctx, f->args[0], f->args[1]);
     int64_t c;
-    if (sc_expr_is_const(sc_expr_sub(ctx, q->args[0], f->args[0]), &c) && c >= 0) return SC_TRUE;
+    if (sc_expr_is_const(sc_expr_sub(ctx, dq, df), &c) && c >= 0) return SC_TRUE;
     /* q: d >= 0 and f: -d - c >= 0 with c > 0 cannot both hold */
-    if (sc_expr_is_const(sc_expr_add(ctx, q->args[0], f->args[0]), &c) && c < 0) return SC_FALSE;
+    if (sc_expr_is_const(sc_expr_add(ctx, dq, df), &c) && c < 0) return SC_FALSE;
   }
   return SC_UNKNOWN;
 }

@@ -151,10 +151,40 @@ static void broadcast_into(cg *g, cg_value *src, cg_value *out) {
 
 /* ---- op families ------------------------------------------------------------------------------ */
 
+/* view / reshape with a -1: where the other sizes multiply to 0 the -1 could be anything,
+ * and torch refuses (with the input's 0 elements); so does the library. */
+static void check_inferred_size(cg *g, const sc_node *n) {
+  const sc_arg *a = arg(n, n->op->id == SC_OP_RESHAPE ? "shape" : "size");
+  if (arg_none(a) || a->n_items > CG_MAX_RANK) return;
+  int inferred = -1;
+  for (size_t i = 0; i < a->n_items; i++)
+    if (!a->items[i].value && a->items[i].i == -1) inferred = (int)i;
+  if (inferred < 0) return;
+  LLVMValueRef dims[CG_MAX_RANK], product = cg_i64(g, 1);
+  char shape[200] = "";
+  int n_dims = 0;
+  for (size_t i = 0; i < a->n_items; i++) {
+    strncat(shape, i ? ", " : "", sizeof shape - strlen(shape) - 1);
+    if ((int)i == inferred) {
+      strncat(shape, "-1", sizeof shape - strlen(shape) - 1);
+      continue;
+    }
+    strncat(shape, "%lld", sizeof shape - strlen(shape) - 1);
+    dims[n_dims] = a->items[i].value ? cg_expr(g, a->items[i].value->sym) : cg_i64(g, a->items[i].i);
+    product = LLVMBuildMul(g->B, product, dims[n_dims++], "others");
+  }
+  char fmt[400];
+  snprintf(fmt, sizeof fmt, "cannot reshape tensor of 0 elements into shape [%s] because the unspecified dimension "
+           "size -1 can be any value and is ambiguous (node '%s')", shape, n->name);
+  cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, product, cg_i64(g, 0), "ambiguous"), fmt, dims, n_dims);
+}
+
 static bool lower_view(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, n->op->id == SC_OP_DROPOUT ? "input" : "self");
   sc_value *out = output(n, 0);
   if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: no input", n->target);
+  if (n->op->id == SC_OP_VIEW || n->op->id == SC_OP_UNSAFE_VIEW || n->op->id == SC_OP_RESHAPE)
+    check_inferred_size(g, n);
   cg_value *co = cg_get(g, out);
   cg_set_dims(g, co);
   int r = out->meta.rank, rx = x->v->meta.rank;

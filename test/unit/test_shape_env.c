@@ -307,6 +307,23 @@ START_TEST(test_unbacked_checks) {
 }
 END_TEST
 
+/* A runtime assert u0 >= 0 says nothing about u0 >= 2, and Eq(s0, 2) nothing against
+ * Ne(s0, 3): facts are compared by their differences, whatever side the constants are on. */
+START_TEST(test_facts_compare_differences) {
+  sc_env_new_unbacked(&env, "item()", false);
+  guard("u0 >= 0");
+  guard("u0 >= 2");
+  ck_assert_int_eq(last_outcome(), SC_GUARD_RUNTIME_ASSERT);
+  ck_assert_int_eq(sc_env_find(&env, "u0")->range.lo, 2);
+  sc_env_add_fact(&env, sc_expr_parse(ctx, "Eq(u0, 5)", NULL, NULL));
+  ck_assert_int_eq(sc_env_decide(&env, sc_expr_parse(ctx, "Ne(u0, 3)", NULL, NULL)), SC_UNKNOWN);
+  ck_assert_int_eq(sc_env_decide(&env, sc_expr_parse(ctx, "Ne(u0, 5)", NULL, NULL)), SC_FALSE);
+  sc_env_add_fact(&env, sc_expr_parse(ctx, "u0 >= 7", NULL, NULL));
+  ck_assert_int_eq(sc_env_decide(&env, sc_expr_parse(ctx, "u0 >= 4", NULL, NULL)), SC_TRUE);
+  ck_assert_int_eq(sc_env_decide(&env, sc_expr_parse(ctx, "u0 <= 3", NULL, NULL)), SC_FALSE);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("shape_env");
   TCase *ranges_tc = tcase_create("ranges");
@@ -333,6 +350,7 @@ int main(void) {
   tcase_add_test(tc, test_outside_the_language_is_a_runtime_assert);
   tcase_add_test(tc, test_false_for_the_sample_is_a_violation);
   tcase_add_test(tc, test_unbacked_checks);
+  tcase_add_test(tc, test_facts_compare_differences);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }
