@@ -21,10 +21,11 @@ sc_range_iv sc_analysis_reported_range(const sc_symbol *s) {
 }
 
 sc_range_iv sc_analysis_checked_range(const sc_symbol *s) {
-  if (s->origin != SC_SYM_PROGRAM) return sc_analysis_reported_range(s);
-  /* what the rules learned counts too (a split into a fixed number of chunks bounds the
-   * size from above), but a lower bound of 2 or less is tracing's assumption */
-  sc_range_iv r = s->range;
+  /* for the program's own symbols what the rules learned counts too (a split into a fixed
+   * number of chunks bounds the size from above); a lower bound of 2 or less is tracing's
+   * assumption, not a rule of the program: ep.module() accepts 0 and 1 even below a named
+   * Dim's min of 1 (measured with 2.14 and 2.6), and so does the library */
+  sc_range_iv r = s->origin == SC_SYM_PROGRAM ? s->range : sc_analysis_reported_range(s);
   if (r.lo <= 2) r.lo = SC_NEG_INT_OO;
   return r;
 }

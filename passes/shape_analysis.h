@@ -47,9 +47,10 @@ const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim);
 /* A symbol's reported range: a named Dim keeps its declared lower bound below 2 unless a
  * guard raised it; a symbol of the program's own is reported with the program's range. */
 sc_range_iv sc_analysis_reported_range(const sc_symbol *s);
-/* The range the library checks on a call.  For a symbol of the program's own dynamism it
- * is the range the analysis ends with, its lower bound checked only above 2, as
- * ep.module() does: the >= 2 of tracing is an assumption, not a rule of the program. */
+/* The range the library checks on a call: the reported range (for a symbol of the
+ * program's own dynamism, the range the analysis ends with), its lower bound checked only
+ * above 2, as ep.module() does: the >= 2 of tracing is an assumption, not a rule of the
+ * program, and torch accepts 0 and 1 even below a named Dim's min of 1. */
 sc_range_iv sc_analysis_checked_range(const sc_symbol *s);
 
 #endif
