@@ -27,6 +27,9 @@ static const struct {
     {SC_DTYPE_F8E5M2, "float8_e5m2", "f8e5m2", "F8_E5M2", 1, false},
     {SC_DTYPE_F8E4M3FNUZ, "float8_e4m3fnuz", "f8e4m3fnuz", "F8_E4M3FNUZ", 1, false},
     {SC_DTYPE_F8E5M2FNUZ, "float8_e5m2fnuz", "f8e5m2fnuz", "F8_E5M2FNUZ", 1, false},
+    {SC_DTYPE_F8E8M0FNU, "float8_e8m0fnu", "f8e8m0fnu", "F8_E8M0", 1, false},
+    {SC_DTYPE_U32, "uint32", "u32", "U32", 4, false},
+    {SC_DTYPE_U64, "uint64", "u64", "U64", 8, false},
 };
 
 #define N_DTYPES (sizeof dtypes / sizeof dtypes[0])

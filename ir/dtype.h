@@ -25,6 +25,9 @@ typedef enum sc_dtype {
   SC_DTYPE_F8E5M2 = 30,
   SC_DTYPE_F8E4M3FNUZ = 31,
   SC_DTYPE_F8E5M2FNUZ = 32,
+  SC_DTYPE_F8E8M0FNU = 33,  /* schema 8.x of torch 2.8+: known, not computed with */
+  SC_DTYPE_U32 = 34,
+  SC_DTYPE_U64 = 35,
 } sc_dtype;
 
 /* True for every number of the serialized ScalarType enum. */

@@ -87,6 +87,7 @@ typedef enum sc_arg_kind {
   SC_ARG_INT_LISTS,
   SC_ARG_STRING_TO_ARGUMENT,
   SC_ARG_TOKEN,
+  SC_ARG_FLOAT_LISTS,        /* schema 8.20 */
 } sc_arg_kind;
 
 /* One element of an argument.  A reference to a value (tensor, SymInt, ...) has `value`

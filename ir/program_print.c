@@ -137,6 +137,7 @@ static void print_arg(sc_strbuf *sb, const sc_arg *a) {
       return;
     case SC_ARG_NESTED_TENSORS:
     case SC_ARG_INT_LISTS:
+    case SC_ARG_FLOAT_LISTS:
       sc_strbuf_append(sb, "[");
       for (size_t i = 0; i < a->n_items; i++) {
         if (i) sc_strbuf_append(sb, ", ");

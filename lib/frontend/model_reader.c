@@ -370,7 +370,7 @@ static const char *const argument_members[] = {
     "as_bool",           "as_bools",           "as_sym_bool",      "as_sym_bools",    "as_graph",
     "as_optional_tensors", "as_custom_obj",    "as_operator",      "as_sym_float",    "as_sym_floats",
     "as_optional_tensor", "as_complex",        "as_nested_tensors", "as_int_lists",   "as_string_to_argument",
-    NULL};
+    "as_float_lists",    NULL};
 /* sc_arg_kind for each entry of argument_members, in the same order. */
 static const sc_arg_kind argument_kinds[] = {
     SC_ARG_NONE,        SC_ARG_TENSOR,          SC_ARG_TENSORS,         SC_ARG_INT,        SC_ARG_INTS,
@@ -379,6 +379,7 @@ static const sc_arg_kind argument_kinds[] = {
     SC_ARG_BOOL,        SC_ARG_BOOLS,           SC_ARG_SYM_BOOL,        SC_ARG_SYM_BOOLS,  SC_ARG_GRAPH,
     SC_ARG_OPTIONAL_TENSORS, SC_ARG_CUSTOM_OBJ, SC_ARG_OPERATOR,        SC_ARG_SYM_FLOAT,  SC_ARG_SYM_FLOATS,
     SC_ARG_OPTIONAL_TENSOR, SC_ARG_COMPLEX,     SC_ARG_NESTED_TENSORS,  SC_ARG_INT_LISTS,  SC_ARG_STRING_TO_ARGUMENT,
+    SC_ARG_FLOAT_LISTS,
 };
 
 static bool read_argument(reader *r, sc_graph *g, const cJSON *item, sc_arg *a);
@@ -497,6 +498,8 @@ static bool read_argument(reader *r, sc_graph *g, const cJSON *item, sc_arg *a) 
     ok = read_nested(r, g, SC_ARG_TENSORS, v, a);
   } else if (k == SC_ARG_INT_LISTS) {
     ok = read_nested(r, g, SC_ARG_INTS, v, a);
+  } else if (k == SC_ARG_FLOAT_LISTS) {
+    ok = read_nested(r, g, SC_ARG_FLOATS, v, a);
   } else if (k == SC_ARG_GRAPH) {
     ok = read_subgraph(r, v, a);
   } else if (k == SC_ARG_DEVICE) {

@@ -182,7 +182,8 @@ START_TEST(test_every_argument_kind) {
       " {\"name\": \"a26\", \"arg\": {\"as_complex\": {\"real\": 1.0, \"imag\": -2.0}}},"
       " {\"name\": \"a27\", \"arg\": {\"as_nested_tensors\": [[{\"name\": \"x\"}], [{\"name\": \"y\"}, {\"name\": \"z\"}]]}},"
       " {\"name\": \"a28\", \"arg\": {\"as_int_lists\": [[1, 2], [3]]}},"
-      " {\"name\": \"a29\", \"arg\": {\"as_string_to_argument\": {\"k\": {\"as_int\": 7}, \"t\": {\"as_tensor\": {\"name\": \"y\"}}}}}]";
+      " {\"name\": \"a29\", \"arg\": {\"as_string_to_argument\": {\"k\": {\"as_int\": 7}, \"t\": {\"as_tensor\": {\"name\": \"y\"}}}}},"
+      " {\"name\": \"a30\", \"arg\": {\"as_float_lists\": [[0.5, 2], [], [-1.25]]}}]";
   tu_mutate(root, "graph_module.graph.nodes[0].inputs", args);
   tu_mutate(root, "graph_module.graph.nodes[0].target", "\"torch.ops.aten.clone.default\"");
   sc_program *p = tu_read_model_tree(ctx, root);
@@ -190,15 +191,16 @@ START_TEST(test_every_argument_kind) {
   for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
   ck_assert_ptr_nonnull(p);
   const sc_node *n = &p->graph->nodes[0];
-  ck_assert_int_eq(n->n_inputs, 30);
-  static const sc_arg_kind want[30] = {
+  ck_assert_int_eq(n->n_inputs, 31);
+  static const sc_arg_kind want[31] = {
       SC_ARG_NONE,        SC_ARG_TENSOR,      SC_ARG_TENSORS,        SC_ARG_INT,         SC_ARG_INTS,
       SC_ARG_FLOAT,       SC_ARG_FLOATS,      SC_ARG_STRING,         SC_ARG_STRINGS,     SC_ARG_SYM_INT,
       SC_ARG_SYM_INTS,    SC_ARG_SCALAR_TYPE, SC_ARG_MEMORY_FORMAT,  SC_ARG_LAYOUT,      SC_ARG_DEVICE,
       SC_ARG_BOOL,        SC_ARG_BOOLS,       SC_ARG_SYM_BOOL,       SC_ARG_SYM_BOOLS,   SC_ARG_GRAPH,
       SC_ARG_OPTIONAL_TENSORS, SC_ARG_CUSTOM_OBJ, SC_ARG_OPERATOR,   SC_ARG_SYM_FLOAT,   SC_ARG_SYM_FLOATS,
-      SC_ARG_OPTIONAL_TENSOR, SC_ARG_COMPLEX,  SC_ARG_NESTED_TENSORS, SC_ARG_INT_LISTS,  SC_ARG_STRING_TO_ARGUMENT};
-  for (int i = 0; i < 30; i++) ck_assert_msg(n->inputs[i].arg.kind == want[i], "argument %d has kind %d", i, n->inputs[i].arg.kind);
+      SC_ARG_OPTIONAL_TENSOR, SC_ARG_COMPLEX,  SC_ARG_NESTED_TENSORS, SC_ARG_INT_LISTS,  SC_ARG_STRING_TO_ARGUMENT,
+      SC_ARG_FLOAT_LISTS};
+  for (int i = 0; i < 31; i++) ck_assert_msg(n->inputs[i].arg.kind == want[i], "argument %d has kind %d", i, n->inputs[i].arg.kind);
   ck_assert_int_eq(n->inputs[3].arg.items[0].i, -3);
   ck_assert_str_eq(n->inputs[9].arg.items[0].value->name, "n");
   ck_assert_int_eq(n->inputs[10].arg.items[1].i, 4);
@@ -208,11 +210,14 @@ START_TEST(test_every_argument_kind) {
   ck_assert_double_eq(n->inputs[26].arg.im, -2.0);
   ck_assert_int_eq(n->inputs[27].arg.lists[1].n_items, 2);
   ck_assert_str_eq(n->inputs[29].arg.keys[1], "t");
+  ck_assert_int_eq(n->inputs[30].arg.n_items, 3); /* schema 8.20's as_float_lists */
+  ck_assert_double_eq(n->inputs[30].arg.lists[0].items[1].f, 2.0);
+  ck_assert_int_eq(n->inputs[30].arg.lists[1].n_items, 0);
   sc_strbuf sb = {0};
   sc_program_print(&sb, p);
   ck_assert_ptr_nonnull(strstr(sc_strbuf_cstr(&sb), "[0.25, -inf, nan], 'tanh', ['a', 'b'], n, [n, 4], torch.int64"));
   ck_assert_ptr_nonnull(strstr(sc_strbuf_cstr(&sb), "device(type='cuda', index=0)"));
-  ck_assert_ptr_nonnull(strstr(sc_strbuf_cstr(&sb), "(1.0-2.0j), [[x], [y, z]], [[1, 2], [3]], {'k': 7, 't': y})"));
+  ck_assert_ptr_nonnull(strstr(sc_strbuf_cstr(&sb), "(1.0-2.0j), [[x], [y, z]], [[1, 2], [3]], {'k': 7, 't': y}, [[0.5, 2.0], [], [-1.25]])"));
   sc_strbuf_free(&sb);
   sc_ctx_free(ctx);
 }
@@ -261,6 +266,11 @@ static const struct {
      "graph_module.graph.nodes[0].inputs[0].arg.as_tensor.name"},
     {"graph_module.graph.tensor_values.w.dtype", "10", SC_DIAG_UNSUPPORTED_DTYPE,
      "graph_module.graph.tensor_values.w.dtype"},
+    /* torch 2.8+'s float8_e8m0fnu, uint32, uint64: known, refused by name */
+    {"graph_module.graph.tensor_values.w.dtype", "33", SC_DIAG_UNSUPPORTED_DTYPE, "graph_module.graph.tensor_values.w.dtype"},
+    {"graph_module.graph.tensor_values.w.dtype", "34", SC_DIAG_UNSUPPORTED_DTYPE, "graph_module.graph.tensor_values.w.dtype"},
+    {"graph_module.graph.tensor_values.w.dtype", "35", SC_DIAG_UNSUPPORTED_DTYPE, "graph_module.graph.tensor_values.w.dtype"},
+    {"graph_module.graph.tensor_values.w.dtype", "36", SC_DIAG_BAD_ENUM, "graph_module.graph.tensor_values.w.dtype"},
     {"graph_module.graph.nodes[0].inputs[0].arg", "{\"as_sym_int\": {\"as_name\": \"w\"}}", SC_DIAG_VALUE_KIND,
      "graph_module.graph.nodes[0].inputs[0].arg.as_sym_int.as_name"},
     {"graph_module.graph.sym_int_values", "{\"w\": {\"as_int\": 3}}", SC_DIAG_DUPLICATE_NAME,
