@@ -123,6 +123,68 @@ static bool record_write_back(sc_ctx *ctx, sc_program *p, const sc_node *n, cons
   return true;
 }
 
+/* Views that keep every element in order (shapec computes them as renames). */
+static bool is_rename(const sc_node *view) {
+  switch (view->op->id) {
+    case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: case SC_OP_RESHAPE: case SC_OP_FLATTEN: case SC_OP_UNFLATTEN:
+    case SC_OP_UNSQUEEZE: case SC_OP_SQUEEZE_DIM: case SC_OP_SQUEEZE_DIMS: case SC_OP_ALIAS: case SC_OP_VIEW_AS:
+      return true;
+    default: return false;
+  }
+}
+
+/* Inserts after node k: NAME = view_as(value, base), NAME a fresh name, meta base's; every
+ * reader of base after node k reads NAME.  Returns NAME's value. */
+static sc_value *insert_view_as(sc_ctx *ctx, sc_program *p, size_t k, sc_value *value, sc_value *base) {
+  sc_graph *g = p->graph;
+  const sc_node *at = &g->nodes[k];
+  char *name = NULL;
+  for (int i = 0; !name || sc_graph_find_value(g, name); i++)
+    name = sc_arena_printf(&ctx->arena, "%s_updated%s%.0d", base->name, i ? "_" : "", i);
+  sc_value *v = sc_graph_add_value(ctx, g, name, SC_VALUE_TENSOR);
+  v->meta = base->meta;
+  v->path = at->path;
+  v->def_node = (int)k + 1;
+  replace_later(p, k, base, v);
+  sc_node *nodes = sc_arena_alloc(&ctx->arena, (g->n_nodes + 1) * sizeof *nodes);
+  memcpy(nodes, g->nodes, (k + 1) * sizeof *nodes);
+  memcpy(nodes + k + 2, g->nodes + k + 1, (g->n_nodes - k - 1) * sizeof *nodes);
+  sc_node *n = &nodes[k + 1];
+  memset(n, 0, sizeof *n);
+  n->target = "torch.ops.aten.view_as.default";
+  n->op = sc_op_lookup(n->target);
+  n->name = name;
+  n->path = at->path;
+  n->n_inputs = 2;
+  n->inputs = sc_arena_alloc(&ctx->arena, 2 * sizeof *n->inputs);
+  const char *arg_names[2] = {"self", "other"};
+  sc_value *arg_values[2] = {value, base};
+  for (int i = 0; i < 2; i++) {
+    n->inputs[i].name = arg_names[i];
+    n->inputs[i].pass = SC_ARG_PASS_POSITIONAL;
+    n->inputs[i].arg.kind = SC_ARG_TENSOR;
+    n->inputs[i].arg.n_items = 1;
+    n->inputs[i].arg.items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
+    n->inputs[i].arg.items[0].value = arg_values[i];
+    n->inputs[i].arg.path = at->path;
+  }
+  n->n_outputs = 1;
+  n->outputs = sc_arena_alloc(&ctx->arena, sizeof *n->outputs);
+  n->outputs[0].kind = SC_ARG_TENSOR;
+  n->outputs[0].n_items = 1;
+  n->outputs[0].items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
+  n->outputs[0].items[0].value = v;
+  n->outputs[0].path = at->path;
+  g->nodes = nodes;
+  g->n_nodes++;
+  /* the nodes after the new one moved by one */
+  for (size_t j = k + 2; j < g->n_nodes; j++)
+    for (size_t o = 0; o < g->nodes[j].n_outputs; o++)
+      for (size_t i = 0; i < g->nodes[j].outputs[o].n_items; i++)
+        if (g->nodes[j].outputs[o].items[i].value) g->nodes[j].outputs[o].items[i].value->def_node = (int)j;
+  return v;
+}
+
 bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
   sc_graph *g = p->graph;
   size_t cap = p->n_mutations;
@@ -131,21 +193,35 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
   const sc_value **root = sc_arena_alloc(&ctx->arena, (g->n_nodes ? g->n_nodes : 1) * sizeof *root);
   for (size_t k = 0; k < g->n_nodes; k++) {
     sc_node *n = &g->nodes[k];
+    if (k > 0 && n->op && n->op->id == SC_OP_VIEW_AS && n->inputs[0].arg.items[0].value == result_of(&g->nodes[k - 1]))
+      continue; /* inserted below: its root is set */
     root[k] = NULL;
     if (!is_inplace(n)) continue;
     sc_value *self = self_of(n), *out = result_of(n);
     if (!self || !out || self == out) continue;
-    /* through a view: the base would change too, which shapec's values cannot express */
+    /* through a view: the base changes too */
     if (self->def_node >= 0 && g->nodes[self->def_node].op && g->nodes[self->def_node].op->op_class == SC_OPC_VIEW) {
       const sc_node *view = &g->nodes[self->def_node];
-      const sc_value *base = self_of(view);
+      sc_value *base = self_of(view);
       if (base && (base->def_node < 0 || read_later(p, k, base))) {
-        sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
-                                  "node '%s' updates '%s' in place, a view ('%s') of '%s', which is read again "
-                                  "afterwards", n->name, self->name, view->target, base->name);
-        sc_diag_set_hint(&ctx->diags, d, "export with ep = ep.run_decompositions(), which rewrites in-place "
-                                         "updates of views functionally, or avoid the in-place op");
-        return false;
+        if (!is_rename(view)) {
+          sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
+                                    "node '%s' updates '%s' in place, a view ('%s') of '%s', which is read again "
+                                    "afterwards", n->name, self->name, view->target, base->name);
+          sc_diag_set_hint(&ctx->diags, d, "export with ep = ep.run_decompositions(), which rewrites in-place "
+                                           "updates of views functionally, or avoid the in-place op");
+          return false;
+        }
+        /* a view of all of base in another shape: base's new value is the result in base's
+         * shape, view_as(result, base), a node inserted after this one */
+        const sc_value *base_root = base->def_node == -1 ? base : base->def_node >= 0 ? root[base->def_node] : NULL;
+        sc_value *updated_base = insert_view_as(ctx, p, k, out, base);
+        const sc_value **grown = sc_arena_alloc(&ctx->arena, g->n_nodes * sizeof *grown);
+        memcpy(grown, root, (k + 1) * sizeof *grown);
+        root = grown; /* root[k + 1], the new node's, is set by the loop's next turn */
+        if (base_root && !record_write_back(ctx, p, &g->nodes[k], base_root, updated_base, &cap)) return false;
+        if (base_root) root[k + 1] = base_root;
+        n = &g->nodes[k]; /* the array moved */
       }
     }
     const sc_value *updated = self->def_node == -1 ? self : self->def_node >= 0 ? root[self->def_node] : NULL;

@@ -346,6 +346,15 @@ static bool rule_view(sc_rule_ctx *rc, const char *size_name) {
   return infer_view_sizes(rc, "view", numel(rc, &in, 0, in.rank), out.d, out.rank) && set_out(rc, 0, &out);
 }
 
+/* view_as(self, other): self's elements in other's shape. */
+static bool rule_view_as(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true), *o = tensor_arg(rc, "other", true);
+  shape in = {0}, out = {0};
+  if (!x || !o || !shape_of(rc, x, &in) || !shape_of(rc, o, &out)) return false;
+  eq_guard(rc, "view", numel(rc, &in, 0, in.rank), numel(rc, &out, 0, out.rank));
+  return set_out(rc, 0, &out);
+}
+
 static bool rule_flatten(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape in = {0}, out = {0};
@@ -1216,6 +1225,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MAX_DIM: return rule_reduce(rc, "dim", false, 2);
     case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: return rule_view(rc, "size");
     case SC_OP_RESHAPE: return rule_view(rc, "shape");
+    case SC_OP_VIEW_AS: return rule_view_as(rc);
     case SC_OP_FLATTEN: return rule_flatten(rc);
     case SC_OP_UNFLATTEN: return rule_unflatten(rc);
     case SC_OP_PERMUTE: return rule_permute(rc);

@@ -195,6 +195,7 @@ static bool lower_view(cg *g, const sc_node *n) {
     case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: case SC_OP_RESHAPE: case SC_OP_FLATTEN: case SC_OP_UNSQUEEZE:
     case SC_OP_SQUEEZE_DIM: case SC_OP_SQUEEZE_DIMS: case SC_OP_ALIAS: case SC_OP_CONTIGUOUS: case SC_OP_CLONE:
     case SC_OP_DROPOUT: case SC_OP_DETACH: case SC_OP_DETACH_: case SC_OP_LIFT_FRESH_COPY: case SC_OP_UNFLATTEN:
+    case SC_OP_VIEW_AS:
       co->data = x->data; /* every tensor is compact: these only rename */
       cg_note_alias(g, co, x);
       co->ready = true;

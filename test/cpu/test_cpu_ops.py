@@ -223,6 +223,7 @@ DIRECT = {
     "min_all": (aten("min.default"), M43, M52, [[A, A]], [X0]),
     "var_dim_unbiased": (aten("var.dim"), [f([4, 3])], [f([5, 2])], [[A, A]], [X0, ("dim", IS([0])), ("keepdim", B_(True))]),
     "var_dim_biased": (aten("var.dim"), [f([4, 3])], [f([5, 2])], [[A, A]], [X0, ("dim", IS([1])), ("unbiased", B_(False))]),
+    "view_as": (aten("view_as.default"), [f([4, 6]), f([8, 3])], [f([3, 2]), f([2, 3])], [[A, A], [A, A]], [X0, X1]),
     "unflatten": (aten("unflatten.int"), [f([3, 8])], [f([2, 8])], [[A, None]], [X0, ("dim", I(1)), ("sizes", IS([2, -1]))]),
     "new_zeros": (aten("new_zeros.default"), M43, M52, [[A, A]], [X0, ("size", IS([2, 3]))]),
     "new_ones": (aten("new_ones.default"), M43, M52, [[A, A]], [X0, ("size", IS([3]))]),

@@ -49,6 +49,18 @@ def mutate_view(x):
     return y
 
 
+def mutate_input_view(x, buf):
+    x.view(-1).mul_(2)  # the caller's x changes
+    buf.flatten().add_(1)  # the buffer's state changes
+    return x + buf.sum()
+
+
+def mutate_slice(x):
+    y = x * 1
+    y[0].add_(1)  # a part of y: shapec refuses (SC0318), torch updates row 0
+    return y
+
+
 def case(name, fn, args, ds, kwargs=None, **params):
     """A module whose forward has fn's signature (less its first parameter, the module),
     so that torch matches args and dynamic_shapes to it by name."""
@@ -230,6 +242,9 @@ def small_cases():
     c.append(case("mutate_input", lambda m, x: x.add_(1) * 2, (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_alias", lambda m, x: mutate_alias(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_view", lambda m, x: mutate_view(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mutate_input_view", lambda m, x: mutate_input_view(x, m.buf), (r(4, 3),), ({0: AUTO},),
+                  buf=torch.zeros(2, 3)))
+    c.append(case("mutate_slice", lambda m, x: mutate_slice(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))
     c.append(case("embedding", lambda m, i: m.e(i), (torch.randint(0, 10, (4, 5)),), ({0: AUTO, 1: AUTO},),
