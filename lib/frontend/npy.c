@@ -19,6 +19,27 @@ static bool bad(sc_ctx *ctx, const char *path, const char *what) {
   return false;
 }
 
+/* The shape tuple after 'shape': "(3, 4)", "(5,)" or "()": non-negative decimal sizes,
+ * at most 16 of them.  Returns NULL, or what is wrong. */
+static const char *parse_shape(const char *p, sc_npy *out) {
+  while (*p == ' ') p++;
+  if (*p != '(') return "the shape is not a tuple";
+  p++;
+  for (;;) {
+    while (*p == ' ') p++;
+    if (*p == ')') return NULL;
+    if (*p < '0' || *p > '9') return "malformed shape";
+    int64_t v = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+      if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v)) return "a size in the shape overflows";
+    if (out->ndim >= 16) return "more than 16 dims";
+    out->shape[out->ndim++] = v;
+    while (*p == ' ') p++;
+    if (*p == ',') p++;
+    else if (*p != ')') return "malformed shape";
+  }
+}
+
 bool sc_npy_read(sc_ctx *ctx, const char *path, sc_npy *out) {
   memset(out, 0, sizeof *out);
   size_t len;
@@ -62,28 +83,23 @@ bool sc_npy_read(sc_ctx *ctx, const char *path, sc_npy *out) {
     free(h);
     goto done;
   }
-  const char *p = strchr(s, '(');
-  uint64_t numel = 1;
-  for (p = p ? p + 1 : NULL; p && *p && *p != ')';) {
-    while (*p == ' ' || *p == ',') p++;
-    if (*p == ')') break;
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    if (end == p || v < 0 || out->ndim >= 16) {
-      bad(ctx, path, "malformed shape");
-      free(h);
-      goto done;
-    }
-    out->shape[out->ndim++] = v;
-    numel *= (uint64_t)v;
-    p = end;
-  }
+  const char *why = parse_shape(s + 8, out);
   free(h);
-  out->nbytes = (size_t)numel * sc_dtype_size(out->dtype);
-  if (start + hlen + out->nbytes > len) {
-    bad(ctx, path, "the data is shorter than the shape says (truncated file?)");
+  if (why) {
+    bad(ctx, path, why);
     goto done;
   }
+  /* the element count and byte count of a crafted shape can overflow: check both */
+  uint64_t numel = 1;
+  bool overflow = false;
+  for (int i = 0; i < out->ndim; i++) overflow |= __builtin_mul_overflow(numel, (uint64_t)out->shape[i], &numel);
+  uint64_t nbytes = 0;
+  overflow |= __builtin_mul_overflow(numel, (uint64_t)sc_dtype_size(out->dtype), &nbytes);
+  if (overflow || nbytes > len - start - hlen) {
+    bad(ctx, path, overflow ? "the shape's element count overflows" : "the data is shorter than the shape says (truncated file?)");
+    goto done;
+  }
+  out->nbytes = (size_t)nbytes;
   out->data = aligned_alloc(64, (out->nbytes + 63) / 64 * 64 + 64);
   if (!out->data) sc_fatal_oom();
   memcpy(out->data, buf + start + hlen, out->nbytes);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# fuzz.sh - builds the libFuzzer harnesses of test/fuzz/ and runs them (docs/fuzzing.md).
+#
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--smoke] [TARGET...]
+#
+# Targets: model analysis spec pt2 safetensors npy pickle expr baseline (default: all).
+# Each runs N seconds (default 60), J at a time (default: the number of CPUs), on a corpus
+# DIR/corpus/TARGET seeded from the project's own test files; what it finds (crashes,
+# leaks, timeouts, out-of-memory) goes to DIR/findings/TARGET/.  Prints one line per
+# target: executions, corpus size, findings.  Exit 1 when anything was found.
+# --smoke: replays the seeds and runs a few seconds each (the CTest test fuzz_smoke).
+# Needs clang-19 and libclang-rt-19-dev (scripts/bootstrap.sh installs them).
+set -euo pipefail
+src="$(cd "$(dirname "$0")/.." && pwd)"
+seconds=60 jobs=$(nproc) build="$src/build-fuzz" smoke=0 targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --build) build="$2"; shift 2 ;;
+    --smoke) smoke=1; seconds=4; shift ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=(model analysis spec pt2 safetensors npy pickle expr baseline)
+
+command -v clang-19 >/dev/null || { echo "fuzz: clang-19 is missing (scripts/bootstrap.sh)" >&2; exit 77; }
+ls /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+  { echo "fuzz: libFuzzer is missing (apt-get install libclang-rt-19-dev)" >&2; exit 77; }
+
+cmake -S "$src/test/fuzz" -B "$build" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build "$build" -j"$jobs" >/dev/null
+
+# ---- seed corpora: the project's own files -----------------------------------------------
+seed() { # seed TARGET FILE... : copies the files (at most 256 KB each) into the corpus
+  local t="$1"; shift
+  mkdir -p "$build/corpus/$t"
+  for f in "$@"; do
+    [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 262144 ] && cp "$f" "$build/corpus/$t/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
+  done
+  return 0
+}
+seed_from_archives() { # seed TARGET MEMBER-SUFFIX: a member of every stored archive
+  local t="$1" suffix="$2"
+  mkdir -p "$build/corpus/$t"
+  python3 - "$src" "$build/corpus/$t" "$suffix" <<'PY'
+import os, sys, zipfile
+src, out, suffix = sys.argv[1:4]
+root = os.path.join(src, "test", "real")
+k = 0
+for d, _, fs in os.walk(root):
+    for f in fs:
+        if not (f.endswith(".pt2") or f.endswith(".pt2.thin")):
+            continue
+        try:
+            z = zipfile.ZipFile(os.path.join(d, f))
+        except zipfile.BadZipFile:
+            continue
+        for m in z.namelist():
+            if m.endswith(suffix) and z.getinfo(m).file_size <= 262144:
+                k += 1
+                with open(os.path.join(out, f"seed-archive-{k}"), "wb") as fh:
+                    fh.write(z.read(m))
+PY
+}
+for t in "${targets[@]}"; do
+  [ -d "$build/corpus/$t" ] && continue
+  case "$t" in
+    model|analysis)
+      seed "$t" "$src"/test/golden/models/*.json "$src"/examples/tutorial/model.json
+      seed_from_archives "$t" "models/model.json"
+      seed_from_archives "$t" "serialized_exported_program.json" ;;
+    spec) seed "$t" "$src"/test/golden/specs/*.json "$src"/examples/tutorial/spec.json "$src"/test/real/corpus/*/*/spec.json ;;
+    pt2) seed "$t" "$src"/test/real/corpus/2.*/*/model.pt2 "$src"/test/real/fixtures/*.pt2 "$src"/../shared/real-files/*.pt2 ;;
+    safetensors) seed "$t" "$src"/examples/*/*.safetensors "$src"/test/*/*.safetensors ;;
+    npy) seed "$t" "$src"/examples/*/inputs/*.npy ;;
+    pickle) seed_from_archives "$t" ".pt" ;;
+    expr) seed "$t" "$src"/test/fuzz/seeds/expr/* ;;
+    baseline) seed "$t" "$src"/test/golden/expected/*.report.json ;;
+  esac
+done
+
+# ---- runs ------------------------------------------------------------------------------
+run_one() {
+  local t="$1" log="$build/logs/$1.log"
+  mkdir -p "$build/findings/$t" "$build/logs"
+  local opts=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1
+              -artifact_prefix="$build/findings/$t/" -max_len=262144)
+  case "$t" in model|analysis|spec|baseline) opts+=(-dict="$src/test/fuzz/json.dict") ;; esac
+  # a long run goes on past a finding (each one is kept); the smoke run stops at the first
+  [ "$smoke" = 1 ] || opts+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+  [ "$t" = expr ] && opts+=(-max_len=4096)
+  "$build/fuzz_$t" "${opts[@]}" "$build/corpus/$t" >"$log" 2>&1 || true
+  local execs corpus found
+  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -n 1)
+  corpus=$(ls "$build/corpus/$t" | wc -l)
+  found=$(ls "$build/findings/$t" | wc -l)
+  printf '%-12s %10s executions in %ss, corpus %5s, findings %s\n' "$t" "${execs:-?}" "$seconds" "$corpus" "$found"
+}
+export -f run_one
+export build seconds src smoke
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}'
+total=$(find "$build/findings" -type f | wc -l)
+if [ "$total" -gt 0 ]; then
+  echo "fuzz: $total findings under $build/findings (reproduce: $build/fuzz_TARGET FILE)"
+  exit 1
+fi
+echo "fuzz: nothing found"
