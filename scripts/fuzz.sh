@@ -65,7 +65,10 @@ for d, _, fs in os.walk(root):
 PY
 }
 for t in "${targets[@]}"; do
-  [ -d "$build/corpus/$t" ] && continue
+  # what earlier runs found (kept in the repository) is always replayed first
+  mkdir -p "$build/corpus/$t"
+  for f in "$src"/test/fuzz/regressions/"$t"/*; do [ -f "$f" ] && cp "$f" "$build/corpus/$t/regression-$(basename "$f")"; done
+  [ -n "$(ls "$build/corpus/$t" | grep -v '^regression-' | head -n 1)" ] && continue
   case "$t" in
     model|analysis)
       seed "$t" "$src"/test/golden/models/*.json "$src"/examples/tutorial/model.json

@@ -46,6 +46,17 @@ void cg_fail_if(cg *g, LLVMValueRef cond, LLVMValueRef rc_value) {
   LLVMPositionBuilderAtEnd(g->B, ok);
 }
 
+void cg_fail_argument_if(cg *g, LLVMValueRef cond, const char *message) {
+  LLVMBasicBlockRef fail = cg_block(g, "fail"), ok = cg_block(g, "ok");
+  LLVMBuildCondBr(g->B, cond, fail, ok);
+  LLVMPositionBuilderAtEnd(g->B, fail);
+  LLVMTypeRef params[3] = {g->ptr, g->i64, g->ptr};
+  LLVMValueRef args[3] = {g->err, g->errlen, cg_cstr(g, message)};
+  LLVMBuildStore(g->B, cg_call(g, "sc_rt_fail_argument", g->i32, params, 3, args, 3, false), g->rc_slot);
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, ok);
+}
+
 void cg_fail_msg_if(cg *g, LLVMValueRef cond, const char *fmt, LLVMValueRef *args, unsigned n) {
   LLVMBasicBlockRef fail = cg_block(g, "fail"), ok = cg_block(g, "ok");
   LLVMBuildCondBr(g->B, cond, fail, ok);

@@ -62,9 +62,18 @@ LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
   LLVMValueRef args[1] = {bytes};
   LLVMValueRef p = cg_call(g, "sc_rt_alloc", g->ptr, params, 1, args, 1, false);
   /* the CUDA allocator records why it failed (out of memory, or an earlier error) */
-  LLVMValueRef code = g->cuda ? cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false)
-                              : LLVMConstInt(g->i32, SHAPEC_ERR_MEMORY, 0);
-  cg_fail_if(g, LLVMBuildIsNull(g->B, p, "oom"), code);
+  if (g->cuda) {
+    cg_fail_if(g, LLVMBuildIsNull(g->B, p, "oom"), cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false));
+  } else {
+    LLVMBasicBlockRef fail = cg_block(g, "oom"), ok = cg_block(g, "allocated");
+    LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, p, "null"), fail, ok);
+    LLVMPositionBuilderAtEnd(g->B, fail);
+    LLVMTypeRef fp[3] = {g->ptr, g->i64, g->i64};
+    LLVMValueRef fa[3] = {g->err, g->errlen, bytes};
+    LLVMBuildStore(g->B, cg_call(g, "sc_rt_fail_memory", g->i32, fp, 3, fa, 3, false), g->rc_slot);
+    LLVMBuildBr(g->B, g->exit_bb);
+    LLVMPositionBuilderAtEnd(g->B, ok);
+  }
   owner->slot = g->n_buffers++;
   LLVMValueRef idx[1] = {cg_i64(g, owner->slot)};
   LLVMBuildStore(g->B, p, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
@@ -216,7 +225,9 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMValueRef blas = cg_call(g, "sc_rt_blas_ready", g->i32, p3 + 1, 2, a3 + 1, 2, false);
     cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, blas, LLVMConstInt(g->i32, 0, 0), "blas"), blas);
   }
-  cg_fail_if(g, LLVMBuildIsNull(g->B, inputs, "noinputs"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  if (sc_program_n_user_inputs(g->p))
+    cg_fail_argument_if(g, LLVMBuildIsNull(g->B, inputs, "noinputs"), "inputs is NULL; pass an array of the model's "
+                        "input tensors (shapec_model_num_inputs)");
   /* dims of every user input, after its rank and dtype check */
   typedef struct dim_site {
     const sc_expr *e;
@@ -649,7 +660,8 @@ static void emit_output_shapes(cg *g, LLVMValueRef prepare, const char *name) {
   call_prepare(g, prepare, LLVMGetParam(fn, 0));
   if (compute && g->cuda) cuda_begin(g, LLVMGetParam(fn, 0), NULL);
   LLVMValueRef out_shapes = LLVMGetParam(fn, 1);
-  cg_fail_if(g, LLVMBuildIsNull(g->B, out_shapes, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  cg_fail_argument_if(g, LLVMBuildIsNull(g->B, out_shapes, "null"), "output_shapes is NULL; pass an array of one "
+                      "int64 array per output, each of shapec_model_output_ndim(i) entries");
   if (compute) { /* the sizes need the values behind item() or nonzero(): run the graph */
     reset_values(g);
     if (!bind_graph_inputs(g, LLVMGetParam(fn, 0))) return;
@@ -660,7 +672,11 @@ static void emit_output_shapes(cg *g, LLVMValueRef prepare, const char *name) {
     const sc_value *v = output_value(g, i);
     LLVMValueRef idx[1] = {cg_i64(g, (int64_t)i)};
     LLVMValueRef dst = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, out_shapes, idx, 1, "pp"), "p");
-    if (v->meta.rank) cg_fail_if(g, LLVMBuildIsNull(g->B, dst, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+    if (v->meta.rank) {
+      char msg[300];
+      snprintf(msg, sizeof msg, "output_shapes[%zu] is NULL; output '%s' has %d dims", i, v->name, v->meta.rank);
+      cg_fail_argument_if(g, LLVMBuildIsNull(g->B, dst, "null"), msg);
+    }
     for (int k = 0; k < v->meta.rank; k++) {
       LLVMValueRef ki[1] = {cg_i64(g, k)};
       LLVMBuildStore(g->B, cg_expr(g, v->shape[k]), LLVMBuildGEP2(g->B, g->i64, dst, ki, 1, "d"));
@@ -739,7 +755,9 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   open_workspace(g);
   LLVMValueRef inputs = LLVMGetParam(fn, 0), outputs = LLVMGetParam(fn, 1);
   call_prepare(g, prepare, inputs);
-  cg_fail_if(g, LLVMBuildIsNull(g->B, outputs, "null"), LLVMConstInt(g->i32, SHAPEC_ERR_ARGUMENT, 0));
+  if (g->p->n_output_specs)
+    cg_fail_argument_if(g, LLVMBuildIsNull(g->B, outputs, "null"), "outputs is NULL; pass an array of the model's "
+                        "output tensors, sized with shapec_model_output_shapes");
   check_outputs(g, outputs, false);
   if (g->cuda) cuda_begin(g, inputs, outputs); /* every check is done before the driver is touched */
   reset_values(g);

@@ -130,6 +130,8 @@ LLVMValueRef cg_cstr(cg *g, const char *s);
 /* Branches to the exit with the return code rc_value when cond is true. */
 void cg_fail_if(cg *g, LLVMValueRef cond, LLVMValueRef rc_value);
 /* When cond holds: writes the message (printf-style, runtime i64 args) and exits with 1. */
+/* Refuses a misuse of the ABI (a NULL pointer): SHAPEC_ERR_ARGUMENT with the message. */
+void cg_fail_argument_if(cg *g, LLVMValueRef cond, const char *message);
 void cg_fail_msg_if(cg *g, LLVMValueRef cond, const char *fmt, LLVMValueRef *args, unsigned n);
 /* A new block in the current function. */
 LLVMBasicBlockRef cg_block(cg *g, const char *name);

@@ -14,6 +14,7 @@
 #include "lib/report/report.h"
 #include "lib/report/spec_fix.h"
 #include "passes/inplace_updates.h"
+#include "passes/result_dtypes.h"
 #include "passes/verify_graph.h"
 
 const char *sc_driver_default_weights(sc_ctx *ctx, const char *model) {
@@ -86,7 +87,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     out->program = sc_model_read_file(ctx, opts->model);
   }
   if (!out->program || !sc_verify_graph(ctx, out->program)) return false;
-  if (!sc_resolve_inplace_updates(ctx, out->program)) return false;
+  if (!sc_check_result_dtypes(ctx, out->program) || !sc_resolve_inplace_updates(ctx, out->program)) return false;
 
   out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_from_program(ctx, out->program);
   if (!out->spec) return false;

@@ -11,6 +11,7 @@
 #include "json_reader.h"
 #include "model_reader.h"
 #include "strided.h"
+#include "zip_member.h"
 #include "torch_pickle.h"
 
 #define SC_PT2_MAX_MEMBER ((zip_uint64_t)1 << 34) /* 16 GiB: beyond that, a broken header */
@@ -60,7 +61,7 @@ static unsigned char *read_member(archive *a, const char *name, size_t *len, boo
     }
     return NULL;
   }
-  if (!(st.valid & ZIP_STAT_SIZE) || st.size > SC_PT2_MAX_MEMBER) {
+  if (!sc_zip_size_plausible(&st) || st.size > SC_PT2_MAX_MEMBER) {
     arc_error(a, SC_DIAG_PT2_CORRUPT, name, "member %s has an implausible size", name);
     return NULL;
   }

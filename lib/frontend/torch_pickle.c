@@ -13,6 +13,8 @@
 #include <string.h>
 #include <zip.h>
 
+#include "zip_member.h"
+
 typedef enum pv_kind {
   PV_NONE, PV_BOOL, PV_INT, PV_FLOAT, PV_STR, PV_TUPLE, PV_LIST, PV_DICT, PV_GLOBAL, PV_STORAGE, PV_TENSOR, PV_MARK
 } pv_kind;
@@ -428,9 +430,15 @@ static pv *run_pickle(machine *m) {
 static unsigned char *read_zip_member(sc_ctx *ctx, const char *display, zip_t *z, const char *name, size_t *len) {
   zip_stat_t st;
   zip_stat_init(&st);
-  if (zip_stat(z, name, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) || st.size > ((zip_uint64_t)1 << 34)) {
+  if (zip_stat(z, name, 0, &st) != 0) {
     sc_diags_add(&ctx->diags, SC_DIAG_PT2_MISSING_MEMBER, SC_SEV_ERROR, display, name,
                  "the torch.save file has no readable member %s", name);
+    return NULL;
+  }
+  if (!sc_zip_size_plausible(&st)) {
+    sc_diags_add(&ctx->diags, SC_DIAG_PT2_CORRUPT, SC_SEV_ERROR, display, name,
+                 "member %s of the torch.save file declares %llu bytes, more than its compressed data can hold", name,
+                 (unsigned long long)st.size);
     return NULL;
   }
   zip_file_t *f = zip_fopen(z, name, 0);

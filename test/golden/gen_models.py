@@ -210,6 +210,7 @@ def conv_pool():
                                        ("groups", I(1))], "convolution", [2, 8, 16, 16])
     p.node(A + "max_pool2d_with_indices.default", [("self", T("convolution")), ("kernel_size", IS(2, 2))],
            [("getitem", [2, 8, 8, 8]), ("getitem_1", [2, 8, 8, 8])])
+    p.tensors["getitem_1"]["dtype"] = I64  # the indices, as torch declares them
     p.output("getitem")
     return p
 

@@ -229,11 +229,25 @@ START_TEST(test_truncated_and_junk_archives) {
 }
 END_TEST
 
+/* Found by fuzz_pt2: a member that declares 4 GiB behind a few stored bytes was allocated
+ * in full before it was read; its size is now checked against its compressed bytes. */
+START_TEST(test_member_size_must_fit_its_bytes) {
+  sc_ctx *ctx = sc_ctx_new();
+  sc_program *p = NULL;
+  sc_weights *w = NULL;
+  ck_assert(!sc_pt2_read(ctx, SHAPEC_SOURCE_DIR "/test/fuzz/regressions/pt2/zip-member-declares-4GiB", &p, &w));
+  tu_assert_diag(ctx, SC_DIAG_PT2_CORRUPT, NULL);
+  ck_assert_ptr_nonnull(strstr(ctx->diags.items[0].message, "implausible size"));
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("pt2");
   TCase *tc = tcase_create("core");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_reads_archive);
+  tcase_add_test(tc, test_member_size_must_fit_its_bytes);
   tcase_add_test(tc, test_strided_payload_is_made_contiguous);
   tcase_add_test(tc, test_missing_model);
   tcase_add_test(tc, test_missing_payload);

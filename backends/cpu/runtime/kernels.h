@@ -20,6 +20,8 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
                        size_t errlen);
 /* A stream passed with CPU tensors: SHAPEC_ERR_ARGUMENT and the message. */
 int sc_rt_refuse_stream(char *err, size_t errlen);
+int sc_rt_fail_argument(char *err, size_t errlen, const char *message);
+int sc_rt_fail_memory(char *err, size_t errlen, int64_t bytes);
 /* Every tensor on the first one's device_id (the CUDA path runs on one device). */
 int sc_rt_check_same_device(const shapec_tensor *inputs, int32_t n_in, const shapec_tensor *outputs, int32_t n_out,
                             char *err, size_t errlen);

@@ -18,6 +18,16 @@ int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) {
   return SHAPEC_ERR_SHAPE;
 }
 
+int sc_rt_fail_argument(char *err, size_t errlen, const char *message) {
+  if (err && errlen) snprintf(err, errlen, "%s", message);
+  return SHAPEC_ERR_ARGUMENT;
+}
+
+int sc_rt_fail_memory(char *err, size_t errlen, int64_t bytes) {
+  if (err && errlen) snprintf(err, errlen, "out of memory: a workspace buffer of %lld bytes could not be allocated", (long long)bytes);
+  return SHAPEC_ERR_MEMORY;
+}
+
 int sc_rt_refuse_stream(char *err, size_t errlen) {
   if (err && errlen)
     snprintf(err, errlen, "a CUDA stream was given but the tensors are not on a CUDA device (device type 2)");
@@ -76,11 +86,14 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
     if (err && errlen) snprintf(err, errlen, "%s has no shape array", what);
     return SHAPEC_ERR_ARGUMENT;
   }
-  int64_t numel = 1;
+  int64_t numel = 1, bytes;
   for (int32_t i = 0; i < ndim; i++) {
     if (t->shape[i] < 0) return sc_rt_fail(err, errlen, "%s.size()[%d] = %lld is negative", what, (int)i, (long long)t->shape[i]);
-    numel *= t->shape[i];
+    if (__builtin_mul_overflow(numel, t->shape[i], &numel))
+      return sc_rt_fail(err, errlen, "%s has sizes whose product overflows int64", what);
   }
+  if (__builtin_mul_overflow(numel, (int64_t)(bits / 8 ? bits / 8 : 1), &bytes))
+    return sc_rt_fail(err, errlen, "%s has more bytes than int64 counts", what);
   if (t->strides && numel > 1) {
     int64_t expect = 1;
     for (int32_t i = ndim - 1; i >= 0; i--) {
