@@ -85,6 +85,7 @@ for t in "${targets[@]}"; do
 done
 
 # ---- runs ------------------------------------------------------------------------------
+rm -rf "$build/findings" # this run's findings only (earlier ones are kept under test/fuzz/regressions/)
 run_one() {
   local t="$1" log="$build/logs/$1.log"
   mkdir -p "$build/findings/$t" "$build/logs"
