@@ -98,6 +98,7 @@ run_one() {
   "$build/fuzz_$t" "${opts[@]}" "$build/corpus/$t" >"$log" 2>&1 || true
   local execs corpus found
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -n 1)
+  [ -n "$execs" ] || execs=$(grep -o '^#[0-9]*:' "$log" | tr -d '#:' | tail -n 1) # fork mode's progress lines
   corpus=$(ls "$build/corpus/$t" | wc -l)
   found=$(ls "$build/findings/$t" | wc -l)
   printf '%-12s %10s executions in %ss, corpus %5s, findings %s\n' "$t" "${execs:-?}" "$seconds" "$corpus" "$found"
