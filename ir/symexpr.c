@@ -161,53 +161,54 @@ static const sc_expr *mono_of(sc_ctx *ctx, const sc_expr *e, int64_t *coeff) {
   return e;
 }
 
-static size_t mono_factors(const sc_expr *mono, const sc_expr **out, size_t max) {
+/* The factors of a monomial: its MUL args (no coefficient), or itself. */
+static const sc_expr *const *mono_factors(const sc_expr *const *self, const sc_expr *mono, size_t *n) {
   if (mono->kind == SC_EXPR_MUL) {
-    size_t n = mono->n_args < max ? mono->n_args : max;
-    for (size_t i = 0; i < n; i++) out[i] = mono->args[i];
-    return n;
+    *n = mono->n_args;
+    return mono->args;
   }
-  out[0] = mono;
-  return 1;
+  *n = 1;
+  return self;
 }
-
 
 static const sc_expr *make_term(sc_ctx *ctx, int64_t coeff, const sc_expr *mono) {
   if (coeff == 0) return sc_expr_int(ctx, 0);
   if (!mono) return sc_expr_int(ctx, coeff);
   if (coeff == 1) return mono;
-  const sc_expr *buf[64];
+  size_t n;
+  const sc_expr *const *fs = mono_factors(&mono, mono, &n);
+  const sc_expr *stackv[64], **buf = n + 1 <= 64 ? stackv : sc_xmalloc((n + 1) * sizeof *buf);
   buf[0] = sc_expr_int(ctx, coeff);
-  size_t n = 1 + mono_factors(mono, buf + 1, 63);
-  return expr_intern(ctx, SC_EXPR_MUL, 0, NULL, (uint32_t)n, buf);
+  memcpy(buf + 1, fs, n * sizeof *buf);
+  const sc_expr *r = expr_intern(ctx, SC_EXPR_MUL, 0, NULL, (uint32_t)(n + 1), buf);
+  if (buf != stackv) free(buf);
+  return r;
+}
+
+/* A term's factors, its coefficient skipped. */
+static const sc_expr *const *term_factors(const sc_expr *const *self, const sc_expr *t, size_t *n) {
+  if (t->kind != SC_EXPR_MUL) {
+    *n = 1;
+    return self;
+  }
+  bool coeff = t->args[0]->kind == SC_EXPR_INT;
+  *n = t->n_args - coeff;
+  return t->args + coeff;
 }
 
 /* Terms sort by falling degree, then structurally, with the constant last. */
 static int compare_terms(const sc_expr *a, const sc_expr *b) {
   const sc_expr *ma = a->kind == SC_EXPR_INT ? NULL : a, *mb = b->kind == SC_EXPR_INT ? NULL : b;
   if (!ma || !mb) return (ma ? -1 : 0) + (mb ? 1 : 0);
-  int da = a->kind == SC_EXPR_MUL ? (int)a->n_args - (a->args[0]->kind == SC_EXPR_INT) : 1;
-  int db = b->kind == SC_EXPR_MUL ? (int)b->n_args - (b->args[0]->kind == SC_EXPR_INT) : 1;
-  if (da != db) return da > db ? -1 : 1;
+  size_t na, nb;
+  const sc_expr *const *fa = term_factors(&a, a, &na), *const *fb = term_factors(&b, b, &nb);
+  if (na != nb) return na > nb ? -1 : 1;
   /* compare the monomials, ignoring coefficients */
-  const sc_expr *fa[64], *fb[64];
-  size_t na = 0, nb = 0;
-  if (a->kind == SC_EXPR_MUL) {
-    for (uint32_t i = a->args[0]->kind == SC_EXPR_INT; i < a->n_args && na < 64; i++) fa[na++] = a->args[i];
-  } else {
-    fa[na++] = a;
-  }
-  if (b->kind == SC_EXPR_MUL) {
-    for (uint32_t i = b->args[0]->kind == SC_EXPR_INT; i < b->n_args && nb < 64; i++) fb[nb++] = b->args[i];
-  } else {
-    fb[nb++] = b;
-  }
-  size_t n = na < nb ? na : nb;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < na; i++) {
     int c = sc_expr_compare(fa[i], fb[i]);
     if (c) return c;
   }
-  return na < nb ? -1 : na > nb;
+  return 0;
 }
 
 typedef struct term_list {
@@ -215,18 +216,31 @@ typedef struct term_list {
   size_t n, cap;
 } term_list;
 
+/* Appends a term; like terms are merged when the list is built (terms_build). */
 static void terms_add(term_list *tl, int64_t coeff, const sc_expr *mono) {
-  for (size_t i = 0; i < tl->n; i++) {
-    if (tl->items[i].mono == mono) {
-      tl->items[i].coeff = sat_add(tl->items[i].coeff, coeff);
-      return;
-    }
-  }
   if (tl->n == tl->cap) {
     tl->cap = tl->cap ? tl->cap * 2 : 8;
     tl->items = sc_xrealloc(tl->items, tl->cap * sizeof *tl->items);
   }
   tl->items[tl->n++] = (term){coeff, mono};
+}
+
+static int compare_by_mono(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const term *)a)->mono, y = (uintptr_t)((const term *)b)->mono;
+  return x < y ? -1 : x > y;
+}
+
+/* Merges like terms (hash-consing makes equal monomials equal pointers): sorting by
+ * pointer first keeps a sum of n terms O(n log n). */
+static void terms_merge(term_list *tl) {
+  if (tl->n < 2) return;
+  qsort(tl->items, tl->n, sizeof *tl->items, compare_by_mono);
+  size_t w = 0;
+  for (size_t i = 0; i < tl->n; i++) {
+    if (w && tl->items[w - 1].mono == tl->items[i].mono) tl->items[w - 1].coeff = sat_add(tl->items[w - 1].coeff, tl->items[i].coeff);
+    else tl->items[w++] = tl->items[i];
+  }
+  tl->n = w;
 }
 
 static void terms_collect(sc_ctx *ctx, term_list *tl, const sc_expr *e, int64_t scale) {
@@ -240,6 +254,7 @@ static void terms_collect(sc_ctx *ctx, term_list *tl, const sc_expr *e, int64_t 
 }
 
 static const sc_expr *terms_build(sc_ctx *ctx, term_list *tl) {
+  terms_merge(tl);
   const sc_expr *stackv[32];
   const sc_expr **v = tl->n <= 32 ? stackv : sc_xmalloc(tl->n * sizeof *v);
   size_t n = 0;
@@ -270,6 +285,33 @@ const sc_expr *sc_expr_add(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
   return terms_build(ctx, &tl);
 }
 
+const sc_expr *sc_expr_add_all(sc_ctx *ctx, const sc_expr *const *terms, size_t n) {
+  if (n == 0) return sc_expr_int(ctx, 0);
+  if (n == 1) return terms[0];
+  term_list tl = {0};
+  for (size_t i = 0; i < n; i++) terms_collect(ctx, &tl, terms[i], 1);
+  return terms_build(ctx, &tl);
+}
+
+const sc_expr *sc_expr_mul_bounded(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  if (sc_expr_n_terms(a) * sc_expr_n_terms(b) > SC_EXPR_MAX_TERMS || sc_expr_degree(a) + sc_expr_degree(b) > SC_EXPR_MAX_DEGREE)
+    return NULL;
+  return sc_expr_mul(ctx, a, b);
+}
+
+size_t sc_expr_n_terms(const sc_expr *e) { return e->kind == SC_EXPR_ADD ? e->n_args : 1; }
+
+size_t sc_expr_degree(const sc_expr *e) {
+  size_t best = 0;
+  for (size_t i = 0; i < sc_expr_n_terms(e); i++) {
+    const sc_expr *t = e->kind == SC_EXPR_ADD ? e->args[i] : e, *self[1] = {t};
+    size_t n = 0;
+    if (t->kind != SC_EXPR_INT) term_factors(self, t, &n);
+    if (n > best) best = n;
+  }
+  return best;
+}
+
 const sc_expr *sc_expr_neg(sc_ctx *ctx, const sc_expr *a) { return sc_expr_mul(ctx, sc_expr_int(ctx, -1), a); }
 
 const sc_expr *sc_expr_sub(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
@@ -283,11 +325,15 @@ static const sc_expr *mul_terms(sc_ctx *ctx, const sc_expr *a, const sc_expr *b)
   if (coeff == 0) return sc_expr_int(ctx, 0);
   if (!ma) return make_term(ctx, coeff, mb);
   if (!mb) return make_term(ctx, coeff, ma);
-  const sc_expr *f[128];
-  size_t n = mono_factors(ma, f, 64);
-  n += mono_factors(mb, f + n, 64);
+  size_t na, nb;
+  const sc_expr *const *fa = mono_factors(&ma, ma, &na), *const *fb = mono_factors(&mb, mb, &nb);
+  const sc_expr *stackv[128], **f = na + nb <= 128 ? stackv : sc_xmalloc((na + nb) * sizeof *f);
+  memcpy(f, fa, na * sizeof *f);
+  memcpy(f + na, fb, nb * sizeof *f);
+  size_t n = na + nb;
   sort_exprs(f, n, sc_expr_compare);
   const sc_expr *mono = n == 1 ? f[0] : expr_intern(ctx, SC_EXPR_MUL, 0, NULL, (uint32_t)n, f);
+  if (f != stackv) free(f);
   return make_term(ctx, coeff, mono);
 }
 

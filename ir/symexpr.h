@@ -52,6 +52,17 @@ const sc_expr *sc_expr_sym(sc_ctx *ctx, const char *name);
 const sc_expr *sc_expr_bool(sc_ctx *ctx, bool v);
 const sc_expr *sc_expr_add(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
 const sc_expr *sc_expr_sub(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
+/* The sum of n expressions at once: O(total terms * log) where pairwise adds are quadratic. */
+const sc_expr *sc_expr_add_all(sc_ctx *ctx, const sc_expr *const *terms, size_t n);
+/* The number of terms of e's sum (1 when it is not a sum), and its highest count of
+ * factors in one term (s0*s1**2 has 3): what a product of two expressions can grow to. */
+size_t sc_expr_n_terms(const sc_expr *e);
+size_t sc_expr_degree(const sc_expr *e);
+/* Limits for expressions read from files: a product may not make more terms or factors. */
+#define SC_EXPR_MAX_TERMS 4096
+#define SC_EXPR_MAX_DEGREE 64
+/* a * b, or NULL when the product would pass those limits. */
+const sc_expr *sc_expr_mul_bounded(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
 const sc_expr *sc_expr_neg(sc_ctx *ctx, const sc_expr *a);
 const sc_expr *sc_expr_mul(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
 const sc_expr *sc_expr_floordiv(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);

@@ -114,22 +114,36 @@ static const struct {
     {"Or", FN_OR, 1, 64},               {"Not", FN_NOT, 1, 1},
 };
 
+/* a * b, unless the product would pass the limits on terms and factors (a sum of 8
+ * symbols to the 14th power has 116,280 terms): an error, not minutes of expansion. */
+static const sc_expr *product(parser *ps, const sc_expr *a, const sc_expr *b, const char *at) {
+  if (!a || !b) return NULL;
+  const sc_expr *r = sc_expr_mul_bounded(ps->ctx, a, b);
+  if (!r) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "expression too large: a product of more than %d terms or %d factors", SC_EXPR_MAX_TERMS,
+             SC_EXPR_MAX_DEGREE);
+    return fail(ps, at, msg);
+  }
+  return r;
+}
+
 static const sc_expr *power(parser *ps, const sc_expr *base, const sc_expr *exp, const char *at) {
   int64_t n;
   if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64)
     return fail(ps, at, "only small non-negative integer powers are supported");
   const sc_expr *r = sc_expr_int(ps->ctx, 1);
-  for (int64_t i = 0; i < n; i++) r = sc_expr_mul(ps->ctx, r, base);
+  for (int64_t i = 0; i < n && r; i++) r = product(ps, r, base, at);
   return r;
 }
 
-static const sc_expr *fold(parser *ps, fn_kind kind, const sc_expr **a, int n) {
+static const sc_expr *fold(parser *ps, fn_kind kind, const sc_expr **a, int n, const char *at) {
   sc_ctx *ctx = ps->ctx;
+  if (kind == FN_ADD) return sc_expr_add_all(ctx, a, (size_t)n);
   const sc_expr *r = a[0];
-  for (int i = 1; i < n; i++) {
+  for (int i = 1; i < n && r; i++) {
     switch (kind) {
-      case FN_ADD: r = sc_expr_add(ctx, r, a[i]); break;
-      case FN_MUL: r = sc_expr_mul(ctx, r, a[i]); break;
+      case FN_MUL: r = product(ps, r, a[i], at); break;
       case FN_MIN: r = sc_expr_min(ctx, r, a[i]); break;
       case FN_MAX: r = sc_expr_max(ctx, r, a[i]); break;
       case FN_AND: r = sc_expr_and(ctx, r, a[i]); break;
@@ -172,7 +186,7 @@ static const sc_expr *parse_call(parser *ps, const char *name, size_t len, const
       case FN_GT: return sc_expr_rel(ctx, SC_EXPR_GT, a[0], a[1]);
       case FN_GE: return sc_expr_rel(ctx, SC_EXPR_GE, a[0], a[1]);
       case FN_NOT: return sc_expr_not(ctx, a[0]);
-      default: return fold(ps, kind, a, n);
+      default: return fold(ps, kind, a, n, at);
     }
   }
   char msg[128];
@@ -251,8 +265,7 @@ static const sc_expr *parse_term(parser *ps) {
     skip_space(ps);
     const char *at = ps->p;
     if (accept(ps, "*")) {
-      const sc_expr *r = parse_unary(ps);
-      l = r ? sc_expr_mul(ps->ctx, l, r) : NULL;
+      l = product(ps, l, parse_unary(ps), at);
     } else if (accept(ps, "//")) {
       const sc_expr *r = parse_unary(ps);
       l = r ? sc_expr_floordiv(ps->ctx, l, r) : NULL;
@@ -268,20 +281,34 @@ static const sc_expr *parse_term(parser *ps) {
   return l;
 }
 
+/* a + b - c ...: the terms are summed at once (sc_expr_add_all), so that a sum of
+ * thousands of terms stays fast and builds no intermediate sums. */
 static const sc_expr *parse_sum(parser *ps) {
-  const sc_expr *l = parse_term(ps);
-  while (l) {
-    if (accept(ps, "+")) {
-      const sc_expr *r = parse_term(ps);
-      l = r ? sc_expr_add(ps->ctx, l, r) : NULL;
-    } else if (accept(ps, "-")) {
-      const sc_expr *r = parse_term(ps);
-      l = r ? sc_expr_sub(ps->ctx, l, r) : NULL;
-    } else {
-      break;
+  const sc_expr *first = parse_term(ps);
+  if (!first) return NULL;
+  const sc_expr *stackv[16], **terms = stackv;
+  size_t n = 0, cap = 16;
+  terms[n++] = first;
+  for (;;) {
+    bool minus;
+    if (accept(ps, "+")) minus = false;
+    else if (accept(ps, "-")) minus = true;
+    else break;
+    const sc_expr *r = parse_term(ps);
+    if (!r) {
+      if (terms != stackv) free(terms);
+      return NULL;
     }
+    if (n == cap) {
+      cap *= 2;
+      terms = terms == stackv ? memcpy(sc_xmalloc(cap * sizeof *terms), stackv, sizeof stackv)
+                              : sc_xrealloc(terms, cap * sizeof *terms);
+    }
+    terms[n++] = minus ? sc_expr_neg(ps->ctx, r) : r;
   }
-  return l;
+  const sc_expr *sum = sc_expr_add_all(ps->ctx, terms, n);
+  if (terms != stackv) free(terms);
+  return sum;
 }
 
 static const sc_expr *parse_rel(parser *ps) {

@@ -184,8 +184,8 @@ static const sc_expr *parse_power(parser *ps) {
   if (!exp) return NULL;
   if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64) return fail(ps, at, "only a constant power from 0 to 64 is supported");
   const sc_expr *acc = sc_expr_int(ps->ctx, 1);
-  for (int64_t i = 0; i < n; i++) acc = sc_expr_mul(ps->ctx, acc, base);
-  return acc;
+  for (int64_t i = 0; i < n && acc; i++) acc = sc_expr_mul_bounded(ps->ctx, acc, base);
+  return acc ? acc : fail(ps, at, "the power expands to too many terms");
 }
 
 static const sc_expr *parse_unary(parser *ps) {
@@ -213,8 +213,10 @@ static const sc_expr *parse_term(parser *ps) {
       const sc_expr *r = parse_unary(ps);
       acc = r ? sc_expr_floordiv(ps->ctx, acc, r) : NULL;
     } else if (accept(ps, "*")) {
+      const char *at = ps->at;
       const sc_expr *r = parse_unary(ps);
-      acc = r ? sc_expr_mul(ps->ctx, acc, r) : NULL;
+      acc = r ? sc_expr_mul_bounded(ps->ctx, acc, r) : NULL;
+      if (r && !acc) return fail(ps, at, "the product expands to too many terms");
     } else if (accept(ps, "%")) {
       const sc_expr *r = parse_unary(ps);
       acc = r ? sc_expr_mod(ps->ctx, acc, r) : NULL;
@@ -227,20 +229,29 @@ static const sc_expr *parse_term(parser *ps) {
   return acc;
 }
 
+/* a + b - c ...: summed at once, so that thousands of terms stay linear. */
 static const sc_expr *parse_arith(parser *ps) {
-  const sc_expr *acc = parse_term(ps);
-  while (acc) {
-    if (accept(ps, "+")) {
-      const sc_expr *r = parse_term(ps);
-      acc = r ? sc_expr_add(ps->ctx, acc, r) : NULL;
-    } else if (accept(ps, "-")) {
-      const sc_expr *r = parse_term(ps);
-      acc = r ? sc_expr_sub(ps->ctx, acc, r) : NULL;
-    } else {
-      break;
+  const sc_expr *first = parse_term(ps);
+  if (!first) return NULL;
+  size_t n = 0, cap = 16;
+  const sc_expr **terms = sc_xmalloc(cap * sizeof *terms);
+  terms[n++] = first;
+  for (;;) {
+    bool minus;
+    if (accept(ps, "+")) minus = false;
+    else if (accept(ps, "-")) minus = true;
+    else break;
+    const sc_expr *r = parse_term(ps);
+    if (!r) {
+      free(terms);
+      return NULL;
     }
+    if (n == cap) terms = sc_xrealloc(terms, (cap *= 2) * sizeof *terms);
+    terms[n++] = minus ? sc_expr_neg(ps->ctx, r) : r;
   }
-  return acc;
+  const sc_expr *sum = sc_expr_add_all(ps->ctx, terms, n);
+  free(terms);
+  return sum;
 }
 
 static bool accept_relation(parser *ps, sc_expr_kind *kind) {

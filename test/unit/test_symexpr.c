@@ -1,6 +1,7 @@
 /* test_symexpr.c - canonical form, printing, parsing and evaluation of expressions. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ir/symexpr.h"
 #include "test_util.h"
@@ -200,11 +201,56 @@ START_TEST(test_subst) {
 }
 END_TEST
 
+static double seconds_since(struct timespec t0) {
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/* Crafted expressions (issue 13): a power of a sum, a product of binomials and a product of
+ * 70 factors are refused at once instead of expanding for minutes or truncating; a sum of
+ * 10,000 symbols reads in linear time. */
+START_TEST(test_crafted_expressions_are_bounded) {
+  sc_ctx *ctx = sc_ctx_new();
+  const char *err = NULL;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ck_assert_ptr_null(sc_expr_parse(ctx, "(s0+s1+s2+s3+s4+s5+s6+s7)**14", &err, NULL));
+  ck_assert_ptr_nonnull(strstr(err, "too large"));
+  sc_strbuf sb = {0};
+  for (int i = 0; i < 18; i++) sc_strbuf_printf(&sb, "%s(s%d + 1)", i ? "*" : "", i);
+  err = NULL;
+  ck_assert_ptr_null(sc_expr_parse(ctx, sc_strbuf_cstr(&sb), &err, NULL));
+  ck_assert_ptr_nonnull(strstr(err, "too large"));
+  sb.len = 0;
+  for (int i = 0; i < 70; i++) sc_strbuf_printf(&sb, "%ss0", i ? "*" : "");
+  err = NULL;
+  ck_assert_ptr_null(sc_expr_parse(ctx, sc_strbuf_cstr(&sb), &err, NULL));
+  ck_assert_ptr_nonnull(strstr(err, "too large"));
+  ck_assert_msg(seconds_since(t0) < 2.0, "refusing took %.1f s", seconds_since(t0));
+  sb.len = 0;
+  for (int i = 0; i < 10000; i++) sc_strbuf_printf(&sb, "%ss%d", i ? " + " : "", i);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const sc_expr *sum = sc_expr_parse(ctx, sc_strbuf_cstr(&sb), &err, NULL);
+  ck_assert_ptr_nonnull(sum);
+  ck_assert_uint_eq(sc_expr_n_terms(sum), 10000);
+  ck_assert_msg(seconds_since(t0) < 2.0, "a sum of 10,000 symbols took %.1f s", seconds_since(t0));
+  sc_strbuf_free(&sb);
+  /* products built by the analysis keep every factor (no truncation at 64) */
+  const sc_expr *p = sc_expr_int(ctx, 1);
+  for (int i = 0; i < 70; i++) p = sc_expr_mul(ctx, p, sc_expr_sym(ctx, "s0"));
+  ck_assert_uint_eq(sc_expr_degree(p), 70);
+  ck_assert_str_eq(sc_expr_to_string(ctx, p), "s0**70");
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("symexpr");
   TCase *tc = tcase_create("core");
   tcase_add_loop_test(tc, test_print_canonical, 0, sizeof print_cases / sizeof print_cases[0]);
   tcase_add_test(tc, test_hash_consing);
+  tcase_add_test(tc, test_crafted_expressions_are_bounded);
   tcase_add_loop_test(tc, test_parse_errors, 0, sizeof bad_cases / sizeof bad_cases[0]);
   tcase_add_test(tc, test_deep_nesting_is_an_error);
   tcase_add_loop_test(tc, test_eval, 0, sizeof eval_cases / sizeof eval_cases[0]);
