@@ -137,7 +137,20 @@ static char *rewrite_tokens(const char *text, size_t len, size_t n, size_t *out_
   return out;
 }
 
+/* cJSON's allocations go through sc_xmalloc: running out of memory while parsing is the
+ * fatal out-of-memory error (exit 4), not a JSON syntax error at some position. */
+static void *cjson_malloc(size_t size) { return sc_xmalloc(size); }
+
+static void use_checked_allocation(void) {
+  static bool done;
+  if (done) return;
+  cJSON_Hooks hooks = {cjson_malloc, free};
+  cJSON_InitHooks(&hooks);
+  done = true;
+}
+
 cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len) {
+  use_checked_allocation();
   size_t first = 0;
   while (first < len && is_space(text[first])) first++;
   if (first == len) {

@@ -267,6 +267,26 @@ def attack_declared_dtypes(shapec, src, tmp):
           f"indices declared float32: refused with SC0319, nothing built ({r.stderr.strip()[:200]})")
 
 
+def attack_out_of_memory(shapec, tmp):
+    """Out of memory while reading a 50 MB program (address space capped at 400 MB) is
+    the fatal out-of-memory error, exit 4, not a JSON syntax error.  Skipped under ASan,
+    which needs more address space than any cap leaves."""
+    if "asan" in subprocess.run(["ldd", shapec], capture_output=True, text=True).stdout:
+        print("skip - out of memory: shapec is built with AddressSanitizer")
+        return
+    node = ('{"target": "torch.ops.aten.relu.default", "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}],'
+            ' "outputs": [{"as_tensor": {"name": "r%d"}}], "metadata": {}}')
+    path = os.path.join(tmp, "big.json")
+    with open(path, "w") as f:
+        f.write('{"graph_module": {"graph": {"nodes": [' + ", ".join(node % i for i in range(300000)) + "]}}}")
+    out = os.path.join(tmp, "out_oom")
+    r = subprocess.run(["bash", "-c", 'ulimit -v 400000; exec "$0" export "$1" -o "$2" -q', shapec, path, out],
+                       capture_output=True, text=True)
+    check(r.returncode == 4 and "out of memory" in r.stderr and not os.path.exists(os.path.join(out, "model.so")),
+          f"out of memory while parsing: exit 4 with its message (exit {r.returncode}: {r.stderr.strip()[:160]})")
+    os.remove(path)
+
+
 def models(src, tmp):
     """(label, archive or program, spec or None) for each model attacked."""
     out = [("tutorial", os.path.join(src, "examples", "tutorial", "model.json"),
@@ -288,6 +308,7 @@ def main(argv):
     shapec, src = argv[1], argv[2]
     with tempfile.TemporaryDirectory(prefix="shapec-adversarial-") as tmp:
         attack_declared_dtypes(shapec, src, tmp)
+        attack_out_of_memory(shapec, tmp)
         for label, model, spec in models(src, tmp):
             for mode, extra in (("own", []), ("spec", ["--dynamic", spec])):
                 if mode == "own" and model.endswith(".json"):
