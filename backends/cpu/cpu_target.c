@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -152,14 +153,14 @@ static bool write_temp(cg *g, const char *path, const void *data, size_t len) {
   return sc_file_write_atomic(g->ctx, path, data, len);
 }
 
-
-/* Runs argv; on failure records the tool's stderr. */
-static bool run_tool(cg *g, char *const argv[]) {
-  char errpath[1100];
-  sc_temp_template(errpath, sizeof errpath, "shapec-link");
+/* Runs a tool (the linker) with its output captured in DIR/tool-XXXXXX; on failure the error
+ * says what it printed up to its crash trace, or plainly that the disk is full. */
+static bool run_tool(cg *g, const char *dir, char *const argv[]) {
+  char errpath[1200];
+  snprintf(errpath, sizeof errpath, "%s/tool-XXXXXX", dir);
   int fd = mkstemp(errpath);
   if (fd < 0)
-    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary file %s: %s (set TMPDIR to a writable directory)",
+    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary file %s: %s",
                     errpath, strerror(errno));
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -175,7 +176,14 @@ static bool run_tool(cg *g, char *const argv[]) {
     lseek(fd, 0, SEEK_SET);
     ssize_t n = read(fd, out, sizeof out - 1);
     out[n > 0 ? n : 0] = '\0';
+    char *trace = strstr(out, "PLEASE submit");
+    if (!trace) trace = strstr(out, "Stack dump");
+    if (trace) *trace = '\0';
+    struct statvfs vfs;
+    bool full = strstr(out, "No space left") || (statvfs(dir, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < (64u << 20));
     if (rc != 0) cg_error(g, SC_DIAG_LINK, NULL, "cannot run %s: %s (install lld-19)", argv[0], strerror(rc));
+    else if (full) cg_error(g, SC_DIAG_LINK, NULL, "cannot write the library in %s: No space left on device (free some "
+                                                   "space and export again; the previous outputs are kept)", dir);
     else cg_error(g, SC_DIAG_LINK, NULL, "%s failed: %s", argv[0], out);
   }
   close(fd);
@@ -206,12 +214,14 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
     LLVMDisposeMessage(err);
     return false;
   }
+  /* the object and the runtime go beside the library (the export's staging folder, which a
+   * killed export leaves for the next one to remove), not to TMPDIR */
   char dir[1100];
-  sc_temp_template(dir, sizeof dir, "shapec-build");
+  const char *slash = strrchr(so_path, '/');
+  snprintf(dir, sizeof dir, "%.*s/.build-XXXXXX", slash ? (int)(slash - so_path) : 1, slash ? so_path : ".");
   if (!mkdtemp(dir)) {
     LLVMDisposeMemoryBuffer(obj);
-    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the temporary directory %s: %s (set TMPDIR to a writable "
-                                           "directory)", dir, strerror(errno));
+    return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the build directory %s: %s", dir, strerror(errno));
   }
   char o_path[1200], a_path[1200], tmp_so[1200];
   snprintf(o_path, sizeof o_path, "%s/model.o", dir);
@@ -227,7 +237,7 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
                     "-u", "shapec_model_set_weights_path", "-u", "shapec_model_release_workspace",
                     "--gc-sections", "-o", tmp_so, o_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
                     "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL};
-    ok = run_tool(g, argv) && rename(tmp_so, so_path) == 0;
+    ok = run_tool(g, dir, argv) && rename(tmp_so, so_path) == 0;
     if (!ok) unlink(tmp_so);
   }
   unlink(o_path);

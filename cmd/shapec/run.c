@@ -10,6 +10,7 @@
 #include "cuda_stage.h"
 #include "lib/base/fileio.h"
 #include "lib/frontend/npy.h"
+#include "library_file.h"
 #include "run.h"
 #include "shapec/runtime.h"
 
@@ -72,6 +73,12 @@ static int cmp(const void *a, const void *b) {
 static bool load(sc_ctx *ctx, const char *path, void **handle, model_api *api) {
   char full[4096];
   snprintf(full, sizeof full, "%s%s", strchr(path, '/') ? "" : "./", path);
+  char why[300];
+  const char *problem = sc_library_file_problem(full, why, sizeof why);
+  if (problem) {
+    sc_diags_add(&ctx->diags, SC_DIAG_RUN_LOAD, SC_SEV_ERROR, path, NULL, "cannot load the library: %s", problem);
+    return false;
+  }
   *handle = dlopen(full, RTLD_NOW | RTLD_LOCAL);
   if (!*handle) {
     sc_diags_add(&ctx->diags, SC_DIAG_RUN_LOAD, SC_SEV_ERROR, path, NULL, "cannot load the library: %s", dlerror());
@@ -89,6 +96,13 @@ static bool load(sc_ctx *ctx, const char *path, void **handle, model_api *api) {
   SYM(input_name, "shapec_model_input_name") SYM(output_name, "shapec_model_output_name")
   SYM(output_shapes, "shapec_model_output_shapes") SYM(run, "shapec_model_run")
 #undef SYM
+  int (*abi)(void) = (int (*)(void))dlsym(*handle, "shapec_model_abi_version");
+  if (!abi || abi() != SHAPEC_ABI_VERSION) {
+    sc_diags_add(&ctx->diags, SC_DIAG_RUN_LOAD, SC_SEV_ERROR, path, NULL,
+                 "the library was built for ABI version %d, this shapec runs version %d: export it again",
+                 abi ? abi() : 0, SHAPEC_ABI_VERSION);
+    return false;
+  }
   return true;
 }
 

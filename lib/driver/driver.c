@@ -8,6 +8,7 @@
 
 #include "backends/library.h"
 #include "lib/base/fileio.h"
+#include "publish.h"
 #include "lib/frontend/model_reader.h"
 #include "lib/frontend/pt2_reader.h"
 #include "lib/frontend/spec_reader.h"
@@ -61,7 +62,10 @@ static bool load_weights(sc_ctx *ctx, const sc_export_options *opts, sc_export_r
   return sc_weights_bind(ctx, out->weights, out->program, !opts->no_codegen);
 }
 
-static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out, const cJSON *fixed) {
+/* The corrected spec (where asked) and the report: into dir (the staging folder), or to
+ * --report's path. */
+static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out, const cJSON *fixed,
+                          const char *dir) {
   bool ok = true;
   if (opts->fix_spec && fixed) {
     char *text = sc_json_render(fixed);
@@ -69,14 +73,37 @@ static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_
     else ok = false;
     free(text);
   }
-  const char *outdir = opts->outdir ? opts->outdir : "shapec-out";
-  const char *path = opts->report ? opts->report : sc_arena_printf(&ctx->arena, "%s/constraints.json", outdir);
-  if (!opts->report && !sc_dir_ensure(ctx, outdir)) return false;
+  const char *path = opts->report ? opts->report : sc_arena_printf(&ctx->arena, "%s/constraints.json", dir);
   /* the report shows a corrected spec only when there is something to correct */
   const cJSON *shown = out->analysed && out->analysis.env.n_violations ? fixed : NULL;
   if (!sc_report_write(ctx, path, out->program, out->spec, out->analysed ? &out->analysis : NULL, shown)) return false;
   out->report_path = path;
   return ok;
+}
+
+/* Writes the report and builds the library into the staging folder. */
+static bool produce(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out, const cJSON *fixed, bool ok,
+                    const char *dir) {
+  ok &= write_outputs(ctx, opts, out, fixed, dir);
+  if (!ok || opts->no_codegen) return ok;
+  /* the library embeds the report it was built with */
+  char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
+  sc_library_options copts = {opts->cpu, dir, report, opts->emit_llvm, opts->external_weights,
+                              opts->target_cpu || !opts->target_cuda, opts->target_cuda, opts->cuda_arch,
+                              opts->cuda_emulate};
+  ok = sc_library_build(ctx, out->program, &out->analysis, out->weights, &copts);
+  free(report);
+  if (ok) out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", dir);
+  else write_outputs(ctx, opts, out, NULL, dir); /* the report said "ok": now with the code-generation error */
+  return ok;
+}
+
+/* Where the outputs now are: the output folder's names for what was staged. */
+static const char *published(sc_ctx *ctx, const sc_publish *pub, const char *staged, const char *as) {
+  if (!staged) return NULL;
+  size_t n = strlen(pub->staging);
+  if (strncmp(staged, pub->staging, n) != 0) return staged; /* --report FILE: written where asked */
+  return sc_arena_printf(&ctx->arena, "%s/%s", pub->final, as ? as : staged + n + 1);
 }
 
 bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
@@ -100,32 +127,32 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   if (out->analysis.env.n_violations || opts->fix_spec)
     fixed = sc_spec_fix(ctx, opts->spec, out->analysis.env.violations, out->analysis.env.n_violations);
   if (ok) ok = load_weights(ctx, opts, out);
-  ok &= write_outputs(ctx, opts, out, fixed);
-  cJSON_Delete(fixed);
-  if (ok && !opts->no_codegen) {
-    /* the library embeds the report it was built with */
-    char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
-    sc_library_options copts = {opts->cpu, opts->outdir ? opts->outdir : "shapec-out", report, opts->emit_llvm,
-                            opts->external_weights, opts->target_cpu || !opts->target_cuda, opts->target_cuda,
-                            opts->cuda_arch, opts->cuda_emulate};
-    ok = sc_dir_ensure(ctx, copts.outdir) && sc_library_build(ctx, out->program, &out->analysis, out->weights, &copts);
-    free(report);
-    if (ok) {
-      out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", copts.outdir);
-      if (!copts.target_cuda) { /* an earlier CUDA export's PTX is not this library's */
-        static const char *const cuda_files[] = {"model.ptx", "model_kernels.ptx", "model_device.ll", "model_kernels.ll"};
-        for (size_t i = 0; i < sizeof cuda_files / sizeof cuda_files[0]; i++)
-          unlink(sc_arena_printf(&ctx->arena, "%s/%s", copts.outdir, cuda_files[i]));
-      }
-    } else {
-      /* the report written above said "ok": rewrite it with the code-generation error, and
-       * take away a library an earlier export left, which no longer matches the model */
-      static const char *const stale[] = {"model.so", "model.h", "model.ll", "model.weights", "model.ptx",
-                                          "model_kernels.ptx", "model_device.ll", "model_kernels.ll"};
-      for (size_t i = 0; i < sizeof stale / sizeof stale[0]; i++)
-        unlink(sc_arena_printf(&ctx->arena, "%s/%s", copts.outdir, stale[i]));
-      write_outputs(ctx, opts, out, NULL);
-    }
+  if (opts->report && opts->no_codegen) { /* nothing goes to the output folder */
+    ok &= write_outputs(ctx, opts, out, fixed, NULL);
+    cJSON_Delete(fixed);
+    return ok && ctx->diags.n_errors == 0;
   }
+  sc_publish pub;
+  if (!sc_publish_begin(ctx, opts->outdir ? opts->outdir : "shapec-out", &pub)) {
+    cJSON_Delete(fixed);
+    return false;
+  }
+  ok = produce(ctx, opts, out, fixed, ok, pub.staging);
+  cJSON_Delete(fixed);
+  if (ok || !sc_publish_has_library(&pub)) {
+    /* the new set replaces the old one (a failed export's report, where no library is lost) */
+    if (sc_publish_commit(ctx, &pub)) {
+      out->report_path = published(ctx, &pub, out->report_path, NULL);
+      out->library_path = published(ctx, &pub, out->library_path, NULL);
+    } else {
+      ok = false;
+      out->report_path = out->library_path = NULL;
+    }
+  } else { /* a failed export keeps the earlier library and its report */
+    sc_publish_keep_previous(ctx, &pub);
+    out->report_path = published(ctx, &pub, out->report_path, "constraints.failed.json");
+    out->library_path = NULL;
+  }
+  sc_publish_end(&pub);
   return ok && ctx->diags.n_errors == 0;
 }

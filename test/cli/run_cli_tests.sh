@@ -697,8 +697,7 @@ sys.exit(l.shapec_model_cpu_features() != b"sse4.2,avx,avx2,fma,f16c,bmi2")' "$W
 fi
 end
 
-begin "a code-generation failure rewrites the report as an error and removes a stale library"
-mkdir -p "$WORK/cg-fail" && echo stale >"$WORK/cg-fail/model.so"
+begin "a code-generation failure in a new folder publishes its report as an error, no library"
 # item() of a float tensor feeding a size: the CPU backend takes integer item() only
 sed 's/"dtype": 5/"dtype": 7/' "$SRC/test/golden/models/item_check.json" >"$WORK/item_float.json"
 sc export "$WORK/item_float.json" -o "$WORK/cg-fail"
@@ -706,6 +705,19 @@ expect_rc 4
 expect_err "SC0801"
 expect_file_has "$WORK/cg-fail/constraints.json" '"status": "error"'
 expect_no_path "$WORK/cg-fail/model.so"
+end
+
+begin "a failed export keeps the earlier library and report; its own report is constraints.failed.json"
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/cg-keep" -q
+cp "$WORK/cg-keep/model.so" "$WORK/cg-keep.so.before"
+sc export "$WORK/item_float.json" -o "$WORK/cg-keep"
+expect_rc 4
+expect_err "SC0801"
+expect_err "wrote $WORK/cg-keep/constraints.failed.json (status: error)"
+expect_file_has "$WORK/cg-keep/constraints.json" '"status": "ok"'
+expect_file_has "$WORK/cg-keep/constraints.failed.json" '"status": "error"'
+cmp -s "$WORK/cg-keep/model.so" "$WORK/cg-keep.so.before" || fail "the earlier model.so changed"
+[ -z "$(ls -A "$WORK" | grep '^\.cg-keep\.staging')" ] || fail "a staging folder was left behind"
 end
 
 # ---- CUDA target ----------------------------------------------------------------------
@@ -739,8 +751,7 @@ expect_rc 2
 expect_err "--cuda-arch needs --target cuda"
 end
 
-begin "--target cuda without libdevice: a clear error, no library, a stale one removed"
-mkdir -p "$WORK/nolibdevice" && echo stale >"$WORK/nolibdevice/model.so" && echo stale >"$WORK/nolibdevice/model.ptx"
+begin "--target cuda without libdevice: a clear error, no library"
 SHAPEC_LIBDEVICE=$WORK/missing/libdevice.10.bc sc export "$MODEL" --dynamic "$SPEC" --target cuda -o "$WORK/nolibdevice"
 expect_rc 4
 expect_err "cannot read $WORK/missing/libdevice.10.bc"
