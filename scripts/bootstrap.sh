@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   llvm-19-dev lld-19   # LLVM 19 C API and its linker (LLVM 14 may also be installed: shapec pins 19)
   llvm-19 clang-19     # llvm-link-19 and clang-19 build the CUDA device kernels into NVPTX bitcode
+  libclang-rt-19-dev   # libFuzzer and the sanitizers' runtimes for clang-19 (scripts/fuzz.sh, CTest fuzz_smoke)
   libcjson-dev         # JSON reader
   libxml2-dev libxml2-utils  # JUnit reports, xmllint
   check libsubunit-dev # unit tests
