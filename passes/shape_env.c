@@ -676,6 +676,40 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
 
 /* ---- the decision -------------------------------------------------------------------- */
 
+/* A symbol's range with tracing's floor taken away: a lower bound of 2 or less only says
+ * that sizes 0 and 1 were not traced (ep.module() still accepts them). */
+static bool lookup_untraced_range(void *p, const char *name, sc_range_iv *out) {
+  sc_symbol *s = sc_env_find(p, name);
+  if (!s) return false;
+  *out = s->range;
+  if (s->origin != SC_SYM_UNBACKED && out->lo <= 2) out->lo = 0;
+  return true;
+}
+
+/* Whether a guard decided true holds only thanks to the >= 2 floor of tracing (4*s0 >= 7
+ * from narrow(x, 0, 0, 7) holds for s0 >= 2, not for s0 = 1).  Such a guard is checked on
+ * the inputs, since the library lets sizes 0 and 1 through as torch's module does; without
+ * it a size of 1 would make the compiled code read past a buffer.  Guards on unbacked
+ * values are not affected. */
+static bool needs_tracing_floor(sc_shape_env *env, const sc_expr *e) {
+  if (e->kind < SC_EXPR_EQ || e->kind > SC_EXPR_GE || sc_env_is_unbacked(env, e)) return false;
+  if (known_fact(env, e) == SC_TRUE) return false;
+  const sc_expr *d = sc_expr_sub(env->ctx, e->args[0], e->args[1]);
+  const sc_expr *rel = sc_expr_rel(env->ctx, e->kind, d, sc_expr_int(env->ctx, 0));
+  return sc_expr_decide(rel, lookup_untraced_range, env) != SC_TRUE;
+}
+
+/* The guard in the inputs' terms: 4*x.size()[0] >= 7. */
+static const char *input_text(sc_shape_env *env, const sc_expr *e) {
+  const char *names[16];
+  int n = sc_expr_symbols(e, names, 16);
+  for (int i = 0; i < n && i < 16; i++) {
+    sc_symbol *s = sc_env_find(env, names[i]);
+    if (s && s->source) e = sc_expr_subst(env->ctx, e, names[i], sc_expr_sym(env->ctx, s->source));
+  }
+  return sc_expr_to_string(env->ctx, e);
+}
+
 void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov) {
   const sc_expr *e = sc_env_resolve(env, cond);
   if (e->kind == SC_EXPR_AND) {
@@ -685,6 +719,8 @@ void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *p
   sc_truth t = sc_env_decide(env, e);
   if (t == SC_TRUE) {
     record(env, e, SC_GUARD_TRUE, prov, NULL);
+    if (needs_tracing_floor(env, e)) /* true only because sizes are >= 2 while tracing: checked on the inputs */
+      sc_env_input_guard(env, e, input_text(env, e), prov);
     return;
   }
   if (sc_env_is_unbacked(env, e)) {

@@ -196,8 +196,11 @@ def zoo_runs(ep, rc):
     return runs
 
 
-def export_case(name, module, args, ds, kwargs):
-    d = os.path.join(OUT, name)
+def export_case(name, module, args, ds, kwargs, out_root=None, also_static=False, decompose=True):
+    """Exports one case into out_root/name (default: the corpus); also_static also saves
+    static.pt2, the program exported without dynamic_shapes (what `shapec export --dynamic`
+    re-applies a spec to; the differential tester, test/diff/)."""
+    d = os.path.join(out_root or OUT, name)
     os.makedirs(d, exist_ok=True)
     answers = {"torch": torch.__version__, "case": name}
     flat, _, paths = leaves(args, kwargs)
@@ -207,15 +210,20 @@ def export_case(name, module, args, ds, kwargs):
         ep = torch.export.export(module, args, kwargs=kwargs, dynamic_shapes=ds)
     except Exception as e:  # noqa: BLE001
         answers["export"] = error_json(e)
+        if also_static:
+            save_static(module, args, kwargs, d, answers)
         write_answers(d, answers)
         return "refused"
     answers["export"] = "ok"
     torch.export.save(ep, os.path.join(d, "model.pt2"))
+    if also_static:
+        save_static(module, args, kwargs, d, answers)
     # decomposed before any call: ep.module() calls update ep's own buffers
     try:
-        dep = ep.run_decompositions()
-        torch.export.save(dep, os.path.join(d, "decomposed.pt2"))
-        answers["decomposed"] = "ok"
+        if decompose:
+            dep = ep.run_decompositions()
+            torch.export.save(dep, os.path.join(d, "decomposed.pt2"))
+        answers["decomposed"] = "ok" if decompose else "not asked"
     except Exception as e:  # noqa: BLE001
         answers["decomposed"] = error_json(e)
     rc = range_constraints(ep)
@@ -257,6 +265,16 @@ def repeated_calls(path, args, kwargs):
         except Exception as e:  # noqa: BLE001
             calls.append({"error": error_json(e)})
     return calls
+
+
+def save_static(module, args, kwargs, d, answers):
+    # fresh tensors: an export with dynamic_shapes leaves its marks on the ones it was given
+    args, kwargs = pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, (args, kwargs))
+    try:
+        torch.export.save(torch.export.export(module, args, kwargs=kwargs), os.path.join(d, "static.pt2"))
+        answers["static"] = "ok"
+    except Exception as e:  # noqa: BLE001
+        answers["static"] = error_json(e)
 
 
 def write_spec(d, ds, args, kwargs):

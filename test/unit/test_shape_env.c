@@ -115,9 +115,28 @@ static sc_guard_outcome last_outcome(void) {
 
 START_TEST(test_statically_true_guard_vanishes) {
   sym("s0", SC_SYM_AUTO, 4, sc_iv(2, SC_INT_OO));
-  guard("s0 >= 1");
+  guard("s0 >= 0");
   ck_assert_int_eq(last_outcome(), SC_GUARD_TRUE);
   ck_assert_int_eq(env.n_violations, 0);
+}
+END_TEST
+
+/* True only thanks to tracing's floor of 2: the library lets sizes 0 and 1 through (as
+ * ep.module() does), so the guard is checked on the inputs (4*s0 >= 7 from a narrow of
+ * length 7 would otherwise read past the buffer at s0 = 1). */
+START_TEST(test_guard_on_the_tracing_floor_is_checked) {
+  sym("s0", SC_SYM_AUTO, 4, sc_iv(2, SC_INT_OO));
+  size_t before = env.n_guards;
+  guard("4*s0 >= 7");
+  ck_assert_uint_eq(env.n_guards, before + 2);
+  ck_assert_int_eq(env.guards[before].outcome, SC_GUARD_TRUE);
+  ck_assert_int_eq(last_outcome(), SC_GUARD_INPUT);
+  ck_assert_int_eq(env.n_violations, 0);
+  guard("s0 >= 3");
+  ck_assert_int_eq(sc_env_find(&env, "s0")->range.lo, 3);
+  before = env.n_guards;
+  guard("4*s0 >= 9"); /* true for s0 >= 3, which is checked as it is above 2 */
+  ck_assert_uint_eq(env.n_guards, before + 1);
 }
 END_TEST
 
@@ -333,6 +352,7 @@ int main(void) {
   TCase *tc = tcase_create("decisions");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_statically_true_guard_vanishes);
+  tcase_add_test(tc, test_guard_on_the_tracing_floor_is_checked);
   tcase_add_test(tc, test_larger_hint_is_eliminated);
   tcase_add_test(tc, test_equal_hints_eliminate_the_larger_name);
   tcase_add_test(tc, test_replacements_stay_resolved);

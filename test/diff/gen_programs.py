@@ -1,0 +1,199 @@
+"""gen_programs.py - the differential tester's programs: random small modules with random
+dynamic_shapes specs, each exported by the real torch it runs under, with torch's answers
+beside it (test/diff/README.md).
+
+    scripts/real-torch.sh --torch 2.14 run test/diff/gen_programs.py OUTDIR FIRST_SEED COUNT
+
+Writes OUTDIR/p<seed>/: program.py (the module's source, for people), spec.json,
+answers.json (gen_corpus.py's answers: the export's outcome and message, range
+constraints, input shapes, guards_code, probes against ep.module()), and model.pt2
+(exported with the spec) where torch accepts it, else static.pt2 (exported without a
+spec): the program `shapec export --dynamic spec.json` re-applies the spec to.  A seed always gives the same
+program."""
+import os
+import random
+import sys
+import traceback
+
+import torch
+from torch.export import Dim
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "real"))
+import gen_corpus  # noqa: E402
+
+
+class Program:
+    """Source lines of forward(self, x[, y]) over a value h, with its parameters."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.lines = []
+        self.params = {}
+
+
+def sample_shape(rng, rank):
+    return [rng.choice([2, 3, 4, 5, 6, 8]) for _ in range(rank)]
+
+
+def gen_body(rng, prog, shapes):
+    """Appends 2-5 steps; shapes: the inputs' sample shapes (x first).  Tracks h's sample
+    shape so that every step is valid at the sample (torch decides the rest)."""
+    h = list(shapes[0])
+    prog.lines.append("h = x")
+    y = shapes[1] if len(shapes) > 1 else None
+    for _ in range(rng.randint(2, 5)):
+        r = len(h)
+        choices = ["relu", "scale", "guard_if", "check"]
+        if y is not None and len(y) <= r and all(a == b or b == 1 for a, b in zip(h[r - len(y):], y)):
+            choices += ["add_y"] * 3
+        if r >= 2:
+            choices += ["flatten", "transpose", "view_keep0", "sum_last"]
+        if r >= 1:
+            choices += ["slice0", "cat0", "matmul", "unsqueeze", "reshape_flat", "narrow_last", "div_guard"]
+        step = rng.choice(choices)
+        if step == "relu":
+            prog.lines.append("h = h.relu()")
+        elif step == "scale":
+            prog.lines.append(f"h = h * {rng.choice([2, 0.5, -1])}")
+        elif step == "add_y":
+            prog.lines.append("h = h + y")
+            y = None
+        elif step == "guard_if":
+            k = rng.randint(1, 9)
+            prog.lines += [f"if h.shape[0] > {k}:", "    h = h + 1", "else:", "    h = h - 1"]
+        elif step == "check":
+            d = rng.randrange(r) if r else None
+            if d is None:
+                continue
+            bound = rng.choice([2, h[d], h[d] - 1, max(1, h[d] // 2)])
+            op = rng.choice([">=", "<=", "!="]) if bound != h[d] else rng.choice([">=", "<="])
+            if op == "!=" and bound == h[d]:
+                op = ">="
+            ok = {">=": h[d] >= bound, "<=": h[d] <= bound, "!=": h[d] != bound}[op]
+            if ok:
+                prog.lines.append(f"torch._check(h.shape[{d}] {op} {bound})")
+        elif step == "flatten":
+            prog.lines.append("h = h.flatten(1)")
+            h = [h[0], _prod(h[1:])]
+        elif step == "transpose":
+            prog.lines.append("h = h.transpose(0, 1)")
+            h = [h[1], h[0]] + h[2:]
+        elif step == "view_keep0":
+            prog.lines.append("h = h.view(h.shape[0], -1)")
+            h = [h[0], _prod(h[1:])]
+        elif step == "sum_last":
+            prog.lines.append("h = h.sum(-1)")
+            h = h[:-1]
+        elif step == "slice0":
+            k = rng.randint(1, max(1, h[0] - 1))
+            prog.lines.append(f"h = h[:{k}]")
+            h[0] = min(k, h[0])
+        elif step == "cat0":
+            prog.lines.append("h = torch.cat([h, h], dim=0)")
+            h[0] *= 2
+        elif step == "matmul":
+            n = rng.choice([3, 4])
+            name = f"w{len(prog.params)}"
+            prog.params[name] = [h[-1], n]
+            prog.lines.append(f"h = h @ self.{name}")
+            h[-1] = n
+        elif step == "unsqueeze":
+            if r < 4:
+                prog.lines.append("h = h.unsqueeze(0)")
+                h = [1] + h
+        elif step == "reshape_flat":
+            prog.lines.append("h = h.reshape(-1)")
+            h = [_prod(h)]
+        elif step == "narrow_last":
+            k = rng.randint(1, h[-1])
+            prog.lines.append(f"h = h.narrow(-1, 0, {k})")
+            h[-1] = k
+        elif step == "div_guard":
+            prog.lines += ["if h.shape[0] % 2 == 0:", "    h = h * 3"]
+    prog.lines.append("return h")
+
+
+def _prod(xs):
+    p = 1
+    for v in xs:
+        p *= v
+    return p
+
+
+def gen_spec(rng, shapes):
+    """A dynamic_shapes entry per input: per dim None (static), AUTO, STATIC, DYNAMIC, a
+    named Dim with a range, or a Dim shared with the other input's equal dim."""
+    named = {}
+    specs = []
+    for i, shape in enumerate(shapes):
+        entry = {}
+        for d, size in enumerate(shape):
+            kind = rng.choice(["auto", "auto", "dynamic", "static", "none", "named", "named", "shared"])
+            if kind == "auto":
+                entry[d] = Dim.AUTO
+            elif kind == "dynamic":
+                entry[d] = Dim.DYNAMIC
+            elif kind == "static":
+                entry[d] = Dim.STATIC
+            elif kind in ("named", "shared"):
+                key = ("shared", size) if kind == "shared" else ("own", i, d)
+                if key not in named:
+                    lo = rng.choice([None, 0, 1, 2, max(2, size - 2)])
+                    hi = rng.choice([None, size + rng.randint(0, 40), 1024])
+                    kw = {}
+                    if lo is not None:
+                        kw["min"] = lo
+                    if hi is not None:
+                        kw["max"] = hi
+                    named[key] = Dim(f"d{i}_{d}" if kind == "named" else f"s{size}", **kw)
+                entry[d] = named[key]
+        specs.append(entry or None)
+    return tuple(specs)
+
+
+def make_case(seed):
+    rng = random.Random(seed)
+    torch.manual_seed(seed)
+    x_shape = sample_shape(rng, rng.randint(1, 3))
+    shapes = [x_shape]
+    if rng.random() < 0.5:  # a second input that broadcasts against x
+        shapes.append([s if rng.random() < 0.7 else 1 for s in x_shape[rng.randint(0, len(x_shape) - 1):]])
+    prog = Program(rng)
+    gen_body(rng, prog, shapes)
+    names = ["x", "y"][:len(shapes)]
+    src = [f"def forward(self, {', '.join(names)}):"] + ["    " + line for line in prog.lines]
+    namespace = {"torch": torch}
+    exec("\n".join(src), namespace)
+    cls = type(f"P{seed}", (torch.nn.Module,), {"forward": namespace["forward"]})
+    module = cls()
+    for name, shape in prog.params.items():
+        module.register_parameter(name, torch.nn.Parameter(torch.randn(*shape)))
+    args = tuple(torch.randn(*s) for s in shapes)
+    return module.eval(), args, gen_spec(rng, shapes), "\n".join(src)
+
+
+def main(argv):
+    out, first, count = argv[1], int(argv[2]), int(argv[3])
+    os.makedirs(out, exist_ok=True)
+    counts = {}
+    for seed in range(first, first + count):
+        name = f"p{seed}"
+        try:
+            module, args, ds, src = make_case(seed)
+            os.makedirs(os.path.join(out, name), exist_ok=True)
+            with open(os.path.join(out, name, "program.py"), "w") as f:
+                f.write(f"# seed {seed}; dynamic_shapes: {ds!r}\n{src}\n")
+            verdict = gen_corpus.export_case(name, module, args, ds, {}, out_root=out, also_static=True, decompose=False)
+            if verdict == "ok":  # the spec is re-applied to torch's own program (test_diff.py)
+                static = os.path.join(out, name, "static.pt2")
+                if os.path.exists(static):
+                    os.remove(static)
+        except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
+            traceback.print_exc()
+            verdict = "generator-error"
+        counts[verdict] = counts.get(verdict, 0) + 1
+    print(f"torch {torch.__version__}: seeds {first}..{first + count - 1}: {counts}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

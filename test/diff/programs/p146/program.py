@@ -1,0 +1,9 @@
+# seed 146; dynamic_shapes: ({0: DimHint(AUTO)},)
+def forward(self, x):
+    h = x
+    if h.shape[0] > 5:
+        h = h + 1
+    else:
+        h = h - 1
+    h = h * 0.5
+    return h

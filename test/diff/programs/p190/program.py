@@ -1,0 +1,7 @@
+# seed 190; dynamic_shapes: ({0: DimHint(AUTO)},)
+def forward(self, x):
+    h = x
+    h = h * 2
+    h = h * -1
+    h = h.reshape(-1)
+    return h

@@ -1,0 +1,6 @@
+# seed 78; dynamic_shapes: ({0: Dim('d0_0', min=0, max=32)}, {0: DimHint(AUTO)})
+def forward(self, x, y):
+    h = x
+    h = h.unsqueeze(0)
+    h = h + y
+    return h

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""test_diff.py - shapec beside torch.export 2.14 on the differential tester's programs.
+
+usage: test_diff.py SHAPEC DIR [--explain] [--update LEDGER] [--ledger LEDGER]
+
+For each program DIR/p<seed>/ (gen_programs.py), shapec exports with the spec re-applied
+(`--dynamic spec.json`) the program torch exported with it (model.pt2, whose guards_code
+carries the Python-level guards), or where torch refused, the program exported without a
+spec (static.pt2), and is compared with what torch 2.14 decided:
+- the outcome: both export, or both refuse (torch's "Constraints violated" against a
+  shapec violation);
+- when both export: every user input dim, static (the same size), or symbolic with the
+  same range, the same equalities between dims and the same derived expressions (torch's
+  symbol names mapped to shapec's by first appearance);
+- the runtime verdict of the library on torch's probe shapes against ep.module()'s.
+A program agrees when all of these do.  Prints the agreement and the classes of
+disagreement; with --ledger, fails when a program's outcome differs from the ledger (the
+committed set runs in CI that way)."""
+import ctypes
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "real"))
+from test_corpus import DTYPES, call_library, sample_array  # noqa: E402
+
+SYM = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+
+
+def norm_range(lo, hi):
+    big = 2 ** 62
+    lo = None if lo is None or abs(lo) >= big else lo
+    hi = None if hi is None or abs(hi) >= big else hi
+    return [lo, hi]
+
+
+def dims_of(shapes):
+    """[(input index, dim, text)] of every tensor input's dims."""
+    return [(i, d, str(s)) for i, shape in enumerate(shapes) if shape is not None for d, s in enumerate(shape)]
+
+
+def compare_dims(torch_shapes, torch_rc, ours, our_rc):
+    """Differences between torch's and shapec's input dims, as short class words."""
+    t_dims, o_dims = dims_of(torch_shapes), dims_of(ours)
+    if [(i, d) for i, d, _ in t_dims] != [(i, d) for i, d, _ in o_dims]:
+        return ["input-ranks"]
+    mapping, why = {}, []
+    for (i, d, t), (_, _, o) in zip(t_dims, o_dims):
+        if t.isdigit() or o.isdigit():
+            if t != o:
+                why.append(f"static-vs-symbolic x{i}.{d} torch={t} shapec={o}")
+            continue
+        ts, os_ = SYM.findall(t), SYM.findall(o)
+        if len(ts) == 1 and t == ts[0] and len(os_) == 1 and o == os_[0]:
+            if mapping.setdefault(ts[0], os_[0]) != os_[0]:
+                why.append(f"equalities x{i}.{d}")
+                continue
+            tr = norm_range(*torch_rc.get(t, [None, None]))
+            orr = our_rc.get(o)
+            orr = norm_range(orr["min"], orr["max"]) if orr else [None, None]
+            if tr != orr:
+                why.append(f"range x{i}.{d} torch={tr} shapec={orr}")
+        else:  # derived: compare after renaming torch's symbols
+            renamed = SYM.sub(lambda m: mapping.get(m.group(0), "?" + m.group(0)), t)
+            if renamed.replace(" ", "") != o.replace(" ", ""):
+                why.append(f"derived x{i}.{d} torch={t} shapec={o}")
+    return why
+
+
+def probe_verdicts(so, answers):
+    samples = answers["sample_inputs"]
+    if any("shape" not in s or s["dtype"] not in DTYPES for s in samples):
+        return 0, 0, []
+    lib = ctypes.CDLL(so)
+    lib.shapec_model_output_dtype.restype = ctypes.c_int
+    rng = np.random.default_rng(0)
+    agree, why = 0, []
+    for p in answers.get("probes", []):
+        got = call_library(lib, [sample_array(s, shape, rng) for s, shape in zip(samples, p["shapes"])])
+        if (p["verdict"] == "ok") == (got is None):
+            agree += 1
+        else:
+            why.append(f"probe {p['leaf']}.{p['dim']}={p['size']} torch={'ok' if p['verdict'] == 'ok' else 'refuses'} "
+                       f"shapec={'ok' if got is None else 'refuses'}")
+    return agree, len(answers.get("probes", [])), why
+
+
+def check_program(shapec, d):
+    """(outcome word, reasons) for one program."""
+    answers = json.load(open(os.path.join(d, "answers.json")))
+    if answers.get("static") != "ok" or not os.path.exists(os.path.join(d, "static.pt2")):
+        return "skipped", ["torch cannot export it statically"]
+    torch_ok = answers["export"] == "ok"
+    torch_violation = not torch_ok and "Constraints violated" in answers["export"]["message"]
+    # where torch exported, the spec is re-applied to its program (its guards_code holds the
+    # Python-level guards a static program cannot show); where it refused, to the static one
+    program = os.path.join(d, "model.pt2" if torch_ok else "static.pt2")
+    with tempfile.TemporaryDirectory(prefix="shapec-diff-") as tmp:
+        out = os.path.join(tmp, "out")
+        r = subprocess.run([shapec, "export", program, "--dynamic", os.path.join(d, "spec.json"), "-o", out, "-q"],
+                           capture_output=True, text=True)
+        if not torch_ok:
+            if r.returncode == 0:
+                return "disagree", [f"torch refuses ({answers['export']['message'].splitlines()[0][:100]}), shapec exports"]
+            if torch_violation and r.returncode != 1:
+                return "disagree", [f"torch: a constraint violation; shapec: exit {r.returncode} {r.stderr.strip()[:100]}"]
+            return "agree", []
+        if r.returncode != 0:
+            return "disagree", [f"torch exports, shapec refuses: {r.stderr.strip().splitlines()[0][:160] if r.stderr.strip() else r.returncode}"]
+        report = json.load(open(os.path.join(out, "constraints.json")))
+        users = [i for i in report["inputs"] if i["kind"] == "user_input"]
+        ours = [[str(s) for s in i["shape"]] if i.get("dtype") else None for i in users]
+        torch_shapes = [i["shape"] for i in answers["inputs"]][-len(users):] if users else []
+        why = compare_dims(torch_shapes, answers["range_constraints"], ours, report.get("range_constraints", {}))
+        agree, total, probe_why = probe_verdicts(os.path.join(out, "model.so"), answers)
+        why += probe_why
+        return ("agree" if not why else "disagree"), why
+
+
+def classify(reason):
+    return reason.split(" ")[0] if not reason.startswith("torch") else " ".join(reason.split(" ")[:3])
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    shapec, root = argv[1], argv[2]
+    explain = "--explain" in argv
+    ledger = argv[argv.index("--ledger") + 1] if "--ledger" in argv else None
+    update = argv[argv.index("--update") + 1] if "--update" in argv else None
+    names = sorted((n for n in os.listdir(root) if n.startswith("p")), key=lambda n: int(n[1:]))
+    with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        results = dict(zip(names, pool.map(lambda n: check_program(shapec, os.path.join(root, n)), names)))
+    counts, classes = {}, {}
+    for n, (word, why) in results.items():
+        counts[word] = counts.get(word, 0) + 1
+        for c in {classify(w) for w in why}:
+            classes[c] = classes.get(c, 0) + 1
+        if explain and why:
+            print(f"{n}: {word}: " + "; ".join(why[:4]))
+    compared = counts.get("agree", 0) + counts.get("disagree", 0)
+    print(f"{len(names)} programs: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) +
+          f"; agreement {counts.get('agree', 0)}/{compared} = {100.0 * counts.get('agree', 0) / max(1, compared):.1f}%")
+    for c, k in sorted(classes.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:5} {c}")
+    lines = [f"{n}: {results[n][0]}" for n in names]
+    if update:
+        with open(update, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return 0
+    if ledger:
+        want = open(ledger).read().splitlines()
+        if want != lines:
+            w = dict(line.split(": ", 1) for line in want if ": " in line)
+            for n in names:
+                if w.get(n) != results[n][0]:
+                    print(f"{n}: ledger says {w.get(n)!r}, now {results[n][0]!r} ({'; '.join(results[n][1][:2])})")
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
