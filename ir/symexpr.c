@@ -293,6 +293,17 @@ const sc_expr *sc_expr_add_all(sc_ctx *ctx, const sc_expr *const *terms, size_t 
   return terms_build(ctx, &tl);
 }
 
+bool sc_expr_power_fits(const sc_expr *base, int64_t n) {
+  if (n <= 1) return true;
+  if ((int64_t)sc_expr_degree(base) * n > SC_EXPR_MAX_DEGREE) return false;
+  uint64_t k = sc_expr_n_terms(base), count = 1;
+  for (uint64_t i = 1; i < k; i++) { /* C(n + k - 1, k - 1), stopping once past the limit */
+    count = count * ((uint64_t)n + i) / i;
+    if (count > SC_EXPR_MAX_TERMS) return false;
+  }
+  return true;
+}
+
 const sc_expr *sc_expr_mul_bounded(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
   if (sc_expr_n_terms(a) * sc_expr_n_terms(b) > SC_EXPR_MAX_TERMS || sc_expr_degree(a) + sc_expr_degree(b) > SC_EXPR_MAX_DEGREE)
     return NULL;

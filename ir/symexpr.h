@@ -59,8 +59,11 @@ const sc_expr *sc_expr_add_all(sc_ctx *ctx, const sc_expr *const *terms, size_t 
 size_t sc_expr_n_terms(const sc_expr *e);
 size_t sc_expr_degree(const sc_expr *e);
 /* Limits for expressions read from files: a product may not make more terms or factors. */
-#define SC_EXPR_MAX_TERMS 4096
+#define SC_EXPR_MAX_TERMS 1024
 #define SC_EXPR_MAX_DEGREE 64
+/* Whether base**n stays within them: at most C(n+k-1, k-1) terms for a sum of k terms, and
+ * n times base's degree in factors (checked before expanding anything). */
+bool sc_expr_power_fits(const sc_expr *base, int64_t n);
 /* a * b, or NULL when the product would pass those limits. */
 const sc_expr *sc_expr_mul_bounded(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
 const sc_expr *sc_expr_neg(sc_ctx *ctx, const sc_expr *a);

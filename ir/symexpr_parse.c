@@ -132,6 +132,8 @@ static const sc_expr *power(parser *ps, const sc_expr *base, const sc_expr *exp,
   int64_t n;
   if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64)
     return fail(ps, at, "only small non-negative integer powers are supported");
+  if (!sc_expr_power_fits(base, n))
+    return fail(ps, at, "expression too large: the power expands past 1024 terms or 64 factors");
   const sc_expr *r = sc_expr_int(ps->ctx, 1);
   for (int64_t i = 0; i < n && r; i++) r = product(ps, r, base, at);
   return r;

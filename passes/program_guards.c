@@ -183,6 +183,7 @@ static const sc_expr *parse_power(parser *ps) {
   int64_t n;
   if (!exp) return NULL;
   if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64) return fail(ps, at, "only a constant power from 0 to 64 is supported");
+  if (!sc_expr_power_fits(base, n)) return fail(ps, at, "the power expands to too many terms");
   const sc_expr *acc = sc_expr_int(ps->ctx, 1);
   for (int64_t i = 0; i < n && acc; i++) acc = sc_expr_mul_bounded(ps->ctx, acc, base);
   return acc ? acc : fail(ps, at, "the power expands to too many terms");
