@@ -310,6 +310,25 @@ const sc_expr *sc_expr_mul_bounded(sc_ctx *ctx, const sc_expr *a, const sc_expr 
   return sc_expr_mul(ctx, a, b);
 }
 
+void sc_expr_terms_push(sc_expr_terms *t, const sc_expr *e) {
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 16;
+    t->items = sc_xrealloc(t->items, t->cap * sizeof *t->items);
+  }
+  t->items[t->n++] = e;
+}
+
+const sc_expr *sc_expr_terms_sum(sc_ctx *ctx, sc_expr_terms *t) {
+  const sc_expr *sum = sc_expr_add_all(ctx, t->items, t->n);
+  sc_expr_terms_free(t);
+  return sum;
+}
+
+void sc_expr_terms_free(sc_expr_terms *t) {
+  free(t->items);
+  memset(t, 0, sizeof *t);
+}
+
 size_t sc_expr_n_terms(const sc_expr *e) { return e->kind == SC_EXPR_ADD ? e->n_args : 1; }
 
 size_t sc_expr_degree(const sc_expr *e) {

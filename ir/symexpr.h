@@ -54,6 +54,15 @@ const sc_expr *sc_expr_add(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
 const sc_expr *sc_expr_sub(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
 /* The sum of n expressions at once: O(total terms * log) where pairwise adds are quadratic. */
 const sc_expr *sc_expr_add_all(sc_ctx *ctx, const sc_expr *const *terms, size_t n);
+/* Terms gathered one by one and summed at once (the parsers' a + b - c ...). */
+typedef struct sc_expr_terms {
+  const sc_expr **items; /* heap */
+  size_t n, cap;
+} sc_expr_terms;
+void sc_expr_terms_push(sc_expr_terms *t, const sc_expr *e);
+/* The sum of the terms (0 for none); frees them. */
+const sc_expr *sc_expr_terms_sum(sc_ctx *ctx, sc_expr_terms *t);
+void sc_expr_terms_free(sc_expr_terms *t);
 /* The number of terms of e's sum (1 when it is not a sum), and its highest count of
  * factors in one term (s0*s1**2 has 3): what a product of two expressions can grow to. */
 size_t sc_expr_n_terms(const sc_expr *e);

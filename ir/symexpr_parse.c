@@ -288,9 +288,8 @@ static const sc_expr *parse_term(parser *ps) {
 static const sc_expr *parse_sum(parser *ps) {
   const sc_expr *first = parse_term(ps);
   if (!first) return NULL;
-  const sc_expr *stackv[16], **terms = stackv;
-  size_t n = 0, cap = 16;
-  terms[n++] = first;
+  sc_expr_terms terms = {0};
+  sc_expr_terms_push(&terms, first);
   for (;;) {
     bool minus;
     if (accept(ps, "+")) minus = false;
@@ -298,19 +297,12 @@ static const sc_expr *parse_sum(parser *ps) {
     else break;
     const sc_expr *r = parse_term(ps);
     if (!r) {
-      if (terms != stackv) free(terms);
+      sc_expr_terms_free(&terms);
       return NULL;
     }
-    if (n == cap) {
-      cap *= 2;
-      terms = terms == stackv ? memcpy(sc_xmalloc(cap * sizeof *terms), stackv, sizeof stackv)
-                              : sc_xrealloc(terms, cap * sizeof *terms);
-    }
-    terms[n++] = minus ? sc_expr_neg(ps->ctx, r) : r;
+    sc_expr_terms_push(&terms, minus ? sc_expr_neg(ps->ctx, r) : r);
   }
-  const sc_expr *sum = sc_expr_add_all(ps->ctx, terms, n);
-  if (terms != stackv) free(terms);
-  return sum;
+  return sc_expr_terms_sum(ps->ctx, &terms);
 }
 
 static const sc_expr *parse_rel(parser *ps) {

@@ -234,9 +234,8 @@ static const sc_expr *parse_term(parser *ps) {
 static const sc_expr *parse_arith(parser *ps) {
   const sc_expr *first = parse_term(ps);
   if (!first) return NULL;
-  size_t n = 0, cap = 16;
-  const sc_expr **terms = sc_xmalloc(cap * sizeof *terms);
-  terms[n++] = first;
+  sc_expr_terms terms = {0};
+  sc_expr_terms_push(&terms, first);
   for (;;) {
     bool minus;
     if (accept(ps, "+")) minus = false;
@@ -244,15 +243,12 @@ static const sc_expr *parse_arith(parser *ps) {
     else break;
     const sc_expr *r = parse_term(ps);
     if (!r) {
-      free(terms);
+      sc_expr_terms_free(&terms);
       return NULL;
     }
-    if (n == cap) terms = sc_xrealloc(terms, (cap *= 2) * sizeof *terms);
-    terms[n++] = minus ? sc_expr_neg(ps->ctx, r) : r;
+    sc_expr_terms_push(&terms, minus ? sc_expr_neg(ps->ctx, r) : r);
   }
-  const sc_expr *sum = sc_expr_add_all(ps->ctx, terms, n);
-  free(terms);
-  return sum;
+  return sc_expr_terms_sum(ps->ctx, &terms);
 }
 
 static bool accept_relation(parser *ps, sc_expr_kind *kind) {
