@@ -87,6 +87,19 @@ char *sc_arena_printf(sc_arena *arena, const char *fmt, ...) {
   return d;
 }
 
+void sc_arena_release(sc_arena *arena, void *p) {
+  for (sc_arena_block **link = &arena->head; *link; link = &(*link)->next) {
+    sc_arena_block *b = *link;
+    if ((void *)b->data == p) {
+      if (b->size > SC_ARENA_BLOCK_SIZE) {
+        *link = b->next;
+        free(b);
+      }
+      return;
+    }
+  }
+}
+
 void sc_arena_free(sc_arena *arena) {
   sc_arena_block *b = arena->head;
   while (b) {

@@ -23,6 +23,9 @@ char *sc_arena_strndup(sc_arena *arena, const char *s, size_t n);
 char *sc_arena_printf(sc_arena *arena, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 char *sc_arena_vprintf(sc_arena *arena, const char *fmt, va_list ap);
+/* Gives back an allocation bigger than the arena's blocks (those get a block of their own,
+ * like a hash table that grew); smaller ones stay until the arena goes. */
+void sc_arena_release(sc_arena *arena, void *p);
 void sc_arena_free(sc_arena *arena);
 
 /* Heap helpers that never return NULL. */

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +49,54 @@ char *sc_file_read(sc_ctx *ctx, const char *path, size_t *len) {
   buf[n] = '\0';
   *len = n;
   return buf;
+}
+
+/* The mapped file a SIGBUS is about (only one is read at a time). */
+static char mapped_path[512];
+
+static void on_sigbus(int sig) {
+  (void)sig;
+  static const char head[] = "shapec: error: ";
+  static const char tail[] = " became shorter while shapec was reading it; export again once it is written completely\n";
+  ssize_t ignored = write(2, head, sizeof head - 1);
+  ignored = write(2, mapped_path, strlen(mapped_path));
+  ignored = write(2, tail, sizeof tail - 1);
+  (void)ignored;
+  _exit(3);
+}
+
+bool sc_file_view_open(sc_ctx *ctx, const char *path, sc_file_view *out) {
+  *out = (sc_file_view){0};
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      close(fd);
+      snprintf(mapped_path, sizeof mapped_path, "%s", path);
+      struct sigaction sa = {.sa_handler = on_sigbus};
+      sigaction(SIGBUS, &sa, NULL);
+      *out = (sc_file_view){.data = p, .len = (size_t)st.st_size, .mapped = true};
+      return true;
+    }
+  }
+  if (fd >= 0) close(fd);
+  char *text = sc_file_read(ctx, path, &out->len);
+  out->data = text;
+  return text != NULL;
+}
+
+void sc_file_view_forget(const sc_file_view *view, size_t start, size_t end) {
+  if (!view || !view->mapped) return;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t from = start / page * page, to = end / page * page;
+  if (to > from) madvise((char *)view->data + from, to - from, MADV_DONTNEED);
+}
+
+void sc_file_view_close(sc_file_view *view) {
+  if (view->mapped) munmap((void *)view->data, view->len);
+  else free((void *)view->data);
+  *view = (sc_file_view){0};
 }
 
 static bool write_all(int fd, const char *p, size_t len) {

@@ -11,6 +11,23 @@
 /* Reads the whole file into a heap buffer (NUL-terminated; free it).  Returns NULL with
  * a file-read error recorded. */
 char *sc_file_read(sc_ctx *ctx, const char *path, size_t *len);
+/* A whole file to read: a read-only mapping of a regular file, so that its pages can be
+ * given back while it is read (sc_file_view_forget), or a heap copy of anything else.
+ * A mapped file that shrinks while mapped would raise SIGBUS; a handler turns that into
+ * an error message and exit status 3. */
+typedef struct sc_file_view {
+  const char *data;          /* not NUL-terminated when mapped */
+  size_t len;
+  bool mapped;
+} sc_file_view;
+
+bool sc_file_view_open(sc_ctx *ctx, const char *path, sc_file_view *out);
+/* The text in [start, end) will not be read again soon: the pages wholly before end
+ * (from start's page on) leave the process; read again, they come back from the page
+ * cache.  Nothing happens for a heap copy. */
+void sc_file_view_forget(const sc_file_view *view, size_t start, size_t end);
+void sc_file_view_close(sc_file_view *view);
+
 /* Writes data to path atomically.  Returns false with a file-write error recorded; the
  * previous contents of path are then untouched. */
 bool sc_file_write_atomic(sc_ctx *ctx, const char *path, const void *data, size_t len);

@@ -42,6 +42,12 @@ static void strmap_grow(sc_strmap *map) {
   map->n_items = 0;
   for (size_t i = 0; i < old.n_slots; i++)
     if (old.slots[i].key) sc_strmap_put(map, old.slots[i].key, old.slots[i].value);
+  if (old.slots) sc_arena_release(map->arena, old.slots);
+}
+
+void sc_strmap_release(sc_strmap *map) {
+  if (map->slots) sc_arena_release(map->arena, map->slots);
+  sc_strmap_init(map, map->arena);
 }
 
 bool sc_strmap_put(sc_strmap *map, const char *key, void *value) {

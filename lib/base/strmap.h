@@ -25,6 +25,8 @@ void sc_strmap_init(sc_strmap *map, sc_arena *arena);
 void *sc_strmap_get(const sc_strmap *map, const char *key);
 /* Stores value under key unless the key exists; returns false if it did. The key is not copied. */
 bool sc_strmap_put(sc_strmap *map, const char *key, void *value);
+/* Gives the table back to the arena when it can (a map used only while reading). */
+void sc_strmap_release(sc_strmap *map);
 uint64_t sc_hash_bytes(const void *data, size_t n, uint64_t seed);
 
 #endif

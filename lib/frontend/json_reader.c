@@ -149,8 +149,23 @@ static void use_checked_allocation(void) {
   done = true;
 }
 
+/* The document position of a piece's offset: the last segment starting at or before it. */
+static size_t to_doc(const sc_json_origin *o, size_t pos) {
+  size_t k = 0;
+  while (k + 1 < o->n_segments && o->segments[k + 1].at <= pos) k++;
+  return o->segments[k].doc_at + (pos - o->segments[k].at);
+}
+
 cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len) {
+  sc_json_segment whole = {0, 0};
+  sc_json_origin origin = {.doc = text, .doc_len = len, .segments = &whole, .n_segments = 1};
+  return sc_json_parse_in(ctx, file, text, len, &origin);
+}
+
+cJSON *sc_json_parse_in(sc_ctx *ctx, const char *file, const char *text, size_t len, const sc_json_origin *origin) {
   use_checked_allocation();
+  const char *doc = origin->doc;
+  size_t doc_len = origin->doc_len;
   size_t first = 0;
   while (first < len && is_space(text[first])) first++;
   if (first == len) {
@@ -165,7 +180,7 @@ cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len
   if (deep_at < len) {
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_JSON_TOO_DEEP, SC_SEV_ERROR, file, NULL,
                               "JSON nesting deeper than %d levels", SC_JSON_MAX_DEPTH);
-    line_col(text, deep_at, &d->line, &d->column);
+    line_col(doc, to_doc(origin, deep_at), &d->line, &d->column);
     sc_diag_set_hint(&ctx->diags, d, "this is not a program torch.export wrote; check the file");
     return NULL;
   }
@@ -194,24 +209,26 @@ cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len
     if (pos > src_len) pos = src_len;
   }
   if (!root) {
-    /* map the position back to the file as written */
+    /* map the position back to the piece as written, then to the document */
     size_t orig = pos;
     for (size_t k = 0; k < n_rewrites && marks[k].out_end <= pos; k++) orig = pos - marks[k].added;
     if (orig > len) orig = len;
-    size_t last = len;
-    while (last > 0 && is_space(text[last - 1])) last--;
+    orig = to_doc(origin, orig);
+    if (orig > doc_len) orig = doc_len;
+    size_t last = doc_len;
+    while (last > 0 && is_space(doc[last - 1])) last--;
     /* an unclosed document whose error sits in its last line is a truncated file */
-    bool truncated = !trailing && unclosed && orig <= last && !memchr(text + orig, '\n', last - orig);
+    bool truncated = !trailing && unclosed && orig <= last && !memchr(doc + orig, '\n', last - orig);
     char snippet[24];
     size_t k = 0;
-    for (size_t i = orig; i < len && k < 16; i++) snippet[k++] = (text[i] >= 0x20 && text[i] < 0x7f) ? text[i] : '?';
+    for (size_t i = orig; i < doc_len && k < 16; i++) snippet[k++] = (doc[i] >= 0x20 && doc[i] < 0x7f) ? doc[i] : '?';
     snippet[k] = '\0';
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_JSON_SYNTAX, SC_SEV_ERROR, file, NULL,
                               trailing    ? "JSON syntax error: unexpected text after the document, near '%s'"
                               : truncated ? "JSON syntax error: the document ends too early (truncated file?)%.0s"
                                           : "JSON syntax error near '%s'",
                               snippet);
-    line_col(text, truncated ? last : orig, &d->line, &d->column);
+    line_col(doc, truncated ? last : orig, &d->line, &d->column);
   }
   free(marks);
   free(copy);

@@ -19,6 +19,23 @@
  * (file-empty, json-syntax with line and column, json-too-deep). */
 cJSON *sc_json_parse(sc_ctx *ctx, const char *file, const char *text, size_t len);
 
+/* Where a piece of text passed to sc_json_parse_in lies in its document, so that errors
+ * carry the document's line and column: from piece offset `at` on, the piece continues
+ * the document at `doc_at` (segments sorted by `at`, the first at 0). */
+typedef struct sc_json_segment {
+  size_t at, doc_at;
+} sc_json_segment;
+
+typedef struct sc_json_origin {
+  const char *doc;
+  size_t doc_len;
+  const sc_json_segment *segments;
+  size_t n_segments;
+} sc_json_origin;
+
+/* sc_json_parse of a piece of a document (see json_document.h). */
+cJSON *sc_json_parse_in(sc_ctx *ctx, const char *file, const char *text, size_t len, const sc_json_origin *origin);
+
 /* A reading session over one file: the current JSON path and where errors go. */
 typedef struct sc_jr {
   sc_ctx *ctx;

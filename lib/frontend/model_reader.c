@@ -8,14 +8,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_reader.h"
+#include "json_document.h"
 #include "lib/base/fileio.h"
+
+/* The top graph's two containers that grow with the program, read one member at a time
+ * (json_document.h): their trees would take ten times the file. */
+static const char *const big_containers[] = {"graph_module.graph.tensor_values", "graph_module.graph.nodes", NULL};
+enum { BIG_TENSOR_VALUES, BIG_NODES };
 
 typedef struct reader {
   sc_ctx *ctx;
   sc_jr jr;
   int graph_depth;
+  const sc_json_document *doc;  /* NULL when the text was parsed whole */
+  const cJSON *top_graph;       /* the graph object whose big containers the document deferred */
 } reader;
+
+/* The deferred container `which` of graph object obj, or NULL when obj's members are in the tree. */
+static const sc_json_container *deferred(const reader *r, const cJSON *obj, int which) {
+  if (!r->doc || obj != r->top_graph || !r->doc->containers[which].deferred) return NULL;
+  return &r->doc->containers[which];
+}
+
+/* Members of a container, from the tree or parsed one at a time: `next` returns each in
+ * turn (NULL after the last, or for a member that is not JSON, with *failed set) and
+ * `done` frees what `next` parsed. */
+typedef struct member_walk {
+  const reader *r;
+  const sc_json_container *c;
+  const cJSON *tree_next;
+  cJSON *parsed;
+  size_t i, n;
+} member_walk;
+
+static member_walk walk_members(const reader *r, const cJSON *container, const sc_json_container *c) {
+  return (member_walk){.r = r, .c = c, .tree_next = c ? NULL : container->child,
+                       .n = c ? c->n_members : (size_t)cJSON_GetArraySize(container)};
+}
+
+static const cJSON *next_member(member_walk *w, bool *failed) {
+  cJSON_Delete(w->parsed);
+  w->parsed = NULL;
+  if (w->i == w->n) return NULL;
+  size_t i = w->i++;
+  if (!w->c) {
+    const cJSON *it = w->tree_next;
+    w->tree_next = it->next;
+    return it;
+  }
+  w->parsed = sc_json_document_member(w->r->doc, w->c, i);
+  if (!w->parsed) *failed = true;
+  return w->parsed;
+}
 
 static bool read_graph(reader *r, const cJSON *obj, sc_graph *g);
 
@@ -247,7 +291,13 @@ static bool read_value_table(reader *r, const cJSON *graph, const char *key, sc_
   if (!table) return !required || false;
   bool ok = true;
   size_t saved = sc_jr_push_key(&r->jr, key);
-  for (const cJSON *it = table->child; it; it = it->next) {
+  member_walk w = walk_members(r, table, kind == SC_VALUE_TENSOR ? deferred(r, graph, BIG_TENSOR_VALUES) : NULL);
+  bool failed = false;
+  for (const cJSON *it; (it = next_member(&w, &failed)) || w.i < w.n;) {
+    if (!it) { /* a member that is not JSON: its syntax error is recorded */
+      ok = false;
+      continue;
+    }
     size_t s2 = sc_jr_push_key(&r->jr, it->string);
     sc_value *v = define_value(r, g, it->string, kind);
     if (!v) {
@@ -287,7 +337,7 @@ static bool read_value_table(reader *r, const cJSON *graph, const char *key, sc_
     sc_jr_pop(&r->jr, s2);
   }
   sc_jr_pop(&r->jr, saved);
-  return ok;
+  return ok && !failed;
 }
 
 /* ---- arguments -------------------------------------------------------------------- */
@@ -665,14 +715,19 @@ static bool read_graph(reader *r, const cJSON *obj, sc_graph *g) {
     sc_strmap node_names;
     sc_strmap_init(&node_names, &r->ctx->arena);
     size_t saved = sc_jr_push_key(&r->jr, "nodes");
-    g->n_nodes = (size_t)cJSON_GetArraySize(nodes);
+    member_walk w = walk_members(r, nodes, deferred(r, obj, BIG_NODES));
+    g->n_nodes = w.n;
     g->nodes = sc_arena_alloc(&r->ctx->arena, (g->n_nodes ? g->n_nodes : 1) * sizeof *g->nodes);
-    size_t i = 0;
-    for (const cJSON *it = nodes->child; it; it = it->next, i++) {
+    bool failed = false;
+    for (const cJSON *it; (it = next_member(&w, &failed)) || w.i < w.n;) {
+      size_t i = w.i - 1;
+      if (!it) continue;
       size_t s2 = sc_jr_push_index(&r->jr, i);
       ok &= read_node(r, g, it, &g->nodes[i], (int)i, &node_names);
       sc_jr_pop(&r->jr, s2);
     }
+    ok &= !failed;
+    sc_strmap_release(&node_names);
     sc_jr_pop(&r->jr, saved);
   } else {
     ok = false;
@@ -1019,6 +1074,7 @@ static sc_program *read_program(reader *r, const cJSON *root) {
   const cJSON *graph = sc_jr_object_field(&r->jr, gm, "graph", true);
   const cJSON *sig = sc_jr_object_field(&r->jr, gm, "signature", true);
   if (graph) {
+    r->top_graph = graph;
     p->graph = sc_arena_alloc(&r->ctx->arena, sizeof *p->graph);
     sc_strmap_init(&p->graph->values, &r->ctx->arena);
     size_t s2 = sc_jr_push_key(&r->jr, "graph");
@@ -1041,23 +1097,27 @@ static sc_program *read_program(reader *r, const cJSON *root) {
   return ok ? p : NULL;
 }
 
-sc_program *sc_model_read(sc_ctx *ctx, const char *file, const char *text, size_t len) {
-  cJSON *root = sc_json_parse(ctx, file, text, len);
-  if (!root) return NULL;
-  reader r = {.ctx = ctx};
+/* view, when given, is where text lies: pages already read are given back as reading goes. */
+static sc_program *read_text(sc_ctx *ctx, const char *file, const char *text, size_t len, const sc_file_view *view) {
+  sc_json_document doc;
+  if (!sc_json_document_parse(&doc, ctx, file, text, len, view, big_containers)) return NULL;
+  reader r = {.ctx = ctx, .doc = &doc};
   sc_jr_init(&r.jr, ctx, file, NULL);
-  sc_program *p = read_program(&r, root);
-  cJSON_Delete(root);
+  sc_program *p = read_program(&r, doc.root);
+  sc_json_document_free(&doc);
   if (p && ctx->diags.n_errors) return NULL;
   return p;
 }
 
+sc_program *sc_model_read(sc_ctx *ctx, const char *file, const char *text, size_t len) {
+  return read_text(ctx, file, text, len, NULL);
+}
+
 sc_program *sc_model_read_file(sc_ctx *ctx, const char *path) {
-  size_t len;
-  char *text = sc_file_read(ctx, path, &len);
-  if (!text) return NULL;
-  sc_program *p = sc_model_read(ctx, path, text, len);
-  free(text);
+  sc_file_view view;
+  if (!sc_file_view_open(ctx, path, &view)) return NULL;
+  sc_program *p = read_text(ctx, path, view.data, view.len, &view);
+  sc_file_view_close(&view);
   return p;
 }
 

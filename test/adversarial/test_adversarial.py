@@ -269,8 +269,9 @@ def attack_declared_dtypes(shapec, src, tmp):
 
 def attack_out_of_memory(shapec, tmp):
     """Out of memory while reading a 50 MB program (address space capped at 400 MB) is
-    the fatal out-of-memory error, exit 4, not a JSON syntax error.  Skipped under ASan,
-    which needs more address space than any cap leaves."""
+    the fatal out-of-memory error, exit 4, not a JSON syntax error.  The bulk sits in
+    graph.inputs, which is parsed as one tree (graph.nodes is read one node at a time, in
+    little memory).  Skipped under ASan, which needs more address space than any cap leaves."""
     if "asan" in subprocess.run(["ldd", shapec], capture_output=True, text=True).stdout:
         print("skip - out of memory: shapec is built with AddressSanitizer")
         return
@@ -278,7 +279,7 @@ def attack_out_of_memory(shapec, tmp):
             ' "outputs": [{"as_tensor": {"name": "r%d"}}], "metadata": {}}')
     path = os.path.join(tmp, "big.json")
     with open(path, "w") as f:
-        f.write('{"graph_module": {"graph": {"nodes": [' + ", ".join(node % i for i in range(300000)) + "]}}}")
+        f.write('{"graph_module": {"graph": {"inputs": [' + ", ".join(node % i for i in range(300000)) + "]}}}")
     out = os.path.join(tmp, "out_oom")
     r = subprocess.run(["bash", "-c", 'ulimit -v 400000; exec "$0" export "$1" -o "$2" -q', shapec, path, out],
                        capture_output=True, text=True)
