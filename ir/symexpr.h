@@ -103,6 +103,9 @@ bool sc_expr_eval(const sc_expr *e, sc_sym_lookup_fn lookup, void *env, int64_t 
 void sc_expr_print(sc_strbuf *sb, const sc_expr *e);
 /* Returns e printed into the context arena. */
 const char *sc_expr_to_string(sc_ctx *ctx, const sc_expr *e);
+/* The same in Python's spelling, as torch's guards_code writes conditions:
+ * `(x.size()[0] % 2) == 0`, `a <= 4 and b != 1`, `(n // 2)`. */
+const char *sc_expr_to_python(sc_ctx *ctx, const sc_expr *e);
 
 /* Parses sympy text (str or srepr form).  On failure returns NULL and, when err is given,
  * sets *err to an arena message and *err_pos to the 0-based offset of the problem. */

@@ -384,12 +384,16 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     if (s->kind != SC_INPUT_USER && v && v->kind == SC_VALUE_TENSOR) ok &= create_state_dims(ctx, out, v);
   }
   if (!ok) return false;
-  if (spec->from_program) /* what tracing established, the rules need not establish again */
-    for (size_t i = 0; i < p->n_guards_code; i++) {
-      const char *text;
-      const sc_expr *fact = program_guard(ctx, p, i, false, &text);
-      if (fact) sc_env_add_fact(&out->env, fact);
-    }
+  /* What tracing established: without a spec, facts the rules need not establish again;
+   * with one, guards decided as torch decides its tracing's guards under that spec (a
+   * Python `if` on a size narrows an AUTO dim, and violates a named Dim's range). */
+  for (size_t i = 0; i < p->n_guards_code; i++) {
+    const char *text;
+    const sc_expr *cond = program_guard(ctx, p, i, false, &text);
+    if (!cond) continue;
+    if (spec->from_program) sc_env_add_fact(&out->env, cond);
+    else sc_env_guard(&out->env, cond, &guards_code_prov);
+  }
   const sc_graph *g = p->graph;
   for (size_t i = 0; i < g->n_nodes; i++) {
     const sc_node *n = &g->nodes[i];

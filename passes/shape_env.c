@@ -26,7 +26,6 @@ const char *sc_sym_origin_name(sc_sym_origin origin) {
     case SC_SYM_AUTO: return "AUTO";
     case SC_SYM_DYNAMIC: return "DYNAMIC";
     case SC_SYM_NAMED: return "Dim";
-    case SC_SYM_DIVISOR: return "divisor";
     case SC_SYM_UNBACKED: return "unbacked";
     case SC_SYM_PROGRAM: return "program";
   }
@@ -479,7 +478,6 @@ static int origin_rank(sc_sym_origin o) {
     case SC_SYM_AUTO:
     case SC_SYM_PROGRAM: return 0;
     case SC_SYM_DYNAMIC: return 1;
-    case SC_SYM_DIVISOR: return 2;
     case SC_SYM_UNBACKED: return 3;
     case SC_SYM_NAMED: return 4;
   }
@@ -496,41 +494,32 @@ static bool eliminate_before(const sc_symbol *a, const sc_symbol *b) {
   return strcmp(a->name, b->name) > 0;
 }
 
-/* Eq(Mod(s, m), 0): s becomes m * (a new root). */
+static const char *input_text(sc_shape_env *env, const sc_expr *e);
+
+/* Eq(Mod(s, m), 0) on a named Dim: a violation whose fix makes it m * (a new root).  On
+ * any other backed size torch keeps the symbol and checks the guard on every call (real
+ * torch 2.14: `(L['x'].size()[0] % 2) == 0` in guards_code, x still [s77]). */
 static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_expr *guard, const sc_provenance *prov) {
   int64_t m;
   if (d->kind != SC_EXPR_MOD || !sc_expr_is_const(d->args[1], &m) || m <= 1 || d->args[0]->kind != SC_EXPR_SYM)
     return false;
   sc_symbol *s = sc_env_find(env, d->args[0]->name);
   if (!s || s->origin == SC_SYM_UNBACKED || s->origin == SC_SYM_PROGRAM) return false;
-  sc_range_iv r = {s->range.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(s->range.lo, m),
-                   s->range.hi == SC_INT_OO ? SC_INT_OO : floor_div(s->range.hi, m)};
-  if (s->origin == SC_SYM_NAMED) {
-    const char *root = sc_arena_printf(&env->ctx->arena, "_%s", s->name);
-    const char *fixes[2] = {dim_fix(env, root, r), sc_arena_printf(&env->ctx->arena, "%s = %lld*%s", s->name, (long long)m, root)};
-    sc_violation *vi = sc_env_violation(env, prov, guard, fixes, 2,
-                     "Not all values of %s = %s in the specified range %s satisfy the generated guard %s (from %s): "
-                     "it must be a multiple of %lld",
-                     s->name, user_name(s), range_str(env, s->declared), expr_str(env, guard), where(env, prov),
-                     (long long)m);
-    vi->fix = (sc_fix){.kind = SC_FIX_DIM_DIVISIBLE, .dim = s->name, .other = root, .a = m, .min = r.lo,
-                       .max = r.hi, .has_max = r.hi != SC_INT_OO};
+  if (s->origin != SC_SYM_NAMED) {
+    sc_env_input_guard(env, guard, input_text(env, guard), prov);
     return true;
   }
-  char name[32];
-  sc_env_fresh_s(env, name);
-  int64_t hint = s->hint / m;
-  bool has_hint = s->has_hint;
-  const char *src = sc_arena_printf(&env->ctx->arena, "%s // %lld", user_name(s), (long long)m);
-  size_t si = (size_t)(s - env->symbols);
-  sc_symbol *ns = sc_env_add_symbol(env, name, SC_SYM_DIVISOR, r);
-  s = &env->symbols[si];
-  ns->hint = hint;
-  ns->has_hint = has_hint;
-  ns->source = src;
-  const sc_expr *rep = sc_expr_mul(env->ctx, sc_expr_int(env->ctx, m), sc_expr_sym(env->ctx, ns->name));
-  set_replacement(env, s, rep, guard, prov);
-  record(env, guard, SC_GUARD_REPLACEMENT, prov, s->name);
+  sc_range_iv r = {s->range.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(s->range.lo, m),
+                   s->range.hi == SC_INT_OO ? SC_INT_OO : floor_div(s->range.hi, m)};
+  const char *root = sc_arena_printf(&env->ctx->arena, "_%s", s->name);
+  const char *fixes[2] = {dim_fix(env, root, r), sc_arena_printf(&env->ctx->arena, "%s = %lld*%s", s->name, (long long)m, root)};
+  sc_violation *vi = sc_env_violation(env, prov, guard, fixes, 2,
+                   "Not all values of %s = %s in the specified range %s satisfy the generated guard %s (from %s): "
+                   "it must be a multiple of %lld",
+                   s->name, user_name(s), range_str(env, s->declared), expr_str(env, guard), where(env, prov),
+                   (long long)m);
+  vi->fix = (sc_fix){.kind = SC_FIX_DIM_DIVISIBLE, .dim = s->name, .other = root, .a = m, .min = r.lo,
+                     .max = r.hi, .has_max = r.hi != SC_INT_OO};
   return true;
 }
 
@@ -707,7 +696,7 @@ static const char *input_text(sc_shape_env *env, const sc_expr *e) {
     sc_symbol *s = sc_env_find(env, names[i]);
     if (s && s->source) e = sc_expr_subst(env->ctx, e, names[i], sc_expr_sym(env->ctx, s->source));
   }
-  return sc_expr_to_string(env->ctx, e);
+  return sc_expr_to_python(env->ctx, e);
 }
 
 void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov) {

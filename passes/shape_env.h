@@ -20,7 +20,6 @@ typedef enum sc_sym_origin {
   SC_SYM_AUTO,      /* Dim.AUTO: anything goes, silently */
   SC_SYM_DYNAMIC,   /* Dim.DYNAMIC: only a constant is a violation */
   SC_SYM_NAMED,     /* a root Dim of the spec: its linear facts must be declared */
-  SC_SYM_DIVISOR,   /* a root introduced by a divisibility guard (s0 = 4*s6) */
   SC_SYM_UNBACKED,  /* data-dependent (u0, u1, ...) */
   SC_SYM_PROGRAM,   /* no spec: a symbol of the program's own metas, its range from range_constraints */
 } sc_sym_origin;
