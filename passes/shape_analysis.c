@@ -92,7 +92,10 @@ static void create_program_symbols(sc_ctx *ctx, sc_analysis *a) {
     }
 }
 
-static const sc_provenance guards_code_prov = {-1, "", "", "", "guards_code"};
+/* Where guards_code[i] comes from, for guards and violations. */
+static sc_provenance guards_code_prov(const sc_program *p, size_t i) {
+  return (sc_provenance){SC_PROV_GUARDS_CODE, "", "", p->guards_code_paths[i], "guards_code"};
+}
 
 /* The program's guards_code, as conditions; NULL for one that cannot be read (reported
  * when `report` is set). */
@@ -133,7 +136,8 @@ static void record_program_guards(sc_ctx *ctx, sc_analysis *a) {
                                                      : "the program contradicts itself; export the model again");
       continue;
     }
-    sc_env_input_guard(&a->env, cond, text, &guards_code_prov);
+    sc_provenance prov = guards_code_prov(p, i);
+    sc_env_input_guard(&a->env, cond, text, &prov);
   }
 }
 
@@ -346,8 +350,9 @@ static bool check_meta(sc_ctx *ctx, sc_analysis *a, const sc_value *v) {
 static void report_violations(sc_ctx *ctx, sc_analysis *a) {
   for (size_t i = 0; i < a->env.n_violations; i++) {
     const sc_violation *v = &a->env.violations[i];
-    const char *file = v->prov.node < 0 && a->spec->file ? a->spec->file : a->program->file;
-    const char *path = v->prov.node < 0 ? v->fix.spec_path : v->prov.path;
+    bool from_spec = v->prov.node == SC_PROV_SPEC;
+    const char *file = from_spec && a->spec->file ? a->spec->file : a->program->file;
+    const char *path = from_spec ? v->fix.spec_path : v->prov.path;
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_CONSTRAINT_VIOLATION, SC_SEV_ERROR, file, path,
                               "Constraints violated: %s", v->message);
     if (v->n_fixes) {
@@ -391,8 +396,9 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     const char *text;
     const sc_expr *cond = program_guard(ctx, p, i, false, &text);
     if (!cond) continue;
+    sc_provenance prov = guards_code_prov(p, i);
     if (spec->from_program) sc_env_add_fact(&out->env, cond);
-    else sc_env_guard(&out->env, cond, &guards_code_prov);
+    else sc_env_guard(&out->env, cond, &prov);
   }
   const sc_graph *g = p->graph;
   for (size_t i = 0; i < g->n_nodes; i++) {

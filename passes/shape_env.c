@@ -235,7 +235,7 @@ sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, con
   v->n_fixes = n_fixes;
   v->prov = *prov;
   v->guard = guard;
-  v->fix.kind = SC_FIX_NONE;
+  v->fix = (sc_fix){.kind = SC_FIX_NONE};
   if (guard) record(env, guard, SC_GUARD_VIOLATION, prov, NULL);
   return v;
 }
@@ -245,7 +245,8 @@ sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, con
 static const char *expr_str(sc_shape_env *env, const sc_expr *e) { return sc_expr_to_string(env->ctx, e); }
 
 static const char *where(sc_shape_env *env, const sc_provenance *prov) {
-  if (prov->node < 0) return "the dynamic_shapes spec";
+  if (prov->node == SC_PROV_SPEC) return "the dynamic_shapes spec";
+  if (prov->node == SC_PROV_GUARDS_CODE) return "the program's guards_code";
   return sc_arena_printf(&env->ctx->arena, "node '%s' (%s, %s rule)", prov->node_name, prov->op, prov->rule);
 }
 
@@ -523,6 +524,24 @@ static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_exp
   return true;
 }
 
+/* A guard on backed sizes that is neither a replacement nor a range (s != 2, s % 2 != 0,
+ * (a*b) % 2 == 0): torch checks it on every call (guards_code), unless it is on one named
+ * Dim alone, whose every value in its range must pass: a violation with no fix in the spec
+ * language.  Guards over several sizes are not held against a Dim (real torch 2.14 exports
+ * test/diff/programs/p48, `(x.size()[1]*x.size()[2]*x.size()[0]) % 2 == 0` with a Dim on
+ * dim 1, and refuses p8, `x.size()[0] != 2` on a Dim). */
+static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
+  const char *names[2];
+  sc_symbol *s = sc_expr_symbols(e, names, 2) == 1 ? sc_env_find(env, names[0]) : NULL;
+  if (s && s->origin == SC_SYM_NAMED) {
+    sc_env_violation(env, prov, e, NULL, 0,
+                     "Not all values of %s = %s in the specified range %s satisfy the generated guard %s (from %s)",
+                     s->name, user_name(s), range_str(env, s->declared), input_text(env, e), where(env, prov));
+    return;
+  }
+  sc_env_input_guard(env, e, input_text(env, e), prov);
+}
+
 static void solve_eq(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   sc_ctx *ctx = env->ctx;
   const sc_expr *d = sc_expr_sub(ctx, e->args[0], e->args[1]);
@@ -568,7 +587,10 @@ static void solve_eq(sc_shape_env *env, const sc_expr *e, const sc_provenance *p
     if (s->origin == SC_SYM_NAMED) {
       /* a named Dim replaced by something outside the linear language is a runtime fact */
       int64_t a, b;
-      if (!sc_expr_is_const(r, NULL) && !as_linear(ctx, r, &a, &b)) break;
+      if (!sc_expr_is_const(r, NULL) && !as_linear(ctx, r, &a, &b)) {
+        record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+        return;
+      }
     }
     if (!check_replacement(env, s, r, e, prov)) {
       /* keep analysing as if the guard held */
@@ -580,7 +602,7 @@ static void solve_eq(sc_shape_env *env, const sc_expr *e, const sc_provenance *p
     record(env, e, sc_expr_is_const(r, NULL) ? SC_GUARD_SPECIALIZATION : SC_GUARD_REPLACEMENT, prov, s->name);
     return;
   }
-  record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+  guard_beyond_the_spec(env, e, prov);
 }
 
 /* ---- inequalities ------------------------------------------------------------------ */
@@ -737,6 +759,6 @@ void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *p
     case SC_EXPR_LE:
     case SC_EXPR_GT:
     case SC_EXPR_GE: refine_ineq(env, e, prov); return;
-    default: record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL); return;
+    default: guard_beyond_the_spec(env, e, prov); return;
   }
 }

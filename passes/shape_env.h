@@ -25,8 +25,13 @@ typedef enum sc_sym_origin {
 } sc_sym_origin;
 
 /* Where a guard came from. */
+/* Guards that come from no node: the spec itself, and the program's guards_code (path
+ * then names the entry, graph_module... guards_code[i]). */
+#define SC_PROV_SPEC (-1)
+#define SC_PROV_GUARDS_CODE (-2)
+
 typedef struct sc_provenance {
-  int node;                /* node index, -1 for the spec itself */
+  int node;                /* node index, or SC_PROV_SPEC / SC_PROV_GUARDS_CODE */
   const char *node_name;
   const char *op;          /* serialized target */
   const char *path;        /* JSON path of the node */

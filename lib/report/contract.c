@@ -206,6 +206,15 @@ static void collect(const cJSON *report, facts *f) {
     add_fact(f, sc_strbuf_cstr(&sb), "checked at run time", NULL);
     free(rel);
   }
+  /* input guards (guards_code, conditions beyond ranges): written over the inputs already */
+  const cJSON *ig;
+  cJSON_ArrayForEach(ig, cJSON_GetObjectItemCaseSensitive(report, "input_guards")) {
+    const char *text = str_member(ig, "text");
+    if (!text) continue;
+    reset(&sb);
+    sc_strbuf_printf(&sb, "input guard %s", text);
+    add_fact(f, sc_strbuf_cstr(&sb), "checked on every call", NULL);
+  }
   sc_strbuf_free(&sb);
 }
 

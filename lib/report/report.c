@@ -153,9 +153,10 @@ static const char *outcome_name(sc_guard_outcome o) {
 }
 
 static void add_provenance(cJSON *o, const sc_provenance *p) {
-  if (p->node < 0) {
+  if (p->node == SC_PROV_SPEC || p->node == SC_PROV_GUARDS_CODE) {
     cJSON_AddStringToObject(o, "node", "");
-    cJSON_AddStringToObject(o, "rule", "spec");
+    if (p->node == SC_PROV_GUARDS_CODE) cJSON_AddStringToObject(o, "path", p->path);
+    cJSON_AddStringToObject(o, "rule", p->node == SC_PROV_SPEC ? "spec" : "guards_code");
     return;
   }
   cJSON_AddStringToObject(o, "node", p->node_name);

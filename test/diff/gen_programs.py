@@ -10,6 +10,7 @@ constraints, input shapes, guards_code, probes against ep.module()), and model.p
 (exported with the spec) where torch accepts it, else static.pt2 (exported without a
 spec): the program `shapec export --dynamic spec.json` re-applies the spec to.  A seed always gives the same
 program."""
+import json
 import os
 import random
 import sys
@@ -172,7 +173,36 @@ def make_case(seed):
     return module.eval(), args, gen_spec(rng, shapes), "\n".join(src)
 
 
+def save_auto(module, args, d):
+    """Where torch refuses the spec: the program exported with every dim AUTO (auto.pt2),
+    whose range_constraints and guards_code carry the guards of its Python code (an `if`
+    on a size, a torch._check) that a static program cannot show; test_diff.py re-applies
+    the refused spec to it.  Returns whether torch exported it."""
+    args = tuple(a.clone() for a in args)
+    ds = tuple({k: Dim.AUTO for k in range(a.dim())} for a in args)
+    try:
+        torch.export.save(torch.export.export(module, args, dynamic_shapes=ds), os.path.join(d, "auto.pt2"))
+        return True
+    except Exception:  # noqa: BLE001 - then the static program is what there is
+        return False
+
+
 def main(argv):
+    if argv[1] == "--auto-only":  # add auto.pt2 to a set generated before it existed
+        out, first, count = argv[2], int(argv[3]), int(argv[4])
+        made = 0
+        for seed in range(first, first + count):
+            d = os.path.join(out, f"p{seed}")
+            if not os.path.exists(os.path.join(d, "static.pt2")):  # torch exported it, or auto.pt2 is there
+                continue
+            answers = json.load(open(os.path.join(d, "answers.json")))
+            if answers["export"] != "ok":
+                module, args, _, _ = make_case(seed)
+                if save_auto(module, args, d):
+                    made += 1
+                    os.remove(os.path.join(d, "static.pt2"))
+        print(f"torch {torch.__version__}: auto.pt2 for {made} programs", flush=True)
+        return
     out, first, count = argv[1], int(argv[2]), int(argv[3])
     os.makedirs(out, exist_ok=True)
     counts = {}
@@ -184,10 +214,11 @@ def main(argv):
             with open(os.path.join(out, name, "program.py"), "w") as f:
                 f.write(f"# seed {seed}; dynamic_shapes: {ds!r}\n{src}\n")
             verdict = gen_corpus.export_case(name, module, args, ds, {}, out_root=out, also_static=True, decompose=False)
-            if verdict == "ok":  # the spec is re-applied to torch's own program (test_diff.py)
-                static = os.path.join(out, name, "static.pt2")
-                if os.path.exists(static):
-                    os.remove(static)
+            static = os.path.join(out, name, "static.pt2")
+            # the spec is re-applied to torch's own program (test_diff.py), or where torch
+            # refused it, to the program exported with every dim AUTO
+            if (verdict == "ok" or save_auto(module, args, os.path.join(out, name))) and os.path.exists(static):
+                os.remove(static)
         except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
             traceback.print_exc()
             verdict = "generator-error"

@@ -95,12 +95,14 @@ def check_program(shapec, d):
     """(outcome word, reasons) for one program."""
     answers = json.load(open(os.path.join(d, "answers.json")))
     torch_ok = answers["export"] == "ok"
-    if answers.get("static") != "ok" or not os.path.exists(os.path.join(d, "model.pt2" if torch_ok else "static.pt2")):
+    # where torch exported, the spec is re-applied to its program (its guards_code holds the
+    # Python-level guards); where it refused, to the program torch exported with every dim
+    # AUTO (auto.pt2, whose guards_code holds them too), else to the static one
+    candidates = ["model.pt2"] if torch_ok else ["auto.pt2", "static.pt2"]
+    program = next((os.path.join(d, c) for c in candidates if os.path.exists(os.path.join(d, c))), None)
+    if answers.get("static") != "ok" or not program:
         return "skipped", ["torch cannot export it statically"]
     torch_violation = not torch_ok and "Constraints violated" in answers["export"]["message"]
-    # where torch exported, the spec is re-applied to its program (its guards_code holds the
-    # Python-level guards a static program cannot show); where it refused, to the static one
-    program = os.path.join(d, "model.pt2" if torch_ok else "static.pt2")
     with tempfile.TemporaryDirectory(prefix="shapec-diff-") as tmp:
         out = os.path.join(tmp, "out")
         r = subprocess.run([shapec, "export", program, "--dynamic", os.path.join(d, "spec.json"), "-o", out, "-q"],
