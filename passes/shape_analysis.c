@@ -266,11 +266,13 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
       v->shape[k] = sc_expr_int(ctx, d->sample);
       if (d->kind == SC_DIM_AUTO) continue;
       const char *fix = sc_arena_printf(&ctx->arena, "dynamic_shapes['%s'][%d] = %lld", v->name, k, (long long)d->sample);
-      sc_violation *vi = sc_env_violation(
-          env, &spec_prov, NULL, &fix, 1,
-          "%s is marked %s but its sample size is %lld, which specializes it (0/1 specialization); use a sample of "
-          "2 or more to keep it dynamic, or make it static",
-          source, d->kind == SC_DIM_DYNAMIC ? "Dim.DYNAMIC" : "with a named Dim", (long long)d->sample);
+      const char *label = d->kind == SC_DIM_NAMED ? d->root->name : source;
+      sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, &fix, 1, SC_SPECIALIZED_SENTENCE, label,
+                                          (long long)d->sample);
+      vi->label = label;
+      vi->note = sc_arena_printf(&ctx->arena, "the sample size %lld of %s specializes it (0/1 specialization); use a "
+                                 "sample of 2 or more to keep it dynamic, or make it static", (long long)d->sample,
+                                 source);
       vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = d->path, .value = d->sample};
       continue;
     }
@@ -282,10 +284,12 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
         reported |= env->violations[i].fix.kind == SC_FIX_DIM_VALUE && strcmp(env->violations[i].fix.dim, d->root->name) == 0;
       if (reported) continue;
       const char *fix = sc_arena_printf(&ctx->arena, "%s = %lld", d->root->name, (long long)d->root->sample);
-      sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, &fix, 1,
-                                          "Dim %s is %lld for the sample inputs (from %s), which specializes it "
-                                          "(0/1 specialization); use samples that give it 2 or more",
-                                          d->root->name, (long long)d->root->sample, source);
+      sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, &fix, 1, SC_SPECIALIZED_SENTENCE, d->root->name,
+                                          (long long)d->root->sample);
+      vi->label = d->root->name;
+      vi->note = sc_arena_printf(&ctx->arena, "Dim %s is %lld for the sample inputs (from %s), which specializes it "
+                                 "(0/1 specialization); use samples that give it 2 or more", d->root->name,
+                                 (long long)d->root->sample, source);
       vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = d->root->name, .value = d->root->sample, .spec_path = d->path};
       continue;
     }
@@ -347,22 +351,65 @@ static bool check_meta(sc_ctx *ctx, sc_analysis *a, const sc_value *v) {
   return true;
 }
 
-static void report_violations(sc_ctx *ctx, sc_analysis *a) {
-  for (size_t i = 0; i < a->env.n_violations; i++) {
-    const sc_violation *v = &a->env.violations[i];
-    bool from_spec = v->prov.node == SC_PROV_SPEC;
-    const char *file = from_spec && a->spec->file ? a->spec->file : a->program->file;
-    const char *path = from_spec ? v->fix.spec_path : v->prov.path;
-    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_CONSTRAINT_VIOLATION, SC_SEV_ERROR, file, path,
-                              "Constraints violated: %s", v->message);
-    if (v->n_fixes) {
-      sc_strbuf sb = {0};
-      sc_strbuf_append(&sb, "suggested fixes: ");
-      for (size_t k = 0; k < v->n_fixes; k++) sc_strbuf_printf(&sb, "%s%s", k ? "; " : "", v->fixes[k]);
-      sc_diag_set_hint(&ctx->diags, d, "%s", sc_strbuf_cstr(&sb));
-      sc_strbuf_free(&sb);
-    }
+/* Whether an earlier violation already says the same (torch words each once). */
+static bool said_before(const sc_shape_env *env, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (strcmp(env->violations[j].message, env->violations[i].message) == 0) return true;
+  return false;
+}
+
+const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool explain) {
+  const sc_shape_env *env = &a->env;
+  sc_strbuf sb = {0};
+  sc_strbuf_append(&sb, "Constraints violated (");
+  size_t n_labels = 0;
+  for (size_t i = 0; i < env->n_violations; i++) {
+    const char *label = env->violations[i].label ? env->violations[i].label : "?";
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++)
+      seen = env->violations[j].label && strcmp(env->violations[j].label, label) == 0;
+    if (!seen) sc_strbuf_printf(&sb, "%s%s", n_labels++ ? ", " : "", label);
   }
+  sc_strbuf_append(&sb, ")!");
+  for (size_t i = 0; i < env->n_violations; i++) {
+    if (said_before(env, i)) continue;
+    const sc_violation *v = &env->violations[i];
+    sc_strbuf_printf(&sb, "\n  - %s", v->message);
+    if (explain)
+      sc_strbuf_printf(&sb, "\n    (shapec: from %s%s%s)", sc_env_where((sc_shape_env *)env, &v->prov),
+                       v->note ? ": " : "", v->note ? v->note : "");
+  }
+  size_t n_fixes = 0;
+  for (size_t i = 0; i < env->n_violations; i++)
+    for (size_t k = 0; k < env->violations[i].n_fixes; k++) {
+      const char *fix = env->violations[i].fixes[k];
+      bool seen = false;
+      for (size_t j = 0; j <= i && !seen; j++)
+        for (size_t m = 0; m < env->violations[j].n_fixes && !seen; m++)
+          seen = (j < i || m < k) && strcmp(env->violations[j].fixes[m], fix) == 0;
+      if (seen) continue;
+      if (!n_fixes++) sc_strbuf_append(&sb, "\nSuggested fixes:");
+      sc_strbuf_printf(&sb, "\n  %s", fix);
+    }
+  const char *text = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return text;
+}
+
+/* One error for all violations, in torch's structure (the header naming the Dims, one
+ * bullet per violation, one Suggested fixes block), with where each guard came from; it
+ * points at the first violation's spec entry or node. */
+static void report_violations(sc_ctx *ctx, sc_analysis *a) {
+  if (!a->env.n_violations) return;
+  const sc_violation *v = &a->env.violations[0];
+  bool from_spec = v->prov.node == SC_PROV_SPEC;
+  const char *file = from_spec && a->spec->file ? a->spec->file : a->program->file;
+  const char *path = from_spec ? v->fix.spec_path : v->prov.path;
+  sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_CONSTRAINT_VIOLATION, SC_SEV_ERROR, file, path, "%s",
+                            sc_analysis_violations_text(ctx, a, true));
+  bool fixes = false;
+  for (size_t i = 0; i < a->env.n_violations; i++) fixes |= a->env.violations[i].n_fixes > 0;
+  if (fixes) sc_diag_set_hint(&ctx->diags, d, "shapec export --fix-spec writes the spec with these fixes applied");
 }
 
 bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, sc_analysis *out) {

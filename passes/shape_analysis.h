@@ -38,6 +38,11 @@ typedef struct sc_analysis {
  * the analysis holds whatever was established either way.  Release with
  * sc_analysis_release. */
 bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, sc_analysis *out);
+
+/* The violations as torch words them: "Constraints violated (dx)!", a "  - " line per
+ * violation, "Suggested fixes:" and one "  dx = Dim('dx', max=16)" line per fix; with
+ * explain, each bullet is followed by where shapec found its guard. */
+const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool explain);
 void sc_analysis_release(sc_analysis *a);
 /* Appends the symbols (with their replacement or range) and the runtime asserts, for
  * people; the report holds the same facts for machines. */

@@ -219,6 +219,9 @@ void sc_env_input_guard(sc_shape_env *env, const sc_expr *cond, const char *text
   env->guards[env->n_guards - 1].text = text;
 }
 
+/* A condition over the inputs' sizes in Python's spelling: "(x.size()[0] % 2) == 0". */
+static const char *input_text(sc_shape_env *env, const sc_expr *e);
+
 sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, const sc_expr *guard, const char **fixes,
                                size_t n_fixes, const char *fmt, ...) {
   if (env->n_violations == env->cap_violations) {
@@ -236,6 +239,14 @@ sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, con
   v->prov = *prov;
   v->guard = guard;
   v->fix = (sc_fix){.kind = SC_FIX_NONE};
+  /* by default the guard's first size names it; callers that know the Dim say so */
+  v->label = NULL;
+  v->note = NULL;
+  const char *names[1];
+  if (guard && sc_expr_symbols(guard, names, 1)) {
+    sc_symbol *s = sc_env_find(env, names[0]);
+    v->label = s && s->origin != SC_SYM_NAMED && s->source ? s->source : names[0];
+  }
   if (guard) record(env, guard, SC_GUARD_VIOLATION, prov, NULL);
   return v;
 }
@@ -244,7 +255,7 @@ sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, con
 
 static const char *expr_str(sc_shape_env *env, const sc_expr *e) { return sc_expr_to_string(env->ctx, e); }
 
-static const char *where(sc_shape_env *env, const sc_provenance *prov) {
+const char *sc_env_where(sc_shape_env *env, const sc_provenance *prov) {
   if (prov->node == SC_PROV_SPEC) return "the dynamic_shapes spec";
   if (prov->node == SC_PROV_GUARDS_CODE) return "the program's guards_code";
   return sc_arena_printf(&env->ctx->arena, "node '%s' (%s, %s rule)", prov->node_name, prov->op, prov->rule);
@@ -307,6 +318,22 @@ static const char *range_str(sc_shape_env *env, sc_range_iv r) {
   return s;
 }
 
+/* The spec's range as torch words it after "in the specified range": "4 <= dx <= 16",
+ * "dx <= 1024", "3 <= dx", or nothing for the default [2, int_oo] (a lower bound up to 2 is
+ * the default). */
+static const char *spec_range_text(sc_shape_env *env, const char *name, sc_range_iv r) {
+  bool lo = r.lo > 2, hi = r.hi != SC_INT_OO;
+  if (!lo && !hi) return "";
+  sc_strbuf sb = {0};
+  sc_strbuf_append(&sb, " ");
+  if (lo) sc_strbuf_printf(&sb, "%lld <= ", (long long)r.lo);
+  sc_strbuf_append(&sb, name);
+  if (hi) sc_strbuf_printf(&sb, " <= %lld", (long long)r.hi);
+  const char *s = sc_arena_strdup(&env->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return s;
+}
+
 /* "dx = Dim('dx', min=4, max=256)", omitting the default min=2 and an unbounded max. */
 static const char *dim_fix(sc_shape_env *env, const char *name, sc_range_iv r) {
   sc_strbuf sb = {0};
@@ -349,11 +376,9 @@ static void set_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r, c
 /* A guard narrowed a named Dim's range.  The fix, one Dim(...) with the final range, is
  * filled in by sc_env_finalize once every guard is known. */
 static void named_range_violation(sc_shape_env *env, sc_symbol *s, const sc_expr *e, const sc_provenance *prov) {
-  sc_violation *vi = sc_env_violation(env, prov, e, NULL, 0,
-                                      "Not all values of %s = %s in the specified range %s satisfy the generated "
-                                      "guard %s (from %s)",
-                                      s->name, user_name(s), range_str(env, s->declared), expr_str(env, e),
-                                      where(env, prov));
+  /* the sentence names the final range, which sc_env_finalize knows */
+  sc_violation *vi = sc_env_violation(env, prov, e, NULL, 0, "%s", "");
+  vi->label = s->name;
   vi->fix = (sc_fix){.kind = SC_FIX_DIM_RANGE, .dim = s->name};
 }
 
@@ -371,6 +396,15 @@ void sc_env_finalize(sc_shape_env *env) {
     v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
     v->fixes[0] = dim_fix(env, s->name, r);
     v->n_fixes = 1;
+    /* torch states the range its guards allow, over the input: "2 <= x.size()[0] and
+     * x.size()[0] <= 9", an unbounded end written IntInfinity() */
+    const char *src = user_name(s);
+    const char *hi = r.hi == SC_INT_OO ? "IntInfinity()" : sc_arena_printf(&env->ctx->arena, "%lld", (long long)r.hi);
+    v->message = sc_arena_printf(&env->ctx->arena,
+                                 "Not all values of %s = %s in the specified range%s satisfy the generated guard "
+                                 "%lld <= %s and %s <= %s",
+                                 s->name, src, spec_range_text(env, s->name, s->declared), (long long)s->range.lo, src,
+                                 src, hi);
   }
 }
 
@@ -407,28 +441,27 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
     if (v < s->range.lo || v > s->range.hi) {
       const char *fix = s->dim ? sc_arena_printf(&env->ctx->arena, "%s = %lld", s->dim->name, (long long)v) : NULL;
       sc_violation *vi = sc_env_violation(env, prov, guard, fix ? &fix : NULL, fix ? 1 : 0,
-                       "%s must be %lld (guard %s from %s), outside its range %s", user_name(s), (long long)v,
-                       expr_str(env, guard), where(env, prov), range_str(env, s->range));
+                       "Not all values of %s = %s in the specified range%s satisfy the generated guard %s: it must "
+                       "be %lld, outside its range %s", s->dim ? s->dim->name : user_name(s), user_name(s),
+                       spec_range_text(env, s->dim ? s->dim->name : user_name(s), s->declared),
+                       input_text(env, guard), (long long)v, range_str(env, s->range));
+      vi->label = s->dim ? s->dim->name : user_name(s);
       if (s->dim) vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = s->dim->name, .value = v};
       else if (s->spec_path) vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = s->spec_path, .value = v};
       return false;
     }
     if (s->origin == SC_SYM_DYNAMIC) {
       const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %lld", spec_ref(env, s), (long long)v);
-      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1,
-                       "You marked %s as dynamic but your code specialized it to be a constant (%lld): guard %s "
-                       "from %s. Replace Dim.DYNAMIC with Dim.STATIC (or the size %lld) or Dim.AUTO",
-                       user_name(s), (long long)v, expr_str(env, guard), where(env, prov), (long long)v);
+      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1, SC_SPECIALIZED_SENTENCE, user_name(s),
+                                          (long long)v);
+      vi->label = user_name(s);
       vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = s->spec_path, .value = v};
       return false;
     }
     if (s->origin == SC_SYM_NAMED) {
       const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %lld", s->name, (long long)v);
-      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1,
-                       "Not all values of %s = %s in the specified range %s satisfy the generated guard %s "
-                       "(from %s): it is specialized to %lld",
-                       s->name, user_name(s), range_str(env, s->declared), expr_str(env, guard), where(env, prov),
-                       (long long)v);
+      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1, SC_SPECIALIZED_SENTENCE, s->name, (long long)v);
+      vi->label = s->name;
       vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = s->name, .value = v};
       return false;
     }
@@ -451,10 +484,9 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
     const char *fixes[2] = {dim_fix(env, dim, ts->declared),
                             sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, expr_str(env, rel))};
     sc_violation *vi = sc_env_violation(env, prov, guard, fixes, 2,
-                                        "The values of %s = %s must always equal %s where %s is %s (guard %s from "
-                                        "%s); the spec does not declare that relation",
-                                        s->name, user_name(s), expr_str(env, r), t->name, user_name(ts),
-                                        expr_str(env, guard), where(env, prov));
+                                        "The values of %s = %s must always be related to the values of %s by %s = %s.",
+                                        s->name, user_name(s), user_name(ts), s->name, input_text(env, r));
+    vi->label = s->name;
     vi->fix = (sc_fix){.kind = SC_FIX_DIM_RELATE, .dim = s->name, .other = dim, .a = a, .b = b,
                        .spec_path = ts->spec_path, .min = ts->declared.lo, .max = ts->declared.hi,
                        .has_max = ts->declared.hi != SC_INT_OO};
@@ -463,11 +495,14 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
   if (ts && ts->origin == SC_SYM_NAMED) {
     const char *rhs = expr_str(env, r);
     const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, rhs);
-    sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1,
-                     "The values of %s = %s must always be related to the values of %s = %s by %s = %s "
-                     "(guard %s from %s), but the spec declares them independent",
-                     s->name, user_name(s), ts->name, user_name(ts), s->name, rhs, expr_str(env, guard),
-                     where(env, prov));
+    sc_violation *vi =
+        a == 1 && b == 0
+            ? sc_env_violation(env, prov, guard, &fix, 1, "The values of %s = %s and %s = %s must always be equal.",
+                               s->name, user_name(s), ts->name, user_name(ts))
+            : sc_env_violation(env, prov, guard, &fix, 1,
+                               "The values of %s = %s must always be related to the values of %s = %s by %s = %s.",
+                               s->name, user_name(s), ts->name, user_name(ts), s->name, rhs);
+    vi->label = s->name;
     vi->fix = (sc_fix){.kind = SC_FIX_DIM_RELATE, .dim = s->name, .other = ts->name, .a = a, .b = b};
     return false;
   }
@@ -495,8 +530,6 @@ static bool eliminate_before(const sc_symbol *a, const sc_symbol *b) {
   return strcmp(a->name, b->name) > 0;
 }
 
-static const char *input_text(sc_shape_env *env, const sc_expr *e);
-
 /* Eq(Mod(s, m), 0) on a named Dim: a violation whose fix makes it m * (a new root).  On
  * any other backed size torch keeps the symbol and checks the guard on every call (real
  * torch 2.14: `(L['x'].size()[0] % 2) == 0` in guards_code, x still [s77]). */
@@ -515,10 +548,9 @@ static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_exp
   const char *root = sc_arena_printf(&env->ctx->arena, "_%s", s->name);
   const char *fixes[2] = {dim_fix(env, root, r), sc_arena_printf(&env->ctx->arena, "%s = %lld*%s", s->name, (long long)m, root)};
   sc_violation *vi = sc_env_violation(env, prov, guard, fixes, 2,
-                   "Not all values of %s = %s in the specified range %s satisfy the generated guard %s (from %s): "
-                   "it must be a multiple of %lld",
-                   s->name, user_name(s), range_str(env, s->declared), expr_str(env, guard), where(env, prov),
-                   (long long)m);
+                   "Not all values of %s = %s in the specified range%s satisfy the generated guard %s.", s->name,
+                   user_name(s), spec_range_text(env, s->name, s->declared), input_text(env, guard));
+  vi->label = s->name;
   vi->fix = (sc_fix){.kind = SC_FIX_DIM_DIVISIBLE, .dim = s->name, .other = root, .a = m, .min = r.lo,
                      .max = r.hi, .has_max = r.hi != SC_INT_OO};
   return true;
@@ -534,9 +566,11 @@ static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_
   const char *names[2];
   sc_symbol *s = sc_expr_symbols(e, names, 2) == 1 ? sc_env_find(env, names[0]) : NULL;
   if (s && s->origin == SC_SYM_NAMED) {
-    sc_env_violation(env, prov, e, NULL, 0,
-                     "Not all values of %s = %s in the specified range %s satisfy the generated guard %s (from %s)",
-                     s->name, user_name(s), range_str(env, s->declared), input_text(env, e), where(env, prov));
+    sc_violation *vi = sc_env_violation(env, prov, e, NULL, 0,
+                                        "Not all values of %s = %s in the specified range%s satisfy the generated guard "
+                                        "%s.", s->name, user_name(s), spec_range_text(env, s->name, s->declared),
+                                        input_text(env, e));
+    vi->label = s->name;
     return;
   }
   sc_env_input_guard(env, e, input_text(env, e), prov);
@@ -662,8 +696,8 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
   else bound.hi = floor_div(b, -a);
   sc_range_iv before = s->range, after = sc_iv_intersect(before, bound);
   if (sc_iv_is_empty(after)) {
-    sc_env_violation(env, prov, e, NULL, 0, "guard %s (from %s) can never hold: %s has range %s", expr_str(env, e),
-                     where(env, prov), user_name(s), range_str(env, before));
+    sc_env_violation(env, prov, e, NULL, 0, "The generated guard %s can never hold: %s has the range %s.",
+                     input_text(env, e), user_name(s), range_str(env, before));
     return;
   }
   if (s->origin == SC_SYM_NAMED && (after.lo > before.lo || after.hi < before.hi)) {
@@ -744,13 +778,13 @@ void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *p
   }
   int64_t h;
   if (sc_env_hint(env, e, &h) && !h) {
-    sc_env_violation(env, prov, e, NULL, 0, "guard %s (from %s) is false for the sample inputs", expr_str(env, e),
-                     where(env, prov));
+    sc_env_violation(env, prov, e, NULL, 0, "The generated guard %s is false for the sample inputs.",
+                     input_text(env, e));
     return;
   }
   if (t == SC_FALSE) {
-    sc_env_violation(env, prov, e, NULL, 0, "guard %s (from %s) can never hold for the allowed input sizes",
-                     expr_str(env, e), where(env, prov));
+    sc_env_violation(env, prov, e, NULL, 0, "The generated guard %s can never hold for the allowed input sizes.",
+                     input_text(env, e));
     return;
   }
   switch (e->kind) {

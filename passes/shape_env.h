@@ -92,7 +92,9 @@ typedef struct sc_fix {
 
 typedef struct sc_violation {
   sc_fix fix;
-  const char *message;
+  const char *label;       /* what torch names in "Constraints violated (label)!": the Dim, or the size */
+  const char *message;     /* torch's bullet sentence, over the inputs' sizes */
+  const char *note;        /* shapec's explanation beyond where the guard came from, or NULL */
   const char **fixes;      /* torch's vocabulary: "dy = dx", "dx = Dim('dx', max=512)" */
   size_t n_fixes;
   sc_provenance prov;
@@ -142,10 +144,21 @@ void sc_env_input_guard(sc_shape_env *env, const sc_expr *cond, const char *text
 
 /* Records a guard that must hold and takes torch.export's decision on it. */
 void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);
+/* torch's sentence for a size marked dynamic that became a constant (%s: the Dim or the
+ * size, %lld: the constant). */
+#define SC_SPECIALIZED_SENTENCE                                                                                      \
+  "You marked %s as dynamic but your code specialized it to be a constant (%lld). If you're using mark_dynamic, "    \
+  "either remove it or use maybe_mark_dynamic. If you're using Dim.DYNAMIC, replace it with either Dim.STATIC or "   \
+  "Dim.AUTO."
+
 /* Records a constraint violation (message and fixes copied); returns it so the caller
  * can attach a structured fix.  The pointer is valid until the next violation. */
 sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, const sc_expr *guard, const char **fixes,
                                size_t n_fixes, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Where a guard came from, in words: "node 'add' (torch.ops.aten.add.Tensor, broadcast
+ * rule)", "the dynamic_shapes spec", "the program's guards_code". */
+const char *sc_env_where(sc_shape_env *env, const sc_provenance *prov);
 
 /* Completes the fixes that depend on the final ranges; call once, after the last guard. */
 void sc_env_finalize(sc_shape_env *env);

@@ -247,7 +247,7 @@ static cJSON *error_json(const sc_ctx *ctx, const sc_analysis *a, const cJSON *f
   cJSON_AddStringToObject(o, "kind", violation ? "ConstraintViolation" : sc_diag_code_slug(first->code));
   sc_strbuf sb = {0};
   if (violation) {
-    for (size_t i = 0; i < a->env.n_violations; i++) sc_strbuf_printf(&sb, "%s%s", i ? "\n" : "", a->env.violations[i].message);
+    sc_strbuf_append(&sb, sc_analysis_violations_text((sc_ctx *)ctx, a, false));
   } else {
     sc_strbuf_append(&sb, first->message);
   }
