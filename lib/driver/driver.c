@@ -117,16 +117,25 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   if (!sc_check_result_dtypes(ctx, out->program) || !sc_resolve_inplace_updates(ctx, out->program)) return false;
 
   out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_from_program(ctx, out->program);
-  if (!out->spec) return false;
+  /* no spec file to read is not an error in a spec: nothing is written */
+  if (!out->spec && (!opts->spec || sc_diags_exit_class(&ctx->diags) == SC_EXIT_IO)) return false;
 
-  bool ok = sc_analysis_run(ctx, out->program, out->spec, &out->analysis);
-  out->analysed = true;
-  adopt_ranges(ctx, out->program, &out->analysis);
-
+  bool ok = false;
   cJSON *fixed = NULL;
-  if (out->analysis.env.n_violations || opts->fix_spec)
-    fixed = sc_spec_fix(ctx, opts->spec, out->analysis.env.violations, out->analysis.env.n_violations);
-  if (ok) ok = load_weights(ctx, opts, out);
+  if (out->spec) {
+    ok = sc_analysis_run(ctx, out->program, out->spec, &out->analysis);
+    out->analysed = true;
+    adopt_ranges(ctx, out->program, &out->analysis);
+    if (out->analysis.env.n_violations || opts->fix_spec)
+      fixed = sc_spec_fix(ctx, opts->spec, out->analysis.env.violations, out->analysis.env.n_violations);
+    if (ok) ok = load_weights(ctx, opts, out);
+  } else {
+    /* a spec that cannot be used still gets its report, status "error" with the
+     * diagnostics, as a violation does: the inputs without their dims */
+    sc_dynspec *unread = sc_arena_alloc(&ctx->arena, sizeof *unread);
+    unread->file = opts->spec;
+    out->spec = unread;
+  }
   if (opts->report && opts->no_codegen) { /* nothing goes to the output folder */
     ok &= write_outputs(ctx, opts, out, fixed, NULL);
     cJSON_Delete(fixed);

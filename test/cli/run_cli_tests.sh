@@ -720,6 +720,25 @@ cmp -s "$WORK/cg-keep/model.so" "$WORK/cg-keep.so.before" || fail "the earlier m
 [ -z "$(ls -A "$WORK" | grep '^\.cg-keep\.staging')" ] || fail "a staging folder was left behind"
 end
 
+begin "a spec that cannot be used writes the report (status error, its diagnostics), like a violation"
+printf '{"dims": {"dx": {"min": 10, "max": 4, "derived": []}}, "dynamic_shapes": [["dx"]]}' >"$WORK/min_above_max.json"
+sc export "$SRC/test/diff/programs/p15/model.pt2" --dynamic "$WORK/min_above_max.json" -o "$WORK/spec-err"
+expect_rc 1
+expect_err "SC0405"
+expect_err "wrote $WORK/spec-err/constraints.json (status: error)"
+expect_file_has "$WORK/spec-err/constraints.json" '"status": "error"'
+expect_file_has "$WORK/spec-err/constraints.json" '"code": "SC0405"'
+expect_file_has "$WORK/spec-err/constraints.json" '"kind": "spec-min-above-max"'
+expect_no_path "$WORK/spec-err/model.so"
+# over an earlier export: the library stays, the spec's report is constraints.failed.json
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/spec-keep" -q
+sc export "$SRC/test/diff/programs/p15/model.pt2" --dynamic "$WORK/min_above_max.json" -o "$WORK/spec-keep"
+expect_rc 1
+expect_file_has "$WORK/spec-keep/constraints.failed.json" '"code": "SC0405"'
+expect_file_has "$WORK/spec-keep/constraints.json" '"status": "ok"'
+expect_file "$WORK/spec-keep/model.so"
+end
+
 # ---- CUDA target ----------------------------------------------------------------------
 
 begin "run --device: only cpu, cuda or cuda:N"
