@@ -2,7 +2,11 @@
  *
  * A recursive-descent parser over Python's precedence levels, from `or` down to an atom.
  * An input path L['d'][0]['x'] names the placeholder torch made of it, the keys joined by
- * '_' (d_0_x), which is how torch.export names flattened inputs. */
+ * '_' (d_0_x), which is how torch.export names flattened inputs.
+ *
+ * Beside the condition it renders the guard as ep.module() prints it when the guard fails:
+ * Python's ast.unparse of the text with L['x'] written x (`(-1) + L['x'].size()[0]`
+ * becomes `-1 + x.size()[0]`), so each parse step also leaves its text and precedence. */
 #include "program_guards.h"
 
 #include <ctype.h>
@@ -19,9 +23,30 @@ typedef struct parser {
   const char *err;
   int err_col;
   int depth;          /* nesting, bounded: a crafted guard must not exhaust the stack */
-  sc_strbuf display; /* the text, with each L[...] path written as its input's name */
-  const char *copied; /* text up to here is in display */
+  const char *shown;  /* what the last parse step read, as ast.unparse writes it */
+  int prec;           /* ... and its precedence */
 } parser;
+
+/* Python's precedence levels as ast.unparse numbers them (_Precedence); "next" is +1. */
+enum { P_TEST = 3, P_OR, P_AND, P_NOT, P_CMP, P_EXPR, P_BOR, P_BXOR, P_BAND, P_SHIFT, P_ARITH, P_TERM, P_FACTOR, P_POWER,
+       P_AWAIT, P_ATOM };
+
+static void show(parser *ps, const char *text, int prec) {
+  ps->shown = text;
+  ps->prec = prec;
+}
+
+/* An operand's text where its context needs at least precedence `need`. */
+static const char *shown_at(parser *ps, const char *text, int prec, int need) {
+  return prec < need ? sc_arena_printf(&ps->ctx->arena, "(%s)", text) : text;
+}
+
+/* left OP right for a binary operator of precedence prec (left-associative unless ** ). */
+static void show_binary(parser *ps, const char *l, int lp, const char *op, const char *r, int rp, int prec) {
+  bool rassoc = strcmp(op, "**") == 0;
+  show(ps, sc_arena_printf(&ps->ctx->arena, "%s %s %s", shown_at(ps, l, lp, rassoc ? prec + 1 : prec), op,
+                           shown_at(ps, r, rp, rassoc ? prec : prec + 1)), prec);
+}
 
 static const sc_expr *parse_or(parser *ps);
 
@@ -77,6 +102,16 @@ static const sc_value *user_input(const sc_program *p, const char *name) {
   return NULL;
 }
 
+/* The input's name, then what followed its path (.size()[0]) without spaces. */
+static void show_input(parser *ps, const char *input, const char *tail) {
+  sc_strbuf sb = {0};
+  sc_strbuf_append(&sb, input);
+  for (const char *c = tail; c < ps->at; c++)
+    if (*c != ' ' && *c != '\t') sc_strbuf_append_n(&sb, c, 1);
+  show(ps, sc_arena_strdup(&ps->ctx->arena, sc_strbuf_cstr(&sb)), P_ATOM);
+  sc_strbuf_free(&sb);
+}
+
 /* L['x'][0]['y'] then .size()[k], .size(k) or nothing. */
 static const sc_expr *parse_input_path(parser *ps) {
   const char *start = ps->at - 1; /* the L */
@@ -115,10 +150,7 @@ static const sc_expr *parse_input_path(parser *ps) {
     return fail(ps, start, msg);
   }
   sc_strbuf_free(&name);
-  /* the display text names the input as torch's messages do */
-  sc_strbuf_append_n(&ps->display, ps->copied, (size_t)(start - ps->copied));
-  sc_strbuf_append(&ps->display, input);
-  ps->copied = ps->at;
+  const char *tail = ps->at;
   if (accept(ps, ".")) {
     const char *method = ps->at;
     if (!accept(ps, "size")) return fail(ps, method, "only .size() of an input is supported in a guard");
@@ -134,9 +166,13 @@ static const sc_expr *parse_input_path(parser *ps) {
     if (k >= v->meta.rank) return fail(ps, method, sc_arena_printf(&ps->ctx->arena, "'%s' has rank %d, no dim %lld", input,
                                                                    v->meta.rank, (long long)k));
     if (!v->shape) return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' has no analysed shape", input));
+    show_input(ps, input, tail);
     return v->shape[k];
   }
-  if (v->kind == SC_VALUE_SYM_INT && v->sym) return v->sym;
+  if (v->kind == SC_VALUE_SYM_INT && v->sym) {
+    show_input(ps, input, tail);
+    return v->sym;
+  }
   return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' is not an integer input; a guard may use its .size()", input));
 }
 
@@ -146,27 +182,45 @@ static const sc_expr *parse_atom(parser *ps) {
   skip_space(ps);
   if (ps->depth > MAX_DEPTH) return fail(ps, ps->at, "the guard nests too deeply");
   int64_t v;
-  if (read_int(ps, &v)) return sc_expr_int(ps->ctx, v);
+  const char *at = ps->at;
+  if (read_int(ps, &v)) {
+    show(ps, sc_arena_printf(&ps->ctx->arena, "%.*s", (int)(ps->at - at), at), P_ATOM);
+    return sc_expr_int(ps->ctx, v);
+  }
   if (ps->err) return NULL;
-  if (accept(ps, "(")) {
+  if (accept(ps, "(")) { /* the parentheses go: ast.unparse puts back those the context needs */
     ps->depth++;
     const sc_expr *e = parse_or(ps);
     ps->depth--;
     return e && expect(ps, ")") ? e : NULL;
   }
-  if (accept(ps, "True")) return sc_expr_bool(ps->ctx, true);
-  if (accept(ps, "False")) return sc_expr_bool(ps->ctx, false);
+  if (accept(ps, "True")) {
+    show(ps, "True", P_ATOM);
+    return sc_expr_bool(ps->ctx, true);
+  }
+  if (accept(ps, "False")) {
+    show(ps, "False", P_ATOM);
+    return sc_expr_bool(ps->ctx, false);
+  }
   if (accept(ps, "L")) return parse_input_path(ps);
   bool is_max = accept(ps, "Max") || accept(ps, "max");
   if (is_max || accept(ps, "Min") || accept(ps, "min")) {
+    const char *fn = sc_arena_printf(&ps->ctx->arena, "%.*s", (int)(ps->at - at - 0), at);
+    while (*fn == ' ') fn++;
     if (!expect(ps, "(")) return NULL;
     const sc_expr *acc = parse_or(ps);
+    sc_strbuf call = {0};
+    if (acc) sc_strbuf_printf(&call, "%s(%s", fn, ps->shown);
     while (acc && accept(ps, ",")) {
       const sc_expr *next = parse_or(ps);
-      if (!next) return NULL;
+      if (!next) break;
+      sc_strbuf_printf(&call, ", %s", ps->shown);
       acc = is_max ? sc_expr_max(ps->ctx, acc, next) : sc_expr_min(ps->ctx, acc, next);
     }
-    return acc && expect(ps, ")") ? acc : NULL;
+    sc_strbuf_append(&call, ")");
+    show(ps, sc_arena_strdup(&ps->ctx->arena, sc_strbuf_cstr(&call)), P_ATOM);
+    sc_strbuf_free(&call);
+    return acc && !ps->err && expect(ps, ")") ? acc : NULL;
   }
   return fail(ps, ps->at, *ps->at ? "unexpected text" : "unexpected end of the guard");
 }
@@ -177,11 +231,14 @@ static const sc_expr *parse_power(parser *ps) {
   const char *at = ps->at;
   const sc_expr *base = parse_atom(ps);
   if (!base || !accept(ps, "**")) return base;
+  const char *b = ps->shown;
+  int bp = ps->prec;
   ps->depth++;
   const sc_expr *exp = parse_unary(ps);
   ps->depth--;
   int64_t n;
   if (!exp) return NULL;
+  show_binary(ps, b, bp, "**", ps->shown, ps->prec, P_POWER);
   if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64) return fail(ps, at, "only a constant power from 0 to 64 is supported");
   if (!sc_expr_power_fits(base, n)) return fail(ps, at, "the power expands to too many terms");
   const sc_expr *acc = sc_expr_int(ps->ctx, 1);
@@ -191,18 +248,15 @@ static const sc_expr *parse_power(parser *ps) {
 
 static const sc_expr *parse_unary(parser *ps) {
   if (ps->depth > MAX_DEPTH) return fail(ps, ps->at, "the guard nests too deeply");
-  const sc_expr *e;
-  if (accept(ps, "-")) {
+  bool minus = accept(ps, "-");
+  if (minus || accept(ps, "+")) {
     ps->depth++;
-    e = parse_unary(ps);
+    const sc_expr *e = parse_unary(ps);
     ps->depth--;
-    return e ? sc_expr_neg(ps->ctx, e) : NULL;
-  }
-  if (accept(ps, "+")) {
-    ps->depth++;
-    e = parse_unary(ps);
-    ps->depth--;
-    return e;
+    if (!e) return NULL;
+    show(ps, sc_arena_printf(&ps->ctx->arena, "%s%s", minus ? "-" : "+", shown_at(ps, ps->shown, ps->prec, P_FACTOR)),
+         P_FACTOR);
+    return minus ? sc_expr_neg(ps->ctx, e) : e;
   }
   return parse_power(ps);
 }
@@ -210,15 +264,20 @@ static const sc_expr *parse_unary(parser *ps) {
 static const sc_expr *parse_term(parser *ps) {
   const sc_expr *acc = parse_unary(ps);
   while (acc) {
+    const char *l = ps->shown, *op;
+    int lp = ps->prec;
     if (accept(ps, "//")) {
+      op = "//";
       const sc_expr *r = parse_unary(ps);
       acc = r ? sc_expr_floordiv(ps->ctx, acc, r) : NULL;
     } else if (accept(ps, "*")) {
+      op = "*";
       const char *at = ps->at;
       const sc_expr *r = parse_unary(ps);
       acc = r ? sc_expr_mul_bounded(ps->ctx, acc, r) : NULL;
       if (r && !acc) return fail(ps, at, "the product expands to too many terms");
     } else if (accept(ps, "%")) {
+      op = "%";
       const sc_expr *r = parse_unary(ps);
       acc = r ? sc_expr_mod(ps->ctx, acc, r) : NULL;
     } else if (skip_space(ps), *ps->at == '/') {
@@ -226,6 +285,7 @@ static const sc_expr *parse_term(parser *ps) {
     } else {
       break;
     }
+    if (acc) show_binary(ps, l, lp, op, ps->shown, ps->prec, P_TERM);
   }
   return acc;
 }
@@ -236,6 +296,9 @@ static const sc_expr *parse_arith(parser *ps) {
   if (!first) return NULL;
   sc_expr_terms terms = {0};
   sc_expr_terms_push(&terms, first);
+  sc_strbuf shown = {0}; /* left-associative: only the first operand can stand bare at ARITH */
+  sc_strbuf_append(&shown, shown_at(ps, ps->shown, ps->prec, P_ARITH));
+  bool several = false;
   for (;;) {
     bool minus;
     if (accept(ps, "+")) minus = false;
@@ -244,14 +307,19 @@ static const sc_expr *parse_arith(parser *ps) {
     const sc_expr *r = parse_term(ps);
     if (!r) {
       sc_expr_terms_free(&terms);
+      sc_strbuf_free(&shown);
       return NULL;
     }
+    sc_strbuf_printf(&shown, " %s %s", minus ? "-" : "+", shown_at(ps, ps->shown, ps->prec, P_ARITH + 1));
+    several = true;
     sc_expr_terms_push(&terms, minus ? sc_expr_neg(ps->ctx, r) : r);
   }
+  if (several) show(ps, sc_arena_strdup(&ps->ctx->arena, sc_strbuf_cstr(&shown)), P_ARITH);
+  sc_strbuf_free(&shown);
   return sc_expr_terms_sum(ps->ctx, &terms);
 }
 
-static bool accept_relation(parser *ps, sc_expr_kind *kind) {
+static bool accept_relation(parser *ps, sc_expr_kind *kind, const char **tok) {
   static const struct {
     const char *tok;
     sc_expr_kind kind;
@@ -260,6 +328,7 @@ static bool accept_relation(parser *ps, sc_expr_kind *kind) {
   for (size_t i = 0; i < sizeof rels / sizeof rels[0]; i++)
     if (accept(ps, rels[i].tok)) {
       *kind = rels[i].kind;
+      *tok = rels[i].tok;
       return true;
     }
   return false;
@@ -270,13 +339,22 @@ static const sc_expr *parse_comparison(parser *ps) {
   const sc_expr *lhs = parse_arith(ps);
   const sc_expr *acc = NULL;
   sc_expr_kind kind;
-  while (lhs && accept_relation(ps, &kind)) {
+  const char *tok;
+  sc_strbuf shown = {0};
+  if (lhs) sc_strbuf_append(&shown, shown_at(ps, ps->shown, ps->prec, P_CMP + 1));
+  while (lhs && accept_relation(ps, &kind, &tok)) {
     const sc_expr *rhs = parse_arith(ps);
-    if (!rhs) return NULL;
+    if (!rhs) {
+      sc_strbuf_free(&shown);
+      return NULL;
+    }
+    sc_strbuf_printf(&shown, " %s %s", tok, shown_at(ps, ps->shown, ps->prec, P_CMP + 1));
     const sc_expr *rel = sc_expr_rel(ps->ctx, kind, lhs, rhs);
     acc = acc ? sc_expr_and(ps->ctx, acc, rel) : rel;
     lhs = rhs;
   }
+  if (acc) show(ps, sc_arena_strdup(&ps->ctx->arena, sc_strbuf_cstr(&shown)), P_CMP);
+  sc_strbuf_free(&shown);
   return acc ? acc : lhs;
 }
 
@@ -286,32 +364,44 @@ static const sc_expr *parse_not(parser *ps) {
     ps->depth++;
     const sc_expr *e = parse_not(ps);
     ps->depth--;
-    return e ? sc_expr_not(ps->ctx, e) : NULL;
+    if (!e) return NULL;
+    show(ps, sc_arena_printf(&ps->ctx->arena, "not %s", shown_at(ps, ps->shown, ps->prec, P_NOT)), P_NOT);
+    return sc_expr_not(ps->ctx, e);
   }
   return parse_comparison(ps);
 }
 
-static const sc_expr *parse_and(parser *ps) {
-  const sc_expr *acc = parse_not(ps);
-  while (acc && accept(ps, "and")) {
-    const sc_expr *r = parse_not(ps);
-    acc = r ? sc_expr_and(ps->ctx, acc, r) : NULL;
+/* a and b and c: ast.unparse asks each further operand for one more precedence level, so
+ * that it writes `a < 1 and b < 2 and (c < 3)`; torch's messages show that. */
+static const sc_expr *parse_bool(parser *ps, bool is_or) {
+  const sc_expr *acc = is_or ? parse_bool(ps, false) : parse_not(ps);
+  if (!acc) return NULL;
+  int prec = is_or ? P_OR : P_AND;
+  const char *word = is_or ? "or" : "and";
+  sc_strbuf shown = {0};
+  sc_strbuf_append(&shown, shown_at(ps, ps->shown, ps->prec, prec + 1));
+  int level = prec + 1;
+  bool several = false;
+  while (acc && accept(ps, word)) {
+    const sc_expr *r = is_or ? parse_bool(ps, false) : parse_not(ps);
+    if (!r) {
+      acc = NULL;
+      break;
+    }
+    sc_strbuf_printf(&shown, " %s %s", word, shown_at(ps, ps->shown, ps->prec, ++level));
+    several = true;
+    acc = is_or ? sc_expr_or(ps->ctx, acc, r) : sc_expr_and(ps->ctx, acc, r);
   }
+  if (acc && several) show(ps, sc_arena_strdup(&ps->ctx->arena, sc_strbuf_cstr(&shown)), prec);
+  sc_strbuf_free(&shown);
   return acc;
 }
 
-static const sc_expr *parse_or(parser *ps) {
-  const sc_expr *acc = parse_and(ps);
-  while (acc && accept(ps, "or")) {
-    const sc_expr *r = parse_and(ps);
-    acc = r ? sc_expr_or(ps->ctx, acc, r) : NULL;
-  }
-  return acc;
-}
+static const sc_expr *parse_or(parser *ps) { return parse_bool(ps, true); }
 
 bool sc_program_guard_parse(sc_ctx *ctx, const sc_program *p, const char *text, sc_program_guard *out, const char **err,
                             int *col) {
-  parser ps = {.ctx = ctx, .p = p, .text = text, .at = text, .copied = text};
+  parser ps = {.ctx = ctx, .p = p, .text = text, .at = text};
   const sc_expr *e = parse_or(&ps);
   skip_space(&ps);
   if (e && *ps.at) e = fail(&ps, ps.at, "unexpected text after the guard");
@@ -319,12 +409,9 @@ bool sc_program_guard_parse(sc_ctx *ctx, const sc_program *p, const char *text, 
   if (!e) {
     *err = ps.err ? ps.err : "cannot read the guard";
     *col = ps.err_col;
-    sc_strbuf_free(&ps.display);
     return false;
   }
-  sc_strbuf_append(&ps.display, ps.copied);
   out->cond = e;
-  out->text = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&ps.display));
-  sc_strbuf_free(&ps.display);
+  out->text = ps.shown;
   return true;
 }

@@ -20,7 +20,8 @@
 
 typedef struct sc_program_guard {
   const sc_expr *cond;   /* over the inputs' analysed sizes, not yet resolved */
-  const char *text;      /* for messages: the guard with L['d']['a'] written d_a */
+  const char *text;      /* as ep.module() prints it when it fails: ast.unparse of the guard
+                            with L['x'] written x, L['d']['a'] d_a (`-1 + x.size()[0] >= 2`) */
 } sc_program_guard;
 
 /* Parses one guard.  Returns false with *err (an arena message) and *col (0-based) when

@@ -93,8 +93,8 @@ static void create_program_symbols(sc_ctx *ctx, sc_analysis *a) {
 }
 
 /* Where guards_code[i] comes from, for guards and violations. */
-static sc_provenance guards_code_prov(const sc_program *p, size_t i) {
-  return (sc_provenance){SC_PROV_GUARDS_CODE, "", "", p->guards_code_paths[i], "guards_code"};
+static sc_provenance guards_code_prov(const sc_program *p, size_t i, const char *shown) {
+  return (sc_provenance){SC_PROV_GUARDS_CODE, "", "", p->guards_code_paths[i], "guards_code", shown};
 }
 
 /* The program's guards_code, as conditions; NULL for one that cannot be read (reported
@@ -136,7 +136,7 @@ static void record_program_guards(sc_ctx *ctx, sc_analysis *a) {
                                                      : "the program contradicts itself; export the model again");
       continue;
     }
-    sc_provenance prov = guards_code_prov(p, i);
+    sc_provenance prov = guards_code_prov(p, i, text);
     sc_env_input_guard(&a->env, cond, text, &prov);
   }
 }
@@ -161,7 +161,7 @@ static void record_derived_ranges(sc_ctx *ctx, sc_analysis *a) {
       sc_range_iv r = pr ? as_iv(pr) : sc_env_range(&a->env, e);
       a->derived[a->n_derived++] = (sc_derived_range){e, r};
       const char *source = sc_analysis_dim_source(ctx, in->value, k);
-      const sc_provenance prov = {-1, "", "", "", "range_constraints"};
+      const sc_provenance prov = {-1, "", "", "", "range_constraints", NULL};
       if (r.lo != SC_NEG_INT_OO && r.lo > 2)
         sc_env_input_guard(&a->env, sc_expr_rel(ctx, SC_EXPR_GE, e, sc_expr_int(ctx, r.lo)),
                            sc_arena_printf(&ctx->arena, "%s >= %lld", source, (long long)r.lo), &prov);
@@ -205,7 +205,7 @@ static void compare_with_metas(sc_ctx *ctx, sc_analysis *a) {
                  "%zu more sizes differ from the program's metas", n_differ - SHOWN);
 }
 
-static const sc_provenance spec_prov = {-1, "", "", "", "spec"};
+static const sc_provenance spec_prov = {-1, "", "", "", "spec", NULL};
 
 static void no_sample(sc_ctx *ctx, const sc_program *p, const sc_value *v, int k) {
   sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_NO_SAMPLE, SC_SEV_ERROR, p->file, v->path,
@@ -443,14 +443,14 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     const char *text;
     const sc_expr *cond = program_guard(ctx, p, i, false, &text);
     if (!cond) continue;
-    sc_provenance prov = guards_code_prov(p, i);
+    sc_provenance prov = guards_code_prov(p, i, text);
     if (spec->from_program) sc_env_add_fact(&out->env, cond);
     else sc_env_guard(&out->env, cond, &prov);
   }
   const sc_graph *g = p->graph;
   for (size_t i = 0; i < g->n_nodes; i++) {
     const sc_node *n = &g->nodes[i];
-    sc_rule_ctx rc = {&out->env, ctx, p, n, {(int)i, n->name, n->target, n->path, ""}, false};
+    sc_rule_ctx rc = {&out->env, ctx, p, n, {(int)i, n->name, n->target, n->path, "", NULL}, false};
     if (!sc_shape_rule_apply(&rc)) {
       sc_env_finalize(&out->env);
       report_violations(ctx, out);

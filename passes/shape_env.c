@@ -216,7 +216,9 @@ void sc_env_input_guard(sc_shape_env *env, const sc_expr *cond, const char *text
   for (size_t i = 0; i < env->n_guards; i++)
     if (env->guards[i].outcome == SC_GUARD_INPUT && env->guards[i].expr == cond) return;
   record(env, cond, SC_GUARD_INPUT, prov, NULL);
-  env->guards[env->n_guards - 1].text = text;
+  /* a guards_code entry fails with its own text, as in torch's module, even where the
+   * analysis resolved it into other terms */
+  env->guards[env->n_guards - 1].text = prov->shown ? prov->shown : text;
 }
 
 /* A condition over the inputs' sizes in Python's spelling: "(x.size()[0] % 2) == 0". */
@@ -678,6 +680,16 @@ static const sc_expr *as_nonneg(sc_ctx *ctx, const sc_expr *cond) {
   }
 }
 
+/* Whether torch narrows a symbol's range by the inequality a*s + b REL 0: its
+ * _refine_ranges solves for s and narrows only when the bound -b/a is an integer, so
+ * 2*s >= 9 leaves s in [2, oo] (real torch 2.14: range_constraints keep it, guards_code
+ * checks it) where 2*s >= 8 makes it [4, oo]. */
+static bool torch_refines(sc_ctx *ctx, const sc_expr *e) {
+  int64_t a, b;
+  const sc_expr *sym = as_linear(ctx, sc_expr_sub(ctx, e->args[0], e->args[1]), &a, &b);
+  return !sym || a == 0 || b % a == 0;
+}
+
 static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   sc_ctx *ctx = env->ctx;
   const sc_expr *d = as_nonneg(ctx, e);
@@ -688,6 +700,13 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
   sc_symbol *s = sym ? sc_env_find(env, sym->name) : NULL;
   if (!s) {
     record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+    return;
+  }
+  if (s->origin != SC_SYM_NAMED && !torch_refines(ctx, e)) {
+    /* the guard holds on every call but leaves the range as it was */
+    sc_env_add_fact(env, e);
+    if (s->origin == SC_SYM_UNBACKED) record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+    else sc_env_input_guard(env, e, input_text(env, e), prov);
     return;
   }
   /* a*s + b >= 0 */

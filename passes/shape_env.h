@@ -36,6 +36,7 @@ typedef struct sc_provenance {
   const char *op;          /* serialized target */
   const char *path;        /* JSON path of the node */
   const char *rule;        /* shape rule that emitted it: broadcast, matmul, view, assert, ... */
+  const char *shown;       /* guards_code: the entry as ep.module() names it when it fails */
 } sc_provenance;
 
 typedef struct sc_symbol {

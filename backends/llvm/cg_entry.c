@@ -134,18 +134,20 @@ static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
   /* the range the report states: a named Dim declared from 0 or 1 accepts those sizes, as
    * torch.export's range_constraints do (the analysis itself reasons from 2 up) */
   sc_range_iv r = sc_analysis_checked_range(sym);
-  LLVMValueRef bad = LLVMConstInt(g->i1, 0, 0);
-  if (r.lo != SC_NEG_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), "b");
-  if (r.hi != SC_INT_OO) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), "b");
-  char fmt[512];
-  if (r.lo == SC_NEG_INT_OO && r.hi != SC_INT_OO) /* only the upper end is checked: say just that */
-    snprintf(fmt, sizeof fmt, "%s = %%lld is more than %lld, the most %s can be", source, (long long)r.hi, sym->name);
-  else if (r.hi == SC_INT_OO && r.lo != SC_NEG_INT_OO)
-    snprintf(fmt, sizeof fmt, "%s = %%lld is less than %lld, the least %s can be", source, (long long)r.lo, sym->name);
-  else
-    snprintf(fmt, sizeof fmt, "%s = %%lld is outside %s in %s", source, sym->name, range_text(g, r));
+  /* torch's module names the failed bound (Guard failed: x.size()[0] <= 100); shapec adds
+   * the size it got and the symbol the bound belongs to */
   LLVMValueRef args[1] = {d};
-  cg_fail_msg_if(g, bad, fmt, args, 1);
+  char fmt[640];
+  if (r.lo != SC_NEG_INT_OO) {
+    snprintf(fmt, sizeof fmt, "Guard failed: %s >= %lld (%s = %%lld is less than %lld, the least %s can be)", source,
+             (long long)r.lo, source, (long long)r.lo, sym->name);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), fmt, args, 1);
+  }
+  if (r.hi != SC_INT_OO) {
+    snprintf(fmt, sizeof fmt, "Guard failed: %s <= %lld (%s = %%lld is more than %lld, the most %s can be)", source,
+             (long long)r.hi, source, (long long)r.hi, sym->name);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), fmt, args, 1);
+  }
 }
 
 /* The internal function that checks inputs and binds every symbol: prepare(inputs, syms,
@@ -192,6 +194,28 @@ static LLVMValueRef divisors_nonzero(cg *g, const sc_expr *e) {
   return ok;
 }
 
+/* e in the inputs' terms and Python's spelling, as torch's guards name sizes:
+ * x.size()[0]*y.size()[0]; each symbol named by the size that bound it in this call. */
+static const char *sources_text(cg *g, const sc_expr *e, const char *const *bound_from) {
+  const char *names[16];
+  int n = sc_expr_symbols(e, names, 16);
+  for (int i = 0; i < n; i++) {
+    int s = cg_symbol_index(g, names[i]);
+    const char *src = s < 0 ? NULL : bound_from[s] ? bound_from[s] : g->a->env.symbols[s].source;
+    if (src) e = sc_expr_subst(g->ctx, e, names[i], sc_expr_sym(g->ctx, src));
+  }
+  return sc_expr_to_python(g->ctx, e);
+}
+
+/* text with % doubled, for a message format */
+static const char *percent_escaped(cg *g, const char *text) {
+  sc_strbuf sb = {0};
+  for (const char *c = text; *c; c++) sc_strbuf_append(&sb, *c == '%' ? "%%" : (char[2]){*c, 0});
+  const char *out = sc_arena_strdup(&g->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return out;
+}
+
 /* Fails the call when a guard of the program does not hold for the input sizes. */
 static void emit_input_guard(cg *g, const sc_guard *gd) {
   LLVMValueRef defined = divisors_nonzero(g, gd->expr);
@@ -202,11 +226,7 @@ static void emit_input_guard(cg *g, const sc_guard *gd) {
   LLVMValueRef bad = LLVMBuildNot(g->B, LLVMBuildAnd(g->B, defined, holds, "ok"), "fails");
   sc_strbuf sb = {0};
   sc_strbuf_printf(&sb, "Guard failed: %s", gd->text ? gd->text : sc_expr_to_string(g->ctx, gd->expr));
-  /* % is the message's format character */
-  sc_strbuf fmt = {0};
-  for (const char *c = sc_strbuf_cstr(&sb); *c; c++) sc_strbuf_append(&fmt, *c == '%' ? "%%" : (char[2]){*c, 0});
-  cg_fail_msg_if(g, bad, sc_strbuf_cstr(&fmt), NULL, 0);
-  sc_strbuf_free(&fmt);
+  cg_fail_msg_if(g, bad, percent_escaped(g, sc_strbuf_cstr(&sb)), NULL, 0); /* % formats */
   sc_strbuf_free(&sb);
 }
 
@@ -266,6 +286,7 @@ static LLVMValueRef emit_prepare(cg *g) {
   size_t n_syms = g->a->env.n_symbols;
   bool *bound = sc_arena_alloc(&g->ctx->arena, n_syms + 1);
   bool *done = sc_arena_alloc(&g->ctx->arena, (size_t)n_sites + 1);
+  const char **bound_from = sc_arena_alloc(&g->ctx->arena, (n_syms + 1) * sizeof *bound_from);
   /* pass 1: a dim that is a symbol binds it */
   for (int k = 0; k < n_sites; k++) {
     if (sites[k].e->kind != SC_EXPR_SYM) continue;
@@ -273,6 +294,7 @@ static LLVMValueRef emit_prepare(cg *g) {
     if (s < 0 || bound[s]) continue;
     bind_symbol(g, s, sites[k].d, sites[k].source);
     bound[s] = done[k] = true;
+    bound_from[s] = sites[k].source;
   }
   /* pass 2: a*s + b with s still free binds s (a divisibility root, a derived Dim) */
   for (int k = 0; k < n_sites; k++) {
@@ -311,25 +333,27 @@ static LLVMValueRef emit_prepare(cg *g) {
       }
     }
     LLVMValueRef want = cg_expr(g, sites[k].e);
-    char fmt[600];
+    sc_strbuf sb = {0};
+    /* torch's wording first (Guard failed: y.size()[0] == x.size()[0]), then shapec's */
+    sc_strbuf_printf(&sb, "Guard failed: %s == %s (%s = %%lld but the model needs ", sites[k].source,
+                     percent_escaped(g, sources_text(g, sites[k].e, bound_from)), sites[k].source);
     int64_t c;
     if (sc_expr_is_const(sites[k].e, &c))
-      snprintf(fmt, sizeof fmt, "%s = %%lld but the model needs %lld", sites[k].source, (long long)c);
+      sc_strbuf_printf(&sb, "%lld)", (long long)c);
     else {
       /* name where each symbol comes from: s2 = x.size()[0] */
-      sc_strbuf sb = {0};
-      sc_strbuf_printf(&sb, "%s = %%lld but the model needs %s = %%lld (", sites[k].source,
-                       sc_expr_to_string(g->ctx, sites[k].e));
+      sc_strbuf_printf(&sb, "%s = %%lld; ", sc_expr_to_string(g->ctx, sites[k].e));
       for (int i = 0; i < n; i++) {
-        const sc_symbol *sym = &g->a->env.symbols[cg_symbol_index(g, names[i])];
-        sc_strbuf_printf(&sb, "%s%s = %s", i ? ", " : "", names[i], sym->source ? sym->source : "?");
+        int si = cg_symbol_index(g, names[i]);
+        const char *src = bound_from[si] ? bound_from[si] : g->a->env.symbols[si].source;
+        sc_strbuf_printf(&sb, "%s%s = %s", i ? ", " : "", names[i], src ? src : "?");
       }
       sc_strbuf_append(&sb, ")");
-      snprintf(fmt, sizeof fmt, "%s", sc_strbuf_cstr(&sb));
-      sc_strbuf_free(&sb);
     }
     LLVMValueRef args[2] = {sites[k].d, want};
-    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, sites[k].d, want, "ne"), fmt, args, sc_expr_is_const(sites[k].e, NULL) ? 1 : 2);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, sites[k].d, want, "ne"), sc_strbuf_cstr(&sb), args,
+                   sc_expr_is_const(sites[k].e, NULL) ? 1 : 2);
+    sc_strbuf_free(&sb);
   }
   /* the program's guards on its inputs (guards_code, derived ranges) */
   for (size_t i = 0; i < g->a->env.n_guards; i++)

@@ -85,6 +85,10 @@ def probe_verdicts(so, answers):
         got = call_library(lib, [sample_array(s, shape, rng) for s, shape in zip(samples, p["shapes"])])
         if (p["verdict"] == "ok") == (got is None):
             agree += 1
+            # both refuse: torch's message (Guard failed: x.size()[0] <= 100) must be in shapec's
+            torch_msg = p["verdict"]["message"] if got is not None else ""
+            if torch_msg.startswith("Guard failed:") and torch_msg not in got:
+                why.append(f"message {p['leaf']}.{p['dim']}={p['size']} torch={torch_msg!r} shapec={got!r}")
         else:
             why.append(f"probe {p['leaf']}.{p['dim']}={p['size']} torch={'ok' if p['verdict'] == 'ok' else 'refuses'} "
                        f"shapec={'ok' if got is None else 'refuses'}")

@@ -75,7 +75,7 @@ END_TEST
 
 static sc_shape_env env;
 static sc_ctx *ctx;
-static const sc_provenance prov = {3, "view", "torch.ops.aten.view.default", "graph_module.graph.nodes[3]", "view"};
+static const sc_provenance prov = {3, "view", "torch.ops.aten.view.default", "graph_module.graph.nodes[3]", "view", NULL};
 
 static sc_symbol *sym(const char *name, sc_sym_origin origin, int64_t hint, sc_range_iv r) {
   sc_symbol *s = sc_env_add_symbol(&env, name, origin, r);
