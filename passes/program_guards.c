@@ -23,6 +23,7 @@ typedef struct parser {
   const char *err;
   int err_col;
   int depth;          /* nesting, bounded: a crafted guard must not exhaust the stack */
+  bool raw;           /* input sizes as symbols named by their source (x.size()[1], n) */
   const char *shown;  /* what the last parse step read, as ast.unparse writes it */
   int prec;           /* ... and its precedence */
 } parser;
@@ -167,11 +168,12 @@ static const sc_expr *parse_input_path(parser *ps) {
                                                                    v->meta.rank, (long long)k));
     if (!v->shape) return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' has no analysed shape", input));
     show_input(ps, input, tail);
-    return v->shape[k];
+    return ps->raw ? sc_expr_sym(ps->ctx, sc_arena_printf(&ps->ctx->arena, "%s.size()[%lld]", input, (long long)k))
+                   : v->shape[k];
   }
   if (v->kind == SC_VALUE_SYM_INT && v->sym) {
     show_input(ps, input, tail);
-    return v->sym;
+    return ps->raw ? sc_expr_sym(ps->ctx, input) : v->sym;
   }
   return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' is not an integer input; a guard may use its .size()", input));
 }
@@ -413,5 +415,7 @@ bool sc_program_guard_parse(sc_ctx *ctx, const sc_program *p, const char *text, 
   }
   out->cond = e;
   out->text = ps.shown;
+  parser raw = {.ctx = ctx, .p = p, .text = text, .at = text, .raw = true};
+  out->raw = parse_or(&raw); /* the same text parses the same way */
   return true;
 }

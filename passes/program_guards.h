@@ -20,6 +20,9 @@
 
 typedef struct sc_program_guard {
   const sc_expr *cond;   /* over the inputs' analysed sizes, not yet resolved */
+  const sc_expr *raw;    /* over the inputs' sizes as given on a call: symbols named by their
+                            source, x.size()[1] (or n for an int input), as ep.module()
+                            evaluates the guard */
   const char *text;      /* as ep.module() prints it when it fails: ast.unparse of the guard
                             with L['x'] written x, L['d']['a'] d_a (`-1 + x.size()[0] >= 2`) */
 } sc_program_guard;

@@ -99,12 +99,14 @@ static sc_provenance guards_code_prov(const sc_program *p, size_t i, const char 
 
 /* The program's guards_code, as conditions; NULL for one that cannot be read (reported
  * when `report` is set). */
-static const sc_expr *program_guard(sc_ctx *ctx, const sc_program *p, size_t i, bool report, const char **text) {
+static const sc_expr *program_guard(sc_ctx *ctx, const sc_program *p, size_t i, bool report, const char **text,
+                                    const sc_expr **raw) {
   sc_program_guard g;
   const char *err;
   int col;
   if (sc_program_guard_parse(ctx, p, p->guards_code[i], &g, &err, &col)) {
     *text = g.text;
+    if (raw) *raw = g.raw;
     return g.cond;
   }
   if (report) {
@@ -121,10 +123,13 @@ static const sc_expr *program_guard(sc_ctx *ctx, const sc_program *p, size_t i, 
  * is true whatever the sizes (x.size()[0] == x.size()[0] once both dims are one symbol). */
 static void record_program_guards(sc_ctx *ctx, sc_analysis *a) {
   const sc_program *p = a->program;
+  a->checks = sc_arena_alloc(&ctx->arena, (p->n_guards_code + 1) * sizeof *a->checks);
   for (size_t i = 0; i < p->n_guards_code; i++) {
     const char *text;
-    const sc_expr *cond = program_guard(ctx, p, i, true, &text);
+    const sc_expr *raw = NULL;
+    const sc_expr *cond = program_guard(ctx, p, i, true, &text, &raw);
     if (!cond) continue;
+    if (raw) a->checks[a->n_checks++] = (sc_program_check){raw, text};
     cond = sc_env_resolve(&a->env, cond);
     if (cond->kind == SC_EXPR_TRUE) continue;
     if (cond->kind == SC_EXPR_FALSE) {
@@ -441,7 +446,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
    * Python `if` on a size narrows an AUTO dim, and violates a named Dim's range). */
   for (size_t i = 0; i < p->n_guards_code; i++) {
     const char *text;
-    const sc_expr *cond = program_guard(ctx, p, i, false, &text);
+    const sc_expr *cond = program_guard(ctx, p, i, false, &text, NULL);
     if (!cond) continue;
     sc_provenance prov = guards_code_prov(p, i, text);
     if (spec->from_program) sc_env_add_fact(&out->env, cond);

@@ -25,8 +25,16 @@ typedef struct sc_derived_range {
   sc_range_iv range;
 } sc_derived_range;
 
+/* A guards_code entry as ep.module() checks it: on the sizes of each call, in order. */
+typedef struct sc_program_check {
+  const sc_expr *raw;    /* over symbols named by their source: x.size()[1], n */
+  const char *text;      /* the failure message's text, as torch prints it */
+} sc_program_check;
+
 typedef struct sc_analysis {
   sc_shape_env env;
+  sc_program_check *checks;    /* the program's guards_code that the library can check */
+  size_t n_checks;
   sc_derived_range *derived;   /* without a spec: one per distinct derived input size */
   size_t n_derived;
   const sc_program *program;

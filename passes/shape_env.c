@@ -385,6 +385,14 @@ static void named_range_violation(sc_shape_env *env, sc_symbol *s, const sc_expr
 }
 
 void sc_env_finalize(sc_shape_env *env) {
+  /* guards on the inputs in the final symbols: one recorded before a replacement of its
+   * symbol (s0 % 2 != 0, then s0 == 3) is over what the inputs give */
+  for (size_t i = 0; i < env->n_guards; i++) {
+    sc_guard *g = &env->guards[i];
+    if (g->outcome != SC_GUARD_INPUT) continue;
+    g->expr = sc_env_resolve(env, g->expr);
+    if (g->expr->kind == SC_EXPR_TRUE) g->outcome = SC_GUARD_TRUE;
+  }
   for (size_t i = 0; i < env->n_violations; i++) {
     sc_violation *v = &env->violations[i];
     if (v->fix.kind != SC_FIX_DIM_RANGE) continue;

@@ -230,6 +230,52 @@ static void emit_input_guard(cg *g, const sc_guard *gd) {
   sc_strbuf_free(&sb);
 }
 
+/* An input dim on a call: its value, what the program says it is, and where it is. */
+typedef struct dim_site {
+  const sc_expr *e;
+  LLVMValueRef d;
+  const char *source;  /* x.size()[0] */
+  bool torch_checks;   /* ep.module() checks it with the input (a static size from the spec) */
+} dim_site;
+
+/* Fails the call unless the dim equals its expression, in torch's words (Guard failed:
+ * y.size()[0] == x.size()[0]), then shapec's. */
+static void emit_size_check(cg *g, const dim_site *site, const char *const *bound_from) {
+  const char *names[16];
+  int n = sc_expr_symbols(site->e, names, 16);
+  LLVMValueRef want = cg_expr(g, site->e);
+  sc_strbuf sb = {0};
+  sc_strbuf_printf(&sb, "Guard failed: %s == %s (%s = %%lld but the model needs ", site->source,
+                   percent_escaped(g, sources_text(g, site->e, bound_from)), site->source);
+  int64_t c;
+  if (sc_expr_is_const(site->e, &c))
+    sc_strbuf_printf(&sb, "%lld)", (long long)c);
+  else {
+    /* name where each symbol comes from: s2 = x.size()[0] */
+    sc_strbuf_printf(&sb, "%s = %%lld; ", sc_expr_to_string(g->ctx, site->e));
+    for (int i = 0; i < n; i++) {
+      int si = cg_symbol_index(g, names[i]);
+      const char *src = bound_from[si] ? bound_from[si] : g->a->env.symbols[si].source;
+      sc_strbuf_printf(&sb, "%s%s = %s", i ? ", " : "", names[i], src ? src : "?");
+    }
+    sc_strbuf_append(&sb, ")");
+  }
+  LLVMValueRef args[2] = {site->d, want};
+  cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, site->d, want, "ne"), sc_strbuf_cstr(&sb), args,
+                 sc_expr_is_const(site->e, NULL) ? 1 : 2);
+  sc_strbuf_free(&sb);
+}
+
+/* Fails the call when a guards_code entry is false on the sizes as given, with the
+ * message ep.module() gives. */
+static void emit_program_check(cg *g, const sc_program_check *c) {
+  LLVMValueRef defined = divisors_nonzero(g, c->raw);
+  LLVMValueRef holds = cg_expr(g, c->raw);
+  if (LLVMTypeOf(holds) != g->i1) holds = LLVMBuildICmp(g->B, LLVMIntNE, holds, cg_i64(g, 0), "nz");
+  LLVMValueRef bad = LLVMBuildNot(g->B, LLVMBuildAnd(g->B, defined, holds, "ok"), "fails");
+  cg_fail_msg_if(g, bad, percent_escaped(g, sc_arena_printf(&g->ctx->arena, "Guard failed: %s", c->text)), NULL, 0);
+}
+
 static LLVMValueRef emit_prepare(cg *g) {
   LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
   LLVMValueRef fn = LLVMAddFunction(g->M, g->cuda ? "sc_prepare_cuda" : "sc_prepare_cpu", LLVMFunctionType(g->i32, params, 4, 0));
@@ -249,11 +295,6 @@ static LLVMValueRef emit_prepare(cg *g) {
     cg_fail_argument_if(g, LLVMBuildIsNull(g->B, inputs, "noinputs"), "inputs is NULL; pass an array of the model's "
                         "input tensors (shapec_model_num_inputs)");
   /* dims of every user input, after its rank and dtype check */
-  typedef struct dim_site {
-    const sc_expr *e;
-    LLVMValueRef d;
-    const char *source;
-  } dim_site;
   size_t total_dims = 0;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_value *v = sc_input_spec_value(&g->p->input_specs[i]);
@@ -279,6 +320,11 @@ static LLVMValueRef emit_prepare(cg *g) {
       sites[n_sites].d = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim");
       sites[n_sites].e = v->shape[k];
       sites[n_sites].source = sc_arena_printf(&g->ctx->arena, "%s.size()[%d]", v->name, k);
+      /* torch checks a static size with the input unless tracing specialized a dynamic
+       * dim, whose guard is in guards_code; a program read without a spec has ints */
+      const sc_dynspec *spec = g->a->spec;
+      sites[n_sites].torch_checks = spec->from_program || user >= spec->n_inputs || k >= spec->inputs[user].rank ||
+                                    spec->inputs[user].dims[k].kind == SC_DIM_STATIC;
       n_sites++;
     }
     user++;
@@ -287,16 +333,27 @@ static LLVMValueRef emit_prepare(cg *g) {
   bool *bound = sc_arena_alloc(&g->ctx->arena, n_syms + 1);
   bool *done = sc_arena_alloc(&g->ctx->arena, (size_t)n_sites + 1);
   const char **bound_from = sc_arena_alloc(&g->ctx->arena, (n_syms + 1) * sizeof *bound_from);
-  /* pass 1: a dim that is a symbol binds it */
+  /* The checks in ep.module()'s order (torch/export/_unlift.py): each input dim in turn
+   * (a static size, a symbol's range where it first appears, an equality where it appears
+   * again), then the program's guards_code on the sizes as given, then what shapec adds. */
   for (int k = 0; k < n_sites; k++) {
+    if (sc_expr_is_const(sites[k].e, NULL)) {
+      if (sites[k].torch_checks) emit_size_check(g, &sites[k], bound_from), done[k] = true;
+      continue;
+    }
     if (sites[k].e->kind != SC_EXPR_SYM) continue;
     int s = cg_symbol_index(g, sites[k].e->name);
-    if (s < 0 || bound[s]) continue;
-    bind_symbol(g, s, sites[k].d, sites[k].source);
-    bound[s] = done[k] = true;
-    bound_from[s] = sites[k].source;
+    if (s < 0) continue;
+    if (bound[s]) {
+      emit_size_check(g, &sites[k], bound_from);
+    } else {
+      bind_symbol(g, s, sites[k].d, sites[k].source);
+      bound[s] = true;
+      bound_from[s] = sites[k].source;
+    }
+    done[k] = true;
   }
-  /* pass 2: a*s + b with s still free binds s (a divisibility root, a derived Dim) */
+  /* a*s + b with s still free binds s (a divisibility root, a derived Dim) */
   for (int k = 0; k < n_sites; k++) {
     const char *names[2];
     if (done[k] || sc_expr_symbols(sites[k].e, names, 2) != 1) continue;
@@ -319,9 +376,9 @@ static LLVMValueRef emit_prepare(cg *g) {
                                                                                       sites[k].source, (long long)b, (long long)a));
     bound[s] = done[k] = true;
   }
-  /* pass 3: every other dim must equal its expression */
+  /* every other dim that is an expression must equal it */
   for (int k = 0; k < n_sites; k++) {
-    if (done[k]) continue;
+    if (done[k] || sc_expr_is_const(sites[k].e, NULL)) continue;
     const char *names[16];
     int n = sc_expr_symbols(sites[k].e, names, 16);
     for (int i = 0; i < n; i++) {
@@ -332,39 +389,30 @@ static LLVMValueRef emit_prepare(cg *g) {
         return fn;
       }
     }
-    LLVMValueRef want = cg_expr(g, sites[k].e);
-    sc_strbuf sb = {0};
-    /* torch's wording first (Guard failed: y.size()[0] == x.size()[0]), then shapec's */
-    sc_strbuf_printf(&sb, "Guard failed: %s == %s (%s = %%lld but the model needs ", sites[k].source,
-                     percent_escaped(g, sources_text(g, sites[k].e, bound_from)), sites[k].source);
-    int64_t c;
-    if (sc_expr_is_const(sites[k].e, &c))
-      sc_strbuf_printf(&sb, "%lld)", (long long)c);
-    else {
-      /* name where each symbol comes from: s2 = x.size()[0] */
-      sc_strbuf_printf(&sb, "%s = %%lld; ", sc_expr_to_string(g->ctx, sites[k].e));
-      for (int i = 0; i < n; i++) {
-        int si = cg_symbol_index(g, names[i]);
-        const char *src = bound_from[si] ? bound_from[si] : g->a->env.symbols[si].source;
-        sc_strbuf_printf(&sb, "%s%s = %s", i ? ", " : "", names[i], src ? src : "?");
-      }
-      sc_strbuf_append(&sb, ")");
-    }
-    LLVMValueRef args[2] = {sites[k].d, want};
-    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, sites[k].d, want, "ne"), sc_strbuf_cstr(&sb), args,
-                   sc_expr_is_const(sites[k].e, NULL) ? 1 : 2);
-    sc_strbuf_free(&sb);
+    emit_size_check(g, &sites[k], bound_from);
+    done[k] = true;
   }
-  /* the program's guards on its inputs (guards_code, derived ranges) */
-  for (size_t i = 0; i < g->a->env.n_guards; i++)
-    if (g->a->env.guards[i].outcome == SC_GUARD_INPUT) {
-      if (!assert_ready(g, &g->a->env.guards[i], bound)) {
-        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "the input guard %s names a size no input gives",
-                 sc_expr_to_string(g->ctx, g->a->env.guards[i].expr));
-        return fn;
-      }
-      emit_input_guard(g, &g->a->env.guards[i]);
+  /* the program's guards_code, on the sizes of this call */
+  g->raw_names = sc_arena_alloc(&g->ctx->arena, ((size_t)n_sites + 1) * sizeof *g->raw_names);
+  g->raw_values = sc_arena_alloc(&g->ctx->arena, ((size_t)n_sites + 1) * sizeof *g->raw_values);
+  for (int k = 0; k < n_sites; k++) g->raw_names[k] = sites[k].source, g->raw_values[k] = sites[k].d;
+  g->n_raw = n_sites;
+  for (size_t i = 0; i < g->a->n_checks; i++) emit_program_check(g, &g->a->checks[i]);
+  g->n_raw = 0;
+  /* static sizes torch leaves to guards_code (a dim traced as a symbol, then specialized) */
+  for (int k = 0; k < n_sites; k++)
+    if (!done[k]) emit_size_check(g, &sites[k], bound_from);
+  /* the guards shapec derives on the inputs (derived ranges, divisibility, tracing's floor) */
+  for (size_t i = 0; i < g->a->env.n_guards; i++) {
+    const sc_guard *gd = &g->a->env.guards[i];
+    if (gd->outcome != SC_GUARD_INPUT || (gd->prov.node == SC_PROV_GUARDS_CODE && g->a->n_checks)) continue;
+    if (!assert_ready(g, gd, bound)) {
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "the input guard %s names a size no input gives",
+               sc_expr_to_string(g->ctx, gd->expr));
+      return fn;
     }
+    emit_input_guard(g, gd);
+  }
   /* runtime asserts over input sizes; those over data-dependent values wait for the run */
   g->input_bound = bound;
   for (size_t i = 0; i < g->a->env.n_guards; i++)

@@ -44,6 +44,8 @@ LLVMValueRef cg_expr(cg *g, const sc_expr *e) {
     case SC_EXPR_INT: return cg_i64(g, e->value);
     case SC_EXPR_SYM: {
       int i = cg_symbol_index(g, e->name);
+      for (int k = 0; i < 0 && k < g->n_raw; k++) /* a size as the call gives it (guards_code) */
+        if (strcmp(g->raw_names[k], e->name) == 0) return g->raw_values[k];
       if (i < 0) {
         cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: unknown symbol %s", e->name);
         return cg_i64(g, 0);

@@ -86,6 +86,9 @@ struct cg {
   int n_loops;                       /* outlined parallel loops so far */
   int node;                          /* the node being emitted */
   bool *input_bound;                 /* symbols the input shapes give (prepare) */
+  const char **raw_names;            /* prepare: the inputs' sizes by source (x.size()[1]), which */
+  LLVMValueRef *raw_values;          /*   the program's guards_code is evaluated on */
+  int n_raw;
   bool *sym_bound;                   /* symbols with a value at this point of the run */
   bool *assert_done;                 /* per guard: checked already */
   cg_value **owners;                 /* values that own a workspace buffer */
