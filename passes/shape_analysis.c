@@ -16,7 +16,7 @@ const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim) {
 sc_range_iv sc_analysis_reported_range(const sc_symbol *s) {
   if (s->origin == SC_SYM_PROGRAM) return s->declared; /* the program's range_constraints, as torch lists them */
   sc_range_iv r = s->range;
-  if (s->origin == SC_SYM_NAMED && s->declared.lo < 2 && r.lo == 2) r.lo = s->declared.lo;
+  if (s->origin == SC_SYM_NAMED && !s->traced_floor && s->declared.lo < 2 && r.lo == 2) r.lo = s->declared.lo;
   return r;
 }
 
@@ -90,6 +90,22 @@ static void create_program_symbols(sc_ctx *ctx, sc_analysis *a) {
         }
       }
     }
+}
+
+/* torch.export's range_constraints intersect, over every input dim that is a symbol, the
+ * Dim's [min, max] for a named Dim and the traced range (from 2 up) for an AUTO or DYNAMIC
+ * one: a Dim(min=0) equal to an AUTO dim is reported from 2 (real torch 2.14). */
+static void mark_traced_floors(sc_analysis *a) {
+  const sc_dynspec *spec = a->spec;
+  for (size_t i = 0; i < spec->n_inputs; i++) {
+    const sc_input_dims *in = &spec->inputs[i];
+    for (int k = 0; k < in->rank; k++) {
+      if ((in->dims[k].kind != SC_DIM_AUTO && in->dims[k].kind != SC_DIM_DYNAMIC) || !in->value->shape) continue;
+      const sc_expr *e = in->value->shape[k];
+      sc_symbol *s = e->kind == SC_EXPR_SYM ? sc_env_find(&a->env, e->name) : NULL;
+      if (s && s->origin == SC_SYM_NAMED) s->traced_floor = true;
+    }
+  }
 }
 
 /* Where guards_code[i] comes from, for guards and violations. */
@@ -476,6 +492,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
       for (int k = 0; k < v->meta.rank; k++) v->shape[k] = sc_env_resolve(&out->env, v->shape[k]);
     if (v->sym) v->sym = sc_env_resolve(&out->env, v->sym);
   }
+  mark_traced_floors(out);
   record_program_guards(ctx, out);
   if (spec->from_program) {
     record_derived_ranges(ctx, out);

@@ -782,6 +782,15 @@ static const char *input_text(sc_shape_env *env, const sc_expr *e) {
   return sc_expr_to_python(env->ctx, e);
 }
 
+bool sc_env_needs_tracing_floor(sc_shape_env *env, const sc_expr *cond) {
+  return needs_tracing_floor(env, sc_env_resolve(env, cond));
+}
+
+void sc_env_rely_on(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov) {
+  const sc_expr *e = sc_env_resolve(env, cond);
+  if (needs_tracing_floor(env, e)) sc_env_input_guard(env, e, input_text(env, e), prov);
+}
+
 void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov) {
   const sc_expr *e = sc_env_resolve(env, cond);
   if (e->kind == SC_EXPR_AND) {

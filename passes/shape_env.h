@@ -49,6 +49,8 @@ typedef struct sc_symbol {
   int64_t hint;
   sc_range_iv range;       /* current range, refined by guards */
   sc_range_iv declared;    /* as the spec gives it, before the >= 2 tracing assumption */
+  bool traced_floor;       /* NAMED, and an AUTO or DYNAMIC dim is this symbol too: torch's
+                              range_constraints intersect that dim's traced range (>= 2) */
   const sc_expr *replacement;
   sc_provenance replaced_at;
   const sc_expr *replaced_guard;
@@ -145,6 +147,12 @@ void sc_env_input_guard(sc_shape_env *env, const sc_expr *cond, const char *text
 
 /* Records a guard that must hold and takes torch.export's decision on it. */
 void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);
+/* A rule relied on cond, which the ranges decide true without a guard (as torch's static
+ * evaluation does); when only tracing's floor of 2 makes it true, it is checked on the
+ * inputs, since the library lets sizes 0 and 1 through as ep.module() does. */
+void sc_env_rely_on(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);
+/* Whether cond, true by the ranges, is true only thanks to tracing's floor of 2. */
+bool sc_env_needs_tracing_floor(sc_shape_env *env, const sc_expr *cond);
 /* torch's sentence for a size marked dynamic that became a constant (%s: the Dim or the
  * size, %lld: the constant). */
 #define SC_SPECIALIZED_SENTENCE                                                                                      \

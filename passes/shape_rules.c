@@ -167,6 +167,13 @@ static void guard(sc_rule_ctx *rc, const char *rule, const sc_expr *cond) {
   sc_env_guard(rc->env, cond, &p);
 }
 
+/* A decision the ranges made without a guard (sc_env_rely_on). */
+static void rely_on(sc_rule_ctx *rc, const char *rule, const sc_expr *cond) {
+  sc_provenance p = rc->prov;
+  p.rule = rule;
+  sc_env_rely_on(rc->env, cond, &p);
+}
+
 static const sc_expr *eq_guard(sc_rule_ctx *rc, const char *rule, const sc_expr *a, const sc_expr *b) {
   int64_t x, y;
   if (sc_expr_is_const(a, &x) && sc_expr_is_const(b, &y) && x != y) {
@@ -181,7 +188,10 @@ static const sc_expr *eq_guard(sc_rule_ctx *rc, const char *rule, const sc_expr 
 static bool le_by_hint(sc_rule_ctx *rc, const char *rule, const sc_expr *a, const sc_expr *b) {
   const sc_expr *le = sc_expr_rel(rc->ctx, SC_EXPR_LE, a, b);
   sc_truth t = sc_env_decide(rc->env, le);
-  if (t != SC_UNKNOWN) return t == SC_TRUE;
+  if (t != SC_UNKNOWN) {
+    rely_on(rc, rule, t == SC_TRUE ? le : sc_expr_rel(rc->ctx, SC_EXPR_GT, a, b));
+    return t == SC_TRUE;
+  }
   int64_t ha = 0, hb = 0;
   bool known = sc_env_hint(rc->env, a, &ha) && sc_env_hint(rc->env, b, &hb);
   bool result = known ? ha <= hb : true;
@@ -499,7 +509,10 @@ static bool rule_expand(sc_rule_ctx *rc) {
 static bool bound_past_end(sc_rule_ctx *rc, const sc_expr *n, const sc_expr *v) {
   const sc_expr *past = sc_expr_rel(rc->ctx, SC_EXPR_LT, n, v), *within = sc_expr_rel(rc->ctx, SC_EXPR_LE, v, n);
   sc_truth t = sc_env_decide(rc->env, past);
-  if (t != SC_UNKNOWN) return t == SC_TRUE;
+  if (t != SC_UNKNOWN) {
+    rely_on(rc, "slice", t == SC_TRUE ? past : within);
+    return t == SC_TRUE;
+  }
   int64_t hn = 0, hv = 0;
   bool known = sc_env_hint(rc->env, n, &hn) && sc_env_hint(rc->env, v, &hv);
   bool result = known && hn < hv;
@@ -507,17 +520,30 @@ static bool bound_past_end(sc_rule_ctx *rc, const sc_expr *n, const sc_expr *v) 
   return result;
 }
 
+/* Whether the ranges decide cond only thanks to tracing's floor of 2: then a slice keeps
+ * its exact clamp (Min(2, s0) for x[:2]), so that sizes 0 and 1, which ep.module() runs,
+ * give torch's result instead of reading past the input.  The program's own meta says 2;
+ * both agree from 2 up. */
+static bool floor_decides(sc_rule_ctx *rc, const sc_expr *cond) {
+  return sc_env_decide(rc->env, cond) == SC_TRUE && sc_env_needs_tracing_floor(rc->env, cond);
+}
+
 /* Clamps a slice bound to [0, n] the way torch does, guarding on the decision. */
 static const sc_expr *clamp_bound(sc_rule_ctx *rc, const sc_expr *v, const sc_expr *n) {
   int64_t c = 0;
+  sc_ctx *ctx = rc->ctx;
   if (sc_expr_is_const(v, &c)) {
     if (c == INT64_MAX) return n;
     if (c < 0) {
-      v = sc_expr_add(rc->ctx, n, v);
-      if (!le_by_hint(rc, "slice", sc_expr_int(rc->ctx, 0), v)) return sc_expr_int(rc->ctx, 0);
+      v = sc_expr_add(ctx, n, v);
+      const sc_expr *zero = sc_expr_int(ctx, 0);
+      if (floor_decides(rc, sc_expr_rel(ctx, SC_EXPR_LE, zero, v))) return sc_expr_max(ctx, zero, v);
+      if (!le_by_hint(rc, "slice", zero, v)) return zero;
       return v;
     }
   }
+  if (floor_decides(rc, sc_expr_rel(ctx, SC_EXPR_LE, v, n)) || floor_decides(rc, sc_expr_rel(ctx, SC_EXPR_LT, n, v)))
+    return sc_expr_min(ctx, n, v);
   return bound_past_end(rc, n, v) ? n : v;
 }
 
@@ -536,7 +562,8 @@ static bool rule_slice(sc_rule_ctx *rc) {
   if (!start || !end) return false;
   start = clamp_bound(rc, start, n);
   end = clamp_bound(rc, end, n);
-  if (!le_by_hint(rc, "slice", start, end)) end = start;
+  if (floor_decides(rc, sc_expr_rel(rc->ctx, SC_EXPR_LE, start, end))) end = sc_expr_max(rc->ctx, start, end);
+  else if (!le_by_hint(rc, "slice", start, end)) end = start;
   const sc_expr *len = sc_expr_sub(rc->ctx, end, start);
   if (step != 1)
     len = sc_expr_floordiv(rc->ctx, sc_expr_add(rc->ctx, len, sc_expr_int(rc->ctx, step - 1)), sc_expr_int(rc->ctx, step));
