@@ -10,7 +10,7 @@ static void describe(sc_strbuf *sb, const sc_value *v) {
   sc_strbuf_printf(sb, "%s %s[", v->name, sc_dtype_name(v->meta.dtype));
   for (int k = 0; k < v->meta.rank; k++) {
     if (k) sc_strbuf_append(sb, ", ");
-    sc_expr_print(sb, v->shape ? v->shape[k] : v->meta.sizes[k]);
+    sc_expr_print(sb, v->shown ? v->shown[k] : v->shape ? v->shape[k] : v->meta.sizes[k]);
   }
   sc_strbuf_append(sb, "]");
 }

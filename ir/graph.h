@@ -51,7 +51,9 @@ typedef struct sc_value {
   int def_node;              /* defining node index; -1 for a graph input; -2 not yet defined */
   const char *path;          /* where its meta is declared */
   /* set by the shape analysis (passes/shape_analysis.c) */
-  const sc_expr **shape;     /* TENSOR: symbolic sizes, meta.rank entries */
+  const sc_expr **shape;     /* TENSOR: symbolic sizes, meta.rank entries: what the library computes */
+  const sc_expr **shown;     /* TENSOR, or NULL when the same as shape: the sizes as the program's meta
+                                shows them, with tracing's floor of 2 applied (shape's Min(2, s0) is 2) */
   const sc_expr *sym;        /* SYM_INT / SYM_BOOL: symbolic value */
 } sc_value;
 

@@ -489,7 +489,16 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     sc_value *v = slots[i].value;
     if (!slots[i].key || !v) continue;
     if (v->shape)
-      for (int k = 0; k < v->meta.rank; k++) v->shape[k] = sc_env_resolve(&out->env, v->shape[k]);
+      for (int k = 0; k < v->meta.rank; k++) {
+        v->shape[k] = sc_env_resolve(&out->env, v->shape[k]);
+        const sc_expr *shown = sc_env_as_traced(&out->env, v->shape[k]);
+        if (shown == v->shape[k]) continue;
+        if (!v->shown) {
+          v->shown = sc_arena_alloc(&ctx->arena, (size_t)v->meta.rank * sizeof *v->shown);
+          memcpy(v->shown, v->shape, (size_t)v->meta.rank * sizeof *v->shown);
+        }
+        v->shown[k] = shown;
+      }
     if (v->sym) v->sym = sc_env_resolve(&out->env, v->sym);
   }
   mark_traced_floors(out);

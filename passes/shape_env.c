@@ -782,6 +782,43 @@ static const char *input_text(sc_shape_env *env, const sc_expr *e) {
   return sc_expr_to_python(env->ctx, e);
 }
 
+static bool has_min_or_max(const sc_expr *e) {
+  if (e->kind == SC_EXPR_MIN || e->kind == SC_EXPR_MAX) return true;
+  for (uint32_t i = 0; i < e->n_args; i++)
+    if (has_min_or_max(e->args[i])) return true;
+  return false;
+}
+
+static const sc_expr *as_traced(sc_shape_env *env, const sc_expr *e);
+
+const sc_expr *sc_env_as_traced(sc_shape_env *env, const sc_expr *e) {
+  return has_min_or_max(e) ? as_traced(env, e) : e;
+}
+
+static const sc_expr *as_traced(sc_shape_env *env, const sc_expr *e) {
+  sc_ctx *ctx = env->ctx;
+  if (e->n_args == 0) return e;
+  const sc_expr *acc = as_traced(env, e->args[0]);
+  switch (e->kind) {
+    case SC_EXPR_ADD:
+    case SC_EXPR_MUL:
+    case SC_EXPR_MIN:
+    case SC_EXPR_MAX:
+      for (uint32_t i = 1; i < e->n_args; i++) {
+        const sc_expr *b = as_traced(env, e->args[i]);
+        if (e->kind == SC_EXPR_ADD) acc = sc_expr_add(ctx, acc, b);
+        else if (e->kind == SC_EXPR_MUL) acc = sc_expr_mul(ctx, acc, b);
+        else if (sc_env_decide(env, sc_expr_rel(ctx, SC_EXPR_LE, acc, b)) == SC_TRUE) acc = e->kind == SC_EXPR_MIN ? acc : b;
+        else if (sc_env_decide(env, sc_expr_rel(ctx, SC_EXPR_LE, b, acc)) == SC_TRUE) acc = e->kind == SC_EXPR_MIN ? b : acc;
+        else acc = e->kind == SC_EXPR_MIN ? sc_expr_min(ctx, acc, b) : sc_expr_max(ctx, acc, b);
+      }
+      return acc;
+    case SC_EXPR_FLOORDIV: return sc_expr_floordiv(ctx, acc, as_traced(env, e->args[1]));
+    case SC_EXPR_MOD: return sc_expr_mod(ctx, acc, as_traced(env, e->args[1]));
+    default: return e;
+  }
+}
+
 bool sc_env_needs_tracing_floor(sc_shape_env *env, const sc_expr *cond) {
   return needs_tracing_floor(env, sc_env_resolve(env, cond));
 }

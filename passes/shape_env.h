@@ -151,6 +151,9 @@ void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *p
  * evaluation does); when only tracing's floor of 2 makes it true, it is checked on the
  * inputs, since the library lets sizes 0 and 1 through as ep.module() does. */
 void sc_env_rely_on(sc_shape_env *env, const sc_expr *cond, const sc_provenance *prov);
+/* e with every Min and Max the ranges decide taken as decided, as torch's program meta
+ * shows a size: Min(2, s0) is 2 while s0 >= 2. */
+const sc_expr *sc_env_as_traced(sc_shape_env *env, const sc_expr *e);
 /* Whether cond, true by the ranges, is true only thanks to tracing's floor of 2. */
 bool sc_env_needs_tracing_floor(sc_shape_env *env, const sc_expr *cond);
 /* torch's sentence for a size marked dynamic that became a constant (%s: the Dim or the

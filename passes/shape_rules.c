@@ -528,6 +528,15 @@ static bool floor_decides(sc_rule_ctx *rc, const sc_expr *cond) {
   return sc_env_decide(rc->env, cond) == SC_TRUE && sc_env_needs_tracing_floor(rc->env, cond);
 }
 
+/* Whether a <= b by their form: a is b, or a Min with b among its arguments. */
+static bool clamped_below(const sc_expr *a, const sc_expr *b) {
+  if (a == b) return true;
+  if (a->kind != SC_EXPR_MIN) return false;
+  for (uint32_t i = 0; i < a->n_args; i++)
+    if (a->args[i] == b) return true;
+  return false;
+}
+
 /* Clamps a slice bound to [0, n] the way torch does, guarding on the decision. */
 static const sc_expr *clamp_bound(sc_rule_ctx *rc, const sc_expr *v, const sc_expr *n) {
   int64_t c = 0;
@@ -562,7 +571,8 @@ static bool rule_slice(sc_rule_ctx *rc) {
   if (!start || !end) return false;
   start = clamp_bound(rc, start, n);
   end = clamp_bound(rc, end, n);
-  if (floor_decides(rc, sc_expr_rel(rc->ctx, SC_EXPR_LE, start, end))) end = sc_expr_max(rc->ctx, start, end);
+  if (clamped_below(start, end)) { /* Min(2, n) <= n whatever n is */
+  } else if (floor_decides(rc, sc_expr_rel(rc->ctx, SC_EXPR_LE, start, end))) end = sc_expr_max(rc->ctx, start, end);
   else if (!le_by_hint(rc, "slice", start, end)) end = start;
   const sc_expr *len = sc_expr_sub(rc->ctx, end, start);
   if (step != 1)

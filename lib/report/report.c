@@ -37,7 +37,7 @@ static void add_expr_string(cJSON *obj, const char *key, const sc_expr *e) {
 /* The analysed shape when there is one, else the program's meta. */
 static cJSON *shape_json(const sc_value *v) {
   cJSON *arr = cJSON_CreateArray();
-  for (int i = 0; i < v->meta.rank; i++) cJSON_AddItemToArray(arr, expr_json(v->shape ? v->shape[i] : v->meta.sizes[i]));
+  for (int i = 0; i < v->meta.rank; i++) cJSON_AddItemToArray(arr, expr_json(v->shown ? v->shown[i] : v->shape ? v->shape[i] : v->meta.sizes[i]));
   return arr;
 }
 

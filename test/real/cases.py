@@ -307,7 +307,14 @@ def zoo_cases():
         ("zoo_mlp", mlp, (r(8, 32),), ({0: Dim("batch", max=1024)},), {}),
         ("zoo_small_cnn", SmallCNN().eval(), (r(2, 3, 32, 32),), ({0: Dim("batch", max=64)},), {}),
         ("zoo_transformer_encoder", enc, (r(2, 10, 32),), ({0: Dim("batch", max=64), 1: Dim("seq", max=128)},), {}),
+        # slices whose clamps tracing decided with n >= 2: ep.module() runs n = 0 and 1
+        case("zoo_slice_floor", slice_floor, (r(5, 3),), {"x": {0: Dim("n", min=0, max=64)}}),
     ]
+
+
+def slice_floor(m, x):
+    h = (x[:2] * 2).transpose(0, 1) + 1
+    return h.sum(-1), x[-2:] + 1
 
 
 def zoo_big_cases():

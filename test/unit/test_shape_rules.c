@@ -220,7 +220,7 @@ START_TEST(test_rule) {
     sc_strbuf_append(&sb, "[");
     for (int k = 0; k < v->meta.rank; k++) {
       if (k) sc_strbuf_append(&sb, ", ");
-      sc_expr_print(&sb, v->shape[k]);
+      sc_expr_print(&sb, v->shown ? v->shown[k] : v->shape[k]); /* as torch's program meta shows it */
     }
     sc_strbuf_append(&sb, "]");
     ck_assert_msg(strcmp(sc_strbuf_cstr(&sb), eq + 1) == 0, "%s: %s is %s, expected %s", c->target, tok,
