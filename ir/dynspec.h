@@ -51,6 +51,9 @@ typedef struct sc_input_dims {
   int rank;
   sc_dim_spec *dims;
   const char *path;          /* where its spec is, or NULL when unspecified */
+  const sc_value *int_value; /* an int input the program keeps as a SymInt, else NULL */
+  sc_dim_spec scalar;        /* ... and what the spec says of it: STATIC (the sample), AUTO,
+                                DYNAMIC or PROGRAM (the program's own symbol) */
 } sc_input_dims;
 
 typedef struct sc_dynspec {

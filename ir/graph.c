@@ -54,3 +54,34 @@ const sc_input_spec *sc_program_user_input(const sc_program *p, size_t k) {
     if (p->input_specs[i].kind == SC_INPUT_USER && k-- == 0) return &p->input_specs[i];
   return NULL;
 }
+
+/* A constant input the caller passes: an int, a float or a bool (not None or a string). */
+static bool constant_is_passed(const sc_input_spec *s) {
+  return s->kind == SC_INPUT_CONSTANT && s->constant.n_items == 1 &&
+         (s->constant.kind == SC_ARG_INT || s->constant.kind == SC_ARG_FLOAT || s->constant.kind == SC_ARG_BOOL);
+}
+
+size_t sc_program_n_call_inputs(const sc_program *p) {
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_input_specs; i++) n += p->input_specs[i].kind == SC_INPUT_USER || constant_is_passed(&p->input_specs[i]);
+  return n;
+}
+
+bool sc_program_call_input(const sc_program *p, size_t k, sc_call_input *out) {
+  for (size_t i = 0; i < p->n_input_specs; i++) {
+    const sc_input_spec *s = &p->input_specs[i];
+    if ((s->kind != SC_INPUT_USER && !constant_is_passed(s)) || k-- != 0) continue;
+    const sc_value *v = s->kind == SC_INPUT_USER ? sc_input_spec_value(s) : NULL;
+    *out = (sc_call_input){.spec = s, .value = v, .name = v ? v->name : s->target};
+    if (v && v->kind == SC_VALUE_TENSOR) {
+      out->dtype = v->meta.dtype;
+      out->rank = v->meta.rank;
+    } else if (v) {
+      out->dtype = v->kind == SC_VALUE_SYM_BOOL ? SC_DTYPE_BOOL : v->kind == SC_VALUE_SYM_FLOAT ? SC_DTYPE_F64 : SC_DTYPE_I64;
+    } else {
+      out->dtype = s->constant.kind == SC_ARG_FLOAT ? SC_DTYPE_F64 : s->constant.kind == SC_ARG_BOOL ? SC_DTYPE_BOOL : SC_DTYPE_I64;
+    }
+    return true;
+  }
+  return false;
+}

@@ -226,6 +226,21 @@ sc_value *sc_input_spec_value(const sc_input_spec *spec);
 size_t sc_program_n_user_inputs(const sc_program *p);
 const sc_input_spec *sc_program_user_input(const sc_program *p, size_t i);
 
+/* What a caller passes, in the order of the program's signature, as to ep.module(): every
+ * user input (a tensor, or an int the program keeps symbolic) and every constant input
+ * that is an int, a float or a bool (torch's module checks it equals the traced value).
+ * A scalar is passed as a 0-d tensor of dtype int64, float64 or bool. */
+typedef struct sc_call_input {
+  const sc_input_spec *spec;
+  const sc_value *value;     /* the tensor or SymInt of a user input; NULL for a constant */
+  const char *name;
+  sc_dtype dtype;
+  int rank;                  /* 0 for a scalar */
+} sc_call_input;
+size_t sc_program_n_call_inputs(const sc_program *p);
+/* The k-th; false past the end. */
+bool sc_program_call_input(const sc_program *p, size_t k, sc_call_input *out);
+
 /* Prints the program in the spirit of torch's print(ep). */
 void sc_program_print(sc_strbuf *sb, const sc_program *p);
 /* Appends "f32[s0, 5]". */

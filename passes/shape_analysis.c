@@ -17,6 +17,7 @@ sc_range_iv sc_analysis_reported_range(const sc_symbol *s) {
   if (s->origin == SC_SYM_PROGRAM) return s->declared; /* the program's range_constraints, as torch lists them */
   sc_range_iv r = s->range;
   if (s->origin == SC_SYM_NAMED && !s->traced_floor && s->declared.lo < 2 && r.lo == 2) r.lo = s->declared.lo;
+  if (s->is_int && r.lo < 0) r.lo = 0; /* range_constraints start every size at 0 */
   return r;
 }
 
@@ -90,6 +91,54 @@ static void create_program_symbols(sc_ctx *ctx, sc_analysis *a) {
         }
       }
     }
+}
+
+/* An int input the program keeps as a SymInt: its own symbol (the program's, or a new
+ * one for AUTO and DYNAMIC), or its sample value where the spec makes it static.  torch
+ * gives such a symbol no floor of 2 and no 0/1 specialization; range_constraints report
+ * it from 0 (real torch 2.14: VR[0, int_oo], and ep.module() still takes -2). */
+static bool create_int_input(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *in) {
+  sc_value *v = (sc_value *)in->int_value;
+  const sc_dim_spec *d = &in->scalar;
+  if (d->kind == SC_DIM_PROGRAM) {
+    const char *names[2];
+    if (sc_expr_symbols(d->expr, names, 2) == 1 && !sc_env_find(&a->env, names[0])) {
+      const sc_range *pr = program_range(ctx, a->program, sc_expr_sym(ctx, names[0]));
+      sc_range_iv declared = pr ? as_iv(pr) : sc_iv(0, SC_INT_OO);
+      sc_symbol *s = sc_env_add_symbol(&a->env, names[0], SC_SYM_PROGRAM, declared);
+      s->declared = declared;
+      s->has_hint = v->has_hint;
+      s->hint = v->hint;
+      s->source = v->name;
+      s->is_int = true;
+    }
+    v->sym = d->expr;
+    return true;
+  }
+  if (d->sample < 0) {
+    sc_diag *dg = sc_diags_add(&ctx->diags, SC_DIAG_NO_SAMPLE, SC_SEV_ERROR, a->program->file, v->path,
+                               "int input '%s' has no sample value in the program", v->name);
+    sc_diag_set_hint(&ctx->diags, dg, "export the program again with torch, which records the sample as the hint");
+    return false;
+  }
+  if (d->kind == SC_DIM_STATIC) {
+    v->sym = sc_expr_int(ctx, d->sample);
+    return true;
+  }
+  char name[32];
+  sc_env_fresh_s(&a->env, name);
+  sc_range_iv r = sc_iv_full();
+  if (d->has_min) r.lo = d->min;
+  if (d->has_max) r.hi = d->max;
+  sc_symbol *s = sc_env_add_symbol(&a->env, name, d->kind == SC_DIM_AUTO ? SC_SYM_AUTO : SC_SYM_DYNAMIC, r);
+  s->declared = sc_iv(d->has_min ? d->min : 0, r.hi);
+  s->has_hint = true;
+  s->hint = d->sample;
+  s->source = v->name;
+  s->spec_path = d->path;
+  s->is_int = true;
+  v->sym = sc_expr_sym(ctx, s->name);
+  return true;
 }
 
 /* torch.export's range_constraints intersect, over every input dim that is a symbol, the
@@ -445,10 +494,8 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     const sc_input_dims *in = &spec->inputs[i];
     if (in->value) {
       ok &= create_input_dims(ctx, out, in);
-    } else {
-      sc_value *v = sc_input_spec_value(in->input);
-      if (v && v->kind == SC_VALUE_SYM_INT)
-        v->sym = v->has_hint ? sc_expr_int(ctx, v->hint) : sc_env_new_unbacked(&out->env, v->name, false);
+    } else if (in->int_value) {
+      ok &= create_int_input(ctx, out, in);
     }
   }
   for (size_t i = 0; i < p->n_input_specs; i++) {

@@ -49,6 +49,7 @@ typedef struct sc_symbol {
   int64_t hint;
   sc_range_iv range;       /* current range, refined by guards */
   sc_range_iv declared;    /* as the spec gives it, before the >= 2 tracing assumption */
+  bool is_int;             /* the value of an int input, not a size: no floor of 2 */
   bool traced_floor;       /* NAMED, and an AUTO or DYNAMIC dim is this symbol too: torch's
                               range_constraints intersect that dim's traced range (>= 2) */
   const sc_expr *replacement;

@@ -106,12 +106,12 @@ static LLVMValueRef tensor_ptr(cg *g, LLVMValueRef array, int index) {
   return LLVMBuildGEP2(g->B, g->tensor_t, array, idx, 1, "t");
 }
 
-static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, const sc_value *v) {
+static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, sc_dtype dtype, int rank) {
   int code, bits;
-  dl_dtype(v->meta.dtype, &code, &bits);
+  dl_dtype(dtype, &code, &bits);
   LLVMTypeRef params[8] = {g->ptr, g->ptr, g->i32, g->i32, g->i32, g->i32, g->ptr, g->i64};
   LLVMValueRef args[8] = {tp, cg_cstr(g, what), LLVMConstInt(g->i32, g->cuda ? 2 : 1, 0),
-                          LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0), LLVMConstInt(g->i32, (unsigned)code, 0),
+                          LLVMConstInt(g->i32, (unsigned)rank, 0), LLVMConstInt(g->i32, (unsigned)code, 0),
                           LLVMConstInt(g->i32, (unsigned)bits, 0), g->err, g->errlen};
   LLVMValueRef rc = cg_call(g, "sc_rt_check_tensor", g->i32, params, 8, args, 8, false);
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
@@ -232,10 +232,13 @@ static void emit_input_guard(cg *g, const sc_guard *gd) {
 
 /* An input dim on a call: its value, what the program says it is, and where it is. */
 typedef struct dim_site {
-  const sc_expr *e;
+  const sc_expr *e;    /* what the program says it is (NULL for a float) */
   LLVMValueRef d;
-  const char *source;  /* x.size()[0] */
+  const char *source;  /* x.size()[0], or n for an int input */
   bool torch_checks;   /* ep.module() checks it with the input (a static size from the spec) */
+  bool is_float;       /* a constant float input: d is a double that must equal fvalue */
+  double fvalue;
+  bool is_bool;        /* a constant bool input (torch writes True / False) */
 } dim_site;
 
 /* Fails the call unless the dim equals its expression, in torch's words (Guard failed:
@@ -245,10 +248,12 @@ static void emit_size_check(cg *g, const dim_site *site, const char *const *boun
   int n = sc_expr_symbols(site->e, names, 16);
   LLVMValueRef want = cg_expr(g, site->e);
   sc_strbuf sb = {0};
-  sc_strbuf_printf(&sb, "Guard failed: %s == %s (%s = %%lld but the model needs ", site->source,
-                   percent_escaped(g, sources_text(g, site->e, bound_from)), site->source);
   int64_t c;
-  if (sc_expr_is_const(site->e, &c))
+  bool is_const = sc_expr_is_const(site->e, &c);
+  const char *want_text = site->is_bool && is_const ? (c ? "True" : "False")
+                                                    : percent_escaped(g, sources_text(g, site->e, bound_from));
+  sc_strbuf_printf(&sb, "Guard failed: %s == %s (%s = %%lld but the model needs ", site->source, want_text, site->source);
+  if (is_const)
     sc_strbuf_printf(&sb, "%lld)", (long long)c);
   else {
     /* name where each symbol comes from: s2 = x.size()[0] */
@@ -264,6 +269,36 @@ static void emit_size_check(cg *g, const dim_site *site, const char *const *boun
   cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, site->d, want, "ne"), sc_strbuf_cstr(&sb), args,
                  sc_expr_is_const(site->e, NULL) ? 1 : 2);
   sc_strbuf_free(&sb);
+}
+
+/* A double as Python's repr writes it: the shortest text that reads back the same
+ * (2.0, 0.1, 1e-05, inf). */
+static void python_float(char *buf, size_t n, double v) {
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, n, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  if (!strpbrk(buf, ".eni")) strncat(buf, ".0", n - strlen(buf) - 1);
+}
+
+/* A constant float input must be the traced value: torch's module checks f == 2.0,
+ * math.isnan(f) for a NaN, f == math.inf for an infinity. */
+static void emit_float_check(cg *g, const dim_site *site) {
+  double want = site->fvalue;
+  char text[64], fmt[400];
+  LLVMValueRef bad;
+  if (want != want) {
+    bad = LLVMBuildFCmp(g->B, LLVMRealORD, site->d, site->d, "notnan");
+    snprintf(fmt, sizeof fmt, "Guard failed: math.isnan(%s) (%s = %%g)", site->source, site->source);
+  } else {
+    python_float(text, sizeof text, want);
+    bad = LLVMBuildFCmp(g->B, LLVMRealUNE, site->d, LLVMConstReal(g->f64, want), "ne");
+    bool inf = want == 1.0 / 0.0 || want == -1.0 / 0.0;
+    snprintf(fmt, sizeof fmt, "Guard failed: %s == %s (%s = %%g but the model needs %s)", site->source,
+             inf ? (want > 0 ? "math.inf" : "-math.inf") : text, site->source, text);
+  }
+  LLVMValueRef args[1] = {site->d};
+  cg_fail_msg_if(g, bad, fmt, args, 1);
 }
 
 /* Fails the call when a guards_code entry is false on the sizes as given, with the
@@ -291,43 +326,68 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMValueRef blas = cg_call(g, "sc_rt_blas_ready", g->i32, p3 + 1, 2, a3 + 1, 2, false);
     cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, blas, LLVMConstInt(g->i32, 0, 0), "blas"), blas);
   }
-  if (sc_program_n_user_inputs(g->p))
+  size_t n_call = sc_program_n_call_inputs(g->p);
+  if (n_call)
     cg_fail_argument_if(g, LLVMBuildIsNull(g->B, inputs, "noinputs"), "inputs is NULL; pass an array of the model's "
                         "input tensors (shapec_model_num_inputs)");
-  /* dims of every user input, after its rank and dtype check */
-  size_t total_dims = 0;
-  for (size_t i = 0; i < g->p->n_input_specs; i++) {
-    const sc_value *v = sc_input_spec_value(&g->p->input_specs[i]);
-    if (g->p->input_specs[i].kind == SC_INPUT_USER && v && v->kind == SC_VALUE_TENSOR) total_dims += (size_t)v->meta.rank;
-  }
-  dim_site *sites = sc_arena_alloc(&g->ctx->arena, (total_dims + 1) * sizeof *sites);
+  /* dims of every tensor input after its rank and dtype check, and the value of every
+   * scalar (a 0-d tensor) */
+  size_t total = 0;
+  sc_call_input ci;
+  for (size_t k = 0; sc_program_call_input(g->p, k, &ci); k++) total += ci.rank ? (size_t)ci.rank : 1;
+  dim_site *sites = sc_arena_alloc(&g->ctx->arena, (total + 1) * sizeof *sites);
   int n_sites = 0;
-  size_t user = 0;
-  for (size_t i = 0; i < g->p->n_input_specs; i++) {
-    const sc_input_spec *s = &g->p->input_specs[i];
-    if (s->kind != SC_INPUT_USER) continue;
-    const sc_value *v = sc_input_spec_value(s);
-    if (!v || v->kind != SC_VALUE_TENSOR) {
-      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "user input %zu is not a tensor; the CPU backend takes tensors only", user);
+  size_t user = 0; /* the spec's index: one per user input */
+  const sc_dynspec *spec = g->a->spec;
+  for (size_t k = 0; sc_program_call_input(g->p, k, &ci); k++) {
+    const sc_value *v = ci.value;
+    bool is_user = ci.spec->kind == SC_INPUT_USER;
+    if (is_user && (!v || (v->kind != SC_VALUE_TENSOR && v->kind != SC_VALUE_SYM_INT))) {
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, ci.spec->path, "user input %zu is neither a tensor nor an int; the "
+               "library takes tensors, ints and constant scalars", k);
+      return fn;
+    }
+    if ((!v || v->kind != SC_VALUE_TENSOR) && g->cuda) {
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, ci.spec->path, "input '%s' is a scalar; the CUDA path takes tensors "
+               "only (export for the CPU)", ci.name);
       return fn;
     }
     char what[300];
-    snprintf(what, sizeof what, "input '%s'", v->name);
-    check_tensor(g, tensor_ptr(g, inputs, (int)user), what, v);
-    LLVMValueRef shape = tensor_field(g, inputs, (int)user, 4, g->ptr);
-    for (int k = 0; k < v->meta.rank; k++) {
-      LLVMValueRef idx[1] = {cg_i64(g, k)};
-      sites[n_sites].d = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim");
-      sites[n_sites].e = v->shape[k];
-      sites[n_sites].source = sc_arena_printf(&g->ctx->arena, "%s.size()[%d]", v->name, k);
-      /* torch checks a static size with the input unless tracing specialized a dynamic
-       * dim, whose guard is in guards_code; a program read without a spec has ints */
-      const sc_dynspec *spec = g->a->spec;
-      sites[n_sites].torch_checks = spec->from_program || user >= spec->n_inputs || k >= spec->inputs[user].rank ||
-                                    spec->inputs[user].dims[k].kind == SC_DIM_STATIC;
-      n_sites++;
+    snprintf(what, sizeof what, "input '%s'", ci.name);
+    check_tensor(g, tensor_ptr(g, inputs, (int)k), what, ci.dtype, ci.rank);
+    if (v && v->kind == SC_VALUE_TENSOR) {
+      LLVMValueRef shape = tensor_field(g, inputs, (int)k, 4, g->ptr);
+      for (int d = 0; d < v->meta.rank; d++) {
+        LLVMValueRef idx[1] = {cg_i64(g, d)};
+        dim_site *site = &sites[n_sites++];
+        *site = (dim_site){v->shape[d], LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim"),
+                           sc_arena_printf(&g->ctx->arena, "%s.size()[%d]", v->name, d), true, false, 0, false};
+        /* torch checks a static size with the input unless tracing specialized a dynamic
+         * dim, whose guard is in guards_code; a program read without a spec has ints */
+        site->torch_checks = spec->from_program || user >= spec->n_inputs || d >= spec->inputs[user].rank ||
+                             spec->inputs[user].dims[d].kind == SC_DIM_STATIC;
+      }
+    } else {
+      /* a scalar: its value at data + byte_offset */
+      LLVMValueRef data = tensor_field(g, inputs, (int)k, 0, g->ptr);
+      LLVMValueRef off = tensor_field(g, inputs, (int)k, 6, g->i64);
+      LLVMValueRef at = LLVMBuildGEP2(g->B, g->i8, data, &off, 1, "scalar");
+      dim_site *site = &sites[n_sites++];
+      *site = (dim_site){.source = ci.name, .torch_checks = true};
+      if (ci.dtype == SC_DTYPE_F64) {
+        site->is_float = true;
+        site->d = LLVMBuildLoad2(g->B, g->f64, at, "f");
+        site->fvalue = ci.spec->constant.items[0].f;
+      } else {
+        LLVMValueRef x = ci.dtype == SC_DTYPE_BOOL ? LLVMBuildZExt(g->B, LLVMBuildLoad2(g->B, g->i8, at, "b"), g->i64, "b")
+                                                    : LLVMBuildLoad2(g->B, g->i64, at, "n");
+        site->d = x;
+        site->e = v ? v->sym : sc_expr_int(g->ctx, ci.spec->constant.kind == SC_ARG_BOOL ? ci.spec->constant.items[0].b
+                                                                                            : ci.spec->constant.items[0].i);
+        site->is_bool = ci.dtype == SC_DTYPE_BOOL;
+      }
     }
-    user++;
+    user += is_user;
   }
   size_t n_syms = g->a->env.n_symbols;
   bool *bound = sc_arena_alloc(&g->ctx->arena, n_syms + 1);
@@ -337,6 +397,11 @@ static LLVMValueRef emit_prepare(cg *g) {
    * (a static size, a symbol's range where it first appears, an equality where it appears
    * again), then the program's guards_code on the sizes as given, then what shapec adds. */
   for (int k = 0; k < n_sites; k++) {
+    if (sites[k].is_float) {
+      emit_float_check(g, &sites[k]);
+      done[k] = true;
+      continue;
+    }
     if (sc_expr_is_const(sites[k].e, NULL)) {
       if (sites[k].torch_checks) emit_size_check(g, &sites[k], bound_from), done[k] = true;
       continue;
@@ -457,21 +522,21 @@ static const sc_value *output_value(cg *g, size_t i) {
   return a->n_items ? a->items[0].value : NULL;
 }
 
-/* shapec_model_<kind>_name/_ndim/_dtype(i) for a list of graph values. */
-static void emit_value_tables(cg *g, const char *kind, const sc_value **values, size_t n) {
+/* shapec_model_<kind>_name/_ndim/_dtype(i) over n entries. */
+static void emit_value_tables(cg *g, const char *kind, const char *const *names_in, const int *ranks,
+                              const sc_dtype *dts, size_t n) {
   LLVMValueRef *cells = sc_xcalloc(3 * (n ? n : 1), sizeof *cells), *names = cells, *ndims = cells + n,
                *dtypes = cells + 2 * n;
   for (size_t i = 0; i < n; i++) {
-    const sc_value *v = values[i];
-    LLVMValueRef s = LLVMConstStringInContext2(g->C, v->name, strlen(v->name), 0);
+    LLVMValueRef s = LLVMConstStringInContext2(g->C, names_in[i], strlen(names_in[i]), 0);
     LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(s), "name");
     LLVMSetInitializer(gv, s);
     LLVMSetGlobalConstant(gv, 1);
     LLVMSetLinkage(gv, LLVMPrivateLinkage);
     names[i] = gv;
-    ndims[i] = LLVMConstInt(g->i32, (unsigned)v->meta.rank, 0);
+    ndims[i] = LLVMConstInt(g->i32, (unsigned)ranks[i], 0);
     int code, bits;
-    dl_dtype(v->meta.dtype, &code, &bits);
+    dl_dtype(dts[i], &code, &bits);
     dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
   }
   char fn[64];
@@ -485,16 +550,24 @@ static void emit_value_tables(cg *g, const char *kind, const sc_value **values, 
 }
 
 static void emit_metadata(cg *g) {
-  size_t n_in = sc_program_n_user_inputs(g->p), n_out = g->p->n_output_specs;
+  size_t n_in = sc_program_n_call_inputs(g->p), n_out = g->p->n_output_specs, n = n_in > n_out ? n_in : n_out;
   emit_const_fn(g, "shapec_model_abi_version", SHAPEC_ABI_VERSION);
   emit_const_fn(g, "shapec_model_num_inputs", (int)n_in);
   emit_const_fn(g, "shapec_model_num_outputs", (int)n_out);
-  const sc_value **values = sc_xcalloc((n_in > n_out ? n_in : n_out) + 1, sizeof *values);
-  for (size_t i = 0; i < n_in; i++) values[i] = sc_input_spec_value(sc_program_user_input(g->p, i));
-  emit_value_tables(g, "input", values, n_in);
-  for (size_t i = 0; i < n_out; i++) values[i] = output_value(g, i);
-  emit_value_tables(g, "output", values, n_out);
-  free(values);
+  const char **names = sc_xcalloc(n + 1, sizeof *names);
+  int *ranks = sc_xcalloc(n + 1, sizeof *ranks);
+  sc_dtype *dts = sc_xcalloc(n + 1, sizeof *dts);
+  sc_call_input ci;
+  for (size_t i = 0; sc_program_call_input(g->p, i, &ci); i++) names[i] = ci.name, ranks[i] = ci.rank, dts[i] = ci.dtype;
+  emit_value_tables(g, "input", names, ranks, dts, n_in);
+  for (size_t i = 0; i < n_out; i++) {
+    const sc_value *v = output_value(g, i);
+    names[i] = v->name, ranks[i] = v->meta.rank, dts[i] = v->meta.dtype;
+  }
+  emit_value_tables(g, "output", names, ranks, dts, n_out);
+  free(names);
+  free(ranks);
+  free(dts);
 }
 
 static LLVMValueRef call_prepare(cg *g, LLVMValueRef prepare, LLVMValueRef inputs) {
@@ -694,7 +767,7 @@ static LLVMValueRef begin_path_function(cg *g, const char *name) {
  * outputs is NULL where the function has none (output_shapes). */
 static void cuda_begin(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
   LLVMTypeRef sp[6] = {g->ptr, g->i32, g->ptr, g->i32, g->ptr, g->i64};
-  int n_in = (int)sc_program_n_user_inputs(g->p), n_out = outputs ? (int)g->p->n_output_specs : 0;
+  int n_in = (int)sc_program_n_call_inputs(g->p), n_out = outputs ? (int)g->p->n_output_specs : 0;
   LLVMValueRef sa[6] = {inputs, LLVMConstInt(g->i32, (unsigned)n_in, 0), outputs ? outputs : LLVMConstNull(g->ptr),
                         LLVMConstInt(g->i32, (unsigned)n_out, 0), g->err, g->errlen};
   LLVMValueRef same = cg_call(g, "sc_rt_check_same_device", g->i32, sp, 6, sa, 6, false);
@@ -768,7 +841,7 @@ static void check_outputs(cg *g, LLVMValueRef outputs, bool data_dims) {
     const sc_value *v = output_value(g, i);
     char what[300];
     snprintf(what, sizeof what, "output '%s'", v->name);
-    if (!data_dims) check_tensor(g, tensor_ptr(g, outputs, (int)i), what, v);
+    if (!data_dims) check_tensor(g, tensor_ptr(g, outputs, (int)i), what, v->meta.dtype, v->meta.rank);
     LLVMValueRef shape = tensor_field(g, outputs, (int)i, 4, g->ptr);
     for (int k = 0; k < v->meta.rank; k++) {
       if (sc_env_is_unbacked((sc_shape_env *)&g->a->env, v->shape[k]) != data_dims) continue;
@@ -868,7 +941,7 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
 /* Whether the call's tensors are CUDA tensors: the first input's device (the first
  * output's for a model without inputs); false when there are none. */
 static LLVMValueRef on_cuda(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
-  bool by_input = sc_program_n_user_inputs(g->p) > 0;
+  bool by_input = sc_program_n_call_inputs(g->p) > 0;
   if (!by_input && !g->p->n_output_specs) return LLVMConstInt(g->i1, 0, 0);
   LLVMValueRef array = by_input ? inputs : outputs;
   LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B), look = cg_block(g, "look"), done = cg_block(g, "done");

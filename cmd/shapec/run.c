@@ -2,6 +2,7 @@
  * library that `shapec export` built, feeds it .npy inputs through its C ABI and writes
  * the outputs as .npy files; with --bench, times it. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,35 @@ static bool load(sc_ctx *ctx, const char *path, void **handle, model_api *api) {
   return true;
 }
 
+/* A scalar input written as its value (--input n=5, f=0.5, b=True) as a 0-d array of the
+ * dtype the library takes; false when the text is not such a value (then it is a file). */
+static bool scalar_value(const char *text, sc_dtype dtype, sc_npy *out) {
+  char *end = NULL;
+  union {
+    int64_t i;
+    double f;
+    uint8_t b;
+  } v = {0};
+  if (dtype == SC_DTYPE_I64) {
+    errno = 0;
+    long long x = strtoll(text, &end, 10);
+    if (end == text || *end || errno) return false;
+    v.i = x;
+  } else if (dtype == SC_DTYPE_F64) {
+    v.f = strtod(text, &end);
+    if (end == text || *end) return false;
+  } else if (dtype == SC_DTYPE_BOOL) {
+    if (strcmp(text, "True") == 0 || strcmp(text, "true") == 0 || strcmp(text, "1") == 0) v.b = 1;
+    else if (strcmp(text, "False") != 0 && strcmp(text, "false") != 0 && strcmp(text, "0") != 0) return false;
+  } else {
+    return false;
+  }
+  *out = (sc_npy){.dtype = dtype, .ndim = 0, .nbytes = sc_dtype_size(dtype)};
+  out->data = aligned_alloc(64, 64);
+  memcpy(out->data, &v, out->nbytes);
+  return true;
+}
+
 int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   void *handle = NULL;
   model_api api;
@@ -158,7 +188,9 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
       status = 1;
       goto done;
     }
-    if (!sc_npy_read(ctx, file, &ins[i])) {
+    if (api.input_ndim(i) == 0 && scalar_value(file, from_packed(api.input_dtype(i)), &ins[i])) {
+      /* --input n=5: a scalar input given on the command line */
+    } else if (!sc_npy_read(ctx, file, &ins[i])) {
       status = (int)sc_diags_exit_class(&ctx->diags);
       goto done;
     }

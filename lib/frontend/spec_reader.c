@@ -59,6 +59,10 @@ sc_dynspec *sc_spec_static(sc_ctx *ctx, const sc_program *p) {
     const sc_value *v = sc_input_spec_value(in->input);
     in->value = v && v->kind == SC_VALUE_TENSOR ? v : NULL;
     in->rank = in->value ? in->value->meta.rank : 0;
+    if (v && v->kind == SC_VALUE_SYM_INT) {
+      in->int_value = v;
+      in->scalar = (sc_dim_spec){.kind = SC_DIM_STATIC, .static_size = -1, .sample = v->has_hint ? v->hint : -1};
+    }
     in->dims = sc_arena_alloc(&ctx->arena, (size_t)(in->rank ? in->rank : 1) * sizeof *in->dims);
     for (int d = 0; d < in->rank; d++) {
       in->dims[d].kind = SC_DIM_STATIC;
@@ -74,6 +78,10 @@ sc_dynspec *sc_spec_from_program(sc_ctx *ctx, const sc_program *p) {
   s->from_program = true;
   for (size_t i = 0; i < s->n_inputs; i++) {
     sc_input_dims *in = &s->inputs[i];
+    if (in->int_value && in->int_value->expr && !sc_expr_is_const(in->int_value->expr, NULL)) {
+      in->scalar.kind = SC_DIM_PROGRAM;
+      in->scalar.expr = in->int_value->expr;
+    }
     for (int d = 0; d < in->rank; d++) {
       const sc_expr *e = in->value->meta.sizes[d];
       if (sc_expr_is_const(e, NULL)) continue;
@@ -335,10 +343,32 @@ static bool read_leaf(spec_reader *r, const cJSON *leaf, sc_dim_spec *d) {
 
 /* ---- one input -------------------------------------------------------------------- */
 
+/* An int input the program keeps as a SymInt: null or STATIC make it the sample value,
+ * AUTO or DYNAMIC keep it symbolic.  torch's own serializer refuses every hint on an int
+ * (2.14: "expected None"), so this form is shapec's; a named Dim is refused with torch's
+ * message, as torch.export refuses it. */
+static bool read_int_spec(spec_reader *r, const cJSON *node, sc_input_dims *in, const char *name) {
+  if (!read_leaf(r, node, &in->scalar)) return false;
+  if (in->scalar.kind == SC_DIM_NAMED) {
+    sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_BAD_LEAF, "Unable to specify input integers as dynamic through "
+                              "named Dims. Please use Dim.AUTO/DYNAMIC instead. (input '%s')", name);
+    sc_diag_set_hint(&r->ctx->diags, dg, "write \"_DimHint.DYNAMIC\" or \"_DimHint.AUTO\" for '%s'", name);
+    return false;
+  }
+  if (in->scalar.kind == SC_DIM_STATIC && in->scalar.static_size >= 0 && in->scalar.static_size != in->scalar.sample) {
+    sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_BAD_LEAF, "input '%s' is the int %lld in the sample inputs, not %lld",
+                              name, (long long)in->scalar.sample, (long long)in->scalar.static_size);
+    sc_diag_set_hint(&r->ctx->diags, dg, "write null to keep the sample value, or \"_DimHint.DYNAMIC\"");
+    return false;
+  }
+  return true;
+}
+
 static bool read_tensor_spec(spec_reader *r, const cJSON *node, sc_input_dims *in) {
   const char *name = in->input->arg.n_items && in->input->arg.items[0].value ? in->input->arg.items[0].value->name : "?";
   in->path = sc_arena_strdup(&r->ctx->arena, r->jr.path);
   if (!node || cJSON_IsNull(node)) return true;
+  if (in->int_value) return read_int_spec(r, node, in, name);
   if (!in->value) {
     sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_NOT_TENSOR, "input '%s' is not a tensor; its spec must be null", name);
     sc_diag_set_hint(&r->ctx->diags, dg, "write null for this input");

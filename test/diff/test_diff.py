@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "real"))
-from test_corpus import DTYPES, call_library, sample_array  # noqa: E402
+from test_corpus import call_library, callable_samples, probe_arrays  # noqa: E402
 
 SYM = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 
@@ -75,14 +75,14 @@ def compare_dims(torch_shapes, torch_rc, ours, our_rc):
 
 def probe_verdicts(so, answers):
     samples = answers["sample_inputs"]
-    if any("shape" not in s or s["dtype"] not in DTYPES for s in samples):
-        return 0, 0, []
     lib = ctypes.CDLL(so)
+    if not callable_samples(samples) or lib.shapec_model_num_inputs() != len(samples):
+        return 0, 0, [f"inputs: the library takes {lib.shapec_model_num_inputs()}, torch's module {len(samples)}"]
     lib.shapec_model_output_dtype.restype = ctypes.c_int
     rng = np.random.default_rng(0)
     agree, why = 0, []
     for p in answers.get("probes", []):
-        got = call_library(lib, [sample_array(s, shape, rng) for s, shape in zip(samples, p["shapes"])])
+        got = call_library(lib, probe_arrays(samples, p, rng))
         if (p["verdict"] == "ok") == (got is None):
             agree += 1
             # both refuse: torch's message (Guard failed: x.size()[0] <= 100) must be in shapec's

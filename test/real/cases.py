@@ -222,6 +222,11 @@ def small_cases():
     c.append(case("float_input", lambda m, x, s: x * s, (r(4, 3), 0.5), ({0: AUTO, 1: AUTO}, None)))
     c.append(case("int_shape_use", lambda m, x, k: x.repeat(k, 1), (r(4, 3), 2), ({0: AUTO, 1: AUTO}, None)))
     c.append(case("bool_flag", lambda m, x, flag: x.relu() if flag else x, (r(4, 3), True), ({0: AUTO}, None)))
+    # ints the program keeps symbolic (SymInt inputs): torch's spec serializer cannot write
+    # these specs, so shapec reads the program's own dynamism
+    c.append(case("int_dynamic", lambda m, x, n: x[:n] * 2 + n, (r(8, 3), 5), ({0: AUTO}, DYN)))
+    c.append(case("int_reshape", lambda m, x, n: x.reshape(n, -1), (r(12), 3), ({0: AUTO}, DYN)))
+    c.append(case("int_auto_scale", lambda m, x, n: x * n + n, (r(4), 3), (None, AUTO)))
     # ---- pytree inputs -----------------------------------------------------------------------------
     c.append(case("list_input", lambda m, xs: xs[0] + xs[1], ([r(4, 3), r(4, 3)],), ([{0: AUTO}, {0: AUTO}],)))
     c.append(case("dict_input", lambda m, d: d["a"] * d["b"], ({"a": r(5), "b": r(5)},), ({"a": {0: AUTO}, "b": {0: AUTO}},)))

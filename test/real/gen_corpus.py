@@ -131,17 +131,41 @@ def probes(ep, args, kwargs, rc):
                 shape[d] = v
                 new = list(flat)
                 new[k] = make_like(t, shape)
-                pargs, pkwargs = pytree.tree_unflatten(new, spec)
                 entry = {"leaf": paths[k], "dim": d, "size": v, "shapes": [list(x.shape) if isinstance(x, torch.Tensor)
                                                                             else None for x in new]}
-                try:
-                    with torch.no_grad():
-                        module(*pargs, **pkwargs)
-                    entry["verdict"] = "ok"
-                except Exception as e:  # noqa: BLE001 - torch's verdict, whatever it is
-                    entry["verdict"] = error_json(e)
+                entry["verdict"] = verdict(module, new, spec)
                 out.append(entry)
+    # each int, float or bool input moved alone (a static one must equal the traced value)
+    for k, v in enumerate(flat):
+        if isinstance(v, bool):
+            moves = [not v]
+        elif isinstance(v, int):
+            moves = sorted({v - 1, v + 1, 0, 1, -1, 2 * v + 3} - {v})
+        elif isinstance(v, float):
+            moves = [v + 0.5]
+        else:
+            continue
+        for m in moves:
+            if len(out) >= MAX_PROBES:
+                return out
+            new = list(flat)
+            new[k] = m
+            out.append({"leaf": paths[k], "dim": None, "size": m,
+                        "shapes": [list(x.shape) if isinstance(x, torch.Tensor) else None for x in new],
+                        "values": [None if isinstance(x, torch.Tensor) else x for x in new],
+                        "verdict": verdict(module, new, spec)})
     return out
+
+
+def verdict(module, flat, spec):
+    """ep.module()'s verdict on these leaves: "ok", or the exception."""
+    pargs, pkwargs = pytree.tree_unflatten(flat, spec)
+    try:
+        with torch.no_grad():
+            module(*pargs, **pkwargs)
+        return "ok"
+    except Exception as e:  # noqa: BLE001 - torch's verdict, whatever it is
+        return error_json(e)
 
 
 def filled(shape, k):

@@ -58,18 +58,20 @@ def close(got, want):
 
 def check_numerics(shapec, so, report, answers, tmp):
     """Runs the library on torch's sample inputs; '' when the outputs match, else why."""
-    users = [i for i in report["inputs"] if i["kind"] == "user_input"]
+    # what the library takes: user inputs and constant scalars, in the signature's order
+    names = [i["name"] for i in report["inputs"] if i["kind"] in ("user_input", "constant_input")]
     samples = answers["sample_inputs"]
-    tensors = [s for s in samples if "shape" in s]
-    if len(tensors) != len(samples) or len(users) != len(tensors) or any("data" not in s for s in tensors):
+    if len(names) != len(samples) or not callable_samples(samples) or \
+            any("shape" in s and "data" not in s for s in samples):
         return "numerics-skipped"
     cmd = [shapec, "run", so, "--out", tmp]
-    for spec, s in zip(users, tensors):
-        if s["dtype"] not in DTYPES:
-            return "numerics-skipped"
-        path = os.path.join(tmp, f"in_{spec['name']}.npy")
+    for name, s in zip(names, samples):
+        if "value" in s:  # a scalar, written on the command line (--input n=5)
+            cmd += ["--input", f"{name}={s['value']!r}"]
+            continue
+        path = os.path.join(tmp, f"in_{name}.npy")
         np.save(path, np.asarray(s["data"], dtype=DTYPES[s["dtype"]]).reshape(s["shape"]))
-        cmd += ["--input", f"{spec['name']}={path}"]
+        cmd += ["--input", f"{name}={path}"]
     r = run(cmd)
     if r.returncode != 0:
         return f"run-fails {first_code(r.stdout + r.stderr)}"
@@ -143,6 +145,27 @@ def sample_array(s, shape, rng):
     return rng.standard_normal(shape).astype(dtype)
 
 
+def scalar_array(value):
+    """A scalar input as the library takes it: a 0-d int64, float64 or bool array."""
+    dtype = np.bool_ if isinstance(value, bool) else np.int64 if isinstance(value, int) else np.float64
+    return np.array(value, dtype=dtype)
+
+
+def probe_arrays(samples, probe, rng):
+    """Every input of a probe: a tensor of the probe's shape, or a scalar (torch's sample
+    value unless the probe moves it)."""
+    values = probe.get("values") or [None] * len(samples)
+    return [scalar_array(v if v is not None else s["value"]) if "value" in s else sample_array(s, shape, rng)
+            for s, shape, v in zip(samples, probe["shapes"], values)]
+
+
+def callable_samples(samples):
+    """Whether the library can be called on these leaves: tensors of known dtypes, ints,
+    floats and bools."""
+    return all(("shape" in s and s.get("dtype") in DTYPES) or
+               ("value" in s and isinstance(s["value"], (bool, int, float))) for s in samples)
+
+
 def check_contract(so, report, answers):
     """shapec's contract beside torch's: ranges, input shapes, and the verdict on each probe.
     Returns (words for the ledger, lines that explain each difference)."""
@@ -159,15 +182,14 @@ def check_contract(so, report, answers):
         why.append(f"input shapes: torch {torch_shapes}, shapec {ours}")
     words = ["ranges=" + ("ok" if not bad else f"{len(bad)}-differ"), "shapes=" + ("ok" if shapes_ok else "differ")]
     samples = answers["sample_inputs"]
-    if any("shape" not in s for s in samples) or len(users) != len(samples) or \
-            any(s["dtype"] not in DTYPES for s in samples):
-        return words + ["probes=skipped"], why
     lib = ctypes.CDLL(so)
+    if not callable_samples(samples) or lib.shapec_model_num_inputs() != len(samples):
+        return words + ["probes=skipped"], why
     lib.shapec_model_output_dtype.restype = ctypes.c_int
     agree = 0
     rng = np.random.default_rng(0)
     for p in answers["probes"]:
-        arrays = [sample_array(s, shape, rng) for s, shape in zip(samples, p["shapes"])]
+        arrays = probe_arrays(samples, p, rng)
         got = call_library(lib, arrays)
         torch_ok = p["verdict"] == "ok"
         if torch_ok == (got is None):
