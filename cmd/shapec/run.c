@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cuda_stage.h"
 #include "lib/base/fileio.h"
@@ -190,6 +191,13 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     }
     if (api.input_ndim(i) == 0 && scalar_value(file, from_packed(api.input_dtype(i)), &ins[i])) {
       /* --input n=5: a scalar input given on the command line */
+    } else if (api.input_ndim(i) == 0 && access(file, F_OK) != 0) {
+      sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_RUN_INPUT, SC_SEV_ERROR, o->model, NULL,
+                                "input '%s' is a scalar (%s) and '%s' is neither such a value nor a file",
+                                api.input_name(i), sc_dtype_name(from_packed(api.input_dtype(i))), file);
+      sc_diag_set_hint(&ctx->diags, d, "pass its value (--input %s=5, 0.5 or True) or a 0-d .npy file", api.input_name(i));
+      status = 1;
+      goto done;
     } else if (!sc_npy_read(ctx, file, &ins[i])) {
       status = (int)sc_diags_exit_class(&ctx->diags);
       goto done;

@@ -796,6 +796,51 @@ if [ -n "$(ls /usr/local/cuda/nvvm/libdevice/libdevice.10.bc "${CUDA_HOME:-/none
   end
 fi
 
+# ---- int and float inputs ----------------------------------------------------------
+
+# zeros_npy FILE ROWS COLS: a float32 .npy of zeros (header padded to 64 bytes, as numpy does)
+zeros_npy() {
+  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': ($2, $3), }"
+  local pad=$((64 - (10 + ${#dict} + 1) % 64))
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(((${#dict} + pad + 1) % 256)))\\x$(printf %02x $(((${#dict} + pad + 1) / 256)))";
+    printf '%s%*s\n' "$dict" "$pad" ''; head -c $(($2 * $3 * 4)) /dev/zero; } >"$1"
+}
+INT_PROGRAM=$SRC/test/real/corpus/2.14/int_dynamic/model.pt2
+if [ -f "$INT_PROGRAM" ]; then
+  zeros_npy "$WORK/x83.npy" 8 3
+  begin "an int the program keeps symbolic is an input: --input n=3 runs x[:n] * 2 + n"
+  sc export "$INT_PROGRAM" -o "$WORK/intdyn" -q
+  expect_rc 0
+  expect_file_has "$WORK/intdyn/model.h" "n int64[] (a scalar: s"
+  sc run "$WORK/intdyn/model.so" --input "x=$WORK/x83.npy" --input n=3 --out "$WORK/intdyn"
+  expect_rc 0
+  expect_err "float32 [3, 3] = 3 3 3 3 3 3"
+  end
+
+  begin "an int outside the program's guard is refused with torch's message"
+  sc run "$WORK/intdyn/model.so" --input "x=$WORK/x83.npy" --input n=9 --out "$WORK/intdyn"
+  expect_rc 1
+  expect_err "Guard failed: n >= 0 and n <= x.size()[0]"
+  end
+
+  begin "a scalar input that is neither a value nor a file says how to pass it"
+  sc run "$WORK/intdyn/model.so" --input "x=$WORK/x83.npy" --input n=three --out "$WORK/intdyn"
+  expect_rc 1
+  expect_err "input 'n' is a scalar (int64)"
+  expect_err "--input n=5"
+  end
+fi
+INT_CONST=$SRC/test/real/corpus/2.14/int_input/model.pt2
+if [ -f "$INT_CONST" ]; then
+  begin "an int torch made a constant is still passed, and must be the traced value"
+  sc export "$INT_CONST" -o "$WORK/intconst" -q
+  expect_rc 0
+  sc run "$WORK/intconst/model.so" --input "x=$WORK/x83.npy" --input k=4 --out "$WORK/intconst"
+  expect_rc 1
+  expect_err "Guard failed: k == 3"
+  end
+fi
+
 # ---- summary -----------------------------------------------------------------------
 
 TOTAL=$((N_PASS + N_FAIL))
