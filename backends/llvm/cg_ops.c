@@ -605,6 +605,9 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     bool all = arg_none(da);
     int d = all ? 0 : norm_dim(int_arg(n, "dim", 0), r);
     cg_value *out0 = produce(g, output(n, 0));
+    if (x->v->meta.dtype != SC_DTYPE_F32)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (float32 has one)", n->target,
+                      sc_dtype_name(x->v->meta.dtype));
     cg_value *out1 = n->op->id == SC_OP_MAX_DIM && output(n, 1) ? produce(g, output(n, 1)) : NULL;
     LLVMValueRef outer = all ? cg_i64(g, 1) : prod(g, x->dims, 0, d), len = all ? x->numel : x->dims[d];
     LLVMValueRef inner = all ? cg_i64(g, 1) : prod(g, x->dims, d + 1, r);
@@ -638,6 +641,22 @@ static bool lower_reduce(cg *g, const sc_node *n) {
              (op == SC_REDUCE_MAX) ? (whole ? "max" : "amax") : (whole ? "min" : "amin"), n->name);
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, count, cg_i64(g, 0), "empty"), fmt, NULL, 0);
   }
+  sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
+  int kind = in_dt == SC_DTYPE_BOOL || in_dt == SC_DTYPE_U8 ? 0 : in_dt == SC_DTYPE_I8 ? 1 : in_dt == SC_DTYPE_I16 ? 2
+           : in_dt == SC_DTYPE_I32 ? 3 : in_dt == SC_DTYPE_I64 ? 4 : -1;
+  if (op == SC_REDUCE_SUM && kind >= 0 && out_dt == SC_DTYPE_I64) { /* (x > 0).sum(): a count */
+    if (g->cuda)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into int64 has no CUDA lowering yet (export "
+                      "for the CPU)", n->target, sc_dtype_name(in_dt));
+    LLVMTypeRef pi[6] = {g->ptr, g->ptr, g->i32, g->i32, g->ptr, g->ptr};
+    LLVMValueRef ai[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), LLVMConstInt(g->i32, (unsigned)r, 0),
+                          array_i64(g, x->dims, r), array_i32(g, mask, r)};
+    cg_call(g, "sc_k_sum_i64", g->voidt, pi, 6, ai, 6, false);
+    return true;
+  }
+  if (in_dt != SC_DTYPE_F32 || out_dt != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, and sums of "
+                    "integers or bools into int64, have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
   LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->f64};
   LLVMValueRef a[7] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i32(g, mask, r),
                        LLVMConstInt(g->i32, (unsigned)op, 0), LLVMConstReal(g->f64, correction)};

@@ -30,6 +30,8 @@ class Program:
         self.rng = rng
         self.lines = []
         self.params = {}
+        self.n = None          # the sample of an int input n, when the program has one
+        self.unbacked = False  # whether steps may use item()
 
 
 def sample_shape(rng, rank):
@@ -51,6 +53,10 @@ def gen_body(rng, prog, shapes):
             choices += ["flatten", "transpose", "view_keep0", "sum_last"]
         if r >= 1:
             choices += ["slice0", "cat0", "matmul", "unsqueeze", "reshape_flat", "narrow_last", "div_guard"]
+        if prog.n is not None:
+            choices += ["scale_n", "scale_n", "slice_n"]
+        if r >= 1 and prog.unbacked:
+            choices += ["item_slice"]
         step = rng.choice(choices)
         if step == "relu":
             prog.lines.append("h = h.relu()")
@@ -111,6 +117,16 @@ def gen_body(rng, prog, shapes):
             h[-1] = k
         elif step == "div_guard":
             prog.lines += ["if h.shape[0] % 2 == 0:", "    h = h * 3"]
+        elif step == "scale_n":
+            prog.lines.append("h = h * n + n")
+        elif step == "slice_n":
+            if h[0] >= prog.n:
+                prog.lines.append("h = h[:n]")
+                h[0] = prog.n
+        elif step == "item_slice":  # a data-dependent length, bounded by torch._check
+            prog.lines += ["u = (h > 0).sum().item()", "torch._check(u >= 0)", "torch._check(u <= h.shape[0])",
+                           "h = h[:u].sum(0) if h.dim() > 1 else h[:u].sum().reshape(1)"]
+            h = h[1:] if len(h) > 1 else [1]
     prog.lines.append("return h")
 
 
@@ -160,17 +176,34 @@ def make_case(seed):
     if rng.random() < 0.5:  # a second input that broadcasts against x
         shapes.append([s if rng.random() < 0.7 else 1 for s in x_shape[rng.randint(0, len(x_shape) - 1):]])
     prog = Program(rng)
+    # seeds from 1000 on also draw ints, dict inputs and data-dependent lengths (the
+    # fixed set 0-299 keeps its programs)
+    extended = seed >= 1000
+    if extended and rng.random() < 0.3:
+        prog.n = rng.randint(2, 5)
+    prog.unbacked = extended and rng.random() < 0.2
+    in_dict = extended and len(shapes) == 2 and rng.random() < 0.3
     gen_body(rng, prog, shapes)
-    names = ["x", "y"][:len(shapes)]
-    src = [f"def forward(self, {', '.join(names)}):"] + ["    " + line for line in prog.lines]
+    names = ["x", "d" if in_dict else "y"][:len(shapes)] + (["n"] if prog.n is not None else [])
+    head = ['y = d["y"]'] if in_dict else []
+    src = [f"def forward(self, {', '.join(names)}):"] + ["    " + line for line in head + prog.lines]
     namespace = {"torch": torch}
     exec("\n".join(src), namespace)
     cls = type(f"P{seed}", (torch.nn.Module,), {"forward": namespace["forward"]})
     module = cls()
     for name, shape in prog.params.items():
         module.register_parameter(name, torch.nn.Parameter(torch.randn(*shape)))
-    args = tuple(torch.randn(*s) for s in shapes)
-    return module.eval(), args, gen_spec(rng, shapes), "\n".join(src)
+    tensors = [torch.randn(*s) for s in shapes]
+    spec = list(gen_spec(rng, shapes))
+    args = [tensors[0]]
+    if len(tensors) > 1:
+        args.append({"y": tensors[1]} if in_dict else tensors[1])
+        if in_dict:
+            spec[1] = {"y": spec[1]}
+    if prog.n is not None:
+        args.append(prog.n)
+        spec.append(rng.choice([None, Dim.DYNAMIC, Dim.AUTO]))
+    return module.eval(), tuple(args), tuple(spec), "\n".join(src)
 
 
 def save_auto(module, args, d):
@@ -178,8 +211,13 @@ def save_auto(module, args, d):
     whose range_constraints and guards_code carry the guards of its Python code (an `if`
     on a size, a torch._check) that a static program cannot show; test_diff.py re-applies
     the refused spec to it.  Returns whether torch exported it."""
-    args = tuple(a.clone() for a in args)
-    ds = tuple({k: Dim.AUTO for k in range(a.dim())} for a in args)
+    args = tuple(torch.utils._pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, args))
+
+    def auto(a):
+        if isinstance(a, dict):
+            return {k: auto(v) for k, v in a.items()}
+        return {k: Dim.AUTO for k in range(a.dim())} if isinstance(a, torch.Tensor) else Dim.AUTO
+    ds = tuple(auto(a) for a in args)
     try:
         torch.export.save(torch.export.export(module, args, dynamic_shapes=ds), os.path.join(d, "auto.pt2"))
         return True

@@ -227,6 +227,7 @@ def small_cases():
     c.append(case("int_dynamic", lambda m, x, n: x[:n] * 2 + n, (r(8, 3), 5), ({0: AUTO}, DYN)))
     c.append(case("int_reshape", lambda m, x, n: x.reshape(n, -1), (r(12), 3), ({0: AUTO}, DYN)))
     c.append(case("int_auto_scale", lambda m, x, n: x * n + n, (r(4), 3), (None, AUTO)))
+    c.append(case("item_count", item_count, (r(9, 2),), {"x": {0: AUTO}}))
     # ---- pytree inputs -----------------------------------------------------------------------------
     c.append(case("list_input", lambda m, xs: xs[0] + xs[1], ([r(4, 3), r(4, 3)],), ([{0: AUTO}, {0: AUTO}],)))
     c.append(case("dict_input", lambda m, d: d["a"] * d["b"], ({"a": r(5), "b": r(5)},), ({"a": {0: AUTO}, "b": {0: AUTO}},)))
@@ -315,6 +316,13 @@ def zoo_cases():
         # slices whose clamps tracing decided with n >= 2: ep.module() runs n = 0 and 1
         case("zoo_slice_floor", slice_floor, (r(5, 3),), {"x": {0: Dim("n", min=0, max=64)}}),
     ]
+
+
+def item_count(m, x):
+    """A count (an int64 sum of bools) read back with item() as a length."""
+    u = (x[:, 0] > 0).sum().item()
+    torch._check(u <= x.shape[0])
+    return x[:u] * 2, (x > 0).sum(0)
 
 
 def slice_floor(m, x):

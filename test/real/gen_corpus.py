@@ -310,10 +310,34 @@ def write_spec(d, ds, args, kwargs):
     try:
         dumped = _dump_dynamic_shapes(ds, args, kwargs, to_dict=True)
     except Exception as e:  # noqa: BLE001 - a spec torch cannot dump is recorded as such
-        dumped = {"unserializable": error_json(e)}
+        dumped = dump_with_int_hints(ds, args, kwargs) or {"unserializable": error_json(e)}
     with open(os.path.join(d, "spec.json"), "w") as f:
         json.dump(dumped, f, indent=1, sort_keys=True)
         f.write("\n")
+
+
+def dump_with_int_hints(ds, args, kwargs):
+    """torch 2.14 cannot serialize AUTO or DYNAMIC on an int argument ("expected None"),
+    though export takes it: the spec is dumped with None there and the hint written in
+    torch's spelling afterwards ("_DimHint.DYNAMIC", which shapec reads for an int).
+    None when that is not the trouble."""
+    from torch._export.serde.dynamic_shapes import _dump_dynamic_shapes
+    from torch.export.dynamic_shapes import _DimHint
+    names = list(ds) if isinstance(ds, dict) else None
+    entries = list(ds.values()) if names else list(ds)
+    hints = {i: e for i, e in enumerate(entries) if isinstance(e, _DimHint)}
+    if not hints or kwargs:
+        return None
+    cleaned = [None if i in hints else e for i, e in enumerate(entries)]
+    try:
+        dumped = _dump_dynamic_shapes(dict(zip(names, cleaned)) if names else tuple(cleaned), args, kwargs, to_dict=True)
+    except Exception:  # noqa: BLE001
+        return None
+    shapes = list(dumped["dynamic_shapes"])
+    for i, e in hints.items():
+        shapes[i] = f"_DimHint.{e.type.name}"
+    dumped["dynamic_shapes"] = shapes
+    return dumped
 
 
 def write_answers(d, answers):

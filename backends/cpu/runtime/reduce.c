@@ -49,6 +49,28 @@ void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shap
   }
 }
 
+void sc_k_sum_i64(const void *x, int64_t *y, int32_t kind, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
+  int64_t out_n = 1, total = 1;
+  for (int32_t i = 0; i < ndim; i++) {
+    total *= shape[i];
+    if (!reduce[i]) out_n *= shape[i];
+  }
+  for (int64_t o = 0; o < out_n; o++) y[o] = 0;
+  int64_t idx[16] = {0};
+  for (int64_t lin = 0; lin < total; lin++) {
+    int64_t o = 0;
+    for (int32_t i = 0; i < ndim; i++)
+      if (!reduce[i]) o = o * shape[i] + idx[i];
+    int64_t v = kind == 0 ? ((const uint8_t *)x)[lin] : kind == 1 ? ((const int8_t *)x)[lin]
+              : kind == 2 ? ((const int16_t *)x)[lin] : kind == 3 ? ((const int32_t *)x)[lin] : ((const int64_t *)x)[lin];
+    y[o] = (int64_t)((uint64_t)y[o] + (uint64_t)v); /* wraps as torch's int64 sum does */
+    for (int32_t i = ndim - 1; i >= 0; i--) {
+      if (++idx[i] < shape[i]) break;
+      idx[i] = 0;
+    }
+  }
+}
+
 void sc_k_arg_reduce_f32(const float *x, float *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,
                          int32_t is_min) {
   for (int64_t o = 0; o < outer; o++)
