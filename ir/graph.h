@@ -50,6 +50,7 @@ typedef struct sc_value {
   const char *class_fqn;     /* CUSTOM_OBJ */
   int def_node;              /* defining node index; -1 for a graph input; -2 not yet defined */
   const char *path;          /* where its meta is declared */
+  const char *display;       /* a user input as torch's messages name it (d['y'] for d_y); NULL: name */
   /* set by the shape analysis (passes/shape_analysis.c) */
   const sc_expr **shape;     /* TENSOR: symbolic sizes, meta.rank entries: what the library computes */
   const sc_expr **shown;     /* TENSOR, or NULL when the same as shape: the sizes as the program's meta

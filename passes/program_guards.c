@@ -167,13 +167,15 @@ static const sc_expr *parse_input_path(parser *ps) {
     if (k >= v->meta.rank) return fail(ps, method, sc_arena_printf(&ps->ctx->arena, "'%s' has rank %d, no dim %lld", input,
                                                                    v->meta.rank, (long long)k));
     if (!v->shape) return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' has no analysed shape", input));
-    show_input(ps, input, tail);
-    return ps->raw ? sc_expr_sym(ps->ctx, sc_arena_printf(&ps->ctx->arena, "%s.size()[%lld]", input, (long long)k))
+    const char *shown = v->display ? v->display : input; /* d['y'], as torch names it */
+    show_input(ps, shown, tail);
+    return ps->raw ? sc_expr_sym(ps->ctx, sc_arena_printf(&ps->ctx->arena, "%s.size()[%lld]", shown, (long long)k))
                    : v->shape[k];
   }
   if (v->kind == SC_VALUE_SYM_INT && v->sym) {
-    show_input(ps, input, tail);
-    return ps->raw ? sc_expr_sym(ps->ctx, input) : v->sym;
+    const char *shown = v->display ? v->display : input;
+    show_input(ps, shown, tail);
+    return ps->raw ? sc_expr_sym(ps->ctx, shown) : v->sym;
   }
   return fail(ps, start, sc_arena_printf(&ps->ctx->arena, "'%s' is not an integer input; a guard may use its .size()", input));
 }

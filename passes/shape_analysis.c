@@ -10,7 +10,7 @@
 #include "shape_rules.h"
 
 const char *sc_analysis_dim_source(sc_ctx *ctx, const sc_value *v, int dim) {
-  return sc_arena_printf(&ctx->arena, "%s.size()[%d]", v->name, dim);
+  return sc_arena_printf(&ctx->arena, "%s.size()[%d]", v->display ? v->display : v->name, dim);
 }
 
 sc_range_iv sc_analysis_reported_range(const sc_symbol *s) {
@@ -109,7 +109,7 @@ static bool create_int_input(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *i
       s->declared = declared;
       s->has_hint = v->has_hint;
       s->hint = v->hint;
-      s->source = v->name;
+      s->source = v->display ? v->display : v->name;
       s->is_int = true;
     }
     v->sym = d->expr;
@@ -134,7 +134,7 @@ static bool create_int_input(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *i
   s->declared = sc_iv(d->has_min ? d->min : 0, r.hi);
   s->has_hint = true;
   s->hint = d->sample;
-  s->source = v->name;
+  s->source = v->display ? v->display : v->name;
   s->spec_path = d->path;
   s->is_int = true;
   v->sym = sc_expr_sym(ctx, s->name);

@@ -361,7 +361,7 @@ static LLVMValueRef emit_prepare(cg *g) {
         LLVMValueRef idx[1] = {cg_i64(g, d)};
         dim_site *site = &sites[n_sites++];
         *site = (dim_site){v->shape[d], LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim"),
-                           sc_arena_printf(&g->ctx->arena, "%s.size()[%d]", v->name, d), true, false, 0, false};
+                           sc_analysis_dim_source(g->ctx, v, d), true, false, 0, false};
         /* torch checks a static size with the input unless tracing specialized a dynamic
          * dim, whose guard is in guards_code; a program read without a spec has ints */
         site->torch_checks = spec->from_program || user >= spec->n_inputs || d >= spec->inputs[user].rank ||
@@ -373,7 +373,7 @@ static LLVMValueRef emit_prepare(cg *g) {
       LLVMValueRef off = tensor_field(g, inputs, (int)k, 6, g->i64);
       LLVMValueRef at = LLVMBuildGEP2(g->B, g->i8, data, &off, 1, "scalar");
       dim_site *site = &sites[n_sites++];
-      *site = (dim_site){.source = ci.name, .torch_checks = true};
+      *site = (dim_site){.source = v && v->display ? v->display : ci.name, .torch_checks = true};
       if (ci.dtype == SC_DTYPE_F64) {
         site->is_float = true;
         site->d = LLVMBuildLoad2(g->B, g->f64, at, "f");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input_paths.h"
 #include "json_document.h"
 #include "lib/base/fileio.h"
 
@@ -1007,6 +1008,26 @@ static bool read_guards_code(reader *r, sc_program *p, const cJSON *root) {
   return ok;
 }
 
+/* Each user input as torch's messages name it (d['y'] for the placeholder d_y), from the
+ * signature's in_spec; left unnamed when the leaves do not line up with the inputs. */
+static void name_inputs_as_torch(reader *r, sc_program *p, const cJSON *in_spec) {
+  const char **names;
+  size_t n = cJSON_IsString(in_spec) ? sc_input_paths(r->ctx, in_spec->valuestring, p->forward_arg_names,
+                                                      p->n_forward_arg_names, &names)
+                                     : 0;
+  size_t leaves = 0;
+  for (size_t i = 0; i < p->n_input_specs; i++)
+    leaves += p->input_specs[i].kind == SC_INPUT_USER || p->input_specs[i].kind == SC_INPUT_CONSTANT;
+  if (!n || n != leaves) return;
+  for (size_t i = 0, k = 0; i < p->n_input_specs; i++) {
+    const sc_input_spec *s = &p->input_specs[i];
+    if (s->kind != SC_INPUT_USER && s->kind != SC_INPUT_CONSTANT) continue;
+    sc_value *v = s->kind == SC_INPUT_USER ? sc_input_spec_value(s) : NULL;
+    if (v && strcmp(names[k], v->name) != 0) v->display = names[k];
+    k++;
+  }
+}
+
 static void read_forward_arg_names(reader *r, sc_program *p, const cJSON *gm) {
   const cJSON *mcg = cJSON_GetObjectItemCaseSensitive(gm, "module_call_graph");
   if (!cJSON_IsArray(mcg)) return;
@@ -1020,6 +1041,7 @@ static void read_forward_arg_names(reader *r, sc_program *p, const cJSON *gm) {
     p->forward_arg_names = sc_arena_alloc(&r->ctx->arena, (n ? n : 1) * sizeof *p->forward_arg_names);
     for (const cJSON *s = names->child; s; s = s->next)
       if (cJSON_IsString(s)) p->forward_arg_names[p->n_forward_arg_names++] = sc_ctx_intern(r->ctx, s->valuestring);
+    name_inputs_as_torch(r, p, cJSON_GetObjectItemCaseSensitive(sig, "in_spec"));
     return;
   }
 }
