@@ -93,6 +93,9 @@ static void create_program_symbols(sc_ctx *ctx, sc_analysis *a) {
     }
 }
 
+/* Guards and violations that come from the spec itself. */
+static const sc_provenance spec_prov = {-1, "", "", "", "spec", NULL};
+
 /* An int input the program keeps as a SymInt: its own symbol (the program's, or a new
  * one for AUTO and DYNAMIC), or its sample value where the spec makes it static.  torch
  * gives such a symbol no floor of 2 and no 0/1 specialization; range_constraints report
@@ -120,6 +123,21 @@ static bool create_int_input(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *i
                                "int input '%s' has no sample value in the program", v->name);
     sc_diag_set_hint(&ctx->diags, dg, "export the program again with torch, which records the sample as the hint");
     return false;
+  }
+  /* torch specialized it when it exported the program (its value is a constant there,
+   * its uses in the graph are that constant): it stays so, as torch's own export with this
+   * spec would make it, and a DYNAMIC int is a violation */
+  int64_t traced;
+  if (v->expr && sc_expr_is_const(v->expr, &traced) && d->kind != SC_DIM_STATIC) {
+    v->sym = v->expr;
+    if (d->kind == SC_DIM_AUTO) return true;
+    const char *fix = sc_arena_printf(&ctx->arena, "dynamic_shapes['%s'] = None", v->name);
+    sc_violation *vi = sc_env_violation(&a->env, &spec_prov, NULL, &fix, 1, SC_SPECIALIZED_SENTENCE, v->name,
+                                        (long long)traced);
+    vi->label = v->name;
+    vi->note = sc_arena_printf(&ctx->arena, "the program uses %s as the constant %lld", v->name, (long long)traced);
+    vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = d->path, .value = traced};
+    return true;
   }
   if (d->kind == SC_DIM_STATIC) {
     v->sym = sc_expr_int(ctx, d->sample);
@@ -275,7 +293,6 @@ static void compare_with_metas(sc_ctx *ctx, sc_analysis *a) {
                  "%zu more sizes differ from the program's metas", n_differ - SHOWN);
 }
 
-static const sc_provenance spec_prov = {-1, "", "", "", "spec", NULL};
 
 static void no_sample(sc_ctx *ctx, const sc_program *p, const sc_value *v, int k) {
   sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_NO_SAMPLE, SC_SEV_ERROR, p->file, v->path,
