@@ -63,6 +63,8 @@ typedef struct sc_dynspec {
   sc_root_dim *roots;
   size_t n_roots;
   sc_input_dims *inputs;     /* one per user input */
+  bool prefer_deferred_asserts; /* torch's prefer_deferred_runtime_asserts_over_guards: a guard the
+                                   spec language cannot state is checked on each call, not a violation */
   size_t n_inputs;
 } sc_dynspec;
 

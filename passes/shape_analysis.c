@@ -202,6 +202,18 @@ static const sc_expr *program_guard(sc_ctx *ctx, const sc_program *p, size_t i, 
   return NULL;
 }
 
+/* Whether the analysis made the guards_code entry at path a runtime assert (a re-applied
+ * spec with --prefer-deferred-runtime-asserts): then torch's export with that spec has it
+ * in the graph, not in its guards, and the library checks it as an assert. */
+static bool deferred(const sc_analysis *a, const char *path) {
+  for (size_t i = 0; i < a->env.n_guards; i++) {
+    const sc_guard *g = &a->env.guards[i];
+    if (g->outcome == SC_GUARD_RUNTIME_ASSERT && g->prov.node == SC_PROV_GUARDS_CODE && strcmp(g->prov.path, path) == 0)
+      return true;
+  }
+  return false;
+}
+
 /* Every guard of guards_code holds on each call: checked on the input sizes, unless it
  * is true whatever the sizes (x.size()[0] == x.size()[0] once both dims are one symbol). */
 static void record_program_guards(sc_ctx *ctx, sc_analysis *a) {
@@ -211,7 +223,7 @@ static void record_program_guards(sc_ctx *ctx, sc_analysis *a) {
     const char *text;
     const sc_expr *raw = NULL;
     const sc_expr *cond = program_guard(ctx, p, i, true, &text, &raw);
-    if (!cond) continue;
+    if (!cond || deferred(a, p->guards_code_paths[i])) continue;
     if (raw) a->checks[a->n_checks++] = (sc_program_check){raw, text};
     cond = sc_env_resolve(&a->env, cond);
     if (cond->kind == SC_EXPR_TRUE) continue;
@@ -502,6 +514,7 @@ static void report_violations(sc_ctx *ctx, sc_analysis *a) {
 bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, sc_analysis *out) {
   memset(out, 0, sizeof *out);
   sc_env_init(&out->env, ctx);
+  out->env.prefer_deferred_asserts = spec->prefer_deferred_asserts;
   out->program = p;
   out->spec = spec;
   size_t errors_before = ctx->diags.n_errors;

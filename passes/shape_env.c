@@ -553,6 +553,10 @@ static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_exp
     sc_env_input_guard(env, guard, input_text(env, guard), prov);
     return true;
   }
+  if (env->prefer_deferred_asserts) { /* checked on each call, as torch's flag makes it */
+    record(env, guard, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+    return true;
+  }
   sc_range_iv r = {s->range.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(s->range.lo, m),
                    s->range.hi == SC_INT_OO ? SC_INT_OO : floor_div(s->range.hi, m)};
   const char *root = sc_arena_printf(&env->ctx->arena, "_%s", s->name);
@@ -575,6 +579,10 @@ static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_exp
 static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   const char *names[2];
   sc_symbol *s = sc_expr_symbols(e, names, 2) == 1 ? sc_env_find(env, names[0]) : NULL;
+  if (s && s->origin == SC_SYM_NAMED && env->prefer_deferred_asserts) {
+    record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+    return;
+  }
   if (s && s->origin == SC_SYM_NAMED) {
     sc_violation *vi = sc_env_violation(env, prov, e, NULL, 0,
                                         "Not all values of %s = %s in the specified range%s satisfy the generated guard "

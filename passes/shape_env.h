@@ -116,6 +116,8 @@ typedef struct sc_shape_env {
   int next_s, next_u;      /* numbering of new s / u symbols */
   const sc_expr **facts;   /* conditions known to hold (the program's own guards) */
   size_t n_facts, cap_facts;
+  bool prefer_deferred_asserts; /* guards beyond the spec language on a named Dim become runtime
+                                   asserts instead of violations (torch's export flag) */
 } sc_shape_env;
 
 void sc_env_init(sc_shape_env *env, sc_ctx *ctx);

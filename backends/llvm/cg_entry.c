@@ -169,8 +169,10 @@ static void emit_assert(cg *g, const sc_guard *gd) {
   int n = sc_expr_symbols(gd->expr, names, 16);
   LLVMValueRef holds = cg_expr(g, gd->expr);
   sc_strbuf sb = {0};
+  /* a guard from guards_code or the spec has no node: its place in the file says where */
+  const char *where = gd->prov.node_name && *gd->prov.node_name ? gd->prov.node_name : gd->prov.path;
   sc_strbuf_printf(&sb, "Runtime assertion failed for expression %s on node '%s':", sc_expr_to_string(g->ctx, gd->expr),
-                   gd->prov.node_name);
+                   where ? where : "");
   LLVMValueRef args[16];
   for (int k = 0; k < n; k++) {
     int s = cg_symbol_index(g, names[k]);

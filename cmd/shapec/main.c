@@ -38,6 +38,7 @@ static const char *const usage_main =
 static const char *const usage_export =
     "usage: shapec export MODEL [--dynamic SPEC] [--weights FILE] [-o OUTDIR]\n"
     "                           [--report FILE] [--fix-spec FILE] [--no-codegen]\n"
+    "                           [--prefer-deferred-runtime-asserts]\n"
     "                           [--target cpu|cuda|cpu,cuda] [--cuda-arch SM] [--cuda-emulate]\n"
     "                           [--cpu NAME] [--emit-llvm]\n"
     "                           [--external-weights] [--explain] [-q]\n"
@@ -57,6 +58,10 @@ static const char *const usage_export =
     "  --report FILE    write the report here instead of OUTDIR/constraints.json\n"
     "  --fix-spec FILE  write SPEC with every suggested fix applied\n"
     "  --no-codegen     stop after the analysis; write only the report (no weights needed)\n"
+    "  --prefer-deferred-runtime-asserts\n"
+    "                   as torch.export's prefer_deferred_runtime_asserts_over_guards: a guard\n"
+    "                   on a Dim that the spec cannot state (dx % 2 == 0, dx != 3) is checked\n"
+    "                   by the library on each call instead of being a violation\n"
     "  --target LIST    cpu (default), cuda, or cpu,cuda: the tensors the library computes\n"
     "                   on.  cuda builds PTX kernels (through LLVM's NVPTX target, with\n"
     "                   libdevice from the CUDA toolkit) and a launcher that loads the\n"
@@ -135,6 +140,8 @@ static int cmd_export(int argc, char **argv) {
       explain = true;
     } else if (strcmp(a, "--no-codegen") == 0) {
       opts.no_codegen = true;
+    } else if (strcmp(a, "--prefer-deferred-runtime-asserts") == 0) {
+      opts.prefer_deferred_asserts = true;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
       quiet = true;
     } else if (a[0] == '-' && a[1] != '\0') {

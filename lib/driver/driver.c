@@ -123,6 +123,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   bool ok = false;
   cJSON *fixed = NULL;
   if (out->spec) {
+    out->spec->prefer_deferred_asserts = opts->prefer_deferred_asserts;
     ok = sc_analysis_run(ctx, out->program, out->spec, &out->analysis);
     out->analysed = true;
     adopt_ranges(ctx, out->program, &out->analysis);

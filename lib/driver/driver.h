@@ -20,6 +20,7 @@ typedef struct sc_export_options {
   const char *report;    /* default OUTDIR/constraints.json */
   const char *fix_spec;  /* write the corrected spec here */
   bool no_codegen;
+  bool prefer_deferred_asserts; /* --prefer-deferred-runtime-asserts */
   const char *cpu;       /* --cpu NAME; NULL: the host */
   bool emit_llvm;        /* also write OUTDIR/model.ll */
   bool external_weights; /* weights in OUTDIR/model.weights, not inside model.so */
