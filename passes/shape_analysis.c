@@ -206,6 +206,7 @@ static const sc_expr *program_guard(sc_ctx *ctx, const sc_program *p, size_t i, 
  * spec with --prefer-deferred-runtime-asserts): then torch's export with that spec has it
  * in the graph, not in its guards, and the library checks it as an assert. */
 static bool deferred(const sc_analysis *a, const char *path) {
+  if (!a->env.prefer_deferred_asserts) return false;
   for (size_t i = 0; i < a->env.n_guards; i++) {
     const sc_guard *g = &a->env.guards[i];
     if (g->outcome == SC_GUARD_RUNTIME_ASSERT && g->prov.node == SC_PROV_GUARDS_CODE && strcmp(g->prov.path, path) == 0)
