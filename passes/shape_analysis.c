@@ -365,10 +365,11 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
       /* 0/1 specialization: silent for AUTO, an error for DYNAMIC and named Dims */
       v->shape[k] = sc_expr_int(ctx, d->sample);
       if (d->kind == SC_DIM_AUTO) continue;
-      const char *fix = sc_arena_printf(&ctx->arena, "dynamic_shapes['%s'][%d] = %lld", v->name, k, (long long)d->sample);
+      /* torch suggests pinning a named Dim by its name (dx = 1), and nothing for DYNAMIC */
       const char *label = d->kind == SC_DIM_NAMED ? d->root->name : source;
-      sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, &fix, 1, SC_SPECIALIZED_SENTENCE, label,
-                                          (long long)d->sample);
+      const char *fix = sc_arena_printf(&ctx->arena, "%s = %lld", label, (long long)d->sample);
+      sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, &fix, d->kind == SC_DIM_NAMED, SC_SPECIALIZED_SENTENCE,
+                                          label, (long long)d->sample);
       vi->label = label;
       vi->note = sc_arena_printf(&ctx->arena, "the sample size %lld of %s specializes it (0/1 specialization); use a "
                                  "sample of 2 or more to keep it dynamic, or make it static", (long long)d->sample,
@@ -458,6 +459,36 @@ static bool said_before(const sc_shape_env *env, size_t i) {
   return false;
 }
 
+/* The Dim a fix line is about ("dx" in "dx = 2*_dx"), and whether it pins it to an int
+ * or to an expression rather than a range. */
+static size_t fix_subject(const char *fix, bool *to_int, bool *to_expr) {
+  size_t n = strcspn(fix, " ");
+  const char *rhs = strstr(fix, " = ");
+  rhs = rhs ? rhs + 3 : "";
+  *to_int = rhs[0] && strspn(rhs, "-0123456789") == strlen(rhs);
+  *to_expr = !*to_int && strncmp(rhs, "Dim(", 4) != 0;
+  return n;
+}
+
+/* torch's prettify_results keeps one suggestion per Dim: a value, else a relation, else a
+ * range; the new root of a Dim pinned to a value goes too ("d = 6", not "_d = Dim(...)"). */
+static bool superseded(const sc_shape_env *env, const char *fix) {
+  bool to_int, to_expr;
+  size_t n = fix_subject(fix, &to_int, &to_expr);
+  if (to_int) return false;
+  for (size_t i = 0; i < env->n_violations; i++)
+    for (size_t k = 0; k < env->violations[i].n_fixes; k++) {
+      const char *other = env->violations[i].fixes[k];
+      bool o_int, o_expr;
+      size_t m = fix_subject(other, &o_int, &o_expr);
+      bool same = m == n && strncmp(other, fix, n) == 0;
+      bool root_of = fix[0] == '_' && m == n - 1 && strncmp(other, fix + 1, m) == 0; /* _dx and dx */
+      if (same && (o_int || (o_expr && !to_expr))) return true;
+      if (root_of && o_int) return true;
+    }
+  return false;
+}
+
 const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool explain) {
   const sc_shape_env *env = &a->env;
   sc_strbuf sb = {0};
@@ -487,10 +518,11 @@ const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool 
       for (size_t j = 0; j <= i && !seen; j++)
         for (size_t m = 0; m < env->violations[j].n_fixes && !seen; m++)
           seen = (j < i || m < k) && strcmp(env->violations[j].fixes[m], fix) == 0;
-      if (seen) continue;
+      if (seen || superseded(env, fix)) continue;
       if (!n_fixes++) sc_strbuf_append(&sb, "\nSuggested fixes:");
       sc_strbuf_printf(&sb, "\n  %s", fix);
     }
+
   const char *text = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&sb));
   sc_strbuf_free(&sb);
   return text;
@@ -507,8 +539,9 @@ static void report_violations(sc_ctx *ctx, sc_analysis *a) {
   const char *path = from_spec ? v->fix.spec_path : v->prov.path;
   sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_CONSTRAINT_VIOLATION, SC_SEV_ERROR, file, path, "%s",
                             sc_analysis_violations_text(ctx, a, true));
-  bool fixes = false;
-  for (size_t i = 0; i < a->env.n_violations; i++) fixes |= a->env.violations[i].n_fixes > 0;
+  bool fixes = false; /* what --fix-spec can apply, shown as a line or not */
+  for (size_t i = 0; i < a->env.n_violations; i++)
+    fixes |= a->env.violations[i].n_fixes > 0 || a->env.violations[i].fix.kind != SC_FIX_NONE;
   if (fixes) sc_diag_set_hint(&ctx->diags, d, "shapec export --fix-spec writes the spec with these fixes applied");
 }
 

@@ -336,12 +336,16 @@ static const char *spec_range_text(sc_shape_env *env, const char *name, sc_range
   return s;
 }
 
-/* "dx = Dim('dx', min=4, max=256)", omitting the default min=2 and an unbounded max. */
+/* "dx = Dim('dx', min=4, max=256)" as torch's prettify_results writes it: no min of 2
+ * (tracing's floor), no unbounded max, except that the new root of a divisibility fix
+ * always states its max ("_dx = Dim('_dx', max=oo)"). */
 static const char *dim_fix(sc_shape_env *env, const char *name, sc_range_iv r) {
+  if (r.lo == r.hi) return sc_arena_printf(&env->ctx->arena, "%s = %lld", name, (long long)r.lo); /* one value left */
   sc_strbuf sb = {0};
   sc_strbuf_printf(&sb, "%s = Dim('%s'", name, name);
   if (r.lo != 2) sc_strbuf_printf(&sb, ", min=%lld", (long long)r.lo);
   if (r.hi != SC_INT_OO) sc_strbuf_printf(&sb, ", max=%lld", (long long)r.hi);
+  else if (name[0] == '_') sc_strbuf_append(&sb, ", max=oo");
   sc_strbuf_append(&sb, ")");
   const char *s = sc_arena_strdup(&env->ctx->arena, sc_strbuf_cstr(&sb));
   sc_strbuf_free(&sb);
@@ -350,17 +354,6 @@ static const char *dim_fix(sc_shape_env *env, const char *name, sc_range_iv r) {
 
 /* The name a user writes for a symbol: its Dim name, else its source. */
 static const char *user_name(const sc_symbol *s) { return s->source ? s->source : s->name; }
-
-/* The spec entry of a symbol, as a Python subscript: dynamic_shapes['w'][1]. */
-static const char *spec_ref(sc_shape_env *env, const sc_symbol *s) {
-  if (!s->source) return s->name;
-  const char *dot = strchr(s->source, '.');
-  int64_t k = 0;
-  const char *br = strrchr(s->source, '[');
-  if (br) k = atoll(br + 1);
-  return sc_arena_printf(&env->ctx->arena, "dynamic_shapes['%.*s'][%lld]", dot ? (int)(dot - s->source) : 0,
-                         s->source, (long long)k);
-}
 
 /* ---- replacements ----------------------------------------------------------------- */
 
@@ -384,7 +377,35 @@ static void named_range_violation(sc_shape_env *env, sc_symbol *s, const sc_expr
   vi->fix = (sc_fix){.kind = SC_FIX_DIM_RANGE, .dim = s->name};
 }
 
+/* torch states the range of a Dim made equal to another (dy = dx) as both Dims' ranges
+ * together, and the new root of a divisibility (_dx) from the Dim's final range: so
+ * these lines are written once every guard is known. */
+static void finalize_relations(sc_shape_env *env) {
+  for (size_t i = 0; i < env->n_violations; i++) {
+    sc_violation *v = &env->violations[i];
+    if (v->fix.kind == SC_FIX_DIM_DIVISIBLE) {
+      sc_symbol *s = sc_env_find(env, v->fix.dim);
+      int64_t m = v->fix.a;
+      if (!s || m <= 1 || !v->n_fixes) continue;
+      sc_range_iv r = {s->range.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(s->range.lo, m),
+                       s->range.hi == SC_INT_OO ? SC_INT_OO : floor_div(s->range.hi, m)};
+      v->fixes[0] = dim_fix(env, v->fix.other, r);
+    } else if (v->fix.kind == SC_FIX_DIM_RELATE && v->fix.a == 1 && v->fix.b == 0 && v->n_fixes == 1) {
+      sc_symbol *s = sc_env_find(env, v->fix.dim), *t = sc_env_find(env, v->fix.other);
+      if (!s || !t || t->origin != SC_SYM_NAMED) continue;
+      sc_range_iv both = sc_iv_intersect(s->range, t->range);
+      if (sc_iv_is_empty(both) || (both.lo == t->range.lo && both.hi == t->range.hi)) continue;
+      const char **fixes = sc_arena_alloc(&env->ctx->arena, 2 * sizeof *fixes);
+      fixes[0] = dim_fix(env, t->name, both);
+      fixes[1] = v->fixes[0];
+      v->fixes = fixes;
+      v->n_fixes = 2;
+    }
+  }
+}
+
 void sc_env_finalize(sc_shape_env *env) {
+  finalize_relations(env);
   /* guards on the inputs in the final symbols: one recorded before a replacement of its
    * symbol (s0 % 2 != 0, then s0 == 3) is over what the inputs give */
   for (size_t i = 0; i < env->n_guards; i++) {
@@ -398,13 +419,14 @@ void sc_env_finalize(sc_shape_env *env) {
     if (v->fix.kind != SC_FIX_DIM_RANGE) continue;
     sc_symbol *s = sc_env_find(env, v->fix.dim);
     sc_range_iv r = s->range;
-    /* the tracing assumption >= 2 is not a fact to declare */
+    /* torch's line leaves out the min of 2 that tracing assumed; the spec --fix-spec
+     * writes keeps the declared min instead, which that assumption is not a fact about */
+    v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
+    v->fixes[0] = dim_fix(env, s->name, r);
     if (r.lo == 2 && s->declared.lo < 2) r.lo = s->declared.lo;
     v->fix.min = r.lo;
     v->fix.max = r.hi;
     v->fix.has_max = r.hi != SC_INT_OO;
-    v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
-    v->fixes[0] = dim_fix(env, s->name, r);
     v->n_fixes = 1;
     /* torch states the range its guards allow, over the input: "2 <= x.size()[0] and
      * x.size()[0] <= 9", an unbounded end written IntInfinity() */
@@ -461,8 +483,9 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
       return false;
     }
     if (s->origin == SC_SYM_DYNAMIC) {
-      const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %lld", spec_ref(env, s), (long long)v);
-      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1, SC_SPECIALIZED_SENTENCE, user_name(s),
+      /* torch suggests nothing here (a DYNAMIC hint has no name to pin); --fix-spec still
+       * writes the value */
+      sc_violation *vi = sc_env_violation(env, prov, guard, NULL, 0, SC_SPECIALIZED_SENTENCE, user_name(s),
                                           (long long)v);
       vi->label = user_name(s);
       vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = s->spec_path, .value = v};

@@ -530,7 +530,9 @@ static bool check_samples(spec_reader *r) {
       }
       root->has_sample = true;
       root->sample = value;
-      if (value < root->min || (root->has_max && value > root->max)) {
+      /* a sample of 0 or 1 is 0/1 specialization, which torch reports (with the fix
+       * dx = 1) before it looks at the range: the analysis says so */
+      if ((value < root->min || (root->has_max && value > root->max)) && value > 1) {
         char maxbuf[32];
         if (root->has_max) snprintf(maxbuf, sizeof maxbuf, "%lld", (long long)root->max);
         else snprintf(maxbuf, sizeof maxbuf, "int_oo");

@@ -124,6 +124,9 @@ def check_program(shapec, d):
                 return "disagree", [f"torch refuses ({answers['export']['message'].splitlines()[0][:100]}), shapec exports"]
             if torch_violation and r.returncode != 1:
                 return "disagree", [f"torch: a constraint violation; shapec: exit {r.returncode} {r.stderr.strip()[:100]}"]
+            want, got = fixes(answers["export"]["message"]), fixes(r.stderr)
+            if torch_violation and want != got:
+                return "disagree", [f"fixes torch={sorted(want)} shapec={sorted(got)}"]
             return "agree", []
         if r.returncode != 0:
             return "disagree", [f"torch exports, shapec refuses: {r.stderr.strip().splitlines()[0][:160] if r.stderr.strip() else r.returncode}"]
@@ -135,6 +138,19 @@ def check_program(shapec, d):
         agree, total, probe_why = probe_verdicts(os.path.join(out, "model.so"), answers)
         why += probe_why
         return ("agree" if not why else "disagree"), why
+
+
+def fixes(message):
+    """The lines of a 'Suggested fixes:' block (torch's, or shapec's in the same form)."""
+    out, inside = set(), False
+    for line in message.splitlines():
+        if line.strip() == "Suggested fixes:":
+            inside = True
+        elif inside and line.startswith("  ") and "=" in line:
+            out.add(line.strip())
+        elif inside:
+            inside = False
+    return out
 
 
 def classify(reason):
