@@ -489,6 +489,50 @@ static bool superseded(const sc_shape_env *env, const char *fix) {
   return false;
 }
 
+/* "dy = dx" where dx has its own fix line, a value or a new root: torch states dy the
+ * same way ("dy = 6", "dy = 2*_dx"). */
+static const char *through_other_fixes(sc_ctx *ctx, const sc_shape_env *env, const char *fix) {
+  bool to_int, to_expr;
+  size_t n = fix_subject(fix, &to_int, &to_expr);
+  if (!to_expr || strlen(fix) < n + 3) return fix;
+  const char *rhs = fix + n + 3;
+  if (strpbrk(rhs, " *+-()")) return fix; /* only "dy = dx" */
+  for (size_t i = 0; i < env->n_violations; i++)
+    for (size_t k = 0; k < env->violations[i].n_fixes; k++) {
+      const char *other = env->violations[i].fixes[k];
+      bool o_int, o_expr;
+      size_t m = fix_subject(other, &o_int, &o_expr);
+      if (m != strlen(rhs) || strncmp(other, rhs, m) != 0 || !(o_int || o_expr)) continue;
+      return sc_arena_printf(&ctx->arena, "%.*s = %s", (int)n, fix, other + m + 3);
+    }
+  return fix;
+}
+
+size_t sc_analysis_fix_lines(sc_ctx *ctx, const sc_analysis *a, const char ***out) {
+  const sc_shape_env *env = &a->env;
+  size_t cap = env->n_suggestions + 1, n = 0;
+  for (size_t i = 0; i < env->n_violations; i++) cap += env->violations[i].n_fixes;
+  const char **lines = sc_arena_alloc(&ctx->arena, cap * sizeof *lines);
+  for (size_t i = 0; i < env->n_violations; i++)
+    for (size_t k = 0; k < env->violations[i].n_fixes; k++) {
+      const char *fix = env->violations[i].fixes[k];
+      bool seen = false;
+      for (size_t j = 0; j <= i && !seen; j++)
+        for (size_t m = 0; m < env->violations[j].n_fixes && !seen; m++)
+          seen = (j < i || m < k) && strcmp(env->violations[j].fixes[m], fix) == 0;
+      if (!seen && !superseded(env, fix)) lines[n++] = through_other_fixes(ctx, env, fix);
+    }
+  for (size_t i = 0; i < env->n_suggestions; i++) {
+    const char *line = through_other_fixes(ctx, env, env->suggestions[i]);
+    bool to_int, to_expr, seen = false;
+    fix_subject(line, &to_int, &to_expr);
+    for (size_t j = 0; j < n && !seen; j++) seen = strcmp(lines[j], line) == 0;
+    if (!to_int && !seen) lines[n++] = line; /* a Dim pinned to a value: torch names no size after it */
+  }
+  *out = lines;
+  return n;
+}
+
 const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool explain) {
   const sc_shape_env *env = &a->env;
   sc_strbuf sb = {0};
@@ -510,19 +554,10 @@ const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool 
       sc_strbuf_printf(&sb, "\n    (shapec: from %s%s%s)", sc_env_where((sc_shape_env *)env, &v->prov),
                        v->note ? ": " : "", v->note ? v->note : "");
   }
-  size_t n_fixes = 0;
-  for (size_t i = 0; i < env->n_violations; i++)
-    for (size_t k = 0; k < env->violations[i].n_fixes; k++) {
-      const char *fix = env->violations[i].fixes[k];
-      bool seen = false;
-      for (size_t j = 0; j <= i && !seen; j++)
-        for (size_t m = 0; m < env->violations[j].n_fixes && !seen; m++)
-          seen = (j < i || m < k) && strcmp(env->violations[j].fixes[m], fix) == 0;
-      if (seen || superseded(env, fix)) continue;
-      if (!n_fixes++) sc_strbuf_append(&sb, "\nSuggested fixes:");
-      sc_strbuf_printf(&sb, "\n  %s", fix);
-    }
-
+  const char **lines;
+  size_t n_fixes = sc_analysis_fix_lines(ctx, a, &lines);
+  if (n_fixes) sc_strbuf_append(&sb, "\nSuggested fixes:");
+  for (size_t i = 0; i < n_fixes; i++) sc_strbuf_printf(&sb, "\n  %s", lines[i]);
   const char *text = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&sb));
   sc_strbuf_free(&sb);
   return text;

@@ -51,6 +51,9 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
  * violation, "Suggested fixes:" and one "  dx = Dim('dx', max=16)" line per fix; with
  * explain, each bullet is followed by where shapec found its guard. */
 const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool explain);
+/* The "Suggested fixes:" lines as torch writes them: one per Dim (a value, else a
+ * relation, else a range), then the sizes to name after a Dim (L['y'].size()[1] = dx). */
+size_t sc_analysis_fix_lines(sc_ctx *ctx, const sc_analysis *a, const char ***lines);
 void sc_analysis_release(sc_analysis *a);
 /* Appends the symbols (with their replacement or range) and the runtime asserts, for
  * people; the report holds the same facts for machines. */

@@ -357,8 +357,34 @@ static const char *user_name(const sc_symbol *s) { return s->source ? s->source 
 
 /* ---- replacements ----------------------------------------------------------------- */
 
+/* A size as torch's suggestions write it: L['y'].size()[1], L['d']['y'].size()[0]. */
+static const char *torch_source(sc_shape_env *env, const char *source) {
+  size_t n = strcspn(source, ".[");
+  return sc_arena_printf(&env->ctx->arena, "L['%.*s']%s", (int)n, source, source + n);
+}
+
+/* An AUTO or DYNAMIC size of a later input that turns out to be an earlier named Dim: torch
+ * suggests naming it so in the spec (L['y'].size()[1] = dx), a line of its "Suggested
+ * fixes:" when there is a violation.  (Where the DYNAMIC size comes first, torch keeps its
+ * symbol and the Dim's name is lost; shapec keeps the Dim and suggests nothing.) */
+static void suggest_naming(sc_shape_env *env, const sc_symbol *s, const sc_expr *r) {
+  int64_t a, b;
+  const sc_expr *t = as_linear(env->ctx, r, &a, &b);
+  sc_symbol *dim = t ? sc_env_find(env, t->name) : NULL;
+  if ((s->origin == SC_SYM_DYNAMIC || s->origin == SC_SYM_AUTO) && dim && dim->origin == SC_SYM_NAMED && s < dim &&
+      a == 1 && b == 0)
+    dim->unnamed_in_torch = true; /* torch keeps the earlier size's symbol: the Dim's name is gone */
+  if ((s->origin != SC_SYM_DYNAMIC && s->origin != SC_SYM_AUTO) || !s->source || !dim || dim->origin != SC_SYM_NAMED ||
+      dim > s ||
+      env->n_suggestions == SC_MAX_SUGGESTIONS)
+    return;
+  env->suggestions[env->n_suggestions++] =
+      sc_arena_printf(&env->ctx->arena, "%s = %s", torch_source(env, s->source), expr_str(env, r));
+}
+
 static void set_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r, const sc_expr *guard,
                             const sc_provenance *prov) {
+  suggest_naming(env, s, r);
   s->replacement = r;
   s->replaced_at = *prov;
   s->replaced_guard = guard;
@@ -395,6 +421,10 @@ static void finalize_relations(sc_shape_env *env) {
       if (!s || !t || t->origin != SC_SYM_NAMED) continue;
       sc_range_iv both = sc_iv_intersect(s->range, t->range);
       if (sc_iv_is_empty(both) || (both.lo == t->range.lo && both.hi == t->range.hi)) continue;
+      bool ranged = false; /* a range violation of t states its final range already */
+      for (size_t j = 0; j < env->n_violations; j++)
+        ranged |= env->violations[j].fix.kind == SC_FIX_DIM_RANGE && strcmp(env->violations[j].fix.dim, t->name) == 0;
+      if (ranged) continue;
       const char **fixes = sc_arena_alloc(&env->ctx->arena, 2 * sizeof *fixes);
       fixes[0] = dim_fix(env, t->name, both);
       fixes[1] = v->fixes[0];
@@ -420,14 +450,15 @@ void sc_env_finalize(sc_shape_env *env) {
     sc_symbol *s = sc_env_find(env, v->fix.dim);
     sc_range_iv r = s->range;
     /* torch's line leaves out the min of 2 that tracing assumed; the spec --fix-spec
-     * writes keeps the declared min instead, which that assumption is not a fact about */
+     * writes keeps the declared min instead, which that assumption is not a fact about.
+     * A Dim that torch lost to an earlier AUTO or DYNAMIC size gets no line there. */
     v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
     v->fixes[0] = dim_fix(env, s->name, r);
+    v->n_fixes = !s->unnamed_in_torch;
     if (r.lo == 2 && s->declared.lo < 2) r.lo = s->declared.lo;
     v->fix.min = r.lo;
     v->fix.max = r.hi;
     v->fix.has_max = r.hi != SC_INT_OO;
-    v->n_fixes = 1;
     /* torch states the range its guards allow, over the input: "2 <= x.size()[0] and
      * x.size()[0] <= 9", an unbounded end written IntInfinity() */
     const char *src = user_name(s);
@@ -558,6 +589,8 @@ static int origin_rank(sc_sym_origin o) {
 static bool eliminate_before(const sc_symbol *a, const sc_symbol *b) {
   int ra = origin_rank(a->origin), rb = origin_rank(b->origin);
   if (ra != rb) return ra < rb;
+  /* of two named Dims torch keeps the one the inputs name first (the fix reads dy = dx) */
+  if (a->origin == SC_SYM_NAMED && b->origin == SC_SYM_NAMED) return a > b; /* created later */
   int64_t ha = a->has_hint ? a->hint : INT64_MAX, hb = b->has_hint ? b->hint : INT64_MAX;
   if (ha != hb) return ha > hb;
   return strcmp(a->name, b->name) > 0;

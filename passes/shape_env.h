@@ -50,6 +50,8 @@ typedef struct sc_symbol {
   sc_range_iv range;       /* current range, refined by guards */
   sc_range_iv declared;    /* as the spec gives it, before the >= 2 tracing assumption */
   bool is_int;             /* the value of an int input, not a size: no floor of 2 */
+  bool unnamed_in_torch;   /* NAMED, equal to an earlier AUTO or DYNAMIC size: torch keeps that
+                              size's symbol, so its messages name the size and suggest no range */
   bool traced_floor;       /* NAMED, and an AUTO or DYNAMIC dim is this symbol too: torch's
                               range_constraints intersect that dim's traced range (>= 2) */
   const sc_expr *replacement;
@@ -118,6 +120,10 @@ typedef struct sc_shape_env {
   size_t n_facts, cap_facts;
   bool prefer_deferred_asserts; /* guards beyond the spec language on a named Dim become runtime
                                    asserts instead of violations (torch's export flag) */
+#define SC_MAX_SUGGESTIONS 16
+  const char *suggestions[SC_MAX_SUGGESTIONS]; /* fix lines that are no violation's own: a DYNAMIC
+                                                  size equal to a named Dim (L['y'].size()[1] = dx) */
+  size_t n_suggestions;
 } sc_shape_env;
 
 void sc_env_init(sc_shape_env *env, sc_ctx *ctx);

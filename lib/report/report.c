@@ -254,13 +254,9 @@ static cJSON *error_json(const sc_ctx *ctx, const sc_analysis *a, const cJSON *f
   cJSON_AddStringToObject(o, "message", sc_strbuf_cstr(&sb));
   sc_strbuf_free(&sb);
   cJSON *fixes = cJSON_AddArrayToObject(o, "suggested_fixes");
-  for (size_t i = 0; violation && i < a->env.n_violations; i++)
-    for (size_t k = 0; k < a->env.violations[i].n_fixes; k++) {
-      const char *fix = a->env.violations[i].fixes[k];
-      bool seen = false;
-      for (const cJSON *f = fixes->child; f && !seen; f = f->next) seen = strcmp(f->valuestring, fix) == 0;
-      if (!seen) cJSON_AddItemToArray(fixes, cJSON_CreateString(fix));
-    }
+  const char **lines;
+  size_t n_lines = violation ? sc_analysis_fix_lines((sc_ctx *)ctx, a, &lines) : 0;
+  for (size_t i = 0; i < n_lines; i++) cJSON_AddItemToArray(fixes, cJSON_CreateString(lines[i]));
   if (fixed_spec) cJSON_AddItemToObject(o, "fixed_spec", cJSON_Duplicate(fixed_spec, 1));
   return o;
 }
