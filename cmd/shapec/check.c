@@ -36,7 +36,8 @@ static char *dup_printf(const char *fmt, const char *a, const char *b) {
   return s;
 }
 
-char *sc_fresh_report(const char *model, const char *spec, const char *weights, int *status) {
+char *sc_fresh_report(const char *model, const char *spec, const char *weights, bool prefer_deferred_asserts,
+                      int *status) {
   char path[1100];
   sc_temp_template(path, sizeof path, "shapec-check");
   int fd = mkstemp(path);
@@ -46,7 +47,8 @@ char *sc_fresh_report(const char *model, const char *spec, const char *weights, 
     return NULL;
   }
   close(fd);
-  sc_export_options opts = {.model = model, .spec = spec, .weights = weights, .report = path, .no_codegen = true};
+  sc_export_options opts = {.model = model, .spec = spec, .weights = weights, .report = path, .no_codegen = true,
+                            .prefer_deferred_asserts = prefer_deferred_asserts};
   sc_ctx *ctx = sc_ctx_new();
   sc_export_result res;
   sc_driver_export(ctx, &opts, &res);
@@ -66,10 +68,25 @@ char *sc_fresh_report(const char *model, const char *spec, const char *weights, 
   return text;
 }
 
-static int check_one(const check_job *job, bool update, check_result *r) {
+/* Whether the report at path was written with --prefer-deferred-runtime-asserts. */
+static bool written_deferred(const char *path) {
+  sc_ctx *ctx = sc_ctx_new();
+  size_t len;
+  char *text = sc_file_read(ctx, path, &len);
+  sc_ctx_free(ctx);
+  cJSON *doc = text ? cJSON_Parse(text) : NULL;
+  bool yes = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "prefer_deferred_runtime_asserts"));
+  cJSON_Delete(doc);
+  free(text);
+  return yes;
+}
+
+static int check_one(const check_job *job, bool update, bool deferred, check_result *r) {
   memset(r, 0, sizeof *r);
   int status = 0;
-  char *current_text = sc_fresh_report(job->model, job->spec, job->weights, &status);
+  /* the contract is compared under the options the baseline was made with */
+  if (!update && !deferred) deferred = written_deferred(job->baseline);
+  char *current_text = sc_fresh_report(job->model, job->spec, job->weights, deferred, &status);
   if (!current_text) {
     r->problem = dup_printf("%s: the export stopped before its report (see the errors above)%s", job->name, "");
     return status;
@@ -249,7 +266,7 @@ int sc_cmd_check(const sc_check_options *o) {
   int status = 0;
   size_t changed_models = 0;
   for (int j = 0; j < n; j++) {
-    int s = check_one(&jobs[j], o->update, &results[j]);
+    int s = check_one(&jobs[j], o->update, o->prefer_deferred_asserts, &results[j]);
     check_result *r = &results[j];
     if (r->problem) fprintf(stderr, "shapec: check: %s\n", r->problem);
     if (r->updated) printf("%s: baseline %s updated\n", jobs[j].name, jobs[j].baseline);

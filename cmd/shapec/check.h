@@ -10,6 +10,8 @@ typedef struct sc_check_options {
   const char *manifest;                          /* or every model of a manifest */
   const char *junit;                             /* write a JUnit XML report here */
   bool update;                                   /* rewrite the baselines instead */
+  bool prefer_deferred_asserts;                  /* --prefer-deferred-runtime-asserts (a baseline
+                                                    written with it also turns it on) */
 } sc_check_options;
 
 /* 0: no change; 1: the contract changed (or a model is rejected or a baseline invalid);
@@ -18,7 +20,8 @@ int sc_cmd_check(const sc_check_options *o);
 
 /* The report (constraints.json text, heap) of an analysis-only export; NULL when the
  * export stopped before its report, after printing why, with *status the exit class. */
-char *sc_fresh_report(const char *model, const char *spec, const char *weights, int *status);
+char *sc_fresh_report(const char *model, const char *spec, const char *weights, bool prefer_deferred_asserts,
+                      int *status);
 
 /* Prints why each user input dim (or only `dim`: "x.0" or "x.size()[0]") has its range,
  * relation or value, from a report.  only_violations: just the dims a violated guard

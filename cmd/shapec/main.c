@@ -286,7 +286,7 @@ static int cmd_run(int argc, char **argv) {
 
 static const char *const usage_check =
     "usage: shapec check MODEL [--dynamic SPEC] [--weights FILE] --baseline FILE\n"
-    "                          [--junit FILE] [--update]\n"
+    "                          [--junit FILE] [--update] [--prefer-deferred-runtime-asserts]\n"
     "       shapec check --manifest FILE [--junit FILE] [--update]\n"
     "\n"
     "Runs the shape analysis (no code generation) and compares its contract with a\n"
@@ -304,6 +304,9 @@ static const char *const usage_check =
     "  --junit FILE     also write a JUnit XML report: a test case per input dim, per\n"
     "                   runtime assert, for the outputs and the status\n"
     "  --update         rewrite the baseline(s) with the current report instead (atomically)\n"
+    "  --prefer-deferred-runtime-asserts\n"
+    "                   analyse as `shapec export --prefer-deferred-runtime-asserts` does (a\n"
+    "                   baseline written with it is checked with it anyway)\n"
     "\n"
     "exit status: 0 no change, 1 a change (or a rejected model or invalid baseline),\n"
     "             2 usage error, 3 a file cannot be read or written\n";
@@ -327,6 +330,8 @@ static int cmd_check(int argc, char **argv) {
       o.junit = sc_option_value(argc, argv, &i, "--junit", &missing);
     } else if (strcmp(a, "--update") == 0) {
       o.update = true;
+    } else if (strcmp(a, "--prefer-deferred-runtime-asserts") == 0) {
+      o.prefer_deferred_asserts = true;
     } else if (a[0] == '-' && a[1] != '\0') {
       return sc_usage_error("check: unknown option '%s'", a, usage_check);
     } else if (o.model) {
@@ -349,6 +354,7 @@ static int cmd_check(int argc, char **argv) {
 
 static const char *const usage_explain =
     "usage: shapec explain MODEL [--dynamic SPEC] [--weights FILE] [--dim NAME.K]\n"
+    "                            [--prefer-deferred-runtime-asserts]\n"
     "\n"
     "Runs the shape analysis and explains, for each user input dim (or the one --dim names,\n"
     "e.g. x.0 or 'x.size()[0]'), why it has its range, relation or constant value: every\n"
@@ -361,6 +367,7 @@ static const char *const usage_explain =
 
 static int cmd_explain(int argc, char **argv) {
   const char *model = NULL, *spec = NULL, *weights = NULL, *dim = NULL;
+  bool deferred = false;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i], *missing = NULL;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -372,6 +379,8 @@ static int cmd_explain(int argc, char **argv) {
       weights = sc_option_value(argc, argv, &i, "--weights", &missing);
     } else if (sc_is_option(a, "--dim")) {
       dim = sc_option_value(argc, argv, &i, "--dim", &missing);
+    } else if (strcmp(a, "--prefer-deferred-runtime-asserts") == 0) {
+      deferred = true;
     } else if (a[0] == '-' && a[1] != '\0') {
       return sc_usage_error("explain: unknown option '%s'", a, usage_explain);
     } else if (model) {
@@ -383,7 +392,7 @@ static int cmd_explain(int argc, char **argv) {
   }
   if (!model) return sc_usage_error("explain: %s", "no MODEL given", usage_explain);
   int status = 0;
-  char *report = sc_fresh_report(model, spec, weights, &status);
+  char *report = sc_fresh_report(model, spec, weights, deferred, &status);
   if (!report) return status;
   bool found = sc_explain_report(report, dim, false);
   free(report);

@@ -318,6 +318,7 @@ char *sc_report_render(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec,
   else cJSON_AddNullToObject(root, "spec");
   /* whose dynamism this is: a spec's, the program's own (no spec), or none */
   cJSON_AddStringToObject(root, "dynamism", spec->file ? "spec" : spec->from_program ? "program" : "static");
+  if (spec->prefer_deferred_asserts) cJSON_AddTrueToObject(root, "prefer_deferred_runtime_asserts");
   cJSON_AddItemToObject(root, "inputs", inputs_json(p, spec));
   cJSON_AddItemToObject(root, "outputs", outputs_json(p));
   if (p->n_mutations) cJSON_AddItemToObject(root, "mutations", mutations_json(p));

@@ -10,7 +10,8 @@ Dim.AUTO: without the flag shapec must refuse as torch does (SC0601, "Constraint
 violated"); with it, shapec must refuse where torch still does, and otherwise export with
 torch's range for the Dim and give ep.module()'s verdict on every probe size, a refused
 size failing with torch's kind of message ("Runtime assertion failed for expression ..."
-for a deferred guard, "Guard failed: ..." for a bound)."""
+for a deferred guard, "Guard failed: ..." for a bound); the report records the option,
+and `shapec check` against that report finds no change (it re-analyses with the option)."""
 import ctypes
 import json
 import os
@@ -44,7 +45,16 @@ def check_case(shapec, name, tmp):
         if r.returncode != 0:
             fails.append(f"{key}: torch exports, shapec refuses: {r.stderr.strip()[:200]}")
             continue
-        report = json.load(open(os.path.join(tmp, name + key, "constraints.json")))
+        report_path = os.path.join(tmp, name + key, "constraints.json")
+        report = json.load(open(report_path))
+        if flag:
+            # the report records the option, and `shapec check` re-analyses with it
+            if report.get("prefer_deferred_runtime_asserts") is not True:
+                fails.append(f"{key}: the report does not record --prefer-deferred-runtime-asserts")
+            c = subprocess.run([shapec, "check", os.path.join(case, "auto.pt2"), "--dynamic", os.path.join(case, "spec.json"),
+                                "--baseline", report_path], capture_output=True, text=True)
+            if c.returncode != 0:
+                fails.append(f"{key}: shapec check against its own report: exit {c.returncode} {c.stdout.strip()[:200]}")
         ranges = [[v["min"], v["max"]] for v in report["range_constraints"].values()]
         if ranges != list(want["range_constraints"].values()):
             fails.append(f"{key}: ranges torch {want['range_constraints']}, shapec {report['range_constraints']}")
