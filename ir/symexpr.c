@@ -81,16 +81,26 @@ int sc_expr_compare(const sc_expr *a, const sc_expr *b) {
   return a->n_args < b->n_args ? -1 : a->n_args > b->n_args;
 }
 
+/* A stable merge sort: sums of thousands of terms arrive in any order. */
+static void merge_sort(const sc_expr **v, const sc_expr **tmp, size_t n,
+                       int (*cmp)(const sc_expr *, const sc_expr *)) {
+  if (n < 2) return;
+  size_t h = n / 2;
+  merge_sort(v, tmp, h, cmp);
+  merge_sort(v + h, tmp, n - h, cmp);
+  if (cmp(v[h - 1], v[h]) <= 0) return; /* already in order */
+  size_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = cmp(v[j], v[i]) < 0 ? v[j++] : v[i++];
+  while (i < h) tmp[k++] = v[i++];
+  while (j < n) tmp[k++] = v[j++];
+  memcpy(v, tmp, n * sizeof *v);
+}
+
 static void sort_exprs(const sc_expr **v, size_t n, int (*cmp)(const sc_expr *, const sc_expr *)) {
-  for (size_t i = 1; i < n; i++) {
-    const sc_expr *x = v[i];
-    size_t j = i;
-    while (j > 0 && cmp(v[j - 1], x) > 0) {
-      v[j] = v[j - 1];
-      j--;
-    }
-    v[j] = x;
-  }
+  if (n < 2) return;
+  const sc_expr *stackv[64], **tmp = n <= 64 ? stackv : sc_xmalloc(n * sizeof *tmp);
+  merge_sort(v, tmp, n, cmp);
+  if (tmp != stackv) free(tmp);
 }
 
 /* ---- saturating int64 arithmetic (sizes never get near the limits) --------------- */
@@ -196,13 +206,42 @@ static const sc_expr *const *term_factors(const sc_expr *const *self, const sc_e
   return t->args + coeff;
 }
 
+/* A factor is base**exponent: a POW node, or its own base with exponent 1. */
+static const sc_expr *factor_base(const sc_expr *f) { return f->kind == SC_EXPR_POW ? f->args[0] : f; }
+static int64_t factor_exponent(const sc_expr *f) { return f->kind == SC_EXPR_POW ? f->args[1]->value : 1; }
+
+static const sc_expr *make_factor(sc_ctx *ctx, const sc_expr *base, int64_t exponent) {
+  if (exponent == 1) return base;
+  const sc_expr *args[2] = {base, sc_expr_int(ctx, exponent)};
+  return expr_intern(ctx, SC_EXPR_POW, 0, NULL, 2, args);
+}
+
+static int compare_factor_bases(const sc_expr *a, const sc_expr *b) {
+  return sc_expr_compare(factor_base(a), factor_base(b));
+}
+
+/* The total degree of a term: its exponents summed (s0*s1**2 has 3). */
+static size_t term_degree(const sc_expr *t) {
+  if (t->kind == SC_EXPR_INT) return 0;
+  const sc_expr *self[1] = {t};
+  size_t n, degree = 0;
+  const sc_expr *const *f = term_factors(self, t, &n);
+  for (size_t i = 0; i < n; i++) {
+    int64_t k = factor_exponent(f[i]);
+    degree = (uint64_t)k > SIZE_MAX - degree ? SIZE_MAX : degree + (size_t)k;
+  }
+  return degree;
+}
+
 /* Terms sort by falling degree, then structurally, with the constant last. */
 static int compare_terms(const sc_expr *a, const sc_expr *b) {
   const sc_expr *ma = a->kind == SC_EXPR_INT ? NULL : a, *mb = b->kind == SC_EXPR_INT ? NULL : b;
   if (!ma || !mb) return (ma ? -1 : 0) + (mb ? 1 : 0);
+  size_t da = term_degree(a), db = term_degree(b);
+  if (da != db) return da > db ? -1 : 1;
   size_t na, nb;
   const sc_expr *const *fa = term_factors(&a, a, &na), *const *fb = term_factors(&b, b, &nb);
-  if (na != nb) return na > nb ? -1 : 1;
+  if (na != nb) return na > nb ? 1 : -1;
   /* compare the monomials, ignoring coefficients */
   for (size_t i = 0; i < na; i++) {
     int c = sc_expr_compare(fa[i], fb[i]);
@@ -293,21 +332,15 @@ const sc_expr *sc_expr_add_all(sc_ctx *ctx, const sc_expr *const *terms, size_t 
   return terms_build(ctx, &tl);
 }
 
-bool sc_expr_power_fits(const sc_expr *base, int64_t n) {
-  if (n <= 1) return true;
-  if ((int64_t)sc_expr_degree(base) * n > SC_EXPR_MAX_DEGREE) return false;
+/* Whether base**n expands to at most SC_EXPR_MAX_TERMS terms: C(n + k - 1, k - 1) for a
+ * sum of k terms, counted before expanding anything. */
+static bool power_expands_small(const sc_expr *base, int64_t n) {
   uint64_t k = sc_expr_n_terms(base), count = 1;
-  for (uint64_t i = 1; i < k; i++) { /* C(n + k - 1, k - 1), stopping once past the limit */
+  for (uint64_t i = 1; i < k; i++) { /* stops once past the limit */
     count = count * ((uint64_t)n + i) / i;
     if (count > SC_EXPR_MAX_TERMS) return false;
   }
   return true;
-}
-
-const sc_expr *sc_expr_mul_bounded(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
-  if (sc_expr_n_terms(a) * sc_expr_n_terms(b) > SC_EXPR_MAX_TERMS || sc_expr_degree(a) + sc_expr_degree(b) > SC_EXPR_MAX_DEGREE)
-    return NULL;
-  return sc_expr_mul(ctx, a, b);
 }
 
 void sc_expr_terms_push(sc_expr_terms *t, const sc_expr *e) {
@@ -334,10 +367,8 @@ size_t sc_expr_n_terms(const sc_expr *e) { return e->kind == SC_EXPR_ADD ? e->n_
 size_t sc_expr_degree(const sc_expr *e) {
   size_t best = 0;
   for (size_t i = 0; i < sc_expr_n_terms(e); i++) {
-    const sc_expr *t = e->kind == SC_EXPR_ADD ? e->args[i] : e, *self[1] = {t};
-    size_t n = 0;
-    if (t->kind != SC_EXPR_INT) term_factors(self, t, &n);
-    if (n > best) best = n;
+    size_t d = term_degree(e->kind == SC_EXPR_ADD ? e->args[i] : e);
+    if (d > best) best = d;
   }
   return best;
 }
@@ -348,6 +379,8 @@ const sc_expr *sc_expr_sub(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
   return sc_expr_add(ctx, a, sc_expr_neg(ctx, b));
 }
 
+/* Merges the factors of two monomials: equal bases add their exponents (s0 * s0**2 is
+ * s0**3), the rest keep the order of their bases. */
 static const sc_expr *mul_terms(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
   int64_t ca, cb;
   const sc_expr *ma = mono_of(ctx, a, &ca), *mb = mono_of(ctx, b, &cb);
@@ -358,10 +391,16 @@ static const sc_expr *mul_terms(sc_ctx *ctx, const sc_expr *a, const sc_expr *b)
   size_t na, nb;
   const sc_expr *const *fa = mono_factors(&ma, ma, &na), *const *fb = mono_factors(&mb, mb, &nb);
   const sc_expr *stackv[128], **f = na + nb <= 128 ? stackv : sc_xmalloc((na + nb) * sizeof *f);
-  memcpy(f, fa, na * sizeof *f);
-  memcpy(f + na, fb, nb * sizeof *f);
-  size_t n = na + nb;
-  sort_exprs(f, n, sc_expr_compare);
+  size_t n = 0, i = 0, j = 0;
+  while (i < na || j < nb) { /* both lists are sorted by base: merge them */
+    int c = i == na ? 1 : j == nb ? -1 : compare_factor_bases(fa[i], fb[j]);
+    if (c < 0) f[n++] = fa[i++];
+    else if (c > 0) f[n++] = fb[j++];
+    else {
+      f[n++] = make_factor(ctx, factor_base(fa[i]), sat_add(factor_exponent(fa[i]), factor_exponent(fb[j])));
+      i++, j++;
+    }
+  }
   const sc_expr *mono = n == 1 ? f[0] : expr_intern(ctx, SC_EXPR_MUL, 0, NULL, (uint32_t)n, f);
   if (f != stackv) free(f);
   return make_term(ctx, coeff, mono);
@@ -370,15 +409,67 @@ static const sc_expr *mul_terms(sc_ctx *ctx, const sc_expr *a, const sc_expr *b)
 const sc_expr *sc_expr_mul(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
   if (a->kind == SC_EXPR_INT && b->kind == SC_EXPR_INT) return sc_expr_int(ctx, sat_mul(a->value, b->value));
   if (a->kind != SC_EXPR_ADD && b->kind != SC_EXPR_ADD) return mul_terms(ctx, a, b);
+  /* a constant scales every term, as sympy's 2*(s0 + 1) is 2*s0 + 2 */
+  if (a->kind == SC_EXPR_INT || b->kind == SC_EXPR_INT) {
+    const sc_expr *k = a->kind == SC_EXPR_INT ? a : b, *sum = a->kind == SC_EXPR_INT ? b : a;
+    term_list tl = {0};
+    terms_collect(ctx, &tl, sum, k->value);
+    return terms_build(ctx, &tl);
+  }
+  uint64_t na = sc_expr_n_terms(a), nb = sc_expr_n_terms(b);
+  /* past the limit the sums stay factors: exact, and no exponential expansion */
+  if (na * nb > SC_EXPR_MAX_TERMS) return mul_terms(ctx, a, b);
   /* distribute: the canonical form is a sum of products */
   const sc_expr *one_a[1] = {a}, *one_b[1] = {b};
   const sc_expr *const *ta = a->kind == SC_EXPR_ADD ? a->args : one_a;
   const sc_expr *const *tb = b->kind == SC_EXPR_ADD ? b->args : one_b;
-  uint32_t na = a->kind == SC_EXPR_ADD ? a->n_args : 1, nb = b->kind == SC_EXPR_ADD ? b->n_args : 1;
   term_list tl = {0};
   for (uint32_t i = 0; i < na; i++)
     for (uint32_t j = 0; j < nb; j++) terms_collect(ctx, &tl, mul_terms(ctx, ta[i], tb[j]), 1);
   return terms_build(ctx, &tl);
+}
+
+const sc_expr *sc_expr_pow(sc_ctx *ctx, const sc_expr *base, int64_t n) {
+  if (n < 0) return NULL;
+  if (n == 0) return sc_expr_int(ctx, 1);
+  if (n == 1) return base;
+  if (base->kind == SC_EXPR_INT) {
+    int64_t r = 1;
+    for (int64_t i = 0; i < n; i++) {
+      if (__builtin_mul_overflow(r, base->value, &r)) return NULL;
+      if (r == 0 || r == 1) break;
+      if (r == -1) return sc_expr_int(ctx, n % 2 ? -1 : 1);
+    }
+    return sc_expr_int(ctx, r);
+  }
+  if (base->kind == SC_EXPR_ADD) {
+    if (!power_expands_small(base, n)) return make_factor(ctx, base, n);
+    const sc_expr *r = sc_expr_int(ctx, 1), *sq = base; /* square and multiply */
+    for (int64_t k = n; k; k >>= 1) {
+      if (k & 1) r = sc_expr_mul(ctx, r, sq);
+      if (k > 1) sq = sc_expr_mul(ctx, sq, sq);
+    }
+    return r;
+  }
+  /* a monomial: the coefficient to the n-th, every exponent times n */
+  int64_t coeff;
+  const sc_expr *mono = mono_of(ctx, base, &coeff);
+  const sc_expr *scaled = sc_expr_pow(ctx, sc_expr_int(ctx, coeff), n);
+  if (!scaled) return NULL;
+  size_t nf;
+  const sc_expr *const *f = mono_factors(&mono, mono, &nf);
+  const sc_expr **out = sc_xmalloc(nf * sizeof *out);
+  for (size_t i = 0; i < nf; i++) {
+    int64_t k;
+    if (__builtin_mul_overflow(factor_exponent(f[i]), n, &k)) {
+      free(out);
+      return NULL;
+    }
+    out[i] = make_factor(ctx, factor_base(f[i]), k);
+  }
+  const sc_expr *m = nf == 1 ? out[0] : expr_intern(ctx, SC_EXPR_MUL, 0, NULL, (uint32_t)nf, out);
+  free(out);
+  return make_term(ctx, scaled->value, m);
 }
 
 /* True when every coefficient of a (the constant included) is divisible by d. */
@@ -408,39 +499,27 @@ static const sc_expr *binary_node(sc_ctx *ctx, sc_expr_kind kind, const sc_expr 
   return expr_intern(ctx, kind, 0, NULL, 2, args);
 }
 
-/* The factors of a monomial (a symbol, or a product without coefficient), in order. */
-static uint32_t factors_of(const sc_expr *m, const sc_expr *const **out) {
-  if (m->kind == SC_EXPR_MUL) {
-    *out = m->args;
-    return m->n_args;
-  }
-  static _Thread_local const sc_expr *one[1];
-  one[0] = m;
-  *out = one;
-  return 1;
-}
-
-/* m / d for monomials when d's factors are among m's (as a multiset), else NULL. */
+/* m / d for monomials when each of d's factors divides one of m's (s0**3 / s0 is s0**2),
+ * else NULL. */
 static const sc_expr *mono_divide(sc_ctx *ctx, const sc_expr *m, const sc_expr *d) {
-  const sc_expr *const *fm, *const *fd;
-  const sc_expr *mm[64];
-  uint32_t nm = factors_of(m, &fm);
-  if (nm > 64) return NULL;
-  memcpy(mm, fm, nm * sizeof *mm);
-  uint32_t nd = factors_of(d, &fd);
-  const sc_expr *dd[64];
-  if (nd > 64) return NULL;
-  memcpy(dd, fd, nd * sizeof *dd);
-  bool used[64] = {false};
-  for (uint32_t i = 0; i < nd; i++) {
-    uint32_t j = 0;
-    while (j < nm && (used[j] || mm[j] != dd[i])) j++;
-    if (j == nm) return NULL;
-    used[j] = true;
+  const sc_expr *self_m[1] = {m}, *self_d[1] = {d};
+  size_t nm, nd;
+  const sc_expr *const *fm = mono_factors(self_m, m, &nm), *const *fd = mono_factors(self_d, d, &nd);
+  int64_t *left = sc_xmalloc(nm * sizeof *left);
+  for (size_t j = 0; j < nm; j++) left[j] = factor_exponent(fm[j]);
+  for (size_t i = 0; i < nd; i++) {
+    size_t j = 0;
+    while (j < nm && factor_base(fm[j]) != factor_base(fd[i])) j++;
+    if (j == nm || left[j] < factor_exponent(fd[i])) {
+      free(left);
+      return NULL;
+    }
+    left[j] -= factor_exponent(fd[i]);
   }
   const sc_expr *q = sc_expr_int(ctx, 1);
-  for (uint32_t j = 0; j < nm; j++)
-    if (!used[j]) q = sc_expr_mul(ctx, q, mm[j]);
+  for (size_t j = 0; j < nm; j++)
+    if (left[j]) q = sc_expr_mul(ctx, q, make_factor(ctx, factor_base(fm[j]), left[j]));
+  free(left);
   return q;
 }
 
@@ -532,15 +611,15 @@ static const sc_expr *minmax(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, c
     bool a_first = kind == SC_EXPR_MIN ? a->value <= b->value : a->value >= b->value;
     return a_first ? a : b;
   }
-  const sc_expr *v[64];
-  size_t n = 0;
   const sc_expr *in[2] = {a, b};
+  size_t cap = (a->kind == kind ? a->n_args : 1) + (b->kind == kind ? b->n_args : 1), n = 0;
+  const sc_expr *stackv[64], **v = cap <= 64 ? stackv : sc_xmalloc(cap * sizeof *v);
   bool have_const = false;
   int64_t konst = 0;
   for (int k = 0; k < 2; k++) {
     const sc_expr *x = in[k];
     uint32_t m = x->kind == kind ? x->n_args : 1;
-    for (uint32_t i = 0; i < m && n < 64; i++) {
+    for (uint32_t i = 0; i < m; i++) {
       const sc_expr *y = x->kind == kind ? x->args[i] : x;
       if (y->kind == SC_EXPR_INT) {
         if (!have_const) konst = y->value;
@@ -553,10 +632,14 @@ static const sc_expr *minmax(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, c
       if (!dup) v[n++] = y;
     }
   }
-  if (have_const && n < 64) v[n++] = sc_expr_int(ctx, konst);
-  if (n == 1) return v[0];
-  sort_exprs(v, n, sc_expr_compare);
-  return expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
+  if (have_const) v[n++] = sc_expr_int(ctx, konst);
+  const sc_expr *r = v[0];
+  if (n > 1) {
+    sort_exprs(v, n, sc_expr_compare);
+    r = expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
+  }
+  if (v != stackv) free(v);
+  return r;
 }
 
 const sc_expr *sc_expr_min(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) { return minmax(ctx, SC_EXPR_MIN, a, b); }
@@ -597,21 +680,25 @@ static const sc_expr *junction(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a,
   if (a->kind == absorbing || b->kind == absorbing) return sc_expr_bool(ctx, absorbing == SC_EXPR_TRUE);
   if (a->kind == neutral) return b;
   if (b->kind == neutral) return a;
-  const sc_expr *v[64];
-  size_t n = 0;
   const sc_expr *in[2] = {a, b};
+  size_t cap = (a->kind == kind ? a->n_args : 1) + (b->kind == kind ? b->n_args : 1), n = 0;
+  const sc_expr *stackv[64], **v = cap <= 64 ? stackv : sc_xmalloc(cap * sizeof *v);
   for (int k = 0; k < 2; k++) {
     uint32_t m = in[k]->kind == kind ? in[k]->n_args : 1;
-    for (uint32_t i = 0; i < m && n < 64; i++) {
+    for (uint32_t i = 0; i < m; i++) {
       const sc_expr *y = in[k]->kind == kind ? in[k]->args[i] : in[k];
       bool dup = false;
       for (size_t j = 0; j < n; j++) dup |= v[j] == y;
       if (!dup) v[n++] = y;
     }
   }
-  if (n == 1) return v[0];
-  sort_exprs(v, n, sc_expr_compare);
-  return expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
+  const sc_expr *r = v[0];
+  if (n > 1) {
+    sort_exprs(v, n, sc_expr_compare);
+    r = expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
+  }
+  if (v != stackv) free(v);
+  return r;
 }
 
 const sc_expr *sc_expr_and(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) { return junction(ctx, SC_EXPR_AND, a, b); }
@@ -649,6 +736,9 @@ static const sc_expr *rebuild(sc_ctx *ctx, const sc_expr *e, const sc_expr **arg
       r = args[0];
       for (uint32_t i = 1; i < e->n_args; i++) r = sc_expr_mul(ctx, r, args[i]);
       return r;
+    case SC_EXPR_POW:
+      r = sc_expr_pow(ctx, args[0], args[1]->value);
+      return r ? r : make_factor(ctx, args[0], args[1]->value); /* an overflowing constant stays unevaluated */
     case SC_EXPR_FLOORDIV: return sc_expr_floordiv(ctx, args[0], args[1]);
     case SC_EXPR_MOD: return sc_expr_mod(ctx, args[0], args[1]);
     case SC_EXPR_MIN:
@@ -719,6 +809,15 @@ bool sc_expr_eval(const sc_expr *e, sc_sym_lookup_fn lookup, void *env, int64_t 
     case SC_EXPR_NOT:
       if (!sc_expr_eval(e->args[0], lookup, env, &a)) return false;
       *out = !a;
+      return true;
+    case SC_EXPR_POW:
+      if (!sc_expr_eval(e->args[0], lookup, env, &a)) return false;
+      r = 1;
+      for (int64_t k = e->args[1]->value; k; k >>= 1) { /* square and multiply */
+        if ((k & 1) && __builtin_mul_overflow(r, a, &r)) return false;
+        if (k > 1 && __builtin_mul_overflow(a, a, &a)) return false;
+      }
+      *out = r;
       return true;
     default: break;
   }

@@ -2,7 +2,9 @@
  *
  * Expressions are hash-consed in the context: two structurally equal expressions are the
  * same pointer.  Constructors keep a canonical form: a sum of products with integer
- * coefficients (terms sorted, like terms merged, products distributed), floor division
+ * coefficients (terms sorted, like terms merged, equal factors merged into powers, products
+ * distributed while the expansion stays within SC_EXPR_MAX_TERMS terms; past that a sum stays
+ * a factor, as sympy keeps `(s0 + s1)**14`, so nothing is refused or truncated), floor division
  * and modulo folded where the coefficients allow, constant relations folded to true or
  * false.  Printing follows sympy's str() spelling (`2*s0 + 1`, `s2*s3`, `(s0//2)`,
  * `Mod(s0, 4)`, `Eq(s0, 4)`), and sc_expr_parse reads that spelling back, as well as
@@ -20,7 +22,8 @@ typedef enum sc_expr_kind {
   SC_EXPR_INT,      /* value */
   SC_EXPR_SYM,      /* name */
   SC_EXPR_ADD,      /* args: >= 2 terms; a constant term, if any, comes last */
-  SC_EXPR_MUL,      /* args: optional INT coefficient first, then >= 1 sorted factors */
+  SC_EXPR_MUL,      /* args: optional INT coefficient first, then >= 1 factors sorted by base */
+  SC_EXPR_POW,      /* args: base, INT exponent >= 2 (a factor: s0**2, or a sum too large to expand) */
   SC_EXPR_FLOORDIV, /* args: a, b */
   SC_EXPR_MOD,      /* args: a, b (Python semantics: sign of b) */
   SC_EXPR_MIN,      /* args: >= 2, sorted */
@@ -67,14 +70,11 @@ void sc_expr_terms_free(sc_expr_terms *t);
  * factors in one term (s0*s1**2 has 3): what a product of two expressions can grow to. */
 size_t sc_expr_n_terms(const sc_expr *e);
 size_t sc_expr_degree(const sc_expr *e);
-/* Limits for expressions read from files: a product may not make more terms or factors. */
+/* Products and powers of sums are expanded only up to this many terms; larger ones keep
+ * their sums as factors (exact, and linear in the size of the input). */
 #define SC_EXPR_MAX_TERMS 1024
-#define SC_EXPR_MAX_DEGREE 64
-/* Whether base**n stays within them: at most C(n+k-1, k-1) terms for a sum of k terms, and
- * n times base's degree in factors (checked before expanding anything). */
-bool sc_expr_power_fits(const sc_expr *base, int64_t n);
-/* a * b, or NULL when the product would pass those limits. */
-const sc_expr *sc_expr_mul_bounded(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
+/* base**n (n >= 0); NULL when n < 0 or an integer result does not fit in 64 bits. */
+const sc_expr *sc_expr_pow(sc_ctx *ctx, const sc_expr *base, int64_t n);
 const sc_expr *sc_expr_neg(sc_ctx *ctx, const sc_expr *a);
 const sc_expr *sc_expr_mul(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
 const sc_expr *sc_expr_floordiv(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);

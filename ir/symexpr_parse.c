@@ -6,6 +6,7 @@
  * a call `Name(args, key=value)` is looked up in a table of known functions, keyword
  * arguments (sympy assumptions) are ignored. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -59,7 +60,7 @@ static bool expect(parser *ps, const char *tok) {
 }
 
 /* Arguments of a call, keyword arguments dropped.  Returns the count or -1. */
-static int parse_args(parser *ps, const sc_expr **out, int max, const char **string_arg) {
+static int parse_args(parser *ps, sc_expr_terms *out, const char **string_arg) {
   int n = 0;
   skip_space(ps);
   if (accept(ps, ")")) return 0;
@@ -84,8 +85,9 @@ static int parse_args(parser *ps, const sc_expr **out, int max, const char **str
       } else {
         const sc_expr *e = parse_or(ps);
         if (!e) return -1;
-        if (n >= max) return fail(ps, start, "too many arguments"), -1;
-        out[n++] = e;
+        if (n == INT_MAX) return fail(ps, start, "too many arguments"), -1;
+        sc_expr_terms_push(out, e);
+        n++;
       }
     }
     if (accept(ps, ")")) return n;
@@ -103,49 +105,36 @@ static const struct {
   fn_kind kind;
   int min_args, max_args;
 } known_functions[] = {
-    {"Symbol", FN_SYMBOL, 0, 0},        {"Integer", FN_INTEGER, 1, 1},     {"Add", FN_ADD, 1, 64},
-    {"Mul", FN_MUL, 1, 64},             {"Pow", FN_POW, 2, 2},             {"FloorDiv", FN_FLOORDIV, 2, 2},
+    {"Symbol", FN_SYMBOL, 0, 0},        {"Integer", FN_INTEGER, 1, 1},     {"Add", FN_ADD, 1, INT_MAX},
+    {"Mul", FN_MUL, 1, INT_MAX},             {"Pow", FN_POW, 2, 2},             {"FloorDiv", FN_FLOORDIV, 2, 2},
     {"CleanDiv", FN_FLOORDIV, 2, 2},    {"Mod", FN_MOD, 2, 2},             {"PythonMod", FN_MOD, 2, 2},
-    {"Min", FN_MIN, 1, 64},             {"Max", FN_MAX, 1, 64},            {"Eq", FN_EQ, 2, 2},
+    {"Min", FN_MIN, 1, INT_MAX},             {"Max", FN_MAX, 1, INT_MAX},            {"Eq", FN_EQ, 2, 2},
     {"Equality", FN_EQ, 2, 2},          {"Ne", FN_NE, 2, 2},               {"Unequality", FN_NE, 2, 2},
     {"Lt", FN_LT, 2, 2},                {"StrictLessThan", FN_LT, 2, 2},   {"Le", FN_LE, 2, 2},
     {"LessThan", FN_LE, 2, 2},          {"Gt", FN_GT, 2, 2},               {"StrictGreaterThan", FN_GT, 2, 2},
-    {"Ge", FN_GE, 2, 2},                {"GreaterThan", FN_GE, 2, 2},      {"And", FN_AND, 1, 64},
-    {"Or", FN_OR, 1, 64},               {"Not", FN_NOT, 1, 1},
+    {"Ge", FN_GE, 2, 2},                {"GreaterThan", FN_GE, 2, 2},      {"And", FN_AND, 1, INT_MAX},
+    {"Or", FN_OR, 1, INT_MAX},               {"Not", FN_NOT, 1, 1},
 };
 
-/* a * b, unless the product would pass the limits on terms and factors (a sum of 8
- * symbols to the 14th power has 116,280 terms): an error, not minutes of expansion. */
-static const sc_expr *product(parser *ps, const sc_expr *a, const sc_expr *b, const char *at) {
-  if (!a || !b) return NULL;
-  const sc_expr *r = sc_expr_mul_bounded(ps->ctx, a, b);
-  if (!r) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "expression too large: a product of more than %d terms or %d factors", SC_EXPR_MAX_TERMS,
-             SC_EXPR_MAX_DEGREE);
-    return fail(ps, at, msg);
-  }
-  return r;
+static const sc_expr *product(parser *ps, const sc_expr *a, const sc_expr *b) {
+  return a && b ? sc_expr_mul(ps->ctx, a, b) : NULL;
 }
 
+/* base**n for a constant n >= 0; a power of a large sum stays unexpanded, as in sympy. */
 static const sc_expr *power(parser *ps, const sc_expr *base, const sc_expr *exp, const char *at) {
   int64_t n;
-  if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64)
-    return fail(ps, at, "only small non-negative integer powers are supported");
-  if (!sc_expr_power_fits(base, n))
-    return fail(ps, at, "expression too large: the power expands past 1024 terms or 64 factors");
-  const sc_expr *r = sc_expr_int(ps->ctx, 1);
-  for (int64_t i = 0; i < n && r; i++) r = product(ps, r, base, at);
-  return r;
+  if (!sc_expr_is_const(exp, &n) || n < 0) return fail(ps, at, "only non-negative integer powers are supported");
+  const sc_expr *r = sc_expr_pow(ps->ctx, base, n);
+  return r ? r : fail(ps, at, "the power does not fit in 64 bits");
 }
 
-static const sc_expr *fold(parser *ps, fn_kind kind, const sc_expr **a, int n, const char *at) {
+static const sc_expr *fold(parser *ps, fn_kind kind, const sc_expr *const *a, int n, const char *at) {
   sc_ctx *ctx = ps->ctx;
   if (kind == FN_ADD) return sc_expr_add_all(ctx, a, (size_t)n);
   const sc_expr *r = a[0];
   for (int i = 1; i < n && r; i++) {
     switch (kind) {
-      case FN_MUL: r = product(ps, r, a[i], at); break;
+      case FN_MUL: r = product(ps, r, a[i]); break;
       case FN_MIN: r = sc_expr_min(ctx, r, a[i]); break;
       case FN_MAX: r = sc_expr_max(ctx, r, a[i]); break;
       case FN_AND: r = sc_expr_and(ctx, r, a[i]); break;
@@ -156,40 +145,47 @@ static const sc_expr *fold(parser *ps, fn_kind kind, const sc_expr **a, int n, c
   return r;
 }
 
+/* The call known_functions[k](a[0], ..., a[n-1]). */
+static const sc_expr *call_known(parser *ps, size_t k, const sc_expr *const *a, int n, const char *str,
+                                 const char *name, size_t len, const char *at) {
+  fn_kind kind = known_functions[k].kind;
+  if (kind == FN_SYMBOL) {
+    if (!str || n != 0) return fail(ps, at, "Symbol() takes the symbol's name as a quoted string");
+    return sc_expr_sym(ps->ctx, str);
+  }
+  if (n < known_functions[k].min_args || n > known_functions[k].max_args) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "wrong number of arguments to %.*s()", (int)len, name);
+    return fail(ps, at, msg);
+  }
+  sc_ctx *ctx = ps->ctx;
+  switch (kind) {
+    case FN_INTEGER:
+      if (a[0]->kind != SC_EXPR_INT) return fail(ps, at, "Integer() takes an integer literal");
+      return a[0];
+    case FN_POW: return power(ps, a[0], a[1], at);
+    case FN_FLOORDIV: return sc_expr_floordiv(ctx, a[0], a[1]);
+    case FN_MOD: return sc_expr_mod(ctx, a[0], a[1]);
+    case FN_EQ: return sc_expr_rel(ctx, SC_EXPR_EQ, a[0], a[1]);
+    case FN_NE: return sc_expr_rel(ctx, SC_EXPR_NE, a[0], a[1]);
+    case FN_LT: return sc_expr_rel(ctx, SC_EXPR_LT, a[0], a[1]);
+    case FN_LE: return sc_expr_rel(ctx, SC_EXPR_LE, a[0], a[1]);
+    case FN_GT: return sc_expr_rel(ctx, SC_EXPR_GT, a[0], a[1]);
+    case FN_GE: return sc_expr_rel(ctx, SC_EXPR_GE, a[0], a[1]);
+    case FN_NOT: return sc_expr_not(ctx, a[0]);
+    default: return fold(ps, kind, a, n, at);
+  }
+}
+
 static const sc_expr *parse_call(parser *ps, const char *name, size_t len, const char *at) {
   for (size_t k = 0; k < sizeof known_functions / sizeof known_functions[0]; k++) {
     if (strlen(known_functions[k].name) != len || strncmp(known_functions[k].name, name, len) != 0) continue;
-    const sc_expr *a[64];
+    sc_expr_terms args = {0};
     const char *str = NULL;
-    int n = parse_args(ps, a, 64, &str);
-    if (n < 0) return NULL;
-    fn_kind kind = known_functions[k].kind;
-    if (kind == FN_SYMBOL) {
-      if (!str || n != 0) return fail(ps, at, "Symbol() takes the symbol's name as a quoted string");
-      return sc_expr_sym(ps->ctx, str);
-    }
-    if (n < known_functions[k].min_args || n > known_functions[k].max_args) {
-      char msg[96];
-      snprintf(msg, sizeof msg, "wrong number of arguments to %.*s()", (int)len, name);
-      return fail(ps, at, msg);
-    }
-    sc_ctx *ctx = ps->ctx;
-    switch (kind) {
-      case FN_INTEGER:
-        if (a[0]->kind != SC_EXPR_INT) return fail(ps, at, "Integer() takes an integer literal");
-        return a[0];
-      case FN_POW: return power(ps, a[0], a[1], at);
-      case FN_FLOORDIV: return sc_expr_floordiv(ctx, a[0], a[1]);
-      case FN_MOD: return sc_expr_mod(ctx, a[0], a[1]);
-      case FN_EQ: return sc_expr_rel(ctx, SC_EXPR_EQ, a[0], a[1]);
-      case FN_NE: return sc_expr_rel(ctx, SC_EXPR_NE, a[0], a[1]);
-      case FN_LT: return sc_expr_rel(ctx, SC_EXPR_LT, a[0], a[1]);
-      case FN_LE: return sc_expr_rel(ctx, SC_EXPR_LE, a[0], a[1]);
-      case FN_GT: return sc_expr_rel(ctx, SC_EXPR_GT, a[0], a[1]);
-      case FN_GE: return sc_expr_rel(ctx, SC_EXPR_GE, a[0], a[1]);
-      case FN_NOT: return sc_expr_not(ctx, a[0]);
-      default: return fold(ps, kind, a, n, at);
-    }
+    int n = parse_args(ps, &args, &str);
+    const sc_expr *r = n < 0 ? NULL : call_known(ps, k, args.items, n, str, name, len, at);
+    sc_expr_terms_free(&args);
+    return r;
   }
   char msg[128];
   snprintf(msg, sizeof msg, "unsupported function '%.*s'", (int)(len > 60 ? 60 : len), name);
@@ -267,7 +263,7 @@ static const sc_expr *parse_term(parser *ps) {
     skip_space(ps);
     const char *at = ps->p;
     if (accept(ps, "*")) {
-      l = product(ps, l, parse_unary(ps), at);
+      l = product(ps, l, parse_unary(ps));
     } else if (accept(ps, "//")) {
       const sc_expr *r = parse_unary(ps);
       l = r ? sc_expr_floordiv(ps->ctx, l, r) : NULL;

@@ -27,14 +27,10 @@ static void print_product(sc_strbuf *sb, int64_t coeff, const sc_expr *const *f,
     sc_strbuf_printf(sb, "%" PRId64, coeff);
     first = false;
   }
-  for (uint32_t i = 0; i < n;) {
-    uint32_t j = i;
-    while (j < n && f[j] == f[i]) j++;
+  for (uint32_t i = 0; i < n; i++) {
     if (!first) sc_strbuf_append(sb, "*");
     print_factor(sb, f[i], py);
-    if (j - i > 1) sc_strbuf_printf(sb, "**%u", j - i);
     first = false;
-    i = j;
   }
 }
 
@@ -127,6 +123,16 @@ static void print_expr(sc_strbuf *sb, const sc_expr *e, bool py) {
       for (uint32_t i = 0; i < e->n_args; i++) print_term(sb, e->args[i], i == 0, py);
       return;
     case SC_EXPR_MUL: print_term(sb, e, true, py); return;
+    case SC_EXPR_POW: {
+      const sc_expr *base = e->args[0];
+      bool bare = base->kind == SC_EXPR_SYM || base->kind == SC_EXPR_FLOORDIV || base->kind == SC_EXPR_MIN ||
+                  base->kind == SC_EXPR_MAX || (!py && base->kind == SC_EXPR_MOD) || (base->kind == SC_EXPR_INT && base->value >= 0);
+      if (!bare) sc_strbuf_append(sb, "(");
+      print_expr(sb, base, py);
+      if (!bare) sc_strbuf_append(sb, ")");
+      sc_strbuf_printf(sb, "**%" PRId64, e->args[1]->value);
+      return;
+    }
     case SC_EXPR_FLOORDIV:
       if (py) {
         print_python_binary(sb, "//", e);

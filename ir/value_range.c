@@ -133,9 +133,18 @@ sc_range_iv sc_expr_range(const sc_expr *e, sc_range_lookup_fn lookup, void *env
             : e->kind == SC_EXPR_MIN ? sc_iv_min(r, x)
                                      : sc_iv_max(r, x);
       }
-      /* a repeated factor (s0**2) is never negative */
-      if (e->kind == SC_EXPR_MUL && e->n_args == 2 && e->args[0] == e->args[1] && r.lo < 0) r.lo = 0;
       return r;
+    case SC_EXPR_POW: {
+      sc_range_iv sq = sc_expr_range(e->args[0], lookup, env);
+      int64_t n = e->args[1]->value;
+      r = sc_iv_point(1);
+      for (int64_t k = n; k; k >>= 1) { /* square and multiply */
+        if (k & 1) r = sc_iv_mul(r, sq);
+        if (k > 1) sq = sc_iv_mul(sq, sq);
+      }
+      if (n % 2 == 0 && r.lo < 0) r.lo = 0; /* an even power is never negative */
+      return r;
+    }
     case SC_EXPR_FLOORDIV:
       return sc_iv_floordiv(sc_expr_range(e->args[0], lookup, env), sc_expr_range(e->args[1], lookup, env));
     case SC_EXPR_MOD: return sc_iv_mod(sc_expr_range(e->args[0], lookup, env), sc_expr_range(e->args[1], lookup, env));

@@ -243,11 +243,9 @@ static const sc_expr *parse_power(parser *ps) {
   int64_t n;
   if (!exp) return NULL;
   show_binary(ps, b, bp, "**", ps->shown, ps->prec, P_POWER);
-  if (!sc_expr_is_const(exp, &n) || n < 0 || n > 64) return fail(ps, at, "only a constant power from 0 to 64 is supported");
-  if (!sc_expr_power_fits(base, n)) return fail(ps, at, "the power expands to too many terms");
-  const sc_expr *acc = sc_expr_int(ps->ctx, 1);
-  for (int64_t i = 0; i < n && acc; i++) acc = sc_expr_mul_bounded(ps->ctx, acc, base);
-  return acc ? acc : fail(ps, at, "the power expands to too many terms");
+  if (!sc_expr_is_const(exp, &n) || n < 0) return fail(ps, at, "only a constant non-negative power is supported");
+  const sc_expr *r = sc_expr_pow(ps->ctx, base, n);
+  return r ? r : fail(ps, at, "the power does not fit in 64 bits");
 }
 
 static const sc_expr *parse_unary(parser *ps) {
@@ -276,10 +274,8 @@ static const sc_expr *parse_term(parser *ps) {
       acc = r ? sc_expr_floordiv(ps->ctx, acc, r) : NULL;
     } else if (accept(ps, "*")) {
       op = "*";
-      const char *at = ps->at;
       const sc_expr *r = parse_unary(ps);
-      acc = r ? sc_expr_mul_bounded(ps->ctx, acc, r) : NULL;
-      if (r && !acc) return fail(ps, at, "the product expands to too many terms");
+      acc = r ? sc_expr_mul(ps->ctx, acc, r) : NULL;
     } else if (accept(ps, "%")) {
       op = "%";
       const sc_expr *r = parse_unary(ps);

@@ -879,6 +879,10 @@ static const sc_expr *as_traced(sc_shape_env *env, const sc_expr *e) {
       return acc;
     case SC_EXPR_FLOORDIV: return sc_expr_floordiv(ctx, acc, as_traced(env, e->args[1]));
     case SC_EXPR_MOD: return sc_expr_mod(ctx, acc, as_traced(env, e->args[1]));
+    case SC_EXPR_POW: {
+      const sc_expr *p = sc_expr_pow(ctx, acc, e->args[1]->value);
+      return p ? p : e;
+    }
     default: return e;
   }
 }

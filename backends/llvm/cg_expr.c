@@ -62,6 +62,14 @@ LLVMValueRef cg_expr(cg *g, const sc_expr *e) {
                       as_i64(g, cg_expr(g, e->args[i])));
       return acc;
     }
+    case SC_EXPR_POW: { /* square and multiply, each step checked for overflow */
+      LLVMValueRef sq = as_i64(g, cg_expr(g, e->args[0])), acc = cg_i64(g, 1);
+      for (int64_t k = e->args[1]->value; k; k >>= 1) {
+        if (k & 1) acc = checked(g, "llvm.smul.with.overflow", acc, sq);
+        if (k > 1) sq = checked(g, "llvm.smul.with.overflow", sq, sq);
+      }
+      return acc;
+    }
     case SC_EXPR_FLOORDIV:
     case SC_EXPR_MOD: {
       LLVMValueRef args[2] = {as_i64(g, cg_expr(g, e->args[0])), as_i64(g, cg_expr(g, e->args[1]))};

@@ -73,33 +73,45 @@ def allows(layer, target):
     return False
 
 
+def source_files(root):
+    """The repository's files: git's view when root is a checkout (tracked and new files,
+    not what .gitignore names, such as shapec-out/ from a run of the example), else all."""
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                             capture_output=True, check=True).stdout
+        return [p for p in out.decode().split("\0") if p and os.path.exists(os.path.join(root, p))]
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+            rel_dir = os.path.relpath(dirpath, root)
+            files += [os.path.normpath(os.path.join(rel_dir, n)) for n in filenames]
+        return files
+
+
 def check_includes(root):
     problems = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        rel_dir = os.path.relpath(dirpath, root)
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        for name in filenames:
-            if not name.endswith((".c", ".h", ".def")):
+    for src in sorted(source_files(root)):
+        if not src.endswith((".c", ".h", ".def")):
+            continue
+        if src.startswith(UNCHECKED):
+            continue
+        layer = layer_of(src)
+        if layer is None:
+            problems.append(f"{src}: in no layer of docs/architecture.md (add its folder to the table)")
+            continue
+        text = open(os.path.join(root, src), encoding="utf-8", errors="replace").read()
+        for m in INCLUDE.finditer(text):
+            inc = m.group(1)
+            line = text.count("\n", 0, m.start()) + 1
+            if ".." in inc.split("/"):
+                problems.append(f'{src}:{line}: "{inc}": write includes from the repository root')
                 continue
-            src = os.path.normpath(os.path.join(rel_dir, name))
-            if src.startswith(UNCHECKED):
-                continue
-            layer = layer_of(src)
-            if layer is None:
-                problems.append(f"{src}: in no layer of docs/architecture.md (add its folder to the table)")
-                continue
-            text = open(os.path.join(root, src), encoding="utf-8", errors="replace").read()
-            for m in INCLUDE.finditer(text):
-                inc = m.group(1)
-                line = text.count("\n", 0, m.start()) + 1
-                if ".." in inc.split("/"):
-                    problems.append(f'{src}:{line}: "{inc}": write includes from the repository root')
-                    continue
-                target = resolve(root, src, inc)
-                if target is None:
-                    problems.append(f'{src}:{line}: "{inc}" names no file (root-relative, or in {os.path.dirname(src)}/)')
-                elif not allows(layer, target):
-                    problems.append(f'{src}:{line}: {layer}/ may not include {target} ({layer_of(target) or "?"}/)')
+            target = resolve(root, src, inc)
+            if target is None:
+                problems.append(f'{src}:{line}: "{inc}" names no file (root-relative, or in {os.path.dirname(src)}/)')
+            elif not allows(layer, target):
+                problems.append(f'{src}:{line}: {layer}/ may not include {target} ({layer_of(target) or "?"}/)')
     return problems
 
 
