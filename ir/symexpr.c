@@ -103,6 +103,15 @@ static void sort_exprs(const sc_expr **v, size_t n, int (*cmp)(const sc_expr *, 
   if (tmp != stackv) free(tmp);
 }
 
+/* Sorts v and drops repeats (equal expressions are one pointer); returns the new count. */
+static size_t sort_unique(const sc_expr **v, size_t n) {
+  sort_exprs(v, n, sc_expr_compare);
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!w || v[w - 1] != v[i]) v[w++] = v[i];
+  return w;
+}
+
 /* ---- saturating int64 arithmetic (sizes never get near the limits) --------------- */
 
 static int64_t sat_add(int64_t a, int64_t b) {
@@ -627,17 +636,13 @@ static const sc_expr *minmax(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, c
         have_const = true;
         continue;
       }
-      bool dup = false;
-      for (size_t j = 0; j < n; j++) dup |= v[j] == y;
-      if (!dup) v[n++] = y;
+      v[n++] = y;
     }
   }
   if (have_const) v[n++] = sc_expr_int(ctx, konst);
+  n = sort_unique(v, n);
   const sc_expr *r = v[0];
-  if (n > 1) {
-    sort_exprs(v, n, sc_expr_compare);
-    r = expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
-  }
+  if (n > 1) r = expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
   if (v != stackv) free(v);
   return r;
 }
@@ -686,17 +691,12 @@ static const sc_expr *junction(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a,
   for (int k = 0; k < 2; k++) {
     uint32_t m = in[k]->kind == kind ? in[k]->n_args : 1;
     for (uint32_t i = 0; i < m; i++) {
-      const sc_expr *y = in[k]->kind == kind ? in[k]->args[i] : in[k];
-      bool dup = false;
-      for (size_t j = 0; j < n; j++) dup |= v[j] == y;
-      if (!dup) v[n++] = y;
+      v[n++] = in[k]->kind == kind ? in[k]->args[i] : in[k];
     }
   }
+  n = sort_unique(v, n);
   const sc_expr *r = v[0];
-  if (n > 1) {
-    sort_exprs(v, n, sc_expr_compare);
-    r = expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
-  }
+  if (n > 1) r = expr_intern(ctx, kind, 0, NULL, (uint32_t)n, v);
   if (v != stackv) free(v);
   return r;
 }
@@ -721,6 +721,29 @@ const sc_expr *sc_expr_not(sc_ctx *ctx, const sc_expr *a) {
 
 /* ---- rebuilding ----------------------------------------------------------------- */
 
+static const sc_expr *combine(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *a, const sc_expr *b) {
+  switch (kind) {
+    case SC_EXPR_MUL: return sc_expr_mul(ctx, a, b);
+    case SC_EXPR_MIN:
+    case SC_EXPR_MAX: return minmax(ctx, kind, a, b);
+    default: return junction(ctx, kind, a, b);
+  }
+}
+
+/* Combined as a balanced tree: each level merges sorted halves, so n arguments cost
+ * O(n log^2 n) where a left fold re-sorts and re-interns a growing node n times. */
+static const sc_expr *fold_balanced(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *const *args, size_t n) {
+  if (n == 1) return args[0];
+  size_t h = n / 2;
+  return combine(ctx, kind, fold_balanced(ctx, kind, args, h), fold_balanced(ctx, kind, args + h, n - h));
+}
+
+const sc_expr *sc_expr_nary(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *const *args, size_t n) {
+  if (kind == SC_EXPR_ADD) return sc_expr_add_all(ctx, args, n);
+  if (n == 0) return kind == SC_EXPR_MUL ? sc_expr_int(ctx, 1) : sc_expr_bool(ctx, kind == SC_EXPR_AND);
+  return fold_balanced(ctx, kind, args, n);
+}
+
 static const sc_expr *rebuild(sc_ctx *ctx, const sc_expr *e, const sc_expr **args) {
   const sc_expr *r;
   switch (e->kind) {
@@ -729,27 +752,16 @@ static const sc_expr *rebuild(sc_ctx *ctx, const sc_expr *e, const sc_expr **arg
     case SC_EXPR_TRUE:
     case SC_EXPR_FALSE: return e;
     case SC_EXPR_ADD:
-      r = args[0];
-      for (uint32_t i = 1; i < e->n_args; i++) r = sc_expr_add(ctx, r, args[i]);
-      return r;
     case SC_EXPR_MUL:
-      r = args[0];
-      for (uint32_t i = 1; i < e->n_args; i++) r = sc_expr_mul(ctx, r, args[i]);
-      return r;
+    case SC_EXPR_MIN:
+    case SC_EXPR_MAX:
+    case SC_EXPR_AND:
+    case SC_EXPR_OR: return sc_expr_nary(ctx, e->kind, args, e->n_args);
     case SC_EXPR_POW:
       r = sc_expr_pow(ctx, args[0], args[1]->value);
       return r ? r : make_factor(ctx, args[0], args[1]->value); /* an overflowing constant stays unevaluated */
     case SC_EXPR_FLOORDIV: return sc_expr_floordiv(ctx, args[0], args[1]);
     case SC_EXPR_MOD: return sc_expr_mod(ctx, args[0], args[1]);
-    case SC_EXPR_MIN:
-    case SC_EXPR_MAX:
-    case SC_EXPR_AND:
-    case SC_EXPR_OR:
-      r = args[0];
-      for (uint32_t i = 1; i < e->n_args; i++)
-        r = (e->kind == SC_EXPR_MIN || e->kind == SC_EXPR_MAX) ? minmax(ctx, e->kind, r, args[i])
-                                                               : junction(ctx, e->kind, r, args[i]);
-      return r;
     case SC_EXPR_NOT: return sc_expr_not(ctx, args[0]);
     default: return sc_expr_rel(ctx, e->kind, args[0], args[1]);
   }

@@ -75,6 +75,9 @@ size_t sc_expr_degree(const sc_expr *e);
 #define SC_EXPR_MAX_TERMS 1024
 /* base**n (n >= 0); NULL when n < 0 or an integer result does not fit in 64 bits. */
 const sc_expr *sc_expr_pow(sc_ctx *ctx, const sc_expr *base, int64_t n);
+/* args[0] op args[1] op ... for kind ADD, MUL, MIN, MAX, AND or OR, in O(n log^2 n); n >= 1
+ * for MIN and MAX. */
+const sc_expr *sc_expr_nary(sc_ctx *ctx, sc_expr_kind kind, const sc_expr *const *args, size_t n);
 const sc_expr *sc_expr_neg(sc_ctx *ctx, const sc_expr *a);
 const sc_expr *sc_expr_mul(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);
 const sc_expr *sc_expr_floordiv(sc_ctx *ctx, const sc_expr *a, const sc_expr *b);

@@ -116,10 +116,6 @@ static const struct {
     {"Or", FN_OR, 1, INT_MAX},               {"Not", FN_NOT, 1, 1},
 };
 
-static const sc_expr *product(parser *ps, const sc_expr *a, const sc_expr *b) {
-  return a && b ? sc_expr_mul(ps->ctx, a, b) : NULL;
-}
-
 /* base**n for a constant n >= 0; a power of a large sum stays unexpanded, as in sympy. */
 static const sc_expr *power(parser *ps, const sc_expr *base, const sc_expr *exp, const char *at) {
   int64_t n;
@@ -128,21 +124,10 @@ static const sc_expr *power(parser *ps, const sc_expr *base, const sc_expr *exp,
   return r ? r : fail(ps, at, "the power does not fit in 64 bits");
 }
 
-static const sc_expr *fold(parser *ps, fn_kind kind, const sc_expr *const *a, int n, const char *at) {
-  sc_ctx *ctx = ps->ctx;
-  if (kind == FN_ADD) return sc_expr_add_all(ctx, a, (size_t)n);
-  const sc_expr *r = a[0];
-  for (int i = 1; i < n && r; i++) {
-    switch (kind) {
-      case FN_MUL: r = product(ps, r, a[i]); break;
-      case FN_MIN: r = sc_expr_min(ctx, r, a[i]); break;
-      case FN_MAX: r = sc_expr_max(ctx, r, a[i]); break;
-      case FN_AND: r = sc_expr_and(ctx, r, a[i]); break;
-      case FN_OR: r = sc_expr_or(ctx, r, a[i]); break;
-      default: break;
-    }
-  }
-  return r;
+static const sc_expr *fold(parser *ps, fn_kind kind, const sc_expr *const *a, int n) {
+  static const sc_expr_kind kinds[] = {[FN_ADD] = SC_EXPR_ADD, [FN_MUL] = SC_EXPR_MUL, [FN_MIN] = SC_EXPR_MIN,
+                                       [FN_MAX] = SC_EXPR_MAX, [FN_AND] = SC_EXPR_AND, [FN_OR] = SC_EXPR_OR};
+  return sc_expr_nary(ps->ctx, kinds[kind], a, (size_t)n);
 }
 
 /* The call known_functions[k](a[0], ..., a[n-1]). */
@@ -173,7 +158,7 @@ static const sc_expr *call_known(parser *ps, size_t k, const sc_expr *const *a, 
     case FN_GT: return sc_expr_rel(ctx, SC_EXPR_GT, a[0], a[1]);
     case FN_GE: return sc_expr_rel(ctx, SC_EXPR_GE, a[0], a[1]);
     case FN_NOT: return sc_expr_not(ctx, a[0]);
-    default: return fold(ps, kind, a, n, at);
+    default: return fold(ps, kind, a, n);
   }
 }
 
@@ -257,26 +242,44 @@ static const sc_expr *parse_unary(parser *ps) {
   return r;
 }
 
+/* The product of the factors gathered so far, leaving one factor: a*b*c is multiplied at
+ * once (sc_expr_nary), so that a product of thousands of factors stays fast. */
+static const sc_expr *product_of(parser *ps, sc_expr_terms *run) {
+  const sc_expr *p = sc_expr_nary(ps->ctx, SC_EXPR_MUL, run->items, run->n);
+  run->n = 0;
+  sc_expr_terms_push(run, p);
+  return p;
+}
+
+/* a * b // c % d ...: left to right, as Python and sympy read it. */
 static const sc_expr *parse_term(parser *ps) {
-  const sc_expr *l = parse_unary(ps);
-  while (l) {
+  const sc_expr *first = parse_unary(ps);
+  if (!first) return NULL;
+  sc_expr_terms run = {0};
+  sc_expr_terms_push(&run, first);
+  const sc_expr *result = NULL;
+  for (;;) {
     skip_space(ps);
     const char *at = ps->p;
+    bool floordiv = false;
     if (accept(ps, "*")) {
-      l = product(ps, l, parse_unary(ps));
-    } else if (accept(ps, "//")) {
       const sc_expr *r = parse_unary(ps);
-      l = r ? sc_expr_floordiv(ps->ctx, l, r) : NULL;
-    } else if (accept(ps, "%")) {
-      const sc_expr *r = parse_unary(ps);
-      l = r ? sc_expr_mod(ps->ctx, l, r) : NULL;
+      if (!r) break;
+      sc_expr_terms_push(&run, r);
+    } else if ((floordiv = accept(ps, "//")) || accept(ps, "%")) {
+      const sc_expr *l = product_of(ps, &run), *r = parse_unary(ps);
+      if (!r) break;
+      run.items[0] = floordiv ? sc_expr_floordiv(ps->ctx, l, r) : sc_expr_mod(ps->ctx, l, r);
     } else if (accept(ps, "/")) {
-      return fail(ps, at, "true division '/' is not supported in size expressions; use '//'");
+      fail(ps, at, "true division '/' is not supported in size expressions; use '//'");
+      break;
     } else {
+      result = product_of(ps, &run);
       break;
     }
   }
-  return l;
+  sc_expr_terms_free(&run);
+  return result;
 }
 
 /* a + b - c ...: the terms are summed at once (sc_expr_add_all), so that a sum of

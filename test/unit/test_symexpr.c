@@ -274,6 +274,21 @@ START_TEST(test_crafted_expressions_are_exact_and_fast) {
   ck_assert(sc_expr_eval(sum, all_twos, NULL, &v));
   ck_assert_int_eq(v, 20000);
   ck_assert_msg(seconds_since(t0) < 2.0, "a sum of 10,000 symbols took %.1f s", seconds_since(t0));
+  /* a product of 10,000 factors and Max of 10,000 arguments: linear-ish, not quadratic */
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  sb.len = 0;
+  for (int i = 0; i < 10000; i++) sc_strbuf_printf(&sb, "%ss%d", i ? "*" : "", i);
+  const sc_expr *prod = sc_expr_parse(ctx, sc_strbuf_cstr(&sb), &err, NULL);
+  ck_assert_ptr_nonnull(prod);
+  ck_assert_uint_eq(sc_expr_degree(prod), 10000);
+  sb.len = 0;
+  sc_strbuf_append(&sb, "Max(");
+  for (int i = 0; i < 10000; i++) sc_strbuf_printf(&sb, "%ss%d, s%d", i ? ", " : "", i, i);
+  sc_strbuf_append(&sb, ")");
+  const sc_expr *max = sc_expr_parse(ctx, sc_strbuf_cstr(&sb), &err, NULL);
+  ck_assert_ptr_nonnull(max);
+  ck_assert_uint_eq(max->n_args, 10000); /* each argument given twice, kept once */
+  ck_assert_msg(seconds_since(t0) < 2.0, "10,000 factors and arguments took %.1f s", seconds_since(t0));
   sc_strbuf_free(&sb);
   /* products built by the analysis keep every factor (no truncation at 64) */
   const sc_expr *p = sc_expr_int(ctx, 1);
