@@ -1106,6 +1106,30 @@ static bool rule_nonzero(sc_rule_ctx *rc, bool masked) {
   return set_out(rc, 0, &out);
 }
 
+/* x[mask] (aten.index.Tensor with one boolean mask over x's leading dims): the selected rows,
+ * as many as the mask's true elements.  The mask's sizes must be x's (torch raises
+ * IndexError otherwise).  Integer index tensors are refused with a pointer to index_select. */
+static bool rule_index_tensor(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  const sc_arg *ix = tensors_arg(rc, "indices");
+  shape s = {0}, sm = {0};
+  if (!x || !ix || !shape_of(rc, x, &s)) return false;
+  const sc_value *m = ix->items[0].value;
+  if (ix->n_items != 1 || !m)
+    return rule_error(rc, "only x[mask] with one boolean mask is supported (here %zu indices)", ix->n_items);
+  if (m->meta.dtype != SC_DTYPE_BOOL)
+    return rule_error(rc, "indexing with %s index tensors (x[idx]) is not supported; torch.index_select(x, 0, idx) "
+                      "is", sc_dtype_name(m->meta.dtype));
+  if (!shape_of(rc, m, &sm)) return false;
+  if (sm.rank > s.rank) return rule_error(rc, "a mask of rank %d indexes a tensor of rank %d", sm.rank, s.rank);
+  for (int i = 0; i < sm.rank; i++) eq_guard(rc, "index", sm.d[i], s.d[i]);
+  char src[300];
+  snprintf(src, sizeof src, "index() at node '%s'", rc->node->name);
+  shape out = {1 + s.rank - sm.rank, {sc_env_new_unbacked(rc->env, src, true)}};
+  for (int i = sm.rank; i < s.rank; i++) out.d[1 + i - sm.rank] = s.d[i];
+  return set_out(rc, 0, &out);
+}
+
 /* ---- SymInt arithmetic ------------------------------------------------------------------------ */
 
 static const sc_expr *scalar_operand(sc_rule_ctx *rc, const char *name, int pos) {
@@ -1297,6 +1321,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_LOCAL_SCALAR_DENSE: case SC_OP_ITEM: return rule_item(rc);
     case SC_OP_NONZERO: return rule_nonzero(rc, false);
     case SC_OP_MASKED_SELECT: return rule_nonzero(rc, true);
+    case SC_OP_INDEX_TENSOR: return rule_index_tensor(rc);
     case SC_OP_SYM_SIZE: case SC_OP_SYM_STRIDE: return rule_sym_size(rc, false);
     case SC_OP_SYM_NUMEL: return rule_sym_size(rc, true);
     case SC_OP_SYM_STORAGE_OFFSET: return set_sym(rc, sc_expr_int(rc->ctx, 0));

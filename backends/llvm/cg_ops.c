@@ -822,6 +822,28 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
       cg_call(g, "sc_k_masked_select", g->voidt, p8, 8, a8, 8, false);
       return true;
     }
+    case SC_OP_INDEX_TENSOR: { /* x[mask]: count the mask's rows, then select as masked_select over x's shape */
+      cg_value *m = tensor(g, n, "indices");
+      int r = x->v->meta.rank, k = m->v->meta.rank;
+      LLVMValueRef xst[CG_MAX_RANK], mst[CG_MAX_RANK];
+      strides_of(g, x, xst);
+      strides_of(g, m, mst);
+      for (int d = k; d < r; d++) mst[d] = cg_i64(g, 0); /* each selected row is copied whole */
+      LLVMValueRef mst_a = array_i64(g, mst, r), shape_a = array_i64(g, x->dims, r);
+      LLVMTypeRef p4[4] = {g->ptr, g->ptr, g->i32, g->ptr};
+      LLVMValueRef a4[4] = {m->data, mst_a, LLVMConstInt(g->i32, (unsigned)k, 0), shape_a};
+      LLVMValueRef count = cg_call(g, "sc_k_count_masked", g->i64, p4, 4, a4, 4, false);
+      sc_value *ov = output(n, 0);
+      cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of true elements in %s",
+                                                                  m->v->name));
+      if (g->failed) return false;
+      cg_value *out = produce(g, ov);
+      LLVMTypeRef p8[8] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i64, g->ptr};
+      LLVMValueRef a8[8] = {x->data, array_i64(g, xst, r), m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a,
+                            cg_elem_size(g, dt), out->data};
+      cg_call(g, "sc_k_masked_select", g->voidt, p8, 8, a8, 8, false);
+      return true;
+    }
     default:
       return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s produces data-dependent sizes, which the CPU backend "
                       "does not compile yet", n->target);

@@ -313,6 +313,11 @@ DIRECT = {
                       [[A, A], [A, A]], [("self", T("x0")), ("mask", T("x1"))]),
     "masked_select_bcast": ("torch.ops.aten.masked_select.default", [f([4, 5]), b8([5])], [f([6, 3]), b8([3])],
                             [[A, A], [A]], [("self", T("x0")), ("mask", T("x1"))]),
+    # x[mask] (aten.index.Tensor with one boolean mask): the whole shape, or the leading dims (rows)
+    "index_mask": ("torch.ops.aten.index.Tensor", [f([4, 5]), b8([4, 5])], [f([3, 2]), b8([3, 2])],
+                   [[A, A], [A, A]], [("self", T("x0")), ("indices", {"as_tensors": [{"name": "x1"}]})]),
+    "index_mask_rows": ("torch.ops.aten.index.Tensor", [f([4, 5, 3]), b8([4, 5])], [f([6, 2, 3]), b8([6, 2])],
+                        [[A, A, A], [A, A]], [("self", T("x0")), ("indices", {"as_tensors": [{"name": "x1"}]})]),
     # aten.matmul with batch broadcasting (torch.export keeps it whole; 1.13's tracer decomposes it)
     "matmul_ranks": ("torch.ops.aten.matmul.default", [f([2, 3, 4, 5]), f([3, 5, 6])], [f([3, 2, 2, 7]), f([2, 7, 3])],
                      [[A, A, A, A], [A, A, A]], [("self", T("x0")), ("other", T("x1"))]),

@@ -32,6 +32,7 @@ class Program:
         self.params = {}
         self.n = None          # the sample of an int input n, when the program has one
         self.unbacked = False  # whether steps may use item()
+        self.dd = False        # whether steps may make sizes data-dependent without torch._check
 
 
 def sample_shape(rng, rank):
@@ -46,6 +47,9 @@ def gen_body(rng, prog, shapes):
     y = shapes[1] if len(shapes) > 1 else None
     for _ in range(rng.randint(2, 5)):
         r = len(h)
+        if None in h:  # a size only the data decides (None): steps that need no sample of it
+            h = gen_after_data_dependent(rng, prog, h)
+            continue
         choices = ["relu", "scale", "guard_if", "check"]
         if y is not None and len(y) <= r and all(a == b or b == 1 for a, b in zip(h[r - len(y):], y)):
             choices += ["add_y"] * 3
@@ -57,7 +61,12 @@ def gen_body(rng, prog, shapes):
             choices += ["scale_n", "scale_n", "slice_n"]
         if r >= 1 and prog.unbacked:
             choices += ["item_slice"]
+        if r >= 1 and prog.dd:
+            choices += ["dd_slice", "dd_narrow", "dd_nonzero", "dd_mask", "dd_new"] * 2
         step = rng.choice(choices)
+        if step.startswith("dd_"):
+            h = gen_data_dependent(rng, prog, h, step)
+            continue
         if step == "relu":
             prog.lines.append("h = h.relu()")
         elif step == "scale":
@@ -130,6 +139,61 @@ def gen_body(rng, prog, shapes):
     prog.lines.append("return h")
 
 
+DATA_DEPENDENT = {  # h's first dim becomes a size only the data decides, unchecked
+    "dd_slice": ["u = (h > 0).sum().item()", "h = h[:u]"],
+    "dd_narrow": ["u = (h > 0).sum().item()", "h = h.narrow(0, 0, u)"],
+    "dd_nonzero": ["h = h.nonzero().float()"],
+    "dd_mask": ["h = h[h > 0]"],
+    "dd_new": ["u = (h > 0).sum().item()", "h = h.sum() + torch.ones(u, 2)"],
+}
+
+
+def gen_data_dependent(rng, prog, h, step):
+    """One of DATA_DEPENDENT's steps; returns h's new sample shape, None for the unbacked dim."""
+    prog.lines += DATA_DEPENDENT[step]
+    if step in ("dd_slice", "dd_narrow"):
+        return [None] + h[1:]
+    if step == "dd_nonzero":
+        return [None, len(h)]
+    if step == "dd_mask":
+        return [None]
+    return [None, 2]
+
+
+def gen_after_data_dependent(rng, prog, h):
+    """A step on h whose first dim is unbacked: elementwise ops, a Python `if` or a check on
+    that size (torch's data-dependent error unless it can decide), a cat, a matmul."""
+    choices = ["relu", "scale", "guard_if", "div_guard", "cat0", "dd_check", "dd_check"]
+    if len(h) >= 2:
+        choices += ["sum_last", "view_keep0", "matmul"]
+    step = rng.choice(choices)
+    if step == "relu":
+        prog.lines.append("h = h.relu()")
+    elif step == "scale":
+        prog.lines.append("h = h * 2")
+    elif step == "guard_if":
+        prog.lines += [f"if h.shape[0] > {rng.randint(0, 4)}:", "    h = h + 1"]
+    elif step == "div_guard":
+        prog.lines += ["if h.shape[0] % 2 == 0:", "    h = h * 3"]
+    elif step == "cat0":
+        prog.lines.append("h = torch.cat([h, h], dim=0)")
+    elif step == "dd_check":  # bounds the unbacked size, as a user would with torch._check
+        prog.lines.append(f"torch._check(h.shape[0] {rng.choice(['>=', '<=', '!='])} {rng.choice([0, 1, 2, 8])})")
+    elif step == "sum_last":
+        prog.lines.append("h = h.sum(-1)")
+        h = h[:-1]
+    elif step == "view_keep0":
+        prog.lines.append("h = h.view(h.shape[0], -1)")
+        h = [None, _prod(h[1:])]
+    elif step == "matmul":
+        n = rng.choice([3, 4])
+        name = f"w{len(prog.params)}"
+        prog.params[name] = [h[-1], n]
+        prog.lines.append(f"h = h @ self.{name}")
+        h = h[:-1] + [n]
+    return h
+
+
 def _prod(xs):
     p = 1
     for v in xs:
@@ -182,6 +246,8 @@ def make_case(seed):
     if extended and rng.random() < 0.3:
         prog.n = rng.randint(2, 5)
     prog.unbacked = extended and rng.random() < 0.2
+    # seeds from 30000 on also draw data-dependent sizes that no torch._check bounds
+    prog.dd = seed >= 30000 and rng.random() < 0.5
     in_dict = extended and len(shapes) == 2 and rng.random() < 0.3
     gen_body(rng, prog, shapes)
     names = ["x", "d" if in_dict else "y"][:len(shapes)] + (["n"] if prog.n is not None else [])
