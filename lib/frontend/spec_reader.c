@@ -431,6 +431,17 @@ static bool is_container(const cJSON *node) {
   return false;
 }
 
+/* The Python type of a constant argument, as torch's messages name it. */
+static const char *python_type_name(sc_arg_kind kind) {
+  switch (kind) {
+    case SC_ARG_INT: return "int";
+    case SC_ARG_FLOAT: return "float";
+    case SC_ARG_BOOL: return "bool";
+    case SC_ARG_STRING: return "str";
+    default: return "NoneType";
+  }
+}
+
 static bool read_positional(spec_reader *r, const cJSON *node) {
   bool ok = true;
   size_t i = 0;
@@ -440,10 +451,17 @@ static bool read_positional(spec_reader *r, const cJSON *node) {
     if (is_container(e)) {
       ok &= read_positional(r, e);
     } else if (constant) { /* torch's dumper writes null for a non-tensor argument */
-      r->next_arg++;
+      size_t position = r->next_arg++;
       if (!cJSON_IsNull(e)) {
-        sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_NOT_TENSOR, "argument '%s' is a constant of the exported "
-                                  "program, not a tensor; its spec must be null", constant->target);
+        /* torch's own sentence first, where the leaf is one torch would name the same way */
+        const char *hint = cJSON_IsString(e) && strncmp(e->valuestring, "_DimHint.", 9) == 0 ? e->valuestring + 9 : NULL;
+        const char *torch_words =
+            hint ? sc_arena_printf(&r->ctx->arena, "Cannot associate shape DimHint(%s) specified at `%s` to non-tensor "
+                                   "type <class '%s'> at `inputs[%zu]` (expected None): ", hint, r->jr.path,
+                                   python_type_name(constant->constant.kind), position)
+                 : "";
+        sc_diag *dg = sc_jr_error(&r->jr, SC_DIAG_SPEC_NOT_TENSOR, "%sargument '%s' is a constant of the exported "
+                                  "program, not a tensor; its spec must be null", torch_words, constant->target);
         sc_diag_set_hint(&r->ctx->diags, dg, "write null for int, float and bool arguments");
         ok = false;
       }

@@ -841,6 +841,21 @@ if [ -f "$INT_CONST" ]; then
   end
 fi
 
+FLOAT_CONST=$SRC/test/real/corpus/2.14/float_input/model.pt2
+if [ -f "$FLOAT_CONST" ]; then
+  begin "a hint on a float input: torch's sentence, the spec path and the fix (SC0413), and a report"
+  echo '{"dynamic_shapes": [{"0": "_DimHint.AUTO"}, "_DimHint.DYNAMIC"]}' >"$WORK/float-hint.json"
+  sc export "$FLOAT_CONST" --dynamic "$WORK/float-hint.json" -o "$WORK/float-hint"
+  expect_rc 1
+  expect_diag "$WORK/float-hint.json" SC0413
+  expect_err "Cannot associate shape DimHint(DYNAMIC) specified at \`dynamic_shapes[1]\` to non-tensor type <class 'float'> at \`inputs[1]\` (expected None)"
+  expect_at "dynamic_shapes[1]"
+  expect_err "fix: write null for int, float and bool arguments"
+  expect_file_has "$WORK/float-hint/constraints.json" '"status": "error"'
+  expect_no_path "$WORK/float-hint/model.so"
+  end
+fi
+
 # ---- summary -----------------------------------------------------------------------
 
 TOTAL=$((N_PASS + N_FAIL))
