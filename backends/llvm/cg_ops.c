@@ -531,8 +531,11 @@ static bool lower_pool(cg *g, const sc_node *n) {
     cg_call(g, "sc_k_avg_pool2d_f32", g->voidt, p, 15, a, 15, false);
     return true;
   }
+  /* the indices of max_pool2d_with_indices are written only when a later node reads them
+   * (the decomposed IR asks for them, and nothing reads them in inference) */
   sc_value *iv = output(n, 1);
-  cg_value *idx = iv ? produce(g, iv) : NULL;
+  int at = (int)(n - g->p->graph->nodes);
+  cg_value *idx = iv && cg_get(g, iv)->last_use > at ? produce(g, iv) : NULL;
   LLVMTypeRef p[16] = {g->ptr, g->ptr, g->ptr};
   for (int i = 3; i < 16; i++) p[i] = g->i64;
   LLVMValueRef a[16] = {x->data, out->data, idx ? idx->data : LLVMConstNull(g->ptr), nc, h, w, cg_i64(g, k[0]),

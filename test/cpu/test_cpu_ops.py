@@ -65,6 +65,10 @@ def b8(shape):
     return ("bool", shape)
 
 
+def fnan(shape):  # with a NaN in about one element of eight, to check that NaN propagates
+    return ("f32nan", shape)
+
+
 # Named Dims declared from 0: a case using them runs its second shape with empty tensors
 ZERO_DIMS = {"z0": {"min": 0, "max": 4096}, "z1": {"min": 0, "max": 4096}}
 Z0, Z1 = "z0", "z1"
@@ -240,6 +244,14 @@ DIRECT = {
                    ("dilation", IS([2, 1]))]),
     "max_pool2d_op": (aten("max_pool2d.default"), [f([2, 3, 9, 8])], [f([1 + 2, 3, 6, 7])], [[A, None, A, A]],
                       [X0, ("kernel_size", IS([3, 3])), ("stride", IS([2, 2])), ("padding", IS([1, 1]))]),
+    "max_pool2d_dilated_ceil": (aten("max_pool2d.default"), [f([2, 3, 11, 10])], [f([1, 3, 9, 13])], [[A, None, A, A]],
+                                [X0, ("kernel_size", IS([3, 2])), ("stride", IS([2, 3])), ("padding", IS([1, 1])),
+                                 ("dilation", IS([2, 1])), ("ceil_mode", {"as_bool": True})]),
+    "max_pool2d_nan": (aten("max_pool2d.default"), [fnan([2, 3, 9, 8])], [fnan([1, 3, 7, 9])], [[A, None, A, A]],
+                       [X0, ("kernel_size", IS([3, 3])), ("stride", IS([2, 2])), ("padding", IS([1, 1]))]),
+    "max_pool2d_with_indices_op": (aten("max_pool2d_with_indices.default"), [f([2, 3, 9, 8])], [f([1, 3, 6, 7])],
+                                   [[A, None, A, A]], [X0, ("kernel_size", IS([3, 3])), ("stride", IS([2, 2])),
+                                                       ("padding", IS([1, 1]))]),
     "adaptive_avg_pool2d_op": (aten("adaptive_avg_pool2d.default"), [f([2, 3, 9, 8])], [f([3, 3, 7, 5])], [[A, None, A, A]],
                                [X0, ("output_size", IS([3, 2]))]),
     "batch_norm_op": (aten("batch_norm.default"), [f([2, 3, 4, 5]), f([3]), f([3]), f([3]), fpos([3])],
@@ -386,6 +398,9 @@ def make(desc, seed):
         return torch.rand(*desc[1], generator=g) + 0.5
     if desc[0] == "i64":
         return torch.randint(0, desc[2], desc[1], generator=g)
+    if desc[0] == "f32nan":
+        x = torch.randn(*desc[1], generator=g)
+        return x.masked_fill(torch.rand(*desc[1], generator=g) < 0.125, float("nan"))
     return torch.rand(*desc[1], generator=g) > 0.5
 
 

@@ -184,8 +184,44 @@ typedef struct max_pool_job {
   int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
 } max_pool_job;
 
+/* The maximum only, no indices: per output row and kernel tap, the output columns whose
+ * input column is inside the image are found first, so the inner loop has no bounds test
+ * and no branch (a select), and vectorizes.  NaN propagates as in ATen: once a NaN is the
+ * maximum, `v > best` is false for every later v. */
+static void max_pool_values(const max_pool_job *j, int64_t begin, int64_t end) {
+  int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
+  for (int64_t p = begin; p < end; p++) {
+    const float *xp = j->x + p * h * w;
+    for (int64_t oy = 0; oy < oh; oy++) {
+      float *yr = j->y + (p * oh + oy) * ow;
+      for (int64_t ox = 0; ox < ow; ox++) yr[ox] = -INFINITY;
+      for (int64_t i = 0; i < j->kh; i++) {
+        int64_t iy = oy * j->sh - j->ph + i * j->dh;
+        if (iy < 0 || iy >= h) continue;
+        const float *xr = xp + iy * w;
+        for (int64_t k = 0; k < j->kw; k++) {
+          int64_t off = k * j->dw - j->pw; /* input column of output column ox: ox*sw + off */
+          int64_t lo = off >= 0 ? 0 : (-off + j->sw - 1) / j->sw;
+          int64_t hi = w - 1 - off < 0 ? -1 : (w - 1 - off) / j->sw; /* last ox inside */
+          if (hi > ow - 1) hi = ow - 1;
+          const float *src = xr + off;
+          int64_t sw = j->sw;
+          for (int64_t ox = lo; ox <= hi; ox++) {
+            float v = src[ox * sw], b = yr[ox];
+            yr[ox] = (v > b || v != v) && b == b ? v : b;
+          }
+        }
+      }
+    }
+  }
+}
+
 static void max_pool_planes(void *arg, int64_t begin, int64_t end) {
   const max_pool_job *j = arg;
+  if (!j->indices) {
+    max_pool_values(j, begin, end);
+    return;
+  }
   int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
   for (int64_t p = begin; p < end; p++) {
     const float *xp = j->x + p * h * w;
