@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/phase.h"
 #include "backends/cpu/cpu_target.h"
 #include "backends/cuda/cuda_target.h"
 #include "backends/library.h"
@@ -37,13 +38,21 @@ static void init_types(cg *g) {
 static bool emit_library(cg *g, const sc_library_options *opts) {
   if (opts->external_weights)
     g->external_path = sc_arena_printf(&g->ctx->arena, "%s/model.weights", opts->outdir);
+  double t = sc_phase_start();
   cg_emit_weights(g);
   cg_emit_state(g);
+  sc_phase_end(g->ctx, "weights into the module", t);
+  t = sc_phase_start();
   cg_emit_string_getter(g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");
   cg_emit_string_getter(g, "shapec_model_cpu_features", g->cpu_features);
   if (g->has_cuda) cg_emit_string_getter(g, "shapec_model_cuda_arch", g->emulate ? "host-emulation" : g->cuda_arch);
   bool ok = cg_emit_entry_points(g) && !g->failed;
-  if (ok && g->has_cuda) ok = cuda_target_finish(g, opts->outdir, opts->keep_ir) && !g->failed;
+  sc_phase_end(g->ctx, "lowering to LLVM IR", t);
+  if (ok && g->has_cuda) {
+    t = sc_phase_start();
+    ok = cuda_target_finish(g, opts->outdir, opts->keep_ir) && !g->failed;
+    sc_phase_end(g->ctx, "CUDA device code (PTX)", t);
+  }
   return ok;
 }
 
@@ -74,10 +83,12 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
                    : cpu_target_link(&g, so_path, sc_kernels_archive, sc_kernels_archive_size);
   }
   if (ok) ok = sc_library_write_header(ctx, p, sc_arena_printf(&ctx->arena, "%s/model.h", opts->outdir));
+
   LLVMDisposeBuilder(g.B);
   cuda_target_close(&g);
   LLVMDisposeModule(g.M);
   if (g.tm) LLVMDisposeTargetMachine(g.tm);
+  if (g.tm_cold) LLVMDisposeTargetMachine(g.tm_cold);
   LLVMContextDispose(g.C);
   free(g.emu_kernels);
   return ok;

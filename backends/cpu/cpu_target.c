@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backends/cpu/cold_split.h"
+#include "lib/base/phase.h"
 #include "backends/cpu/cpu_target.h"
 #include "backends/library.h"
 #include "lib/base/fileio.h"
@@ -135,6 +137,8 @@ bool cpu_target_open(cg *g, const char *cpu_name) {
   }
   g->tm = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelAggressive, LLVMRelocPIC,
                                   LLVMCodeModelDefault);
+  g->tm_cold = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelNone, LLVMRelocPIC,
+                                       LLVMCodeModelDefault);
   g->cpu_features = features_csv(g->ctx, features);
   LLVMSetTarget(g->M, triple);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(g->tm);
@@ -143,7 +147,7 @@ bool cpu_target_open(cg *g, const char *cpu_name) {
   LLVMDisposeMessage(host_cpu);
   LLVMDisposeMessage(host_features);
   LLVMDisposeMessage(triple);
-  return g->tm != NULL;
+  return g->tm != NULL && g->tm_cold != NULL;
 }
 
 
@@ -199,17 +203,30 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
     return false;
   }
   LLVMDisposeMessage(err);
+  double t = sc_phase_start();
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   LLVMErrorRef e = LLVMRunPasses(g->M, "default<O3>", g->tm, po);
   LLVMDisposePassBuilderOptions(po);
+  sc_phase_end(g->ctx, "LLVM optimization (O3)", t);
   if (e) {
     char *msg = LLVMGetErrorMessage(e);
     cg_error(g, SC_DIAG_CODEGEN, NULL, "LLVM optimization failed: %s", msg);
     LLVMDisposeErrorMessage(msg);
     return false;
   }
-  LLVMMemoryBufferRef obj;
-  if (LLVMTargetMachineEmitToMemoryBuffer(g->tm, g->M, LLVMObjectFile, &err, &obj)) {
+  LLVMMemoryBufferRef obj, cold_obj = NULL;
+  t = sc_phase_start();
+  LLVMModuleRef cold = sc_split_cold_functions(g->M);
+  bool emitted = !LLVMTargetMachineEmitToMemoryBuffer(g->tm, g->M, LLVMObjectFile, &err, &obj);
+  sc_phase_end(g->ctx, "LLVM code generation", t);
+  if (emitted && cold) {
+    t = sc_phase_start();
+    emitted = !LLVMTargetMachineEmitToMemoryBuffer(g->tm_cold, cold, LLVMObjectFile, &err, &cold_obj);
+    if (!emitted) LLVMDisposeMemoryBuffer(obj);
+    sc_phase_end(g->ctx, "LLVM code generation of the entry functions (level none)", t);
+  }
+  if (cold) LLVMDisposeModule(cold);
+  if (!emitted) {
     cg_error(g, SC_DIAG_CODEGEN, NULL, "LLVM code generation failed: %s", err);
     LLVMDisposeMessage(err);
     return false;
@@ -221,26 +238,40 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
   snprintf(dir, sizeof dir, "%.*s/.build-XXXXXX", slash ? (int)(slash - so_path) : 1, slash ? so_path : ".");
   if (!mkdtemp(dir)) {
     LLVMDisposeMemoryBuffer(obj);
+    if (cold_obj) LLVMDisposeMemoryBuffer(cold_obj);
     return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the build directory %s: %s", dir, strerror(errno));
   }
-  char o_path[1200], a_path[1200], tmp_so[1200];
+  char o_path[1200], cold_path[1200], a_path[1200], tmp_so[1200];
   snprintf(o_path, sizeof o_path, "%s/model.o", dir);
+  snprintf(cold_path, sizeof cold_path, "%s/model_entry.o", dir);
   snprintf(a_path, sizeof a_path, "%s/kernels.a", dir);
   snprintf(tmp_so, sizeof tmp_so, "%s.tmp.%ld", so_path, (long)getpid());
   bool ok = write_temp(g, o_path, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj)) &&
-            write_temp(g, a_path, runtime, runtime_size);
+            write_temp(g, a_path, runtime, runtime_size) &&
+            (!cold_obj || write_temp(g, cold_path, LLVMGetBufferStart(cold_obj), LLVMGetBufferSize(cold_obj)));
   LLVMDisposeMemoryBuffer(obj);
+  if (cold_obj) LLVMDisposeMemoryBuffer(cold_obj);
   if (ok) {
     char *argv[] = {"ld.lld-19", "-shared", "-soname", "model.so", "-z", "now", "-z", "noexecstack", "-z", "defs",
                     /* nodelete: the pool's workers live as long as the process */
                     "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
                     "-u", "shapec_model_set_weights_path", "-u", "shapec_model_release_workspace",
                     "--gc-sections", "-o", tmp_so, o_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
-                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL};
+                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL, NULL};
+    if (cold_obj) { /* the entry functions' object goes right after the module's */
+      size_t at = 0, end = 0;
+      while (argv[at] != o_path) at++;
+      while (argv[end]) end++;
+      memmove(&argv[at + 2], &argv[at + 1], (end - at) * sizeof *argv);
+      argv[at + 1] = cold_path;
+    }
+    t = sc_phase_start();
     ok = run_tool(g, dir, argv) && rename(tmp_so, so_path) == 0;
+    sc_phase_end(g->ctx, "link (ld.lld)", t);
     if (!ok) unlink(tmp_so);
   }
   unlink(o_path);
+  unlink(cold_path);
   unlink(a_path);
   rmdir(dir);
   return ok;

@@ -494,7 +494,9 @@ static bool lower_conv(cg *g, const sc_node *n) {
   LLVMValueRef kh = sp == 2 ? w->dims[2] : one, kw = w->dims[1 + sp];
   LLVMTypeRef p[20];
   /* out channels: the weight's first dim, or for a transposed convolution the output's */
-  LLVMValueRef a[20] = {x->data, w->data, b ? b->data : LLVMConstNull(g->ptr), out->data, batched ? x->dims[0] : one,
+  const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
+  LLVMValueRef wdata = f->weight ? f->weight : w->data, bdata = f->bias ? f->bias : b ? b->data : LLVMConstNull(g->ptr);
+  LLVMValueRef a[20] = {x->data, wdata, bdata, out->data, batched ? x->dims[0] : one,
                         x->dims[c], h, wd, transposed ? out->dims[c] : w->dims[0], kh, kw,
                         cg_i64(g, sp == 2 ? st[0] : 1), cg_i64(g, st[sp - 1]), cg_i64(g, sp == 2 ? pad[0] : 0),
                         cg_i64(g, pad[sp - 1]), cg_i64(g, sp == 2 ? dil[0] : 1), cg_i64(g, dil[sp - 1]),
@@ -549,6 +551,17 @@ static bool lower_norm(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_BATCH_NORM_INFER: case SC_OP_BATCH_NORM: {
       cg_value *x = tensor(g, n, "input");
+      cg_value *into = g->folded[n - g->p->graph->nodes].into;
+      if (into) { /* folded into the convolution that computed x: the same buffer */
+        cg_value *out = cg_get(g, output(n, 0));
+        cg_set_dims(g, out);
+        out->data = into->data;
+        cg_note_alias(g, out, into);
+        out->ready = true;
+        for (int k = 1; k < 3; k++)
+          if (output(n, k)) produce(g, output(n, k));
+        return true;
+      }
       cg_value *out = produce(g, output(n, 0));
       cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias"), *m = tensor(g, n, "running_mean"), *v = tensor(g, n, "running_var");
       int r = x->v->meta.rank;

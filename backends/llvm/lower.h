@@ -75,6 +75,7 @@ struct cg {
   LLVMModuleRef M;
   LLVMBuilderRef B;
   LLVMTargetMachineRef tm;           /* the host's (backends/cpu/cpu_target.c) */
+  LLVMTargetMachineRef tm_cold;      /* the same at code-generation level none, for giant functions */
   const char *cpu_features;          /* "avx,avx2,fma": checked by the library at run time */
   const cg_target *host;             /* backends/cpu: code for CPU tensors, and the host side of the device path */
   const cg_target *gpu;              /* backends/cuda, or NULL: a library without a device path */
@@ -120,6 +121,13 @@ struct cg {
   bool has_cpu, has_cuda;            /* the library's targets */
   /* tensor values by name */
   sc_strmap values;
+  /* per node (cg_fold.c): a convolution's folded weights, or the convolution whose output
+   * a folded batch norm's output is */
+  struct cg_folded {
+    LLVMValueRef weight, bias;
+    struct cg_value *into;
+  } *folded;
+
   bool failed;
 };
 
@@ -158,6 +166,10 @@ LLVMValueRef cg_elem_size(cg *g, sc_dtype dt);
  * its range and the runtime asserts that were waiting for it. */
 void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef value, const char *what);
 
+/* ---- cg_fold.c ---- */
+/* Folds each batch norm that only reads a convolution's output into the convolution's
+ * weights (after cg_plan_fusion, which counts the uses). */
+void cg_plan_batch_norm_folding(cg *g);
 /* ---- cg_elementwise.c ---- */
 bool cg_is_elementwise(const sc_node *n);
 void cg_plan_fusion(cg *g);

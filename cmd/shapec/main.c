@@ -41,7 +41,7 @@ static const char *const usage_export =
     "                           [--prefer-deferred-runtime-asserts]\n"
     "                           [--target cpu|cuda|cpu,cuda] [--cuda-arch SM] [--cuda-emulate]\n"
     "                           [--cpu NAME] [--emit-llvm]\n"
-    "                           [--external-weights] [--explain] [-q]\n"
+    "                           [--external-weights] [--explain] [-q] [-v]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
     "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
@@ -82,6 +82,9 @@ static const char *const usage_export =
     "  --explain        on a constraint violation, also explain the dims involved: the\n"
     "                   guards behind each (as `shapec explain` does)\n"
     "  -q, --quiet      do not print the program\n"
+    "  -v, --verbose    print each phase's wall-clock time on stderr as it ends (reading,\n"
+    "                   analysis, weights, lowering, LLVM optimization and code generation,\n"
+    "                   link), which also shows a long export's progress\n"
     "  -h, --help       show this help\n"
     "\n"
     "exit status: 0 success, 1 model or spec rejected, 2 usage error,\n"
@@ -103,7 +106,7 @@ static bool parse_targets(const char *list, sc_export_options *opts) {
 
 static int cmd_export(int argc, char **argv) {
   sc_export_options opts = {0};
-  bool quiet = false, explain = false;
+  bool quiet = false, explain = false, verbose = false;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *missing = NULL;
@@ -144,6 +147,8 @@ static int cmd_export(int argc, char **argv) {
       opts.prefer_deferred_asserts = true;
     } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
       quiet = true;
+    } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+      verbose = true;
     } else if (a[0] == '-' && a[1] != '\0') {
       return sc_usage_error("export: unknown option '%s'", a, usage_export);
     } else if (opts.model) {
@@ -172,6 +177,7 @@ static int cmd_export(int argc, char **argv) {
   }
 
   sc_ctx *ctx = sc_ctx_new();
+  ctx->verbose = verbose;
   sc_export_result res;
   bool ok = sc_driver_export(ctx, &opts, &res);
   if (ok && !quiet) {

@@ -3,6 +3,8 @@
 #ifndef SC_CONTEXT_H
 #define SC_CONTEXT_H
 
+#include <stdbool.h>
+
 #include "arena.h"
 #include "diag.h"
 #include "strmap.h"
@@ -14,6 +16,8 @@ typedef struct sc_ctx {
   sc_diags diags;
   sc_strmap names;               /* interned strings */
   struct sc_expr_table *exprs;   /* hash-consed expressions, see ir/symexpr.c */
+  bool verbose;                  /* print each phase's time as it ends (phase.h) */
+  double started;                /* when the first timed phase began */
 } sc_ctx;
 
 /* Returns a new context; free it with sc_ctx_free. */

@@ -1,4 +1,5 @@
 /* driver.c - the export pipeline; see driver.h. */
+#include "lib/base/phase.h"
 #include "driver.h"
 
 #include <stdio.h>
@@ -108,6 +109,7 @@ static const char *published(sc_ctx *ctx, const sc_publish *pub, const char *sta
 
 bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
   memset(out, 0, sizeof *out);
+  double t = sc_phase_start();
   if (sc_pt2_looks_like_archive(opts->model)) {
     if (!sc_pt2_read(ctx, opts->model, &out->program, &out->weights)) return false;
   } else {
@@ -115,6 +117,8 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   }
   if (!out->program || !sc_verify_graph(ctx, out->program)) return false;
   if (!sc_check_result_dtypes(ctx, out->program) || !sc_resolve_inplace_updates(ctx, out->program)) return false;
+  sc_phase_end(ctx, "read the model", t);
+  t = sc_phase_start();
 
   out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_from_program(ctx, out->program);
   /* no spec file to read is not an error in a spec: nothing is written */
@@ -124,12 +128,17 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   cJSON *fixed = NULL;
   if (out->spec) {
     out->spec->prefer_deferred_asserts = opts->prefer_deferred_asserts;
+    sc_phase_end(ctx, "read the spec", t);
+    t = sc_phase_start();
     ok = sc_analysis_run(ctx, out->program, out->spec, &out->analysis);
+    sc_phase_end(ctx, "shape analysis", t);
     out->analysed = true;
     adopt_ranges(ctx, out->program, &out->analysis);
     if (out->analysis.env.n_violations || opts->fix_spec)
       fixed = sc_spec_fix(ctx, opts->spec, out->analysis.env.violations, out->analysis.env.n_violations);
+    t = sc_phase_start();
     if (ok) ok = load_weights(ctx, opts, out);
+    sc_phase_end(ctx, "weights", t);
   } else {
     /* a spec that cannot be used still gets its report, status "error" with the
      * diagnostics, as a violation does: the inputs without their dims */
@@ -148,6 +157,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     return false;
   }
   ok = produce(ctx, opts, out, fixed, ok, pub.staging);
+  t = sc_phase_start();
   cJSON_Delete(fixed);
   if (ok || !sc_publish_has_library(&pub)) {
     /* the new set replaces the old one (a failed export's report, where no library is lost) */
@@ -164,5 +174,6 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     out->library_path = NULL;
   }
   sc_publish_end(&pub);
+  sc_phase_end(ctx, "publish the outputs", t);
   return ok && ctx->diags.n_errors == 0;
 }

@@ -306,6 +306,20 @@ expect_file_has "$WORK/cwd-default/shapec-out/constraints.json" '"status": "ok"'
 cd "$WORK" || exit 2
 end
 
+begin "export -v prints each phase's time on stderr as it ends, in pipeline order"
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/out-verbose" -q -v
+expect_rc 0
+expect_out_empty
+for phase in "read the model" "read the spec" "shape analysis" "weights" "lowering to LLVM IR" \
+             "LLVM optimization (O3)" "LLVM code generation" "link (ld.lld)" "publish the outputs"; do
+  expect_err_re "^shapec: \[ *[0-9]+\.[0-9]{3} s\] ${phase//[()]/.}: [0-9]+\.[0-9]{3} s$"
+done
+grep -o '^shapec: \[[^]]*\] [^:]*' "$ERR" | sed 's/.*\] //' | tr '\n' '|' >"$WORK/phases"
+grep -q '^read the model|read the spec|shape analysis|weights|weights into the module|lowering to LLVM IR|LLVM optimization (O3)|LLVM code generation|link (ld.lld)|publish the outputs|$' "$WORK/phases" ||
+  fail "phases out of order: $(cat "$WORK/phases")"
+expect_file "$WORK/out-verbose/model.so"
+end
+
 begin "tutorial example: --dynamic=SPEC and --output=DIR forms, -q prints no program"
 sc export "$MODEL" --dynamic="$SPEC" --output="$WORK/out-eq" -q
 expect_rc 0

@@ -1,0 +1,135 @@
+/* cg_fold.c - batch norm folded into the convolution before it, at export.
+ *
+ * In inference a batch norm is y = (x - mean) * gamma / sqrt(var + eps) + beta per
+ * channel.  When x is a convolution's output that nothing else reads, and every one of
+ * these tensors is a constant weight, the scale goes into the convolution's weights and
+ * the shift into its bias: the library computes one pass fewer over the activations (as
+ * TorchScript's freeze does).  The folded tensors are new constants of the module; the
+ * batch norm's output becomes the convolution's buffer. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+static const sc_arg *node_arg(const sc_node *n, const char *name) {
+  for (size_t k = 0; k < n->n_inputs; k++)
+    if (strcmp(n->inputs[k].name, name) == 0) return &n->inputs[k].arg;
+  return NULL;
+}
+
+static const sc_value *tensor_input(const sc_node *n, const char *name) {
+  const sc_arg *a = node_arg(n, name);
+  if (!a || !a->n_items || a->items[0].is_none || !a->items[0].value) return NULL;
+  return a->items[0].value->kind == SC_VALUE_TENSOR ? a->items[0].value : NULL;
+}
+
+/* The float32 constant behind a graph input (a parameter or a buffer the program never
+ * writes), as floats; NULL for anything else. */
+static const float *constant_floats(cg *g, const sc_value *v, int64_t want) {
+  if (!v) return NULL;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    if (sc_input_spec_value(s) != v) continue;
+    if (s->kind != SC_INPUT_PARAMETER && s->kind != SC_INPUT_BUFFER && s->kind != SC_INPUT_TENSOR_CONSTANT) return NULL;
+    if (g->state && g->state[i]) return NULL; /* mutated: its value changes between calls */
+    const sc_weight *w = sc_weights_find(g->w, s->target);
+    if (!w || w->dtype != SC_DTYPE_F32 || w->nbytes != (size_t)want * sizeof(float)) return NULL;
+    return (const float *)w->data;
+  }
+  return NULL;
+}
+
+static double float_input(const sc_node *n, const char *name, double def) {
+  const sc_arg *a = node_arg(n, name);
+  if (!a || !a->n_items || a->items[0].value) return def;
+  return a->kind == SC_ARG_FLOAT ? a->items[0].f : a->kind == SC_ARG_INT ? (double)a->items[0].i : def;
+}
+
+static bool bool_input(const sc_node *n, const char *name, bool def) {
+  const sc_arg *a = node_arg(n, name);
+  if (!a || !a->n_items || a->items[0].value || a->kind != SC_ARG_BOOL) return def;
+  return a->items[0].b;
+}
+
+static LLVMValueRef constant_global(cg *g, const float *data, int64_t n, const char *name) {
+  LLVMValueRef init = LLVMConstStringInContext2(g->C, (const char *)data, (size_t)n * sizeof(float), 1);
+  LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetAlignment(gv, 64);
+  LLVMSetLinkage(gv, LLVMInternalLinkage);
+  return gv;
+}
+
+/* The batch norm node that is the only reader of conv's output, or -1. */
+static int sole_batch_norm_reader(cg *g, size_t conv) {
+  const sc_graph *gr = g->p->graph;
+  const sc_node *c = &gr->nodes[conv];
+  if (c->n_outputs != 1 || !c->outputs[0].n_items || !c->outputs[0].items[0].value) return -1;
+  const sc_value *out = c->outputs[0].items[0].value;
+  if (cg_get(g, out)->uses != 1) return -1;
+  for (size_t j = conv + 1; j < gr->n_nodes; j++) {
+    const sc_node *b = &gr->nodes[j];
+    if (b->op->id != SC_OP_BATCH_NORM_INFER && b->op->id != SC_OP_BATCH_NORM) continue;
+    if (tensor_input(b, "input") != out) continue;
+    if (b->op->id == SC_OP_BATCH_NORM && bool_input(b, "training", true)) return -1;
+    for (size_t k = 1; k < b->n_outputs; k++) /* the saved statistics must be unread */
+      for (size_t i = 0; i < b->outputs[k].n_items; i++)
+        if (b->outputs[k].items[i].value && cg_get(g, b->outputs[k].items[i].value)->uses) return -1;
+    return (int)j;
+  }
+  return -1;
+}
+
+void cg_plan_batch_norm_folding(cg *g) {
+  const sc_graph *gr = g->p->graph;
+  g->folded = sc_arena_alloc(&g->ctx->arena, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
+  memset(g->folded, 0, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
+  if (g->has_cuda || g->external_path || !g->w) return; /* the device reads only the weights blob */
+  for (size_t i = 0; i < gr->n_nodes; i++) {
+    const sc_node *c = &gr->nodes[i];
+    if (c->op->id != SC_OP_CONV2D && c->op->id != SC_OP_CONVOLUTION) continue;
+    if (node_arg(c, "transposed") && bool_input(c, "transposed", false)) continue;
+    const sc_value *wv = tensor_input(c, "weight");
+    if (!wv || wv->meta.rank < 3 || wv->meta.dtype != SC_DTYPE_F32) continue;
+    int64_t o, per = 1, wn;
+    if (!sc_expr_is_const(wv->shape[0], &o) || o <= 0) continue;
+    bool known = true;
+    for (int d = 1; d < wv->meta.rank; d++) {
+      int64_t s;
+      known &= sc_expr_is_const(wv->shape[d], &s);
+      if (known) per *= s;
+    }
+    if (!known) continue;
+    wn = o * per;
+    int j = sole_batch_norm_reader(g, i);
+    if (j < 0) continue;
+    const sc_node *b = &gr->nodes[j];
+    const float *w = constant_floats(g, wv, wn), *cb = NULL;
+    const sc_value *cbv = tensor_input(c, "bias");
+    if (cbv && !(cb = constant_floats(g, cbv, o))) continue;
+    const float *gamma = constant_floats(g, tensor_input(b, "weight"), o);
+    const float *beta = constant_floats(g, tensor_input(b, "bias"), o);
+    const float *mean = constant_floats(g, tensor_input(b, "running_mean"), o);
+    const float *var = constant_floats(g, tensor_input(b, "running_var"), o);
+    if (!w || !mean || !var || (tensor_input(b, "weight") && !gamma) || (tensor_input(b, "bias") && !beta)) continue;
+    double eps = float_input(b, "eps", 1e-5);
+    float *fw = malloc((size_t)wn * sizeof *fw), *fb = malloc((size_t)o * sizeof *fb);
+    if (!fw || !fb) {
+      free(fw);
+      free(fb);
+      continue;
+    }
+    for (int64_t k = 0; k < o; k++) {
+      double scale = (gamma ? gamma[k] : 1.0) / sqrt((double)var[k] + eps);
+      for (int64_t e = 0; e < per; e++) fw[k * per + e] = (float)(w[k * per + e] * scale);
+      fb[k] = (float)(((cb ? cb[k] : 0.0) - mean[k]) * scale + (beta ? beta[k] : 0.0));
+    }
+    g->folded[i].weight = constant_global(g, fw, wn, "shapec_folded_weight");
+    g->folded[i].bias = constant_global(g, fb, o, "shapec_folded_bias");
+    g->folded[j].into = cg_get(g, c->outputs[0].items[0].value);
+    free(fw);
+    free(fb);
+  }
+}

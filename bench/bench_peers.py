@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""bench_peers.py - shapec beside every peer in one run: PyTorch 2.14.1 eager and
+AOTInductor (in the sid chroot), PyTorch 1.13 eager and TorchScript (traced, frozen), on
+the same models and weights.  Each model is exported once by torch 2.14 (with a dynamic
+batch, and dynamic height/width or sequence); shapec compiles that very .pt2 and
+AOTInductor compiles the same ExportedProgram.  Batch 1 and 8, 1 and 2 threads pinned
+with taskset (CPU 0, CPUs 0-1), in ROUNDS rounds that alternate the two sides; each cell
+is the median of its rounds.  Per row: the physical limit, max(FLOPs / sgemm peak,
+weights and activations' bytes / copy bandwidth), both measured in the same run.
+
+usage: bench/bench_peers.py SHAPEC [--rounds N] [--only=mlp,...] [--out DIR] [--reuse] [--write-docs]
+(Debian's /usr/bin/python3; needs scripts/real-torch.sh --torch 2.14 --aoti setup)"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_models import openblas_core, timeit  # noqa: E402  (sets OPENBLAS_CORETYPE first)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(SRC, "tools"))
+from shapec_tools import zoo  # noqa: E402
+from shapec_tools.model_library import ModelLibrary  # noqa: E402
+
+MODELS = ["mlp", "resnet18", "mobilenet_v2", "encoder"]
+SHAPES = {"mlp": [[1, 784], [8, 784]], "resnet18": [[1, 3, 224, 224], [8, 3, 224, 224]],
+          "mobilenet_v2": [[1, 3, 224, 224], [8, 3, 224, 224]], "encoder": [[1, 128, 256], [8, 128, 256]]}
+
+
+def arg(name, default=None):
+    for a in sys.argv:
+        if a.startswith(name + "="):
+            return a.split("=", 1)[1]
+    if name in sys.argv:
+        return sys.argv[sys.argv.index(name) + 1]
+    return default
+
+
+def shape_name(shape):
+    return "x".join(map(str, shape))
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "?"
+
+
+def peaks():
+    """One core's sgemm GFLOP/s (torch 1.13's OpenBLAS, 1024^3) and copy bandwidth GB/s."""
+    torch.set_num_threads(1)
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    t = timeit(lambda: a @ b, budget=1.0) / 1e3
+    gflops = 2 * 1024 ** 3 / t / 1e9
+    src = np.ones(64 << 20, np.float32)  # 256 MB
+    dst = np.empty_like(src)
+    t = timeit(lambda: np.copyto(dst, src), budget=1.0) / 1e3
+    return gflops, 2 * src.nbytes / t / 1e9
+
+
+def chroot(*args, cpus=None):
+    cmd = ([ "taskset", "-c", cpus] if cpus else []) + [os.path.join(SRC, "scripts", "real-torch.sh"), "--torch", "2.14",
+                                                       "--aoti", "run", "bench/peers_214.py", *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=SRC)
+    if r.returncode:
+        sys.exit(f"bench_peers: {' '.join(args[:1])} in the chroot failed:\n{r.stderr[-3000:]}")
+    return r.stdout
+
+
+def main():
+    shapec = os.path.abspath(sys.argv[1])
+    rounds = int(arg("--rounds", "3"))
+    models = arg("--only", ",".join(MODELS)).split(",")
+    out = arg("--out", "/tmp/shapec-bench")
+    os.makedirs(out, exist_ok=True)
+    if not ("--reuse" in sys.argv and os.path.exists(os.path.join(out, "prepare.json"))):
+        print(chroot("prepare", out, *models), end="", flush=True)
+    prep = json.load(open(os.path.join(out, "prepare.json")))
+    export_s, libs, modules, scripts = {}, {}, {}, {}
+    for m in models:
+        d = os.path.join(out, m)
+        t0 = time.perf_counter()
+        subprocess.run([shapec, "export", os.path.join(d, "model.pt2"), "--dynamic", os.path.join(d, "spec.json"),
+                        "-o", os.path.join(d, "shapec"), "-q"], check=True)
+        export_s[m] = time.perf_counter() - t0
+        libs[m] = ModelLibrary(os.path.join(d, "shapec", "model.so"))
+        module, _, _, _ = zoo.build(m)  # torch 1.13's module, with torch 2.14's weights
+        state = np.load(os.path.join(d, "state.npz"))
+        module.load_state_dict({k: torch.from_numpy(state[k]) for k in state.files})
+        modules[m] = module.eval()
+    gflops, gbs = peaks()
+    cells = {}  # (model, shape, threads) -> {peer: [ms per round]}
+    errs = {}
+    for r in range(rounds):
+        for threads, cpus in ((1, "0"), (2, "0,1")):
+            for line in chroot("time", out, str(threads), *models, cpus=cpus).splitlines():
+                row = json.loads(line)
+                key = (row["model"], shape_name(row["shape"]), threads)
+                for peer in ("eager214", "aoti"):
+                    cells.setdefault(key, {}).setdefault(peer, []).append(row[peer])
+                errs[("aoti",) + key[:2]] = row["aoti_err"]
+            os.sched_setaffinity(0, {0} if threads == 1 else {0, 1})
+            torch.set_num_threads(threads)
+            for m in models:
+                libs[m].set_num_threads(threads)
+                d = os.path.join(out, m)
+                for shape in SHAPES[m]:
+                    x = torch.from_numpy(np.load(os.path.join(d, f"x_{shape_name(shape)}.npy")))
+                    run, outs = libs[m].prepare([x.numpy()])
+                    with torch.no_grad():
+                        if (m, shape_name(shape)) not in scripts:
+                            scripts[(m, shape_name(shape))] = torch.jit.freeze(torch.jit.trace(modules[m], (x,)))
+                        script = scripts[(m, shape_name(shape))]
+                        key = (m, shape_name(shape), threads)
+                        for peer, fn in (("shapec", run), ("eager113", lambda: modules[m](x)), ("script113", lambda: script(x))):
+                            cells.setdefault(key, {}).setdefault(peer, []).append(timeit(fn, budget=1.0, min_runs=5))
+                    want = np.load(os.path.join(d, f"want_{shape_name(shape)}.npy"))
+                    errs[("shapec", m, shape_name(shape))] = float(np.abs(outs[0] - want).max() / max(1.0, np.abs(want).max()))
+    lines = [f"Measured {time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs, `taskset` CPU 0 (1 thread) and "
+             f"CPUs 0-1 (2 threads), {rounds} rounds alternating the chroot's peers and this process's; medians of the rounds in ms. "
+             f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}. Peaks measured in the same run: sgemm "
+             f"{gflops:.0f} GFLOP/s on one core, copy {gbs:.1f} GB/s.",
+             "",
+             "| model | input | thr | shapec | 2.14 eager | AOTInductor | 1.13 eager | TorchScript | fastest peer | shapec / fastest | limit | shapec / limit |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for m in models:
+        for shape in SHAPES[m]:
+            for threads in (1, 2):
+                c = {k: statistics.median(v) for k, v in cells[(m, shape_name(shape), threads)].items()}
+                peers = {"2.14 eager": c["eager214"], "AOTInductor": c["aoti"], "1.13 eager": c["eager113"],
+                         "TorchScript": c["script113"]}
+                best = min(peers, key=peers.get)
+                info = prep["models"][m]
+                flops = info["flops"][shape_name(shape)]
+                act = 4 * (np.prod(shape) + 0)  # the input; weights dominate the bytes of these rows
+                limit = max(flops / (gflops * 1e9 * threads), (info["weight_bytes"] + act) / (gbs * 1e9)) * 1e3
+                lines.append(f"| {m} | {shape} | {threads} | {c['shapec']:.3f} | {c['eager214']:.3f} | {c['aoti']:.3f} | "
+                             f"{c['eager113']:.3f} | {c['script113']:.3f} | {best} | **{c['shapec'] / peers[best]:.2f}** | "
+                             f"{limit:.3f} | {c['shapec'] / limit:.1f} |")
+    lines.append("")
+    lines.append("Compile times: " + "; ".join(
+        f"{m} shapec {export_s[m]:.2f} s, AOTInductor {prep['models'][m]['aoti_compile_s']:.1f} s" for m in models) + ".")
+    lines.append("Largest error against torch 2.14 eager (relative to the output's scale): " + "; ".join(
+        f"{m} shapec {max(v for k, v in errs.items() if k[0] == 'shapec' and k[1] == m):.1e}, AOTInductor "
+        f"{max(v for k, v in errs.items() if k[0] == 'aoti' and k[1] == m):.1e}" for m in models) + ".")
+    table = "\n".join(lines)
+    print(table)
+    if "--write-docs" in sys.argv:
+        path = os.path.join(SRC, "docs", "benchmarks.md")
+        doc = open(path).read()
+        begin, end = "<!-- bench_peers begin -->", "<!-- bench_peers end -->"
+        new = f"{begin}\n{table}\n{end}"
+        doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, doc, flags=re.S) if begin in doc else doc + "\n" + new + "\n"
+        open(path, "w").write(doc)
+
+
+if __name__ == "__main__":
+    main()

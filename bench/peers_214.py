@@ -1,0 +1,118 @@
+"""peers_214.py - PyTorch 2.14's side of bench/bench_peers.py, run in the sid chroot
+(scripts/real-torch.sh --torch 2.14 --aoti run bench/peers_214.py ...).
+
+  prepare OUTDIR MODEL...   exports each zoo model once with torch.export (a dynamic batch,
+                            and dynamic height/width or sequence), saves OUTDIR/MODEL/model.pt2
+                            (what shapec compiles) and spec.json, compiles it with AOTInductor
+                            (OUTDIR/MODEL/aoti.pt2, its compile time in prepare.json), writes the
+                            timed inputs as .npy and torch's outputs for them, and the FLOPs of
+                            each row (torch.utils.flop_counter)
+  time OUTDIR THREADS MODEL...
+                            prints one JSON line per row: medians of eager and AOTInductor
+
+The caller pins the process (taskset); THREADS goes to torch.set_num_threads."""
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+from torch.export import Dim
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+from shapec_tools import zoo  # noqa: E402
+
+# model: sample shape, dims of x (None static, "batch" the named batch Dim, "auto" AUTO), shapes timed
+ROWS = {
+    "mlp": ([8, 784], ["batch", None], [[1, 784], [8, 784]]),
+    "resnet18": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    "mobilenet_v2": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    "encoder": ([2, 16, 256], ["batch", "auto", None], [[1, 128, 256], [8, 128, 256]]),
+}
+
+
+def timeit(fn, budget=1.0, min_runs=5):
+    time.sleep(0.2)
+    fn()
+    fn()
+    times, start = [], time.perf_counter()
+    while len(times) < min_runs or time.perf_counter() - start < budget:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def shape_name(shape):
+    return "x".join(map(str, shape))
+
+
+def prepare(out, models):
+    info = {}
+    for name in models:
+        sample, dims, shapes = ROWS[name]
+        module, _, _, _ = zoo.build(name)
+        d = os.path.join(out, name)
+        os.makedirs(d, exist_ok=True)
+        batch = Dim("batch", min=1, max=4096)
+        ds = {"x": {k: batch if v == "batch" else Dim.AUTO for k, v in enumerate(dims) if v}}
+        torch.manual_seed(0)
+        x = torch.randn(*sample)
+        with torch.no_grad():
+            t0 = time.perf_counter()
+            ep = torch.export.export(module, (x,), dynamic_shapes=ds)
+            export_s = time.perf_counter() - t0
+        torch.export.save(ep, os.path.join(d, "model.pt2"))
+        leaves = ["batch" if v == "batch" else "_DimHint.AUTO" if v else None for v in dims]
+        with open(os.path.join(d, "spec.json"), "w") as f:
+            json.dump({"dynamic_shapes": {"x": leaves}, "dims": {"batch": {"min": 1, "max": 4096}}}, f)
+        t0 = time.perf_counter()
+        torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(d, "aoti.pt2"))
+        aoti_s = time.perf_counter() - t0
+        flops = {}
+        for shape in shapes:
+            torch.manual_seed(1)
+            xi = torch.randn(*shape)
+            np.save(os.path.join(d, f"x_{shape_name(shape)}.npy"), xi.numpy())
+            with torch.no_grad():
+                np.save(os.path.join(d, f"want_{shape_name(shape)}.npy"), module(xi).numpy())
+                counter = torch.utils.flop_counter.FlopCounterMode(display=False)
+                with counter:
+                    module(xi)
+            flops[shape_name(shape)] = counter.get_total_flops()
+        state = module.state_dict()
+        np.savez(os.path.join(d, "state.npz"), **{k: v.numpy() for k, v in state.items()})  # for torch 1.13's side
+        weight_bytes = sum(p.numel() * p.element_size() for p in state.values())
+        info[name] = {"export_s": export_s, "aoti_compile_s": aoti_s, "flops": flops, "weight_bytes": weight_bytes}
+        print(f"# {name}: torch.export {export_s:.1f} s, AOTInductor compile {aoti_s:.1f} s", flush=True)
+    with open(os.path.join(out, "prepare.json"), "w") as f:
+        json.dump({"torch": torch.__version__, "models": info}, f, indent=1)
+
+
+def time_rows(out, threads, models):
+    torch.set_num_threads(threads)
+    for name in models:
+        _, _, shapes = ROWS[name]
+        module, _, _, _ = zoo.build(name)
+        d = os.path.join(out, name)
+        aoti = torch._inductor.aoti_load_package(os.path.join(d, "aoti.pt2"))
+        for shape in shapes:
+            x = torch.from_numpy(np.load(os.path.join(d, f"x_{shape_name(shape)}.npy")))
+            with torch.no_grad():
+                eager = timeit(lambda: module(x))
+                compiled = timeit(lambda: aoti(x))
+                want = np.load(os.path.join(d, f"want_{shape_name(shape)}.npy"))
+                got = aoti(x)
+                got = (got[0] if isinstance(got, (list, tuple)) else got).numpy()
+            err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
+            print(json.dumps({"model": name, "shape": shape, "threads": threads, "eager214": eager, "aoti": compiled,
+                              "aoti_err": err}), flush=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "prepare":
+        prepare(sys.argv[2], sys.argv[3:])
+    else:
+        time_rows(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
