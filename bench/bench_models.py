@@ -8,25 +8,7 @@ import json
 import os
 
 
-def openblas_core():
-    """The OPENBLAS_CORETYPE a shapec library picks on this CPU (runtime/gemm.c): the peer
-    gets the same kernels, as OpenBLAS's own detection falls back to SSE3 on CPUs it does
-    not know (virtual machines)."""
-    flags = set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"} <= flags:
-        return "SkylakeX"
-    if {"avx2", "fma"} <= flags:
-        return "Haswell"
-    return "Sandybridge" if "avx" in flags else None
-
-
-if openblas_core():  # before numpy and torch load OpenBLAS
-    os.environ.setdefault("OPENBLAS_CORETYPE", openblas_core())
+from bench_common import timeit  # noqa: E402  (sets OPENBLAS_CORETYPE before numpy and torch load)
 import statistics
 import subprocess
 import sys
@@ -47,20 +29,6 @@ shapec = sys.argv[1]
 quick = "--quick" in sys.argv
 A = "_DimHint.AUTO"
 B = "batch"  # a named Dim with min 1, so that batch 1 is inside the range (AUTO starts at 2)
-
-
-def timeit(fn, budget=0.6, min_runs=3):
-    time.sleep(0.3)  # let the previous side's spinning worker threads (OpenMP, OpenBLAS) go idle
-    fn()
-    fn()
-    times, start = [], time.perf_counter()
-    while len(times) < min_runs or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        if len(times) >= 2000:
-            break
-    return statistics.median(times) * 1e3
 
 
 class Chain(torch.nn.Module):

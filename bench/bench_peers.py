@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_models import openblas_core, timeit  # noqa: E402  (sets OPENBLAS_CORETYPE first)
+from bench_common import timeit  # noqa: E402  (sets OPENBLAS_CORETYPE first)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

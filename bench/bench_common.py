@@ -1,0 +1,41 @@
+"""bench_common.py - what the benchmarks share: the OpenBLAS core type both sides use, and
+the timer.  Importing it sets OPENBLAS_CORETYPE, so import it before numpy and torch."""
+import os
+import statistics
+import time
+
+
+def openblas_core():
+    """The OPENBLAS_CORETYPE a shapec library picks on this CPU (runtime/gemm.c): the peer
+    gets the same kernels, as OpenBLAS's own detection falls back to SSE3 on CPUs it does
+    not know (virtual machines)."""
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"} <= flags:
+        return "SkylakeX"
+    if {"avx2", "fma"} <= flags:
+        return "Haswell"
+    return "Sandybridge" if "avx" in flags else None
+
+
+
+if openblas_core():  # before numpy and torch load OpenBLAS
+    os.environ.setdefault("OPENBLAS_CORETYPE", openblas_core())
+
+
+def timeit(fn, budget=0.6, min_runs=3):
+    time.sleep(0.3)  # let the previous side's spinning worker threads (OpenMP, OpenBLAS) go idle
+    fn()
+    fn()
+    times, start = [], time.perf_counter()
+    while len(times) < min_runs or time.perf_counter() - start < budget:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if len(times) >= 2000:
+            break
+    return statistics.median(times) * 1e3
