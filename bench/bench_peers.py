@@ -56,15 +56,21 @@ def cpu_model():
 
 
 def peaks():
-    """One core's sgemm GFLOP/s (torch 1.13's OpenBLAS, 1024^3) and copy bandwidth GB/s."""
-    torch.set_num_threads(1)
-    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
-    t = timeit(lambda: a @ b, budget=1.0) / 1e3
-    gflops = 2 * 1024 ** 3 / t / 1e9
-    src = np.ones(64 << 20, np.float32)  # 256 MB
-    dst = np.empty_like(src)
-    t = timeit(lambda: np.copyto(dst, src), budget=1.0) / 1e3
-    return gflops, 2 * src.nbytes / t / 1e9
+    """One core's sgemm GFLOP/s (OpenBLAS through torch 1.13, 1024^3, one thread on CPU 0) and
+    its copy bandwidth in GB/s (256 MB, read and written)."""
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from bench_common import timeit\n"
+            "import numpy as np, torch\n"
+            "torch.set_num_threads(1)\n"
+            "a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)\n"
+            "t = timeit(lambda: a @ b, budget=1.0) / 1e3\n"
+            "src = np.ones(64 << 20, np.float32); dst = np.empty_like(src)\n"
+            "u = timeit(lambda: np.copyto(dst, src), budget=1.0) / 1e3\n"
+            "print(2 * 1024 ** 3 / t / 1e9, 2 * src.nbytes / u / 1e9)\n") % os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run(["taskset", "-c", "0", "env", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", sys.executable, "-c",
+                        code], capture_output=True, text=True, check=True)
+    gflops, gbs = map(float, r.stdout.split())
+    return gflops, gbs
 
 
 def chroot(*args, cpus=None):
@@ -76,8 +82,43 @@ def chroot(*args, cpus=None):
     return r.stdout
 
 
+def host_side(shapec, out, threads, models):
+    """This machine's side of one round, in a process that taskset pinned: shapec's library,
+    1.13 eager and TorchScript; one JSON line per row, as peers_214.py's `time` prints."""
+    torch.set_num_threads(threads)
+    for m in models:
+        d = os.path.join(out, m)
+        lib = ModelLibrary(os.path.join(d, "shapec", "model.so"))
+        lib.set_num_threads(threads)
+        module, _, _, _ = zoo.build(m)  # torch 1.13's module, with torch 2.14's weights
+        state = np.load(os.path.join(d, "state.npz"))
+        module.load_state_dict({k: torch.from_numpy(state[k]) for k in state.files})
+        module.eval()
+        for shape in SHAPES[m]:
+            x = torch.from_numpy(np.load(os.path.join(d, f"x_{shape_name(shape)}.npy")))
+            run, outs = lib.prepare([x.numpy()])
+            with torch.no_grad():
+                script = torch.jit.freeze(torch.jit.trace(module, (x,)))
+                row = {"model": m, "shape": shape, "threads": threads}
+                for peer, fn in (("shapec", run), ("eager113", lambda: module(x)), ("script113", lambda: script(x))):
+                    row[peer] = timeit(fn, budget=1.0, min_runs=5)
+            want = np.load(os.path.join(d, f"want_{shape_name(shape)}.npy"))
+            row["shapec_err"] = float(np.abs(outs[0] - want).max() / max(1.0, np.abs(want).max()))
+            print(json.dumps(row), flush=True)
+
+
+def host(shapec, out, threads, models, cpus):
+    r = subprocess.run(["taskset", "-c", cpus, sys.executable, os.path.abspath(__file__), shapec, "--host-side", out,
+                        str(threads), *models], capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"bench_peers: the host side failed:\n{r.stderr[-3000:]}")
+    return r.stdout
+
+
 def main():
     shapec = os.path.abspath(sys.argv[1])
+    if sys.argv[2:3] == ["--host-side"]:
+        return host_side(shapec, sys.argv[3], int(sys.argv[4]), sys.argv[5:])
     rounds = int(arg("--rounds", "3"))
     models = arg("--only", ",".join(MODELS)).split(",")
     out = arg("--out", "/tmp/shapec-bench")
@@ -85,46 +126,28 @@ def main():
     if not ("--reuse" in sys.argv and os.path.exists(os.path.join(out, "prepare.json"))):
         print(chroot("prepare", out, *models), end="", flush=True)
     prep = json.load(open(os.path.join(out, "prepare.json")))
-    export_s, libs, modules, scripts = {}, {}, {}, {}
+    export_s = {}
     for m in models:
         d = os.path.join(out, m)
         t0 = time.perf_counter()
         subprocess.run([shapec, "export", os.path.join(d, "model.pt2"), "--dynamic", os.path.join(d, "spec.json"),
-                        "-o", os.path.join(d, "shapec"), "-q"], check=True)
+                        "-o", os.path.join(d, "shapec"), "-q"], check=True, capture_output=True)
         export_s[m] = time.perf_counter() - t0
-        libs[m] = ModelLibrary(os.path.join(d, "shapec", "model.so"))
-        module, _, _, _ = zoo.build(m)  # torch 1.13's module, with torch 2.14's weights
-        state = np.load(os.path.join(d, "state.npz"))
-        module.load_state_dict({k: torch.from_numpy(state[k]) for k in state.files})
-        modules[m] = module.eval()
     gflops, gbs = peaks()
     cells = {}  # (model, shape, threads) -> {peer: [ms per round]}
     errs = {}
     for r in range(rounds):
         for threads, cpus in ((1, "0"), (2, "0,1")):
-            for line in chroot("time", out, str(threads), *models, cpus=cpus).splitlines():
+            rows = chroot("time", out, str(threads), *models, cpus=cpus) + host(shapec, out, threads, models, cpus)
+            for line in rows.splitlines():
                 row = json.loads(line)
                 key = (row["model"], shape_name(row["shape"]), threads)
-                for peer in ("eager214", "aoti"):
-                    cells.setdefault(key, {}).setdefault(peer, []).append(row[peer])
-                errs[("aoti",) + key[:2]] = row["aoti_err"]
-            os.sched_setaffinity(0, {0} if threads == 1 else {0, 1})
-            torch.set_num_threads(threads)
-            for m in models:
-                libs[m].set_num_threads(threads)
-                d = os.path.join(out, m)
-                for shape in SHAPES[m]:
-                    x = torch.from_numpy(np.load(os.path.join(d, f"x_{shape_name(shape)}.npy")))
-                    run, outs = libs[m].prepare([x.numpy()])
-                    with torch.no_grad():
-                        if (m, shape_name(shape)) not in scripts:
-                            scripts[(m, shape_name(shape))] = torch.jit.freeze(torch.jit.trace(modules[m], (x,)))
-                        script = scripts[(m, shape_name(shape))]
-                        key = (m, shape_name(shape), threads)
-                        for peer, fn in (("shapec", run), ("eager113", lambda: modules[m](x)), ("script113", lambda: script(x))):
-                            cells.setdefault(key, {}).setdefault(peer, []).append(timeit(fn, budget=1.0, min_runs=5))
-                    want = np.load(os.path.join(d, f"want_{shape_name(shape)}.npy"))
-                    errs[("shapec", m, shape_name(shape))] = float(np.abs(outs[0] - want).max() / max(1.0, np.abs(want).max()))
+                for peer in ("eager214", "aoti", "shapec", "eager113", "script113"):
+                    if peer in row:
+                        cells.setdefault(key, {}).setdefault(peer, []).append(row[peer])
+                for side in ("aoti", "shapec"):
+                    if side + "_err" in row:
+                        errs[(side,) + key[:2]] = row[side + "_err"]
     lines = [f"Measured {time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs, `taskset` CPU 0 (1 thread) and "
              f"CPUs 0-1 (2 threads), {rounds} rounds alternating the chroot's peers and this process's; medians of the rounds in ms. "
              f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}. Peaks measured in the same run: sgemm "

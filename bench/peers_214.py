@@ -57,7 +57,7 @@ def prepare(out, models):
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         batch = Dim("batch", min=1, max=4096)
-        ds = {"x": {k: batch if v == "batch" else Dim.AUTO for k, v in enumerate(dims) if v}}
+        ds = ({k: batch if v == "batch" else Dim.AUTO for k, v in enumerate(dims) if v},)  # positional: names differ
         torch.manual_seed(0)
         x = torch.randn(*sample)
         with torch.no_grad():
@@ -67,7 +67,7 @@ def prepare(out, models):
         torch.export.save(ep, os.path.join(d, "model.pt2"))
         leaves = ["batch" if v == "batch" else "_DimHint.AUTO" if v else None for v in dims]
         with open(os.path.join(d, "spec.json"), "w") as f:
-            json.dump({"dynamic_shapes": {"x": leaves}, "dims": {"batch": {"min": 1, "max": 4096}}}, f)
+            json.dump({"dynamic_shapes": [leaves], "dims": {"batch": {"min": 1, "max": 4096}}}, f)
         t0 = time.perf_counter()
         torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(d, "aoti.pt2"))
         aoti_s = time.perf_counter() - t0
