@@ -747,6 +747,14 @@ static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
 
 bool cg_emit_elementwise(cg *g, const sc_node *n) {
   cg_value *out = cg_get(g, out_value(n));
+  cg_value *into = g->folded ? g->folded[n - g->p->graph->nodes].into : NULL;
+  if (into) { /* a ReLU the convolution before it applied (cg_fold.c): the same buffer */
+    cg_set_dims(g, out);
+    out->data = into->data;
+    cg_note_alias(g, out, into);
+    out->ready = true;
+    return true;
+  }
   if (!cg_llvm_type(g, out->v->meta.dtype))
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target,
                     sc_dtype_name(out->v->meta.dtype));

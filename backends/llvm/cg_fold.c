@@ -1,16 +1,23 @@
-/* cg_fold.c - batch norm folded into the convolution before it, at export.
+/* cg_fold.c - what a convolution absorbs at export: the batch norm after it, and the
+ * ReLU or ReLU6 after that.
  *
  * In inference a batch norm is y = (x - mean) * gamma / sqrt(var + eps) + beta per
  * channel.  When x is a convolution's output that nothing else reads, and every one of
  * these tensors is a constant weight, the scale goes into the convolution's weights and
  * the shift into its bias: the library computes one pass fewer over the activations (as
  * TorchScript's freeze does).  The folded tensors are new constants of the module; the
- * batch norm's output becomes the convolution's buffer. */
+ * batch norm's output becomes the convolution's buffer.
+ *
+ * A ReLU (or hardtanh(0, 6), ReLU6) that is the only reader of a convolution's output
+ * (directly or through a folded batch norm) becomes the convolution kernel's epilogue:
+ * applied to each output block right after the GEMM, while it is in cache, instead of a
+ * separate pass over the tensor. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
+#include "runtime_abi.h"
 
 static const sc_arg *node_arg(const sc_node *n, const char *name) {
   for (size_t k = 0; k < n->n_inputs; k++)
@@ -82,15 +89,51 @@ static int sole_batch_norm_reader(cg *g, size_t conv) {
   return -1;
 }
 
+static bool is_conv(const sc_node *n) {
+  return (n->op->id == SC_OP_CONV2D || n->op->id == SC_OP_CONVOLUTION) &&
+         !(node_arg(n, "transposed") && bool_input(n, "transposed", false));
+}
+
+/* The activation node r computes (SC_ACT_*), or SC_ACT_NONE for any other node. */
+static int activation_of(const sc_node *r) {
+  if (r->op->id == SC_OP_RELU || r->op->id == SC_OP_RELU_) return SC_ACT_RELU;
+  if ((r->op->id == SC_OP_HARDTANH || r->op->id == SC_OP_HARDTANH_) && float_input(r, "min_val", -1) == 0.0 &&
+      float_input(r, "max_val", 1) == 6.0)
+    return SC_ACT_RELU6;
+  return SC_ACT_NONE;
+}
+
+/* ReLU / ReLU6 nodes whose input is a float32 convolution's output (or a folded batch norm's,
+ * which is the same buffer) that nothing else reads. */
+static void plan_activation_epilogues(cg *g) {
+  const sc_graph *gr = g->p->graph;
+  for (size_t r = 0; r < gr->n_nodes; r++) {
+    const sc_node *rn = &gr->nodes[r];
+    int act = activation_of(rn);
+    const sc_value *in = act ? tensor_input(rn, "self") : NULL;
+    if (!in || in->def_node < 0 || in->meta.dtype != SC_DTYPE_F32 || cg_get(g, in)->uses != 1) continue;
+    if (rn->n_outputs != 1 || !rn->outputs[0].n_items || !rn->outputs[0].items[0].value) continue;
+    if (cg_get(g, rn->outputs[0].items[0].value)->inlined) continue; /* computed inside its consumer's loop */
+    size_t conv = (size_t)in->def_node;
+    if (g->folded[conv].into) conv = (size_t)g->folded[conv].into->v->def_node; /* through a folded batch norm */
+    if (!is_conv(&gr->nodes[conv]) || g->folded[conv].act) continue;
+    g->folded[conv].act = act;
+    g->folded[r].into = cg_get(g, gr->nodes[conv].outputs[0].items[0].value);
+  }
+}
+
 void cg_plan_batch_norm_folding(cg *g) {
   const sc_graph *gr = g->p->graph;
   g->folded = sc_arena_alloc(&g->ctx->arena, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
   memset(g->folded, 0, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
-  if (g->has_cuda || g->external_path || !g->w) return; /* the device reads only the weights blob */
+  if (g->has_cuda) return; /* the device reads only the weights blob, and has its own kernels */
+  if (g->external_path || !g->w) { /* no weights to fold at export */
+    plan_activation_epilogues(g);
+    return;
+  }
   for (size_t i = 0; i < gr->n_nodes; i++) {
     const sc_node *c = &gr->nodes[i];
-    if (c->op->id != SC_OP_CONV2D && c->op->id != SC_OP_CONVOLUTION) continue;
-    if (node_arg(c, "transposed") && bool_input(c, "transposed", false)) continue;
+    if (!is_conv(c)) continue;
     const sc_value *wv = tensor_input(c, "weight");
     if (!wv || wv->meta.rank < 3 || wv->meta.dtype != SC_DTYPE_F32) continue;
     int64_t o, per = 1, wn;
@@ -132,4 +175,5 @@ void cg_plan_batch_norm_folding(cg *g) {
     free(fw);
     free(fb);
   }
+  plan_activation_epilogues(g);
 }

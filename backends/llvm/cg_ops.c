@@ -492,16 +492,22 @@ static bool lower_conv(cg *g, const sc_node *n) {
   LLVMValueRef h = sp == 2 ? x->dims[c + 1] : one, wd = x->dims[c + sp];
   LLVMValueRef oh = sp == 2 ? out->dims[c + 1] : one, ow = out->dims[c + sp];
   LLVMValueRef kh = sp == 2 ? w->dims[2] : one, kw = w->dims[1 + sp];
-  LLVMTypeRef p[20];
+  LLVMTypeRef p[21];
   /* out channels: the weight's first dim, or for a transposed convolution the output's */
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
   LLVMValueRef wdata = f->weight ? f->weight : w->data, bdata = f->bias ? f->bias : b ? b->data : LLVMConstNull(g->ptr);
-  LLVMValueRef a[20] = {x->data, wdata, bdata, out->data, batched ? x->dims[0] : one,
+  LLVMValueRef a[21] = {x->data, wdata, bdata, out->data, batched ? x->dims[0] : one,
                         x->dims[c], h, wd, transposed ? out->dims[c] : w->dims[0], kh, kw,
                         cg_i64(g, sp == 2 ? st[0] : 1), cg_i64(g, st[sp - 1]), cg_i64(g, sp == 2 ? pad[0] : 0),
                         cg_i64(g, pad[sp - 1]), cg_i64(g, sp == 2 ? dil[0] : 1), cg_i64(g, dil[sp - 1]),
                         cg_i64(g, int_arg(n, "groups", 1)), oh, ow};
   for (int i = 0; i < 20; i++) p[i] = i < 4 ? g->ptr : g->i64;
+  if (f->act && !transposed) { /* a ReLU after it runs in the kernel (cg_fold.c) */
+    p[20] = g->i32;
+    a[20] = LLVMConstInt(g->i32, (unsigned)f->act, 0);
+    check_rc(g, cg_call(g, "sc_k_conv2d_act_f32", g->i32, p, 21, a, 21, false));
+    return true;
+  }
   check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
   return true;
 }

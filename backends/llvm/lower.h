@@ -125,6 +125,7 @@ struct cg {
    * a folded batch norm's output is */
   struct cg_folded {
     LLVMValueRef weight, bias;
+    int act;               /* a convolution's fused activation (SC_ACT_*, runtime_abi.h) */
     struct cg_value *into;
   } *folded;
 
@@ -168,7 +169,8 @@ void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef 
 
 /* ---- cg_fold.c ---- */
 /* Folds each batch norm that only reads a convolution's output into the convolution's
- * weights (after cg_plan_fusion, which counts the uses). */
+ * weights, and a ReLU / ReLU6 after it into the convolution's kernel (after
+ * cg_plan_fusion, which counts the uses and decides what is inlined). */
 void cg_plan_batch_norm_folding(cg *g);
 /* ---- cg_elementwise.c ---- */
 bool cg_is_elementwise(const sc_node *n);

@@ -142,6 +142,16 @@ CASES = {
               [f([2, 3, 12, 7])], [[A, None, A, A]]),
     "batch_norm": (lambda s, x: F.batch_norm(x, s.m, s.v, s.w, s.b, False, 0.1, 1e-5), [f([2, 3, 5, 4])], [f([3, 3, 2, 6])],
                    [[A, None, A, A]], {"m": torch.randn(3), "v": torch.rand(3) + 0.5, "w": torch.randn(3), "b": torch.randn(3)}),
+    # a convolution absorbs the batch norm after it and then the ReLU / ReLU6 (cg_fold.c)
+    "conv_bn_relu": (lambda s, x: F.relu(F.batch_norm(F.conv2d(x, s.cw, s.cb, padding=1), s.m, s.v, s.w, s.b, False, 0.1,
+                                                      1e-5)), [f([2, 3, 9, 8])], [f([1, 3, 6, 11])], [[A, None, A, A]],
+                     {"cw": torch.randn(4, 3, 3, 3), "cb": torch.randn(4), "m": torch.randn(4), "v": torch.rand(4) + 0.5,
+                      "w": torch.randn(4), "b": torch.randn(4)}),
+    "depthwise_bn_relu6": (lambda s, x: F.hardtanh(F.batch_norm(F.conv2d(x, s.cw, None, stride=2, padding=1, groups=4), s.m,
+                                                                s.v, s.w, s.b, False, 0.1, 1e-3), 0.0, 6.0),
+                           [f([2, 4, 9, 8])], [f([1, 4, 13, 6])], [[A, None, A, A]],
+                           {"cw": torch.randn(4, 1, 3, 3) * 3, "m": torch.randn(4), "v": torch.rand(4) + 0.5,
+                            "w": torch.randn(4) * 3, "b": torch.randn(4) + 2}),
     "creation": (lambda s, x: x + torch.ones(x.shape[1]) + torch.zeros_like(x) + torch.full((1, x.shape[1]), 2.0)
                  + torch.arange(x.shape[1]), [f([4, 3])], [f([2, 7])], [[A, A]]),
 }

@@ -60,34 +60,51 @@ static void im2col(const float *xg, float *col, int64_t cg, int64_t h, int64_t w
   sc_rt_parallel_for(im2col_channels, &j, cg, per_channel > 0 ? 32768 / per_channel + 1 : cg);
 }
 
+/* The activation fused after a convolution (SC_ACT_*), over n outputs. */
+static void activate(float *y, int64_t n, int act) {
+  if (act == SC_ACT_RELU)
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+  else if (act == SC_ACT_RELU6)
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i] > 6.0f ? 6.0f : y[i];
+}
+
 /* One channel of a depthwise convolution (one input and one output channel per group):
- * a direct loop, as a matrix product with one row would waste the GEMM. */
+ * a direct loop, as a matrix product with one row would waste the GEMM.  Row by row: all
+ * kernel taps add into one output row while it sits in L1, which is then activated and
+ * left, so the plane is written once. */
+enum { DW_MAX_KW = 16 };
 static void depthwise_channel(const float *xc, const float *wc, float bias, float *yc, int64_t h, int64_t wd,
                               int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
-                              int64_t dw, int64_t oh, int64_t ow) {
-  for (int64_t p = 0; p < oh * ow; p++) yc[p] = bias;
-  for (int64_t i = 0; i < kh; i++)
-    for (int64_t j = 0; j < kw; j++) {
-      float wv = wc[i * kw + j];
-      int64_t lo, hi;
-      valid_columns(ow, wd, sw, pw, j * dw, &lo, &hi);
-      for (int64_t oy = 0; oy < oh; oy++) {
-        int64_t iy = oy * sh - ph + i * dh;
-        if (iy < 0 || iy >= h) continue;
+                              int64_t dw, int64_t oh, int64_t ow, int act) {
+  int64_t lo[DW_MAX_KW], hi[DW_MAX_KW];
+  for (int64_t j = 0; j < kw && j < DW_MAX_KW; j++) valid_columns(ow, wd, sw, pw, j * dw, &lo[j], &hi[j]);
+  for (int64_t oy = 0; oy < oh; oy++) {
+    float *out = yc + oy * ow;
+    for (int64_t ox = 0; ox < ow; ox++) out[ox] = bias;
+    for (int64_t i = 0; i < kh; i++) {
+      int64_t iy = oy * sh - ph + i * dh;
+      if (iy < 0 || iy >= h) continue;
+      for (int64_t j = 0; j < kw; j++) {
+        float wv = wc[i * kw + j];
+        int64_t a, b;
+        if (j < DW_MAX_KW) a = lo[j], b = hi[j];
+        else valid_columns(ow, wd, sw, pw, j * dw, &a, &b);
         const float *in = xc + iy * wd + (j * dw - pw);
-        float *out = yc + oy * ow;
         if (sw == 1)
-          for (int64_t ox = lo; ox < hi; ox++) out[ox] += wv * in[ox];
+          for (int64_t ox = a; ox < b; ox++) out[ox] += wv * in[ox];
         else
-          for (int64_t ox = lo; ox < hi; ox++) out[ox] += wv * in[ox * sw];
+          for (int64_t ox = a; ox < b; ox++) out[ox] += wv * in[ox * sw];
       }
     }
+    activate(out, ow, act);
+  }
 }
 
 typedef struct depthwise_job {
   const float *x, *w, *bias;
   float *y;
   int64_t c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+  int act;
 } depthwise_job;
 
 /* Planes (image, channel) [begin, end) of a depthwise convolution. */
@@ -97,16 +114,16 @@ static void depthwise_planes(void *arg, int64_t begin, int64_t end) {
     int64_t ch = p % j->c;
     depthwise_channel(j->x + p * j->h * j->wd, j->w + ch * j->kh * j->kw, j->bias ? j->bias[ch] : 0.0f,
                       j->y + p * j->oh * j->ow, j->h, j->wd, j->kh, j->kw, j->sh, j->sw, j->ph, j->pw, j->dh, j->dw,
-                      j->oh, j->ow);
+                      j->oh, j->ow, j->act);
   }
 }
 
-int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
-                    int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
-                    int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
+int sc_k_conv2d_act_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                        int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                        int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
   int64_t cg = c / groups, og = o / groups, cols = oh * ow, rows = cg * kh * kw;
   if (cg == 1 && og == 1) {
-    depthwise_job j = {x, w, bias, y, c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow};
+    depthwise_job j = {x, w, bias, y, c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, act};
     int64_t per_plane = cols * kh * kw;
     sc_rt_parallel_for(depthwise_planes, &j, n * c, per_plane > 0 ? 65536 / per_plane + 1 : n * c);
     return SHAPEC_OK;
@@ -130,10 +147,17 @@ int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y,
         sc_rt_free(col);
         return rc;
       }
+      activate(yg, og * cols, act); /* while the group's output is the freshest in cache */
     }
   }
   sc_rt_free(col);
   return SHAPEC_OK;
+}
+
+int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                    int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                    int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
+  return sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, SC_ACT_NONE);
 }
 
 /* Transposed convolution (the gradient of a convolution with respect to its input): per
