@@ -130,6 +130,9 @@ CASES = {
     # one channel per group (the direct depthwise loop): strided, padded, dilated, with bias
     "conv2d_depthwise": (lambda s, x: F.conv2d(x, s.w, s.b, stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=5),
                          [f([2, 5, 9, 11])], [f([3, 5, 16, 7])], [[A, None, A, A]], {"w": torch.randn(5, 1, 3, 3), "b": torch.randn(5)}),
+    # more weights than one image's output: the images' columns side by side in one GEMM, with ReLU fused
+    "conv2d_deep_batch": (lambda s, x: F.relu(F.conv2d(x, s.w, s.b, stride=(1, 2), padding=1)), [f([3, 8, 5, 6])],
+                          [f([2, 8, 3, 5])], [[A, None, A, A]], {"w": torch.randn(6, 8, 3, 3), "b": torch.randn(6)}),
     # a 1x1 convolution with stride 1 reads its input as the column matrix
     "conv2d_pointwise": (lambda s, x: F.conv2d(x, s.w, s.b), [f([2, 6, 5, 7])], [f([3, 6, 9, 4])], [[A, None, A, A]],
                          {"w": torch.randn(4, 6, 1, 1), "b": torch.randn(4)}),

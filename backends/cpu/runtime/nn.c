@@ -23,17 +23,18 @@ typedef struct im2col_job {
   const float *xg;
   float *col;
   int64_t h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+  int64_t ld; /* distance between the column matrix's rows (oh*ow, or more when images sit side by side) */
 } im2col_job;
 
 /* col[(ci, i, j), (oy, ox)] = x[ci, oy*sh - ph + i*dh, ox*sw - pw + j*dw], zero outside;
  * input channels [begin, end). */
 static void im2col_channels(void *arg, int64_t begin, int64_t end) {
   const im2col_job *p = arg;
-  int64_t oh = p->oh, ow = p->ow, cols = oh * ow, h = p->h, wd = p->wd;
+  int64_t oh = p->oh, ow = p->ow, h = p->h, wd = p->wd;
   for (int64_t ci = begin; ci < end; ci++)
     for (int64_t i = 0; i < p->kh; i++)
       for (int64_t j = 0; j < p->kw; j++) {
-        float *row = p->col + ((ci * p->kh + i) * p->kw + j) * cols;
+        float *row = p->col + ((ci * p->kh + i) * p->kw + j) * p->ld;
         int64_t lo, hi;
         valid_columns(ow, wd, p->sw, p->pw, j * p->dw, &lo, &hi);
         for (int64_t oy = 0; oy < oh; oy++) {
@@ -54,8 +55,8 @@ static void im2col_channels(void *arg, int64_t begin, int64_t end) {
 }
 
 static void im2col(const float *xg, float *col, int64_t cg, int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t sh,
-                   int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow) {
-  im2col_job j = {xg, col, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow};
+                   int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, int64_t ld) {
+  im2col_job j = {xg, col, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, ld};
   int64_t per_channel = kh * kw * oh * ow;
   sc_rt_parallel_for(im2col_channels, &j, cg, per_channel > 0 ? 32768 / per_channel + 1 : cg);
 }
@@ -118,6 +119,35 @@ static void depthwise_planes(void *arg, int64_t begin, int64_t end) {
   }
 }
 
+/* A batch whose weights outweigh one image's output (the deep layers: 512 x 4608 weights
+ * against 49 output pixels): the images' column matrices side by side make one GEMM, so
+ * OpenBLAS packs the weights once per call instead of once per image.  The product
+ * [o, n*cols] is then scattered to [n, o, cols] with the bias and the activation. */
+static int conv_images_side_by_side(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
+                                    int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                                    int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow, int act) {
+  int64_t cols = oh * ow, rows = c * kh * kw, all = n * cols;
+  float *col = sc_rt_alloc(rows * all * (int64_t)sizeof(float)), *prod = sc_rt_alloc(o * all * (int64_t)sizeof(float));
+  if (!col || !prod) {
+    sc_rt_free(col);
+    sc_rt_free(prod);
+    return SHAPEC_ERR_MEMORY;
+  }
+  for (int64_t b = 0; b < n; b++) im2col(x + b * c * h * wd, col + b * cols, c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, all);
+  int rc = sc_k_bmm_f32(1, o, all, rows, w, 0, 0, col, 0, 0, prod, 1.0f, 0.0f);
+  if (!rc)
+    for (int64_t b = 0; b < n; b++)
+      for (int64_t oc = 0; oc < o; oc++) {
+        float *dst = y + (b * o + oc) * cols, add = bias ? bias[oc] : 0.0f;
+        const float *src = prod + oc * all + b * cols;
+        for (int64_t p = 0; p < cols; p++) dst[p] = src[p] + add;
+        activate(dst, cols, act);
+      }
+  sc_rt_free(col);
+  sc_rt_free(prod);
+  return rc;
+}
+
 int sc_k_conv2d_act_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                         int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                         int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
@@ -130,13 +160,15 @@ int sc_k_conv2d_act_f32(const float *x, const float *w, const float *bias, float
   }
   /* a 1x1 convolution with stride 1 and no padding reads its input as the column matrix */
   bool pointwise = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+  if (!pointwise && groups == 1 && n > 1 && rows > cols && rows * cols * n <= (16 << 20))
+    return conv_images_side_by_side(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, act);
   int64_t col_n = pointwise ? 0 : rows * cols;
   float *col = col_n > 0 ? sc_rt_alloc(col_n * (int64_t)sizeof(float)) : NULL;
   if (col_n > 0 && !col) return SHAPEC_ERR_MEMORY;
   for (int64_t b = 0; b < n; b++) {
     for (int64_t g = 0; g < groups; g++) {
       const float *xg = x + (b * c + g * cg) * h * wd;
-      if (!pointwise) im2col(xg, col, cg, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
+      if (!pointwise) im2col(xg, col, cg, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, cols);
       float *yg = y + (b * o + g * og) * cols;
       if (bias)
         for (int64_t oc = 0; oc < og; oc++)
