@@ -60,6 +60,9 @@ int shapec_model_input_dtype(int i);
 int shapec_model_output_dtype(int i);
 /* The export's report (constraints.json) as a NUL-terminated JSON string. */
 const char *shapec_model_report(void);
+/* The instruction sets the library was built for, comma-separated ("avx,avx2,fma,..."); the
+ * library refuses to run (SHAPEC_ERR_CPU) on a CPU without one of them. */
+const char *shapec_model_cpu_features(void);
 /* Checks the inputs' shapes against every guard and writes each output's shape into
  * out_shapes[i][0 .. output_ndim(i)).  Returns SHAPEC_OK or an error with a message in
  * err (truncated to errlen; err may be NULL).  Reads no tensor data, except in a model

@@ -63,6 +63,21 @@ static void remove_leftovers(sc_ctx *ctx, const char *parent, const char *name) 
   closedir(d);
 }
 
+/* Creates the folders of `path` that do not exist yet, as mkdir -p does (-o a/b/c with no
+ * a/).  Returns false with errno set when one cannot be made. */
+static bool make_folders(sc_ctx *ctx, const char *path) {
+  char *p = sc_arena_strdup(&ctx->arena, path);
+  for (char *at = p + 1;; at++) {
+    if (*at != '/' && *at != '\0') continue;
+    char saved = *at;
+    *at = '\0';
+    struct stat st;
+    if (stat(p, &st) != 0 && mkdir(p, 0777) != 0 && errno != EEXIST) return false;
+    *at = saved;
+    if (!saved) return true;
+  }
+}
+
 bool sc_publish_begin(sc_ctx *ctx, const char *outdir, sc_publish *pub) {
   pub->final = outdir;
   pub->staging = NULL;
@@ -77,6 +92,11 @@ bool sc_publish_begin(sc_ctx *ctx, const char *outdir, sc_publish *pub) {
     return false;
   }
   const char *parent = parent_of(ctx, pub->final), *name = base_of(pub->final);
+  if (!make_folders(ctx, parent)) {
+    sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, pub->final, NULL,
+                 "cannot create the output directory's folder %s: %s", parent, strerror(errno));
+    return false;
+  }
   pub->lock_fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (pub->lock_fd < 0 || flock(pub->lock_fd, LOCK_EX) != 0) {
     sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, pub->final, NULL,

@@ -422,6 +422,21 @@ expect_rc 3
 expect_diag /proc/nonexistent/out SC0102
 end
 
+begin "-o a/b/c creates the missing folders, as mkdir -p does"
+sc export "$MODEL" -q -o "$WORK/nested/a/b/out"
+expect_rc 0
+expect_file "$WORK/nested/a/b/out/model.so"
+expect_file_has "$WORK/nested/a/b/out/constraints.json" '"status": "ok"'
+end
+
+: >"$WORK/a-file"
+begin "-o through a file exits 3 with SC0102 naming the folder that cannot be made"
+sc export "$MODEL" -q -o "$WORK/a-file/x/out"
+expect_rc 3
+expect_diag "$WORK/a-file/x/out" SC0102
+expect_err "cannot create the output directory's folder $WORK/a-file/x: Not a directory"
+end
+
 # ---- 5. malformed models (exit 1, never a signal) -----------------------------------
 
 : >"$WORK/empty.json"

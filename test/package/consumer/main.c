@@ -13,6 +13,13 @@ int main(void) {
     fprintf(stderr, "targets %d, expected %d\n", shapec_model_targets(), EXPECT_TARGETS);
     return 1;
   }
+  /* declared by shapec/runtime.h (through model.h): a C caller gets the whole pointer */
+  const char *features = shapec_model_cpu_features();
+  if (!features || strlen(features) > 4096) { /* a truncated pointer would crash or read garbage here */
+    fprintf(stderr, "shapec_model_cpu_features() gave no string\n");
+    return 1;
+  }
+  printf("built for: %s\n", *features ? features : "(the baseline)");
   float w[6 * 5], x[4], y[8 * 4], z[32], o0[6 * 3], o1[32];
   for (int i = 0; i < 30; i++) w[i] = (float)(i % 7) / 7;
   for (int i = 0; i < 4; i++) x[i] = (float)i;
