@@ -13,7 +13,7 @@
 
 static const char *const usage_main =
     "usage: shapec <command> [options]\n"
-    "       shapec --help | --version\n"
+    "       shapec help [COMMAND] | --help | --version\n"
     "\n"
     "Ahead-of-time compiler for torch.export programs with dynamic shapes.\n"
     "\n"
@@ -26,7 +26,7 @@ static const char *const usage_main =
     "                                      report (CI); JUnit output; --manifest for many\n"
     "  explain MODEL [--dynamic SPEC]      why each input dim has its range or value\n"
     "\n"
-    "Run 'shapec export --help' for the options of a command.\n"
+    "Run 'shapec help COMMAND' (or 'shapec COMMAND --help') for the options of a command.\n"
     "\n"
     "exit status:\n"
     "  0  success\n"
@@ -412,6 +412,18 @@ static int cmd_explain(int argc, char **argv) {
 int main(int argc, char **argv) {
   if (argc < 2) return sc_usage_error("%s", "no command given", usage_main);
   const char *cmd = argv[1];
+  if (strcmp(cmd, "help") == 0 && argc > 2) { /* shapec help CMD: that command's own help */
+    static const struct {
+      const char *name;
+      const char *const *usage;
+    } commands[] = {{"export", &usage_export}, {"run", &usage_run}, {"check", &usage_check}, {"explain", &usage_explain}};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+      if (strcmp(argv[2], commands[i].name) == 0) {
+        fputs(*commands[i].usage, stdout);
+        return 0;
+      }
+    return sc_usage_error("help: unknown command '%s'", argv[2], usage_main);
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage_main, stdout);
     return 0;

@@ -203,6 +203,18 @@ expect_out "2 usage error"
 [ -s "$ERR" ] && fail "stderr is not empty"
 end
 
+begin "shapec help export prints export's own help; help of an unknown command is a usage error"
+sc help export
+expect_rc 0
+expect_out "usage: shapec export MODEL"
+expect_out "--prefer-deferred-runtime-asserts"
+sc help check
+expect_rc 0
+expect_out "usage: shapec check"
+sc help frobnicate
+expect_usage_error "help: unknown command 'frobnicate'"
+end
+
 begin "shapec export -h works after other arguments"
 sc export "$MODEL" -h
 expect_rc 0
