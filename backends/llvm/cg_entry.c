@@ -163,6 +163,14 @@ static bool assert_ready(cg *g, const sc_guard *gd, const bool *bound) {
   return true;
 }
 
+static const char *percent_escaped(cg *g, const char *text) {
+  sc_strbuf sb = {0};
+  for (const char *c = text; *c; c++) sc_strbuf_append(&sb, *c == '%' ? "%%" : (char[2]){*c, 0});
+  const char *out = sc_arena_strdup(&g->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return out;
+}
+
 /* Fails the call with torch's message when a runtime assert does not hold. */
 static void emit_assert(cg *g, const sc_guard *gd) {
   const char *names[16];
@@ -171,12 +179,15 @@ static void emit_assert(cg *g, const sc_guard *gd) {
   sc_strbuf sb = {0};
   /* a guard from guards_code or the spec has no node: its place in the file says where */
   const char *where = gd->prov.node_name && *gd->prov.node_name ? gd->prov.node_name : gd->prov.path;
-  sc_strbuf_printf(&sb, "Runtime assertion failed for expression %s on node '%s':", sc_expr_to_string(g->ctx, gd->expr),
-                   where ? where : "");
+  sc_strbuf_printf(&sb, "Runtime assertion failed for expression %s on node '%s':",
+                   percent_escaped(g, sc_expr_to_string(g->ctx, gd->expr)), where ? percent_escaped(g, where) : "");
   LLVMValueRef args[16];
   for (int k = 0; k < n; k++) {
     int s = cg_symbol_index(g, names[k]);
+    /* torch names its own symbols; what the caller can act on is where each one comes from */
+    const char *source = s >= 0 ? g->a->env.symbols[s].source : NULL;
     sc_strbuf_printf(&sb, "%s %s = %%lld", k ? "," : "", names[k]);
+    if (source && *source) sc_strbuf_printf(&sb, " (%s)", percent_escaped(g, source));
     args[k] = cg_load_sym(g, s);
   }
   cg_fail_msg_if(g, LLVMBuildNot(g->B, holds, "fails"), sc_strbuf_cstr(&sb), args, (unsigned)n);
@@ -210,13 +221,6 @@ static const char *sources_text(cg *g, const sc_expr *e, const char *const *boun
 }
 
 /* text with % doubled, for a message format */
-static const char *percent_escaped(cg *g, const char *text) {
-  sc_strbuf sb = {0};
-  for (const char *c = text; *c; c++) sc_strbuf_append(&sb, *c == '%' ? "%%" : (char[2]){*c, 0});
-  const char *out = sc_arena_strdup(&g->ctx->arena, sc_strbuf_cstr(&sb));
-  sc_strbuf_free(&sb);
-  return out;
-}
 
 /* Fails the call when a guard of the program does not hold for the input sizes. */
 static void emit_input_guard(cg *g, const sc_guard *gd) {

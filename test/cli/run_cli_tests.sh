@@ -882,6 +882,18 @@ if [ -f "$INT_CONST" ]; then
   end
 fi
 
+DEFERRED=$SRC/test/real/deferred/even_only
+if [ -f "$DEFERRED/auto.pt2" ]; then
+  begin "a failed runtime assert names the size each symbol stands for"
+  sc export "$DEFERRED/auto.pt2" --dynamic "$DEFERRED/spec.json" --prefer-deferred-runtime-asserts -o "$WORK/deferred" -q
+  expect_rc 0
+  /usr/bin/python3 -c "import numpy as np; np.save('$WORK/x7.npy', np.ones(7, np.float32))"
+  sc run "$WORK/deferred/model.so" --input "x=$WORK/x7.npy" --out "$WORK/deferred"
+  expect_rc 1
+  expect_err "Runtime assertion failed for expression Eq(Mod(dx, 2), 0) on node 'guards_code[0]': dx = 7 (x.size()[0])"
+  end
+fi
+
 FLOAT_CONST=$SRC/test/real/corpus/2.14/float_input/model.pt2
 if [ -f "$FLOAT_CONST" ]; then
   begin "a hint on a float input: torch's sentence, the spec path and the fix (SC0413), and a report"
