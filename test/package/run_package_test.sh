@@ -10,10 +10,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/shapec-package.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 cp "$src/examples/tutorial/spec.json" "$work/spec.json"
+# a model name with dots: its weights are tut.v2.safetensors, as shapec finds them
+cp "$src/examples/tutorial/model.json" "$work/tut.v2.json"
+cp "$src/examples/tutorial/model.safetensors" "$work/tut.v2.safetensors"
 with_cuda=OFF  # a cpu,cuda model too where libdevice is here to build it
 [ -f "${SHAPEC_LIBDEVICE:-${CUDA_HOME:-/usr/local/cuda}/nvvm/libdevice/libdevice.10.bc}" ] && with_cuda=ON
 cmake -S "$src/test/package/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DMODEL_JSON="$src/examples/tutorial/model.json" -DSPEC_JSON="$work/spec.json" -DWITH_CUDA=$with_cuda >/dev/null
+  -DMODEL_JSON="$work/tut.v2.json" -DSPEC_JSON="$work/spec.json" -DWITH_CUDA=$with_cuda >/dev/null
 cmake --build "$work/consumer" >"$work/build1.log" 2>&1 || { cat "$work/build1.log"; exit 1; }
 grep -q "shapec: compiling tutorial" "$work/build1.log" || { echo "not ok - the model was not compiled"; exit 1; }
 "$work/consumer/consumer"
@@ -29,6 +32,10 @@ sleep 1 && touch "$work/spec.json"
 cmake --build "$work/consumer" >"$work/build3.log" 2>&1
 grep -q "shapec: compiling tutorial " "$work/build3.log" || { echo "not ok - a changed spec did not rebuild the model"; exit 1; }
 echo "ok - the model is rebuilt when its spec changes, and only then"
+sleep 1 && touch "$work/tut.v2.safetensors"
+cmake --build "$work/consumer" >"$work/build4.log" 2>&1
+grep -q "shapec: compiling tutorial " "$work/build4.log" || { echo "not ok - changed weights (tut.v2.safetensors) did not rebuild the model"; exit 1; }
+echo "ok - the model is rebuilt when its weights change, also for a name with dots (tut.v2.json)"
 cflags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags shapec)
 [ -f "$(echo "$cflags" | sed 's/^-I//;s/ *$//')/shapec/runtime.h" ] || { echo "not ok - pkg-config gives '$cflags'"; exit 1; }
 echo "ok - pkg-config --cflags shapec points at shapec/runtime.h"
