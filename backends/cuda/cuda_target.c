@@ -212,15 +212,18 @@ static bool finish_emulated(cg *g) {
 static LLVMMemoryBufferRef compile_ptx(cg *g, LLVMModuleRef m, const char *outdir, const char *name, bool keep_ir) {
   const char *libdevice = find_libdevice(g);
   if (!libdevice) {
-    cg_error(g, SC_DIAG_CODEGEN, NULL, "--target cuda needs libdevice.10.bc from the CUDA toolkit (its math functions) "
-             "and found none under $CUDA_HOME, /usr/local/cuda or /usr/lib/cuda; install the toolkit or point "
+    cg_error(g, SC_DIAG_FILE_READ, NULL, "--target cuda needs libdevice.10.bc from the CUDA toolkit (its math "
+             "functions) and found none under $CUDA_HOME, /usr/local/cuda or /usr/lib/cuda; install the toolkit or point "
              "SHAPEC_LIBDEVICE at the file");
     return NULL;
   }
   LLVMMemoryBufferRef buf;
   char *err = NULL;
   if (LLVMCreateMemoryBufferWithContentsOfFile(libdevice, &buf, &err)) {
-    cg_error(g, SC_DIAG_CODEGEN, NULL, "cannot read %s: %s", libdevice, err);
+    /* the machine's setup, not shapec's failure: exit 3 with where to look */
+    cg_error(g, SC_DIAG_FILE_READ, NULL, "cannot read %s: %s; --target cuda needs libdevice.10.bc from the CUDA toolkit "
+             "(%s): point SHAPEC_LIBDEVICE or CUDA_HOME at it, or install the toolkit", libdevice, err,
+             getenv("SHAPEC_LIBDEVICE") && *getenv("SHAPEC_LIBDEVICE") ? "SHAPEC_LIBDEVICE names this file" : "found here");
     LLVMDisposeMessage(err);
     return NULL;
   }

@@ -813,8 +813,9 @@ end
 
 begin "--target cuda without libdevice: a clear error, no library"
 SHAPEC_LIBDEVICE=$WORK/missing/libdevice.10.bc sc export "$MODEL" --dynamic "$SPEC" --target cuda -o "$WORK/nolibdevice"
-expect_rc 4
+expect_rc 3
 expect_err "cannot read $WORK/missing/libdevice.10.bc"
+expect_err "SHAPEC_LIBDEVICE names this file): point SHAPEC_LIBDEVICE or CUDA_HOME at it, or install the toolkit"
 expect_no_path "$WORK/nolibdevice/model.so"
 expect_no_path "$WORK/nolibdevice/model.ptx"
 expect_no_path "$WORK/nolibdevice/model_kernels.ptx"
