@@ -160,6 +160,15 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   oshapes = sc_xcalloc((size_t)n_out + 1, sizeof *oshapes);
   dev_in = sc_xcalloc((size_t)n_in + 1, sizeof *dev_in);
   dev_out = sc_xcalloc((size_t)n_out + 1, sizeof *dev_out);
+  /* a library of CUDA code only takes CUDA tensors: say which flag makes them */
+  int (*targets)(void) = (int (*)(void))dlsym(handle, "shapec_model_targets");
+  if (!o->cuda && targets && !(targets() & SHAPEC_TARGET_CPU)) {
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_RUN_INPUT, SC_SEV_ERROR, o->model, NULL,
+                              "this library computes on CUDA tensors only (it was exported with --target cuda)");
+    sc_diag_set_hint(&ctx->diags, d, "run it with --device cuda (or export with --target cpu,cuda for CPU tensors too)");
+    status = 1;
+    goto done;
+  }
   /* a library exported with --cuda-emulate takes host memory as its "device" memory */
   const char *(*cuda_arch)(void) = (const char *(*)(void))dlsym(handle, "shapec_model_cuda_arch");
   bool stage = o->cuda && !(cuda_arch && strcmp(cuda_arch(), "host-emulation") == 0);

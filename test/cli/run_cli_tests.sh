@@ -895,6 +895,17 @@ if [ -f "$DEFERRED/auto.pt2" ]; then
   end
 fi
 
+begin "a library of CUDA code only, run without --device cuda, says to pass it"
+SHAPEC_LIBDEVICE=$WORK/missing/libdevice.10.bc sc export "$MODEL" --dynamic "$SPEC" --target cuda --cuda-emulate \
+  -o "$WORK/cuda-only" -q
+expect_rc 0
+sc run "$WORK/cuda-only/model.so" --input "w=$TUT/inputs/w.npy" --input "x=$TUT/inputs/x.npy" \
+  --input "y=$TUT/inputs/y.npy" --input "z=$TUT/inputs/z.npy" --out "$WORK/cuda-only"
+expect_rc 1
+expect_err "error[SC0903]: this library computes on CUDA tensors only (it was exported with --target cuda)"
+expect_err "fix: run it with --device cuda"
+end
+
 FLOAT_CONST=$SRC/test/real/corpus/2.14/float_input/model.pt2
 if [ -f "$FLOAT_CONST" ]; then
   begin "a hint on a float input: torch's sentence, the spec path and the fix (SC0413), and a report"
