@@ -36,6 +36,18 @@ sleep 1 && touch "$work/tut.v2.safetensors"
 cmake --build "$work/consumer" >"$work/build4.log" 2>&1
 grep -q "shapec: compiling tutorial " "$work/build4.log" || { echo "not ok - changed weights (tut.v2.safetensors) did not rebuild the model"; exit 1; }
 echo "ok - the model is rebuilt when its weights change, also for a name with dots (tut.v2.json)"
+so=$(find "$work/consumer" -name model.so -path '*tutorial/*' | head -n 1)
+PYTHONPATH="$work/prefix/lib/python3/dist-packages" /usr/bin/python3 - "$so" "$src/examples/tutorial/inputs" <<'PY' ||
+import os, sys
+import numpy as np
+import shapec
+assert os.path.dirname(shapec.__file__).endswith("lib/python3/dist-packages/shapec"), shapec.__file__
+m = shapec.load(sys.argv[1])
+out = m(**{n: np.load(os.path.join(sys.argv[2], n + ".npy")) for n in m.input_names})
+assert len(out) == len(m.output_names) and all(np.isfinite(o).all() for o in out)
+PY
+  { echo "not ok - the installed Python package cannot call the model"; exit 1; }
+echo "ok - cmake --install puts the Python package under lib/python3/dist-packages, and it calls the model"
 cflags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags shapec)
 [ -f "$(echo "$cflags" | sed 's/^-I//;s/ *$//')/shapec/runtime.h" ] || { echo "not ok - pkg-config gives '$cflags'"; exit 1; }
 echo "ok - pkg-config --cflags shapec points at shapec/runtime.h"

@@ -1,0 +1,14 @@
+"""shapec - call a library that `shapec export` built from Python.
+
+    import shapec
+    m = shapec.load("shapec-out/model.so")
+    y = m(x)                      # NumPy arrays or torch tensors in, the same kind out
+    m.output_shapes(x)            # every check, no computation
+    m.set_num_threads(2)
+
+A guard the inputs fail raises shapec.GuardError (an AssertionError, as ep.module()
+raises) with torch's message and shapec's explanation.  Pure Python (ctypes); see
+docs/python.md."""
+from .model import GuardError, Model, ShapecError, load
+
+__all__ = ["load", "Model", "ShapecError", "GuardError"]

@@ -1,0 +1,167 @@
+"""model.py - a library that `shapec export` built, called on NumPy arrays or torch tensors."""
+import ctypes
+import json
+import os
+
+import numpy as np
+
+from . import _abi
+
+
+class ShapecError(RuntimeError):
+    """A call the library refused; `code` is its return code (shapec/runtime.h)."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
+
+class GuardError(ShapecError, AssertionError):
+    """The inputs do not fit the program (SHAPEC_ERR_SHAPE): the message is torch's
+    (`Guard failed: x.size()[0] <= 100`) with shapec's explanation.  Also an
+    AssertionError, as ep.module() raises one."""
+
+
+def _is_torch(x):
+    return type(x).__module__.split(".")[0] == "torch"
+
+
+class Model:
+    """A loaded model library.  Each Model loads its own copy (RTLD_LOCAL), so several
+    models, or several exports of one model, live side by side in a process."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        self._lib = ctypes.CDLL(self.path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        _abi.declare(self._lib)
+        lib = self._lib
+        n_in, n_out = lib.shapec_model_num_inputs(), lib.shapec_model_num_outputs()
+        self.input_names = [lib.shapec_model_input_name(i).decode() for i in range(n_in)]
+        self.output_names = [lib.shapec_model_output_name(i).decode() for i in range(n_out)]
+        self.input_dtypes = [_abi.dtype_name(lib.shapec_model_input_dtype(i)) for i in range(n_in)]
+        self.output_dtypes = [_abi.dtype_name(lib.shapec_model_output_dtype(i)) for i in range(n_out)]
+        self._in_ndim = [lib.shapec_model_input_ndim(i) for i in range(n_in)]
+        self._out_ndim = [lib.shapec_model_output_ndim(i) for i in range(n_out)]
+        if not lib.shapec_model_targets() & _abi.TARGET_CPU:
+            raise ShapecError(f"{self.path}: this library computes on CUDA tensors only; the Python package calls "
+                              "CPU libraries (export with --target cpu or cpu,cuda)", _abi.ERR_ARGUMENT)
+
+    def __repr__(self):
+        return f"shapec.Model({self.path!r}, inputs={self.input_names}, outputs={self.output_names})"
+
+    @property
+    def report(self):
+        """The export's report (constraints.json) embedded in the library, as a dict."""
+        return json.loads(self._lib.shapec_model_report().decode())
+
+    @property
+    def cpu_features(self):
+        return self._lib.shapec_model_cpu_features().decode()
+
+    def set_num_threads(self, n):
+        """Threads for this library's kernels and GEMMs, the caller's included (0 restores
+        the default: SHAPEC_NUM_THREADS, else every CPU).  Returns the count in effect."""
+        return self._lib.shapec_model_set_num_threads(int(n))
+
+    def get_num_threads(self):
+        return self._lib.shapec_model_get_num_threads()
+
+    # ---- inputs -------------------------------------------------------------------------
+
+    def _arrays(self, args, kwargs):
+        """The inputs in the library's order as C-ordered NumPy arrays (a strided array or
+        tensor is copied once), and whether any came as a torch tensor."""
+        if len(args) > len(self.input_names):
+            raise TypeError(f"the model takes {len(self.input_names)} inputs ({', '.join(self.input_names)}), "
+                            f"{len(args)} given")
+        given = dict(zip(self.input_names, args))
+        for k, v in kwargs.items():
+            if k not in self.input_names:
+                raise TypeError(f"the model has no input named {k!r} (inputs: {', '.join(self.input_names)})")
+            if k in given:
+                raise TypeError(f"input {k!r} given twice")
+            given[k] = v
+        missing = [n for n in self.input_names if n not in given]
+        if missing:
+            raise TypeError(f"missing input(s): {', '.join(missing)}")
+        arrays, torch_in = [], False
+        for name, dtype, ndim in zip(self.input_names, self.input_dtypes, self._in_ndim):
+            x = given[name]
+            if _is_torch(x):
+                torch_in = True
+                if x.device.type != "cpu":
+                    raise ShapecError(f"input {name!r} is on {x.device}; the Python package calls CPU libraries",
+                                      _abi.ERR_ARGUMENT)
+                try:  # DLPack: a view of the tensor's memory
+                    x = np.from_dlpack(x.detach())
+                except (AttributeError, TypeError, RuntimeError, BufferError):  # older NumPy, or bool
+                    x = x.detach().numpy()
+            a = np.asarray(x)
+            if a.ndim == 0 and ndim == 0 and dtype and a.dtype != np.dtype(dtype):
+                a = a.astype(dtype)  # a Python int, float or bool for a scalar input
+            arrays.append(np.ascontiguousarray(a))  # strided: one copy, in C order
+        return arrays, torch_in
+
+    @staticmethod
+    def _tensor(a, keep):
+        code_bits = _abi.DTYPE_OF_NAME.get(a.dtype.name)
+        if code_bits is None:
+            raise TypeError(f"dtype {a.dtype} is not one shapec takes")
+        shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
+        keep += [shape, a]
+        return _abi.Tensor(a.ctypes.data, _abi.Device(_abi.KDL_CPU, 0), a.ndim, _abi.DType(*code_bits, 1), shape, None, 0)
+
+    def _fail(self, rc, err):
+        message = err.value.decode(errors="replace")
+        raise (GuardError if rc == _abi.ERR_SHAPE else ShapecError)(message, rc)
+
+    def _shapes(self, ins, err):
+        n_out = len(self.output_names)
+        shapes = [(ctypes.c_int64 * max(1, nd))() for nd in self._out_ndim]
+        ptrs = (ctypes.POINTER(ctypes.c_int64) * max(1, n_out))(
+            *[ctypes.cast(s, ctypes.POINTER(ctypes.c_int64)) for s in shapes])
+        rc = self._lib.shapec_model_output_shapes(ins, ptrs, err, len(err))
+        if rc:
+            self._fail(rc, err)
+        return [tuple(s[k] for k in range(nd)) for s, nd in zip(shapes, self._out_ndim)]
+
+    # ---- calls ---------------------------------------------------------------------------
+
+    def output_shapes(self, *args, **kwargs):
+        """The outputs' shapes for these inputs, after every check the library makes."""
+        arrays, _ = self._arrays(args, kwargs)
+        keep = []
+        ins = (_abi.Tensor * max(1, len(arrays)))(*[self._tensor(a, keep) for a in arrays])
+        return self._shapes(ins, ctypes.create_string_buffer(4096))
+
+    def __call__(self, *args, **kwargs):
+        """Runs the model: NumPy arrays out for NumPy inputs, torch tensors (sharing the
+        arrays' memory through DLPack) when an input was a torch tensor.  One output is
+        returned alone, several as a tuple."""
+        arrays, torch_in = self._arrays(args, kwargs)
+        keep = []
+        ins = (_abi.Tensor * max(1, len(arrays)))(*[self._tensor(a, keep) for a in arrays])
+        err = ctypes.create_string_buffer(4096)
+        outs_np = [np.empty(shape, dtype) for shape, dtype in zip(self._shapes(ins, err), self.output_dtypes)]
+        outs = (_abi.Tensor * max(1, len(outs_np)))(*[self._tensor(o, keep) for o in outs_np])
+        rc = self._lib.shapec_model_run(ins, outs, err, len(err))
+        if rc:
+            self._fail(rc, err)
+        if torch_in:
+            import torch
+            result = [_to_torch(torch, o) for o in outs_np]
+        else:
+            result = outs_np
+        return result[0] if len(result) == 1 else tuple(result)
+
+
+def _to_torch(torch, a):
+    try:  # DLPack: the tensor shares the array's memory
+        return torch.from_dlpack(a)
+    except (AttributeError, TypeError, RuntimeError, BufferError):  # older torch, or bool
+        return torch.from_numpy(a)
+
+
+def load(path):
+    """Loads OUTDIR/model.so (what `shapec export` wrote) as a callable Model."""
+    return Model(path)
