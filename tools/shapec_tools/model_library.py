@@ -1,5 +1,6 @@
 """A shapec model library (model.so) called in-process through its C ABI with ctypes
-(include/shapec/runtime.h, docs/abi.md).  float32 tensors, C order."""
+(include/shapec/runtime.h, docs/abi.md), for the benchmarks and tests.  float32 tensors.
+Users have the package python/shapec (docs/python.md)."""
 import ctypes
 
 import numpy as np
@@ -20,8 +21,11 @@ class Tensor(ctypes.Structure):
 
 
 def as_tensor(a, keep):
-    """A Tensor viewing the float32 array a; keep holds what must outlive the call."""
-    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+    """A Tensor viewing the float32 array a (a non-contiguous one is copied into C order
+    first: the library reads compact row-major memory); keep holds what must outlive the
+    call.  Outputs are allocated C-ordered, so they are never copied."""
+    a = np.ascontiguousarray(a)
+    shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
     keep += [shape, a]  # the library reads a's memory by address
     return Tensor(a.ctypes.data, Device(1, 0), a.ndim, DType(2, 32, 1), shape, None, 0)
 
