@@ -106,16 +106,24 @@ static LLVMValueRef tensor_ptr(cg *g, LLVMValueRef array, int index) {
   return LLVMBuildGEP2(g->B, g->tensor_t, array, idx, 1, "t");
 }
 
-static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, sc_dtype dtype, int rank) {
+static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, sc_dtype dtype, int rank, bool strided_ok) {
   int code, bits;
   dl_dtype(dtype, &code, &bits);
-  LLVMTypeRef params[8] = {g->ptr, g->ptr, g->i32, g->i32, g->i32, g->i32, g->ptr, g->i64};
-  LLVMValueRef args[8] = {tp, cg_cstr(g, what), LLVMConstInt(g->i32, g->cuda ? 2 : 1, 0),
+  LLVMTypeRef params[9] = {g->ptr, g->ptr, g->i32, g->i32, g->i32, g->i32, g->i32, g->ptr, g->i64};
+  LLVMValueRef args[9] = {tp, cg_cstr(g, what), LLVMConstInt(g->i32, g->cuda ? 2 : 1, 0),
                           LLVMConstInt(g->i32, (unsigned)rank, 0), LLVMConstInt(g->i32, (unsigned)code, 0),
-                          LLVMConstInt(g->i32, (unsigned)bits, 0), g->err, g->errlen};
-  LLVMValueRef rc = cg_call(g, "sc_rt_check_tensor", g->i32, params, 8, args, 8, false);
+                          LLVMConstInt(g->i32, (unsigned)bits, 0), LLVMConstInt(g->i32, strided_ok, 0), g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_rt_check_tensor", g->i32, params, 9, args, 9, false);
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
   return rc;
+}
+
+/* Whether the program writes back to this user input (user_input_mutation). */
+static bool user_input_mutated(cg *g, const sc_input_spec *s) {
+  for (size_t k = 0; k < g->p->n_mutations; k++)
+    if (g->p->mutations[k].kind == SC_MUTATE_USER_INPUT && s->target && strcmp(g->p->mutations[k].target, s->target) == 0)
+      return true;
+  return false;
 }
 
 static const char *range_text(cg *g, sc_range_iv r) {
@@ -360,7 +368,9 @@ static LLVMValueRef emit_prepare(cg *g) {
     }
     char what[300];
     snprintf(what, sizeof what, "input '%s'", ci.name);
-    check_tensor(g, tensor_ptr(g, inputs, (int)k), what, ci.dtype, ci.rank);
+    /* the CPU path copies a strided input once (bind_graph_inputs); one the program writes
+     * back to, or a CUDA tensor, must be compact */
+    check_tensor(g, tensor_ptr(g, inputs, (int)k), what, ci.dtype, ci.rank, !g->cuda && !user_input_mutated(g, ci.spec));
     if (v && v->kind == SC_VALUE_TENSOR) {
       LLVMValueRef shape = tensor_field(g, inputs, (int)k, 4, g->ptr);
       for (int d = 0; d < v->meta.rank; d++) {
@@ -596,7 +606,7 @@ static size_t count_values(cg *g) {
     const sc_node *nd = &g->p->graph->nodes[i];
     for (size_t k = 0; k < nd->n_outputs; k++) n += nd->outputs[k].n_items + 1;
   }
-  return n + 8;
+  return n + g->p->n_input_specs + 8; /* + a slot per input for its compact copy */
 }
 
 /* ---- the computation: run's body, and output_shapes' when sizes depend on data ---------- */
@@ -660,7 +670,20 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
       continue;
     }
     cg_value *cv = cg_get(g, v);
-    if (s->kind == SC_INPUT_USER) {
+    if (s->kind == SC_INPUT_USER && !g->cuda && !user_input_mutated(g, s)) {
+      /* compact row-major elements: the caller's, or a copy of a strided tensor that a
+       * workspace slot owns, so that the exit frees it */
+      int slot = g->n_buffers++;
+      LLVMValueRef sidx[1] = {cg_i64(g, slot)};
+      LLVMValueRef owned = LLVMBuildGEP2(g->B, g->ptr, g->buffers, sidx, 1, "owned");
+      LLVMValueRef data = LLVMBuildAlloca(g->B, g->ptr, "indata");
+      LLVMTypeRef dp[6] = {g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
+      LLVMValueRef da[6] = {tensor_ptr(g, inputs, (int)user), cg_elem_size(g, v->meta.dtype), data, owned, g->err, g->errlen};
+      LLVMValueRef rc = cg_call(g, "sc_rt_input_data", g->i32, dp, 6, da, 6, false);
+      cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "nomem"), rc);
+      cv->data = LLVMBuildLoad2(g->B, g->ptr, data, "in");
+      user++;
+    } else if (s->kind == SC_INPUT_USER) {
       LLVMValueRef data = tensor_field(g, inputs, (int)user, 0, g->ptr);
       LLVMValueRef off = tensor_field(g, inputs, (int)user, 6, g->i64);
       LLVMValueRef idx[1] = {off};
@@ -847,7 +870,7 @@ static void check_outputs(cg *g, LLVMValueRef outputs, bool data_dims) {
     const sc_value *v = output_value(g, i);
     char what[300];
     snprintf(what, sizeof what, "output '%s'", v->name);
-    if (!data_dims) check_tensor(g, tensor_ptr(g, outputs, (int)i), what, v->meta.dtype, v->meta.rank);
+    if (!data_dims) check_tensor(g, tensor_ptr(g, outputs, (int)i), what, v->meta.dtype, v->meta.rank, false);
     LLVMValueRef shape = tensor_field(g, outputs, (int)i, 4, g->ptr);
     for (int k = 0; k < v->meta.rank; k++) {
       if (sc_env_is_unbacked((sc_shape_env *)&g->a->env, v->shape[k]) != data_dims) continue;

@@ -31,7 +31,9 @@ typedef struct shapec_tensor {
   int32_t ndim;
   shapec_dtype dtype;
   int64_t *shape;
-  int64_t *strides;    /* in elements; NULL means compact row-major (the only layout accepted) */
+  int64_t *strides;    /* in elements; NULL means compact row-major.  Inputs may have any
+                          strides (the CPU path copies a strided input once); outputs must
+                          be compact */
   uint64_t byte_offset;
 } shapec_tensor;
 

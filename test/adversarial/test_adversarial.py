@@ -11,9 +11,10 @@ with its spec, each case runs in a child process, so that a crash is seen as a c
   past its range's end, and each pair of dims that share a symbol made unequal;
 - sizes that overflow (2^62 and 2^40 on one dim) through shapec_model_output_shapes and
   shapec_model_run;
-- every wrong dtype, a wrong rank, a negative size, a non-contiguous stride, a wrong
-  device, NULL for the input array, an input's shape, an input's data, the output array
-  and output_shapes;
+- every wrong dtype, a wrong rank, a negative size, a wrong device, NULL for the input
+  array, an input's shape, an input's data, the output array and output_shapes, and
+  outputs with strides that are not the compact ones; an input with strides (7 apart, in
+  memory that large) must run, as the library copies it once;
 and through `shapec run`: a wrong dtype, a wrong rank, a crafted .npy (sizes whose byte
 count wraps, a truncated file), a missing input: non-zero exit, a message, and nothing
 written to --out."""
@@ -63,6 +64,8 @@ def call(so, inputs, mode):
         shape = spec["shape"]
         numel = int(np.prod(shape)) if shape else 1
         small = 0 <= numel <= (1 << 24)
+        if "strides" in spec and small:  # the memory the strides address, as a DLPack caller provides
+            numel = 1 + sum((n - 1) * s for n, s in zip(shape, spec["strides"]) if n > 0)
         arr = np.zeros(max(1, numel if small else 1), dtype=np.float64 if bits == 64 else np.float32)
         keep.append(arr)
         sa = shape_array(shape)
@@ -96,8 +99,13 @@ def call(so, inputs, mode):
         keep.append(arr)
         sa = shape_array(shape)
         keep.append(sa)
-        outs.append(Tensor(arr.ctypes.data, 1, 0, len(shape), packed >> 8, packed & 255, 1,
-                           ctypes.cast(sa, ctypes.POINTER(ctypes.c_int64)), None, 0))
+        out = Tensor(arr.ctypes.data, 1, 0, len(shape), packed >> 8, packed & 255, 1,
+                     ctypes.cast(sa, ctypes.POINTER(ctypes.c_int64)), None, 0)
+        if mode == "strided-outputs" and numel > 1:  # reversed strides: not the compact layout
+            st = shape_array([1] * len(shape))
+            keep.append(st)
+            out.strides = ctypes.cast(st, ctypes.c_void_p)
+        outs.append(out)
     touts = (Tensor * max(1, n_out))(*outs)
     rc = lib.shapec_model_run(ins, None if mode == "null-outputs" else touts, err, 1024)
     return rc, err.value.decode(errors="replace")
@@ -198,7 +206,10 @@ def attack_library(label, so, report):
                 continue
             if what == "no data" and int(np.prod(base[i]["shape"])) == 0:
                 continue
-            refused_or_ran(f"{label}: {inp['name']} with {what}", in_child(so, args, "run"), must_refuse=True)
+            # a strided input is read (copied once); everything else here is refused
+            refused_or_ran(f"{label}: {inp['name']} with {what}", in_child(so, args, "run"), must_refuse=what != "strided")
+    if base:  # every zoo model's outputs have several elements: reversed strides are not compact
+        refused_or_ran(f"{label}: strided outputs", in_child(so, base, "strided-outputs"), must_refuse=True)
     for mode in ("null-inputs", "null-outputs", "null-shapes"):
         if mode == "null-inputs" and not base:
             continue

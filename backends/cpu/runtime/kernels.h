@@ -15,9 +15,14 @@
 
 /* ---- support (support.c) ---- */
 int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* device_type: 1 for the CPU path, 2 for the CUDA path. */
-int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_type, int32_t ndim, int32_t code, int32_t bits, char *err,
-                       size_t errlen);
+/* Checks a tensor the caller passed: device (1 for the CPU path, 2 for the CUDA path), rank,
+ * dtype, shape, data; its strides must be the compact row-major ones unless strided_ok (an
+ * input the library may copy: any strides whose reach fits in int64). */
+int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_type, int32_t ndim, int32_t code, int32_t bits,
+                       int32_t strided_ok, char *err, size_t errlen);
+/* An input's elements in compact row-major order: *data is the caller's memory when it is
+ * compact, else a copy made once for the call (*owned, which the call frees). */
+int sc_rt_input_data(const shapec_tensor *t, int64_t esize, void **data, void **owned, char *err, size_t errlen);
 /* A stream passed with CPU tensors: SHAPEC_ERR_ARGUMENT and the message. */
 int sc_rt_refuse_stream(char *err, size_t errlen);
 int sc_rt_fail_argument(char *err, size_t errlen, const char *message);

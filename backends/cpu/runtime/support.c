@@ -63,8 +63,8 @@ static const char *dtype_name(int32_t code, int32_t bits) {
   return "an unknown dtype";
 }
 
-int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_type, int32_t ndim, int32_t code, int32_t bits, char *err,
-                       size_t errlen) {
+int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_type, int32_t ndim, int32_t code, int32_t bits,
+                       int32_t strided_ok, char *err, size_t errlen) {
   if (!t) {
     if (err && errlen) snprintf(err, errlen, "%s: no tensor given", what);
     return SHAPEC_ERR_ARGUMENT;
@@ -94,7 +94,15 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
   }
   if (__builtin_mul_overflow(numel, (int64_t)(bits / 8 ? bits / 8 : 1), &bytes))
     return sc_rt_fail(err, errlen, "%s has more bytes than int64 counts", what);
-  if (t->strides && numel > 1) {
+  if (t->strides && numel > 1 && strided_ok) { /* any strides: the reach of each must fit in int64 */
+    int64_t reach = 0;
+    for (int32_t i = 0; i < ndim; i++) {
+      int64_t step = t->strides[i] < 0 ? -t->strides[i] : t->strides[i], span;
+      if (t->strides[i] == INT64_MIN || __builtin_mul_overflow(step, t->shape[i] - 1, &span) ||
+          __builtin_mul_overflow(span, (int64_t)(bits / 8 ? bits / 8 : 1), &span) || __builtin_add_overflow(reach, span, &reach))
+        return sc_rt_fail(err, errlen, "%s has strides that reach past what int64 counts", what);
+    }
+  } else if (t->strides && numel > 1) {
     int64_t expect = 1;
     for (int32_t i = ndim - 1; i >= 0; i--) {
       if (t->shape[i] != 1 && t->strides[i] != expect)
@@ -106,6 +114,45 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
     if (err && errlen) snprintf(err, errlen, "%s has no data", what);
     return SHAPEC_ERR_ARGUMENT;
   }
+  return SHAPEC_OK;
+}
+
+/* Whether t's elements lie in compact row-major order (no strides, or the compact ones). */
+static bool is_compact(const shapec_tensor *t) {
+  if (!t->strides) return true;
+  int64_t expect = 1;
+  for (int32_t i = t->ndim - 1; i >= 0; i--) {
+    if (t->shape[i] != 1 && t->strides[i] != expect) return false;
+    expect *= t->shape[i];
+  }
+  return true;
+}
+
+/* Copies the strided elements of `src` (sizes `shape`, strides in elements, signed) into
+ * compact row-major `dst`, one dim at a time. */
+static void gather(unsigned char *dst, const unsigned char *src, const int64_t *shape, const int64_t *strides, int32_t ndim,
+                   int64_t esize, int64_t *written) {
+  if (ndim == 0) {
+    memcpy(dst + *written * esize, src, (size_t)esize);
+    (*written)++;
+    return;
+  }
+  for (int64_t i = 0; i < shape[0]; i++) gather(dst, src + i * strides[0] * esize, shape + 1, strides + 1, ndim - 1, esize, written);
+}
+
+int sc_rt_input_data(const shapec_tensor *t, int64_t esize, void **data, void **owned, char *err, size_t errlen) {
+  unsigned char *base = (unsigned char *)t->data + t->byte_offset;
+  int64_t numel = 1;
+  for (int32_t i = 0; i < t->ndim; i++) numel *= t->shape[i];
+  if (numel <= 1 || is_compact(t)) {
+    *data = base;
+    return SHAPEC_OK;
+  }
+  unsigned char *copy = sc_rt_alloc(numel * esize);
+  if (!copy) return sc_rt_fail_memory(err, errlen, numel * esize);
+  int64_t written = 0;
+  gather(copy, base, t->shape, t->strides, t->ndim, esize, &written);
+  *data = *owned = copy;
   return SHAPEC_OK;
 }
 

@@ -45,12 +45,33 @@ int main(void) {
       fprintf(stderr, "add_1[%d] = %g\n", i, o1[i]);
       return 1;
     }
+  /* strided inputs (DLPack strides, in elements): w stored column-major, y every other row of
+   * a wider buffer; the library copies them once and computes the same outputs */
+  float wt[5 * 6], ywide[16 * 4], s0[6 * 3], s1[32];
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 5; c++) wt[c * 6 + r] = w[r * 5 + c];
+  for (int i = 0; i < 16 * 4; i++) ywide[i] = -99;
+  for (int r = 0; r < 8; r++)
+    for (int c = 0; c < 4; c++) ywide[(2 * r) * 4 + c] = y[r * 4 + c];
+  int64_t wst[2] = {1, 6}, yst[2] = {8, 1};
+  shapec_tensor sin[4] = {{wt, {1, 0}, 2, f32, sw, wst, 0}, in[1], {ywide, {1, 0}, 2, f32, sy, yst, 0}, in[3]};
+  shapec_tensor sout[2] = {{s0, {1, 0}, 2, f32, so0, NULL, 0}, {s1, {1, 0}, 1, f32, so1, NULL, 0}};
+  if (shapec_model_run(sin, sout, err, sizeof err) != SHAPEC_OK || memcmp(s0, o0, sizeof s0) || memcmp(s1, o1, sizeof s1)) {
+    fprintf(stderr, "strided inputs: %s (or different outputs)\n", err);
+    return 1;
+  }
+  int64_t o0st[2] = {1, 6}; /* an output must be compact: refused */
+  sout[0].strides = o0st;
+  if (shapec_model_run(sin, sout, err, sizeof err) != SHAPEC_ERR_SHAPE || !strstr(err, "not contiguous")) {
+    fprintf(stderr, "a strided output was not refused: %s\n", err);
+    return 1;
+  }
   sz[0] = 30; /* breaks z = x * y */
   if (shapec_model_run(in, out, err, sizeof err) != SHAPEC_ERR_SHAPE || !strstr(err, "z.size()[0] = 30")) {
     fprintf(stderr, "a wrong shape was not refused: %s\n", err);
     return 1;
   }
-  printf("consumer: addmm [%lld, %lld], add_1 [%lld] ok; refused: %s\n", (long long)so0[0], (long long)so0[1],
+  printf("consumer: addmm [%lld, %lld], add_1 [%lld] ok, also from strided inputs; refused: %s\n", (long long)so0[0], (long long)so0[1],
          (long long)so1[0], err);
   return 0;
 }
