@@ -7,6 +7,7 @@
 #include "args.h"
 #include "backends/library.h"
 #include "check.h"
+#include "inspect.h"
 #include "lib/base/fileio.h"
 #include "lib/driver/driver.h"
 #include "run.h"
@@ -25,6 +26,8 @@ static const char *const usage_main =
     "  check MODEL --baseline FILE ...     compare the range constraints with a committed\n"
     "                                      report (CI); JUnit output; --manifest for many\n"
     "  explain MODEL [--dynamic SPEC]      why each input dim has its range or value\n"
+    "  inspect MODEL.so [--json]           what a built library expects: inputs, ranges,\n"
+    "                                      guards, targets, how it was built\n"
     "\n"
     "Run 'shapec help COMMAND' (or 'shapec COMMAND --help') for the options of a command.\n"
     "\n"
@@ -371,6 +374,41 @@ static const char *const usage_explain =
     "exit status: 0 success, 1 no such dim or the model is rejected before the analysis,\n"
     "             2 usage error, 3 a file cannot be read\n";
 
+static const char *const usage_inspect =
+    "usage: shapec inspect MODEL.so [--json]\n"
+    "\n"
+    "What a built library expects, read from the library alone (the report it embeds): its\n"
+    "inputs and outputs with their dtypes and symbolic shapes, the ranges of the symbols,\n"
+    "the replacements, the guards it checks on every call, its runtime asserts, its targets\n"
+    "(CPU features, CUDA architecture), and the model and spec it was built from.\n"
+    "\n"
+    "options:\n"
+    "  --json           print the embedded report (constraints.json) as it is\n"
+    "  -h, --help       show this help\n"
+    "\n"
+    "exit status: 0 printed; 2 usage error; 3 not a loadable shapec library\n";
+
+static int cmd_inspect(int argc, char **argv) {
+  const char *path = NULL;
+  bool as_json = false;
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      fputs(usage_inspect, stdout);
+      return 0;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      as_json = true;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return sc_usage_error("inspect: unknown option '%s'", argv[i], usage_inspect);
+    } else if (path) {
+      return sc_usage_error("inspect: more than one MODEL.so given ('%s')", argv[i], usage_inspect);
+    } else {
+      path = argv[i];
+    }
+  }
+  if (!path) return sc_usage_error("inspect: %s", "no MODEL.so given", usage_inspect);
+  return sc_cmd_inspect(path, as_json);
+}
+
 static int cmd_explain(int argc, char **argv) {
   const char *model = NULL, *spec = NULL, *weights = NULL, *dim = NULL;
   bool deferred = false;
@@ -416,7 +454,8 @@ int main(int argc, char **argv) {
     static const struct {
       const char *name;
       const char *const *usage;
-    } commands[] = {{"export", &usage_export}, {"run", &usage_run}, {"check", &usage_check}, {"explain", &usage_explain}};
+    } commands[] = {{"export", &usage_export}, {"run", &usage_run}, {"check", &usage_check}, {"explain", &usage_explain},
+                    {"inspect", &usage_inspect}};
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
       if (strcmp(argv[2], commands[i].name) == 0) {
         fputs(*commands[i].usage, stdout);
@@ -436,5 +475,6 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 2, argv + 2);
   if (strcmp(cmd, "explain") == 0) return cmd_explain(argc - 2, argv + 2);
+  if (strcmp(cmd, "inspect") == 0) return cmd_inspect(argc - 2, argv + 2);
   return sc_usage_error("unknown command '%s'", cmd, usage_main);
 }

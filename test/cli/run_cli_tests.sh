@@ -895,6 +895,30 @@ if [ -f "$DEFERRED/auto.pt2" ]; then
   end
 fi
 
+begin "shapec inspect MODEL.so: inputs, outputs, ranges, replacements and targets from the library alone"
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/inspect" -q
+mv "$WORK/inspect/constraints.json" "$WORK/inspect/report-moved-away.json"  # only the library is read
+sc inspect "$WORK/inspect/model.so"
+expect_rc 0
+expect_out "a shapec model library (ABI 1), built by shapec 0.1.0"
+expect_out "  spec: $SPEC"
+expect_out "  targets: cpu (CPU features: "
+expect_out "  w: float32 [s0, 5]"
+expect_out "  z: float32 [s2*s3]"
+expect_out "  addmm: float32 [s0, 3]"
+expect_out "  s0 in [2, int_oo]  w.size()[0]"
+expect_out "  s5 = s2*s3"
+sc inspect "$WORK/inspect/model.so" --json
+expect_rc 0
+/usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['status'] == 'ok' and r['replacements']['s5'] == 's2*s3'" "$OUT" ||
+  fail "inspect --json is not the embedded report"
+sc inspect "$MODEL"
+expect_rc 3
+expect_err "error[SC0902]: cannot load the library: not a shared library"
+sc inspect
+expect_usage_error "inspect: no MODEL.so given"
+end
+
 begin "a library of CUDA code only, run without --device cuda, says to pass it"
 SHAPEC_LIBDEVICE=$WORK/missing/libdevice.10.bc sc export "$MODEL" --dynamic "$SPEC" --target cuda --cuda-emulate \
   -o "$WORK/cuda-only" -q
