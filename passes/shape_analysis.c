@@ -578,6 +578,18 @@ static void report_violations(sc_ctx *ctx, sc_analysis *a) {
   for (size_t i = 0; i < a->env.n_violations; i++)
     fixes |= a->env.violations[i].n_fixes > 0 || a->env.violations[i].fix.kind != SC_FIX_NONE;
   if (fixes) sc_diag_set_hint(&ctx->diags, d, "shapec export --fix-spec writes the spec with these fixes applied");
+  /* the spec entries to edit, whatever node the guard came from: the leaf, or the named
+   * Dim's entry in "dims" (else where it is used) */
+  for (size_t i = 0; i < a->env.n_violations && a->spec->file; i++) {
+    const sc_fix *f = &a->env.violations[i].fix;
+    const char *edit = f->spec_path;
+    const char *dim = f->dim ? f->dim : a->env.violations[i].label;
+    for (size_t k = 0; !edit && dim && k < a->spec->n_roots; k++)
+      if (strcmp(a->spec->roots[k].name, dim) == 0) edit = a->spec->roots[k].path;
+    for (size_t k = 0; !edit && dim && k < a->env.n_symbols; k++)
+      if (strcmp(a->env.symbols[k].name, dim) == 0) edit = a->env.symbols[k].spec_path;
+    sc_diag_add_edit(&ctx->diags, d, a->spec->file, edit);
+  }
 }
 
 bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, sc_analysis *out) {

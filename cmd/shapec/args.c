@@ -11,8 +11,14 @@ int sc_usage_error(const char *fmt, const char *arg, const char *usage) {
   return SC_EXIT_USAGE;
 }
 
-int sc_print_diags(const sc_ctx *ctx) {
-  for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
+static sc_diags_format diags_format = SC_DIAGS_TEXT;
+
+void sc_set_diags_format(sc_diags_format format) { diags_format = format; }
+
+bool sc_diags_as_text(void) { return diags_format == SC_DIAGS_TEXT; }
+
+int sc_print_diags(sc_ctx *ctx) {
+  if (ctx->diags.n_items || diags_format != SC_DIAGS_TEXT) sc_diags_write(stderr, ctx, diags_format);
   return (int)sc_diags_exit_class(&ctx->diags);
 }
 

@@ -45,6 +45,7 @@ static const char *const usage_export =
     "                           [--target cpu|cuda|cpu,cuda] [--cuda-arch SM] [--cuda-emulate]\n"
     "                           [--cpu NAME] [--emit-llvm]\n"
     "                           [--external-weights] [--explain] [-q] [-v]\n"
+    "                           [--diagnostics-format text|json|sarif]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
     "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
@@ -85,6 +86,10 @@ static const char *const usage_export =
     "  --explain        on a constraint violation, also explain the dims involved: the\n"
     "                   guards behind each (as `shapec explain` does)\n"
     "  -q, --quiet      do not print the program\n"
+    "  --diagnostics-format text|json|sarif\n"
+    "                   how errors and warnings go to stderr: text (the default), one JSON\n"
+    "                   document, or SARIF 2.1.0 for CI annotations; each names its code,\n"
+    "                   file, JSON path and line:col, and a violation the spec entries to edit\n"
     "  -v, --verbose    print each phase's wall-clock time on stderr as it ends (reading,\n"
     "                   analysis, weights, lowering, LLVM optimization and code generation,\n"
     "                   link), which also shows a long export's progress\n"
@@ -152,6 +157,12 @@ static int cmd_export(int argc, char **argv) {
       quiet = true;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       verbose = true;
+    } else if (sc_is_option(a, "--diagnostics-format")) {
+      const char *f = sc_option_value(argc, argv, &i, "--diagnostics-format", &missing);
+      sc_diags_format format;
+      if (f && !sc_diags_format_parse(f, &format))
+        return sc_usage_error("export: --diagnostics-format %s: give text, json or sarif", f, usage_export);
+      if (f) sc_set_diags_format(format);
     } else if (a[0] == '-' && a[1] != '\0') {
       return sc_usage_error("export: unknown option '%s'", a, usage_export);
     } else if (opts.model) {
@@ -191,8 +202,9 @@ static int cmd_export(int argc, char **argv) {
     sc_strbuf_free(&sb);
   }
   int status = sc_print_diags(ctx);
-  if (res.fixed_spec_path) fprintf(stderr, "shapec: wrote the corrected spec to %s\n", res.fixed_spec_path);
-  if (!ok && res.report_path) fprintf(stderr, "shapec: wrote %s (status: error)\n", res.report_path);
+  bool notes = sc_diags_as_text(); /* what was written: for people, not in a JSON or SARIF stream */
+  if (notes && res.fixed_spec_path) fprintf(stderr, "shapec: wrote the corrected spec to %s\n", res.fixed_spec_path);
+  if (notes && !ok && res.report_path) fprintf(stderr, "shapec: wrote %s (status: error)\n", res.report_path);
   if (!ok && explain && res.report_path && res.analysed && res.analysis.env.n_violations) {
     size_t len;
     char *text = sc_file_read(ctx, res.report_path, &len);
@@ -203,9 +215,9 @@ static int cmd_export(int argc, char **argv) {
     }
   }
   if (ok) {
-    fprintf(stderr, "shapec: wrote %s\n", res.report_path);
-    if (res.library_path) fprintf(stderr, "shapec: wrote %s\n", res.library_path);
-    if (res.library_path && opts.external_weights)
+    if (notes) fprintf(stderr, "shapec: wrote %s\n", res.report_path);
+    if (notes && res.library_path) fprintf(stderr, "shapec: wrote %s\n", res.library_path);
+    if (notes && res.library_path && opts.external_weights)
       fprintf(stderr, "shapec: wrote %s/model.weights (keep it beside model.so)\n",
               opts.outdir ? opts.outdir : "shapec-out");
     status = 0;
@@ -296,6 +308,7 @@ static int cmd_run(int argc, char **argv) {
 static const char *const usage_check =
     "usage: shapec check MODEL [--dynamic SPEC] [--weights FILE] --baseline FILE\n"
     "                          [--junit FILE] [--update] [--prefer-deferred-runtime-asserts]\n"
+    "                          [--diagnostics-format text|json|sarif]\n"
     "       shapec check --manifest FILE [--junit FILE] [--update]\n"
     "\n"
     "Runs the shape analysis (no code generation) and compares its contract with a\n"
@@ -341,6 +354,12 @@ static int cmd_check(int argc, char **argv) {
       o.update = true;
     } else if (strcmp(a, "--prefer-deferred-runtime-asserts") == 0) {
       o.prefer_deferred_asserts = true;
+    } else if (sc_is_option(a, "--diagnostics-format")) {
+      const char *f = sc_option_value(argc, argv, &i, "--diagnostics-format", &missing);
+      sc_diags_format format;
+      if (f && !sc_diags_format_parse(f, &format))
+        return sc_usage_error("check: --diagnostics-format %s: give text, json or sarif", f, usage_check);
+      if (f) sc_set_diags_format(format);
     } else if (a[0] == '-' && a[1] != '\0') {
       return sc_usage_error("check: unknown option '%s'", a, usage_check);
     } else if (o.model) {

@@ -36,6 +36,18 @@ sc_diag *sc_diags_add(sc_diags *diags, sc_diag_code code, sc_severity sev, const
   return d;
 }
 
+void sc_diag_add_edit(sc_diags *diags, sc_diag *d, const char *file, const char *path) {
+  if (!file || !path || !*path) return;
+  for (size_t i = 0; i < d->n_edit_paths; i++)
+    if (strcmp(d->edit_paths[i], path) == 0) return;
+  const char **grown = sc_arena_alloc(diags->arena, (d->n_edit_paths + 1) * sizeof *grown);
+  if (d->n_edit_paths) memcpy(grown, d->edit_paths, d->n_edit_paths * sizeof *grown);
+  grown[d->n_edit_paths++] = sc_arena_strdup(diags->arena, path);
+  d->edit_paths = grown;
+  d->edit_lines = d->edit_cols = NULL; /* located again with the new entry */
+  d->edit_file = sc_arena_strdup(diags->arena, file);
+}
+
 void sc_diag_set_hint(sc_diags *diags, sc_diag *d, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -89,6 +101,11 @@ void sc_diag_print(FILE *out, const sc_diag *d) {
   }
   fprintf(out, "%s[SC%04d]: %s\n", severity_name(d->severity), (int)d->code, d->message);
   if (d->path) fprintf(out, "  at: %s\n", d->path);
+  for (size_t i = 0; i < d->n_edit_paths; i++) {
+    fprintf(out, "  edit: %s", d->edit_file);
+    if (d->edit_lines && d->edit_lines[i] > 0) fprintf(out, ":%d:%d", d->edit_lines[i], d->edit_cols[i]);
+    fprintf(out, ": %s\n", d->edit_paths[i]);
+  }
   if (d->hint) fprintf(out, "  fix: %s\n", d->hint);
 }
 

@@ -37,6 +37,12 @@ typedef struct sc_diag {
   int line, column;  /* 1-based; 0 when unknown */
   const char *message;
   const char *hint;  /* what to do about it; may be NULL */
+  /* the spec entries to edit (a constraint violation found in the program): JSON paths in
+   * edit_file, such as dynamic_shapes.w[1] or dims.dx */
+  const char *edit_file;
+  const char **edit_paths;
+  int *edit_lines, *edit_cols; /* 1-based, 0 unknown; NULL until located (lib/frontend/json_locate.h) */
+  size_t n_edit_paths;
 } sc_diag;
 
 typedef struct sc_diags {
@@ -52,6 +58,8 @@ void sc_diags_release(sc_diags *diags);
  * add a hint or a line and column; the pointer is valid until the next add. */
 sc_diag *sc_diags_add(sc_diags *diags, sc_diag_code code, sc_severity sev, const char *file,
                       const char *path, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Adds a spec entry to edit (once each). */
+void sc_diag_add_edit(sc_diags *diags, sc_diag *d, const char *file, const char *path);
 void sc_diag_set_hint(sc_diags *diags, sc_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -895,6 +895,64 @@ if [ -f "$DEFERRED/auto.pt2" ]; then
   end
 fi
 
+cat >"$WORK/violating.json" <<'JSON'
+{"dynamic_shapes": {"w": ["dw", "dk"], "x": ["dx"], "y": [null, "dx"], "z": [null]},
+ "dims": {"dw": {"min": 2, "max": 16},
+          "dx": {"min": 2, "max": 30},
+          "dk": {}}}
+JSON
+begin "a constraint violation names the spec entries to edit, with line:col"
+sc export "$MODEL" --dynamic "$WORK/violating.json" -o "$WORK/viol-text" -q
+expect_rc 1
+expect_err "error[SC0601]: Constraints violated (dk, dx)!"
+expect_err "  edit: $WORK/violating.json:4:17: dims.dk"
+expect_err "  edit: $WORK/violating.json:3:17: dims.dx"
+expect_err_re "^$MODEL:[0-9]+:[0-9]+: error\[SC0601\]"
+end
+
+begin "--diagnostics-format json: one document with code, name, location (file, JSON path, line:col), fix and edits"
+sc export "$MODEL" --dynamic "$WORK/violating.json" -o "$WORK/viol-json" -q --diagnostics-format json
+expect_rc 1
+/usr/bin/python3 - "$ERR" "$WORK/violating.json" <<'PY' || fail "the JSON diagnostics are not as documented"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+d = doc["diagnostics"][0]
+assert d["code"] == "SC0601" and d["name"] == "constraint-violation" and d["severity"] == "error", d
+assert d["location"]["json_path"] == "graph_module.graph.nodes[2]" and d["location"]["line"] > 0, d["location"]
+assert d["message"].startswith("Constraints violated (dk, dx)!") and "fix-spec" in d["fix"]
+edits = {e["json_path"]: (e["file"], e["line"], e["column"]) for e in d["edit"]}
+assert edits == {"dims.dk": (sys.argv[2], 4, 17), "dims.dx": (sys.argv[2], 3, 17)}, edits
+PY
+end
+
+begin "--diagnostics-format sarif: SARIF 2.1.0 with the rule, the region and the spec entries as related locations"
+sc export "$MODEL" --dynamic "$WORK/violating.json" -o "$WORK/viol-sarif" -q --diagnostics-format=sarif
+expect_rc 1
+/usr/bin/python3 - "$ERR" <<'PY' || fail "the SARIF document is not as expected"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["version"] == "2.1.0" and doc["$schema"].endswith("sarif-2.1.0.json")
+run = doc["runs"][0]
+assert run["tool"]["driver"]["name"] == "shapec" and run["tool"]["driver"]["rules"][0]["id"] == "SC0601"
+res = run["results"][0]
+assert res["ruleId"] == "SC0601" and res["level"] == "error"
+loc = res["locations"][0]
+assert loc["physicalLocation"]["region"]["startLine"] > 0
+assert loc["logicalLocations"][0]["fullyQualifiedName"] == "graph_module.graph.nodes[2]"
+rel = [(r["logicalLocations"][0]["fullyQualifiedName"], r["physicalLocation"]["region"]["startLine"]) for r in res["relatedLocations"]]
+assert rel == [("dims.dk", 4), ("dims.dx", 3)], rel
+PY
+sc export "$MODEL" --diagnostics-format xml -o "$WORK/viol-xml"
+expect_usage_error "export: --diagnostics-format xml: give text, json or sarif"
+end
+
+begin "a spec error points at its entry with line:col (any JSON path diagnostic in a JSON file)"
+printf '{"dynamic_shapes": {"w": ["_DimHint.AUTO", null],\n  "x": [1, 2]}}\n' >"$WORK/badrank.json"
+sc export "$MODEL" --dynamic "$WORK/badrank.json" -o "$WORK/badrank" -q
+expect_rc 1
+expect_err_re "^$WORK/badrank.json:2:8: error\[SC04[0-9][0-9]\]"
+end
+
 begin "shapec inspect MODEL.so: inputs, outputs, ranges, replacements and targets from the library alone"
 sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/inspect" -q
 mv "$WORK/inspect/constraints.json" "$WORK/inspect/report-moved-away.json"  # only the library is read

@@ -1,0 +1,150 @@
+/* diag_format.c - diagnostics as text, JSON or SARIF; see diag_format.h. */
+#include "diag_format.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/frontend/json_locate.h"
+
+bool sc_diags_format_parse(const char *name, sc_diags_format *out) {
+  static const struct {
+    const char *name;
+    sc_diags_format format;
+  } formats[] = {{"text", SC_DIAGS_TEXT}, {"json", SC_DIAGS_JSON}, {"sarif", SC_DIAGS_SARIF}};
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (strcmp(name, formats[i].name) == 0) {
+      *out = formats[i].format;
+      return true;
+    }
+  return false;
+}
+
+static const char *severity_text(sc_severity s) { return s == SC_SEV_ERROR ? "error" : s == SC_SEV_WARNING ? "warning" : "note"; }
+
+static void add_string(cJSON *o, const char *key, const char *value) {
+  if (value) cJSON_AddStringToObject(o, key, value);
+}
+
+static char *code_text(sc_diag_code code) {
+  static char buf[16];
+  snprintf(buf, sizeof buf, "SC%04d", (int)code);
+  return buf;
+}
+
+/* {"file", "json_path", "line", "column"} for the JSON form. */
+static cJSON *place(const char *file, const char *path, int line, int col) {
+  cJSON *o = cJSON_CreateObject();
+  add_string(o, "file", file);
+  add_string(o, "json_path", path);
+  if (line > 0) {
+    cJSON_AddNumberToObject(o, "line", line);
+    cJSON_AddNumberToObject(o, "column", col);
+  }
+  return o;
+}
+
+static cJSON *json_document(const sc_ctx *ctx) {
+  cJSON *doc = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(doc, "diagnostics");
+  cJSON_AddStringToObject(doc, "tool", "shapec " SHAPEC_VERSION);
+  for (size_t i = 0; i < ctx->diags.n_items; i++) {
+    const sc_diag *d = &ctx->diags.items[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "code", code_text(d->code));
+    cJSON_AddStringToObject(o, "name", sc_diag_code_slug(d->code));
+    cJSON_AddStringToObject(o, "severity", severity_text(d->severity));
+    cJSON_AddItemToObject(o, "location", place(d->file, d->path, d->line, d->column));
+    cJSON_AddStringToObject(o, "message", d->message);
+    add_string(o, "fix", d->hint);
+    if (d->n_edit_paths) {
+      cJSON *edits = cJSON_AddArrayToObject(o, "edit");
+      for (size_t k = 0; k < d->n_edit_paths; k++)
+        cJSON_AddItemToArray(edits, place(d->edit_file, d->edit_paths[k], d->edit_lines ? d->edit_lines[k] : 0,
+                                          d->edit_cols ? d->edit_cols[k] : 0));
+    }
+    cJSON_AddItemToArray(arr, o);
+  }
+  return doc;
+}
+
+/* A SARIF location: the file, the region when known, the JSON path as a logical location. */
+static cJSON *sarif_location(const char *file, const char *path, int line, int col, const char *message) {
+  cJSON *loc = cJSON_CreateObject();
+  if (file) {
+    cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", file);
+    if (line > 0) {
+      cJSON *region = cJSON_AddObjectToObject(phys, "region");
+      cJSON_AddNumberToObject(region, "startLine", line);
+      cJSON_AddNumberToObject(region, "startColumn", col);
+    }
+  }
+  if (path) {
+    cJSON *logical = cJSON_CreateObject();
+    cJSON_AddStringToObject(logical, "fullyQualifiedName", path);
+    cJSON_AddStringToObject(logical, "kind", "member");
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), logical);
+  }
+  if (message) cJSON_AddStringToObject(cJSON_AddObjectToObject(loc, "message"), "text", message);
+  return loc;
+}
+
+static cJSON *sarif_document(const sc_ctx *ctx) {
+  cJSON *doc = cJSON_CreateObject();
+  cJSON_AddStringToObject(doc, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+  cJSON_AddStringToObject(doc, "version", "2.1.0");
+  cJSON *run = cJSON_CreateObject();
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(doc, "runs"), run);
+  cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
+  cJSON_AddStringToObject(driver, "name", "shapec");
+  cJSON_AddStringToObject(driver, "version", SHAPEC_VERSION);
+  cJSON_AddStringToObject(driver, "informationUri", "docs/diagnostics.md");
+  cJSON *rules = cJSON_AddArrayToObject(driver, "rules"), *results = cJSON_AddArrayToObject(run, "results");
+  for (size_t i = 0; i < ctx->diags.n_items; i++) {
+    const sc_diag *d = &ctx->diags.items[i];
+    bool known = false; /* one rule per code */
+    for (size_t j = 0; j < i && !known; j++) known = ctx->diags.items[j].code == d->code;
+    if (!known) {
+      cJSON *rule = cJSON_CreateObject();
+      cJSON_AddStringToObject(rule, "id", code_text(d->code));
+      cJSON_AddStringToObject(rule, "name", sc_diag_code_slug(d->code));
+      cJSON_AddItemToArray(rules, rule);
+    }
+    cJSON *res = cJSON_CreateObject();
+    cJSON_AddStringToObject(res, "ruleId", code_text(d->code));
+    cJSON_AddStringToObject(res, "level", severity_text(d->severity));
+    char *text = NULL;
+    size_t need = strlen(d->message) + (d->hint ? strlen(d->hint) + 8 : 0) + 1;
+    text = malloc(need);
+    snprintf(text, need, "%s%s%s", d->message, d->hint ? "\nfix: " : "", d->hint ? d->hint : "");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text", text);
+    free(text);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"),
+                         sarif_location(d->file, d->path, d->line, d->column, NULL));
+    if (d->n_edit_paths) {
+      cJSON *related = cJSON_AddArrayToObject(res, "relatedLocations");
+      for (size_t k = 0; k < d->n_edit_paths; k++) {
+        cJSON *loc = sarif_location(d->edit_file, d->edit_paths[k], d->edit_lines ? d->edit_lines[k] : 0,
+                                    d->edit_cols ? d->edit_cols[k] : 0, "the spec entry to edit");
+        cJSON_AddNumberToObject(loc, "id", (double)k);
+        cJSON_AddItemToArray(related, loc);
+      }
+    }
+    cJSON_AddItemToArray(results, res);
+  }
+  return doc;
+}
+
+void sc_diags_write(FILE *out, sc_ctx *ctx, sc_diags_format format) {
+  sc_diags_locate(ctx);
+  if (format == SC_DIAGS_TEXT) {
+    for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(out, &ctx->diags.items[i]);
+    return;
+  }
+  cJSON *doc = format == SC_DIAGS_JSON ? json_document(ctx) : sarif_document(ctx);
+  char *text = cJSON_Print(doc);
+  if (text) fprintf(out, "%s\n", text);
+  free(text);
+  cJSON_Delete(doc);
+}
