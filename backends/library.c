@@ -1,14 +1,16 @@
 /* library.c - builds a model library: the shared lowering (backends/llvm) emits the
  * module with the host target's hooks (backends/cpu) and, for CUDA tensors, the device
  * target's (backends/cuda); the CPU target then compiles and links it with the runtime. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "lib/base/phase.h"
 #include "backends/cpu/cpu_target.h"
 #include "backends/cuda/cuda_target.h"
 #include "backends/library.h"
 #include "lib/base/fileio.h"
+#include "lib/base/phase.h"
 
 /* The runtime archives, embedded at build time (CMakeLists.txt): backends/cpu/runtime and
  * backends/cuda/runtime; the same with the emulated CUDA driver for --cuda-emulate. */
@@ -32,6 +34,19 @@ static void init_types(cg *g) {
   LLVMTypeRef fields[7] = {g->ptr, LLVMStructTypeInContext(g->C, dev, 2, 0), g->i32, LLVMStructTypeInContext(g->C, dt, 3, 0),
                            g->ptr, g->ptr, g->i64};
   g->tensor_t = LLVMStructTypeInContext(g->C, fields, 7, 0);
+}
+
+/* shapec_model_X -> shapec_NAME_X for every function the module defines (the runtime's own
+ * entry points get their names at link time, cpu_target.c). */
+static void rename_entry_points(cg *g, const char *name) {
+  static const char prefix[] = "shapec_model_";
+  for (LLVMValueRef fn = LLVMGetFirstFunction(g->M); fn; fn = LLVMGetNextFunction(fn)) {
+    size_t len;
+    const char *old = LLVMGetValueName2(fn, &len);
+    if (LLVMIsDeclaration(fn) || len <= sizeof prefix - 1 || strncmp(old, prefix, sizeof prefix - 1) != 0) continue;
+    const char *renamed = sc_arena_printf(&g->ctx->arena, "shapec_%s_%s", name, old + sizeof prefix - 1);
+    LLVMSetValueName2(fn, renamed, strlen(renamed));
+  }
 }
 
 /* The module's contents: weights, getters, entry points, and the device code. */
@@ -78,11 +93,22 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
   }
   if (ok) {
     cg_finish_module(&g);
+    if (opts->name) rename_entry_points(&g, opts->name);
+    g.library_name = opts->name;
     const char *so_path = sc_arena_printf(&ctx->arena, "%s/model.so", opts->outdir);
     ok = g.emulate ? cpu_target_link(&g, so_path, sc_kernels_emulated_archive, sc_kernels_emulated_archive_size)
                    : cpu_target_link(&g, so_path, sc_kernels_archive, sc_kernels_archive_size);
   }
-  if (ok) ok = sc_library_write_header(ctx, p, sc_arena_printf(&ctx->arena, "%s/model.h", opts->outdir));
+  if (ok) ok = sc_library_write_header(ctx, p, opts->name, sc_arena_printf(&ctx->arena, "%s/model.h", opts->outdir));
+  /* a named library's header under its own name too, so that several go in one include path */
+  if (ok && opts->name)
+    ok = sc_library_write_header(ctx, p, opts->name, sc_arena_printf(&ctx->arena, "%s/%s.h", opts->outdir, opts->name));
+  if (ok && opts->name) { /* the SONAME's file, which a program linked against the library loads */
+    const char *link = sc_arena_printf(&ctx->arena, "%s/%s.so", opts->outdir, opts->name);
+    unlink(link);
+    if (symlink("model.so", link) != 0)
+      ok = cg_error(&g, SC_DIAG_FILE_WRITE, NULL, "cannot create %s: %s", link, strerror(errno));
+  }
 
   LLVMDisposeBuilder(g.B);
   cuda_target_close(&g);

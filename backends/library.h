@@ -25,6 +25,9 @@ typedef struct sc_library_options {
   bool target_cuda;        /* code for CUDA tensors: PTX kernels and their launcher */
   const char *cuda_arch;   /* sm_80 when NULL */
   bool cuda_emulate;       /* the CUDA code built for the host, run by an emulated driver (tests) */
+  const char *name;        /* NULL: the symbols are shapec_model_* and the SONAME model.so; else
+                              shapec_NAME_* and NAME.so (OUTDIR/NAME.so links to model.so), so
+                              that several models live in one process or executable */
 } sc_library_options;
 
 /* Returns true when every file was written; on failure records the error and leaves any
@@ -32,8 +35,9 @@ typedef struct sc_library_options {
 bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, const sc_weights *w,
                       const sc_library_options *opts);
 
-/* Writes model.h, the library's inputs and outputs as C declarations (model_header.c). */
-bool sc_library_write_header(sc_ctx *ctx, const sc_program *p, const char *path);
+/* Writes model.h, the library's inputs and outputs as C declarations (model_header.c); with
+ * a name, the declarations of its shapec_NAME_* functions. */
+bool sc_library_write_header(sc_ctx *ctx, const sc_program *p, const char *name, const char *path);
 
 /* --cpu names shapec accepts (it can check their instruction sets at run time);
  * backends/cpu/cpu_target.c. */

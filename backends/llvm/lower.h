@@ -76,6 +76,7 @@ struct cg {
   LLVMBuilderRef B;
   LLVMTargetMachineRef tm;           /* the host's (backends/cpu/cpu_target.c) */
   LLVMTargetMachineRef tm_cold;      /* the same at code-generation level none, for giant functions */
+  const char *library_name;          /* --name: SONAME NAME.so, symbols shapec_NAME_* (link) */
   const char *cpu_features;          /* "avx,avx2,fma": checked by the library at run time */
   const cg_target *host;             /* backends/cpu: code for CPU tensors, and the host side of the device path */
   const cg_target *gpu;              /* backends/cuda, or NULL: a library without a device path */

@@ -125,15 +125,15 @@ int sc_cmd_inspect(const char *path, bool as_json) {
     fprintf(stderr, "%s: error[SC0902]: cannot load the library: %s\n", path, dlerror());
     return 3;
   }
-  const char *(*report)(void) = (const char *(*)(void))dlsym(h, "shapec_model_report");
-  int (*targets)(void) = (int (*)(void))dlsym(h, "shapec_model_targets");
-  const char *(*features)(void) = (const char *(*)(void))dlsym(h, "shapec_model_cpu_features");
-  const char *(*cuda_arch)(void) = (const char *(*)(void))dlsym(h, "shapec_model_cuda_arch");
+  const char *(*report)(void) = (const char *(*)(void))sc_library_function(h, "report");
+  int (*targets)(void) = (int (*)(void))sc_library_function(h, "targets");
+  const char *(*features)(void) = (const char *(*)(void))sc_library_function(h, "cpu_features");
+  const char *(*cuda_arch)(void) = (const char *(*)(void))sc_library_function(h, "cuda_arch");
   abi_inputs abi;
-  *(void **)&abi.count = dlsym(h, "shapec_model_num_inputs");
-  *(void **)&abi.ndim = dlsym(h, "shapec_model_input_ndim");
-  *(void **)&abi.dtype = dlsym(h, "shapec_model_input_dtype");
-  *(void **)&abi.name = dlsym(h, "shapec_model_input_name");
+  *(void **)&abi.count = sc_library_function(h, "num_inputs");
+  *(void **)&abi.ndim = sc_library_function(h, "input_ndim");
+  *(void **)&abi.dtype = sc_library_function(h, "input_dtype");
+  *(void **)&abi.name = sc_library_function(h, "input_name");
   if (!report || !targets || !abi.count || !abi.ndim || !abi.dtype || !abi.name) {
     fprintf(stderr, "%s: error[SC0902]: not a shapec model library: no shapec_model_report\n", path);
     dlclose(h);

@@ -1,7 +1,11 @@
-/* library_file.c - the ELF checks before dlopen; see library_file.h. */
+/* library_file.c - the ELF checks before dlopen, and a loaded library's entry points by
+ * its name; see library_file.h. */
+#define _GNU_SOURCE 1 /* dlinfo */
 #include "library_file.h"
 
+#include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,4 +49,27 @@ const char *sc_library_file_problem(const char *path, char *why, size_t why_len)
   }
   fclose(f);
   return problem;
+}
+
+/* The stem of a loaded library's SONAME ("model" for model.so), from its dynamic section. */
+static const char *soname_stem(void *handle, char *buf, size_t n) {
+  struct link_map *lm = NULL;
+  snprintf(buf, n, "model");
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_ld) return buf;
+  const char *strtab = NULL;
+  size_t soname = (size_t)-1;
+  for (const ElfW(Dyn) *d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+    if (d->d_tag == DT_STRTAB) strtab = (const char *)d->d_un.d_ptr; /* relocated by the loader */
+    if (d->d_tag == DT_SONAME) soname = d->d_un.d_val;
+  }
+  if (!strtab || soname == (size_t)-1) return buf;
+  const char *name = strtab + soname, *dot = strstr(name, ".so");
+  if (dot && dot > name && (size_t)(dot - name) < n) snprintf(buf, n, "%.*s", (int)(dot - name), name);
+  return buf;
+}
+
+void *sc_library_function(void *handle, const char *fn) {
+  char stem[256], symbol[400];
+  snprintf(symbol, sizeof symbol, "shapec_%s_%s", soname_stem(handle, stem, sizeof stem), fn);
+  return dlsym(handle, symbol);
 }

@@ -11,4 +11,8 @@
  * what is wrong with it (a static string, or `why`, filled). */
 const char *sc_library_file_problem(const char *path, char *why, size_t why_len);
 
+/* The function `shapec_<name>_<fn>` of a loaded model library, <name> read from its SONAME:
+ * model.so for `shapec_model_*`, NAME.so for a library exported with --name NAME. */
+void *sc_library_function(void *handle, const char *fn);
+
 #endif

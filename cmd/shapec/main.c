@@ -1,5 +1,6 @@
 /* main.c - the shapec command line: parses arguments, runs the driver, prints
  * diagnostics and chooses the exit status.  Nothing else happens here. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static const char *const usage_export =
     "                           [--target cpu|cuda|cpu,cuda] [--cuda-arch SM] [--cuda-emulate]\n"
     "                           [--cpu NAME] [--emit-llvm]\n"
     "                           [--external-weights] [--explain] [-q] [-v]\n"
-    "                           [--diagnostics-format text|json|sarif]\n"
+    "                           [--diagnostics-format text|json|sarif] [--name NAME]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
     "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
@@ -90,6 +91,9 @@ static const char *const usage_export =
     "                   how errors and warnings go to stderr: text (the default), one JSON\n"
     "                   document, or SARIF 2.1.0 for CI annotations; each names its code,\n"
     "                   file, JSON path and line:col, and a violation the spec entries to edit\n"
+    "  --name NAME      the library's functions are shapec_NAME_* (model.h declares them)\n"
+    "                   and its SONAME is NAME.so (OUTDIR/NAME.so links to model.so), so\n"
+    "                   that several models live in one process or one executable\n"
     "  -v, --verbose    print each phase's wall-clock time on stderr as it ends (reading,\n"
     "                   analysis, weights, lowering, LLVM optimization and code generation,\n"
     "                   link), which also shows a long export's progress\n"
@@ -139,6 +143,14 @@ static int cmd_export(int argc, char **argv) {
       const char *t = sc_option_value(argc, argv, &i, "--target", &missing);
       if (t && !parse_targets(t, &opts))
         return sc_usage_error("export: --target %s: give cpu, cuda or cpu,cuda", t, usage_export);
+    } else if (sc_is_option(a, "--name")) {
+      opts.name = sc_option_value(argc, argv, &i, "--name", &missing);
+      const char *n = opts.name;
+      bool ident = n && (isalpha((unsigned char)*n) || *n == '_');
+      for (const char *c = n; ident && *c; c++) ident = isalnum((unsigned char)*c) || *c == '_';
+      if (n && (!ident || strcmp(n, "model") == 0))
+        return sc_usage_error("export: --name %s: give a C identifier other than 'model' (letters, digits, _)", n,
+                              usage_export);
     } else if (sc_is_option(a, "--cuda-arch")) {
       opts.cuda_arch = sc_option_value(argc, argv, &i, "--cuda-arch", &missing);
     } else if (strcmp(a, "--cuda-emulate") == 0) {

@@ -87,18 +87,18 @@ static bool load(sc_ctx *ctx, const char *path, void **handle, model_api *api) {
     return false;
   }
 #define SYM(field, name)                                                                                  \
-  *(void **)&api->field = dlsym(*handle, name);                                                         \
+  *(void **)&api->field = sc_library_function(*handle, name);                                           \
   if (!api->field) {                                                                                    \
     sc_diags_add(&ctx->diags, SC_DIAG_RUN_LOAD, SC_SEV_ERROR, path, NULL, "not a shapec model library: no %s", name); \
     return false;                                                                                       \
   }
-  SYM(num_inputs, "shapec_model_num_inputs") SYM(num_outputs, "shapec_model_num_outputs")
-  SYM(input_ndim, "shapec_model_input_ndim") SYM(output_ndim, "shapec_model_output_ndim")
-  SYM(input_dtype, "shapec_model_input_dtype") SYM(output_dtype, "shapec_model_output_dtype")
-  SYM(input_name, "shapec_model_input_name") SYM(output_name, "shapec_model_output_name")
-  SYM(output_shapes, "shapec_model_output_shapes") SYM(run, "shapec_model_run")
+  SYM(num_inputs, "num_inputs") SYM(num_outputs, "num_outputs")
+  SYM(input_ndim, "input_ndim") SYM(output_ndim, "output_ndim")
+  SYM(input_dtype, "input_dtype") SYM(output_dtype, "output_dtype")
+  SYM(input_name, "input_name") SYM(output_name, "output_name")
+  SYM(output_shapes, "output_shapes") SYM(run, "run")
 #undef SYM
-  int (*abi)(void) = (int (*)(void))dlsym(*handle, "shapec_model_abi_version");
+  int (*abi)(void) = (int (*)(void))sc_library_function(*handle, "abi_version");
   if (!abi || abi() != SHAPEC_ABI_VERSION) {
     sc_diags_add(&ctx->diags, SC_DIAG_RUN_LOAD, SC_SEV_ERROR, path, NULL,
                  "the library was built for ABI version %d, this shapec runs version %d: export it again",
@@ -161,7 +161,7 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   dev_in = sc_xcalloc((size_t)n_in + 1, sizeof *dev_in);
   dev_out = sc_xcalloc((size_t)n_out + 1, sizeof *dev_out);
   /* a library of CUDA code only takes CUDA tensors: say which flag makes them */
-  int (*targets)(void) = (int (*)(void))dlsym(handle, "shapec_model_targets");
+  int (*targets)(void) = (int (*)(void))sc_library_function(handle, "targets");
   if (!o->cuda && targets && !(targets() & SHAPEC_TARGET_CPU)) {
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_RUN_INPUT, SC_SEV_ERROR, o->model, NULL,
                               "this library computes on CUDA tensors only (it was exported with --target cuda)");
@@ -170,7 +170,7 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     goto done;
   }
   /* a library exported with --cuda-emulate takes host memory as its "device" memory */
-  const char *(*cuda_arch)(void) = (const char *(*)(void))dlsym(handle, "shapec_model_cuda_arch");
+  const char *(*cuda_arch)(void) = (const char *(*)(void))sc_library_function(handle, "cuda_arch");
   bool stage = o->cuda && !(cuda_arch && strcmp(cuda_arch(), "host-emulation") == 0);
   if (stage && !sc_stage_open(o->cuda_device, err, sizeof err)) {
     fprintf(stderr, "shapec: --device cuda:%d: %s\n", o->cuda_device, err);

@@ -91,7 +91,7 @@ static bool produce(sc_ctx *ctx, const sc_export_options *opts, sc_export_result
   char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
   sc_library_options copts = {opts->cpu, dir, report, opts->emit_llvm, opts->external_weights,
                               opts->target_cpu || !opts->target_cuda, opts->target_cuda, opts->cuda_arch,
-                              opts->cuda_emulate};
+                              opts->cuda_emulate, opts->name};
   ok = sc_library_build(ctx, out->program, &out->analysis, out->weights, &copts);
   free(report);
   if (ok) out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", dir);

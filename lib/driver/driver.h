@@ -28,6 +28,7 @@ typedef struct sc_export_options {
   bool target_cuda;      /* --target: PTX kernels and a launcher for CUDA tensors */
   const char *cuda_arch; /* --cuda-arch; NULL: sm_80 */
   bool cuda_emulate;     /* --cuda-emulate */
+  const char *name;      /* --name: the library's symbols are shapec_NAME_*, its SONAME NAME.so */
 } sc_export_options;
 
 typedef struct sc_export_result {

@@ -31,8 +31,48 @@ def dtype_name(packed):
     return _DTYPES.get((packed >> 8, packed & 0xFF))
 
 
+def soname_stem(lib):
+    """The stem of a loaded library's SONAME: "model" for shapec_model_*, NAME for a library
+    exported with --name NAME (shapec_NAME_*), read from its dynamic section (dlinfo)."""
+    try:
+        dlinfo = ctypes.CDLL(None).dlinfo
+    except AttributeError:
+        return "model"
+    link_map = ctypes.c_void_p()
+    if dlinfo(ctypes.c_void_p(lib._handle), 2, ctypes.byref(link_map)) != 0 or not link_map.value:  # RTLD_DI_LINKMAP
+        return "model"
+    dyn = ctypes.c_void_p.from_address(link_map.value + 16).value  # struct link_map: l_addr, l_name, l_ld
+    strtab = soname = None
+    while dyn:
+        tag, val = ctypes.c_int64.from_address(dyn).value, ctypes.c_uint64.from_address(dyn + 8).value
+        if tag == 0:  # DT_NULL
+            break
+        if tag == 5:  # DT_STRTAB, relocated by the loader
+            strtab = val
+        elif tag == 14:  # DT_SONAME
+            soname = val
+        dyn += 16
+    if strtab is None or soname is None:
+        return "model"
+    return ctypes.string_at(strtab + soname).decode().split(".so")[0]
+
+
+class EntryPoints:
+    """The library's shapec_<name>_* functions under their short names (lib.run, ...)."""
+
+    def __init__(self, lib):
+        self.prefix = f"shapec_{soname_stem(lib)}_"
+        self._lib = lib
+
+    def __getattr__(self, short):
+        fn = getattr(self._lib, self.prefix + short)
+        setattr(self, short, fn)
+        return fn
+
+
 def declare(lib):
-    """Declares the entry points' signatures on a ctypes.CDLL."""
+    """Declares the entry points' signatures on a ctypes.CDLL; returns them by short name."""
+    entry = EntryPoints(lib)
     c_int, c_char_p, c_size_t = ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t
     sigs = {
         "shapec_model_num_inputs": (c_int, []), "shapec_model_num_outputs": (c_int, []),
@@ -47,5 +87,6 @@ def declare(lib):
         "shapec_model_run": (c_int, [ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_char_p, c_size_t]),
     }
     for name, (restype, argtypes) in sigs.items():
-        fn = getattr(lib, name)
+        fn = getattr(entry, name[len("shapec_model_"):])
         fn.restype, fn.argtypes = restype, argtypes
+    return entry

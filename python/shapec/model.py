@@ -32,17 +32,17 @@ class Model:
 
     def __init__(self, path):
         self.path = os.path.abspath(path)
-        self._lib = ctypes.CDLL(self.path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
-        _abi.declare(self._lib)
+        self._dll = ctypes.CDLL(self.path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
+        self._lib = _abi.declare(self._dll)  # shapec_model_* or, with --name, shapec_NAME_*
         lib = self._lib
-        n_in, n_out = lib.shapec_model_num_inputs(), lib.shapec_model_num_outputs()
-        self.input_names = [lib.shapec_model_input_name(i).decode() for i in range(n_in)]
-        self.output_names = [lib.shapec_model_output_name(i).decode() for i in range(n_out)]
-        self.input_dtypes = [_abi.dtype_name(lib.shapec_model_input_dtype(i)) for i in range(n_in)]
-        self.output_dtypes = [_abi.dtype_name(lib.shapec_model_output_dtype(i)) for i in range(n_out)]
-        self._in_ndim = [lib.shapec_model_input_ndim(i) for i in range(n_in)]
-        self._out_ndim = [lib.shapec_model_output_ndim(i) for i in range(n_out)]
-        if not lib.shapec_model_targets() & _abi.TARGET_CPU:
+        n_in, n_out = lib.num_inputs(), lib.num_outputs()
+        self.input_names = [lib.input_name(i).decode() for i in range(n_in)]
+        self.output_names = [lib.output_name(i).decode() for i in range(n_out)]
+        self.input_dtypes = [_abi.dtype_name(lib.input_dtype(i)) for i in range(n_in)]
+        self.output_dtypes = [_abi.dtype_name(lib.output_dtype(i)) for i in range(n_out)]
+        self._in_ndim = [lib.input_ndim(i) for i in range(n_in)]
+        self._out_ndim = [lib.output_ndim(i) for i in range(n_out)]
+        if not lib.targets() & _abi.TARGET_CPU:
             raise ShapecError(f"{self.path}: this library computes on CUDA tensors only; the Python package calls "
                               "CPU libraries (export with --target cpu or cpu,cuda)", _abi.ERR_ARGUMENT)
 
@@ -52,19 +52,19 @@ class Model:
     @property
     def report(self):
         """The export's report (constraints.json) embedded in the library, as a dict."""
-        return json.loads(self._lib.shapec_model_report().decode())
+        return json.loads(self._lib.report().decode())
 
     @property
     def cpu_features(self):
-        return self._lib.shapec_model_cpu_features().decode()
+        return self._lib.cpu_features().decode()
 
     def set_num_threads(self, n):
         """Threads for this library's kernels and GEMMs, the caller's included (0 restores
         the default: SHAPEC_NUM_THREADS, else every CPU).  Returns the count in effect."""
-        return self._lib.shapec_model_set_num_threads(int(n))
+        return self._lib.set_num_threads(int(n))
 
     def get_num_threads(self):
-        return self._lib.shapec_model_get_num_threads()
+        return self._lib.get_num_threads()
 
     # ---- inputs -------------------------------------------------------------------------
 
@@ -120,7 +120,7 @@ class Model:
         shapes = [(ctypes.c_int64 * max(1, nd))() for nd in self._out_ndim]
         ptrs = (ctypes.POINTER(ctypes.c_int64) * max(1, n_out))(
             *[ctypes.cast(s, ctypes.POINTER(ctypes.c_int64)) for s in shapes])
-        rc = self._lib.shapec_model_output_shapes(ins, ptrs, err, len(err))
+        rc = self._lib.output_shapes(ins, ptrs, err, len(err))
         if rc:
             self._fail(rc, err)
         return [tuple(s[k] for k in range(nd)) for s, nd in zip(shapes, self._out_ndim)]
@@ -144,7 +144,7 @@ class Model:
         err = ctypes.create_string_buffer(4096)
         outs_np = [np.empty(shape, dtype) for shape, dtype in zip(self._shapes(ins, err), self.output_dtypes)]
         outs = (_abi.Tensor * max(1, len(outs_np)))(*[self._tensor(o, keep) for o in outs_np])
-        rc = self._lib.shapec_model_run(ins, outs, err, len(err))
+        rc = self._lib.run(ins, outs, err, len(err))
         if rc:
             self._fail(rc, err)
         if torch_in:

@@ -953,6 +953,26 @@ expect_rc 1
 expect_err_re "^$WORK/badrank.json:2:8: error\[SC04[0-9][0-9]\]"
 end
 
+begin "--name NAME: only shapec_NAME_* exported, SONAME NAME.so beside model.so, NAME.h; run and inspect find them"
+sc export "$MODEL" --dynamic "$SPEC" --name tut_a -o "$WORK/named" -q
+expect_rc 0
+[ "$(readlink "$WORK/named/tut_a.so")" = model.so ] || fail "tut_a.so does not link to model.so"
+readelf -d "$WORK/named/model.so" | grep -q 'SONAME.*\[tut_a.so\]' || fail "the SONAME is not tut_a.so"
+exported=$(nm -D --defined-only "$WORK/named/model.so" | awk '{print $3}')
+echo "$exported" | grep -qx shapec_tut_a_run || fail "shapec_tut_a_run is not exported"
+[ -z "$(echo "$exported" | grep -v '^shapec_tut_a_')" ] || fail "other symbols exported: $(echo "$exported" | grep -v '^shapec_tut_a_' | head -3)"
+expect_file_has "$WORK/named/tut_a.h" "int shapec_tut_a_run(const shapec_tensor *inputs"
+sc inspect "$WORK/named/model.so"
+expect_rc 0
+expect_out "  w: float32 [s0, 5]"
+sc run "$WORK/named/model.so" --input "w=$TUT/inputs/w.npy" --input "x=$TUT/inputs/x.npy" \
+  --input "y=$TUT/inputs/y.npy" --input "z=$TUT/inputs/z.npy" --out "$WORK/named"
+expect_rc 0
+expect_file "$WORK/named/addmm.npy"
+sc export "$MODEL" --name 9lives -o "$WORK/named-bad"
+expect_usage_error "export: --name 9lives: give a C identifier other than 'model'"
+end
+
 begin "shapec inspect MODEL.so: inputs, outputs, ranges, replacements and targets from the library alone"
 sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/inspect" -q
 mv "$WORK/inspect/constraints.json" "$WORK/inspect/report-moved-away.json"  # only the library is read

@@ -10,17 +10,23 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/shapec-package.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 cp "$src/examples/tutorial/spec.json" "$work/spec.json"
+echo '{"dynamic_shapes": {"w": [null, null], "x": [null], "y": [null, null], "z": [null]}}' >"$work/static.json"
 # a model name with dots: its weights are tut.v2.safetensors, as shapec finds them
 cp "$src/examples/tutorial/model.json" "$work/tut.v2.json"
 cp "$src/examples/tutorial/model.safetensors" "$work/tut.v2.safetensors"
 with_cuda=OFF  # a cpu,cuda model too where libdevice is here to build it
 [ -f "${SHAPEC_LIBDEVICE:-${CUDA_HOME:-/usr/local/cuda}/nvvm/libdevice/libdevice.10.bc}" ] && with_cuda=ON
 cmake -S "$src/test/package/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DMODEL_JSON="$work/tut.v2.json" -DSPEC_JSON="$work/spec.json" -DWITH_CUDA=$with_cuda >/dev/null
+  -DMODEL_JSON="$work/tut.v2.json" -DSPEC_JSON="$work/spec.json" -DSTATIC_SPEC_JSON="$work/static.json" \
+  -DWITH_CUDA=$with_cuda >/dev/null
 cmake --build "$work/consumer" >"$work/build1.log" 2>&1 || { cat "$work/build1.log"; exit 1; }
 grep -q "shapec: compiling tutorial" "$work/build1.log" || { echo "not ok - the model was not compiled"; exit 1; }
 "$work/consumer/consumer"
 echo "ok - a consumer project links the model through shapec_add_model and runs it"
+"$work/consumer/two_models" || { echo "not ok - two named models in one executable"; exit 1; }
+[ "$(readelf -d "$work/consumer/two_models" | grep -c 'NEEDED.*tut_\(dyn\|fixed\)\.so')" = 2 ] ||
+  { echo "not ok - two_models does not need tut_dyn.so and tut_fixed.so"; exit 1; }
+echo "ok - two models exported with NAME link into one executable, each answering for itself"
 if [ $with_cuda = ON ]; then
   "$work/consumer/consumer_cuda"
   grep -q ".target sm_90" "$work/consumer/shapec/tutorial_cuda/model.ptx" || { echo "not ok - no sm_90 PTX"; exit 1; }
