@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "lib/base/fileio.h"
+#include "lib/base/phase.h"
 #include "lib/driver/driver.h"
 #include "lib/report/contract.h"
 
@@ -27,6 +28,7 @@ typedef struct check_result {
   bool compared;    /* there was a report and a baseline to compare */
   char *problem;    /* why not: the export stopped before its report, no baseline... */
   bool updated;
+  double seconds;   /* how long the check took */
 } check_result;
 
 static char *dup_printf(const char *fmt, const char *a, const char *b) {
@@ -133,17 +135,37 @@ static int check_one(const check_job *job, bool update, bool deferred, check_res
 
 /* ---- JUnit ------------------------------------------------------------------------------ */
 
+/* A testcase: passed, failed (a contract change: <failure>) or not run (a problem before
+ * the comparison: <error>, as JUnit readers tell setup errors from failures). */
 static void junit_case(xmlNodePtr suite, const char *classname, const char *name, const char *failure,
-                       const char *detail) {
+                       const char *detail, bool error, double seconds) {
   xmlNodePtr tc = xmlNewChild(suite, NULL, BAD_CAST "testcase", NULL);
   xmlNewProp(tc, BAD_CAST "classname", BAD_CAST classname);
   xmlNewProp(tc, BAD_CAST "name", BAD_CAST name);
+  char num[32];
+  snprintf(num, sizeof num, "%.3f", seconds);
+  xmlNewProp(tc, BAD_CAST "time", BAD_CAST num);
   if (failure) {
-    xmlNodePtr f = xmlNewChild(tc, NULL, BAD_CAST "failure", NULL);
+    xmlNodePtr f = xmlNewChild(tc, NULL, BAD_CAST(error ? "error" : "failure"), NULL);
     xmlNewProp(f, BAD_CAST "message", BAD_CAST failure);
-    xmlNewProp(f, BAD_CAST "type", BAD_CAST "contract-change");
+    xmlNewProp(f, BAD_CAST "type", BAD_CAST(error ? "setup-error" : "contract-change"));
     xmlAddChild(f, xmlNewText(BAD_CAST(detail ? detail : failure)));
   }
+}
+
+/* shapec.check.<model with its dots as underscores>: Jenkins reads the classname's last dot
+ * as package.Class, so a path's dots would split it (examples/tutorial/model.json). */
+static char *junit_classname(const char *name) {
+  char *c = dup_printf("shapec.check.%s%s", name, "");
+  for (char *p = c + strlen("shapec.check."); c && *p; p++)
+    if (*p == '.') *p = '_';
+  return c;
+}
+
+static void set_count(xmlNodePtr node, const char *attr, size_t n) {
+  char num[32];
+  snprintf(num, sizeof num, "%zu", n);
+  xmlNewProp(node, BAD_CAST attr, BAD_CAST num);
 }
 
 static bool write_junit(const char *path, const check_job *jobs, const check_result *results, size_t n) {
@@ -151,39 +173,47 @@ static bool write_junit(const char *path, const check_job *jobs, const check_res
   xmlNodePtr root = xmlNewNode(NULL, BAD_CAST "testsuites");
   xmlDocSetRootElement(doc, root);
   xmlNewProp(root, BAD_CAST "name", BAD_CAST "shapec check");
-  size_t all_tests = 0, all_failures = 0;
+  size_t all_tests = 0, all_failures = 0, all_errors = 0;
+  double all_seconds = 0;
   for (size_t j = 0; j < n; j++) {
     const check_result *r = &results[j];
+    char *classname = junit_classname(jobs[j].name);
     xmlNodePtr suite = xmlNewChild(root, NULL, BAD_CAST "testsuite", NULL);
     xmlNewProp(suite, BAD_CAST "name", BAD_CAST jobs[j].name);
-    size_t tests = 0, failures = 0;
-    if (!r->compared) {
-      junit_case(suite, jobs[j].name, "report", r->problem ? r->problem : (r->updated ? NULL : "not compared"), NULL);
+    size_t tests = 0, failures = 0, errors = 0;
+    if (!r->compared) { /* updated, or a problem before any comparison */
+      junit_case(suite, classname, "report", r->problem ? r->problem : (r->updated ? NULL : "not compared"), NULL,
+                 !r->updated, r->seconds);
       tests = 1;
-      failures = r->problem || !r->updated;
+      errors = !r->updated;
     }
     for (size_t i = 0; r->compared && i < r->diff.n_items; i++) {
       const sc_contract_item *it = &r->diff.items[i];
       char *text = it->changed ? sc_contract_describe(it) : NULL;
-      junit_case(suite, jobs[j].name, it->name, text, text);
+      /* the export's time goes to the status case; the others are read from its report */
+      junit_case(suite, classname, it->name, text, text, false, i == 0 ? r->seconds : 0);
       free(text);
       tests++;
       failures += it->changed;
     }
+    free(classname);
+    set_count(suite, "tests", tests);
+    set_count(suite, "failures", failures);
+    set_count(suite, "errors", errors);
     char num[32];
-    snprintf(num, sizeof num, "%zu", tests);
-    xmlNewProp(suite, BAD_CAST "tests", BAD_CAST num);
-    snprintf(num, sizeof num, "%zu", failures);
-    xmlNewProp(suite, BAD_CAST "failures", BAD_CAST num);
-    xmlNewProp(suite, BAD_CAST "errors", BAD_CAST "0");
+    snprintf(num, sizeof num, "%.3f", r->seconds);
+    xmlNewProp(suite, BAD_CAST "time", BAD_CAST num);
     all_tests += tests;
     all_failures += failures;
+    all_errors += errors;
+    all_seconds += r->seconds;
   }
+  set_count(root, "tests", all_tests);
+  set_count(root, "failures", all_failures);
+  set_count(root, "errors", all_errors);
   char num[32];
-  snprintf(num, sizeof num, "%zu", all_tests);
-  xmlNewProp(root, BAD_CAST "tests", BAD_CAST num);
-  snprintf(num, sizeof num, "%zu", all_failures);
-  xmlNewProp(root, BAD_CAST "failures", BAD_CAST num);
+  snprintf(num, sizeof num, "%.3f", all_seconds);
+  xmlNewProp(root, BAD_CAST "time", BAD_CAST num);
   xmlChar *mem = NULL;
   int size = 0;
   xmlDocDumpFormatMemoryEnc(doc, &mem, &size, "UTF-8", 1);
@@ -266,7 +296,9 @@ int sc_cmd_check(const sc_check_options *o) {
   int status = 0;
   size_t changed_models = 0;
   for (int j = 0; j < n; j++) {
+    double t0 = sc_clock_seconds();
     int s = check_one(&jobs[j], o->update, o->prefer_deferred_asserts, &results[j]);
+    results[j].seconds = sc_clock_seconds() - t0;
     check_result *r = &results[j];
     if (r->problem) fprintf(stderr, "shapec: check: %s\n", r->problem);
     if (r->updated) printf("%s: baseline %s updated\n", jobs[j].name, jobs[j].baseline);

@@ -154,6 +154,36 @@ static void shape_text(const cJSON *report, const cJSON *shape, sc_strbuf *sb) {
   sc_strbuf_append(sb, "]");
 }
 
+/* A dim's spec as the user writes it in the spec file: "_DimHint.AUTO", 4, null, "dx",
+ * "2*dx + 1", with an object leaf's bounds. */
+static char *spec_text(const cJSON *dim) {
+  const char *kind = str_member(dim, "spec"), *root = str_member(dim, "dim");
+  const cJSON *size = cJSON_GetObjectItemCaseSensitive(dim, "size"), *lo = cJSON_GetObjectItemCaseSensitive(dim, "min"),
+              *hi = cJSON_GetObjectItemCaseSensitive(dim, "max");
+  sc_strbuf sb = {0};
+  if (!kind) sc_strbuf_append(&sb, "?");
+  else if (strcmp(kind, "NAMED") == 0 && root) {
+    const cJSON *coeff = cJSON_GetObjectItemCaseSensitive(dim, "coeff"), *offset = cJSON_GetObjectItemCaseSensitive(dim, "offset");
+    double a = cJSON_IsNumber(coeff) ? coeff->valuedouble : 1, b = cJSON_IsNumber(offset) ? offset->valuedouble : 0;
+    sc_strbuf_append(&sb, "\"");
+    if (a != 1) sc_strbuf_printf(&sb, "%.0f*", a);
+    sc_strbuf_append(&sb, root);
+    if (b) sc_strbuf_printf(&sb, " %c %.0f", b < 0 ? '-' : '+', b < 0 ? -b : b);
+    sc_strbuf_append(&sb, "\"");
+  } else if (strcmp(kind, "STATIC") == 0 && cJSON_IsNumber(size)) sc_strbuf_printf(&sb, "%.0f", size->valuedouble);
+  else if (strcmp(kind, "STATIC") == 0) sc_strbuf_append(&sb, "null");
+  else if (strcmp(kind, "PROGRAM") == 0) sc_strbuf_append(&sb, "(the program's own)");
+  else sc_strbuf_printf(&sb, "\"_DimHint.%s\"", kind);
+  if (cJSON_IsNumber(lo) || cJSON_IsNumber(hi)) {
+    sc_strbuf_append(&sb, " with");
+    if (cJSON_IsNumber(lo)) sc_strbuf_printf(&sb, " min %.0f", lo->valuedouble);
+    if (cJSON_IsNumber(hi)) sc_strbuf_printf(&sb, " max %.0f", hi->valuedouble);
+  }
+  char *r = dup_str(sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return r;
+}
+
 static void collect(const cJSON *report, facts *f) {
   sc_strbuf sb = {0};
   /* status */
@@ -181,7 +211,7 @@ static void collect(const cJSON *report, facts *f) {
       dim_fact(report, subject, d, &sb);
       fact *df = add_fact(f, subject, sc_strbuf_cstr(&sb), symbol_of_source(report, subject));
       const cJSON *spec = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(in, "dims"), k - 1);
-      if (spec) df->spec = cJSON_PrintUnformatted(spec);
+      if (spec) df->spec = spec_text(spec);
     }
   }
   /* outputs */
@@ -290,8 +320,27 @@ static char *specialization_cause(const cJSON *report, const char *subject) {
   return NULL;
 }
 
+/* Why an export now fails, and what fixes it: the error's message, then its suggested fixes. */
+static char *status_cause(const cJSON *current) {
+  const cJSON *err = cJSON_GetObjectItemCaseSensitive(current, "error");
+  const char *message = str_member(err, "message");
+  if (!message) return NULL;
+  sc_strbuf sb = {0};
+  sc_strbuf_append(&sb, message);
+  const cJSON *fixes = cJSON_GetObjectItemCaseSensitive(err, "suggested_fixes"), *fix;
+  int n = 0;
+  if (!strstr(message, "Suggested fixes:")) /* torch's message carries its own block */
+    cJSON_ArrayForEach(fix, fixes) {
+      if (cJSON_IsString(fix)) sc_strbuf_printf(&sb, "%s%s", n++ ? "\n  " : "\nSuggested fixes:\n  ", fix->valuestring);
+    }
+  char *r = dup_str(sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return r;
+}
+
 static char *find_cause(const cJSON *baseline, const cJSON *current, const fact *before, const fact *after) {
   const char *subject = after ? after->name : before->name;
+  if (strcmp(subject, "status") == 0) return after ? status_cause(current) : NULL;
   char *cause = after ? specialization_cause(current, subject) : NULL;
   if (!cause && after && after->symbol)
     cause = guard_cause(current, baseline, after->symbol, outcome_for(after->text), "new guard", "");
@@ -342,7 +391,12 @@ char *sc_contract_describe(const sc_contract_item *it) {
   else if (strncmp(it->before, "range [", 7) == 0 && strncmp(it->after, "range [", 7) == 0)
     sc_strbuf_printf(&sb, "%s: range %s -> %s", it->name, it->before + 6, it->after + 6);
   else sc_strbuf_printf(&sb, "%s: %s -> %s", it->name, it->before, it->after);
-  if (it->cause) sc_strbuf_printf(&sb, ", %s", it->cause);
+  if (it->cause && !strchr(it->cause, '\n')) {
+    sc_strbuf_printf(&sb, ", %s", it->cause);
+  } else if (it->cause) { /* a message of several lines: below, indented */
+    sc_strbuf_append(&sb, ":\n    ");
+    for (const char *c = it->cause; *c; c++) sc_strbuf_append(&sb, *c == '\n' ? "\n    " : (char[2]){*c, 0});
+  }
   char *r = dup_str(sc_strbuf_cstr(&sb));
   sc_strbuf_free(&sb);
   return r;

@@ -59,7 +59,10 @@ else bad "no failure for x.size()[0] in the JUnit"; fi
 
 echo '{"dynamic_shapes": {"w": [null, null], "x": ["_DimHint.AUTO"], "y": ["_DimHint.AUTO", "_DimHint.AUTO"], "z": ["_DimHint.AUTO"]}}' >"$WORK/w_static.json"
 check "a dim becomes static" "$SHAPEC" check $T/model.json --dynamic "$WORK/w_static.json" --baseline "$WORK/base.json"
-expect 1 'w.size()[0]: range [2, int_oo] -> static 6, the spec changed: {"spec":"AUTO"} -> {"spec":"STATIC"}'
+expect 1 'w.size()[0]: range [2, int_oo] -> static 6, the spec changed: "_DimHint.AUTO" -> null'
+echo '{"dynamic_shapes": {"w": ["dw", null], "x": ["_DimHint.AUTO"], "y": ["_DimHint.AUTO", "_DimHint.AUTO"], "z": ["_DimHint.AUTO"]}, "dims": {"dw": {"min": 2, "max": 64}}}' >"$WORK/w_named.json"
+check "a spec change is written as in the spec file" "$SHAPEC" check $T/model.json --dynamic "$WORK/w_named.json" --baseline "$WORK/base.json"
+expect 1 'w.size()[0]: range [2, int_oo] -> [2, 64], the spec changed: "_DimHint.AUTO" -> "dw"'
 
 # w.size()[1] is pinned to 5 either way; without its symbol every later one is renumbered
 echo '{"dynamic_shapes": {"w": ["_DimHint.AUTO", null], "x": ["_DimHint.AUTO"], "y": ["_DimHint.AUTO", "_DimHint.AUTO"], "z": ["_DimHint.AUTO"]}}' >"$WORK/w1_static.json"
@@ -78,8 +81,21 @@ expect 1 "input guard ((x.size()[0]*x.size()[1]) % 4) == 0: new: checked on ever
 check "an input guard disappears" "$SHAPEC" check $G/models/view_mod.json --dynamic $G/specs/static.json --baseline "$WORK/vm_auto.json"
 expect 1 "input guard ((x.size()[0]*x.size()[1]) % 4) == 0: gone"
 
-check "the export starts failing" "$SHAPEC" check $T/model.json --dynamic $G/specs/tutorial_dynamic_w1.json --baseline "$WORK/base.json"
-expect 1 "status: ok -> error: ConstraintViolation"
+check "the export starts failing: the reason and the fix" "$SHAPEC" check $T/model.json --dynamic $G/specs/tutorial_dynamic_w1.json --baseline "$WORK/base.json" --junit "$WORK/failing.xml"
+expect 1 "status: ok -> error: ConstraintViolation:" "    Constraints violated (w.size()[1])!" \
+  "      - You marked w.size()[1] as dynamic but your code specialized it to be a constant (5)."
+echo '{"dynamic_shapes": {"w": ["_DimHint.AUTO", "dk"], "x": ["_DimHint.AUTO"], "y": ["_DimHint.AUTO", "_DimHint.AUTO"], "z": ["_DimHint.AUTO"]}, "dims": {"dk": {}}}' >"$WORK/w1_named.json"
+check "a newly rejected export with a suggested fix shows it" "$SHAPEC" check $T/model.json --dynamic "$WORK/w1_named.json" --baseline "$WORK/base.json"
+expect 1 "    Constraints violated (dk)!" "    Suggested fixes:" "      dk = 5"
+check "its JUnit: the reason in the failure, a time, a classname Jenkins does not split inside the path" \
+  xmllint --noout "$WORK/failing.xml"
+if [ "$RC" -eq 0 ] && grep -q '<failure message="status: ok -&gt; error: ConstraintViolation:&#10;    Constraints violated' "$WORK/failing.xml" &&
+   grep -q 'classname="shapec.check.examples/tutorial/model_json" name="status" time="[0-9.]*"' "$WORK/failing.xml" &&
+   grep -q '<testsuite name="examples/tutorial/model.json" tests="[0-9]*" failures="[0-9]*" errors="0" time="[0-9.]*"' "$WORK/failing.xml"; then ok
+else bad "the JUnit lacks the reason, the time or the classname"; fi
+check "a missing baseline is a JUnit <error> (setup), not a <failure>" "$SHAPEC" check $T/model.json --baseline "$WORK/none.json" --junit "$WORK/setup.xml"
+if [ "$RC" -eq 3 ] && grep -q 'errors="1"' "$WORK/setup.xml" && grep -q '<error message=".*create it with --update)" type="setup-error"' "$WORK/setup.xml" &&
+   ! grep -q '<failure' "$WORK/setup.xml"; then ok; else bad "exit $RC, or no <error>"; fi
 
 cat >"$WORK/manifest.json" <<JSON
 {"models": [
