@@ -13,13 +13,15 @@
 The caller pins the process (taskset); THREADS goes to torch.set_num_threads."""
 import json
 import os
-import statistics
 import sys
 import time
 
-import numpy as np
-import torch
-from torch.export import Dim
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import timeit  # noqa: E402  (the same timer and OpenBLAS kernels as the other side)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from torch.export import Dim  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 from shapec_tools import zoo  # noqa: E402
@@ -31,18 +33,6 @@ ROWS = {
     "mobilenet_v2": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
     "encoder": ([2, 16, 256], ["batch", "auto", None], [[1, 128, 256], [8, 128, 256]]),
 }
-
-
-def timeit(fn, budget=1.0, min_runs=5):
-    time.sleep(0.2)
-    fn()
-    fn()
-    times, start = [], time.perf_counter()
-    while len(times) < min_runs or time.perf_counter() - start < budget:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
 
 
 def shape_name(shape):
@@ -101,8 +91,8 @@ def time_rows(out, threads, models):
         for shape in shapes:
             x = torch.from_numpy(np.load(os.path.join(d, f"x_{shape_name(shape)}.npy")))
             with torch.no_grad():
-                eager = timeit(lambda: module(x))
-                compiled = timeit(lambda: aoti(x))
+                eager = timeit(lambda: module(x), budget=1.0, min_runs=5)
+                compiled = timeit(lambda: aoti(x), budget=1.0, min_runs=5)
                 want = np.load(os.path.join(d, f"want_{shape_name(shape)}.npy"))
                 got = aoti(x)
                 got = (got[0] if isinstance(got, (list, tuple)) else got).numpy()

@@ -757,6 +757,27 @@ static bool lower_creation(cg *g, const sc_node *n) {
 
 /* item() / _local_scalar_dense: the one element as an int64 symbol.  nonzero: the count
  * of nonzero elements is the output's data-dependent size, then the indices. */
+/* The elements of x where the mask m is true, over `shape` (rank r, strides in elements,
+ * 0 where a side broadcasts): the count over the first count_rank dims binds the output's
+ * data-dependent size, then the selection fills it (masked_select, x[mask]). */
+static bool select_masked(cg *g, const sc_node *n, cg_value *x, cg_value *m, LLVMValueRef *xst, LLVMValueRef *mst,
+                          LLVMValueRef *shape, int r, int count_rank) {
+  LLVMValueRef shape_a = array_i64(g, shape, r), mst_a = array_i64(g, mst, r);
+  LLVMTypeRef p4[4] = {g->ptr, g->ptr, g->i32, g->ptr};
+  LLVMValueRef a4[4] = {m->data, mst_a, LLVMConstInt(g->i32, (unsigned)count_rank, 0), shape_a};
+  LLVMValueRef count = cg_call(g, "sc_k_count_masked", g->i64, p4, 4, a4, 4, false);
+  sc_value *ov = output(n, 0);
+  cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of true elements in %s",
+                                                              m->v->name));
+  if (g->failed) return false;
+  cg_value *out = produce(g, ov);
+  LLVMTypeRef p8[8] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i64, g->ptr};
+  LLVMValueRef a8[8] = {x->data, array_i64(g, xst, r), m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a,
+                        cg_elem_size(g, x->v->meta.dtype), out->data};
+  cg_call(g, "sc_k_masked_select", g->voidt, p8, 8, a8, 8, false);
+  return true;
+}
+
 static bool lower_data_dependent(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: no input", n->target);
@@ -829,20 +850,7 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
         mst[d] = m1 ? cg_i64(g, 0) : ms[km];
         shape[d] = !x1 ? x->dims[kx] : !m1 ? m->dims[km] : cg_i64(g, 1);
       }
-      LLVMValueRef shape_a = array_i64(g, shape, r), mst_a = array_i64(g, mst, r);
-      LLVMTypeRef p4[4] = {g->ptr, g->ptr, g->i32, g->ptr};
-      LLVMValueRef a4[4] = {m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a};
-      LLVMValueRef count = cg_call(g, "sc_k_count_masked", g->i64, p4, 4, a4, 4, false);
-      sc_value *ov = output(n, 0);
-      cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of true elements in %s",
-                                                                  m->v->name));
-      if (g->failed) return false;
-      cg_value *out = produce(g, ov);
-      LLVMTypeRef p8[8] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i64, g->ptr};
-      LLVMValueRef a8[8] = {x->data, array_i64(g, xst, r), m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a,
-                            cg_elem_size(g, dt), out->data};
-      cg_call(g, "sc_k_masked_select", g->voidt, p8, 8, a8, 8, false);
-      return true;
+      return select_masked(g, n, x, m, xst, mst, shape, r, r);
     }
     case SC_OP_INDEX_TENSOR: { /* x[mask]: count the mask's rows, then select as masked_select over x's shape */
       cg_value *m = tensor(g, n, "indices");
@@ -851,20 +859,7 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
       strides_of(g, x, xst);
       strides_of(g, m, mst);
       for (int d = k; d < r; d++) mst[d] = cg_i64(g, 0); /* each selected row is copied whole */
-      LLVMValueRef mst_a = array_i64(g, mst, r), shape_a = array_i64(g, x->dims, r);
-      LLVMTypeRef p4[4] = {g->ptr, g->ptr, g->i32, g->ptr};
-      LLVMValueRef a4[4] = {m->data, mst_a, LLVMConstInt(g->i32, (unsigned)k, 0), shape_a};
-      LLVMValueRef count = cg_call(g, "sc_k_count_masked", g->i64, p4, 4, a4, 4, false);
-      sc_value *ov = output(n, 0);
-      cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of true elements in %s",
-                                                                  m->v->name));
-      if (g->failed) return false;
-      cg_value *out = produce(g, ov);
-      LLVMTypeRef p8[8] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i64, g->ptr};
-      LLVMValueRef a8[8] = {x->data, array_i64(g, xst, r), m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a,
-                            cg_elem_size(g, dt), out->data};
-      cg_call(g, "sc_k_masked_select", g->voidt, p8, 8, a8, 8, false);
-      return true;
+      return select_masked(g, n, x, m, xst, mst, x->dims, r, k);
     }
     default:
       return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s produces data-dependent sizes, which the CPU backend "

@@ -155,23 +155,56 @@ static char *small_json_file(const char *file, size_t *len) {
   return text;
 }
 
+/* The files read so far: many diagnostics name the same file. */
+typedef struct file_cache {
+  const char *names[8];
+  char *texts[8];
+  size_t lens[8];
+  int n;
+} file_cache;
+
+static const char *cached_text(file_cache *c, const char *file, size_t *len) {
+  if (!file) return NULL;
+  for (int i = 0; i < c->n; i++)
+    if (strcmp(c->names[i], file) == 0) {
+      *len = c->lens[i];
+      return c->texts[i];
+    }
+  char *text = small_json_file(file, len);
+  if (c->n < 8) {
+    c->names[c->n] = file;
+    c->texts[c->n] = text;
+    c->lens[c->n++] = *len;
+  } else {
+    free(c->texts[7]); /* the last slot turns over */
+    c->names[7] = file;
+    c->texts[7] = text;
+    c->lens[7] = *len;
+  }
+  return text;
+}
+
+/* Each lookup scans its file from the start: past this many diagnostics, the rest keep their
+ * JSON paths only, so that thousands of warnings on a 16 MB file stay cheap. */
+enum { MAX_LOCATED = 100 };
+
 void sc_diags_locate(sc_ctx *ctx) {
-  for (size_t i = 0; i < ctx->diags.n_items; i++) {
+  file_cache cache = {0};
+  for (size_t i = 0; i < ctx->diags.n_items && i < MAX_LOCATED; i++) {
     sc_diag *d = &ctx->diags.items[i];
     size_t len = 0;
     if (d->path && d->line == 0) {
-      char *text = small_json_file(d->file, &len);
+      const char *text = cached_text(&cache, d->file, &len);
       if (text) sc_json_locate(text, len, d->path, &d->line, &d->column);
-      free(text);
     }
     if (!d->n_edit_paths) continue;
-    char *text = small_json_file(d->edit_file, &len);
+    const char *text = cached_text(&cache, d->edit_file, &len);
     d->edit_lines = sc_arena_alloc(ctx->diags.arena, d->n_edit_paths * sizeof *d->edit_lines);
     d->edit_cols = sc_arena_alloc(ctx->diags.arena, d->n_edit_paths * sizeof *d->edit_cols);
     for (size_t k = 0; k < d->n_edit_paths; k++) {
       d->edit_lines[k] = d->edit_cols[k] = 0;
       if (text) sc_json_locate(text, len, d->edit_paths[k], &d->edit_lines[k], &d->edit_cols[k]);
     }
-    free(text);
   }
+  for (int i = 0; i < cache.n; i++) free(cache.texts[i]);
 }

@@ -16,7 +16,8 @@
 bool sc_json_locate(const char *text, size_t len, const char *path, int *line, int *col);
 
 /* Gives each diagnostic whose file is a JSON file of at most 16 MB, and that names a JSON
- * path without a line, that path's line and column, and each spec entry to edit its own. */
+ * path without a line, that path's line and column, and each spec entry to edit its own
+ * (the first 100 diagnostics). */
 void sc_diags_locate(sc_ctx *ctx);
 
 #endif
