@@ -58,6 +58,7 @@ typedef struct sc_input_dims {
 
 typedef struct sc_dynspec {
   const char *file;          /* NULL for a spec that is not a file (static, or the program's own) */
+  char sha256[65];           /* of the spec's text, when it has one */
   bool from_program;         /* no --dynamic: the contract is the program's own (its metas, range_constraints,
                                 guards_code), static where the program is */
   sc_root_dim *roots;

@@ -195,6 +195,7 @@ typedef struct sc_range {
 
 typedef struct sc_program {
   const char *file;
+  char sha256[65];           /* of the model file's bytes (empty when read from text) */
   int schema_major, schema_minor;
   const char *torch_version;
   sc_graph *graph;

@@ -12,6 +12,7 @@ packages=(
   libxml2-dev libxml2-utils  # JUnit reports, xmllint
   check libsubunit-dev # unit tests
   libzip-dev           # .pt2 archives
+  libssl-dev           # SHA-256 (libcrypto): the model and spec a report names
   libopenblas-dev      # GEMM
   python3-torch python3-torchvision  # the converter, the reference evaluator, the zoo
 )

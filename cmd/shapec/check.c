@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "args.h"
+#include "diag_format.h"
 #include "lib/base/fileio.h"
 #include "lib/base/phase.h"
 #include "lib/driver/driver.h"

@@ -148,3 +148,14 @@ void sc_diags_write(FILE *out, sc_ctx *ctx, sc_diags_format format) {
   free(text);
   cJSON_Delete(doc);
 }
+
+static sc_diags_format process_format = SC_DIAGS_TEXT;
+
+void sc_set_diags_format(sc_diags_format format) { process_format = format; }
+
+bool sc_diags_as_text(void) { return process_format == SC_DIAGS_TEXT; }
+
+int sc_print_diags(sc_ctx *ctx) {
+  if (ctx->diags.n_items || process_format != SC_DIAGS_TEXT) sc_diags_write(stderr, ctx, process_format);
+  return (int)sc_diags_exit_class(&ctx->diags);
+}

@@ -15,4 +15,12 @@ bool sc_diags_format_parse(const char *name, sc_diags_format *out);
 /* Writes every diagnostic of ctx in the format, their JSON paths located in their files first. */
 void sc_diags_write(FILE *out, sc_ctx *ctx, sc_diags_format format);
 
+/* The format of this process's diagnostics (text unless --diagnostics-format set it). */
+void sc_set_diags_format(sc_diags_format format);
+/* Whether stderr is for people (text); with JSON or SARIF the document is all of stderr. */
+bool sc_diags_as_text(void);
+/* Prints every diagnostic of ctx in this process's format; returns the exit class of
+ * the first error (0 when none). */
+int sc_print_diags(sc_ctx *ctx);
+
 #endif

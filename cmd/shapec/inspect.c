@@ -66,7 +66,11 @@ static void print_report(const char *path, const cJSON *r, int targets, const ch
                          const abi_inputs *abi) {
   printf("%s: a shapec model library (ABI %d), built by shapec %s\n", path, SHAPEC_ABI_VERSION,
          str(r, "shapec_version") ? str(r, "shapec_version") : "?");
-  printf("  from: %s\n  spec: %s\n", str(r, "model") ? str(r, "model") : "?", str(r, "spec") ? str(r, "spec") : "none");
+  printf("  from: %s", str(r, "model") ? str(r, "model") : "?");
+  if (str(r, "model_sha256")) printf(" (sha256 %s)", str(r, "model_sha256"));
+  printf("\n  spec: %s", str(r, "spec") ? str(r, "spec") : "none");
+  if (str(r, "spec_sha256")) printf(" (sha256 %s)", str(r, "spec_sha256"));
+  printf("\n");
   printf("  targets: %s%s%s", targets & SHAPEC_TARGET_CPU ? "cpu" : "",
          (targets & SHAPEC_TARGET_CPU) && (targets & SHAPEC_TARGET_CUDA) ? ", " : "", targets & SHAPEC_TARGET_CUDA ? "cuda" : "");
   if (targets & SHAPEC_TARGET_CPU) printf(" (CPU features: %s)", features && *features ? features : "the baseline");

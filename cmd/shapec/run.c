@@ -44,8 +44,8 @@ static void to_dl(sc_dtype dt, shapec_dtype *out) {
 }
 
 /* stderr, for people: the output's dtype, shape and first values. */
-static void describe_output(const char *name, const sc_npy *a) {
-  fprintf(stderr, "shapec: output %s: %s [", name, sc_dtype_name(a->dtype));
+static void describe_output(int index, const char *name, const sc_npy *a) {
+  fprintf(stderr, "shapec: output_%d (%s): %s [", index, name, sc_dtype_name(a->dtype));
   int64_t numel = 1;
   for (int k = 0; k < a->ndim; k++) {
     fprintf(stderr, "%s%lld", k ? ", " : "", (long long)a->shape[k]);
@@ -287,13 +287,15 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     goto done;
   }
   for (int i = 0; i < n_out; i++) {
-    const char *path = sc_arena_printf(&ctx->arena, "%s/%s.npy", outdir, api.output_name(i));
+    /* by position, as the program returns them (the graph's node names say nothing to a
+     * caller, and change when the model does) */
+    const char *path = sc_arena_printf(&ctx->arena, "%s/output_%d.npy", outdir, i);
     if (!sc_npy_write(ctx, path, &outs[i])) {
       status = 3;
       goto done;
     }
     printf("%s\n", path); /* stdout: one path per output, for scripts */
-    describe_output(api.output_name(i), &outs[i]);
+    describe_output(i, api.output_name(i), &outs[i]);
   }
 done:
   for (int i = 0; i < n_in && dev_in; i++) sc_stage_free(dev_in[i]);

@@ -162,3 +162,8 @@ void sc_temp_template(char *out, size_t n, const char *name) {
   if (!dir || !*dir || strlen(dir) + strlen(name) + 9 > n) dir = "/tmp";
   snprintf(out, n, "%s/%s-XXXXXX", dir, name);
 }
+
+const char *sc_path_file_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash && slash[1] ? slash + 1 : path;
+}

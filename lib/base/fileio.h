@@ -37,4 +37,8 @@ void sc_temp_template(char *out, size_t n, const char *name);
 bool sc_dir_ensure(sc_ctx *ctx, const char *path);
 bool sc_file_exists(const char *path);
 
+/* The last component of a path ("model.pt2" for "/data/run3/model.pt2"): how a generated
+ * file names its sources, so that it does not depend on where they lie. */
+const char *sc_path_file_name(const char *path);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "input_paths.h"
 #include "json_document.h"
+#include "lib/base/digest.h"
 #include "lib/base/fileio.h"
 
 /* The top graph's two containers that grow with the program, read one member at a time
@@ -1139,6 +1140,7 @@ sc_program *sc_model_read_file(sc_ctx *ctx, const char *path) {
   sc_file_view view;
   if (!sc_file_view_open(ctx, path, &view)) return NULL;
   sc_program *p = read_text(ctx, path, view.data, view.len, &view);
+  if (p) sc_sha256_hex(view.data, view.len, p->sha256);
   sc_file_view_close(&view);
   return p;
 }

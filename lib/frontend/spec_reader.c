@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json_reader.h"
+#include "lib/base/digest.h"
 #include "lib/base/fileio.h"
 
 typedef struct spec_reader {
@@ -574,6 +575,7 @@ sc_dynspec *sc_spec_read(sc_ctx *ctx, const sc_program *p, const char *file, con
   sc_jr_init(&r.jr, ctx, file, NULL);
   r.spec = sc_spec_static(ctx, p);
   r.spec->file = sc_arena_strdup(&ctx->arena, file);
+  sc_sha256_hex(text, len, r.spec->sha256);
   bool ok = sc_jr_expect_object(&r.jr, root);
   const cJSON *shapes = ok ? sc_jr_field(&r.jr, root, "dynamic_shapes", true) : NULL;
   ok = ok && shapes && read_dims(&r, root);

@@ -313,9 +313,13 @@ char *sc_report_render(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec,
   add_int(root, "version", SC_REPORT_VERSION);
   cJSON_AddStringToObject(root, "shapec_version", SHAPEC_VERSION);
   cJSON_AddStringToObject(root, "status", ctx->diags.n_errors ? "error" : "ok");
-  cJSON_AddStringToObject(root, "model", p->file);
-  if (spec->file) cJSON_AddStringToObject(root, "spec", spec->file);
+  /* files by name and content, never by path: the same model and spec give the same
+   * report (and library) in any folder, on any machine */
+  cJSON_AddStringToObject(root, "model", sc_path_file_name(p->file));
+  if (p->sha256[0]) cJSON_AddStringToObject(root, "model_sha256", p->sha256);
+  if (spec->file) cJSON_AddStringToObject(root, "spec", sc_path_file_name(spec->file));
   else cJSON_AddNullToObject(root, "spec");
+  if (spec->file && spec->sha256[0]) cJSON_AddStringToObject(root, "spec_sha256", spec->sha256);
   /* whose dynamism this is: a spec's, the program's own (no spec), or none */
   cJSON_AddStringToObject(root, "dynamism", spec->file ? "spec" : spec->from_program ? "program" : "static");
   if (spec->prefer_deferred_asserts) cJSON_AddTrueToObject(root, "prefer_deferred_runtime_asserts");

@@ -257,7 +257,7 @@ end
 
 begin "usage error: --dynamic= with an empty value"
 sc export "$MODEL" --dynamic=
-expect_usage_error "export: option '--dynamic=' needs a non-empty value"
+expect_usage_error "export: option --dynamic needs a non-empty value"
 end
 
 begin "usage error: -o without a value"
@@ -269,6 +269,40 @@ begin "usage error: two MODELs"
 sc export "$MODEL" "$MODEL"
 expect_usage_error "export: more than one MODEL given"
 expect_no_path "$WORK/shapec-out"
+end
+
+begin "usage error: a misspelt option names the closest one"
+sc export "$MODEL" --dynamc "$SPEC"
+expect_usage_error "export: unknown option '--dynamc'; did you mean '--dynamic'?"
+end
+
+begin "usage error: an ambiguous abbreviation lists the options it could be"
+sc export "$MODEL" --d "$SPEC"
+expect_usage_error "export: option '--d' is ambiguous: it could be --dynamic, --diagnostics-format"
+end
+
+begin "usage error: an option followed by another option instead of its value"
+sc export "$MODEL" --dynamic --quiet
+expect_usage_error "export: option --dynamic needs a value, not the option '--quiet'"
+end
+
+begin "usage error: a value given to a flag"
+sc export "$MODEL" --quiet=yes
+expect_usage_error "export: option --quiet takes no value"
+end
+
+begin "usage error: a misspelt command names the closest one"
+sc exprot "$MODEL"
+expect_usage_error "unknown command 'exprot'; did you mean 'export'?"
+end
+
+begin "command line: a unique abbreviation, options after the model, and -- before a name that starts with -"
+mkdir -p "$WORK/dashdir" && cp "$MODEL" "$WORK/dashdir/-model.json" && cd "$WORK/dashdir" || exit 2
+sc export --no-codeg --quiet --dyn="$SPEC" --report "$WORK/dashdir/r.json" -- -model.json
+expect_rc 0
+expect_file_has "$WORK/dashdir/r.json" '"status": "ok"'
+expect_file_has "$WORK/dashdir/r.json" '"min": 2'
+cd "$WORK" || exit 2
 end
 
 # ---- 3. the bundled example --------------------------------------------------------
@@ -968,7 +1002,10 @@ expect_out "  w: float32 [s0, 5]"
 sc run "$WORK/named/model.so" --input "w=$TUT/inputs/w.npy" --input "x=$TUT/inputs/x.npy" \
   --input "y=$TUT/inputs/y.npy" --input "z=$TUT/inputs/z.npy" --out "$WORK/named"
 expect_rc 0
-expect_file "$WORK/named/addmm.npy"
+expect_file "$WORK/named/output_0.npy"
+expect_file "$WORK/named/output_1.npy"
+expect_out "$WORK/named/output_0.npy"
+expect_err "shapec: output_0 (addmm): float32 [6, 3]"
 sc export "$MODEL" --name 9lives -o "$WORK/named-bad"
 expect_usage_error "export: --name 9lives: give a C identifier other than 'model'"
 end
@@ -979,7 +1016,8 @@ mv "$WORK/inspect/constraints.json" "$WORK/inspect/report-moved-away.json"  # on
 sc inspect "$WORK/inspect/model.so"
 expect_rc 0
 expect_out "a shapec model library (ABI 1), built by shapec 0.1.0"
-expect_out "  spec: $SPEC"
+expect_out "  spec: $(basename "$SPEC") (sha256 $(sha256sum "$SPEC" | cut -d" " -f1))"
+expect_out "  from: $(basename "$MODEL") (sha256 $(sha256sum "$MODEL" | cut -d" " -f1))"
 expect_out "  targets: cpu (CPU features: "
 expect_out "  w: float32 [s0, 5]"
 expect_out "  z: float32 [s2*s3]"
