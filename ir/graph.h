@@ -194,8 +194,9 @@ typedef struct sc_range {
 } sc_range;
 
 typedef struct sc_program {
-  const char *file;
-  char sha256[65];           /* of the model file's bytes (empty when read from text) */
+  const char *file;          /* for diagnostics: the JSON's file, or ARCHIVE.pt2:MEMBER */
+  const char *source;        /* the file the user named (the .pt2 or the .json), or NULL */
+  char sha256[65];           /* of that file's bytes (empty when read from text) */
   int schema_major, schema_minor;
   const char *torch_version;
   sc_graph *graph;

@@ -21,6 +21,7 @@ const char sc_usage_export[] =
     "                           [--cpu NAME] [--emit-llvm]\n"
     "                           [--external-weights] [--explain] [-q] [-v]\n"
     "                           [--diagnostics-format text|json|sarif] [--name NAME]\n"
+    "                           [--observed OBS ... [--ranges] [--wait S] [--world-size N]]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
     "torch.export's dynamic-shape analysis against SPEC and prints the program with its\n"
@@ -31,6 +32,14 @@ const char sc_usage_export[] =
     "  --dynamic SPEC   dynamic_shapes spec as torch serializes it:\n"
     "                   {\"dynamic_shapes\": ..., \"dims\": {\"dx\": {\"min\": 4, \"max\": 256}}}\n"
     "                   (without it the export is fully static)\n"
+    "  --observed OBS   instead of --dynamic: infer the spec from observations (a file, or\n"
+    "                   a folder of rank-<R>.json files; repeat for several), as `shapec spec\n"
+    "                   infer --model MODEL` does, and write it to OUTDIR/spec.json.  Every\n"
+    "                   rank that exports with the same model and observations builds the\n"
+    "                   same report and model.so, byte for byte (docs/observations.md)\n"
+    "  --ranges         with --observed: named Dims with the observed [min, max], not AUTO\n"
+    "  --wait SECONDS   with --observed: wait that long for every rank's file in a folder\n"
+    "  --world-size N   with --observed: how many ranks a folder must hold\n"
     "  --weights FILE   safetensors file with the parameters, buffers and constants\n"
     "                   (default: MODEL with the .safetensors extension, if present)\n"
     "  -o, --output OUTDIR   output directory (default: shapec-out)\n"
@@ -93,7 +102,7 @@ static bool parse_targets(const char *list, sc_export_options *opts) {
 enum {
   OPT_DYNAMIC = 2, OPT_WEIGHTS, OPT_OUTPUT, OPT_REPORT, OPT_FIX_SPEC, OPT_CPU, OPT_TARGET, OPT_NAME, OPT_CUDA_ARCH,
   OPT_CUDA_EMULATE, OPT_EMIT_LLVM, OPT_EXTERNAL_WEIGHTS, OPT_EXPLAIN, OPT_NO_CODEGEN, OPT_DEFERRED, OPT_QUIET,
-  OPT_VERBOSE, OPT_DIAGS_FORMAT,
+  OPT_VERBOSE, OPT_DIAGS_FORMAT, OPT_OBSERVED, OPT_RANGES, OPT_WAIT, OPT_WORLD_SIZE,
 };
 
 static const sc_option export_options[] = {
@@ -115,6 +124,10 @@ static const sc_option export_options[] = {
     {"quiet", 'q', false, OPT_QUIET},
     {"verbose", 'v', false, OPT_VERBOSE},
     {"diagnostics-format", 0, true, OPT_DIAGS_FORMAT},
+    {"observed", 0, true, OPT_OBSERVED},
+    {"ranges", 0, false, OPT_RANGES},
+    {"wait", 0, true, OPT_WAIT},
+    {"world-size", 0, true, OPT_WORLD_SIZE},
 };
 
 /* A C identifier other than "model": it becomes part of every exported symbol. */
@@ -133,9 +146,26 @@ static int parse_export_args(int argc, char **argv, sc_export_options *opts, boo
   int id, status = -1;
   const char *v;
   sc_diags_format format;
+  const char **observed = calloc((size_t)argc + 1, sizeof *observed); /* lives as long as the process */
+  char *end;
+  long n;
+  opts->observed = observed;
   while (status < 0 && (id = sc_options_next(&p, &v)) != SC_OPTIONS_END) {
     switch (id) {
     case SC_OPTIONS_STOP: status = sc_options_status(&p); break;
+    case OPT_OBSERVED: observed[opts->n_observed++] = v; break;
+    case OPT_RANGES: opts->observed_ranges = true; break;
+    case OPT_WAIT:
+      n = strtol(v, &end, 10);
+      if (*end || n < 0 || n > 86400) status = sc_options_error(&p, "--wait takes seconds (0 to 86400), not '%s'", v);
+      opts->observed_wait_s = (int)n;
+      break;
+    case OPT_WORLD_SIZE:
+      n = strtol(v, &end, 10);
+      if (*end || n < 1 || n > 1000000)
+        status = sc_options_error(&p, "--world-size takes a process count from 1, not '%s'", v);
+      opts->observed_world_size = (int)n;
+      break;
     case SC_OPTIONS_POSITIONAL:
       if (opts->model) status = sc_options_error(&p, "more than one MODEL given ('%s')", v);
       opts->model = v;
@@ -172,6 +202,10 @@ static int parse_export_args(int argc, char **argv, sc_export_options *opts, boo
     }
   }
   if (status < 0 && !opts->model) status = sc_options_error(&p, "%s", "no MODEL given");
+  if (status < 0 && opts->n_observed && opts->spec)
+    status = sc_options_error(&p, "%s", "give --dynamic SPEC or --observed OBS, not both (--observed infers the spec)");
+  if (status < 0 && !opts->n_observed && (opts->observed_ranges || opts->observed_wait_s || opts->observed_world_size))
+    status = sc_options_error(&p, "%s", "--ranges, --wait and --world-size go with --observed");
   if (status < 0 && opts->cuda_emulate && !opts->target_cuda)
     status = sc_options_error(&p, "%s", "--cuda-emulate needs --target cuda or --target cpu,cuda");
   if (status < 0 && opts->cuda_arch && !opts->target_cuda)
@@ -208,8 +242,9 @@ int sc_main_export(int argc, char **argv) {
     fputs(sc_strbuf_cstr(&sb), stdout);
     sc_strbuf_free(&sb);
   }
-  int status = sc_print_diags(ctx);
   bool notes = sc_diags_as_text(); /* what was written: for people, not in a JSON or SARIF stream */
+  if (notes && !quiet && res.inferred_summary) fputs(res.inferred_summary, stderr);
+  int status = sc_print_diags(ctx);
   if (notes && res.fixed_spec_path) fprintf(stderr, "shapec: wrote the corrected spec to %s\n", res.fixed_spec_path);
   if (notes && !ok && res.report_path) fprintf(stderr, "shapec: wrote %s (status: error)\n", res.report_path);
   if (!ok && explain && res.report_path && res.analysed && res.analysis.env.n_violations) {
@@ -224,6 +259,9 @@ int sc_main_export(int argc, char **argv) {
   if (ok) {
     if (notes) fprintf(stderr, "shapec: wrote %s\n", res.report_path);
     if (notes && res.library_path) fprintf(stderr, "shapec: wrote %s\n", res.library_path);
+    if (notes && res.inferred_spec)
+      fprintf(stderr, "shapec: wrote %s/spec.json (the spec inferred from the observations)\n",
+              opts.outdir ? opts.outdir : "shapec-out");
     if (notes && res.library_path && opts.external_weights)
       fprintf(stderr, "shapec: wrote %s/model.weights (keep it beside model.so)\n",
               opts.outdir ? opts.outdir : "shapec-out");

@@ -22,6 +22,8 @@ static const char *const usage_main =
     "  explain MODEL [--dynamic SPEC]      why each input dim has its range or value\n"
     "  inspect MODEL.so [--json]           what a built library expects: inputs, ranges,\n"
     "                                      guards, targets, how it was built\n"
+    "  spec infer OBS... [--model MODEL]   one spec from the shapes many processes observed\n"
+    "                                      (automatic dynamic across ranks)\n"
     "\n"
     "Run 'shapec help COMMAND' (or 'shapec COMMAND --help') for the options of a command.\n"
     "Options go before or after the arguments, as --opt VALUE or --opt=VALUE; a long\n"
@@ -41,7 +43,7 @@ static const struct command {
 } commands[] = {
     {"export", sc_main_export, sc_usage_export},    {"run", sc_main_run, sc_usage_run},
     {"check", sc_main_check, sc_usage_check},       {"explain", sc_main_explain, sc_usage_explain},
-    {"inspect", sc_main_inspect, sc_usage_inspect},
+    {"inspect", sc_main_inspect, sc_usage_inspect}, {"spec", sc_main_spec, sc_usage_spec},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -13,6 +13,7 @@
 #include "lib/frontend/model_reader.h"
 #include "lib/frontend/pt2_reader.h"
 #include "lib/frontend/spec_reader.h"
+#include "lib/observe/spec_infer.h"
 #include "lib/report/report.h"
 #include "lib/report/spec_fix.h"
 #include "passes/inplace_updates.h"
@@ -27,6 +28,9 @@ const char *sc_driver_default_weights(sc_ctx *ctx, const char *model) {
 }
 
 void sc_export_result_free(sc_export_result *r) {
+  free(r->inferred_spec);
+  free(r->inferred_summary);
+  r->inferred_spec = r->inferred_summary = NULL;
   if (r->weights) sc_weights_free(r->weights);
   r->weights = NULL;
   if (r->analysed) sc_analysis_release(&r->analysis);
@@ -74,6 +78,10 @@ static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_
     else ok = false;
     free(text);
   }
+  if (out->inferred_spec && dir) { /* --observed: the spec the library was built with, beside it */
+    const char *spec_path = sc_arena_printf(&ctx->arena, "%s/spec.json", dir);
+    if (!sc_file_write_atomic(ctx, spec_path, out->inferred_spec, strlen(out->inferred_spec))) ok = false;
+  }
   const char *path = opts->report ? opts->report : sc_arena_printf(&ctx->arena, "%s/constraints.json", dir);
   /* the report shows a corrected spec only when there is something to correct */
   const cJSON *shown = out->analysed && out->analysis.env.n_violations ? fixed : NULL;
@@ -107,6 +115,25 @@ static const char *published(sc_ctx *ctx, const sc_publish *pub, const char *sta
   return sc_arena_printf(&ctx->arena, "%s/%s", pub->final, as ? as : staged + n + 1);
 }
 
+/* --observed: the spec every rank infers alike from the same observations. */
+static bool infer_spec(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
+  double t = sc_phase_start();
+  sc_obs_set set;
+  if (!sc_obs_collect(ctx, opts->observed, opts->n_observed, opts->observed_world_size, opts->observed_wait_s, &set))
+    return false;
+  sc_infer_options io = {opts->model, opts->observed_ranges, opts->prefer_deferred_asserts};
+  sc_strbuf summary = {0};
+  cJSON *spec = sc_spec_infer(ctx, &set, &io, &summary);
+  if (spec) {
+    out->inferred_spec = sc_json_render(spec);
+    out->inferred_summary = strdup(sc_strbuf_cstr(&summary));
+    cJSON_Delete(spec);
+  }
+  sc_strbuf_free(&summary);
+  sc_phase_end(ctx, "infer the spec from the observations", t);
+  return spec != NULL;
+}
+
 bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out) {
   memset(out, 0, sizeof *out);
   double t = sc_phase_start();
@@ -120,7 +147,12 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   sc_phase_end(ctx, "read the model", t);
   t = sc_phase_start();
 
-  out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_from_program(ctx, out->program);
+  if (opts->n_observed) {
+    if (!infer_spec(ctx, opts, out)) return false;
+    out->spec = sc_spec_read(ctx, out->program, "spec.json", out->inferred_spec, strlen(out->inferred_spec));
+  } else {
+    out->spec = opts->spec ? sc_spec_read_file(ctx, out->program, opts->spec) : sc_spec_from_program(ctx, out->program);
+  }
   /* no spec file to read is not an error in a spec: nothing is written */
   if (!out->spec && (!opts->spec || sc_diags_exit_class(&ctx->diags) == SC_EXIT_IO)) return false;
 

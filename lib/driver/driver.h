@@ -29,6 +29,13 @@ typedef struct sc_export_options {
   const char *cuda_arch; /* --cuda-arch; NULL: sm_80 */
   bool cuda_emulate;     /* --cuda-emulate */
   const char *name;      /* --name: the library's symbols are shapec_NAME_*, its SONAME NAME.so */
+  /* --observed: the spec is inferred from these observations (files or rank folders)
+   * instead of read from `spec`, and written to OUTDIR/spec.json (lib/observe) */
+  const char *const *observed;
+  size_t n_observed;
+  bool observed_ranges;  /* --ranges: named Dims with the observed ranges */
+  int observed_wait_s;   /* --wait */
+  int observed_world_size; /* --world-size; <= 0: from the files or the environment */
 } sc_export_options;
 
 typedef struct sc_export_result {
@@ -40,6 +47,8 @@ typedef struct sc_export_result {
   const char *report_path;     /* set when the report was written */
   const char *fixed_spec_path; /* set when a corrected spec was written */
   const char *library_path;    /* set when model.so was written */
+  char *inferred_spec;         /* --observed: the spec's text (heap) */
+  char *inferred_summary;      /* --observed: what was decided for each dim (heap) */
 } sc_export_result;
 
 /* Returns true on success.  Diagnostics are in ctx; release the result with

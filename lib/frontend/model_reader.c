@@ -1140,7 +1140,10 @@ sc_program *sc_model_read_file(sc_ctx *ctx, const char *path) {
   sc_file_view view;
   if (!sc_file_view_open(ctx, path, &view)) return NULL;
   sc_program *p = read_text(ctx, path, view.data, view.len, &view);
-  if (p) sc_sha256_hex(view.data, view.len, p->sha256);
+  if (p) {
+    p->source = sc_arena_strdup(&ctx->arena, path);
+    sc_sha256_hex(view.data, view.len, p->sha256);
+  }
   sc_file_view_close(&view);
   return p;
 }

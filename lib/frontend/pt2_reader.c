@@ -9,6 +9,8 @@
 #include <zip.h>
 
 #include "json_reader.h"
+#include "lib/base/digest.h"
+#include "lib/base/fileio.h"
 #include "model_reader.h"
 #include "strided.h"
 #include "zip_member.h"
@@ -337,6 +339,14 @@ bool sc_pt2_read(sc_ctx *ctx, const char *path, sc_program **program, sc_weights
   if (ok && a.n_views) {
     *weights = sc_strided_to_weights(ctx, a.path, a.views, a.n_views);
     ok = *weights != NULL;
+  }
+  if (ok && *program) { /* the archive is the model's file: its name and digest */
+    (*program)->source = a.path;
+    sc_file_view view;
+    if (sc_file_view_open(ctx, path, &view)) {
+      sc_sha256_hex(view.data, view.len, (*program)->sha256);
+      sc_file_view_close(&view);
+    }
   }
   for (size_t i = 0; i < a.n_raw; i++) free(a.raw[i]);
   free(a.raw);

@@ -315,7 +315,7 @@ char *sc_report_render(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec,
   cJSON_AddStringToObject(root, "status", ctx->diags.n_errors ? "error" : "ok");
   /* files by name and content, never by path: the same model and spec give the same
    * report (and library) in any folder, on any machine */
-  cJSON_AddStringToObject(root, "model", sc_path_file_name(p->file));
+  cJSON_AddStringToObject(root, "model", sc_path_file_name(p->source ? p->source : p->file));
   if (p->sha256[0]) cJSON_AddStringToObject(root, "model_sha256", p->sha256);
   if (spec->file) cJSON_AddStringToObject(root, "spec", sc_path_file_name(spec->file));
   else cJSON_AddNullToObject(root, "spec");

@@ -147,6 +147,10 @@ cJSON *sc_spec_fix(sc_ctx *ctx, const char *spec_path, const sc_violation *viola
     root = cJSON_CreateObject();
     cJSON_AddNullToObject(root, "dynamic_shapes");
   }
-  for (size_t i = 0; i < n; i++) apply_fix(ctx, root, &violations[i].fix);
+  sc_spec_fix_apply(ctx, root, violations, n);
   return root;
+}
+
+void sc_spec_fix_apply(sc_ctx *ctx, cJSON *root, const sc_violation *violations, size_t n) {
+  for (size_t i = 0; i < n; i++) apply_fix(ctx, root, &violations[i].fix);
 }

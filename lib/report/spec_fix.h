@@ -11,5 +11,7 @@
 /* Reads the spec at spec_path (NULL: an empty spec) and applies every violation's fix.
  * Returns the corrected tree (caller deletes) or NULL with an error recorded. */
 cJSON *sc_spec_fix(sc_ctx *ctx, const char *spec_path, const sc_violation *violations, size_t n);
+/* Applies every violation's fix to a spec tree in place. */
+void sc_spec_fix_apply(sc_ctx *ctx, cJSON *root, const sc_violation *violations, size_t n);
 
 #endif

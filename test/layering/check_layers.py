@@ -24,6 +24,7 @@ ALLOWED = {
     "passes": ["ir", "lib/base"],
     "lib/frontend": ["ir", "lib/base"],
     "lib/report": ["lib/frontend", "passes", "ir", "lib/base"],
+    "lib/observe": ["lib/report", "lib/frontend", "passes", "ir", "lib/base"],
     "backends/llvm": ["passes", "ir", "lib/base", "include"],
     "backends/cpu": ["backends/llvm", "backends/library.h", "passes", "ir", "lib/base", "include"],
     "backends/cuda": ["backends/llvm", "backends/library.h", "passes", "ir", "lib/base", "include"],
@@ -35,8 +36,8 @@ ALLOWED = {
     "backends/cuda/device": ["backends/llvm/runtime_abi.h"],
     "backends/cuda/emulate": ["backends/cuda/runtime", "backends/cuda/device", "backends/llvm/runtime_abi.h",
                               "include"],
-    "lib/driver": ["lib/report", "lib/frontend", "backends/library.h", "passes", "ir", "lib/base"],
-    "cmd": ["lib/driver", "lib/report", "lib/frontend", "backends/library.h", "passes", "ir", "lib/base", "include"],
+    "lib/driver": ["lib/observe", "lib/report", "lib/frontend", "backends/library.h", "passes", "ir", "lib/base"],
+    "cmd": ["lib/driver", "lib/observe", "lib/report", "lib/frontend", "backends/library.h", "passes", "ir", "lib/base", "include"],
     "include": [],
 }
 # test/, bench/, tools/ and examples/ may look inside anything.
