@@ -10,7 +10,7 @@
 
 const char sc_usage_run[] =
     "usage: shapec run MODEL.so --input NAME=FILE.npy ... [--out DIR] [--bench N]\n"
-    "                  [--device cpu|cuda|cuda:N]\n"
+    "                  [--device cpu|cuda|cuda:N] [--record-shapes OBS]\n"
     "\n"
     "Loads a library built by `shapec export`, checks the inputs against its guards, runs it\n"
     "and writes the K-th output the program returns to DIR/output_K.npy (DIR defaults to the\n"
@@ -22,6 +22,10 @@ const char sc_usage_run[] =
     "                          bool input)\n"
     "  --out DIR               where the outputs go\n"
     "  --bench N               also time N runs after a warm-up: median, min, max\n"
+    "  --record-shapes OBS     append this call's input shapes (and scalar values) to the\n"
+    "                          observations file OBS, or to rank-<RANK>.json in the folder\n"
+    "                          OBS (a folder, or a path ending in /; RANK from the launcher),\n"
+    "                          before the guards are checked: `shapec spec infer` merges them\n"
     "  --device D              where the tensors live: cpu (default) or cuda[:N], for a\n"
     "                          library exported with --target cuda (inputs are copied to\n"
     "                          GPU N, outputs back; --bench times the runs alone)\n"
@@ -30,13 +34,14 @@ const char sc_usage_run[] =
     "             3 a file cannot be read or written, 4 the library failed\n";
 
 
-enum { OPT_INPUT = 2, OPT_OUT, OPT_DEVICE, OPT_BENCH };
+enum { OPT_INPUT = 2, OPT_OUT, OPT_DEVICE, OPT_BENCH, OPT_RECORD };
 
 static const sc_option run_options[] = {
     {"input", 'i', true, OPT_INPUT},
     {"out", 0, true, OPT_OUT},
     {"device", 0, true, OPT_DEVICE},
     {"bench", 0, true, OPT_BENCH},
+    {"record-shapes", 0, true, OPT_RECORD},
 };
 
 enum { MAX_INPUTS = 256 };
@@ -82,6 +87,7 @@ static int parse_run_args(int argc, char **argv, sc_run_options *o) {
       break;
     }
     case OPT_OUT: o->outdir = v; break;
+    case OPT_RECORD: o->record_shapes = v; break;
     case OPT_DEVICE:
       if (!parse_device(v, o)) status = sc_options_error(&p, "--device takes cpu, cuda or cuda:N, not '%s'", v);
       break;

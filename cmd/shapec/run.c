@@ -3,6 +3,7 @@
  * the outputs as .npy files; with --bench, times it. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "cuda_stage.h"
 #include "lib/base/fileio.h"
 #include "lib/frontend/npy.h"
+#include "lib/observe/observations.h"
 #include "library_file.h"
 #include "run.h"
 #include "shapec/runtime.h"
@@ -137,6 +139,49 @@ static bool scalar_value(const char *text, sc_dtype dtype, sc_npy *out) {
   return true;
 }
 
+/* Whether the library's input i is a scalar (an int, float or bool input), from the
+ * report it embeds: a 0-d tensor input is a tensor. */
+static bool input_is_scalar(const cJSON *report, const char *name) {
+  const cJSON *in;
+  cJSON_ArrayForEach(in, cJSON_GetObjectItemCaseSensitive(report, "inputs")) {
+    const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(in, "name"));
+    if (n && strcmp(n, name) == 0) return cJSON_GetObjectItemCaseSensitive(in, "value_kind") != NULL;
+  }
+  return false;
+}
+
+/* --record-shapes: this call's input shapes (and scalar values) appended to the
+ * observations, with the model's digest, before the library checks them: a library that
+ * refuses the shapes still records them (docs/observations.md). */
+static bool record_shapes(sc_ctx *ctx, void *handle, const model_api *api, const sc_npy *ins, int n_in,
+                          const char *path) {
+  const char *(*report_fn)(void) = (const char *(*)(void))sc_library_function(handle, "report");
+  cJSON *report = report_fn ? cJSON_Parse(report_fn()) : NULL;
+  const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(report, "model_sha256"));
+  sc_obs_call call = {sc_arena_alloc(&ctx->arena, (size_t)(n_in ? n_in : 1) * sizeof *call.values), (size_t)n_in};
+  for (int i = 0; i < n_in; i++) {
+    sc_obs_value *v = &call.values[i];
+    v->name = api->input_name(i);
+    if (ins[i].ndim == 0 && input_is_scalar(report, v->name)) {
+      switch (ins[i].dtype) {
+        case SC_DTYPE_F64: v->kind = SC_OBS_FLOAT, v->f = *(const double *)ins[i].data; break;
+        case SC_DTYPE_F32: v->kind = SC_OBS_FLOAT, v->f = *(const float *)ins[i].data; break;
+        case SC_DTYPE_BOOL: v->kind = SC_OBS_BOOL, v->i = *(const uint8_t *)ins[i].data != 0; break;
+        case SC_DTYPE_I32: v->kind = SC_OBS_INT, v->i = *(const int32_t *)ins[i].data; break;
+        default: v->kind = SC_OBS_INT, v->i = *(const int64_t *)ins[i].data; break;
+      }
+    } else {
+      v->kind = SC_OBS_TENSOR;
+      v->rank = ins[i].ndim;
+      v->sizes = (int64_t *)ins[i].shape;
+    }
+  }
+  const char *file = sc_obs_append(ctx, path, sha, &call);
+  cJSON_Delete(report);
+  if (file) fprintf(stderr, "shapec: recorded the input shapes in %s\n", file);
+  return file != NULL;
+}
+
 int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
   void *handle = NULL;
   model_api api;
@@ -222,6 +267,10 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
       }
       tin[i].data = dev_in[i];
     }
+  }
+  if (o->record_shapes && !record_shapes(ctx, handle, &api, ins, n_in, o->record_shapes)) {
+    status = (int)sc_diags_exit_class(&ctx->diags);
+    goto done;
   }
   for (int i = 0; i < n_out; i++) oshapes[i] = outs[i].shape;
   int rc = api.output_shapes(tin, oshapes, err, sizeof err);

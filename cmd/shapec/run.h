@@ -12,6 +12,7 @@ typedef struct sc_run_options {
   size_t n_inputs;
   const char *outdir;
   int bench;
+  const char *record_shapes; /* --record-shapes: append the inputs' shapes to these observations */
   bool cuda;        /* --device cuda[:N] */
   int cuda_device;
 } sc_run_options;

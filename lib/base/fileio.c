@@ -144,6 +144,18 @@ bool sc_dir_ensure(sc_ctx *ctx, const char *path) {
                  "cannot create the output directory: a file of that name exists");
     return false;
   }
+  /* the missing folders above it first, as mkdir -p does */
+  char *p = sc_arena_strdup(&ctx->arena, path);
+  for (char *at = p + 1; *at; at++) {
+    if (*at != '/') continue;
+    *at = '\0';
+    if (stat(p, &st) != 0 && mkdir(p, 0755) != 0 && errno != EEXIST) {
+      sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, path, NULL,
+                   "cannot create the output directory's folder %s: %s", p, strerror(errno));
+      return false;
+    }
+    *at = '/';
+  }
   if (mkdir(path, 0755) != 0 && errno != EEXIST) {
     sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, path, NULL, "cannot create the output directory: %s",
                  strerror(errno));

@@ -33,7 +33,8 @@ void sc_file_view_close(sc_file_view *view);
 bool sc_file_write_atomic(sc_ctx *ctx, const char *path, const void *data, size_t len);
 /* A mkstemp/mkdtemp template "<$TMPDIR or /tmp>/<name>-XXXXXX" in out. */
 void sc_temp_template(char *out, size_t n, const char *name);
-/* Creates a directory if it does not exist (one level).  false with a file-write error. */
+/* Creates a directory, and the folders above it, if they do not exist (mkdir -p).  false
+ * with a file-write error. */
 bool sc_dir_ensure(sc_ctx *ctx, const char *path);
 bool sc_file_exists(const char *path);
 

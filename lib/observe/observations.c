@@ -418,6 +418,22 @@ bool sc_obs_collect(sc_ctx *ctx, const char *const *paths, size_t n_paths, int w
       sc_diag_set_hint(&ctx->diags, d, "give each rank's file once");
       return false;
     }
+  /* one model */
+  for (size_t i = 0; i < out->n_files; i++) {
+    const sc_obs_file *f = &out->files[i];
+    if (!f->model_sha256) continue;
+    if (out->model_sha256 && strcmp(out->model_sha256, f->model_sha256) != 0) {
+      const sc_obs_file *first = NULL;
+      for (size_t j = 0; j < i && !first; j++)
+        if (out->files[j].model_sha256) first = &out->files[j];
+      sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_OBS_CONFLICT, SC_SEV_ERROR, f->path, "model_sha256",
+                                "recorded for another model than %s (model_sha256 %.12s... here, %.12s... there)",
+                                first ? first->path : "the other files", f->model_sha256, out->model_sha256);
+      sc_diag_set_hint(&ctx->diags, d, "every rank must run the same model file; remove observations of another model");
+      return false;
+    }
+    out->model_sha256 = f->model_sha256;
+  }
   int want = out->world_size > 0 ? out->world_size : any_folder ? world_size : -1;
   if (want > 0) {
     for (int r = 0; r < want; r++) {
@@ -438,22 +454,6 @@ bool sc_obs_collect(sc_ctx *ctx, const char *const *paths, size_t n_paths, int w
       return false;
     }
     out->world_size = want;
-  }
-  /* one model */
-  for (size_t i = 0; i < out->n_files; i++) {
-    const sc_obs_file *f = &out->files[i];
-    if (!f->model_sha256) continue;
-    if (out->model_sha256 && strcmp(out->model_sha256, f->model_sha256) != 0) {
-      const sc_obs_file *first = NULL;
-      for (size_t j = 0; j < i && !first; j++)
-        if (out->files[j].model_sha256) first = &out->files[j];
-      sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_OBS_CONFLICT, SC_SEV_ERROR, f->path, "model_sha256",
-                                "recorded for another model than %s (model_sha256 %.12s... here, %.12s... there)",
-                                first ? first->path : "the other files", f->model_sha256, out->model_sha256);
-      sc_diag_set_hint(&ctx->diags, d, "every rank must run the same model file; remove observations of another model");
-      return false;
-    }
-    out->model_sha256 = f->model_sha256;
   }
   /* merged in rank order: rank 0's first call gives the first values */
   size_t cap = 0;

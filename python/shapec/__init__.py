@@ -6,9 +6,13 @@
     m.output_shapes(x)            # every check, no computation
     m.set_num_threads(2)
 
+    m = shapec.load("shapec-out/model.so", record_shapes="obs/")  # every call's shapes
+    shapec.record_shapes("obs/", {"x": x, "n": 5})                # or by hand
+
 A guard the inputs fail raises shapec.GuardError (an AssertionError, as ep.module()
 raises) with torch's message and shapec's explanation.  Pure Python (ctypes); see
 docs/python.md."""
 from .model import GuardError, Model, ShapecError, load
+from .observations import record_shapes
 
-__all__ = ["load", "Model", "ShapecError", "GuardError"]
+__all__ = ["load", "Model", "ShapecError", "GuardError", "record_shapes"]

@@ -6,6 +6,7 @@ import os
 import numpy as np
 
 from . import _abi
+from . import observations as _observations
 
 
 class ShapecError(RuntimeError):
@@ -30,8 +31,9 @@ class Model:
     """A loaded model library.  Each Model loads its own copy (RTLD_LOCAL), so several
     models, or several exports of one model, live side by side in a process."""
 
-    def __init__(self, path):
+    def __init__(self, path, record_shapes=None):
         self.path = os.path.abspath(path)
+        self.record_shapes = record_shapes  # observations each call's input shapes go to, or None
         self._dll = ctypes.CDLL(self.path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
         self._lib = _abi.declare(self._dll)  # shapec_model_* or, with --name, shapec_NAME_*
         lib = self._lib
@@ -100,7 +102,15 @@ class Model:
             if a.ndim == 0 and ndim == 0 and dtype and a.dtype != np.dtype(dtype):
                 a = a.astype(dtype)  # a Python int, float or bool for a scalar input
             arrays.append(np.ascontiguousarray(a))  # strided: one copy, in C order
+        if self.record_shapes:  # before the guards: shapes the library refuses are recorded too
+            self._record(arrays)
         return arrays, torch_in
+
+    def _record(self, arrays):
+        report = self.report
+        scalars = {i["name"] for i in report["inputs"] if "value_kind" in i}
+        _observations.record_shapes(self.record_shapes, dict(zip(self.input_names, arrays)),
+                                    model_sha256=report.get("model_sha256"), scalars=scalars)
 
     @staticmethod
     def _tensor(a, keep):
@@ -162,6 +172,8 @@ def _to_torch(torch, a):
         return torch.from_numpy(a)
 
 
-def load(path):
-    """Loads OUTDIR/model.so (what `shapec export` wrote) as a callable Model."""
-    return Model(path)
+def load(path, record_shapes=None):
+    """Loads OUTDIR/model.so (what `shapec export` wrote) as a callable Model.  With
+    record_shapes (an observations file, or a folder for rank-<RANK>.json), every call
+    appends its input shapes there first (docs/observations.md)."""
+    return Model(path, record_shapes)
