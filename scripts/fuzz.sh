@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--smoke] [TARGET...]
 #
-# Targets: model analysis spec pt2 safetensors npy pickle expr baseline (default: all).
+# Targets: model analysis spec pt2 safetensors npy pickle expr baseline observations (default: all).
 # Each runs N seconds (default 60), J at a time (default: the number of CPUs), on a corpus
 # DIR/corpus/TARGET seeded from the project's own test files; what it finds (crashes,
 # leaks, timeouts, out-of-memory) goes to DIR/findings/TARGET/.  Prints one line per
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(model analysis spec pt2 safetensors npy pickle expr baseline)
+[ ${#targets[@]} -gt 0 ] || targets=(model analysis spec pt2 safetensors npy pickle expr baseline observations)
 
 command -v clang-19 >/dev/null || { echo "fuzz: clang-19 is missing (scripts/bootstrap.sh)" >&2; exit 77; }
 ls /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
@@ -81,6 +81,7 @@ for t in "${targets[@]}"; do
     pickle) seed_from_archives "$t" ".pt" ;;
     expr) seed "$t" "$src"/test/fuzz/seeds/expr/* ;;
     baseline) seed "$t" "$src"/test/golden/expected/*.report.json ;;
+    observations) seed "$t" "$src"/test/fuzz/seeds/observations/* ;;
   esac
 done
 
@@ -91,7 +92,7 @@ run_one() {
   mkdir -p "$build/findings/$t" "$build/logs"
   local opts=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1
               -artifact_prefix="$build/findings/$t/" -max_len=262144)
-  case "$t" in model|analysis|spec|baseline) opts+=(-dict="$src/test/fuzz/json.dict") ;; esac
+  case "$t" in model|analysis|spec|baseline|observations) opts+=(-dict="$src/test/fuzz/json.dict") ;; esac
   # a long run goes on past a finding (each one is kept); the smoke run stops at the first
   [ "$smoke" = 1 ] || opts+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   [ "$t" = expr ] && opts+=(-max_len=4096)

@@ -29,6 +29,7 @@ typedef struct check_result {
   char *problem;    /* why not: the export stopped before its report, no baseline... */
   bool updated;
   double seconds;   /* how long the check took */
+  sc_diag_code problem_code; /* the code of `problem` in a JSON or SARIF stream; 0: already reported */
 } check_result;
 
 static char *dup_printf(const char *fmt, const char *a, const char *b) {
@@ -60,7 +61,7 @@ char *sc_fresh_report(const char *model, const char *spec, const char *weights, 
     text = sc_file_read(ctx, path, &len);
   }
   if (!text) { /* the model or spec could not be read: that is the user's error to see */
-    for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
+    sc_defer_diags(ctx);
     *status = (int)sc_diags_exit_class(&ctx->diags);
     if (*status == 0) *status = SC_EXIT_INTERNAL;
   }
@@ -96,7 +97,7 @@ static int check_one(const check_job *job, bool update, bool deferred, check_res
   if (update) {
     sc_ctx *ctx = sc_ctx_new();
     bool ok = sc_file_write_atomic(ctx, job->baseline, current_text, strlen(current_text));
-    for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
+    sc_defer_diags(ctx);
     sc_ctx_free(ctx);
     free(current_text);
     if (!ok) {
@@ -113,6 +114,7 @@ static int check_one(const check_job *job, bool update, bool deferred, check_res
   if (!baseline_text) {
     free(current_text);
     r->problem = dup_printf("%s: cannot read the baseline %s (create it with --update)", job->name, job->baseline);
+    r->problem_code = SC_DIAG_FILE_READ;
     return SC_EXIT_IO;
   }
   cJSON *baseline = cJSON_Parse(baseline_text), *current = cJSON_Parse(current_text);
@@ -124,6 +126,7 @@ static int check_one(const check_job *job, bool update, bool deferred, check_res
     cJSON_Delete(current);
     r->problem = dup_printf("%s: the baseline %s is not a shapec report (constraints.json); recreate it with --update",
                             job->name, job->baseline);
+    r->problem_code = SC_DIAG_CHECK_BASELINE;
     return SC_EXIT_USER;
   }
   sc_contract_compare(baseline, current, &r->diff);
@@ -220,7 +223,7 @@ static bool write_junit(const char *path, const check_job *jobs, const check_res
   xmlFreeDoc(doc);
   sc_ctx *ctx = sc_ctx_new();
   bool ok = mem && sc_file_write_atomic(ctx, path, mem, (size_t)size);
-  for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
+  sc_defer_diags(ctx);
   sc_ctx_free(ctx);
   xmlFree(mem);
   return ok;
@@ -239,21 +242,30 @@ static char *relative_to(const char *path, const char *rel) {
   return s;
 }
 
+static void manifest_error(const char *path, const char *json_path, const char *what) {
+  sc_ctx *ctx = sc_ctx_new();
+  sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_CHECK_MANIFEST, SC_SEV_ERROR, path, json_path, "%s", what);
+  sc_diag_set_hint(&ctx->diags, d,
+                   "a manifest is {\"models\": [{\"model\": ..., \"spec\": ..., \"baseline\": ...}, ...]}");
+  sc_defer_diags(ctx);
+  sc_ctx_free(ctx);
+}
+
 /* {"models": [{"model": ..., "spec": ..., "baseline": ..., "weights": ..., "name": ...}]},
  * paths relative to the manifest.  Returns the number of jobs, or -1 after an error. */
 static int read_manifest(const char *path, check_job **jobs_out) {
   sc_ctx *ctx = sc_ctx_new();
   size_t len;
   char *text = sc_file_read(ctx, path, &len);
-  int status = sc_print_diags(ctx);
+  int status = (int)sc_diags_exit_class(&ctx->diags);
+  sc_defer_diags(ctx);
   sc_ctx_free(ctx);
   if (!text) return -status;
   cJSON *root = cJSON_Parse(text);
   free(text);
   const cJSON *models = cJSON_GetObjectItemCaseSensitive(root, "models");
   if (!cJSON_IsArray(models)) {
-    fprintf(stderr, "%s: error: a manifest is {\"models\": [{\"model\": ..., \"spec\": ..., \"baseline\": ...}, ...]}; "
-                    "'models' is %s\n", path, root ? "missing or not an array" : "unreadable (not JSON)");
+    manifest_error(path, NULL, root ? "'models' is missing or not an array" : "the manifest is not JSON");
     cJSON_Delete(root);
     return -SC_EXIT_USER;
   }
@@ -264,7 +276,9 @@ static int read_manifest(const char *path, check_job **jobs_out) {
     const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "model"));
     const char *baseline = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "baseline"));
     if (!model || !baseline) {
-      fprintf(stderr, "%s: error: at models[%d]: 'model' and 'baseline' are required strings\n", path, k);
+      char at[32];
+      snprintf(at, sizeof at, "models[%d]", k);
+      manifest_error(path, at, "'model' and 'baseline' are required strings");
       cJSON_Delete(root);
       free(jobs);
       return -SC_EXIT_USER;
@@ -284,13 +298,41 @@ static int read_manifest(const char *path, check_job **jobs_out) {
   return k;
 }
 
+/* A problem before the comparison: a line for people, or a diagnostic in the stream. */
+static void report_problem(const check_result *r, const check_job *job) {
+  if (sc_diags_as_text()) {
+    fprintf(stderr, "shapec: check: %s\n", r->problem);
+    return;
+  }
+  if (!r->problem_code) return; /* the export's own diagnostics are in the stream */
+  sc_ctx *ctx = sc_ctx_new();
+  sc_diag *d = sc_diags_add(&ctx->diags, r->problem_code, SC_SEV_ERROR, job->baseline, NULL, "%s", r->problem);
+  sc_diag_set_hint(&ctx->diags, d, "write the baseline with shapec check --update");
+  sc_defer_diags(ctx);
+  sc_ctx_free(ctx);
+}
+
+/* A contract change, as a diagnostic on the baseline (for CI annotations). */
+static void report_change(const check_job *job, const char *line) {
+  if (sc_diags_as_text()) return; /* stdout has it */
+  sc_ctx *ctx = sc_ctx_new();
+  sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_CONTRACT_CHANGED, SC_SEV_ERROR, job->baseline, NULL, "%s: %s",
+                            job->name, line);
+  sc_diag_set_hint(&ctx->diags, d, "if the change is intended, update the baseline: shapec check --update");
+  sc_defer_diags(ctx);
+  sc_ctx_free(ctx);
+}
+
 int sc_cmd_check(const sc_check_options *o) {
   check_job single = {o->model, o->model, o->spec, o->weights, o->baseline};
   check_job *jobs = &single;
   int n = 1;
   if (o->manifest) {
     n = read_manifest(o->manifest, &jobs);
-    if (n < 0) return -n;
+    if (n < 0) {
+      sc_flush_diags();
+      return -n;
+    }
   }
   check_result *results = calloc((size_t)n + 1, sizeof *results);
   int status = 0;
@@ -300,7 +342,7 @@ int sc_cmd_check(const sc_check_options *o) {
     int s = check_one(&jobs[j], o->update, o->prefer_deferred_asserts, &results[j]);
     results[j].seconds = sc_clock_seconds() - t0;
     check_result *r = &results[j];
-    if (r->problem) fprintf(stderr, "shapec: check: %s\n", r->problem);
+    if (r->problem) report_problem(r, &jobs[j]);
     if (r->updated) printf("%s: baseline %s updated\n", jobs[j].name, jobs[j].baseline);
     if (r->compared && r->diff.n_changed == 0) printf("%s: no change against %s\n", jobs[j].name, jobs[j].baseline);
     if (r->compared && r->diff.n_changed) {
@@ -311,6 +353,7 @@ int sc_cmd_check(const sc_check_options *o) {
         if (!r->diff.items[i].changed) continue;
         char *line = sc_contract_describe(&r->diff.items[i]);
         printf("  %s\n", line);
+        report_change(&jobs[j], line);
         free(line);
       }
     }
@@ -319,6 +362,7 @@ int sc_cmd_check(const sc_check_options *o) {
   }
   if (o->junit && !write_junit(o->junit, jobs, results, (size_t)n) && status < SC_EXIT_IO) status = SC_EXIT_IO;
   if (n > 1) printf("checked %d models: %zu changed\n", n, changed_models);
+  sc_flush_diags();
   for (int j = 0; j < n; j++) {
     sc_contract_diff_free(&results[j].diff);
     free(results[j].problem);

@@ -159,3 +159,22 @@ int sc_print_diags(sc_ctx *ctx) {
   if (ctx->diags.n_items || process_format != SC_DIAGS_TEXT) sc_diags_write(stderr, ctx, process_format);
   return (int)sc_diags_exit_class(&ctx->diags);
 }
+
+static sc_ctx *deferred;
+
+void sc_defer_diags(sc_ctx *ctx) {
+  if (process_format == SC_DIAGS_TEXT) {
+    for (size_t i = 0; i < ctx->diags.n_items; i++) sc_diag_print(stderr, &ctx->diags.items[i]);
+    return;
+  }
+  if (!deferred) deferred = sc_ctx_new();
+  sc_diags_copy(&deferred->diags, &ctx->diags);
+}
+
+void sc_flush_diags(void) {
+  if (process_format == SC_DIAGS_TEXT) return;
+  if (!deferred) deferred = sc_ctx_new();
+  sc_diags_write(stderr, deferred, process_format);
+  sc_ctx_free(deferred);
+  deferred = NULL;
+}

@@ -22,5 +22,10 @@ bool sc_diags_as_text(void);
 /* Prints every diagnostic of ctx in this process's format; returns the exit class of
  * the first error (0 when none). */
 int sc_print_diags(sc_ctx *ctx);
+/* For commands that work through several contexts (check): text is printed at once; a
+ * JSON or SARIF stream keeps copies, written as one document by sc_flush_diags. */
+void sc_defer_diags(sc_ctx *ctx);
+/* Writes what sc_defer_diags kept (JSON and SARIF: the document, even when empty). */
+void sc_flush_diags(void);
 
 #endif

@@ -36,6 +36,20 @@ sc_diag *sc_diags_add(sc_diags *diags, sc_diag_code code, sc_severity sev, const
   return d;
 }
 
+void sc_diags_copy(sc_diags *to, const sc_diags *from) {
+  for (size_t i = 0; i < from->n_items; i++) {
+    const sc_diag *d = &from->items[i];
+    sc_diag *c = sc_diags_add(to, d->code, d->severity, d->file, d->path, "%s", d->message);
+    c->line = d->line;
+    c->column = d->column;
+    if (d->hint) c->hint = sc_arena_strdup(to->arena, d->hint);
+    for (size_t k = 0; k < from->items[i].n_edit_paths; k++) {
+      sc_diag *cc = &to->items[to->n_items - 1];
+      sc_diag_add_edit(to, cc, from->items[i].edit_file, from->items[i].edit_paths[k]);
+    }
+  }
+}
+
 void sc_diag_add_edit(sc_diags *diags, sc_diag *d, const char *file, const char *path) {
   if (!file || !path || !*path) return;
   for (size_t i = 0; i < d->n_edit_paths; i++)

@@ -58,6 +58,9 @@ void sc_diags_release(sc_diags *diags);
  * add a hint or a line and column; the pointer is valid until the next add. */
 sc_diag *sc_diags_add(sc_diags *diags, sc_diag_code code, sc_severity sev, const char *file,
                       const char *path, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Appends copies of every diagnostic of `from` (into to's arena): a scratch context's
+ * findings kept after it is freed. */
+void sc_diags_copy(sc_diags *to, const sc_diags *from);
 /* Adds a spec entry to edit (once each). */
 void sc_diag_add_edit(sc_diags *diags, sc_diag *d, const char *file, const char *path);
 void sc_diag_set_hint(sc_diags *diags, sc_diag *d, const char *fmt, ...)

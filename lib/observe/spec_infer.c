@@ -71,17 +71,6 @@ static void view_program(sc_ctx *ctx, const sc_program *p, const char *path, pro
   }
 }
 
-/* The copy of one context's diagnostics in another's (a scratch analysis's errors). */
-static void copy_diags(sc_ctx *to, const sc_ctx *from) {
-  for (size_t i = 0; i < from->diags.n_items; i++) {
-    const sc_diag *d = &from->diags.items[i];
-    sc_diag *c = sc_diags_add(&to->diags, d->code, d->severity, d->file, d->path, "%s", d->message);
-    c->line = d->line;
-    c->column = d->column;
-    if (d->hint) sc_diag_set_hint(&to->diags, c, "%s", d->hint);
-  }
-}
-
 /* Observed inputs against the program's: names, kinds and ranks, the model's digest. */
 static bool match_program(sc_ctx *ctx, const sc_obs_set *set, const program_view *pv) {
   bool ok = true;
@@ -239,7 +228,7 @@ static cJSON *settle_with_program(sc_ctx *ctx, const sc_obs_set *set, cJSON *spe
     sc_dynspec *ds = p ? sc_spec_read(scratch, p, "spec.json", text, strlen(text)) : NULL;
     free(text);
     if (!ds) {
-      copy_diags(ctx, scratch);
+      sc_diags_copy(&ctx->diags, &scratch->diags);
       sc_ctx_free(scratch);
       cJSON_Delete(spec);
       return NULL;
@@ -257,7 +246,7 @@ static cJSON *settle_with_program(sc_ctx *ctx, const sc_obs_set *set, cJSON *spe
     }
     bool ok = scratch->diags.n_errors == 0;
     if (!ok) {
-      copy_diags(ctx, scratch);
+      sc_diags_copy(&ctx->diags, &scratch->diags);
       if (n_violations)
         sc_diags_add(&ctx->diags, SC_DIAG_OBS_CONTRADICTION, SC_SEV_ERROR, o->model, NULL,
                      "no spec both fits the observations and is one the program accepts: %s",
@@ -285,7 +274,7 @@ cJSON *sc_spec_infer(sc_ctx *ctx, const sc_obs_set *set, const sc_infer_options 
     sc_ctx *scratch = sc_ctx_new();
     sc_program *p = read_program(scratch, o->model);
     if (p) view_program(ctx, p, o->model, &pv);
-    else copy_diags(ctx, scratch);
+    else sc_diags_copy(&ctx->diags, &scratch->diags);
     sc_ctx_free(scratch);
     if (!p || !match_program(ctx, set, &pv)) return NULL;
   }

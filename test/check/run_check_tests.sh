@@ -110,7 +110,23 @@ if [ "$RC" -eq 0 ] && [ "$(grep -c '<testsuite ' "$WORK/all.xml")" -eq 2 ]; then
 
 echo '{"models": [{"model": "m.json"}]}' >"$WORK/bad_manifest.json"
 check "a manifest entry without a baseline is refused with its place" "$SHAPEC" check --manifest "$WORK/bad_manifest.json"
-if [ "$RC" -eq 1 ] && grep -qF "at models[0]: 'model' and 'baseline' are required" "$WORK/err"; then ok; else bad "exit $RC"; fi
+if [ "$RC" -eq 1 ] && grep -qF "bad_manifest.json: error[SC1102]: 'model' and 'baseline' are required" "$WORK/err" &&
+  grep -qF "at: models[0]" "$WORK/err"; then ok; else bad "exit $RC"; fi
+check "--diagnostics-format json: a contract change is a contract-changed diagnostic on the baseline" "$SHAPEC" check --manifest "$WORK/manifest.json" --diagnostics-format json
+if [ "$RC" -eq 1 ] && /usr/bin/python3 -c "
+import json, sys
+doc = json.load(open(sys.argv[1]))
+changes = [d for d in doc['diagnostics'] if d['code'] == 'SC1103']
+assert len(changes) == 3 and all(d['name'] == 'contract-changed' and d['location']['file'].endswith('.json') for d in changes), doc
+assert 'update' in changes[0]['fix']
+" "$WORK/err"; then ok; else bad "exit $RC"; fi
+check "--diagnostics-format sarif: a missing baseline is one result (SC0101), and stderr holds only the document" "$SHAPEC" check $T/model.json --baseline "$WORK/none.json" --diagnostics-format sarif
+if [ "$RC" -eq 3 ] && /usr/bin/python3 -c "
+import json, sys
+doc = json.load(open(sys.argv[1]))
+res = doc['runs'][0]['results']
+assert [r['ruleId'] for r in res] == ['SC0101'] and 'create it with --update' in res[0]['message']['text'], res
+" "$WORK/err"; then ok; else bad "exit $RC"; fi
 check "a missing baseline says how to create it" "$SHAPEC" check $T/model.json --baseline "$WORK/none.json"
 if [ "$RC" -eq 3 ] && grep -qF "create it with --update" "$WORK/err"; then ok; else bad "exit $RC"; fi
 check "check without --baseline is a usage error" "$SHAPEC" check $T/model.json
