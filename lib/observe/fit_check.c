@@ -157,9 +157,14 @@ bool sc_obs_fit_report(sc_ctx *ctx, const sc_obs_set *set, const cJSON *report, 
       if (n_errors++ >= max_errors) continue;
       sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_OBS_CONTRADICTION, SC_SEV_ERROR, f->path, path,
                                 "rank %d's call %zu does not fit the export: %s", f->rank, c, why);
-      sc_diag_set_hint(&ctx->diags, d,
-                       "the program cannot serve this call (it was traced for other sizes); export it from torch "
-                       "again with this size dynamic, or leave the call out of the observations");
+      if (strncmp(why, "the program's guard", 19) == 0 || strncmp(why, "the runtime assert", 18) == 0)
+        sc_diag_set_hint(&ctx->diags, d,
+                         "the program holds only where torch's trace held; export it again from torch with an "
+                         "example like this call, or leave the call out of the observations");
+      else
+        sc_diag_set_hint(&ctx->diags, d,
+                         "the program cannot serve this call (it was traced for other sizes); export it from torch "
+                         "again with this size dynamic, or leave the call out of the observations");
     }
   }
   if (n_bad > (size_t)max_errors)
