@@ -147,10 +147,9 @@ static int parse_export_args(int argc, char **argv, sc_export_options *opts, boo
   int id, status = -1;
   const char *v;
   sc_diags_format format;
-  const char **observed = calloc((size_t)argc + 1, sizeof *observed); /* lives as long as the process */
+  const char **observed = (const char **)opts->observed; /* room for every argument */
   char *end;
   long n;
-  opts->observed = observed;
   while (status < 0 && (id = sc_options_next(&p, &v)) != SC_OPTIONS_END) {
     switch (id) {
     case SC_OPTIONS_STOP: status = sc_options_status(&p); break;
@@ -228,9 +227,14 @@ static int parse_export_args(int argc, char **argv, sc_export_options *opts, boo
 
 int sc_main_export(int argc, char **argv) {
   sc_export_options opts = {0};
+  const char **observed = calloc((size_t)argc + 1, sizeof *observed);
+  opts.observed = observed;
   bool quiet = false, explain = false, verbose = false;
   int parsed = parse_export_args(argc, argv, &opts, &quiet, &explain, &verbose);
-  if (parsed >= 0) return parsed;
+  if (parsed >= 0) {
+    free(observed);
+    return parsed;
+  }
 
   sc_ctx *ctx = sc_ctx_new();
   ctx->verbose = verbose;
@@ -273,6 +277,7 @@ int sc_main_export(int argc, char **argv) {
   }
   sc_export_result_free(&res);
   sc_ctx_free(ctx);
+  free(observed);
   return status;
 }
 
