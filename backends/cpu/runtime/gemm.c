@@ -78,12 +78,33 @@ int sc_rt_blas_ready(char *err, size_t errlen) {
   return SHAPEC_ERR_CPU;
 }
 
+/* A product too small for BLAS to pay off: OpenBLAS's interface, buffers and packing cost
+ * about 100 ns, more than the arithmetic of a few hundred multiply-adds. */
+enum { TINY_GEMM = 512 }; /* m * n * k at most */
+
+static void tiny_gemm(int64_t m, int64_t n, int64_t k, const float *a, int32_t trans_a, const float *b, int32_t trans_b,
+                      float *c, float alpha, float beta) {
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      float acc = 0.0f;
+      for (int64_t p = 0; p < k; p++)
+        acc += (trans_a ? a[p * m + i] : a[i * k + p]) * (trans_b ? b[j * k + p] : b[p * n + j]);
+      /* as BLAS: beta 0 never reads C (which may hold NaN) */
+      c[i * n + j] = beta == 0.0f ? alpha * acc : alpha * acc + beta * c[i * n + j];
+    }
+}
+
 /* C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b]; a batch stride of 0 broadcasts. */
 int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride, int32_t trans_a,
                  const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta) {
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return SHAPEC_ERR_ARGUMENT; /* blasint is 32-bit */
   if (m == 0 || n == 0) return SHAPEC_OK;
   if (sc_rt_blas_error()) return SHAPEC_ERR_CPU; /* prepare reported it with a message */
+  if (k > 0 && m * n * k <= TINY_GEMM) {
+    for (int64_t i = 0; i < batch; i++)
+      tiny_gemm(m, n, k, a + i * a_batch_stride, trans_a, b + i * b_batch_stride, trans_b, c + i * m * n, alpha, beta);
+    return SHAPEC_OK;
+  }
   apply_thread_count();
   for (int64_t i = 0; i < batch; i++) {
     float *ci = c + i * m * n;

@@ -191,14 +191,56 @@ static void *take_cached(size_t n) {
   return p;
 }
 
+/* Small blocks (below CACHE_MIN) are kept per thread: a tiny model's call would otherwise
+ * spend a third of its time in aligned_alloc and free, which take glibc's slow memalign
+ * path.  SMALL_BLOCKS per thread, returned to the system when the thread exits or calls
+ * shapec_model_release_workspace. */
+enum { SMALL_BLOCKS = 8 };
+typedef struct small_cache {
+  void *block[SMALL_BLOCKS];
+  size_t size[SMALL_BLOCKS];
+  int n;
+} small_cache;
+static __thread small_cache small;
+static pthread_key_t small_key;
+static pthread_once_t small_key_once = PTHREAD_ONCE_INIT;
+
+static void release_small(void *blocks) {
+  small_cache *c = blocks;
+  for (int i = 0; i < c->n; i++) free(c->block[i]);
+  c->n = 0;
+}
+static void make_small_key(void) { pthread_key_create(&small_key, release_small); }
+
+static void *take_small(size_t n) {
+  for (int i = 0; i < small.n; i++)
+    if (small.size[i] >= n && small.size[i] <= 2 * n + 256) {
+      void *p = small.block[i];
+      small.n--;
+      small.block[i] = small.block[small.n];
+      small.size[i] = small.size[small.n];
+      return p;
+    }
+  return NULL;
+}
+
+static bool keep_small(void *p, size_t n) {
+  if (small.n == SMALL_BLOCKS) return false;
+  if (small.n == 0) { /* the thread's first kept block: free them all when it exits */
+    pthread_once(&small_key_once, make_small_key);
+    pthread_setspecific(small_key, &small);
+  }
+  small.block[small.n] = p;
+  small.size[small.n++] = n;
+  return true;
+}
+
 void *sc_rt_alloc(int64_t bytes) {
   if (bytes < 0 || bytes > INT64_MAX - 4096) return NULL;
-  size_t n = (size_t)((bytes + 63) / 64 * 64);
-  if (n >= CACHE_MIN) {
-    unsigned char *hit = take_cached(n);
-    if (hit) return hit + HEADER;
-  }
-  unsigned char *p = aligned_alloc(64, HEADER + (n ? n : 64));
+  size_t n = bytes ? (size_t)((bytes + 63) / 64 * 64) : 64; /* n: what the block holds */
+  unsigned char *hit = n >= CACHE_MIN ? take_cached(n) : take_small(n);
+  if (hit) return hit + HEADER;
+  unsigned char *p = aligned_alloc(64, HEADER + n);
   if (!p) return NULL;
   memcpy(p, &n, sizeof n);
   return p + HEADER;
@@ -209,18 +251,19 @@ void sc_rt_free(void *ptr) {
   unsigned char *p = (unsigned char *)ptr - HEADER;
   size_t n;
   memcpy(&n, p, sizeof n);
-  if (n >= CACHE_MIN) {
-    pthread_mutex_lock(&cache_lock);
-    bool kept = n_cached < CACHE_BLOCKS && cached_bytes + n <= CACHE_BYTES;
-    if (kept) {
-      cache[n_cached] = p;
-      cache_size[n_cached++] = n;
-      cached_bytes += n;
-    }
-    pthread_mutex_unlock(&cache_lock);
-    if (kept) return;
+  if (n < CACHE_MIN) {
+    if (!keep_small(p, n)) free(p);
+    return;
   }
-  free(p);
+  pthread_mutex_lock(&cache_lock);
+  bool kept = n_cached < CACHE_BLOCKS && cached_bytes + n <= CACHE_BYTES;
+  if (kept) {
+    cache[n_cached] = p;
+    cache_size[n_cached++] = n;
+    cached_bytes += n;
+  }
+  pthread_mutex_unlock(&cache_lock);
+  if (!kept) free(p);
 }
 
 /* Defined where the library has CUDA code (backends/cuda/runtime/driver.c); a weak
@@ -228,6 +271,7 @@ void sc_rt_free(void *ptr) {
 extern void sc_cu_release_memory(void) __attribute__((weak, visibility("hidden")));
 
 __attribute__((visibility("default"))) void shapec_model_release_workspace(void) {
+  release_small(&small);
   pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < n_cached; i++) free(cache[i]);
   n_cached = 0;
