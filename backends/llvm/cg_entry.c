@@ -57,7 +57,33 @@ void cg_set_dims(cg *g, cg_value *cv) {
   cv->numel = n;
 }
 
+static LLVMValueRef alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes);
+
 LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
+  /* a graph output goes straight into the caller's tensor when it overlaps no input */
+  LLVMBasicBlockRef placed_bb = NULL, alloc_bb = NULL;
+  if (owner->out_direct && !g->cuda) {
+    placed_bb = LLVMGetInsertBlock(g->B);
+    alloc_bb = cg_block(g, "alloc");
+    LLVMBasicBlockRef join = cg_block(g, "placed");
+    LLVMBuildCondBr(g->B, owner->out_direct, join, alloc_bb);
+    LLVMPositionBuilderAtEnd(g->B, alloc_bb);
+    LLVMValueRef p = alloc_buffer(g, owner, bytes);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(g->B);
+    LLVMBuildBr(g->B, join);
+    LLVMPositionBuilderAtEnd(g->B, join);
+    LLVMValueRef phi = LLVMBuildPhi(g->B, g->ptr, "data");
+    LLVMValueRef vals[2] = {owner->out_dst, p};
+    LLVMBasicBlockRef bbs[2] = {placed_bb, from};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    owner->placed = true;
+    return phi;
+  }
+  return alloc_buffer(g, owner, bytes);
+}
+
+/* A workspace buffer for owner's elements, in a slot that the exit frees. */
+static LLVMValueRef alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
   LLVMTypeRef params[1] = {g->i64};
   LLVMValueRef args[1] = {bytes};
   LLVMValueRef p = cg_call(g, "sc_rt_alloc", g->ptr, params, 1, args, 1, false);
@@ -622,6 +648,8 @@ static void reset_values(cg *g) {
     cv->freed = false;
     cv->slot = 0;
     cv->free_after = 0;
+    cv->out_dst = cv->out_direct = NULL;
+    cv->placed = false;
   }
   g->n_owners = 0;
 }
@@ -923,6 +951,64 @@ static bool write_back(cg *g) {
   return true;
 }
 
+/* The first output that value cv is (a value may be returned twice). */
+static size_t first_output_index(cg *g, const cg_value *cv) {
+  for (size_t i = 0; i < g->p->n_output_specs; i++)
+    if (cg_get(g, output_value(g, i)) == cv) return i;
+  return (size_t)-1;
+}
+
+/* [p, p + bytes) and [q, q + qbytes) share no byte. */
+static LLVMValueRef disjoint(cg *g, LLVMValueRef p, LLVMValueRef bytes, LLVMValueRef q, LLVMValueRef qbytes) {
+  LLVMValueRef a = LLVMBuildPtrToInt(g->B, p, g->i64, "a"), b = LLVMBuildPtrToInt(g->B, q, g->i64, "b");
+  LLVMValueRef before = LLVMBuildICmp(g->B, LLVMIntULE, LLVMBuildAdd(g->B, a, bytes, "ae"), b, "before");
+  LLVMValueRef after = LLVMBuildICmp(g->B, LLVMIntULE, LLVMBuildAdd(g->B, b, qbytes, "be"), a, "after");
+  return LLVMBuildOr(g->B, before, after, "disjoint");
+}
+
+/* A graph output that a node computes into its own buffer is computed in the caller's
+ * tensor instead, saving a copy of every output element (a third of an elementwise
+ * model's memory traffic).  Only where the caller's elements overlap no input and no other
+ * output, checked on each call; otherwise the node writes a workspace buffer and the
+ * result is copied, as before.  Not in a program with data-dependent values: a check
+ * that fails half-way through the graph must leave the outputs untouched (abi.md). */
+static void place_outputs(cg *g, LLVMValueRef outputs) {
+  for (size_t i = 0; i < g->a->env.n_symbols; i++)
+    if (g->a->env.symbols[i].origin == SC_SYM_UNBACKED) return;
+  LLVMValueRef *dsts = sc_arena_alloc(&g->ctx->arena, (g->p->n_output_specs + 1) * sizeof *dsts);
+  LLVMValueRef *lens = sc_arena_alloc(&g->ctx->arena, (g->p->n_output_specs + 1) * sizeof *lens);
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    const sc_value *v = output_value(g, i);
+    LLVMValueRef data = tensor_field(g, outputs, (int)i, 0, g->ptr);
+    LLVMValueRef idx[1] = {tensor_field(g, outputs, (int)i, 6, g->i64)};
+    dsts[i] = LLVMBuildGEP2(g->B, g->i8, data, idx, 1, "outp");
+    lens[i] = cg_elem_size(g, v->meta.dtype);
+    bool backed = true;
+    for (int k = 0; k < v->meta.rank; k++) {
+      backed &= !sc_env_is_unbacked((sc_shape_env *)&g->a->env, v->shape[k]);
+      if (backed) lens[i] = LLVMBuildMul(g->B, lens[i], cg_expr(g, v->shape[k]), "ob");
+    }
+    if (!backed) lens[i] = NULL;
+  }
+  for (size_t i = 0; i < g->p->n_output_specs; i++) {
+    cg_value *cv = cg_get(g, output_value(g, i));
+    if (cv->ready || cv->out_dst || !lens[i] || first_output_index(g, cv) != i) continue;
+    LLVMValueRef ok = LLVMConstInt(g->i1, 1, 0);
+    for (size_t j = 0; j < g->p->n_input_specs; j++) {
+      const sc_input_spec *s = &g->p->input_specs[j];
+      const sc_value *in = sc_input_spec_value(s);
+      if (s->kind != SC_INPUT_USER || !in || in->kind != SC_VALUE_TENSOR) continue;
+      cg_value *ci = cg_get(g, in);
+      LLVMValueRef ib = LLVMBuildMul(g->B, ci->numel, cg_elem_size(g, in->meta.dtype), "ib");
+      ok = LLVMBuildAnd(g->B, ok, disjoint(g, dsts[i], lens[i], ci->data, ib), "ok");
+    }
+    for (size_t j = 0; j < g->p->n_output_specs; j++)
+      if (j != i && lens[j]) ok = LLVMBuildAnd(g->B, ok, disjoint(g, dsts[i], lens[i], dsts[j], lens[j]), "ok");
+    cv->out_dst = dsts[i];
+    cv->out_direct = ok;
+  }
+}
+
 static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   LLVMValueRef fn = begin_path_function(g, name);
   alloc_syms(g);
@@ -936,10 +1022,11 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   if (g->cuda) cuda_begin(g, inputs, outputs); /* every check is done before the driver is touched */
   reset_values(g);
   if (!bind_graph_inputs(g, inputs)) return;
+  if (!g->cuda) place_outputs(g, outputs);
   emit_nodes(g);
   if (g->failed) return;
   check_outputs(g, outputs, true);
-  /* copy results into the caller's tensors */
+  /* copy results into the caller's tensors (unless computed there) */
   for (size_t i = 0; i < g->p->n_output_specs; i++) {
     cg_value *cv = cg_get(g, output_value(g, i));
     if (!cv->ready) {
@@ -954,6 +1041,13 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
       LLVMTypeRef cp[3] = {g->ptr, g->ptr, g->i64};
       LLVMValueRef ca[3] = {dst, cv->data, bytes};
       cg_call(g, "sc_cu_copy_device", g->voidt, cp, 3, ca, 3, false);
+    } else if (cv->placed && cv->out_dst && i == first_output_index(g, cv)) {
+      LLVMBasicBlockRef copy = cg_block(g, "copyout"), done = cg_block(g, "copied");
+      LLVMBuildCondBr(g->B, cv->out_direct, done, copy);
+      LLVMPositionBuilderAtEnd(g->B, copy);
+      LLVMBuildMemCpy(g->B, dst, 1, cv->data, 1, bytes);
+      LLVMBuildBr(g->B, done);
+      LLVMPositionBuilderAtEnd(g->B, done);
     } else {
       LLVMBuildMemCpy(g->B, dst, 1, cv->data, 1, bytes);
     }

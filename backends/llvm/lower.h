@@ -64,6 +64,10 @@ typedef struct cg_value {
   int slot;                          /* the owner's workspace slot */
   int free_after;                    /* the owner's buffer is dead after this node */
   bool freed;
+  /* a graph output computed in the caller's tensor (cg_entry.c, place_outputs) */
+  LLVMValueRef out_dst;              /* the caller's elements for it, or NULL */
+  LLVMValueRef out_direct;           /* i1: they overlap no input, so the node writes there */
+  bool placed;                       /* its buffer was taken from out_dst when out_direct */
 } cg_value;
 
 struct cg {
