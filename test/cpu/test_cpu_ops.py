@@ -93,6 +93,8 @@ CASES = {
     "unary_chain": (lambda s, x: torch.exp(-x.abs()) + torch.log(x.abs() + 1) + torch.sqrt(x.abs()) + torch.rsqrt(x.abs() + 1)
                     + torch.sin(x) + torch.cos(x) + torch.tanh(x) + torch.erf(x) + torch.sigmoid(x) + x.reciprocal().clamp(-5, 5),
                     [f([4, 33])], [f([3, 65])], [[A, A]]),
+    # erf and gelu are inline float32 rationals (cg_elementwise.c): far into the tails too
+    "erf_wide": (lambda s, x: torch.erf(x * 3) + F.gelu(x * 5) - torch.erf(x * 0.001) * 1000, [f([4, 40])], [f([3, 77])], [[A, A]]),
     "activations": (lambda s, x: F.relu(x) + F.gelu(x) + F.gelu(x, approximate="tanh") + F.silu(x) + F.hardtanh(x, -0.5, 0.5)
                     + F.hardswish(x) + F.hardsigmoid(x) + F.leaky_relu(x, 0.1) + torch.clamp(x, min=-0.2), [f([2, 3, 5])], [f([3, 2, 7])], [[A, A, A]]),
     "max_min": (lambda s, x, y: torch.maximum(x, y) - torch.minimum(x, y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),
