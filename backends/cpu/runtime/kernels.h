@@ -97,6 +97,9 @@ void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask,
 /* ---- matrix products (gemm.c) ---- */
 int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride, int32_t trans_a,
                  const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta);
+/* A convolution's product: large ones split across the library's pool (gemm.c). */
+int sc_k_conv_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int32_t trans_a, const float *b,
+                       int32_t trans_b, float *c, float alpha, float beta);
 
 /* ---- neural-network ops (nn.c) ---- */
 int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,

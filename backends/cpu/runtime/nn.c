@@ -134,7 +134,7 @@ static int conv_images_side_by_side(const float *x, const float *w, const float 
     return SHAPEC_ERR_MEMORY;
   }
   for (int64_t b = 0; b < n; b++) im2col(x + b * c * h * wd, col + b * cols, c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, all);
-  int rc = sc_k_bmm_f32(1, o, all, rows, w, 0, 0, col, 0, 0, prod, 1.0f, 0.0f);
+  int rc = sc_k_conv_gemm_f32(o, all, rows, w, 0, col, 0, prod, 1.0f, 0.0f);
   if (!rc)
     for (int64_t b = 0; b < n; b++)
       for (int64_t oc = 0; oc < o; oc++) {
@@ -173,8 +173,8 @@ int sc_k_conv2d_act_f32(const float *x, const float *w, const float *bias, float
       if (bias)
         for (int64_t oc = 0; oc < og; oc++)
           for (int64_t p = 0; p < cols; p++) yg[oc * cols + p] = bias[g * og + oc];
-      int rc = sc_k_bmm_f32(1, og, cols, rows, w + g * og * rows, 0, 0, pointwise ? xg : col, 0, 0, yg, 1.0f,
-                            bias ? 1.0f : 0.0f);
+      int rc = sc_k_conv_gemm_f32(og, cols, rows, w + g * og * rows, 0, pointwise ? xg : col, 0, yg, 1.0f,
+                                  bias ? 1.0f : 0.0f);
       if (rc) {
         sc_rt_free(col);
         return rc;
@@ -208,8 +208,8 @@ int sc_k_conv_transpose2d_f32(const float *x, const float *w, const float *bias,
       for (int64_t oc = 0; oc < og; oc++)
         for (int64_t p = 0; p < oh * ow; p++) yg[oc * oh * ow + p] = bias ? bias[g * og + oc] : 0.0f;
       if (rows * pixels == 0 || cg == 0) continue;
-      int rc = sc_k_bmm_f32(1, rows, pixels, cg, w + g * cg * rows, 0, 1, x + (b * c + g * cg) * pixels, 0, 0, col, 1.0f,
-                            0.0f);
+      int rc = sc_k_conv_gemm_f32(rows, pixels, cg, w + g * cg * rows, 1, x + (b * c + g * cg) * pixels, 0, col, 1.0f,
+                                  0.0f);
       if (rc) {
         sc_rt_free(col);
         return rc;
