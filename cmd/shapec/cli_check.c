@@ -72,7 +72,6 @@ static int parse_check_args(int argc, char **argv, sc_check_options *o) {
                    argv);
   int id, status = -1;
   const char *v;
-  sc_diags_format format;
   while (status < 0 && (id = sc_options_next(&p, &v)) != SC_OPTIONS_END) {
     switch (id) {
     case SC_OPTIONS_STOP: status = sc_options_status(&p); break;
@@ -87,12 +86,7 @@ static int parse_check_args(int argc, char **argv, sc_check_options *o) {
     case OPT_JUNIT: o->junit = v; break;
     case OPT_UPDATE: o->update = true; break;
     case OPT_DEFERRED: o->prefer_deferred_asserts = true; break;
-    case OPT_DIAGS_FORMAT:
-      if (!sc_diags_format_parse(v, &format))
-        status = sc_options_error(&p, "--diagnostics-format %s: give text, json or sarif", v);
-      else
-        sc_set_diags_format(format);
-      break;
+    case OPT_DIAGS_FORMAT: status = sc_options_diags_format(&p, v); break;
     }
   }
   if (status < 0 && o->manifest && (o->model || o->spec || o->baseline || o->weights))

@@ -146,7 +146,6 @@ static int parse_export_args(int argc, char **argv, sc_export_options *opts, boo
                    argv);
   int id, status = -1;
   const char *v;
-  sc_diags_format format;
   const char **observed = (const char **)opts->observed; /* room for every argument */
   char *end;
   long n;
@@ -193,12 +192,7 @@ static int parse_export_args(int argc, char **argv, sc_export_options *opts, boo
     case OPT_DEFERRED: opts->prefer_deferred_asserts = true; break;
     case OPT_QUIET: *quiet = true; break;
     case OPT_VERBOSE: *verbose = true; break;
-    case OPT_DIAGS_FORMAT:
-      if (!sc_diags_format_parse(v, &format))
-        status = sc_options_error(&p, "--diagnostics-format %s: give text, json or sarif", v);
-      else
-        sc_set_diags_format(format);
-      break;
+    case OPT_DIAGS_FORMAT: status = sc_options_diags_format(&p, v); break;
     }
   }
   if (status < 0 && !opts->model) status = sc_options_error(&p, "%s", "no MODEL given");

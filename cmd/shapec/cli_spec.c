@@ -84,7 +84,6 @@ int sc_main_spec(int argc, char **argv) {
                    argv + 1);
   int id, status = -1;
   const char *v;
-  sc_diags_format format;
   while (status < 0 && (id = sc_options_next(&p, &v)) != SC_OPTIONS_END) {
     switch (id) {
     case SC_OPTIONS_STOP: status = sc_options_status(&p); break;
@@ -101,12 +100,7 @@ int sc_main_spec(int argc, char **argv) {
       break;
     case OPT_DEFERRED: io.prefer_deferred_asserts = true; break;
     case OPT_QUIET: quiet = true; break;
-    case OPT_DIAGS_FORMAT:
-      if (!sc_diags_format_parse(v, &format))
-        status = sc_options_error(&p, "--diagnostics-format %s: give text, json or sarif", v);
-      else
-        sc_set_diags_format(format);
-      break;
+    case OPT_DIAGS_FORMAT: status = sc_options_diags_format(&p, v); break;
     }
   }
   if (status < 0 && n_obs == 0) status = sc_options_error(&p, "%s", "no observations given (files or a folder)");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag_format.h"
 #include "lib/base/diag.h"
 
 enum { LONG_BASE = 256, HELP_ID = LONG_BASE - 1 };
@@ -181,4 +182,12 @@ int sc_options_next(sc_options *p, const char **value) {
     *value = optarg;
   }
   return o->id;
+}
+
+int sc_options_diags_format(const sc_options *p, const char *value) {
+  sc_diags_format format;
+  if (!sc_diags_format_parse(value, &format))
+    return sc_options_error(p, "--diagnostics-format %s: give text, json or sarif", value);
+  sc_set_diags_format(format);
+  return -1;
 }

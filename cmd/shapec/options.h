@@ -48,4 +48,8 @@ void sc_options_end(sc_options *p);
  * fmt has one %s for arg. */
 int sc_options_error(const sc_options *p, const char *fmt, const char *arg);
 
+/* --diagnostics-format VALUE: sets this process's format (text, json or sarif); returns -1,
+ * or the usage error's status. */
+int sc_options_diags_format(const sc_options *p, const char *value);
+
 #endif

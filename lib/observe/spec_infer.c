@@ -280,6 +280,7 @@ cJSON *sc_spec_infer(sc_ctx *ctx, const sc_obs_set *set, const sc_infer_options 
   }
   cJSON *spec = first_spec(ctx, set, o->model ? &pv : NULL, o);
   if (spec && o->model) spec = settle_with_program(ctx, set, spec, o);
+  if (spec) sc_spec_complete_dims(spec);
   if (spec) summarize(ctx, set, spec, o->model ? &pv : NULL, summary);
   return spec;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contract.h"
 #include "ir/symexpr.h"
 #include "lib/base/fileio.h"
 #include "lib/frontend/json_reader.h"
@@ -148,9 +149,57 @@ cJSON *sc_spec_fix(sc_ctx *ctx, const char *spec_path, const sc_violation *viola
     cJSON_AddNullToObject(root, "dynamic_shapes");
   }
   sc_spec_fix_apply(ctx, root, violations, n);
+  sc_spec_complete_dims(root);
   return root;
 }
 
 void sc_spec_fix_apply(sc_ctx *ctx, cJSON *root, const sc_violation *violations, size_t n) {
   for (size_t i = 0; i < n; i++) apply_fix(ctx, root, &violations[i].fix);
+  sc_spec_complete_dims(root);
+}
+
+/* Adds to `out` every string leaf under node that mentions dim and is not dim itself. */
+static void collect_derived(const cJSON *node, const char *dim, cJSON *out) {
+  if (cJSON_IsString(node)) {
+    const char *leaf = node->valuestring;
+    if (strcmp(leaf, dim) == 0 || !sc_text_mentions_symbol(leaf, dim)) return;
+    const cJSON *have;
+    cJSON_ArrayForEach(have, out) if (strcmp(have->valuestring, leaf) == 0) return;
+    cJSON_AddItemToArray(out, cJSON_CreateString(leaf));
+    return;
+  }
+  const cJSON *child;
+  cJSON_ArrayForEach(child, node) collect_derived(child, dim, out);
+}
+
+static int compare_strings(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void sc_spec_complete_dims(cJSON *root) {
+  cJSON *dims = cJSON_GetObjectItemCaseSensitive(root, "dims");
+  if (!dims && cJSON_IsObject(root)) dims = cJSON_AddObjectToObject(root, "dims"); /* torch requires it */
+  const cJSON *shapes = cJSON_GetObjectItemCaseSensitive(root, "dynamic_shapes");
+  cJSON *d;
+  cJSON_ArrayForEach(d, dims) {
+    if (!cJSON_IsObject(d)) continue;
+    cJSON *min = cJSON_DetachItemFromObjectCaseSensitive(d, "min");
+    cJSON *max = cJSON_DetachItemFromObjectCaseSensitive(d, "max");
+    cJSON_DeleteItemFromObjectCaseSensitive(d, "derived");
+    cJSON *found = cJSON_CreateArray();
+    if (shapes) collect_derived(shapes, d->string, found);
+    int n = cJSON_GetArraySize(found), k = 0;
+    const char **names = calloc((size_t)n + 1, sizeof *names);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, found) names[k++] = e->valuestring;
+    qsort(names, (size_t)n, sizeof *names, compare_strings);
+    cJSON *derived = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) cJSON_AddItemToArray(derived, cJSON_CreateString(names[i]));
+    free(names);
+    cJSON_Delete(found);
+    /* torch's order: min, max, derived, after whatever else the entry holds */
+    cJSON_AddItemToObject(d, "min", min ? min : cJSON_CreateNull());
+    cJSON_AddItemToObject(d, "max", max ? max : cJSON_CreateNull());
+    cJSON_AddItemToObject(d, "derived", derived);
+  }
 }

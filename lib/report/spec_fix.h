@@ -11,6 +11,11 @@
 /* Reads the spec at spec_path (NULL: an empty spec) and applies every violation's fix.
  * Returns the corrected tree (caller deletes) or NULL with an error recorded. */
 cJSON *sc_spec_fix(sc_ctx *ctx, const char *spec_path, const sc_violation *violations, size_t n);
+/* Gives every entry of "dims" the three keys torch's loader requires, in its order: min,
+ * max (null where absent: the default) and derived, the leaves of dynamic_shapes that are expressions of
+ * that Dim ("4*dy"), sorted; and an empty "dims" where there is none.  torch's loader
+ * refuses a spec without them. */
+void sc_spec_complete_dims(cJSON *root);
 /* Applies every violation's fix to a spec tree in place. */
 void sc_spec_fix_apply(sc_ctx *ctx, cJSON *root, const sc_violation *violations, size_t n);
 

@@ -94,7 +94,7 @@ done
 check "spec infer on the files in another order writes the same spec" 'cmp -s "$WORK/infer-shuffled.json" "$L/spec.json"' "$WORK/err"
 "$SHAPEC" spec infer "$SHARED" --ranges --model "$MODEL" -o "$WORK/ranges.json" -q 2>"$WORK/err"
 check "--ranges: named Dims with the observed ranges; dims the program relates share one" \
-  '$PY -c "import json,sys; d=json.load(open(sys.argv[1])); s, dims = d[\"dynamic_shapes\"], d[\"dims\"]; assert s[\"w\"]==[\"w_dim0\",5] and dims[\"w_dim0\"]=={\"min\":1,\"max\":10} and s[\"y\"][1]==s[\"x\"][0], d" "$WORK/ranges.json"' "$WORK/err"
+  '$PY -c "import json,sys; d=json.load(open(sys.argv[1])); s, dims = d[\"dynamic_shapes\"], d[\"dims\"]; assert s[\"w\"]==[\"w_dim0\",5] and dims[\"w_dim0\"]=={\"min\":1,\"max\":10,\"derived\":[]} and s[\"y\"][1]==s[\"x\"][0], d" "$WORK/ranges.json"' "$WORK/err"
 
 # ---- 4. errors -------------------------------------------------------------------------------
 expect_error() { # LABEL CODE TEXT CMD...
