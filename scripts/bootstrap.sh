@@ -14,6 +14,7 @@ packages=(
   libzip-dev           # .pt2 archives
   libssl-dev           # SHA-256 (libcrypto): the model and spec a report names
   libopenblas-dev      # GEMM
+  libdnnl-dev          # oneDNN: convolutions (loaded by model.so at run time)
   python3-torch python3-torchvision  # the converter, the reference evaluator, the zoo
 )
 

@@ -47,6 +47,16 @@ static const float *constant_floats(cg *g, const sc_value *v, int64_t want) {
   return NULL;
 }
 
+bool cg_is_constant_weight(cg *g, const sc_value *v) {
+  for (size_t i = 0; v && i < g->p->n_input_specs; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    if (sc_input_spec_value(s) != v) continue;
+    bool weight = s->kind == SC_INPUT_PARAMETER || s->kind == SC_INPUT_BUFFER || s->kind == SC_INPUT_TENSOR_CONSTANT;
+    return weight && !(g->state && g->state[i]);
+  }
+  return false;
+}
+
 static double float_input(const sc_node *n, const char *name, double def) {
   const sc_arg *a = node_arg(n, name);
   if (!a || !a->n_items || a->items[0].value) return def;

@@ -492,23 +492,39 @@ static bool lower_conv(cg *g, const sc_node *n) {
   LLVMValueRef h = sp == 2 ? x->dims[c + 1] : one, wd = x->dims[c + sp];
   LLVMValueRef oh = sp == 2 ? out->dims[c + 1] : one, ow = out->dims[c + sp];
   LLVMValueRef kh = sp == 2 ? w->dims[2] : one, kw = w->dims[1 + sp];
-  LLVMTypeRef p[21];
+  LLVMTypeRef p[20];
   /* out channels: the weight's first dim, or for a transposed convolution the output's */
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
   LLVMValueRef wdata = f->weight ? f->weight : w->data, bdata = f->bias ? f->bias : b ? b->data : LLVMConstNull(g->ptr);
-  LLVMValueRef a[21] = {x->data, wdata, bdata, out->data, batched ? x->dims[0] : one,
+  LLVMValueRef a[20] = {x->data, wdata, bdata, out->data, batched ? x->dims[0] : one,
                         x->dims[c], h, wd, transposed ? out->dims[c] : w->dims[0], kh, kw,
                         cg_i64(g, sp == 2 ? st[0] : 1), cg_i64(g, st[sp - 1]), cg_i64(g, sp == 2 ? pad[0] : 0),
                         cg_i64(g, pad[sp - 1]), cg_i64(g, sp == 2 ? dil[0] : 1), cg_i64(g, dil[sp - 1]),
                         cg_i64(g, int_arg(n, "groups", 1)), oh, ow};
   for (int i = 0; i < 20; i++) p[i] = i < 4 ? g->ptr : g->i64;
-  if (f->act && !transposed) { /* a ReLU after it runs in the kernel (cg_fold.c) */
-    p[20] = g->i32;
-    a[20] = LLVMConstInt(g->i32, (unsigned)f->act, 0);
-    check_rc(g, cg_call(g, "sc_k_conv2d_act_f32", g->i32, p, 21, a, 21, false));
+  if (transposed || g->cuda) { /* the device path has no plans to keep (nor epilogues, cg_fold.c) */
+    check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
     return true;
   }
-  check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
+  /* The kernel keeps what it prepares for each input shape (oneDNN's plans, the weights in
+   * its layout) in a pointer of its own, one per convolution (backends/cpu/runtime/onednn.c). */
+  LLVMValueRef site = LLVMAddGlobal(g->M, g->ptr, "shapec_conv_site");
+  LLVMSetInitializer(site, LLVMConstNull(g->ptr));
+  LLVMSetLinkage(site, LLVMInternalLinkage);
+  bool constant = f->weight || cg_is_constant_weight(g, w->v);
+  LLVMTypeRef sp_[23];
+  LLVMValueRef sa[23];
+  sp_[0] = g->ptr;
+  sa[0] = site;
+  sp_[1] = g->i32;
+  sa[1] = LLVMConstInt(g->i32, constant ? 1 : 0, 0);
+  for (int i = 0; i < 20; i++) {
+    sp_[i + 2] = p[i];
+    sa[i + 2] = a[i];
+  }
+  sp_[22] = g->i32; /* a ReLU after it runs in the kernel (cg_fold.c) */
+  sa[22] = LLVMConstInt(g->i32, (unsigned)f->act, 0);
+  check_rc(g, cg_call(g, "sc_k_conv2d_site_f32", g->i32, sp_, 23, sa, 23, false));
   return true;
 }
 

@@ -177,6 +177,9 @@ void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef 
  * weights, and a ReLU / ReLU6 after it into the convolution's kernel (after
  * cg_plan_fusion, which counts the uses and decides what is inlined). */
 void cg_plan_batch_norm_folding(cg *g);
+/* Whether v is a parameter, buffer or constant that the program never writes: the same
+ * values on every call (a kernel may keep a copy laid out for itself). */
+bool cg_is_constant_weight(cg *g, const sc_value *v);
 /* ---- cg_elementwise.c ---- */
 bool cg_is_elementwise(const sc_node *n);
 void cg_plan_fusion(cg *g);

@@ -1,0 +1,356 @@
+/* onednn.c - 2-D convolutions through oneDNN, the engine PyTorch itself uses on the CPU.
+ *
+ * Measured on resnet18's twenty convolutions at batch 1 on one core (Intel Xeon VM,
+ * AVX-512): im2col + OpenBLAS 28.1 ms, oneDNN's brgconv kernels 16.8 ms including the
+ * reorders of activations in and out of its blocked layout.  Its kernels want the weights
+ * in a blocked layout that depends on the CPU's instruction sets and on the problem, so
+ * constant weights are laid out once, on the first call of each shape class, and kept
+ * (never repacked per call, as OpenBLAS does); a weight the program computes or takes as
+ * an input is laid out per call.
+ *
+ * Each convolution of the program has a site: the plans made for the input shapes it
+ * has seen (a primitive and its reorders), kept for the life of the process.  A site
+ * holds at most SITE_PLANS of them; a shape beyond that gets a plan made and destroyed
+ * within its call, so no plan is ever freed while another call may run it.
+ *
+ * libdnnl.so.2 is loaded on first use, like OpenBLAS.  Without it, for small problems (the
+ * fixed cost of the reorders and memory objects is a few microseconds), or when oneDNN
+ * declines a problem, the built-in kernel (nn.c) runs.  SHAPEC_ONEDNN=0 turns this path
+ * off, SHAPEC_ONEDNN=always takes it for every size (tests use it). */
+#include <dlfcn.h>
+#include <oneapi/dnnl/dnnl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+
+/* ---- the part of oneDNN's C API this file calls, resolved by dlsym ---- */
+#define DNNL_FUNCTIONS(X)                                                                                             \
+  X(dnnl_engine_create)                                                                                               \
+  X(dnnl_stream_create)                                                                                               \
+  X(dnnl_stream_wait)                                                                                                 \
+  X(dnnl_memory_desc_init_by_tag)                                                                                     \
+  X(dnnl_memory_desc_get_size)                                                                                        \
+  X(dnnl_memory_desc_equal)                                                                                           \
+  X(dnnl_memory_create)                                                                                               \
+  X(dnnl_memory_destroy)                                                                                              \
+  X(dnnl_dilated_convolution_forward_desc_init)                                                                       \
+  X(dnnl_primitive_attr_create)                                                                                       \
+  X(dnnl_primitive_attr_destroy)                                                                                      \
+  X(dnnl_primitive_attr_set_scratchpad_mode)                                                                          \
+  X(dnnl_primitive_attr_set_post_ops)                                                                                 \
+  X(dnnl_post_ops_create)                                                                                             \
+  X(dnnl_post_ops_destroy)                                                                                            \
+  X(dnnl_post_ops_append_eltwise)                                                                                     \
+  X(dnnl_primitive_desc_create)                                                                                       \
+  X(dnnl_primitive_desc_destroy)                                                                                      \
+  X(dnnl_primitive_desc_query_md)                                                                                     \
+  X(dnnl_reorder_primitive_desc_create)                                                                               \
+  X(dnnl_primitive_create)                                                                                            \
+  X(dnnl_primitive_destroy)                                                                                           \
+  X(dnnl_primitive_execute)
+
+static struct {
+#define DECLARE(name) __typeof__(name) *name;
+  DNNL_FUNCTIONS(DECLARE)
+#undef DECLARE
+  void (*omp_set_num_threads)(int);
+  int (*omp_get_max_threads)(void);
+  dnnl_engine_t engine;
+  int mode; /* 0 off, 1 large problems, 2 always */
+} dnnl;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+enum { MIN_MACS = 1 << 20 }; /* below this the built-in kernel is as fast (fixed costs) */
+
+static void load(void) {
+  const char *env = getenv("SHAPEC_ONEDNN");
+  if (env && strcmp(env, "0") == 0) return;
+  void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return;
+#define RESOLVE(name)                                                                                                 \
+  if (!(dnnl.name = (__typeof__(name) *)dlsym(h, #name))) return;
+  DNNL_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+  /* libdnnl runs its loops on OpenMP (libgomp, loaded with it) */
+  dnnl.omp_set_num_threads = (void (*)(int))dlsym(h, "omp_set_num_threads");
+  dnnl.omp_get_max_threads = (int (*)(void))dlsym(h, "omp_get_max_threads");
+  if (!dnnl.omp_set_num_threads || !dnnl.omp_get_max_threads) dnnl.omp_set_num_threads = NULL;
+  if (dnnl.dnnl_engine_create(&dnnl.engine, dnnl_cpu, 0) != dnnl_success) return;
+  dnnl.mode = env && strcmp(env, "always") == 0 ? 2 : 1;
+}
+
+/* ---- plans: what one input shape of one convolution needs ---- */
+typedef struct conv_shape {
+  int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act;
+  int64_t threads; /* oneDNN divides the work when it makes a primitive, for the thread count then */
+} conv_shape; /* no padding bytes: compared with memcmp */
+
+typedef struct plan {
+  conv_shape key;
+  dnnl_primitive_t conv, src_in, dst_out, weights_in; /* reorders: NULL when the layout is already compact */
+  dnnl_memory_desc_t src_user, dst_user, weights_user, bias_md;
+  dnnl_memory_desc_t src_md, dst_md, weights_md, scratch_md;
+  size_t src_bytes, dst_bytes, weights_bytes, scratch_bytes;
+  float *weights;            /* constant weights in weights_md, laid out once (NULL: per call) */
+  const float *weights_from; /* the constant they were laid out from */
+} plan;
+
+enum { SITE_PLANS = 8 };
+
+typedef struct site {
+  pthread_mutex_t lock;
+  int n_plans;
+  plan plans[SITE_PLANS];
+} site;
+
+static void destroy_plan(plan *p) {
+  if (p->conv) dnnl.dnnl_primitive_destroy(p->conv);
+  if (p->src_in) dnnl.dnnl_primitive_destroy(p->src_in);
+  if (p->dst_out) dnnl.dnnl_primitive_destroy(p->dst_out);
+  if (p->weights_in) dnnl.dnnl_primitive_destroy(p->weights_in);
+  memset(p, 0, sizeof *p);
+}
+
+/* A reorder from one layout to another, or NULL (and success) when they are the same. */
+static bool make_reorder(const dnnl_memory_desc_t *from, const dnnl_memory_desc_t *to, dnnl_primitive_t *out) {
+  *out = NULL;
+  if (dnnl.dnnl_memory_desc_equal(from, to)) return true;
+  dnnl_primitive_desc_t pd;
+  if (dnnl.dnnl_reorder_primitive_desc_create(&pd, from, dnnl.engine, to, dnnl.engine, NULL) != dnnl_success) return false;
+  bool ok = dnnl.dnnl_primitive_create(out, pd) == dnnl_success;
+  dnnl.dnnl_primitive_desc_destroy(pd);
+  return ok;
+}
+
+static bool make_plan(plan *p, const conv_shape *k) {
+  memset(p, 0, sizeof *p);
+  p->key = *k;
+  int64_t g = k->groups;
+  dnnl_dims_t src = {k->n, k->c, k->h, k->w}, dst = {k->n, k->o, k->oh, k->ow}, bias = {k->o};
+  dnnl_dims_t weights = {g, k->o / g, k->c / g, k->kh, k->kw};
+  /* oneDNN counts dilation from 0; the right padding is the one that gives torch's output size */
+  dnnl_dims_t strides = {k->sh, k->sw}, dilates = {k->dh - 1, k->dw - 1}, pad_l = {k->ph, k->pw};
+  dnnl_dims_t pad_r = {(k->oh - 1) * k->sh + (k->kh - 1) * k->dh + 1 - k->h - k->ph,
+                       (k->ow - 1) * k->sw + (k->kw - 1) * k->dw + 1 - k->w - k->pw};
+  dnnl_memory_desc_t src_any, dst_any, weights_any;
+  bool ok = dnnl.dnnl_memory_desc_init_by_tag(&p->src_user, 4, src, dnnl_f32, dnnl_nchw) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 4, dst, dnnl_f32, dnnl_nchw) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 5, weights, dnnl_f32, dnnl_goihw) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&src_any, 4, src, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 5, weights, dnnl_f32, dnnl_format_tag_any) == dnnl_success;
+  if (!ok) return false;
+  dnnl_convolution_desc_t cd;
+  if (dnnl.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src_any,
+                                                     &weights_any, &p->bias_md, &dst_any, strides, dilates, pad_l,
+                                                     pad_r) != dnnl_success)
+    return false;
+  dnnl_primitive_attr_t attr;
+  if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+  dnnl_post_ops_t post = NULL;
+  ok = dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success;
+  if (ok && k->act != SC_ACT_NONE) {
+    ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success &&
+         (k->act == SC_ACT_RELU ? dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)
+                                : dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_clip_v2, 0.0f, 6.0f)) ==
+             dnnl_success &&
+         dnnl.dnnl_primitive_attr_set_post_ops(attr, post) == dnnl_success;
+  }
+  dnnl_primitive_desc_t pd = NULL;
+  ok = ok && dnnl.dnnl_primitive_desc_create(&pd, &cd, attr, dnnl.engine, NULL) == dnnl_success;
+  if (post) dnnl.dnnl_post_ops_destroy(post);
+  dnnl.dnnl_primitive_attr_destroy(attr);
+  if (!ok) return false;
+  p->src_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+  p->dst_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
+  p->weights_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+  p->scratch_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  p->src_bytes = dnnl.dnnl_memory_desc_get_size(&p->src_md);
+  p->dst_bytes = dnnl.dnnl_memory_desc_get_size(&p->dst_md);
+  p->weights_bytes = dnnl.dnnl_memory_desc_get_size(&p->weights_md);
+  p->scratch_bytes = dnnl.dnnl_memory_desc_get_size(&p->scratch_md);
+  ok = dnnl.dnnl_primitive_create(&p->conv, pd) == dnnl_success;
+  dnnl.dnnl_primitive_desc_destroy(pd);
+  ok = ok && make_reorder(&p->src_user, &p->src_md, &p->src_in) && make_reorder(&p->dst_md, &p->dst_user, &p->dst_out) &&
+       make_reorder(&p->weights_user, &p->weights_md, &p->weights_in);
+  if (!ok) destroy_plan(p);
+  return ok;
+}
+
+/* ---- running a plan ---- */
+typedef struct call_memory {
+  dnnl_memory_t m[8];
+  int n;
+} call_memory;
+
+static dnnl_memory_t wrap(call_memory *cm, const dnnl_memory_desc_t *md, const void *data) {
+  dnnl_memory_t m = NULL;
+  if (dnnl.dnnl_memory_create(&m, md, dnnl.engine, (void *)data) != dnnl_success) return NULL;
+  cm->m[cm->n++] = m;
+  return m;
+}
+
+/* One stream per calling thread: a oneDNN stream is not to be shared between threads. */
+static __thread dnnl_stream_t thread_stream;
+
+static bool execute(dnnl_primitive_t prim, int nargs, const dnnl_exec_arg_t *args) {
+  return dnnl.dnnl_primitive_execute(prim, thread_stream, nargs, args) == dnnl_success;
+}
+
+static bool reorder(dnnl_primitive_t prim, dnnl_memory_t from, dnnl_memory_t to) {
+  dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  return execute(prim, 2, a);
+}
+
+/* Lays the constant weights out once for the plan, sharing another plan's copy when the
+ * layout is the same.  Called with the site's lock held. */
+static bool lay_out_weights(site *s, plan *p, const float *w) {
+  if (!p->weights_in) return true; /* the convolution reads the weights as they are */
+  for (int i = 0; i < s->n_plans; i++) {
+    plan *q = &s->plans[i];
+    if (q != p && q->weights && q->weights_from == w && dnnl.dnnl_memory_desc_equal(&q->weights_md, &p->weights_md)) {
+      p->weights = q->weights;
+      p->weights_from = w;
+      return true;
+    }
+  }
+  float *laid = aligned_alloc(64, (p->weights_bytes + 63) / 64 * 64);
+  if (!laid) return false;
+  call_memory cm = {.n = 0};
+  dnnl_memory_t from = wrap(&cm, &p->weights_user, w), to = wrap(&cm, &p->weights_md, laid);
+  bool ok = from && to && reorder(p->weights_in, from, to) && dnnl.dnnl_stream_wait(thread_stream) == dnnl_success;
+  for (int i = 0; i < cm.n; i++) dnnl.dnnl_memory_destroy(cm.m[i]);
+  if (!ok) {
+    free(laid);
+    return false;
+  }
+  p->weights = laid;
+  p->weights_from = w;
+  return true;
+}
+
+enum { RAN, NOT_RAN, OUT_OF_MEMORY }; /* NOT_RAN: the built-in kernel runs instead */
+
+static int run_plan(const plan *p, const float *x, const float *w, const float *bias, float *y) {
+  call_memory cm = {.n = 0};
+  float *src_buf = NULL, *dst_buf = NULL, *w_buf = NULL, *scratch = NULL;
+  int rc = OUT_OF_MEMORY;
+  if ((p->src_in && !(src_buf = sc_rt_alloc((int64_t)p->src_bytes))) ||
+      (p->dst_out && !(dst_buf = sc_rt_alloc((int64_t)p->dst_bytes))) ||
+      (p->weights_in && !p->weights && !(w_buf = sc_rt_alloc((int64_t)p->weights_bytes))) ||
+      (p->scratch_bytes && !(scratch = sc_rt_alloc((int64_t)p->scratch_bytes))))
+    goto done;
+  rc = NOT_RAN; /* until everything below succeeds */
+  dnnl_memory_t src = wrap(&cm, &p->src_md, src_buf ? src_buf : x);
+  dnnl_memory_t dst = wrap(&cm, &p->dst_md, dst_buf ? dst_buf : y);
+  dnnl_memory_t weights = wrap(&cm, &p->weights_md, p->weights ? p->weights : w_buf ? w_buf : w);
+  dnnl_memory_t b = bias ? wrap(&cm, &p->bias_md, bias) : NULL;
+  dnnl_memory_t sp = p->scratch_bytes ? wrap(&cm, &p->scratch_md, scratch) : NULL;
+  if (!src || !dst || !weights || (bias && !b) || (p->scratch_bytes && !sp)) goto done;
+  if (p->src_in) {
+    dnnl_memory_t user = wrap(&cm, &p->src_user, x);
+    if (!user || !reorder(p->src_in, user, src)) goto done;
+  }
+  if (w_buf) {
+    dnnl_memory_t user = wrap(&cm, &p->weights_user, w);
+    if (!user || !reorder(p->weights_in, user, weights)) goto done;
+  }
+  dnnl_exec_arg_t args[5];
+  int nargs = 0;
+  args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, src};
+  args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, weights};
+  args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_DST, dst};
+  if (b) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, b};
+  if (sp) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, sp};
+  if (!execute(p->conv, nargs, args)) goto done;
+  if (p->dst_out) {
+    dnnl_memory_t user = wrap(&cm, &p->dst_user, y);
+    if (!user || !reorder(p->dst_out, dst, user)) goto done;
+  }
+  if (dnnl.dnnl_stream_wait(thread_stream) == dnnl_success) rc = RAN;
+done:
+  for (int i = 0; i < cm.n; i++) dnnl.dnnl_memory_destroy(cm.m[i]);
+  sc_rt_free(src_buf);
+  sc_rt_free(dst_buf);
+  sc_rt_free(w_buf);
+  sc_rt_free(scratch);
+  return rc;
+}
+
+static site *site_of(void **slot) {
+  site *s = atomic_load((_Atomic(site *) *)slot);
+  if (s) return s;
+  site *fresh = calloc(1, sizeof *fresh);
+  if (!fresh) return NULL;
+  pthread_mutex_init(&fresh->lock, NULL);
+  site *expected = NULL;
+  if (atomic_compare_exchange_strong((_Atomic(site *) *)slot, &expected, fresh)) return fresh;
+  pthread_mutex_destroy(&fresh->lock);
+  free(fresh);
+  return expected;
+}
+
+static bool same_shape(const conv_shape *a, const conv_shape *b) { return memcmp(a, b, sizeof *a) == 0; }
+
+int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
+                         float *y, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
+                         int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
+                         int64_t ow, int32_t act) {
+  pthread_once(&once, load);
+  int64_t macs = n * o * oh * ow * (c / (groups > 0 ? groups : 1)) * kh * kw;
+  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS;
+  if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
+    use = false;
+  site *s = use ? site_of(slot) : NULL;
+  if (!s)
+    return sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+  /* OpenMP's thread count belongs to the calling thread, which may run other OpenMP code
+   * (PyTorch sets it): the library's count for this call, then the caller's back */
+  int threads = sc_rt_num_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
+  if (callers != threads) dnnl.omp_set_num_threads(threads);
+  conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads};
+
+  const plan *found = NULL;
+  plan single; /* for a shape the site has no room left for */
+  bool own_single = false;
+  pthread_mutex_lock(&s->lock);
+  for (int i = 0; i < s->n_plans && !found; i++)
+    if (same_shape(&s->plans[i].key, &key)) found = &s->plans[i];
+  if (!found && s->n_plans < SITE_PLANS) {
+    plan *p = &s->plans[s->n_plans];
+    if (make_plan(p, &key)) {
+      if (weights_constant && !lay_out_weights(s, p, w)) destroy_plan(p);
+      else {
+        s->n_plans++;
+        found = p;
+      }
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+  if (!found && make_plan(&single, &key)) {
+    found = &single;
+    own_single = true;
+  }
+  /* constant weights laid out for another pointer (the folded copy moved?) are laid out again per call */
+  int rc = NOT_RAN;
+  if (found) {
+    if (found->weights && found->weights_from != w) {
+      plan per_call = *found;
+      per_call.weights = NULL;
+      rc = run_plan(&per_call, x, w, bias, y);
+    } else {
+      rc = run_plan(found, x, w, bias, y);
+    }
+  }
+  if (own_single) destroy_plan(&single);
+  if (callers != threads) dnnl.omp_set_num_threads(callers);
+  if (rc == OUT_OF_MEMORY) return SHAPEC_ERR_MEMORY;
+  if (rc == RAN) return SHAPEC_OK;
+  return sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+}

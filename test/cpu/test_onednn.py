@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""Convolutions through oneDNN (backends/cpu/runtime/onednn.c), in one process: a small
+convolutional network with a batch norm and ReLU folded in, a depthwise convolution with
+ReLU6, a pointwise one, a dilated one under a residual add and one whose weight is an
+input, exported with dynamic batch, height and width and called through the C ABI.
+
+For each of SHAPEC_ONEDNN=always (every convolution through oneDNN), unset (large ones)
+and 0 (the built-in kernels), in a fresh process:
+  - ten input shapes, more than a convolution keeps plans for, each compared with PyTorch;
+  - the first shapes again (plans and laid-out weights reused) give the same bits;
+  - one and two threads give the same bits;
+  - four threads calling at once on different shapes get the serial results;
+  - libdnnl is loaded exactly when the mode says so.
+Exit 77 without PyTorch or without libdnnl.so.2.
+
+usage: test_onednn.py SHAPEC SOURCE_DIR"""
+import ctypes
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+import numpy as np
+
+if "--child" not in sys.argv:
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        pass
+
+A = "_DimHint.AUTO"
+SHAPES = [(1, 17, 23), (2, 16, 16), (3, 9, 30), (1, 40, 33), (2, 24, 8), (1, 5, 7), (4, 12, 12), (1, 31, 2),
+          (2, 33, 34), (1, 64, 48)]
+
+
+def make_net():
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c1 = torch.nn.Conv2d(3, 32, 3, padding=1)
+            self.bn = torch.nn.BatchNorm2d(32)
+            self.dw = torch.nn.Conv2d(32, 32, 3, stride=2, padding=1, groups=32)
+            self.pw = torch.nn.Conv2d(32, 48, 1)
+            self.c2 = torch.nn.Conv2d(48, 48, 3, padding=2, dilation=2, bias=False)
+            with torch.no_grad():
+                self.bn.running_mean.uniform_(-0.5, 0.5)
+                self.bn.running_var.uniform_(0.5, 2.0)
+                self.bn.weight.uniform_(0.5, 1.5)
+                self.bn.bias.uniform_(-0.2, 0.2)
+
+        def forward(self, x, k):
+            y = F.relu(self.bn(self.c1(x)))
+            y = F.hardtanh(self.dw(y), 0.0, 6.0)
+            y = self.pw(y)
+            y = y + self.c2(y)
+            return F.conv2d(y, k, padding=1)
+
+    torch.manual_seed(0)
+    return Net().eval()
+
+
+def inputs(shape, seed):
+    g = torch.Generator().manual_seed(seed)
+    n, h, w = shape
+    return [torch.randn(n, 3, h, w, generator=g), torch.randn(8, 48, 3, 3, generator=g) * 0.1]
+
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok - " if ok else "not ok - ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def child(mode, out):
+    """Runs in a process whose SHAPEC_ONEDNN is `mode`, without PyTorch (which may load
+    libdnnl itself): the inputs and PyTorch's answers come from the parent."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+    from shapec_tools.model_library import ModelLibrary
+    data = np.load(os.path.join(out, "cases.npz"))
+    lib = ModelLibrary(os.path.join(out, "model.so"))
+
+    def inputs(shape, seed):
+        key = "_".join(map(str, shape)) + f"_{seed}"
+        return [data["x_" + key], data["k_" + key]]
+
+    def run(shape, seed=1):
+        xs = inputs(shape, seed)
+        call, outs = lib.prepare(xs)
+        call()
+        return xs, outs[0].copy()
+
+    first = {}
+    for shape in SHAPES:
+        xs, got = run(shape)
+        want = data["want_" + "_".join(map(str, shape)) + "_1"]
+        scale = float(np.abs(want).max()) or 1.0
+        err = float(np.abs(got - want).max()) / scale
+        check(got.shape == want.shape and err < 1e-5, f"{mode}: {shape} matches PyTorch (max error {err:.1e} of the scale)")
+        first[shape] = got
+    same = all(np.array_equal(run(s)[1], first[s]) for s in SHAPES[:4])
+    check(same, f"{mode}: the first shapes again give the same bits")
+
+    lib.set_num_threads(1)
+    one = {s: run(s, 7)[1] for s in SHAPES[:3]}
+    lib.set_num_threads(2)
+    two = {s: run(s, 7)[1] for s in SHAPES[:3]}
+    check(all(np.array_equal(one[s], two[s]) for s in one), f"{mode}: one and two threads give the same bits")
+
+    serial = {s: run(s, 11)[1] for s in SHAPES[:4]}
+    results, errors = {}, []
+
+    def caller(shape):
+        try:
+            call, outs = lib.prepare(inputs(shape, 11))
+            ok = True
+            for _ in range(10):
+                outs[0][...] = np.nan
+                call()
+                ok = ok and np.array_equal(outs[0], serial[shape])
+            results[shape] = ok
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=caller, args=(s,)) for s in SHAPES[:4]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(not errors and all(results.get(s) for s in SHAPES[:4]),
+          f"{mode}: four threads calling at once get the serial results {errors}")
+
+    with open("/proc/self/maps") as fp:
+        loaded = "libdnnl.so" in fp.read()
+    check(loaded == (mode != "0"), f"{mode}: libdnnl is {'loaded' if loaded else 'not loaded'}")
+    return 1 if failures else 0
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        return child(sys.argv[2], sys.argv[3])
+    if "torch" not in sys.modules:
+        print("skipped: PyTorch is not installed (apt-get install python3-torch)")
+        return 77
+    shapec, src = sys.argv[1], sys.argv[2]
+    try:
+        ctypes.CDLL("libdnnl.so.2")
+    except OSError:
+        print("skipped: libdnnl.so.2 is not installed (apt-get install libdnnl2)")
+        return 77
+    sys.path.insert(0, os.path.join(src, "tools"))
+    from shapec_tools.convert import convert
+    with tempfile.TemporaryDirectory() as tmp:
+        net = make_net()
+        path = convert(net, inputs((2, 16, 16), 0), tmp, input_names=["x", "k"])
+        with open(os.path.join(tmp, "spec.json"), "w") as fp:
+            json.dump({"dynamic_shapes": {"x": [A, None, A, A], "k": [None, None, None, None]}}, fp)
+        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", tmp, "-q"],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"exports ({r.stderr.strip()[:300]})")
+        if r.returncode:
+            return 1
+        cases = {}
+        for shape in SHAPES:
+            for seed in (1, 7, 11):
+                key = "_".join(map(str, shape)) + f"_{seed}"
+                x, k = inputs(shape, seed)
+                cases["x_" + key], cases["k_" + key] = x.numpy(), k.numpy()
+                with torch.no_grad():
+                    cases["want_" + key] = net(x, k).numpy()
+        np.savez(os.path.join(tmp, "cases.npz"), **cases)
+        for mode in ("always", "default", "0"):
+            env = dict(os.environ)
+            env.pop("SHAPEC_ONEDNN", None)
+            if mode != "default":
+                env["SHAPEC_ONEDNN"] = mode
+            c = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", mode, tmp], env=env,
+                               capture_output=True, text=True)
+            sys.stdout.write(c.stdout)
+            check(c.returncode == 0, f"{mode}: the process passes {c.stderr.strip()[-500:]}")
+    print(f"# {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
