@@ -65,7 +65,7 @@ static struct {
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-enum { MIN_MACS = 1 << 20 }; /* below this the built-in kernel is as fast (fixed costs) */
+enum { MIN_MACS = 1 << 16 }; /* below this the built-in kernel is as fast (fixed costs) */
 
 static void load(void) {
   const char *env = getenv("SHAPEC_ONEDNN");
