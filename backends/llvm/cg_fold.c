@@ -25,7 +25,7 @@ static const sc_arg *node_arg(const sc_node *n, const char *name) {
   return NULL;
 }
 
-static const sc_value *tensor_input(const sc_node *n, const char *name) {
+const sc_value *cg_tensor_input(const sc_node *n, const char *name) {
   const sc_arg *a = node_arg(n, name);
   if (!a || !a->n_items || a->items[0].is_none || !a->items[0].value) return NULL;
   return a->items[0].value->kind == SC_VALUE_TENSOR ? a->items[0].value : NULL;
@@ -89,7 +89,7 @@ static int sole_batch_norm_reader(cg *g, size_t conv) {
   for (size_t j = conv + 1; j < gr->n_nodes; j++) {
     const sc_node *b = &gr->nodes[j];
     if (b->op->id != SC_OP_BATCH_NORM_INFER && b->op->id != SC_OP_BATCH_NORM) continue;
-    if (tensor_input(b, "input") != out) continue;
+    if (cg_tensor_input(b, "input") != out) continue;
     if (b->op->id == SC_OP_BATCH_NORM && bool_input(b, "training", true)) return -1;
     for (size_t k = 1; k < b->n_outputs; k++) /* the saved statistics must be unread */
       for (size_t i = 0; i < b->outputs[k].n_items; i++)
@@ -99,7 +99,7 @@ static int sole_batch_norm_reader(cg *g, size_t conv) {
   return -1;
 }
 
-static bool is_conv(const sc_node *n) {
+bool cg_is_conv2d_like(const sc_node *n) {
   return (n->op->id == SC_OP_CONV2D || n->op->id == SC_OP_CONVOLUTION) &&
          !(node_arg(n, "transposed") && bool_input(n, "transposed", false));
 }
@@ -120,13 +120,13 @@ static void plan_activation_epilogues(cg *g) {
   for (size_t r = 0; r < gr->n_nodes; r++) {
     const sc_node *rn = &gr->nodes[r];
     int act = activation_of(rn);
-    const sc_value *in = act ? tensor_input(rn, "self") : NULL;
+    const sc_value *in = act ? cg_tensor_input(rn, "self") : NULL;
     if (!in || in->def_node < 0 || in->meta.dtype != SC_DTYPE_F32 || cg_get(g, in)->uses != 1) continue;
     if (rn->n_outputs != 1 || !rn->outputs[0].n_items || !rn->outputs[0].items[0].value) continue;
     if (cg_get(g, rn->outputs[0].items[0].value)->inlined) continue; /* computed inside its consumer's loop */
     size_t conv = (size_t)in->def_node;
     if (g->folded[conv].into) conv = (size_t)g->folded[conv].into->v->def_node; /* through a folded batch norm */
-    if (!is_conv(&gr->nodes[conv]) || g->folded[conv].act) continue;
+    if (!cg_is_conv2d_like(&gr->nodes[conv]) || g->folded[conv].act) continue;
     g->folded[conv].act = act;
     g->folded[r].into = cg_get(g, gr->nodes[conv].outputs[0].items[0].value);
   }
@@ -143,8 +143,8 @@ void cg_plan_batch_norm_folding(cg *g) {
   }
   for (size_t i = 0; i < gr->n_nodes; i++) {
     const sc_node *c = &gr->nodes[i];
-    if (!is_conv(c)) continue;
-    const sc_value *wv = tensor_input(c, "weight");
+    if (!cg_is_conv2d_like(c)) continue;
+    const sc_value *wv = cg_tensor_input(c, "weight");
     if (!wv || wv->meta.rank < 3 || wv->meta.dtype != SC_DTYPE_F32) continue;
     int64_t o, per = 1, wn;
     if (!sc_expr_is_const(wv->shape[0], &o) || o <= 0) continue;
@@ -160,13 +160,13 @@ void cg_plan_batch_norm_folding(cg *g) {
     if (j < 0) continue;
     const sc_node *b = &gr->nodes[j];
     const float *w = constant_floats(g, wv, wn), *cb = NULL;
-    const sc_value *cbv = tensor_input(c, "bias");
+    const sc_value *cbv = cg_tensor_input(c, "bias");
     if (cbv && !(cb = constant_floats(g, cbv, o))) continue;
-    const float *gamma = constant_floats(g, tensor_input(b, "weight"), o);
-    const float *beta = constant_floats(g, tensor_input(b, "bias"), o);
-    const float *mean = constant_floats(g, tensor_input(b, "running_mean"), o);
-    const float *var = constant_floats(g, tensor_input(b, "running_var"), o);
-    if (!w || !mean || !var || (tensor_input(b, "weight") && !gamma) || (tensor_input(b, "bias") && !beta)) continue;
+    const float *gamma = constant_floats(g, cg_tensor_input(b, "weight"), o);
+    const float *beta = constant_floats(g, cg_tensor_input(b, "bias"), o);
+    const float *mean = constant_floats(g, cg_tensor_input(b, "running_mean"), o);
+    const float *var = constant_floats(g, cg_tensor_input(b, "running_var"), o);
+    if (!w || !mean || !var || (cg_tensor_input(b, "weight") && !gamma) || (cg_tensor_input(b, "bias") && !beta)) continue;
     double eps = float_input(b, "eps", 1e-5);
     float *fw = malloc((size_t)wn * sizeof *fw), *fb = malloc((size_t)o * sizeof *fb);
     if (!fw || !fb) {

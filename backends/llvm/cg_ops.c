@@ -478,7 +478,15 @@ static void check_spatial_output(cg *g, const sc_node *n, cg_value *out, int fir
 static bool lower_conv(cg *g, const sc_node *n) {
   bool transposed = int_arg(n, "transposed", 0) != 0;
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
-  cg_value *out = produce(g, output(n, 0));
+  const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
+  cg_value *out = cg_get(g, output(n, 0));
+  if (f->kernel_layout_out) { /* only convolutions read it: in the kernel's layout (cg_conv_layout.c) */
+    cg_set_dims(g, out);
+    out->data = cg_alloc_buffer(g, out, cg_kernel_layout_bytes(g, out));
+    out->ready = true;
+  } else {
+    out = produce(g, output(n, 0));
+  }
   int sp = w->v->meta.rank - 2;
   if (sp < 1 || sp > 2) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%d-D convolution has no CPU lowering yet", sp);
   int64_t st[2], pad[2], dil[2];
@@ -494,7 +502,6 @@ static bool lower_conv(cg *g, const sc_node *n) {
   LLVMValueRef kh = sp == 2 ? w->dims[2] : one, kw = w->dims[1 + sp];
   LLVMTypeRef p[20];
   /* out channels: the weight's first dim, or for a transposed convolution the output's */
-  const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
   LLVMValueRef wdata = f->weight ? f->weight : w->data, bdata = f->bias ? f->bias : b ? b->data : LLVMConstNull(g->ptr);
   LLVMValueRef a[20] = {x->data, wdata, bdata, out->data, batched ? x->dims[0] : one,
                         x->dims[c], h, wd, transposed ? out->dims[c] : w->dims[0], kh, kw,
@@ -512,8 +519,8 @@ static bool lower_conv(cg *g, const sc_node *n) {
   LLVMSetInitializer(site, LLVMConstNull(g->ptr));
   LLVMSetLinkage(site, LLVMInternalLinkage);
   bool constant = f->weight || cg_is_constant_weight(g, w->v);
-  LLVMTypeRef sp_[23];
-  LLVMValueRef sa[23];
+  LLVMTypeRef sp_[24];
+  LLVMValueRef sa[24];
   sp_[0] = g->ptr;
   sa[0] = site;
   sp_[1] = g->i32;
@@ -524,7 +531,10 @@ static bool lower_conv(cg *g, const sc_node *n) {
   }
   sp_[22] = g->i32; /* a ReLU after it runs in the kernel (cg_fold.c) */
   sa[22] = LLVMConstInt(g->i32, (unsigned)f->act, 0);
-  check_rc(g, cg_call(g, "sc_k_conv2d_site_f32", g->i32, sp_, 23, sa, 23, false));
+  sp_[23] = g->i32;
+  sa[23] = LLVMConstInt(g->i32, (f->kernel_layout_in ? SC_CONV_IN_KERNEL_LAYOUT : 0) |
+                                    (f->kernel_layout_out ? SC_CONV_OUT_KERNEL_LAYOUT : 0), 0);
+  check_rc(g, cg_call(g, "sc_k_conv2d_site_f32", g->i32, sp_, 24, sa, 24, false));
   return true;
 }
 

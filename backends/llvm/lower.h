@@ -132,6 +132,8 @@ struct cg {
     LLVMValueRef weight, bias;
     int act;               /* a convolution's fused activation (SC_ACT_*, runtime_abi.h) */
     struct cg_value *into;
+    bool kernel_layout_in;  /* a convolution whose input another one wrote in the kernel's layout (cg_conv_layout.c) */
+    bool kernel_layout_out; /* a convolution that writes its output so, for convolutions only */
   } *folded;
 
   bool failed;
@@ -180,6 +182,17 @@ void cg_plan_batch_norm_folding(cg *g);
 /* Whether v is a parameter, buffer or constant that the program never writes: the same
  * values on every call (a kernel may keep a copy laid out for itself). */
 bool cg_is_constant_weight(cg *g, const sc_value *v);
+/* A convolution node (not a transposed one) and its tensor argument `name`, or NULL. */
+bool cg_is_conv2d_like(const sc_node *n);
+const sc_value *cg_tensor_input(const sc_node *n, const char *name);
+
+/* ---- cg_conv_layout.c ---- */
+/* Marks the convolutions whose output only other convolutions read: the runtime passes
+ * that tensor between them in its convolution library's own layout (after
+ * cg_plan_batch_norm_folding). */
+void cg_plan_conv_layouts(cg *g);
+/* The bytes of such a tensor: its header and its elements with the channels padded. */
+LLVMValueRef cg_kernel_layout_bytes(cg *g, cg_value *cv);
 /* ---- cg_elementwise.c ---- */
 bool cg_is_elementwise(const sc_node *n);
 void cg_plan_fusion(cg *g);

@@ -7,6 +7,13 @@
 /* sc_k_conv2d_act_f32's activation, applied to each output as it is finished */
 enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6 };
 
+/* sc_k_conv2d_site_f32's layout flags.  A tensor passed between two convolutions in the
+ * kernel library's layout is a buffer of SC_KERNEL_LAYOUT_HEADER bytes, then the elements:
+ * the header's first pointer is the layout's description, or NULL for compact NCHW.  The
+ * buffer holds the channels rounded up to SC_KERNEL_LAYOUT_CHANNELS. */
+enum { SC_CONV_IN_KERNEL_LAYOUT = 1, SC_CONV_OUT_KERNEL_LAYOUT = 2 };
+enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
+
 /* sc_k_reduce_f32's op */
 enum { SC_REDUCE_SUM, SC_REDUCE_MEAN, SC_REDUCE_MAX, SC_REDUCE_MIN, SC_REDUCE_VAR };
 

@@ -88,6 +88,9 @@ static void load(void) {
 typedef struct conv_shape {
   int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act;
   int64_t threads; /* oneDNN divides the work when it makes a primitive, for the thread count then */
+  intptr_t src_layout; /* the layout the source came in (a plan's dst_md), 0 for NCHW */
+  int64_t dst_layout;  /* 1: the output may go in the kernel's layout */
+  int64_t has_bias;
 } conv_shape; /* no padding bytes: compared with memcmp */
 
 typedef struct plan {
@@ -96,6 +99,7 @@ typedef struct plan {
   dnnl_memory_desc_t src_user, dst_user, weights_user, bias_md;
   dnnl_memory_desc_t src_md, dst_md, weights_md, scratch_md;
   size_t src_bytes, dst_bytes, weights_bytes, scratch_bytes;
+  bool dst_in_kernel_layout; /* the output is written in dst_md for the next convolution */
   float *weights;            /* constant weights in weights_md, laid out once (NULL: per call) */
   const float *weights_from; /* the constant they were laid out from */
 } plan;
@@ -127,34 +131,27 @@ static bool make_reorder(const dnnl_memory_desc_t *from, const dnnl_memory_desc_
   return ok;
 }
 
-static bool make_plan(plan *p, const conv_shape *k) {
-  memset(p, 0, sizeof *p);
-  p->key = *k;
+/* The convolution's primitive descriptor for a source in src's layout (format "any": the
+ * kernel's choice), or NULL. */
+static dnnl_primitive_desc_t conv_desc(const conv_shape *k, const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *bias) {
   int64_t g = k->groups;
-  dnnl_dims_t src = {k->n, k->c, k->h, k->w}, dst = {k->n, k->o, k->oh, k->ow}, bias = {k->o};
-  dnnl_dims_t weights = {g, k->o / g, k->c / g, k->kh, k->kw};
+  dnnl_dims_t dst = {k->n, k->o, k->oh, k->ow}, weights = {g, k->o / g, k->c / g, k->kh, k->kw};
   /* oneDNN counts dilation from 0; the right padding is the one that gives torch's output size */
   dnnl_dims_t strides = {k->sh, k->sw}, dilates = {k->dh - 1, k->dw - 1}, pad_l = {k->ph, k->pw};
   dnnl_dims_t pad_r = {(k->oh - 1) * k->sh + (k->kh - 1) * k->dh + 1 - k->h - k->ph,
                        (k->ow - 1) * k->sw + (k->kw - 1) * k->dw + 1 - k->w - k->pw};
-  dnnl_memory_desc_t src_any, dst_any, weights_any;
-  bool ok = dnnl.dnnl_memory_desc_init_by_tag(&p->src_user, 4, src, dnnl_f32, dnnl_nchw) == dnnl_success &&
-            dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 4, dst, dnnl_f32, dnnl_nchw) == dnnl_success &&
-            dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 5, weights, dnnl_f32, dnnl_goihw) == dnnl_success &&
-            dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) == dnnl_success &&
-            dnnl.dnnl_memory_desc_init_by_tag(&src_any, 4, src, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
-            dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, dnnl_f32, dnnl_format_tag_any) == dnnl_success &&
-            dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 5, weights, dnnl_f32, dnnl_format_tag_any) == dnnl_success;
-  if (!ok) return false;
+  dnnl_memory_desc_t dst_any, weights_any;
   dnnl_convolution_desc_t cd;
-  if (dnnl.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, &src_any,
-                                                     &weights_any, &p->bias_md, &dst_any, strides, dilates, pad_l,
+  if (dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 5, weights, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+      dnnl.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, src,
+                                                     &weights_any, bias, &dst_any, strides, dilates, pad_l,
                                                      pad_r) != dnnl_success)
-    return false;
+    return NULL;
   dnnl_primitive_attr_t attr;
-  if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+  if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
   dnnl_post_ops_t post = NULL;
-  ok = dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success;
+  bool ok = dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success;
   if (ok && k->act != SC_ACT_NONE) {
     ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success &&
          (k->act == SC_ACT_RELU ? dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)
@@ -163,10 +160,33 @@ static bool make_plan(plan *p, const conv_shape *k) {
          dnnl.dnnl_primitive_attr_set_post_ops(attr, post) == dnnl_success;
   }
   dnnl_primitive_desc_t pd = NULL;
-  ok = ok && dnnl.dnnl_primitive_desc_create(&pd, &cd, attr, dnnl.engine, NULL) == dnnl_success;
+  if (ok && dnnl.dnnl_primitive_desc_create(&pd, &cd, attr, dnnl.engine, NULL) != dnnl_success) pd = NULL;
   if (post) dnnl.dnnl_post_ops_destroy(post);
   dnnl.dnnl_primitive_attr_destroy(attr);
+  return pd;
+}
+
+/* A plan for shape k whose source is in src_given's layout (NULL: NCHW) and whose output
+ * goes in the kernel's layout when that fits dst_capacity bytes (0: NCHW). */
+static bool make_plan(plan *p, const conv_shape *k, const dnnl_memory_desc_t *src_given, size_t dst_capacity) {
+  memset(p, 0, sizeof *p);
+  p->key = *k;
+  int64_t g = k->groups;
+  dnnl_dims_t src = {k->n, k->c, k->h, k->w}, dst = {k->n, k->o, k->oh, k->ow}, bias = {k->o};
+  dnnl_dims_t weights = {g, k->o / g, k->c / g, k->kh, k->kw};
+  dnnl_memory_desc_t src_any;
+  bool ok = dnnl.dnnl_memory_desc_init_by_tag(&p->src_user, 4, src, dnnl_f32, dnnl_nchw) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 4, dst, dnnl_f32, dnnl_nchw) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 5, weights, dnnl_f32, dnnl_goihw) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) == dnnl_success &&
+            dnnl.dnnl_memory_desc_init_by_tag(&src_any, 4, src, dnnl_f32, dnnl_format_tag_any) == dnnl_success;
   if (!ok) return false;
+  if (src_given) p->src_user = *src_given;
+  /* read the source where it is when the kernel can, else let it choose and reorder */
+  const dnnl_memory_desc_t *bias_md = k->has_bias ? &p->bias_md : NULL;
+  dnnl_primitive_desc_t pd = src_given ? conv_desc(k, src_given, bias_md) : NULL;
+  if (!pd) pd = conv_desc(k, &src_any, bias_md);
+  if (!pd) return false;
   p->src_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
   p->dst_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
   p->weights_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -175,6 +195,10 @@ static bool make_plan(plan *p, const conv_shape *k) {
   p->dst_bytes = dnnl.dnnl_memory_desc_get_size(&p->dst_md);
   p->weights_bytes = dnnl.dnnl_memory_desc_get_size(&p->weights_md);
   p->scratch_bytes = dnnl.dnnl_memory_desc_get_size(&p->scratch_md);
+  if (dst_capacity && p->dst_bytes <= dst_capacity) {
+    p->dst_user = p->dst_md; /* the next convolution reads it as it is */
+    p->dst_in_kernel_layout = true;
+  }
   ok = dnnl.dnnl_primitive_create(&p->conv, pd) == dnnl_success;
   dnnl.dnnl_primitive_desc_destroy(pd);
   ok = ok && make_reorder(&p->src_user, &p->src_md, &p->src_in) && make_reorder(&p->dst_md, &p->dst_user, &p->dst_out) &&
@@ -298,59 +322,102 @@ static site *site_of(void **slot) {
 
 static bool same_shape(const conv_shape *a, const conv_shape *b) { return memcmp(a, b, sizeof *a) == 0; }
 
+/* A copy in NCHW of a source that came in the kernel's layout md, for the built-in
+ * kernel: *out (freed by the caller), or false. */
+static bool to_nchw(const dnnl_memory_desc_t *md, const float *data, int64_t n, int64_t c, int64_t h, int64_t w,
+                    float **out) {
+  dnnl_dims_t dims = {n, c, h, w};
+  dnnl_memory_desc_t plain;
+  dnnl_primitive_t prim = NULL;
+  *out = NULL;
+  if (dnnl.dnnl_memory_desc_init_by_tag(&plain, 4, dims, dnnl_f32, dnnl_nchw) != dnnl_success ||
+      !make_reorder(md, &plain, &prim) || !prim)
+    return false;
+  call_memory cm = {.n = 0};
+  bool ok = false;
+  if ((*out = sc_rt_alloc(n * c * h * w * (int64_t)sizeof(float)))) {
+    dnnl_memory_t from = wrap(&cm, md, data), to = wrap(&cm, &plain, *out);
+    ok = from && to && reorder(prim, from, to) && dnnl.dnnl_stream_wait(thread_stream) == dnnl_success;
+  }
+  for (int i = 0; i < cm.n; i++) dnnl.dnnl_memory_destroy(cm.m[i]);
+  dnnl.dnnl_primitive_destroy(prim);
+  return ok;
+}
+
 int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
                          float *y, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
-                         int64_t ow, int32_t act) {
+                         int64_t ow, int32_t act, int32_t layout) {
   pthread_once(&once, load);
+  /* tensors passed between convolutions: a header naming the layout, then the elements (runtime_abi.h) */
+  const dnnl_memory_desc_t *src_layout = NULL;
+  if (layout & SC_CONV_IN_KERNEL_LAYOUT) {
+    src_layout = *(const dnnl_memory_desc_t *const *)x;
+    x = (const float *)((const char *)x + SC_KERNEL_LAYOUT_HEADER);
+  }
+  const dnnl_memory_desc_t **dst_header = NULL;
+  size_t dst_capacity = 0;
+  if (layout & SC_CONV_OUT_KERNEL_LAYOUT) {
+    dst_header = (const dnnl_memory_desc_t **)y;
+    *dst_header = NULL; /* NCHW unless written in a plan's layout below */
+    y = (float *)((char *)y + SC_KERNEL_LAYOUT_HEADER);
+    int64_t block = SC_KERNEL_LAYOUT_CHANNELS;
+    dst_capacity = (size_t)(n * ((o + block - 1) / block * block) * oh * ow) * sizeof(float);
+  }
   int64_t macs = n * o * oh * ow * (c / (groups > 0 ? groups : 1)) * kh * kw;
-  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS;
+  /* a source in the kernel's layout came from oneDNN, which must read it (or put it back in NCHW) */
+  bool use = src_layout || (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS);
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
   site *s = use ? site_of(slot) : NULL;
-  if (!s)
-    return sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+  int rc = NOT_RAN;
   /* OpenMP's thread count belongs to the calling thread, which may run other OpenMP code
    * (PyTorch sets it): the library's count for this call, then the caller's back */
-  int threads = sc_rt_num_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
+  int threads = sc_rt_num_threads(), callers = s && dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   if (callers != threads) dnnl.omp_set_num_threads(threads);
-  conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads};
-
-  const plan *found = NULL;
-  plan single; /* for a shape the site has no room left for */
-  bool own_single = false;
-  pthread_mutex_lock(&s->lock);
-  for (int i = 0; i < s->n_plans && !found; i++)
-    if (same_shape(&s->plans[i].key, &key)) found = &s->plans[i];
-  if (!found && s->n_plans < SITE_PLANS) {
-    plan *p = &s->plans[s->n_plans];
-    if (make_plan(p, &key)) {
-      if (weights_constant && !lay_out_weights(s, p, w)) destroy_plan(p);
-      else {
-        s->n_plans++;
-        found = p;
+  if (s) {
+    conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads,
+                                  (intptr_t)src_layout, dst_capacity > 0, bias != NULL};
+    const plan *found = NULL;
+    plan single; /* for a shape the site has no room left for: made and destroyed here, so NCHW out */
+    bool own_single = false;
+    pthread_mutex_lock(&s->lock);
+    for (int i = 0; i < s->n_plans && !found; i++)
+      if (same_shape(&s->plans[i].key, &key)) found = &s->plans[i];
+    if (!found && s->n_plans < SITE_PLANS) {
+      plan *p = &s->plans[s->n_plans];
+      if (make_plan(p, &key, src_layout, dst_capacity)) {
+        if (weights_constant && !lay_out_weights(s, p, w)) destroy_plan(p);
+        else {
+          s->n_plans++;
+          found = p;
+        }
       }
     }
-  }
-  pthread_mutex_unlock(&s->lock);
-  if (!found && make_plan(&single, &key)) {
-    found = &single;
-    own_single = true;
-  }
-  /* constant weights laid out for another pointer (the folded copy moved?) are laid out again per call */
-  int rc = NOT_RAN;
-  if (found) {
-    if (found->weights && found->weights_from != w) {
-      plan per_call = *found;
-      per_call.weights = NULL;
-      rc = run_plan(&per_call, x, w, bias, y);
-    } else {
-      rc = run_plan(found, x, w, bias, y);
+    pthread_mutex_unlock(&s->lock);
+    if (!found && make_plan(&single, &key, src_layout, 0)) {
+      found = &single;
+      own_single = true;
     }
+    if (found) {
+      plan per_call = *found;
+      /* constant weights laid out from another pointer are laid out again per call */
+      if (per_call.weights && per_call.weights_from != w) per_call.weights = NULL;
+      rc = run_plan(&per_call, x, w, bias, y);
+      if (rc == RAN && dst_header && found->dst_in_kernel_layout) *dst_header = &found->dst_md;
+    }
+    if (own_single) destroy_plan(&single);
   }
-  if (own_single) destroy_plan(&single);
+  float *plain = NULL;
+  if (rc == NOT_RAN && src_layout) { /* the built-in kernel reads NCHW */
+    if (!to_nchw(src_layout, x, n, c, h, wd, &plain)) rc = OUT_OF_MEMORY;
+    x = plain;
+  }
   if (callers != threads) dnnl.omp_set_num_threads(callers);
-  if (rc == OUT_OF_MEMORY) return SHAPEC_ERR_MEMORY;
-  if (rc == RAN) return SHAPEC_OK;
-  return sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+  if (rc == NOT_RAN)
+    rc = sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+  else
+    rc = rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
+  sc_rt_free(plain);
+  return rc;
 }
