@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Convolutions through oneDNN (backends/cpu/runtime/onednn.c), in one process: a small
 convolutional network with a batch norm and ReLU folded in, a depthwise convolution with
-ReLU6, a pointwise one, a dilated one under a residual add and one whose weight is an
-input, exported with dynamic batch, height and width and called through the C ABI.
+ReLU6, a pointwise one, a 3x3 one (Winograd's kernel on AVX-512), a dilated one under a
+residual add and one whose weight is an input, exported with dynamic batch, height and width and called through the C ABI.
 
 For each of SHAPEC_ONEDNN=always (every convolution through oneDNN), unset (large ones)
 and 0 (the built-in kernels), in a fresh process:
@@ -46,6 +46,7 @@ def make_net():
             self.bn = torch.nn.BatchNorm2d(32)
             self.dw = torch.nn.Conv2d(32, 32, 3, stride=2, padding=1, groups=32)
             self.pw = torch.nn.Conv2d(32, 48, 1)
+            self.c3 = torch.nn.Conv2d(48, 48, 3, padding=1)
             self.c2 = torch.nn.Conv2d(48, 48, 3, padding=2, dilation=2, bias=False)
             with torch.no_grad():
                 self.bn.running_mean.uniform_(-0.5, 0.5)
@@ -56,7 +57,7 @@ def make_net():
         def forward(self, x, k):
             y = F.relu(self.bn(self.c1(x)))
             y = F.hardtanh(self.dw(y), 0.0, 6.0)
-            y = self.pw(y)
+            y = F.relu(self.c3(self.pw(y)))
             y = y + self.c2(y)
             return F.conv2d(y, k, padding=1)
 
@@ -213,7 +214,12 @@ def main():
         convs = [ln for ln in second if ln.startswith("onednn_verbose,exec,cpu,convolution")]
         to_nchw = [ln.split(",")[-2] for ln in second if ln.startswith("onednn_verbose,exec,cpu,reorder")
                    and "dst_f32::blocked:abcd:" in ln]
-        check(v.returncode == 0 and len(convs) == 5, f"always: five convolutions ran in oneDNN ({len(convs)})")
+        check(v.returncode == 0 and len(convs) == 6, f"always: six convolutions ran in oneDNN ({len(convs)})")
+        with open("/proc/cpuinfo") as fp:
+            avx512 = " avx512f " in fp.read()
+        if avx512:  # c3, 3x3 with stride 1 over 9x12 outputs, takes Winograd's kernel
+            wino = [ln for ln in convs if "wino" in ln]
+            check(any("ic48oc48_ih9oh9kh3sh1dh0" in ln for ln in wino), f"always: c3 ran Winograd's kernel ({wino})")
         check("1x32x17x23" not in to_nchw and "1x32x9x12" not in to_nchw,
               f"always: the tensors between convolutions stay in oneDNN's layout (reorders to NCHW: {to_nchw})")
     print(f"# {len(failures)} failed")

@@ -16,7 +16,8 @@
  * libdnnl.so.2 is loaded on first use, like OpenBLAS.  Without it, for small problems (the
  * fixed cost of the reorders and memory objects is a few microseconds), or when oneDNN
  * declines a problem, the built-in kernel (nn.c) runs.  SHAPEC_ONEDNN=0 turns this path
- * off, SHAPEC_ONEDNN=always takes it for every size (tests use it). */
+ * off, SHAPEC_ONEDNN=always takes it for every size (tests use it), and
+ * SHAPEC_ONEDNN_WINOGRAD=0 keeps 3x3 convolutions on the direct kernels. */
 #include <dlfcn.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <pthread.h>
@@ -60,7 +61,8 @@ static struct {
   void (*omp_set_num_threads)(int);
   int (*omp_get_max_threads)(void);
   dnnl_engine_t engine;
-  int mode; /* 0 off, 1 large problems, 2 always */
+  int mode;      /* 0 off, 1 large problems, 2 always */
+  bool winograd; /* SHAPEC_ONEDNN_WINOGRAD=0 turns it off */
 } dnnl;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -82,6 +84,8 @@ static void load(void) {
   if (!dnnl.omp_set_num_threads || !dnnl.omp_get_max_threads) dnnl.omp_set_num_threads = NULL;
   if (dnnl.dnnl_engine_create(&dnnl.engine, dnnl_cpu, 0) != dnnl_success) return;
   dnnl.mode = env && strcmp(env, "always") == 0 ? 2 : 1;
+  const char *wino = getenv("SHAPEC_ONEDNN_WINOGRAD");
+  dnnl.winograd = !(wino && strcmp(wino, "0") == 0);
 }
 
 /* ---- plans: what one input shape of one convolution needs ---- */
@@ -133,7 +137,8 @@ static bool make_reorder(const dnnl_memory_desc_t *from, const dnnl_memory_desc_
 
 /* The convolution's primitive descriptor for a source in src's layout (format "any": the
  * kernel's choice), or NULL. */
-static dnnl_primitive_desc_t conv_desc(const conv_shape *k, const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *bias) {
+static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg, const dnnl_memory_desc_t *src,
+                                       const dnnl_memory_desc_t *bias) {
   int64_t g = k->groups;
   dnnl_dims_t dst = {k->n, k->o, k->oh, k->ow}, weights = {g, k->o / g, k->c / g, k->kh, k->kw};
   /* oneDNN counts dilation from 0; the right padding is the one that gives torch's output size */
@@ -144,7 +149,7 @@ static dnnl_primitive_desc_t conv_desc(const conv_shape *k, const dnnl_memory_de
   dnnl_convolution_desc_t cd;
   if (dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
       dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 5, weights, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
-      dnnl.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, dnnl_convolution_direct, src,
+      dnnl.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, alg, src,
                                                      &weights_any, bias, &dst_any, strides, dilates, pad_l,
                                                      pad_r) != dnnl_success)
     return NULL;
@@ -182,10 +187,19 @@ static bool make_plan(plan *p, const conv_shape *k, const dnnl_memory_desc_t *sr
             dnnl.dnnl_memory_desc_init_by_tag(&src_any, 4, src, dnnl_f32, dnnl_format_tag_any) == dnnl_success;
   if (!ok) return false;
   if (src_given) p->src_user = *src_given;
-  /* read the source where it is when the kernel can, else let it choose and reorder */
   const dnnl_memory_desc_t *bias_md = k->has_bias ? &p->bias_md : NULL;
-  dnnl_primitive_desc_t pd = src_given ? conv_desc(k, src_given, bias_md) : NULL;
-  if (!pd) pd = conv_desc(k, &src_any, bias_md);
+  dnnl_primitive_desc_t pd = NULL;
+  /* Winograd's F(2x2, 3x3) for the 3x3 stride-1 convolutions that have one (AVX-512): 2.25x
+   * fewer multiplications, as accurate as the direct kernel against a double-precision
+   * reference (measured 3e-7 to 3e-6 of the output's scale for both); resnet18's
+   * convolutions at batch 8 took 139 ms direct, 83 ms with it, on one core. */
+  bool winograd = dnnl.winograd && k->kh == 3 && k->kw == 3 && k->sh == 1 && k->sw == 1 && k->dh == 1 && k->dw == 1 &&
+                  k->groups == 1 && k->oh * k->ow >= 100;
+  if (winograd && src_given) pd = conv_desc(k, dnnl_convolution_winograd, src_given, bias_md);
+  if (winograd && !pd) pd = conv_desc(k, dnnl_convolution_winograd, &src_any, bias_md);
+  /* read the source where it is when the kernel can, else let it choose and reorder */
+  if (!pd && src_given) pd = conv_desc(k, dnnl_convolution_direct, src_given, bias_md);
+  if (!pd) pd = conv_desc(k, dnnl_convolution_direct, &src_any, bias_md);
   if (!pd) return false;
   p->src_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
   p->dst_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
