@@ -101,6 +101,11 @@ int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
 int sc_k_conv_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int32_t trans_a, const float *b,
                        int32_t trans_b, float *c, float alpha, float beta);
 
+/* y [m, n] = x [m, k] w^T (w [n, k]) + bias, through oneDNN's inner product with the
+ * weights packed once per site when constant (onednn.c), else OpenBLAS. */
+int sc_k_linear_site_f32(void **site, int32_t weights_constant, const float *x, const float *w, const float *bias,
+                         float *y, int64_t m, int64_t n, int64_t k);
+
 /* ---- neural-network ops (nn.c) ---- */
 int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                     int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,

@@ -19,6 +19,7 @@
  * off, SHAPEC_ONEDNN=always takes it for every size (tests use it), and
  * SHAPEC_ONEDNN_WINOGRAD=0 keeps 3x3 convolutions on the direct kernels. */
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <oneapi/dnnl/dnnl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -39,6 +40,7 @@
   X(dnnl_memory_create)                                                                                               \
   X(dnnl_memory_destroy)                                                                                              \
   X(dnnl_dilated_convolution_forward_desc_init)                                                                       \
+  X(dnnl_inner_product_forward_desc_init)                                                                             \
   X(dnnl_primitive_attr_create)                                                                                       \
   X(dnnl_primitive_attr_destroy)                                                                                      \
   X(dnnl_primitive_attr_set_scratchpad_mode)                                                                          \
@@ -72,6 +74,13 @@ enum { MIN_MACS = 1 << 16 }; /* below this the built-in kernel is as fast (fixed
 static void load(void) {
   const char *env = getenv("SHAPEC_ONEDNN");
   if (env && strcmp(env, "0") == 0) return;
+  /* libdnnl brings libgomp, whose idle workers spin for a long while after each parallel
+   * region (GOMP_SPINCOUNT 300,000 by default) and take the core from the library's own
+   * pool in the elementwise loops between layers: the encoder block at batch 8 on two
+   * threads took 11.1 ms so, 7.9 ms with 10,000.  Only when the user set neither variable
+   * and no libgomp is loaded yet (it reads them once, when loaded). */
+  if (!getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY") && !dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD))
+    setenv("GOMP_SPINCOUNT", "10000", 0);
   void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
   if (!h) return;
 #define RESOLVE(name)                                                                                                 \
@@ -171,6 +180,8 @@ static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg,
   return pd;
 }
 
+static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity);
+
 /* A plan for shape k whose source is in src_given's layout (NULL: NCHW) and whose output
  * goes in the kernel's layout when that fits dst_capacity bytes (0: NCHW). */
 static bool make_plan(plan *p, const conv_shape *k, const dnnl_memory_desc_t *src_given, size_t dst_capacity) {
@@ -201,6 +212,13 @@ static bool make_plan(plan *p, const conv_shape *k, const dnnl_memory_desc_t *sr
   if (!pd && src_given) pd = conv_desc(k, dnnl_convolution_direct, src_given, bias_md);
   if (!pd) pd = conv_desc(k, dnnl_convolution_direct, &src_any, bias_md);
   if (!pd) return false;
+  return finish_plan(p, pd, dst_capacity);
+}
+
+/* The memory descriptors, primitive and reorders of a plan whose user layouts are set,
+ * from its primitive descriptor (destroyed here). */
+static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity) {
+  bool ok;
   p->src_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
   p->dst_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
   p->weights_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -336,6 +354,56 @@ static site *site_of(void **slot) {
 
 static bool same_shape(const conv_shape *a, const conv_shape *b) { return memcmp(a, b, sizeof *a) == 0; }
 
+typedef bool (*plan_maker)(plan *p, const conv_shape *key);
+
+/* A convolution's plan: the source layout and whether the output may go in the kernel's
+ * layout come with the key. */
+static bool make_conv_plan(plan *p, const conv_shape *k) {
+  int64_t block = SC_KERNEL_LAYOUT_CHANNELS;
+  size_t capacity = k->dst_layout ? (size_t)(k->n * ((k->o + block - 1) / block * block) * k->oh * k->ow) * sizeof(float) : 0;
+  return make_plan(p, k, (const dnnl_memory_desc_t *)k->src_layout, capacity);
+}
+
+/* Finds or makes the site's plan for key and runs it: RAN, NOT_RAN or OUT_OF_MEMORY.
+ * *ran: the site's plan that ran (NULL for one made for this call alone, whose output is
+ * never left in the kernel's layout). */
+static int run_site(site *s, const conv_shape *key, int32_t weights_constant, const float *x, const float *w,
+                    const float *bias, float *y, plan_maker make, const plan **ran) {
+  const plan *found = NULL;
+  pthread_mutex_lock(&s->lock);
+  for (int i = 0; i < s->n_plans && !found; i++)
+    if (same_shape(&s->plans[i].key, key)) found = &s->plans[i];
+  if (!found && s->n_plans < SITE_PLANS) {
+    plan *p = &s->plans[s->n_plans];
+    if (make(p, key)) {
+      if (weights_constant && !lay_out_weights(s, p, w)) destroy_plan(p);
+      else {
+        s->n_plans++;
+        found = p;
+      }
+    }
+  }
+  pthread_mutex_unlock(&s->lock);
+  int rc = NOT_RAN;
+  if (found) {
+    plan per_call = *found;
+    /* constant weights laid out from another pointer are laid out again per call */
+    if (per_call.weights && per_call.weights_from != w) per_call.weights = NULL;
+    rc = run_plan(&per_call, x, w, bias, y);
+    if (ran) *ran = found;
+    return rc;
+  }
+  plan single; /* the site has no room left: a plan for this call alone */
+  conv_shape alone = *key;
+  alone.dst_layout = 0;
+  if (make(&single, &alone)) {
+    rc = run_plan(&single, x, w, bias, y);
+    destroy_plan(&single);
+  }
+  if (ran) *ran = NULL;
+  return rc;
+}
+
 /* A copy in NCHW of a source that came in the kernel's layout md, for the built-in
  * kernel: *out (freed by the caller), or false. */
 static bool to_nchw(const dnnl_memory_desc_t *md, const float *data, int64_t n, int64_t c, int64_t h, int64_t w,
@@ -392,35 +460,9 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (s) {
     conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads,
                                   (intptr_t)src_layout, dst_capacity > 0, bias != NULL};
-    const plan *found = NULL;
-    plan single; /* for a shape the site has no room left for: made and destroyed here, so NCHW out */
-    bool own_single = false;
-    pthread_mutex_lock(&s->lock);
-    for (int i = 0; i < s->n_plans && !found; i++)
-      if (same_shape(&s->plans[i].key, &key)) found = &s->plans[i];
-    if (!found && s->n_plans < SITE_PLANS) {
-      plan *p = &s->plans[s->n_plans];
-      if (make_plan(p, &key, src_layout, dst_capacity)) {
-        if (weights_constant && !lay_out_weights(s, p, w)) destroy_plan(p);
-        else {
-          s->n_plans++;
-          found = p;
-        }
-      }
-    }
-    pthread_mutex_unlock(&s->lock);
-    if (!found && make_plan(&single, &key, src_layout, 0)) {
-      found = &single;
-      own_single = true;
-    }
-    if (found) {
-      plan per_call = *found;
-      /* constant weights laid out from another pointer are laid out again per call */
-      if (per_call.weights && per_call.weights_from != w) per_call.weights = NULL;
-      rc = run_plan(&per_call, x, w, bias, y);
-      if (rc == RAN && dst_header && found->dst_in_kernel_layout) *dst_header = &found->dst_md;
-    }
-    if (own_single) destroy_plan(&single);
+    const plan *ran = NULL;
+    rc = run_site(s, &key, weights_constant, x, w, bias, y, make_conv_plan, &ran);
+    if (rc == RAN && dst_header && ran && ran->dst_in_kernel_layout) *dst_header = &ran->dst_md;
   }
   float *plain = NULL;
   if (rc == NOT_RAN && src_layout) { /* the built-in kernel reads NCHW */
@@ -434,4 +476,58 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
     rc = rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
   sc_rt_free(plain);
   return rc;
+}
+
+/* ---- linear layers: y = x w^T + bias through oneDNN's inner product ---- */
+
+/* A plan for x [m, k] times w [n, k] transposed (the key's n, c and o); the weights in
+ * the kernel's packed layout, the activations row-major. */
+static bool make_linear_plan(plan *p, const conv_shape *key) {
+  memset(p, 0, sizeof *p);
+  p->key = *key;
+  dnnl_dims_t src = {key->n, key->c}, weights = {key->o, key->c}, dst = {key->n, key->o}, bias = {key->o};
+  dnnl_memory_desc_t weights_any;
+  dnnl_inner_product_desc_t ip;
+  if (dnnl.dnnl_memory_desc_init_by_tag(&p->src_user, 2, src, dnnl_f32, dnnl_nc) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 2, dst, dnnl_f32, dnnl_nc) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 2, weights, dnnl_f32, dnnl_oi) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 2, weights, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+      dnnl.dnnl_inner_product_forward_desc_init(&ip, dnnl_forward_inference, &p->src_user, &weights_any,
+                                                key->has_bias ? &p->bias_md : NULL, &p->dst_user) != dnnl_success)
+    return false;
+  dnnl_primitive_attr_t attr;
+  if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+  dnnl_primitive_desc_t pd = NULL;
+  if (dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
+      dnnl.dnnl_primitive_desc_create(&pd, &ip, attr, dnnl.engine, NULL) != dnnl_success)
+    pd = NULL;
+  dnnl.dnnl_primitive_attr_destroy(attr);
+  return pd && finish_plan(p, pd, 0);
+}
+
+/* The built-in path: the bias broadcast into y's rows, then OpenBLAS. */
+static int linear_builtin(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t n, int64_t k) {
+  if (bias)
+    for (int64_t r = 0; r < m; r++) memcpy(y + r * n, bias, (size_t)n * sizeof(float));
+  return sc_k_bmm_f32(1, m, n, k, x, 0, 0, w, 0, 1, y, 1.0f, bias ? 1.0f : 0.0f);
+}
+
+int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
+                         float *y, int64_t m, int64_t n, int64_t k) {
+  pthread_once(&once, load);
+  int64_t macs = m * n * k;
+  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS;
+  if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
+    use = false;
+  site *s = use ? site_of(slot) : NULL;
+  if (!s) return linear_builtin(x, w, bias, y, m, n, k);
+  int threads = sc_rt_num_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
+  if (callers != threads) dnnl.omp_set_num_threads(threads);
+  /* kh = 0 marks a linear layer's key; a site holds one kind */
+  conv_shape key = {.n = m, .c = k, .o = n, .threads = threads, .has_bias = bias != NULL};
+  int rc = run_site(s, &key, weights_constant, x, w, bias, y, make_linear_plan, NULL);
+  if (callers != threads) dnnl.omp_set_num_threads(callers);
+  if (rc == NOT_RAN) return linear_builtin(x, w, bias, y, m, n, k);
+  return rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
 }
