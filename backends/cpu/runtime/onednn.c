@@ -517,7 +517,15 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
                          float *y, int64_t m, int64_t n, int64_t k) {
   pthread_once(&once, load);
   int64_t macs = m * n * k;
-  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS;
+  /* one row on one thread is a matrix-vector product, where OpenBLAS is ahead (the MLP at
+   * batch 1: 0.067 ms against 0.076); with more threads oneDNN's split keeps each core's
+   * share of the packed weights in its cache (0.017 ms on two) */
+  bool vector = m == 1 && sc_rt_num_threads() == 1;
+  /* many rows on several threads: OpenBLAS's threads, already awake from the layer before,
+   * beat OpenMP's hand-off between the library's pool loops (the encoder block at batch 8
+   * on two threads: 7.7 ms against 8.7) */
+  bool tall = m > 64 && sc_rt_num_threads() > 1;
+  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && !vector && !tall;
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
   site *s = use ? site_of(slot) : NULL;
