@@ -18,6 +18,18 @@
 #include "run.h"
 #include "shapec/runtime.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+/* In a sanitized build: a model library's convolutions load oneDNN, whose OpenMP
+ * (libgomp) workers make LeakSanitizer's scan of thread-local storage crash at exit
+ * ("Tracer caught signal 11").  shapec keeps no heap pointers in thread-local storage, so
+ * the scan is not needed to find its leaks.  Overridden by LSAN_OPTIONS. */
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void) { return "use_tls=0"; }
+/* ... which makes glibc's per-thread dlerror state, kept there, look leaked */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:_dlerror_run\nleak:_dl_exception_create\n"; }
+#endif
+
 typedef struct model_api {
   int (*num_inputs)(void), (*num_outputs)(void), (*input_ndim)(int), (*output_ndim)(int);
   int (*input_dtype)(int), (*output_dtype)(int);
