@@ -25,9 +25,10 @@
  * the scan is not needed to find its leaks.  Overridden by LSAN_OPTIONS. */
 const char *__lsan_default_options(void);
 const char *__lsan_default_options(void) { return "use_tls=0"; }
-/* ... which makes glibc's per-thread dlerror state, kept there, look leaked */
+/* ... which makes what glibc keeps there look leaked: the per-thread dlerror state and the
+ * dynamic loader's own bookkeeping (allocations made inside ld.so) */
 const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:_dlerror_run\nleak:_dl_exception_create\n"; }
+const char *__lsan_default_suppressions(void) { return "leak:_dlerror_run\nleak:ld-linux-x86-64.so.2\n"; }
 #endif
 
 typedef struct model_api {
