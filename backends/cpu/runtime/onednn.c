@@ -293,19 +293,20 @@ static bool lay_out_weights(site *s, plan *p, const float *w) {
 
 enum { RAN, NOT_RAN, OUT_OF_MEMORY }; /* NOT_RAN: the built-in kernel runs instead */
 
-static int run_plan(const plan *p, const float *x, const float *w, const float *bias, float *y) {
+/* Runs p; laid: the constant weights already in p's layout, or NULL to lay w out for this call. */
+static int run_plan(const plan *p, const float *laid, const float *x, const float *w, const float *bias, float *y) {
   call_memory cm = {.n = 0};
   float *src_buf = NULL, *dst_buf = NULL, *w_buf = NULL, *scratch = NULL;
   int rc = OUT_OF_MEMORY;
   if ((p->src_in && !(src_buf = sc_rt_alloc((int64_t)p->src_bytes))) ||
       (p->dst_out && !(dst_buf = sc_rt_alloc((int64_t)p->dst_bytes))) ||
-      (p->weights_in && !p->weights && !(w_buf = sc_rt_alloc((int64_t)p->weights_bytes))) ||
+      (p->weights_in && !laid && !(w_buf = sc_rt_alloc((int64_t)p->weights_bytes))) ||
       (p->scratch_bytes && !(scratch = sc_rt_alloc((int64_t)p->scratch_bytes))))
     goto done;
   rc = NOT_RAN; /* until everything below succeeds */
   dnnl_memory_t src = wrap(&cm, &p->src_md, src_buf ? src_buf : x);
   dnnl_memory_t dst = wrap(&cm, &p->dst_md, dst_buf ? dst_buf : y);
-  dnnl_memory_t weights = wrap(&cm, &p->weights_md, p->weights ? p->weights : w_buf ? w_buf : w);
+  dnnl_memory_t weights = wrap(&cm, &p->weights_md, laid ? laid : w_buf ? w_buf : w);
   dnnl_memory_t b = bias ? wrap(&cm, &p->bias_md, bias) : NULL;
   dnnl_memory_t sp = p->scratch_bytes ? wrap(&cm, &p->scratch_md, scratch) : NULL;
   if (!src || !dst || !weights || (bias && !b) || (p->scratch_bytes && !sp)) goto done;
@@ -386,10 +387,9 @@ static int run_site(site *s, const conv_shape *key, int32_t weights_constant, co
   pthread_mutex_unlock(&s->lock);
   int rc = NOT_RAN;
   if (found) {
-    plan per_call = *found;
     /* constant weights laid out from another pointer are laid out again per call */
-    if (per_call.weights && per_call.weights_from != w) per_call.weights = NULL;
-    rc = run_plan(&per_call, x, w, bias, y);
+    const float *laid = found->weights && found->weights_from == w ? found->weights : NULL;
+    rc = run_plan(found, laid, x, w, bias, y);
     if (ran) *ran = found;
     return rc;
   }
@@ -397,7 +397,7 @@ static int run_site(site *s, const conv_shape *key, int32_t weights_constant, co
   conv_shape alone = *key;
   alone.dst_layout = 0;
   if (make(&single, &alone)) {
-    rc = run_plan(&single, x, w, bias, y);
+    rc = run_plan(&single, NULL, x, w, bias, y);
     destroy_plan(&single);
   }
   if (ran) *ran = NULL;
