@@ -945,8 +945,19 @@ static bool write_back(cg *g) {
     snprintf(fmt, sizeof fmt, "the new value of '%s' has %%lld elements, '%s' has %%lld", m->target, m->target);
     LLVMValueRef counts[2] = {src->numel, dst->numel};
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, src->numel, dst->numel, "ne"), fmt, counts, 2);
-    LLVMBuildMemMove(g->B, dst->data, 1, src->data, 1,
-                     LLVMBuildMul(g->B, src->numel, cg_elem_size(g, value->meta.dtype), "bytes"));
+    LLVMValueRef bytes = LLVMBuildMul(g->B, src->numel, cg_elem_size(g, value->meta.dtype), "bytes");
+    if (g->cuda) { /* device memory: a stream-ordered copy, none where the value is already there */
+      LLVMBasicBlockRef copy = cg_block(g, "writeback"), done = cg_block(g, "written");
+      LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, dst->data, src->data, "same"), done, copy);
+      LLVMPositionBuilderAtEnd(g->B, copy);
+      LLVMTypeRef cp[3] = {g->ptr, g->ptr, g->i64};
+      LLVMValueRef ca[3] = {dst->data, src->data, bytes};
+      cg_call(g, "sc_cu_copy_device", g->voidt, cp, 3, ca, 3, false);
+      LLVMBuildBr(g->B, done);
+      LLVMPositionBuilderAtEnd(g->B, done);
+    } else {
+      LLVMBuildMemMove(g->B, dst->data, 1, src->data, 1, bytes);
+    }
   }
   return true;
 }
