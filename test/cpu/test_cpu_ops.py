@@ -31,6 +31,7 @@ from shapec_tools.evaluate import evaluate  # noqa: E402
 
 sys.path.insert(0, os.path.join(src, "test", "cuda"))
 import cuda_checks  # noqa: E402
+import bundle  # noqa: E402
 
 DEVICES = cuda_checks.devices()
 print(f"# target {cuda_checks.TARGET}; computing on {', '.join(DEVICES) or 'nothing (no GPU here)'}")
@@ -124,6 +125,12 @@ CASES = {
     # rows long enough for the 8-lane path and its tail; -inf entries (log of a 0 mask) as attention masks make
     "softmax_rows": (lambda s, x: torch.softmax(x + torch.log((x > -0.8).float()), -1) + torch.log_softmax(x, -1),
                      [f([3, 37])], [f([5, 133])], [[A, A]]),
+    # rows longer than the kernels' float partial sums run before folding into a double,
+    # not a multiple of the vector width, far from zero (the variance's cancellation)
+    "layer_norm_long": (lambda s, x: F.layer_norm(x * 3 + 100, (2053,), s.w, s.b) + F.layer_norm(x, (2053,)),
+                        [f([3, 2053])], [f([2, 2053])], [[A, None]], {"w": torch.randn(2053), "b": torch.randn(2053)}),
+    "softmax_long": (lambda s, x: torch.softmax(x * 10, -1) * 1000 + torch.log_softmax(x * 10, -1), [f([2, 3001])],
+                     [f([3, 3001])], [[A, None]]),
     "layer_norm": (lambda s, x: F.layer_norm(x, (4,), s.w, s.b), [f([2, 3, 4])], [f([5, 2, 4])], [[A, A, None]], {"w": torch.randn(4), "b": torch.randn(4)}),
     "conv1d": (lambda s, x: F.conv1d(x, s.w, s.b, stride=2, padding=1), [f([2, 3, 11])], [f([3, 3, 6])], [[A, None, A]],
                {"w": torch.randn(4, 3, 3), "b": torch.randn(4)}),
@@ -461,9 +468,15 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
         if probe:
             check(probe[0], f"{name}: without a GPU the library loads, checks its guards and says 'no CUDA device'"
                             + ("" if probe[0] else f"\n{probe[1]}"))
+        bundled = []
         for k, descs in enumerate((sample, other)):
             xs = [make(d, 10 + k) for d in descs]
             want = None
+            if bundle.DIR:  # for a GPU elsewhere (test/cuda/bundle.py)
+                before = [x.clone() for x in xs]
+                want = [ref(xs)] if ref else evaluate(path, xs)  # an in-place program changes xs
+                bundled.append((before, want, xs))
+                xs = [x.clone() for x in before]
             for device in DEVICES:
                 args = [shapec, "run", os.path.join(out, "model.so"), "--out", os.path.join(tmp, f"r{k}{device}"),
                         "--device", device]
@@ -498,6 +511,8 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
                     else:
                         exact &= bool(torch.equal(got, w))
                 check(worst < 1e-4 and exact, f"{name}: matches {'the reference' if ref else 'ATen'} on {device} at {[list(x.shape) for x in xs]} (error {worst:.1e}{'' if exact else ', integers differ'})")
+        if bundle.DIR:
+            bundle.save("ops", name, out, names, bundled)
 
 print(f"# {len(failures)} failed of {len(sys.argv[3:] or list(CASES) + list(DIRECT))} cases")
 sys.exit(1 if failures else 0)

@@ -385,20 +385,96 @@ typedef struct layer_norm_job {
   double eps;
 } layer_norm_job;
 
+/* Horizontal sum of 8 lanes, in double. */
+__attribute__((target("avx2,fma"))) static double hsum_avx2(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return (double)_mm_cvtss_f32(s);
+}
+
+/* Rows are short and sit in L1, so the three sweeps over a row cost what one does; the
+ * sums are float lanes folded into a double every 1024 elements, which keeps long rows
+ * accurate without a double per element. */
+enum { FOLD = 1024 };
+
+__attribute__((target("avx2,fma"))) static double sum_avx2(const float *x, int64_t n) {
+  double sum = 0;
+  int64_t i = 0;
+  while (i + 8 <= n) {
+    int64_t stop = i + FOLD < n ? i + FOLD : n;
+    __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
+    for (; i + 16 <= stop; i += 16) {
+      a = _mm256_add_ps(a, _mm256_loadu_ps(x + i));
+      b = _mm256_add_ps(b, _mm256_loadu_ps(x + i + 8));
+    }
+    for (; i + 8 <= stop; i += 8) a = _mm256_add_ps(a, _mm256_loadu_ps(x + i));
+    sum += hsum_avx2(_mm256_add_ps(a, b));
+  }
+  for (; i < n; i++) sum += x[i];
+  return sum;
+}
+
+/* sum of (x[i] - mean)^2 */
+__attribute__((target("avx2,fma"))) static double squared_deviations_avx2(const float *x, int64_t n, float mean) {
+  __m256 m = _mm256_set1_ps(mean);
+  double sum = 0;
+  int64_t i = 0;
+  while (i + 8 <= n) {
+    int64_t stop = i + FOLD < n ? i + FOLD : n;
+    __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
+    for (; i + 16 <= stop; i += 16) {
+      __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), m), d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m);
+      a = _mm256_fmadd_ps(d0, d0, a);
+      b = _mm256_fmadd_ps(d1, d1, b);
+    }
+    for (; i + 8 <= stop; i += 8) {
+      __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+      a = _mm256_fmadd_ps(d, d, a);
+    }
+    sum += hsum_avx2(_mm256_add_ps(a, b));
+  }
+  for (; i < n; i++) sum += ((double)x[i] - mean) * ((double)x[i] - mean);
+  return sum;
+}
+
+/* y = (x - mean) * rstd * weight + bias, weight and bias optional */
+__attribute__((target("avx2,fma"))) static void normalize_row_avx2(const float *x, float *y, const float *weight,
+                                                                   const float *bias, int64_t n, float mean,
+                                                                   float rstd) {
+  __m256 m = _mm256_set1_ps(mean), r = _mm256_set1_ps(rstd), one = _mm256_set1_ps(1.0f), zero = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), r);
+    __m256 w = weight ? _mm256_loadu_ps(weight + i) : one, b = bias ? _mm256_loadu_ps(bias + i) : zero;
+    _mm256_storeu_ps(y + i, _mm256_fmadd_ps(t, w, b));
+  }
+  for (; i < n; i++) y[i] = fmaf((x[i] - mean) * rstd, weight ? weight[i] : 1.0f, bias ? bias[i] : 0.0f);
+}
+
 static void layer_norm_rows(void *arg, int64_t begin, int64_t end) {
   const layer_norm_job *j = arg;
   int64_t inner = j->inner;
+  int avx2 = sc_rt_has_avx2();
   for (int64_t r = begin; r < end; r++) {
     const float *xr = j->x + r * inner;
     float *yr = j->y + r * inner;
-    double sum = 0, sq = 0;
-    for (int64_t i = 0; i < inner; i++) sum += xr[i];
-    double mean = inner ? sum / (double)inner : 0;
-    for (int64_t i = 0; i < inner; i++) sq += ((double)xr[i] - mean) * ((double)xr[i] - mean);
-    double rstd = 1.0 / sqrt((inner ? sq / (double)inner : 0) + j->eps);
-    for (int64_t i = 0; i < inner; i++) {
-      float v = (float)(((double)xr[i] - mean) * rstd);
-      yr[i] = v * (j->weight ? j->weight[i] : 1.0f) + (j->bias ? j->bias[i] : 0.0f);
+    double mean, rstd;
+    if (avx2) {
+      mean = inner ? sum_avx2(xr, inner) / (double)inner : 0;
+      double sq = squared_deviations_avx2(xr, inner, (float)mean);
+      rstd = 1.0 / sqrt((inner ? sq / (double)inner : 0) + j->eps);
+      normalize_row_avx2(xr, yr, j->weight, j->bias, inner, (float)mean, (float)rstd);
+    } else {
+      double sum = 0, sq = 0;
+      for (int64_t i = 0; i < inner; i++) sum += xr[i];
+      mean = inner ? sum / (double)inner : 0;
+      for (int64_t i = 0; i < inner; i++) sq += ((double)xr[i] - mean) * ((double)xr[i] - mean);
+      rstd = 1.0 / sqrt((inner ? sq / (double)inner : 0) + j->eps);
+      for (int64_t i = 0; i < inner; i++) {
+        float v = (float)(((double)xr[i] - mean) * rstd);
+        yr[i] = v * (j->weight ? j->weight[i] : 1.0f) + (j->bias ? j->bias[i] : 0.0f);
+      }
     }
     if (j->mean_out) j->mean_out[r] = (float)mean;
     if (j->rstd_out) j->rstd_out[r] = (float)rstd;
@@ -414,20 +490,43 @@ void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const fl
 /* libmvec's 8-lane expf; called only where the CPU has AVX2 (checked at run time). */
 __m256 _ZGVdN8v_expf(__m256 x);
 
-/* y[i] = exp(x[i] - shift); returns the sum of y in double. */
+/* y[i] = exp(x[i] - shift); returns the sum of y (float lanes folded into a double every
+ * FOLD elements). */
 __attribute__((target("avx2,fma"))) static double exp_shift_avx2(const float *x, float *y, int64_t n, float shift) {
   __m256 s = _mm256_set1_ps(shift);
   double sum = 0;
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
-    _mm256_storeu_ps(y + i, e);
-    float lanes[8];
-    _mm256_storeu_ps(lanes, e);
-    for (int k = 0; k < 8; k++) sum += lanes[k];
+  while (i + 8 <= n) {
+    int64_t stop = i + FOLD < n ? i + FOLD : n;
+    __m256 acc = _mm256_setzero_ps();
+    for (; i + 8 <= stop; i += 8) {
+      __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(_mm256_loadu_ps(x + i), s));
+      _mm256_storeu_ps(y + i, e);
+      acc = _mm256_add_ps(acc, e);
+    }
+    sum += hsum_avx2(acc);
   }
   for (; i < n; i++) sum += (y[i] = expf(x[i] - shift));
   return sum;
+}
+
+/* the largest of x; NaN is ignored (it makes the sum NaN later, as in ATen) */
+__attribute__((target("avx2,fma"))) static float max_avx2(const float *x, int64_t n) {
+  __m256 m = _mm256_set1_ps(-INFINITY);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) m = _mm256_max_ps(_mm256_loadu_ps(x + i), m); /* a NaN lane keeps m */
+  float lanes[8], mx = -INFINITY;
+  _mm256_storeu_ps(lanes, m);
+  for (int k = 0; k < 8; k++) mx = lanes[k] > mx ? lanes[k] : mx;
+  for (; i < n; i++) mx = x[i] > mx ? x[i] : mx;
+  return mx;
+}
+
+__attribute__((target("avx2,fma"))) static void scale_avx2(float *y, int64_t n, float k) {
+  __m256 kv = _mm256_set1_ps(k);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), kv));
+  for (; i < n; i++) y[i] *= k;
 }
 
 static double exp_shift(const float *x, float *y, int64_t n, float shift) {
@@ -447,22 +546,36 @@ typedef struct softmax_job {
 /* Rows [begin, end) of a softmax over contiguous rows of n. */
 static void softmax_rows(void *arg, int64_t begin, int64_t end) {
   const softmax_job *j = arg;
+  int avx2 = sc_rt_has_avx2();
   for (int64_t r = begin; r < end; r++) {
     const float *xs = j->x + r * j->n;
     float *ys = j->y + r * j->n;
     /* a NaN (ignored by the max) or an infinite max makes the sum NaN, and every output
      * NaN, as in ATen */
-    float mx = -INFINITY;
-    for (int64_t i = 0; i < j->n; i++) mx = xs[i] > mx ? xs[i] : mx;
+    float mx;
+    if (avx2) {
+      mx = max_avx2(xs, j->n);
+    } else {
+      mx = -INFINITY;
+      for (int64_t i = 0; i < j->n; i++) mx = xs[i] > mx ? xs[i] : mx;
+    }
     if (j->log) {
       double sum = 0;
-      for (int64_t i = 0; i < j->n; i++) sum += exp((double)(xs[i] - mx));
+      if (xs != ys) { /* the exponentials go to the output first, then are overwritten */
+        sum = exp_shift(xs, ys, j->n, mx);
+      } else {
+        for (int64_t i = 0; i < j->n; i++) sum += exp((double)(xs[i] - mx));
+      }
       float lse = (float)(mx + log(sum));
       for (int64_t i = 0; i < j->n; i++) ys[i] = xs[i] - lse;
       continue;
     }
     float inv = (float)(1.0 / exp_shift(xs, ys, j->n, mx));
-    for (int64_t i = 0; i < j->n; i++) ys[i] *= inv;
+    if (avx2) {
+      scale_avx2(ys, j->n, inv);
+    } else {
+      for (int64_t i = 0; i < j->n; i++) ys[i] *= inv;
+    }
   }
 }
 
