@@ -4,7 +4,12 @@ through its C ABI with CUDA tensors) against PyTorch eager on the same GPU, in t
 run.  Reports latency ratios and the largest difference between the two outputs.
 Needs a GPU and a PyTorch built with CUDA; exits 77 (skipped) otherwise.
 
-usage: bench/bench_cuda.py SHAPEC [--quick] [--arch=sm_90] [--no-cublas]"""
+On a GPU machine without shapec, --libs DIR takes libraries exported elsewhere instead:
+DIR/<model>/model.so, as a GPU bundle's zoo folder has them (test/cuda/bundle.py).  The
+torch module is then built here with the zoo's seed; where this torch initializes
+weights differently from the exporting one, the diff column says so by its size.
+
+usage: bench/bench_cuda.py (SHAPEC | --libs DIR) [--quick] [--arch=sm_90] [--no-cublas]"""
 import ctypes
 import json
 import os
@@ -28,7 +33,8 @@ from shapec_tools import zoo  # noqa: E402
 from shapec_tools.convert import convert  # noqa: E402
 from shapec_tools.model_library import Device, DType, Tensor  # noqa: E402
 
-shapec = sys.argv[1]
+libs = sys.argv[sys.argv.index("--libs") + 1] if "--libs" in sys.argv else None
+shapec = None if libs else sys.argv[1]
 quick = "--quick" in sys.argv
 arch = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--arch=")), None)
 if "--no-cublas" in sys.argv:
@@ -63,19 +69,27 @@ def timeit(fn, runs=50):
 
 
 print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")
-print("| model | input | shapec ms | torch ms | shapec/torch | max abs diff |")
-print("|---|---|---|---|---|---|")
+print(f"# torch's convolutions may use TF32: torch.backends.cudnn.allow_tf32 = {torch.backends.cudnn.allow_tf32}")
+print("| model | input | shapec ms | torch ms | shapec/torch | shapec first call ms | max diff / scale |")
+print("|---|---|---|---|---|---|---|")
 for name, spec, *shape_sets in CASES:
     module, input_names, inputs, _ = zoo.build(name)
     with tempfile.TemporaryDirectory() as tmp:
-        path = convert(module, inputs, tmp, input_names=input_names)
-        with open(os.path.join(tmp, "spec.json"), "w") as f:
-            json.dump({"dynamic_shapes": spec}, f)
-        out = os.path.join(tmp, "out")
-        flags = ["--target", "cuda"] + (["--cuda-arch", arch] if arch else [])
-        subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"] + flags,
-                       check=True, capture_output=True)
-        lib = ctypes.CDLL(os.path.join(out, "model.so"))
+        if libs:
+            lib_path = os.path.join(libs, name, "model.so")
+            if not os.path.exists(lib_path):
+                print(f"| {name} | - | no {lib_path} | | | |")
+                continue
+        else:
+            path = convert(module, inputs, tmp, input_names=input_names)
+            with open(os.path.join(tmp, "spec.json"), "w") as f:
+                json.dump({"dynamic_shapes": spec}, f)
+            out = os.path.join(tmp, "out")
+            flags = ["--target", "cuda"] + (["--cuda-arch", arch] if arch else [])
+            subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"] + flags,
+                           check=True, capture_output=True)
+            lib_path = os.path.join(out, "model.so")
+        lib = ctypes.CDLL(lib_path)
         gpu_module = module.cuda().eval()
         for shapes in shape_sets:
             xs = [torch.randn(*s, device="cuda") for s in shapes]
@@ -92,9 +106,16 @@ for name, spec, *shape_sets in CASES:
                 if lib.shapec_model_run(ins, outs, err, 1024):
                     raise RuntimeError(err.value.decode())
 
-            run_shapec()
-            diff = max(float((g - w).abs().max()) for g, w in zip(got, want))
+            try:
+                t0 = time.perf_counter()
+                run_shapec()  # the first call: the module's JIT, the weights' upload
+                first = time.perf_counter() - t0
+            except RuntimeError as e:
+                print(f"| {name} | {shapes[0]} | failed: {str(e)[:200]} | | | | |", flush=True)
+                continue
+            diff = max(float((g - w).abs().max() / max(1.0, float(w.abs().max()))) for g, w in zip(got, want))
             t_s = timeit(run_shapec)
             with torch.no_grad():
                 t_t = timeit(lambda: gpu_module(*xs))
-            print(f"| {name} | {shapes[0]} | {t_s * 1e3:.3f} | {t_t * 1e3:.3f} | {t_s / t_t:.2f} | {diff:.1e} |", flush=True)
+            print(f"| {name} | {shapes[0]} | {t_s * 1e3:.3f} | {t_t * 1e3:.3f} | {t_s / t_t:.2f} | {first * 1e3:.1f} | "
+                  f"{diff:.1e} |", flush=True)

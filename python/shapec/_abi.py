@@ -3,7 +3,7 @@ import ctypes
 
 ERR_SHAPE, ERR_ARGUMENT, ERR_MEMORY, ERR_CPU, ERR_WEIGHTS, ERR_CUDA = 1, 2, 3, 4, 5, 6
 TARGET_CPU, TARGET_CUDA = 1, 2
-KDL_CPU = 1
+KDL_CPU, KDL_CUDA = 1, 2
 
 # DLPack dtype codes: (code, bits) <-> NumPy dtype names
 _DTYPES = {(2, 32): "float32", (2, 64): "float64", (2, 16): "float16", (0, 64): "int64", (0, 32): "int32",
@@ -86,7 +86,19 @@ def declare(lib):
                                                ctypes.c_char_p, c_size_t]),
         "shapec_model_run": (c_int, [ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_char_p, c_size_t]),
     }
+    if _has(lib, entry.prefix + "run_on_stream"):  # libraries with CUDA code
+        sigs["shapec_model_run_on_stream"] = (c_int, [ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_void_p,
+                                                      ctypes.c_char_p, c_size_t])
+        sigs["shapec_model_cuda_arch"] = (c_char_p, [])
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(entry, name[len("shapec_model_"):])
         fn.restype, fn.argtypes = restype, argtypes
     return entry
+
+
+def _has(lib, symbol):
+    try:
+        getattr(lib, symbol)
+        return True
+    except AttributeError:
+        return False

@@ -44,9 +44,11 @@ class Model:
         self.output_dtypes = [_abi.dtype_name(lib.output_dtype(i)) for i in range(n_out)]
         self._in_ndim = [lib.input_ndim(i) for i in range(n_in)]
         self._out_ndim = [lib.output_ndim(i) for i in range(n_out)]
-        if not lib.targets() & _abi.TARGET_CPU:
-            raise ShapecError(f"{self.path}: this library computes on CUDA tensors only; the Python package calls "
-                              "CPU libraries (export with --target cpu or cpu,cuda)", _abi.ERR_ARGUMENT)
+        self.targets = lib.targets()  # _abi.TARGET_CPU | _abi.TARGET_CUDA
+        self.cuda_arch = lib.cuda_arch().decode() if self.targets & _abi.TARGET_CUDA else None
+        # a CUDA-only library exported with --cuda-emulate computes on host memory passed as
+        # CUDA tensors: NumPy arrays stand for device memory there (docs/cuda.md, emulation)
+        self._host_is_device = self.cuda_arch == "host-emulation" and not self.targets & _abi.TARGET_CPU
 
     def __repr__(self):
         return f"shapec.Model({self.path!r}, inputs={self.input_names}, outputs={self.output_names})"
@@ -71,8 +73,45 @@ class Model:
     # ---- inputs -------------------------------------------------------------------------
 
     def _arrays(self, args, kwargs):
-        """The inputs in the library's order as C-ordered NumPy arrays (a strided array or
-        tensor is copied once), and whether any came as a torch tensor."""
+        """The inputs in the library's order, and the device they are on (None: host).
+        Host inputs become C-ordered NumPy arrays (a strided array or tensor is copied
+        once); CUDA tensors stay torch tensors, made contiguous, and a Python number for a
+        0-d input goes to their device."""
+        given = self._given(args, kwargs)
+        arrays, device, torch_in = [], None, False
+        for name, dtype, ndim in zip(self.input_names, self.input_dtypes, self._in_ndim):
+            x = given[name]
+            if _is_torch(x):
+                torch_in = True
+                if x.device.type == "cuda":
+                    device = device or x.device
+                    arrays.append(x.detach().contiguous())
+                    continue
+                if x.device.type != "cpu":
+                    raise ShapecError(f"input {name!r} is on {x.device}; shapec computes on CPU and CUDA tensors",
+                                      _abi.ERR_ARGUMENT)
+                try:  # DLPack: a view of the tensor's memory
+                    x = np.from_dlpack(x.detach())
+                except (AttributeError, TypeError, RuntimeError, BufferError):  # older NumPy, or bool
+                    x = x.detach().numpy()
+            a = np.asarray(x)
+            if a.ndim == 0 and ndim == 0 and dtype and a.dtype != np.dtype(dtype):
+                a = a.astype(dtype)  # a Python int, float or bool for a scalar input
+            arrays.append(np.ascontiguousarray(a))  # strided: one copy, in C order
+        if device is not None:
+            import torch
+            for k, (name, a) in enumerate(zip(self.input_names, arrays)):
+                if isinstance(a, np.ndarray):
+                    if a.ndim:
+                        cuda_name = next(n for n, b in zip(self.input_names, arrays) if not isinstance(b, np.ndarray))
+                        raise ShapecError(f"input {name!r} is on the CPU but {cuda_name!r} is on {device}: pass every "
+                                          "input on one device", _abi.ERR_ARGUMENT)
+                    arrays[k] = torch.from_numpy(a).to(device)
+        if self.record_shapes:  # before the guards: shapes the library refuses are recorded too
+            self._record(arrays)
+        return arrays, device, torch_in
+
+    def _given(self, args, kwargs):
         if len(args) > len(self.input_names):
             raise TypeError(f"the model takes {len(self.input_names)} inputs ({', '.join(self.input_names)}), "
                             f"{len(args)} given")
@@ -86,25 +125,7 @@ class Model:
         missing = [n for n in self.input_names if n not in given]
         if missing:
             raise TypeError(f"missing input(s): {', '.join(missing)}")
-        arrays, torch_in = [], False
-        for name, dtype, ndim in zip(self.input_names, self.input_dtypes, self._in_ndim):
-            x = given[name]
-            if _is_torch(x):
-                torch_in = True
-                if x.device.type != "cpu":
-                    raise ShapecError(f"input {name!r} is on {x.device}; the Python package calls CPU libraries",
-                                      _abi.ERR_ARGUMENT)
-                try:  # DLPack: a view of the tensor's memory
-                    x = np.from_dlpack(x.detach())
-                except (AttributeError, TypeError, RuntimeError, BufferError):  # older NumPy, or bool
-                    x = x.detach().numpy()
-            a = np.asarray(x)
-            if a.ndim == 0 and ndim == 0 and dtype and a.dtype != np.dtype(dtype):
-                a = a.astype(dtype)  # a Python int, float or bool for a scalar input
-            arrays.append(np.ascontiguousarray(a))  # strided: one copy, in C order
-        if self.record_shapes:  # before the guards: shapes the library refuses are recorded too
-            self._record(arrays)
-        return arrays, torch_in
+        return given
 
     def _record(self, arrays):
         report = self.report
@@ -112,14 +133,20 @@ class Model:
         _observations.record_shapes(self.record_shapes, dict(zip(self.input_names, arrays)),
                                     model_sha256=report.get("model_sha256"), scalars=scalars)
 
-    @staticmethod
-    def _tensor(a, keep):
-        code_bits = _abi.DTYPE_OF_NAME.get(a.dtype.name)
+    def _tensor(self, a, keep):
+        """The shapec_tensor of a NumPy array (host memory) or a torch CUDA tensor."""
+        if isinstance(a, np.ndarray):
+            name, data = a.dtype.name, a.ctypes.data
+            device = _abi.Device(_abi.KDL_CUDA if self._host_is_device else _abi.KDL_CPU, 0)
+        else:
+            name, data = str(a.dtype).split(".")[-1], a.data_ptr()
+            device = _abi.Device(_abi.KDL_CUDA, a.device.index or 0)
+        code_bits = _abi.DTYPE_OF_NAME.get(name)
         if code_bits is None:
-            raise TypeError(f"dtype {a.dtype} is not one shapec takes")
+            raise TypeError(f"dtype {name} is not one shapec takes")
         shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
         keep += [shape, a]
-        return _abi.Tensor(a.ctypes.data, _abi.Device(_abi.KDL_CPU, 0), a.ndim, _abi.DType(*code_bits, 1), shape, None, 0)
+        return _abi.Tensor(data, device, a.ndim, _abi.DType(*code_bits, 1), shape, None, 0)
 
     def _fail(self, rc, err):
         message = err.value.decode(errors="replace")
@@ -139,29 +166,46 @@ class Model:
 
     def output_shapes(self, *args, **kwargs):
         """The outputs' shapes for these inputs, after every check the library makes."""
-        arrays, _ = self._arrays(args, kwargs)
+        arrays, _, _ = self._arrays(args, kwargs)
         keep = []
         ins = (_abi.Tensor * max(1, len(arrays)))(*[self._tensor(a, keep) for a in arrays])
         return self._shapes(ins, ctypes.create_string_buffer(4096))
 
     def __call__(self, *args, **kwargs):
         """Runs the model: NumPy arrays out for NumPy inputs, torch tensors (sharing the
-        arrays' memory through DLPack) when an input was a torch tensor.  One output is
-        returned alone, several as a tuple."""
-        arrays, torch_in = self._arrays(args, kwargs)
+        arrays' memory through DLPack) when an input was a torch tensor.  On CUDA tensors
+        the outputs are CUDA tensors on the same device, and the work is enqueued on
+        torch's current stream, ordered after what torch queued there before, as a
+        torch operator is.  One output is returned alone, several as a tuple."""
+        arrays, device, torch_in = self._arrays(args, kwargs)
+        if device is not None and not self.targets & _abi.TARGET_CUDA:
+            raise ShapecError(f"{self.path} has no CUDA code (export with --target cuda or cpu,cuda); "
+                              "pass CPU tensors or NumPy arrays", _abi.ERR_ARGUMENT)
         keep = []
         ins = (_abi.Tensor * max(1, len(arrays)))(*[self._tensor(a, keep) for a in arrays])
         err = ctypes.create_string_buffer(4096)
-        outs_np = [np.empty(shape, dtype) for shape, dtype in zip(self._shapes(ins, err), self.output_dtypes)]
-        outs = (_abi.Tensor * max(1, len(outs_np)))(*[self._tensor(o, keep) for o in outs_np])
-        rc = self._lib.run(ins, outs, err, len(err))
+        shapes = self._shapes(ins, err)
+        if device is not None:
+            import torch
+            outs_buf = [torch.empty(shape, dtype=getattr(torch, dtype), device=device)
+                        for shape, dtype in zip(shapes, self.output_dtypes)]
+        else:
+            outs_buf = [np.empty(shape, dtype) for shape, dtype in zip(shapes, self.output_dtypes)]
+        outs = (_abi.Tensor * max(1, len(outs_buf)))(*[self._tensor(o, keep) for o in outs_buf])
+        if device is not None:
+            stream = torch.cuda.current_stream(device).cuda_stream
+            rc = self._lib.run_on_stream(ins, outs, ctypes.c_void_p(stream), err, len(err))
+        else:
+            rc = self._lib.run(ins, outs, err, len(err))
         if rc:
             self._fail(rc, err)
-        if torch_in:
+        if device is not None:
+            result = outs_buf
+        elif torch_in:
             import torch
-            result = [_to_torch(torch, o) for o in outs_np]
+            result = [_to_torch(torch, o) for o in outs_buf]
         else:
-            result = outs_np
+            result = outs_buf
         return result[0] if len(result) == 1 else tuple(result)
 
 

@@ -31,6 +31,7 @@ from shapec_tools.evaluate import evaluate  # noqa: E402
 
 sys.path.insert(0, os.path.join(src, "test", "cuda"))
 import cuda_checks  # noqa: E402
+import bundle  # noqa: E402
 
 AUTO = "_DimHint.AUTO"
 # model -> (spec, shapes to run: name -> list of shapes, one per run)
@@ -76,6 +77,12 @@ def run(lib, inputs, outdir, device=None):
     return subprocess.run(args, capture_output=True, text=True)
 
 
+def inputs_at(k, shape, names):
+    """The inputs of run k: random, the same in every process."""
+    torch.manual_seed(100 + k)
+    return [torch.randn(*shape[n]) for n in names]
+
+
 for name in sys.argv[3:] or list(CASES):
     model_name = name.split("@")[0]
     if model_name in ("resnet18", "mobilenet_v2"):
@@ -114,12 +121,16 @@ for name in sys.argv[3:] or list(CASES):
             if probe:
                 check(probe[0], f"{name}: without a GPU the library loads, checks its guards and says 'no CUDA device'"
                                 + ("" if probe[0] else f"\n{probe[1]}"))
+        if bundle.DIR:  # for a GPU elsewhere (test/cuda/bundle.py)
+            runs = [(xs, evaluate(path, xs)) for xs in (inputs_at(k, shape, input_names) for k, shape in enumerate(shapes))]
+            bundle.save("zoo", name, out, input_names, runs)
+            if os.path.exists(os.path.join(tmp, "out90", "model.so")):  # the same model built for sm_90
+                bundle.save("zoo", name + "@sm_90", os.path.join(tmp, "out90"), input_names, runs)
         if not DEVICES:
             print(f"skip - {name}: nothing to compute on (a CUDA-only library and no GPU)")
             continue
         for k, shape in enumerate(shapes):
-            torch.manual_seed(100 + k)
-            xs = [torch.randn(*shape[n]) for n in input_names]
+            xs = inputs_at(k, shape, input_names)
             files = {}
             for n, x in zip(input_names, xs):
                 files[n] = os.path.join(tmp, f"{n}_{k}.npy")
