@@ -104,17 +104,32 @@ bool cg_is_conv2d_like(const sc_node *n) {
          !(node_arg(n, "transposed") && bool_input(n, "transposed", false));
 }
 
+static bool is_string_input(const sc_node *n, const char *name, const char *want) {
+  const sc_arg *a = node_arg(n, name);
+  if (!a || !a->n_items || a->kind != SC_ARG_STRING) return strcmp(want, "none") == 0; /* the default */
+  return strcmp(a->items[0].s, want) == 0;
+}
+
 /* The activation node r computes (SC_ACT_*), or SC_ACT_NONE for any other node. */
 static int activation_of(const sc_node *r) {
   if (r->op->id == SC_OP_RELU || r->op->id == SC_OP_RELU_) return SC_ACT_RELU;
+  if (r->op->id == SC_OP_GELU && is_string_input(r, "approximate", "none")) return SC_ACT_GELU;
   if ((r->op->id == SC_OP_HARDTANH || r->op->id == SC_OP_HARDTANH_) && float_input(r, "min_val", -1) == 0.0 &&
       float_input(r, "max_val", 1) == 6.0)
     return SC_ACT_RELU6;
   return SC_ACT_NONE;
 }
 
+/* A linear layer whose output can take an activation as its epilogue: a 2-D weight (the
+ * layer's own path in cg_ops.c applies it after either kernel). */
+static bool is_fusable_linear(const sc_node *n) {
+  const sc_value *w = n->op->id == SC_OP_LINEAR ? cg_tensor_input(n, "weight") : NULL;
+  return w && w->meta.rank == 2 && w->meta.dtype == SC_DTYPE_F32;
+}
+
 /* ReLU / ReLU6 nodes whose input is a float32 convolution's output (or a folded batch norm's,
- * which is the same buffer) that nothing else reads. */
+ * which is the same buffer) that nothing else reads; ReLU and exact GELU after a linear
+ * layer likewise. */
 static void plan_activation_epilogues(cg *g) {
   const sc_graph *gr = g->p->graph;
   for (size_t r = 0; r < gr->n_nodes; r++) {
@@ -126,7 +141,9 @@ static void plan_activation_epilogues(cg *g) {
     if (cg_get(g, rn->outputs[0].items[0].value)->inlined) continue; /* computed inside its consumer's loop */
     size_t conv = (size_t)in->def_node;
     if (g->folded[conv].into) conv = (size_t)g->folded[conv].into->v->def_node; /* through a folded batch norm */
-    if (!cg_is_conv2d_like(&gr->nodes[conv]) || g->folded[conv].act) continue;
+    if (g->folded[conv].act) continue;
+    if (is_fusable_linear(&gr->nodes[conv]) ? act == SC_ACT_RELU6 : !cg_is_conv2d_like(&gr->nodes[conv]) || act == SC_ACT_GELU)
+      continue;
     g->folded[conv].act = act;
     g->folded[r].into = cg_get(g, gr->nodes[conv].outputs[0].items[0].value);
   }

@@ -387,20 +387,28 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       int rx = x->v->meta.rank;
       LLVMValueRef k = x->dims[rx - 1], nn = w->v->meta.rank == 2 ? w->dims[0] : cg_i64(g, 1);
       LLVMValueRef m = prod(g, x->dims, 0, rx - 1);
+      /* a ReLU or GELU after the layer, applied here (cg_fold.c): the activation node aliases out */
+      int act = g->folded[n - g->p->graph->nodes].act;
       if (!g->cuda && w->v->meta.rank == 2 && !w->transposed && (!bias || bias->v->meta.rank == 1)) {
         /* oneDNN's inner product keeps the weights packed in a pointer of its own per layer
          * (backends/cpu/runtime/onednn.c) */
         LLVMValueRef site = LLVMAddGlobal(g->M, g->ptr, "shapec_linear_site");
         LLVMSetInitializer(site, LLVMConstNull(g->ptr));
         LLVMSetLinkage(site, LLVMInternalLinkage);
-        LLVMTypeRef lp[9] = {g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64};
-        LLVMValueRef la[9] = {site, LLVMConstInt(g->i32, cg_is_constant_weight(g, w->v) ? 1 : 0, 0), x->data, w->data,
-                              bias ? bias->data : LLVMConstNull(g->ptr), out->data, m, nn, k};
-        check_rc(g, cg_call(g, "sc_k_linear_site_f32", g->i32, lp, 9, la, 9, false));
+        LLVMTypeRef lp[10] = {g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32};
+        LLVMValueRef la[10] = {site, LLVMConstInt(g->i32, cg_is_constant_weight(g, w->v) ? 1 : 0, 0), x->data, w->data,
+                               bias ? bias->data : LLVMConstNull(g->ptr), out->data, m, nn, k,
+                               LLVMConstInt(g->i32, (unsigned)act, 0)};
+        check_rc(g, cg_call(g, "sc_k_linear_site_f32", g->i32, lp, 10, la, 10, false));
         return true;
       }
       if (bias) broadcast_into(g, bias, out);
       bmm(g, cg_i64(g, 1), m, nn, k, x->data, cg_i64(g, 0), 0, w->data, cg_i64(g, 0), 1, out->data, 1, bias ? 1 : 0);
+      if (act) {
+        LLVMTypeRef ap[3] = {g->ptr, g->i64, g->i32};
+        LLVMValueRef aa[3] = {out->data, out->numel, LLVMConstInt(g->i32, (unsigned)act, 0)};
+        cg_call(g, "sc_k_activation_f32", g->voidt, ap, 3, aa, 3, false);
+      }
       return true;
     }
     case SC_OP_MATMUL: {

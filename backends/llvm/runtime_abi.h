@@ -5,7 +5,7 @@
 #define SC_RUNTIME_ABI_H
 
 /* sc_k_conv2d_act_f32's activation, applied to each output as it is finished */
-enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6 };
+enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_GELU /* exact (erf), linear layers only */ };
 
 /* sc_k_conv2d_site_f32's layout flags.  A tensor passed between two convolutions in the
  * kernel library's layout is a buffer of SC_KERNEL_LAYOUT_HEADER bytes, then the elements:

@@ -108,6 +108,16 @@ CASES = {
     "matmul_3d_2d": (lambda s, x: x @ s.w, [f([2, 4, 3])], [f([5, 2, 3])], [[A, A, None]], {"w": torch.randn(3, 6)}),
     "matmul_vec": (lambda s, x, v: x @ v, [f([4, 3]), f([3])], [f([6, 5]), f([5])], [[A, A], [A]]),
     "linear": (lambda s, x: F.linear(x, s.w, s.b), [f([2, 4, 3])], [f([3, 7, 3])], [[A, A, None]], {"w": torch.randn(5, 3), "b": torch.randn(5)}),
+    # activations after linear layers, applied by the layer (cg_fold.c): exact GELU and ReLU
+    # through oneDNN's post-op (large) or after OpenBLAS (small); not where the layer's
+    # output is read twice, nor the tanh GELU
+    "linear_gelu": (lambda s, x: F.gelu(F.linear(x, s.w, s.b)), [f([2, 5, 64])], [f([3, 7, 64])], [[A, A, None]],
+                    {"w": torch.randn(300, 64), "b": torch.randn(300)}),
+    "linear_relu_small": (lambda s, x: F.relu(F.linear(x, s.w)) + F.gelu(F.linear(x, s.w2, s.b)), [f([3, 6])],
+                          [f([5, 6])], [[A, None]], {"w": torch.randn(4, 6), "w2": torch.randn(4, 6), "b": torch.randn(4)}),
+    "linear_act_unfused": (lambda s, x: (F.relu(F.linear(x, s.w, s.b)) * F.linear(x, s.w, s.b).sum(),
+                                         F.gelu(F.linear(x, s.w2), approximate="tanh")), [f([9, 70])], [f([4, 70])],
+                           [[A, None]], {"w": torch.randn(120, 70), "b": torch.randn(120), "w2": torch.randn(120, 70)}),
     "view_permute": (lambda s, x: x.reshape(x.shape[0], -1).t().contiguous() + 0, [f([4, 3, 2])], [f([2, 5, 3])], [[A, A, A]]),
     "transpose_expand": (lambda s, x, y: x.transpose(0, 1) + y.expand(3, -1), [f([4, 3]), f([1, 4])], [f([6, 3]), f([1, 6])],
                          [[A, A], [None, A]]),

@@ -101,10 +101,13 @@ int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
 int sc_k_conv_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int32_t trans_a, const float *b,
                        int32_t trans_b, float *c, float alpha, float beta);
 
-/* y [m, n] = x [m, k] w^T (w [n, k]) + bias, through oneDNN's inner product with the
+/* y [m, n] = act(x [m, k] w^T (w [n, k]) + bias), through oneDNN's inner product with the
  * weights packed once per site when constant (onednn.c), else OpenBLAS. */
 int sc_k_linear_site_f32(void **site, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                         float *y, int64_t m, int64_t n, int64_t k);
+                         float *y, int64_t m, int64_t n, int64_t k, int32_t act);
+/* y = act(y) over n elements (SC_ACT_*, runtime_abi.h): a linear layer's epilogue where
+ * oneDNN did not compute the layer. */
+void sc_k_activation_f32(float *y, int64_t n, int32_t act);
 
 /* ---- neural-network ops (nn.c) ---- */
 int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,

@@ -67,6 +67,23 @@ static void activate(float *y, int64_t n, int act) {
     for (int64_t i = 0; i < n; i++) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
   else if (act == SC_ACT_RELU6)
     for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i] > 6.0f ? 6.0f : y[i];
+  else if (act == SC_ACT_GELU)
+    for (int64_t i = 0; i < n; i++) y[i] = 0.5f * y[i] * (1.0f + erff(y[i] * 0.70710678118654752f));
+}
+
+typedef struct activation_job {
+  float *y;
+  int act;
+} activation_job;
+
+static void activate_range(void *arg, int64_t begin, int64_t end) {
+  const activation_job *j = arg;
+  activate(j->y + begin, end - begin, j->act);
+}
+
+void sc_k_activation_f32(float *y, int64_t n, int32_t act) {
+  activation_job j = {y, act};
+  sc_rt_parallel_for(activate_range, &j, n, 16384);
 }
 
 /* One channel of a depthwise convolution (one input and one output channel per group):

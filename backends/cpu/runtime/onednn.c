@@ -498,23 +498,34 @@ static bool make_linear_plan(plan *p, const conv_shape *key) {
     return false;
   dnnl_primitive_attr_t attr;
   if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+  dnnl_post_ops_t post = NULL;
+  bool ok = true;
+  if (key->act != SC_ACT_NONE) /* written once, activated while still in cache */
+    ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success &&
+         dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, key->act == SC_ACT_GELU ? dnnl_eltwise_gelu_erf : dnnl_eltwise_relu,
+                                           0.0f, 0.0f) == dnnl_success &&
+         dnnl.dnnl_primitive_attr_set_post_ops(attr, post) == dnnl_success;
   dnnl_primitive_desc_t pd = NULL;
-  if (dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
+  if (!ok || dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
       dnnl.dnnl_primitive_desc_create(&pd, &ip, attr, dnnl.engine, NULL) != dnnl_success)
     pd = NULL;
+  if (post) dnnl.dnnl_post_ops_destroy(post);
   dnnl.dnnl_primitive_attr_destroy(attr);
   return pd && finish_plan(p, pd, 0);
 }
 
-/* The built-in path: the bias broadcast into y's rows, then OpenBLAS. */
-static int linear_builtin(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t n, int64_t k) {
+/* The built-in path: the bias broadcast into y's rows, OpenBLAS, then the activation. */
+static int linear_builtin(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t n, int64_t k,
+                          int32_t act) {
   if (bias)
     for (int64_t r = 0; r < m; r++) memcpy(y + r * n, bias, (size_t)n * sizeof(float));
-  return sc_k_bmm_f32(1, m, n, k, x, 0, 0, w, 0, 1, y, 1.0f, bias ? 1.0f : 0.0f);
+  int rc = sc_k_bmm_f32(1, m, n, k, x, 0, 0, w, 0, 1, y, 1.0f, bias ? 1.0f : 0.0f);
+  if (rc == SHAPEC_OK && act != SC_ACT_NONE) sc_k_activation_f32(y, m * n, act);
+  return rc;
 }
 
 int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                         float *y, int64_t m, int64_t n, int64_t k) {
+                         float *y, int64_t m, int64_t n, int64_t k, int32_t act) {
   pthread_once(&once, load);
   int64_t macs = m * n * k;
   /* one row on one thread is a matrix-vector product, where OpenBLAS is ahead (the MLP at
@@ -529,13 +540,13 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
   site *s = use ? site_of(slot) : NULL;
-  if (!s) return linear_builtin(x, w, bias, y, m, n, k);
+  if (!s) return linear_builtin(x, w, bias, y, m, n, k, act);
   int threads = sc_rt_num_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   /* kh = 0 marks a linear layer's key; a site holds one kind */
-  conv_shape key = {.n = m, .c = k, .o = n, .threads = threads, .has_bias = bias != NULL};
+  conv_shape key = {.n = m, .c = k, .o = n, .act = act, .threads = threads, .has_bias = bias != NULL};
   int rc = run_site(s, &key, weights_constant, x, w, bias, y, make_linear_plan, NULL);
   if (callers != threads) dnnl.omp_set_num_threads(callers);
-  if (rc == NOT_RAN) return linear_builtin(x, w, bias, y, m, n, k);
+  if (rc == NOT_RAN) return linear_builtin(x, w, bias, y, m, n, k, act);
   return rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
 }
