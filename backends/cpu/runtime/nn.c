@@ -444,25 +444,10 @@ __attribute__((target("avx2,fma"))) static double hsum_avx2(__m256 v) {
  * accurate without a double per element. */
 enum { FOLD = 1024 };
 
-__attribute__((target("avx2,fma"))) static double sum_avx2(const float *x, int64_t n) {
-  double sum = 0;
-  int64_t i = 0;
-  while (i + 8 <= n) {
-    int64_t stop = i + FOLD < n ? i + FOLD : n;
-    __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
-    for (; i + 16 <= stop; i += 16) {
-      a = _mm256_add_ps(a, _mm256_loadu_ps(x + i));
-      b = _mm256_add_ps(b, _mm256_loadu_ps(x + i + 8));
-    }
-    for (; i + 8 <= stop; i += 8) a = _mm256_add_ps(a, _mm256_loadu_ps(x + i));
-    sum += hsum_avx2(_mm256_add_ps(a, b));
-  }
-  for (; i < n; i++) sum += x[i];
-  return sum;
-}
-
-/* sum of (x[i] - mean)^2 */
-__attribute__((target("avx2,fma"))) static double squared_deviations_avx2(const float *x, int64_t n, float mean) {
+/* The sum of x[i] or, when squared, of (x[i] - mean)^2; inlined into the two callers
+ * below with `squared` constant, so neither loop tests it. */
+__attribute__((target("avx2,fma"), always_inline)) static inline double folded_sum_avx2(const float *x, int64_t n,
+                                                                                     float mean, bool squared) {
   __m256 m = _mm256_set1_ps(mean);
   double sum = 0;
   int64_t i = 0;
@@ -470,18 +455,34 @@ __attribute__((target("avx2,fma"))) static double squared_deviations_avx2(const 
     int64_t stop = i + FOLD < n ? i + FOLD : n;
     __m256 a = _mm256_setzero_ps(), b = _mm256_setzero_ps();
     for (; i + 16 <= stop; i += 16) {
-      __m256 d0 = _mm256_sub_ps(_mm256_loadu_ps(x + i), m), d1 = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8), m);
-      a = _mm256_fmadd_ps(d0, d0, a);
-      b = _mm256_fmadd_ps(d1, d1, b);
+      __m256 d0 = _mm256_loadu_ps(x + i), d1 = _mm256_loadu_ps(x + i + 8);
+      if (squared) {
+        d0 = _mm256_sub_ps(d0, m);
+        d1 = _mm256_sub_ps(d1, m);
+        a = _mm256_fmadd_ps(d0, d0, a);
+        b = _mm256_fmadd_ps(d1, d1, b);
+      } else {
+        a = _mm256_add_ps(a, d0);
+        b = _mm256_add_ps(b, d1);
+      }
     }
     for (; i + 8 <= stop; i += 8) {
-      __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
-      a = _mm256_fmadd_ps(d, d, a);
+      __m256 d = _mm256_loadu_ps(x + i);
+      a = squared ? _mm256_fmadd_ps(_mm256_sub_ps(d, m), _mm256_sub_ps(d, m), a) : _mm256_add_ps(a, d);
     }
     sum += hsum_avx2(_mm256_add_ps(a, b));
   }
-  for (; i < n; i++) sum += ((double)x[i] - mean) * ((double)x[i] - mean);
+  for (; i < n; i++) sum += squared ? ((double)x[i] - mean) * ((double)x[i] - mean) : x[i];
   return sum;
+}
+
+__attribute__((target("avx2,fma"))) static double sum_avx2(const float *x, int64_t n) {
+  return folded_sum_avx2(x, n, 0.0f, false);
+}
+
+/* sum of (x[i] - mean)^2 */
+__attribute__((target("avx2,fma"))) static double squared_deviations_avx2(const float *x, int64_t n, float mean) {
+  return folded_sum_avx2(x, n, mean, true);
 }
 
 /* y = (x - mean) * rstd * weight + bias, weight and bias optional */
