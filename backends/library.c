@@ -63,6 +63,10 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
   if (g->has_cuda) cg_emit_string_getter(g, "shapec_model_cuda_arch", g->emulate ? "host-emulation" : g->cuda_arch);
   bool ok = cg_emit_entry_points(g) && !g->failed;
   sc_phase_end(g->ctx, "lowering to LLVM IR", t);
+  if (g->ctx->verbose)
+    fprintf(stderr, "shapec: products absorbed %d transposes or permutes (read through strides), %d permutes of "
+            "their results, %d scales, %d residual adds\n", g->absorbed.views, g->absorbed.permuted_results,
+            g->absorbed.scales, g->absorbed.residuals);
   if (ok && g->has_cuda) {
     t = sc_phase_start();
     ok = cuda_target_finish(g, opts->outdir, opts->keep_ir) && !g->failed;

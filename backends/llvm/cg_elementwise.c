@@ -777,7 +777,7 @@ static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
 bool cg_emit_elementwise(cg *g, const sc_node *n) {
   cg_value *out = cg_get(g, out_value(n));
   cg_value *into = g->folded ? g->folded[n - g->p->graph->nodes].into : NULL;
-  if (into) { /* a ReLU the convolution before it applied (cg_fold.c): the same buffer */
+  if (into) { /* computed by the kernel before it (cg_fold.c, cg_epilogue.c): the same buffer */
     cg_set_dims(g, out);
     out->data = into->data;
     cg_note_alias(g, out, into);

@@ -201,9 +201,13 @@ static bool lower_view(cg *g, const sc_node *n) {
       co->ready = true;
       return true;
     case SC_OP_T: case SC_OP_TRANSPOSE: case SC_OP_PERMUTE: {
-      if (co->transposed) { /* read in place by the products that use it (cg_transpose.c) */
-        co->data = x->data;
-        cg_note_alias(g, co, x);
+      if (co->written_by_producer) { /* the product before it wrote it (cg_transpose.c) */
+        co->ready = true;
+        return true;
+      }
+      if (co->view_base) { /* read in place by the products that use it (cg_transpose.c) */
+        co->data = co->view_base->data;
+        cg_note_alias(g, co, co->view_base);
         co->ready = true;
         return true;
       }
@@ -352,12 +356,68 @@ static LLVMValueRef batch_operand(cg *g, cg_value *x, cg_value *out, int nb, LLV
   return data;
 }
 
+/* A strided product's operand (or result) x as sc_k_bmm_strided_f32 takes it: strides of
+ * its nb (at most 2) batch dims and its leading dim; whether its matrices are stored
+ * transposed.  x is compact, or a view of a compact tensor (cg_transpose.c). */
+static int matrix_strides(cg *g, cg_value *x, int nb, LLVMValueRef *st) {
+  cg_value *base = x->view_base ? x->view_base : x;
+  int r = x->v->meta.rank;
+  LLVMValueRef bs[CG_MAX_RANK], s[CG_MAX_RANK];
+  strides_of(g, base, bs);
+  for (int d = 0; d < r; d++) s[d] = bs[x->view_base ? x->view_perm[d] : d];
+  st[0] = nb == 2 ? s[0] : cg_i64(g, 0);
+  st[1] = nb >= 1 ? s[nb - 1] : cg_i64(g, 0);
+  bool rows_contiguous = x->view_base && x->view_perm[r - 1] != r - 1; /* then its rows dim is */
+  st[2] = rows_contiguous ? s[r - 1] : s[r - 2];
+  return rows_contiguous;
+}
+
+/* bmm or a batched matmul through strides: views read in place, and the result written
+ * into the permutation that reads it when the plan says so (cg_transpose.c). */
+static void strided_product(cg *g, cg_value *a, cg_value *b, const sc_value *ov, double alpha) {
+  cg_value *out = cg_get(g, ov);
+  if (out->writes_into_base) {
+    produce(g, out->view_base->v);
+    cg_set_dims(g, out);
+    out->data = out->view_base->data;
+    cg_note_alias(g, out, out->view_base);
+    out->ready = true;
+  } else {
+    out = produce(g, ov);
+  }
+  int r = ov->meta.rank, nb = r - 2;
+  LLVMValueRef shape[5] = {nb == 2 ? out->dims[0] : cg_i64(g, 1), nb >= 1 ? out->dims[nb - 1] : cg_i64(g, 1),
+                           out->dims[r - 2], out->dims[r - 1], a->dims[r - 1]};
+  LLVMValueRef as[3], bs[3], cs[3];
+  int ta = matrix_strides(g, a, nb, as), tb = matrix_strides(g, b, nb, bs);
+  matrix_strides(g, out, nb, cs);
+  /* oneDNN's matmul keeps a primitive per shape in the site (backends/cpu/runtime/onednn.c) */
+  LLVMValueRef site = LLVMAddGlobal(g->M, g->ptr, "shapec_product_site");
+  LLVMSetInitializer(site, LLVMConstNull(g->ptr));
+  LLVMSetLinkage(site, LLVMInternalLinkage);
+  LLVMTypeRef p[11] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->f32};
+  LLVMValueRef v[11] = {site, array_i64(g, shape, 5), a->data, array_i64(g, as, 3), LLVMConstInt(g->i32, (unsigned)ta, 0),
+                        b->data, array_i64(g, bs, 3), LLVMConstInt(g->i32, (unsigned)tb, 0), out->data,
+                        array_i64(g, cs, 3), f32c(g, alpha)};
+  check_rc(g, cg_call(g, "sc_k_bmm_strided_site_f32", g->i32, p, 11, v, 11, false));
+}
+
+/* The scale a strided product absorbed from the node after it (cg_epilogue.c), or 1. */
+static double product_alpha(cg *g, const sc_node *n) {
+  double scale = g->folded[n - g->p->graph->nodes].scale;
+  return scale ? scale : 1.0;
+}
+
 static bool lower_matmul(cg *g, const sc_node *n) {
   sc_value *ov = output(n, 0);
   if (ov->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(ov->meta.dtype));
   switch (n->op->id) {
     case SC_OP_MM: case SC_OP_ADDMM: case SC_OP_BMM: case SC_OP_BADDBMM: {
+      if (!g->cuda && n->op->id == SC_OP_BMM) {
+        strided_product(g, tensor(g, n, "self"), tensor(g, n, "mat2"), ov, product_alpha(g, n));
+        return true;
+      }
       bool add = n->op->id == SC_OP_ADDMM || n->op->id == SC_OP_BADDBMM, batched = n->op->id == SC_OP_BMM || n->op->id == SC_OP_BADDBMM;
       cg_value *a = tensor(g, n, add ? (batched ? "batch1" : "mat1") : "self");
       cg_value *b = tensor(g, n, add ? (batched ? "batch2" : "mat2") : "mat2");
@@ -389,19 +449,22 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       LLVMValueRef m = prod(g, x->dims, 0, rx - 1);
       /* a ReLU or GELU after the layer, applied here (cg_fold.c): the activation node aliases out */
       int act = g->folded[n - g->p->graph->nodes].act;
+      /* a tensor the add after the layer adds to its output (cg_epilogue.c): that add aliases out */
+      cg_value *residual = g->folded[n - g->p->graph->nodes].residual;
       if (!g->cuda && w->v->meta.rank == 2 && !w->transposed && (!bias || bias->v->meta.rank == 1)) {
         /* oneDNN's inner product keeps the weights packed in a pointer of its own per layer
          * (backends/cpu/runtime/onednn.c) */
         LLVMValueRef site = LLVMAddGlobal(g->M, g->ptr, "shapec_linear_site");
         LLVMSetInitializer(site, LLVMConstNull(g->ptr));
         LLVMSetLinkage(site, LLVMInternalLinkage);
-        LLVMTypeRef lp[10] = {g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32};
-        LLVMValueRef la[10] = {site, LLVMConstInt(g->i32, cg_is_constant_weight(g, w->v) ? 1 : 0, 0), x->data, w->data,
+        LLVMTypeRef lp[11] = {g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32, g->ptr};
+        LLVMValueRef la[11] = {site, LLVMConstInt(g->i32, cg_is_constant_weight(g, w->v) ? 1 : 0, 0), x->data, w->data,
                                bias ? bias->data : LLVMConstNull(g->ptr), out->data, m, nn, k,
-                               LLVMConstInt(g->i32, (unsigned)act, 0)};
-        check_rc(g, cg_call(g, "sc_k_linear_site_f32", g->i32, lp, 10, la, 10, false));
+                               LLVMConstInt(g->i32, (unsigned)act, 0), residual ? residual->data : LLVMConstNull(g->ptr)};
+        check_rc(g, cg_call(g, "sc_k_linear_site_f32", g->i32, lp, 11, la, 11, false));
         return true;
       }
+      if (residual) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a residual planned off the layer's path", n->target);
       if (bias) broadcast_into(g, bias, out);
       bmm(g, cg_i64(g, 1), m, nn, k, x->data, cg_i64(g, 0), 0, w->data, cg_i64(g, 0), 1, out->data, 1, bias ? 1 : 0);
       if (act) {
@@ -412,6 +475,10 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       return true;
     }
     case SC_OP_MATMUL: {
+      if (!g->cuda && cg_is_strided_product(n)) {
+        strided_product(g, tensor(g, n, "self"), tensor(g, n, "other"), ov, product_alpha(g, n));
+        return true;
+      }
       cg_value *a = tensor(g, n, "self"), *b = tensor(g, n, "other");
       cg_value *out = produce(g, ov);
       int ra = a->v->meta.rank, rb = b->v->meta.rank;

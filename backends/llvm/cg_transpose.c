@@ -1,10 +1,18 @@
-/* cg_transpose.c - transposes that matrix products absorb.
+/* cg_transpose.c - transposes and permutes that matrix products absorb.
  *
  * torch.export writes nn.Linear as addmm(bias, x, permute(weight, [1, 0])) and attention as
  * bmm(q, transpose(k, -2, -1)).  Copying the transposed matrix every call costs more than
  * the product for small batches; BLAS reads either layout at the same speed.  So a
  * transpose of the last two dims whose every reader is a matrix operand of a product is
- * never materialized: it aliases its input, and the product passes "transposed" to BLAS. */
+ * never materialized: it aliases its input, and the product passes "transposed" to BLAS.
+ *
+ * On the CPU path the same holds for any permutation that keeps one of a matrix's two
+ * dims contiguous, through chains of them: attention's heads,
+ * reshape(b, t, h, d).transpose(1, 2), are read in place through the product's batch
+ * strides and leading dimension (sc_k_bmm_strided_f32 takes two batch dims).  And a
+ * product whose only reader is a permutation that keeps the last dim last writes its
+ * result straight into the permuted layout: attention's transpose(1, 2) before the
+ * reshape(b, t, h * d) costs no copy.  (The device path keeps the last-two swaps only.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,21 +50,17 @@ static bool matrix_operand(const sc_node *n, const char *name) {
   }
 }
 
-/* Whether n (t, transpose or permute) swaps exactly the last two dims. */
-static bool swaps_last_two(const sc_node *n, int rank) {
-  if (rank < 2) return false;
-  int perm[CG_MAX_RANK];
+/* The permutation a t, transpose or permute node applies: out dim d is input dim perm[d]. */
+static void perm_of(const sc_node *n, int rank, int *perm) {
   for (int d = 0; d < rank; d++) perm[d] = d;
+  if (rank < 2) return;
   for (size_t k = 0; k < n->n_inputs; k++) {
     const sc_arg *a = &n->inputs[k].arg;
-    const char *name = n->inputs[k].name;
-    if (n->op->id == SC_OP_PERMUTE && strcmp(name, "dims") == 0) {
-      if ((int)a->n_items != rank) return false;
+    if (n->op->id == SC_OP_PERMUTE && strcmp(n->inputs[k].name, "dims") == 0 && (int)a->n_items == rank)
       for (int d = 0; d < rank; d++) {
         int64_t v = a->items[d].i;
         perm[d] = (int)(v < 0 ? v + rank : v);
       }
-    }
   }
   if (n->op->id == SC_OP_TRANSPOSE) {
     int dims[2] = {0, 1};
@@ -67,39 +71,213 @@ static bool swaps_last_two(const sc_node *n, int rank) {
       int64_t v = a->items[0].i;
       dims[which] = (int)(v < 0 ? v + rank : v);
     }
+    if (dims[0] < 0 || dims[0] >= rank || dims[1] < 0 || dims[1] >= rank) return;
     perm[dims[0]] = dims[1];
     perm[dims[1]] = dims[0];
   } else if (n->op->id == SC_OP_T) {
     perm[0] = 1;
     perm[1] = 0;
   }
+}
+
+static bool swaps_last_two(const int *perm, int rank) {
+  if (rank < 2) return false;
   for (int d = 0; d < rank - 2; d++)
     if (perm[d] != d) return false;
   return perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
 }
 
+/* A product that sc_k_bmm_strided_f32 computes on the CPU path: bmm, or matmul of two
+ * operands of rank 3 or 4 with the same batch dims. */
+bool cg_is_strided_product(const sc_node *n) {
+  if (n->op->id == SC_OP_BMM) return true;
+  if (n->op->id != SC_OP_MATMUL) return false;
+  const sc_value *sides[2] = {NULL, NULL};
+  for (size_t k = 0; k < n->n_inputs; k++) {
+    const sc_arg *a = &n->inputs[k].arg;
+    if (!a->n_items || !a->items[0].value) continue;
+    if (strcmp(n->inputs[k].name, "self") == 0) sides[0] = a->items[0].value;
+    if (strcmp(n->inputs[k].name, "other") == 0) sides[1] = a->items[0].value;
+  }
+  if (!sides[0] || !sides[1] || sides[0]->meta.rank != sides[1]->meta.rank) return false;
+  int r = sides[0]->meta.rank;
+  if (r < 3 || r > 4) return false;
+  for (int d = 0; d < r - 2; d++)
+    if (sides[0]->shape[d] != sides[1]->shape[d]) return false;
+  return true;
+}
+
+typedef struct view_read {
+  int node, input, item; /* nodes[node].inputs[input].arg.items[item] */
+} view_read;
+
+typedef struct view_plan {
+  const sc_graph *gr;
+  int *first_read;     /* per node and one more: where its readers start in reads */
+  view_read *reads;
+  bool general;        /* any permutation (CPU path), or last-two swaps only */
+  bool *candidate;     /* per node: a float32 t, transpose or permute */
+  bool *view;          /* per node: its output is not materialized */
+  int (*perm)[CG_MAX_RANK];      /* per node: its own permutation */
+  int (*composed)[CG_MAX_RANK];  /* per node: the permutation of its base's dims */
+  const sc_value **base;         /* per node: the compact tensor it views */
+} view_plan;
+
+static const sc_value *first_input(const sc_node *n, const char *name) {
+  for (size_t k = 0; k < n->n_inputs; k++)
+    if (strcmp(n->inputs[k].name, name) == 0 && n->inputs[k].arg.n_items) return n->inputs[k].arg.items[0].value;
+  return NULL;
+}
+
+/* Each view's base and composed permutation, from the views before it. */
+static void compose(view_plan *vp) {
+  for (size_t i = 0; i < vp->gr->n_nodes; i++) {
+    if (!vp->candidate[i]) continue;
+    const sc_node *n = &vp->gr->nodes[i];
+    const sc_value *in = first_input(n, "self");
+    int rank = n->outputs[0].items[0].value->meta.rank;
+    int j = in ? in->def_node : -1;
+    bool chained = j >= 0 && vp->candidate[j] && vp->view[j];
+    vp->base[i] = chained ? vp->base[j] : in;
+    for (int d = 0; d < rank; d++) vp->composed[i][d] = chained ? vp->composed[j][vp->perm[i][d]] : vp->perm[i][d];
+  }
+}
+
+/* Whether node u reads a view with permutation `perm` (of rank `rank`) in place as its
+ * argument `name`. */
+static bool reads_in_place(const view_plan *vp, const sc_node *u, const char *name, const int *perm, int rank) {
+  size_t ui = (size_t)(u - vp->gr->nodes);
+  if (vp->candidate[ui]) return vp->general && vp->view[ui] && strcmp(name, "self") == 0;
+  if (!matrix_operand(u, name)) return false;
+  if (swaps_last_two(perm, rank)) return true;
+  bool contiguous = perm[rank - 1] == rank - 1 || perm[rank - 2] == rank - 1;
+  return vp->general && contiguous && cg_is_strided_product(u);
+}
+
+/* Node i's output stays a view when every reader reads it in place. */
+static bool all_reads_in_place(cg *g, const view_plan *vp, size_t i) {
+  const sc_value *v = vp->gr->nodes[i].outputs[0].items[0].value;
+  int in_place = 0;
+  for (int r = vp->first_read[i]; r < vp->first_read[i + 1]; r++) {
+    const sc_node *un = &vp->gr->nodes[vp->reads[r].node];
+    if (vp->reads[r].item > 0 ||
+        !reads_in_place(vp, un, un->inputs[vp->reads[r].input].name, vp->composed[i], v->meta.rank))
+      return false;
+    in_place++;
+  }
+  /* a graph output is a use that is not in place */
+  return in_place > 0 && in_place == cg_get(g, v)->uses;
+}
+
+/* The candidates' readers, grouped by candidate (first_read[i] .. first_read[i + 1]). */
+static bool list_reads(view_plan *vp) {
+  const sc_graph *gr = vp->gr;
+  int total = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (size_t i = 0, at = 0; i <= gr->n_nodes; i++) {
+        int count = vp->first_read[i];
+        vp->first_read[i] = (int)at;
+        at += (size_t)count;
+      }
+      if (!(vp->reads = calloc(total ? (size_t)total : 1, sizeof *vp->reads))) return false;
+    }
+    int *fill = pass == 1 ? calloc(gr->n_nodes + 1, sizeof *fill) : NULL;
+    if (pass == 1 && !fill) return false;
+    for (size_t u = 0; u < gr->n_nodes; u++) {
+      const sc_node *un = &gr->nodes[u];
+      for (size_t k = 0; k < un->n_inputs; k++) {
+        const sc_arg *a = &un->inputs[k].arg;
+        for (size_t j = 0; j < a->n_items; j++) {
+          const sc_value *v = a->items[j].value;
+          if (!v || v->def_node < 0 || !vp->candidate[v->def_node]) continue;
+          if (pass == 0) {
+            vp->first_read[v->def_node]++;
+            total++;
+          } else {
+            vp->reads[vp->first_read[v->def_node] + fill[v->def_node]++] = (view_read){(int)u, (int)k, (int)j};
+          }
+        }
+      }
+    }
+    free(fill);
+  }
+  return true;
+}
+
+/* A strided product whose only reader is a materialized permutation keeping the last dim
+ * last writes its result there, permuted (attention's transpose(1, 2) after softmax @ V). */
+static void plan_permuted_results(cg *g, const view_plan *vp) {
+  const sc_graph *gr = vp->gr;
+  for (size_t p = 0; p < gr->n_nodes; p++) {
+    if (!vp->candidate[p] || vp->view[p]) continue;
+    const sc_node *pn = &gr->nodes[p];
+    const sc_value *in = first_input(pn, "self"), *out = pn->outputs[0].items[0].value;
+    int rank = out->meta.rank;
+    if (!in || in->def_node < 0 || rank < 3 || vp->perm[p][rank - 1] != rank - 1) continue;
+    const sc_node *producer = &gr->nodes[in->def_node];
+    if (!cg_is_strided_product(producer) || cg_get(g, in)->uses != 1 || in->meta.rank != rank) continue;
+    cg_value *prod = cg_get(g, in), *target = cg_get(g, out);
+    if (prod->view_base || prod->inlined) continue;
+    prod->view_base = target;
+    prod->writes_into_base = true;
+    for (int d = 0; d < rank; d++) prod->view_perm[vp->perm[p][d]] = d; /* product dim j is out dim inv[j] */
+    target->written_by_producer = true;
+    g->absorbed.permuted_results++;
+  }
+}
+
 void cg_plan_transposes(cg *g) {
   const sc_graph *gr = g->p->graph;
-  /* how many of each value's uses are matrix operands (uses were counted by the fusion plan) */
-  int *matrix_uses = calloc(gr->n_nodes + 1, sizeof *matrix_uses);
-  if (!matrix_uses) return;
+  size_t n = gr->n_nodes ? gr->n_nodes : 1;
+  view_plan vp = {.gr = gr, .general = !g->has_cuda};
+  vp.candidate = calloc(n, sizeof *vp.candidate);
+  vp.view = calloc(n, sizeof *vp.view);
+  vp.perm = calloc(n, sizeof *vp.perm);
+  vp.composed = calloc(n, sizeof *vp.composed);
+  vp.base = calloc(n, sizeof *vp.base);
+  vp.first_read = calloc(n + 1, sizeof *vp.first_read);
+  if (!vp.candidate || !vp.view || !vp.perm || !vp.composed || !vp.base || !vp.first_read) goto done;
   for (size_t i = 0; i < gr->n_nodes; i++) {
-    const sc_node *n = &gr->nodes[i];
-    for (size_t k = 0; k < n->n_inputs; k++) {
-      const sc_arg *a = &n->inputs[k].arg;
-      if (!a->n_items || !a->items[0].value || a->items[0].value->def_node < 0) continue;
-      if (matrix_operand(n, n->inputs[k].name)) matrix_uses[a->items[0].value->def_node]++;
-    }
+    const sc_node *nd = &gr->nodes[i];
+    int id = nd->op->id;
+    if ((id != SC_OP_T && id != SC_OP_TRANSPOSE && id != SC_OP_PERMUTE) || !nd->n_outputs || !nd->outputs[0].n_items) continue;
+    const sc_value *v = nd->outputs[0].items[0].value, *in = first_input(nd, "self");
+    if (!v || v->kind != SC_VALUE_TENSOR || v->meta.dtype != SC_DTYPE_F32 || !in || in->meta.rank != v->meta.rank ||
+        v->meta.rank < 2)
+      continue;
+    vp.candidate[i] = vp.view[i] = true;
+    perm_of(nd, v->meta.rank, vp.perm[i]);
   }
+  if (!list_reads(&vp)) goto done;
+  /* every candidate starts as a view; one whose reader cannot read it in place is
+   * materialized, which changes the bases of the views after it: repeat until stable */
+  for (bool changed = true; changed;) {
+    changed = false;
+    compose(&vp);
+    for (size_t i = gr->n_nodes; i-- > 0;)
+      if (vp.view[i] && !all_reads_in_place(g, &vp, i)) {
+        vp.view[i] = false;
+        changed = true;
+      }
+  }
+  compose(&vp);
   for (size_t i = 0; i < gr->n_nodes; i++) {
-    const sc_node *n = &gr->nodes[i];
-    int id = n->op->id;
-    if ((id != SC_OP_T && id != SC_OP_TRANSPOSE && id != SC_OP_PERMUTE) || !n->n_outputs || !n->outputs[0].n_items) continue;
-    const sc_value *v = n->outputs[0].items[0].value;
-    if (!v || v->kind != SC_VALUE_TENSOR || v->meta.dtype != SC_DTYPE_F32) continue;
+    if (!vp.view[i]) continue;
+    const sc_value *v = gr->nodes[i].outputs[0].items[0].value;
     cg_value *cv = cg_get(g, v);
-    /* every use is a matrix operand (a graph output counts as a use that is not) */
-    if (cv->uses > 0 && cv->uses == matrix_uses[i] && swaps_last_two(n, v->meta.rank)) cv->transposed = true;
+    cv->view_base = cg_get(g, vp.base[i]);
+    memcpy(cv->view_perm, vp.composed[i], sizeof cv->view_perm);
+    cv->transposed = swaps_last_two(vp.composed[i], v->meta.rank);
+    g->absorbed.views++;
   }
-  free(matrix_uses);
+  if (vp.general) plan_permuted_results(g, &vp);
+done:
+  free(vp.candidate);
+  free(vp.view);
+  free(vp.perm);
+  free(vp.composed);
+  free(vp.base);
+  free(vp.first_read);
+  free(vp.reads);
 }

@@ -58,6 +58,12 @@ typedef struct cg_value {
   int uses;                          /* node inputs and graph outputs that read it */
   bool users_elementwise;            /* every reader so far is an elementwise node */
   bool transposed;                   /* an unmaterialized swap of its input's last two dims (cg_transpose.c) */
+  /* an unmaterialized permutation that matrix products read through strides (cg_transpose.c):
+   * dim d of this value is dim view_perm[d] of view_base, a compact tensor; data is view_base's */
+  struct cg_value *view_base;
+  int view_perm[CG_MAX_RANK];
+  bool written_by_producer;          /* a permutation's output that the product before it filled */
+  bool writes_into_base;             /* a product that writes its result into view_base, permuted */
   /* lifetime (cg_lifetime.c) */
   int last_use;                      /* position of the last node that reads it; INT_MAX for graph outputs */
   struct cg_value *owner;            /* the value whose buffer holds its elements; NULL for inputs and weights */
@@ -131,10 +137,16 @@ struct cg {
   struct cg_folded {
     LLVMValueRef weight, bias;
     int act;               /* a convolution's fused activation (SC_ACT_*, runtime_abi.h) */
+    double scale;          /* a strided product's alpha, 0 for 1 (cg_epilogue.c) */
+    struct cg_value *residual; /* a linear layer's residual, added to its output (cg_epilogue.c) */
     struct cg_value *into;
     bool kernel_layout_in;  /* a convolution whose input another one wrote in the kernel's layout (cg_conv_layout.c) */
     bool kernel_layout_out; /* a convolution that writes its output so, for convolutions only */
   } *folded;
+  /* what the products absorbed, for `export -v` (cg_transpose.c, cg_epilogue.c) */
+  struct {
+    int views, permuted_results, scales, residuals;
+  } absorbed;
 
   bool failed;
 };
@@ -214,6 +226,14 @@ void cg_release_dead(cg *g, int node);
 /* ---- cg_transpose.c ---- */
 /* Marks the transposes that matrix products read in place (after cg_plan_fusion). */
 void cg_plan_transposes(cg *g);
+
+/* ---- cg_epilogue.c ---- */
+/* Scales after strided products and residual adds after linear layers, absorbed by the
+ * product (after cg_plan_batch_norm_folding, which allocates g->folded). */
+void cg_plan_product_epilogues(cg *g);
+/* bmm, or matmul of two rank-3 or rank-4 operands with the same batch dims: the products the
+ * CPU path computes through strides (sc_k_bmm_strided_f32). */
+bool cg_is_strided_product(const sc_node *n);
 
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);

@@ -83,15 +83,16 @@ int sc_rt_blas_ready(char *err, size_t errlen) {
  * about 100 ns, more than the arithmetic of a few hundred multiply-adds. */
 enum { TINY_GEMM = 512 }; /* m * n * k at most */
 
-static void tiny_gemm(int64_t m, int64_t n, int64_t k, const float *a, int32_t trans_a, const float *b, int32_t trans_b,
-                      float *c, float alpha, float beta) {
+/* lda, ldb, ldc: the distance between rows of the matrices as stored (BLAS's meaning). */
+static void tiny_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, int32_t trans_a, const float *b,
+                      int64_t ldb, int32_t trans_b, float *c, int64_t ldc, float alpha, float beta) {
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
       float acc = 0.0f;
       for (int64_t p = 0; p < k; p++)
-        acc += (trans_a ? a[p * m + i] : a[i * k + p]) * (trans_b ? b[j * k + p] : b[p * n + j]);
+        acc += (trans_a ? a[p * lda + i] : a[i * lda + p]) * (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
       /* as BLAS: beta 0 never reads C (which may hold NaN) */
-      c[i * n + j] = beta == 0.0f ? alpha * acc : alpha * acc + beta * c[i * n + j];
+      c[i * ldc + j] = beta == 0.0f ? alpha * acc : alpha * acc + beta * c[i * ldc + j];
     }
 }
 
@@ -151,7 +152,8 @@ static int bmm(int team, int64_t batch, int64_t m, int64_t n, int64_t k, const f
   if (sc_rt_blas_error()) return SHAPEC_ERR_CPU; /* prepare reported it with a message */
   if (k > 0 && m * n * k <= TINY_GEMM) {
     for (int64_t i = 0; i < batch; i++)
-      tiny_gemm(m, n, k, a + i * a_batch_stride, trans_a, b + i * b_batch_stride, trans_b, c + i * m * n, alpha, beta);
+      tiny_gemm(m, n, k, a + i * a_batch_stride, trans_a ? m : k, trans_a, b + i * b_batch_stride, trans_b ? k : n, trans_b,
+                c + i * m * n, n, alpha, beta);
     return SHAPEC_OK;
   }
   int threads = sc_rt_num_threads();
@@ -174,5 +176,71 @@ static int bmm(int team, int64_t batch, int64_t m, int64_t n, int64_t k, const f
           a + i * a_batch_stride, trans_a ? (int)m : (int)k, b + i * b_batch_stride, trans_b ? (int)k : (int)n, beta, ci,
           (int)n);
   }
+  return SHAPEC_OK;
+}
+
+/* ---- products read and written through strides ---- */
+
+typedef struct strided_gemm {
+  int64_t batch1, m, n, k;
+  const float *a, *b;
+  float *c;
+  const int64_t *as, *bs, *cs; /* per operand: outer batch stride, inner batch stride, leading dim */
+  int32_t trans_a, trans_b, tiny;
+  float alpha, beta;
+} strided_gemm;
+
+static void strided_item(const strided_gemm *j, int64_t item) {
+  int64_t o = item / j->batch1, i = item % j->batch1;
+  const float *a = j->a + o * j->as[0] + i * j->as[1], *b = j->b + o * j->bs[0] + i * j->bs[1];
+  float *c = j->c + o * j->cs[0] + i * j->cs[1];
+  if (j->k == 0) {
+    for (int64_t r = 0; r < j->m; r++)
+      for (int64_t q = 0; q < j->n; q++) c[r * j->cs[2] + q] = j->beta == 0.0f ? 0.0f : j->beta * c[r * j->cs[2] + q];
+    return;
+  }
+  if (j->tiny) {
+    tiny_gemm(j->m, j->n, j->k, a, j->as[2], j->trans_a, b, j->bs[2], j->trans_b, c, j->cs[2], j->alpha, j->beta);
+    return;
+  }
+  sgemm(ROW_MAJOR, j->trans_a ? TRANS : NO_TRANS, j->trans_b ? TRANS : NO_TRANS, (int)j->m, (int)j->n, (int)j->k,
+        j->alpha, a, (int)j->as[2], b, (int)j->bs[2], j->beta, c, (int)j->cs[2]);
+}
+
+static void strided_items(void *arg, int64_t begin, int64_t end) {
+  for (int64_t item = begin; item < end; item++) strided_item(arg, item);
+}
+
+/* BLAS wants a leading dim of at least the stored row's length, even where only one row
+ * is read (then any stride is right). */
+static int64_t leading_dim(int64_t ld, int64_t rows, int64_t row_length) {
+  return rows <= 1 && ld < row_length ? row_length : ld;
+}
+
+int sc_k_bmm_strided_f32(const int64_t *shape, const float *a, const int64_t *a_strides, int32_t trans_a, const float *b,
+                         const int64_t *b_strides, int32_t trans_b, float *c, const int64_t *c_strides, float alpha,
+                         float beta) {
+  int64_t batch0 = shape[0], batch1 = shape[1], m = shape[2], n = shape[3], k = shape[4];
+  if (m == 0 || n == 0 || batch0 == 0 || batch1 == 0) return SHAPEC_OK;
+  int64_t as[3] = {a_strides[0], a_strides[1], 0}, bs[3] = {b_strides[0], b_strides[1], 0};
+  int64_t cs[3] = {c_strides[0], c_strides[1], leading_dim(c_strides[2], m, n)};
+  as[2] = trans_a ? leading_dim(a_strides[2], k, m) : leading_dim(a_strides[2], m, k);
+  bs[2] = trans_b ? leading_dim(b_strides[2], n, k) : leading_dim(b_strides[2], k, n);
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || as[2] > INT32_MAX || bs[2] > INT32_MAX || cs[2] > INT32_MAX)
+    return SHAPEC_ERR_ARGUMENT; /* blasint is 32-bit */
+  bool tiny = k > 0 && m <= TINY_GEMM && n <= TINY_GEMM && k <= TINY_GEMM && m * n * k <= TINY_GEMM;
+  if (!tiny && k > 0 && sc_rt_blas_error()) return SHAPEC_ERR_CPU; /* prepare reported it with a message */
+  strided_gemm j = {batch1, m, n, k, a, b, c, as, bs, cs, trans_a, trans_b, tiny, alpha, beta};
+  int64_t items = batch0 * batch1;
+  int threads = sc_rt_num_threads();
+  /* attention's many small products: one per worker of the library's pool, each on one
+   * OpenBLAS thread, rather than each split across OpenBLAS's threads */
+  if (threads > 1 && items >= threads && !tiny) {
+    apply_thread_count(1);
+    sc_rt_parallel_for(strided_items, &j, items, 1);
+    return SHAPEC_OK;
+  }
+  if (!tiny) apply_thread_count(threads);
+  strided_items(&j, 0, items);
   return SHAPEC_OK;
 }

@@ -97,14 +97,26 @@ void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask,
 /* ---- matrix products (gemm.c) ---- */
 int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride, int32_t trans_a,
                  const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta);
+/* C[o, i] = alpha * op(A[o, i]) @ op(B[o, i]) + beta * C[o, i] for shape {batch0, batch1, m,
+ * n, k}, each operand given by its strides {outer batch, inner batch, leading dim} in
+ * elements (a stride of 0 broadcasts): views such as attention's heads, read in place. */
+int sc_k_bmm_strided_f32(const int64_t *shape, const float *a, const int64_t *a_strides, int32_t trans_a, const float *b,
+                         const int64_t *b_strides, int32_t trans_b, float *c, const int64_t *c_strides, float alpha,
+                         float beta);
+/* The same with beta 0 through oneDNN's matmul, one primitive per shape and strides kept in
+ * the site (onednn.c); sc_k_bmm_strided_f32 without oneDNN or for small products. */
+int sc_k_bmm_strided_site_f32(void **site, const int64_t *shape, const float *a, const int64_t *a_strides, int32_t trans_a,
+                              const float *b, const int64_t *b_strides, int32_t trans_b, float *c,
+                              const int64_t *c_strides, float alpha);
 /* A convolution's product: large ones split across the library's pool (gemm.c). */
 int sc_k_conv_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int32_t trans_a, const float *b,
                        int32_t trans_b, float *c, float alpha, float beta);
 
-/* y [m, n] = act(x [m, k] w^T (w [n, k]) + bias), through oneDNN's inner product with the
- * weights packed once per site when constant (onednn.c), else OpenBLAS. */
+/* y [m, n] = act(x [m, k] w^T (w [n, k]) + bias) + residual [m, n] (when not NULL), through
+ * oneDNN's inner product with the weights packed once per site when constant (onednn.c),
+ * else OpenBLAS. */
 int sc_k_linear_site_f32(void **site, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                         float *y, int64_t m, int64_t n, int64_t k, int32_t act);
+                         float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual);
 /* y = act(y) over n elements (SC_ACT_*, runtime_abi.h): a linear layer's epilogue where
  * oneDNN did not compute the layer. */
 void sc_k_activation_f32(float *y, int64_t n, int32_t act);

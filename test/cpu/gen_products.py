@@ -1,0 +1,137 @@
+"""gen_products.py - programs whose matrix products read views and absorb the node after
+them (backends/llvm/cg_transpose.c, cg_epilogue.c), exported by real torch, with torch's
+outputs at two shapes; test_products.py holds shapec to them without torch.
+
+    scripts/real-torch.sh --torch 2.14 run test/cpu/gen_products.py
+
+Writes test/cpu/products/<case>/: model.pt2 (torch.export.save, dynamic dims as the
+program's own), and for shape k in 0, 1: in<k>_<i>.npy, out<k>_<j>.npy."""
+import math
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.export import Dim
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "products")
+torch.manual_seed(0)
+
+
+class Encoder(torch.nn.Module):
+    """The zoo's encoder block, small: heads read through strides, the scale and both
+    residual adds absorbed by the products before them."""
+
+    def __init__(self, d=32, heads=4, ff=48):
+        super().__init__()
+        self.d, self.h = d, heads
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
+        self.norm1, self.norm2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.ff1, self.ff2 = torch.nn.Linear(d, ff), torch.nn.Linear(ff, d)
+
+    def forward(self, x):
+        b, t, _ = x.shape
+        dh = self.d // self.h
+
+        def heads(y):
+            return y.reshape(b, t, self.h, dh).transpose(1, 2)
+
+        q, k, v = heads(self.q(x)), heads(self.k(x)), heads(self.v(x))
+        att = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(dh), dim=-1) @ v
+        x = self.norm1(x + self.o(att.transpose(1, 2).reshape(b, t, self.d)))
+        return self.norm2(x + self.ff2(F.gelu(self.ff1(x))))
+
+
+class OneHead(torch.nn.Module):
+    """One head (size-1 dims in the strides), a scale by multiplication, the product
+    written permuted into a graph output, and a view that is also a graph output."""
+
+    def forward(self, q, k, v):
+        kt = k.transpose(-2, -1)
+        att = torch.softmax((q @ kt) * 0.3, dim=-1) @ v
+        return att.transpose(1, 2), kt
+
+
+class Permutes(torch.nn.Module):
+    """Permutations on both sides of a product; one whose contiguous dim becomes a batch
+    dim (materialized); a chain that composes to the identity."""
+
+    def forward(self, x, y, w):
+        s = x.permute(0, 2, 1, 3) @ y.permute(0, 2, 1, 3)      # [b,h,t,d] @ [b,h,d,t]
+        z = x.transpose(1, 3) @ w                             # rows and cols both strided
+        u = x.transpose(1, 2).transpose(1, 2) @ x.transpose(-2, -1)  # identity, then a swap
+        return s, z, u
+
+
+class SharedViews(torch.nn.Module):
+    """A transpose read by a product and by an elementwise op (materialized); a scaled
+    product that is also read elsewhere (no scale absorbed); a division by 3."""
+
+    def forward(self, a, b):
+        bt = b.transpose(-2, -1)
+        p = a @ bt
+        r = torch.relu(bt)
+        scores = a @ b.transpose(-2, -1)
+        return p / 3.0, r, scores * 2.0, scores.sum(-1)
+
+
+class Bmm(torch.nn.Module):
+    """bmm on permuted rank-3 operands, its result permuted back (time-major attention)."""
+
+    def forward(self, a, c):
+        return torch.bmm(a.transpose(0, 1), c.permute(1, 2, 0)).transpose(0, 1)
+
+
+class Residuals(torch.nn.Module):
+    """Residual adds after linear layers: plain, after a ReLU epilogue, on the left, and ones
+    that must stay separate (the residual computed after the layer, alpha 2, a layer read
+    twice)."""
+
+    def __init__(self, d=24):
+        super().__init__()
+        self.l1, self.l2, self.l3, self.l4, self.l5 = (torch.nn.Linear(d, d) for _ in range(5))
+
+    def forward(self, x):
+        h = x + self.l1(x)
+        h = torch.relu(self.l2(h)) + h
+        l3 = self.l3(h)
+        h = l3 + torch.sin(h)
+        h = torch.add(h, self.l4(h), alpha=2.0)
+        l5 = self.l5(h)
+        return h + l5, l5 * 0.5
+
+
+def export(name, module, samples, others, dynamic):
+    module.eval()
+    ep = torch.export.export(module, tuple(samples), dynamic_shapes=dynamic)
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    torch.export.save(ep, os.path.join(folder, "model.pt2"))
+    for k, xs in enumerate((samples, others)):
+        with torch.no_grad():
+            outs = module(*xs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        for i, x in enumerate(xs):
+            np.save(os.path.join(folder, f"in{k}_{i}.npy"), x.numpy())
+        for j, o in enumerate(outs):
+            np.save(os.path.join(folder, f"out{k}_{j}.npy"), o.contiguous().numpy())
+    print(name, [n.target.__name__ for n in ep.graph.nodes if n.op == "call_function"].count("matmul.default"), "matmuls")
+
+
+def randn(*shape):
+    return torch.randn(*shape)
+
+
+B, T = Dim("b", min=1, max=64), Dim("t", min=2, max=512)
+export("encoder", Encoder(), [randn(2, 16, 32)], [randn(3, 7, 32)], ({0: B, 1: T},))
+export("one_head", OneHead(), [randn(2, 1, 16, 8), randn(2, 1, 12, 8), randn(2, 1, 12, 8)],
+       [randn(1, 1, 5, 8), randn(1, 1, 9, 8), randn(1, 1, 9, 8)],
+       ({0: B, 2: T}, {0: B, 2: Dim("s", min=2, max=512)}, {0: B, 2: Dim("s", min=2, max=512)}))
+export("permutes", Permutes(), [randn(2, 16, 3, 8), randn(2, 8, 3, 16), randn(2, 8, 16, 5)],
+       [randn(3, 6, 3, 8), randn(3, 8, 3, 6), randn(3, 8, 6, 5)],
+       ({0: B, 1: T}, {0: B, 3: T}, {0: B, 2: T}))
+export("shared_views", SharedViews(), [randn(2, 3, 16, 8), randn(2, 3, 12, 8)], [randn(4, 3, 5, 8), randn(4, 3, 9, 8)],
+       ({0: B, 2: T}, {0: B, 2: Dim("s", min=2, max=512)}))
+export("bmm", Bmm(), [randn(16, 4, 8), randn(12, 4, 8)], [randn(5, 2, 8), randn(9, 2, 8)],
+       ({0: T, 1: B}, {0: Dim("s", min=2, max=512), 1: B}))
+export("residuals", Residuals(), [randn(2, 10, 24)], [randn(1, 3, 24)], ({0: B, 1: T},))
