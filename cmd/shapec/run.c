@@ -25,10 +25,13 @@
  * the scan is not needed to find its leaks.  Overridden by LSAN_OPTIONS. */
 const char *__lsan_default_options(void);
 const char *__lsan_default_options(void) { return "use_tls=0"; }
-/* ... which makes what glibc keeps there look leaked: the per-thread dlerror state and the
- * dynamic loader's own bookkeeping (allocations made inside ld.so) */
+/* ... which makes what glibc and libgomp keep there look leaked: the per-thread dlerror
+ * state, the dynamic loader's own bookkeeping (allocations made inside ld.so), and the
+ * OpenMP settings of a thread that set its own thread count (omp_set_num_threads) */
 const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void) { return "leak:_dlerror_run\nleak:ld-linux-x86-64.so.2\n"; }
+const char *__lsan_default_suppressions(void) {
+  return "leak:_dlerror_run\nleak:ld-linux-x86-64.so.2\nleak:libgomp.so.1\n";
+}
 #endif
 
 typedef struct model_api {
