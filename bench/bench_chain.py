@@ -46,18 +46,9 @@ def main():
         print(f"{ms:.2f} {floor:.2f}")
         return
     import torch
-    import torch.nn.functional as F
     sys.path.insert(0, os.path.join(SRC, "tools"))
     from shapec_tools.convert import convert
-
-    class Chain(torch.nn.Module):
-        def __init__(self, n=4096):
-            super().__init__()
-            self.w = torch.nn.Parameter(torch.randn(n))
-            self.b = torch.nn.Parameter(torch.randn(n))
-
-        def forward(self, x):
-            return F.gelu(x * self.w + self.b) + x
+    from shapec_tools.zoo import Chain
 
     shapec = os.path.abspath(sys.argv[1])
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")

@@ -17,7 +17,6 @@ import time
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(src, "tools"))
@@ -31,24 +30,13 @@ A = "_DimHint.AUTO"
 B = "batch"  # a named Dim with min 1, so that batch 1 is inside the range (AUTO starts at 2)
 
 
-class Chain(torch.nn.Module):
-    """gelu(x*w + b) + x: bound by memory bandwidth."""
-
-    def __init__(self, n=4096):
-        super().__init__()
-        self.w = torch.nn.Parameter(torch.randn(n))
-        self.b = torch.nn.Parameter(torch.randn(n))
-
-    def forward(self, x):
-        return F.gelu(x * self.w + self.b) + x
-
 
 ROWS = [  # name, module factory, spec, sample shapes, shapes to time
     ("mlp", zoo.mlp, [B, None], [8, 784], [[1, 784], [64, 784], [256, 784]]),
     ("resnet18", zoo.resnet18, [B, None, A, A], [2, 3, 64, 64], [[1, 3, 224, 224], [8, 3, 224, 224]]),
     ("mobilenet_v2", zoo.mobilenet_v2, [B, None, A, A], [2, 3, 64, 64], [[1, 3, 224, 224], [8, 3, 224, 224]]),
     ("encoder", zoo.EncoderBlock, [B, A, None], [2, 16, 256], [[8, 128, 256], [1, 512, 256]]),
-    ("gelu_chain", Chain, [A, None], [64, 4096], [[4096, 4096]]),
+    ("gelu_chain", zoo.Chain, [A, None], [64, 4096], [[4096, 4096]]),
 ]
 only = [a.split("=", 1)[1] for a in sys.argv if a.startswith("--only=")]
 if only:

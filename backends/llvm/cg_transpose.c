@@ -18,34 +18,32 @@
 
 #include "lower.h"
 
+/* The rank of a matmul's two operands when it is the same and their batch dims are
+ * identical (none broadcast), else 0. */
+static int matmul_same_batch_rank(const sc_node *n) {
+  const sc_value *sides[2] = {NULL, NULL};
+  for (size_t k = 0; k < n->n_inputs; k++) {
+    const sc_arg *a = &n->inputs[k].arg;
+    if (!a->n_items || !a->items[0].value) continue;
+    if (strcmp(n->inputs[k].name, "self") == 0) sides[0] = a->items[0].value;
+    if (strcmp(n->inputs[k].name, "other") == 0) sides[1] = a->items[0].value;
+  }
+  if (!sides[0] || !sides[1] || sides[0]->meta.rank != sides[1]->meta.rank) return 0;
+  for (int d = 0; d < sides[0]->meta.rank - 2; d++)
+    if (sides[0]->shape[d] != sides[1]->shape[d]) return 0;
+  return sides[0]->meta.rank;
+}
+
 /* Whether argument `name` of n is a matrix operand that lower_matmul can read transposed. */
 static bool matrix_operand(const sc_node *n, const char *name) {
   switch (n->op->id) {
     case SC_OP_MM: case SC_OP_BMM: return strcmp(name, "self") == 0 || strcmp(name, "mat2") == 0;
     case SC_OP_ADDMM: return strcmp(name, "mat1") == 0 || strcmp(name, "mat2") == 0;
     case SC_OP_BADDBMM: return strcmp(name, "batch1") == 0 || strcmp(name, "batch2") == 0;
-    case SC_OP_MATMUL: {
-      /* only equal ranks: a folded or broadcast batch needs the rows compact */
-      int ranks[2] = {0, 0};
-      for (size_t k = 0; k < n->n_inputs; k++) {
-        const sc_arg *a = &n->inputs[k].arg;
-        if (!a->n_items || !a->items[0].value) continue;
-        if (strcmp(n->inputs[k].name, "self") == 0) ranks[0] = a->items[0].value->meta.rank;
-        if (strcmp(n->inputs[k].name, "other") == 0) ranks[1] = a->items[0].value->meta.rank;
-      }
-      if (ranks[0] != ranks[1] || ranks[0] < 2 || (strcmp(name, "self") != 0 && strcmp(name, "other") != 0)) return false;
-      /* and identical batch dims: a broadcast operand is copied first, in its own layout */
-      const sc_value *sides[2] = {NULL, NULL};
-      for (size_t k = 0; k < n->n_inputs; k++) {
-        const sc_arg *a = &n->inputs[k].arg;
-        if (!a->n_items || !a->items[0].value) continue;
-        if (strcmp(n->inputs[k].name, "self") == 0) sides[0] = a->items[0].value;
-        if (strcmp(n->inputs[k].name, "other") == 0) sides[1] = a->items[0].value;
-      }
-      for (int d = 0; d < ranks[0] - 2; d++)
-        if (sides[0]->shape[d] != sides[1]->shape[d]) return false;
-      return true;
-    }
+    case SC_OP_MATMUL:
+      /* only equal ranks (a folded batch needs the rows compact) and identical batch dims
+       * (a broadcast operand is copied first, in its own layout) */
+      return (strcmp(name, "self") == 0 || strcmp(name, "other") == 0) && matmul_same_batch_rank(n) >= 2;
     default: return false;
   }
 }
@@ -91,20 +89,8 @@ static bool swaps_last_two(const int *perm, int rank) {
  * operands of rank 3 or 4 with the same batch dims. */
 bool cg_is_strided_product(const sc_node *n) {
   if (n->op->id == SC_OP_BMM) return true;
-  if (n->op->id != SC_OP_MATMUL) return false;
-  const sc_value *sides[2] = {NULL, NULL};
-  for (size_t k = 0; k < n->n_inputs; k++) {
-    const sc_arg *a = &n->inputs[k].arg;
-    if (!a->n_items || !a->items[0].value) continue;
-    if (strcmp(n->inputs[k].name, "self") == 0) sides[0] = a->items[0].value;
-    if (strcmp(n->inputs[k].name, "other") == 0) sides[1] = a->items[0].value;
-  }
-  if (!sides[0] || !sides[1] || sides[0]->meta.rank != sides[1]->meta.rank) return false;
-  int r = sides[0]->meta.rank;
-  if (r < 3 || r > 4) return false;
-  for (int d = 0; d < r - 2; d++)
-    if (sides[0]->shape[d] != sides[1]->shape[d]) return false;
-  return true;
+  int rank = n->op->id == SC_OP_MATMUL ? matmul_same_batch_rank(n) : 0;
+  return rank >= 3 && rank <= 4;
 }
 
 typedef struct view_read {

@@ -6,40 +6,18 @@ outputs at two shapes; test_products.py holds shapec to them without torch.
 
 Writes test/cpu/products/<case>/: model.pt2 (torch.export.save, dynamic dims as the
 program's own), and for shape k in 0, 1: in<k>_<i>.npy, out<k>_<j>.npy."""
-import math
 import os
+import sys
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch.export import Dim
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "products")
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "products")
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+from shapec_tools.zoo import EncoderBlock  # noqa: E402  (heads read through strides, scale, residuals)
 torch.manual_seed(0)
-
-
-class Encoder(torch.nn.Module):
-    """The zoo's encoder block, small: heads read through strides, the scale and both
-    residual adds absorbed by the products before them."""
-
-    def __init__(self, d=32, heads=4, ff=48):
-        super().__init__()
-        self.d, self.h = d, heads
-        self.q, self.k, self.v, self.o = (torch.nn.Linear(d, d) for _ in range(4))
-        self.norm1, self.norm2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
-        self.ff1, self.ff2 = torch.nn.Linear(d, ff), torch.nn.Linear(ff, d)
-
-    def forward(self, x):
-        b, t, _ = x.shape
-        dh = self.d // self.h
-
-        def heads(y):
-            return y.reshape(b, t, self.h, dh).transpose(1, 2)
-
-        q, k, v = heads(self.q(x)), heads(self.k(x)), heads(self.v(x))
-        att = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(dh), dim=-1) @ v
-        x = self.norm1(x + self.o(att.transpose(1, 2).reshape(b, t, self.d)))
-        return self.norm2(x + self.ff2(F.gelu(self.ff1(x))))
 
 
 class OneHead(torch.nn.Module):
@@ -123,7 +101,7 @@ def randn(*shape):
 
 
 B, T = Dim("b", min=1, max=64), Dim("t", min=2, max=512)
-export("encoder", Encoder(), [randn(2, 16, 32)], [randn(3, 7, 32)], ({0: B, 1: T},))
+export("encoder", EncoderBlock(32, 4, 48), [randn(2, 16, 32)], [randn(3, 7, 32)], ({0: B, 1: T},))
 export("one_head", OneHead(), [randn(2, 1, 16, 8), randn(2, 1, 12, 8), randn(2, 1, 12, 8)],
        [randn(1, 1, 5, 8), randn(1, 1, 9, 8), randn(1, 1, 9, 8)],
        ({0: B, 2: T}, {0: B, 2: Dim("s", min=2, max=512)}, {0: B, 2: Dim("s", min=2, max=512)}))

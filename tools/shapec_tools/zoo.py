@@ -52,6 +52,18 @@ class EncoderBlock(torch.nn.Module):
         return self.norm2(x + self.ff2(F.gelu(self.ff1(x))))
 
 
+class Chain(torch.nn.Module):
+    """gelu(x*w + b) + x: bound by memory bandwidth (the benchmarks' elementwise chain)."""
+
+    def __init__(self, n=4096):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(n))
+        self.b = torch.nn.Parameter(torch.randn(n))
+
+    def forward(self, x):
+        return F.gelu(x * self.w + self.b) + x
+
+
 def mlp():
     return torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512),
                                torch.nn.ReLU(), torch.nn.Linear(512, 10))
