@@ -67,6 +67,15 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
     fprintf(stderr, "shapec: products absorbed %d transposes or permutes (read through strides), %d permutes of "
             "their results, %d scales, %d residual adds\n", g->absorbed.views, g->absorbed.permuted_results,
             g->absorbed.scales, g->absorbed.residuals);
+  if (g->ctx->verbose && g->has_cpu) {
+    const cg_ws_plan *w = &g->ws.planned;
+    if (w->bytes >= 0 && w->live_peak >= 0)
+      fprintf(stderr, "shapec: workspace: %d buffers in %d regions, %.2f MiB at the example shapes (at most %.2f MiB "
+              "live at once)\n", w->buffers, w->regions, (double)w->bytes / 1048576.0, (double)w->live_peak / 1048576.0);
+    else
+      fprintf(stderr, "shapec: workspace: %d buffers in %d regions (their sizes depend on the inputs)\n", w->buffers,
+              w->regions);
+  }
   if (ok && g->has_cuda) {
     t = sc_phase_start();
     ok = cuda_target_finish(g, opts->outdir, opts->keep_ir) && !g->failed;

@@ -82,15 +82,21 @@ LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
   return alloc_buffer(g, owner, bytes);
 }
 
-/* A workspace buffer for owner's elements, in a slot that the exit frees. */
+/* A buffer for owner's elements: on the CPU, a region of the planned workspace
+ * (cg_workspace.c); on the device, a slot that the exit frees. */
 static LLVMValueRef alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
-  LLVMTypeRef params[1] = {g->i64};
-  LLVMValueRef args[1] = {bytes};
-  LLVMValueRef p = cg_call(g, "sc_rt_alloc", g->ptr, params, 1, args, 1, false);
+  LLVMValueRef p;
   /* the CUDA allocator records why it failed (out of memory, or an earlier error) */
   if (g->cuda) {
+    LLVMTypeRef params[1] = {g->i64};
+    LLVMValueRef args[1] = {bytes};
+    p = cg_call(g, "sc_rt_alloc", g->ptr, params, 1, args, 1, false);
     cg_fail_if(g, LLVMBuildIsNull(g->B, p, "oom"), cg_call(g, "sc_cu_status", g->i32, NULL, 0, NULL, 0, false));
+    owner->slot = g->n_buffers++;
+    LLVMValueRef idx[1] = {cg_i64(g, owner->slot)};
+    LLVMBuildStore(g->B, p, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
   } else {
+    p = cg_workspace_take(g, owner, bytes);
     LLVMBasicBlockRef fail = cg_block(g, "oom"), ok = cg_block(g, "allocated");
     LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, p, "null"), fail, ok);
     LLVMPositionBuilderAtEnd(g->B, fail);
@@ -100,9 +106,6 @@ static LLVMValueRef alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
     LLVMBuildBr(g->B, g->exit_bb);
     LLVMPositionBuilderAtEnd(g->B, ok);
   }
-  owner->slot = g->n_buffers++;
-  LLVMValueRef idx[1] = {cg_i64(g, owner->slot)};
-  LLVMBuildStore(g->B, p, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"));
   owner->owner = owner;
   owner->free_after = owner->last_use > g->node ? owner->last_use : g->node;
   g->owners = sc_xrealloc(g->owners, (size_t)(g->n_owners + 1) * sizeof *g->owners);
@@ -654,13 +657,16 @@ static void reset_values(cg *g) {
   g->n_owners = 0;
 }
 
-/* The workspace slots: every one starts NULL so that the exit can free them all. */
+/* The call's buffers: on the CPU, the planned workspace, and slots for the compact copies
+ * of strided inputs; on the device, a slot per buffer.  Every slot starts NULL so that the
+ * exit can free them all. */
 static void open_workspace(cg *g) {
   size_t cap = count_values(g);
   g->buffers = LLVMBuildArrayAlloca(g->B, g->ptr, cg_i64(g, (int64_t)cap), "buffers");
   g->n_buffers = 0;
   g->cap_buffers = (int)cap;
   LLVMBuildMemSet(g->B, g->buffers, LLVMConstInt(g->i8, 0, 0), cg_i64(g, (int64_t)(cap * sizeof(void *))), 8);
+  if (!g->cuda) cg_workspace_open(g);
 }
 
 static void close_workspace(cg *g) {
@@ -672,6 +678,7 @@ static void close_workspace(cg *g) {
     cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
   }
   if (g->n_buffers > g->cap_buffers) cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: workspace slots overflow");
+  if (!g->cuda) cg_workspace_close(g);
 }
 
 /* Points the graph's inputs at the caller's tensors and the weights. */

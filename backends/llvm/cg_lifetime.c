@@ -1,9 +1,10 @@
-/* cg_lifetime.c - when a run may free each intermediate buffer.
+/* cg_lifetime.c - when each intermediate buffer of a run is dead.
  *
- * Every node output that owns memory gets a workspace buffer; keeping them all until the
- * run returns makes the workspace the sum of every activation (about 1 GB for
- * mobilenet_v2 at batch 8) and every call page-faults through all of it.  So each buffer
- * is freed right after the last node that reads it, or reads a view of it, is emitted.
+ * Every node output that owns memory gets a buffer; keeping them all until the run returns
+ * makes the workspace the sum of every activation (about 1 GB for mobilenet_v2 at batch 8)
+ * and every call page-faults through all of it.  So each buffer dies right after the last
+ * node that reads it, or reads a view of it, is emitted: on the CPU its region of the
+ * planned workspace goes to later buffers (cg_workspace.c), on the device it is freed.
  * Reads inside a fused loop happen when the loop's root node runs, so an inlined node's
  * reads count at its consumer's position.  Graph outputs live until they are copied out. */
 #include <limits.h>
@@ -63,11 +64,15 @@ void cg_release_dead(cg *g, int node) {
   for (int i = 0; i < g->n_owners; i++) {
     cg_value *o = g->owners[i];
     if (o->freed || o->free_after > node) continue;
+    o->freed = true;
+    if (!g->cuda) { /* its region is free for the buffers taken after this node */
+      cg_workspace_end(g, o, node);
+      continue;
+    }
     LLVMValueRef idx[1] = {cg_i64(g, o->slot)};
     LLVMValueRef slot = LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot");
     LLVMValueRef args[1] = {LLVMBuildLoad2(g->B, g->ptr, slot, "p")};
     cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
     LLVMBuildStore(g->B, LLVMConstNull(g->ptr), slot); /* the exit frees what is left */
-    o->freed = true;
   }
 }

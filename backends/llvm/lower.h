@@ -67,7 +67,8 @@ typedef struct cg_value {
   /* lifetime (cg_lifetime.c) */
   int last_use;                      /* position of the last node that reads it; INT_MAX for graph outputs */
   struct cg_value *owner;            /* the value whose buffer holds its elements; NULL for inputs and weights */
-  int slot;                          /* the owner's workspace slot */
+  int slot;                          /* the owner's buffer: its index in g->ws.buffers, or on the
+                                        device path its slot in g->buffers */
   int free_after;                    /* the owner's buffer is dead after this node */
   bool freed;
   /* a graph output computed in the caller's tensor (cg_entry.c, place_outputs) */
@@ -75,6 +76,19 @@ typedef struct cg_value {
   LLVMValueRef out_direct;           /* i1: they overlap no input, so the node writes there */
   bool placed;                       /* its buffer was taken from out_dst when out_direct */
 } cg_value;
+
+/* A buffer of the planned workspace (cg_workspace.c): the call that takes it, and its life. */
+typedef struct cg_ws_buffer {
+  LLVMValueRef take;  /* sc_rt_ws_take(ws, region, bytes): the region is set by the plan */
+  int start, end;     /* the node that takes it; the node after which it is dead (INT_MAX: the exit) */
+  int64_t bytes;      /* at the example shapes; -1 when they do not give it */
+} cg_ws_buffer;
+
+/* What a plan came to, for `export -v`; bytes at the example shapes, -1 when unknown. */
+typedef struct cg_ws_plan {
+  int buffers, regions;
+  int64_t bytes, live_peak;
+} cg_ws_plan;
 
 struct cg {
   sc_ctx *ctx;
@@ -147,6 +161,13 @@ struct cg {
   struct {
     int views, permuted_results, scales, residuals;
   } absorbed;
+  /* the CPU path's planned workspace (cg_workspace.c) */
+  struct {
+    LLVMValueRef handle;             /* the call's workspace: sc_rt_ws_acquire's result */
+    cg_ws_buffer *buffers;           /* the function's buffers, in the order they are taken */
+    int n_buffers;
+    cg_ws_plan planned;              /* the last plan made */
+  } ws;
 
   bool failed;
 };
@@ -220,8 +241,18 @@ void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg 
 void cg_plan_lifetimes(cg *g);
 /* alias reads the elements of `of` (a view): of's buffer lives as long as alias is read. */
 void cg_note_alias(cg *g, cg_value *alias, cg_value *of);
-/* Frees the buffers whose last reader is node `node` or earlier. */
+/* Ends the buffers whose last reader is node `node` or earlier (frees them on the device). */
 void cg_release_dead(cg *g, int node);
+
+/* ---- cg_workspace.c ---- */
+/* At the function's start: takes a workspace for the call (the CPU path). */
+void cg_workspace_open(cg *g);
+/* A region of it for owner's buffer of `bytes`; NULL when memory runs out. */
+LLVMValueRef cg_workspace_take(cg *g, cg_value *owner, LLVMValueRef bytes);
+/* owner's buffer is dead after node `node`: a later buffer may have its region. */
+void cg_workspace_end(cg *g, cg_value *owner, int node);
+/* At the exit: gives the workspace back, then assigns every buffer a region by lifetime. */
+void cg_workspace_close(cg *g);
 
 /* ---- cg_transpose.c ---- */
 /* Marks the transposes that matrix products read in place (after cg_plan_fusion). */

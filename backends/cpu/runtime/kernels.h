@@ -32,6 +32,16 @@ int sc_rt_check_same_device(const shapec_tensor *inputs, int32_t n_in, const sha
                             char *err, size_t errlen);
 void *sc_rt_alloc(int64_t bytes);
 void sc_rt_free(void *p);
+/* ---- the planned workspace (workspace.c; regions assigned by backends/llvm/cg_workspace.c) ---- */
+typedef struct sc_rt_ws sc_rt_ws;
+/* A workspace of at least `regions` regions for one call; NULL when memory runs out. */
+sc_rt_ws *sc_rt_ws_acquire(int64_t regions);
+/* Region `region`, grown to hold `bytes` if it is smaller; NULL when memory runs out. */
+void *sc_rt_ws_take(sc_rt_ws *ws, int64_t region, int64_t bytes);
+/* The call is over: the workspace is kept for later calls (NULL is ignored). */
+void sc_rt_ws_release(sc_rt_ws *ws);
+/* Frees the workspaces no call holds (shapec_model_release_workspace). */
+void sc_rt_ws_free_kept(void);
 int64_t sc_rt_floordiv(int64_t a, int64_t b);
 int64_t sc_rt_mod(int64_t a, int64_t b);
 

@@ -156,11 +156,13 @@ int sc_rt_input_data(const shapec_tensor *t, int64_t esize, void **data, void **
   return SHAPEC_OK;
 }
 
-/* Workspace blocks.  Large blocks come from mmap, so every fresh one page-faults its way
- * to use (a third of mobilenet_v2's run time at batch 8).  Freed blocks of 64 KiB or more
- * are kept, up to CACHE_BLOCKS of them and CACHE_BYTES in all, and handed to later
- * requests that fit them without wasting more than half; shapec_model_release_workspace
- * returns them to the system.  Each block starts with a 64-byte header holding its size. */
+/* Kernels' scratch blocks (im2col columns, oneDNN's scratchpad, compact copies of strided
+ * inputs; a call's tensors live in its planned workspace, workspace.c).  Large blocks come
+ * from mmap, so every fresh one page-faults its way to use.  Freed blocks of 64 KiB or more
+ * are kept, up to CACHE_BLOCKS of them and CACHE_BYTES in all, and a request takes the
+ * smallest kept block that holds it, so that calls at shapes seen before, or smaller ones,
+ * find theirs; shapec_model_release_workspace returns them to the system.  Each block
+ * starts with a 64-byte header holding its size. */
 enum { HEADER = 64, CACHE_MIN = 64 << 10, CACHE_BLOCKS = 64 };
 #define CACHE_BYTES ((size_t)1 << 30)
 
@@ -179,7 +181,7 @@ static void *take_cached(size_t n) {
   int best = -1;
   pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < n_cached; i++)
-    if (cache_size[i] >= n && cache_size[i] <= 2 * n && (best < 0 || cache_size[i] < cache_size[best])) best = i;
+    if (cache_size[i] >= n && (best < 0 || cache_size[i] < cache_size[best])) best = i;
   void *p = NULL;
   if (best >= 0) {
     p = cache[best];
@@ -213,15 +215,15 @@ static void release_small(void *blocks) {
 static void make_small_key(void) { pthread_key_create(&small_key, release_small); }
 
 static void *take_small(size_t n) {
+  int best = -1;
   for (int i = 0; i < small.n; i++)
-    if (small.size[i] >= n && small.size[i] <= 2 * n + 256) {
-      void *p = small.block[i];
-      small.n--;
-      small.block[i] = small.block[small.n];
-      small.size[i] = small.size[small.n];
-      return p;
-    }
-  return NULL;
+    if (small.size[i] >= n && (best < 0 || small.size[i] < small.size[best])) best = i;
+  if (best < 0) return NULL;
+  void *p = small.block[best];
+  small.n--;
+  small.block[best] = small.block[small.n];
+  small.size[best] = small.size[small.n];
+  return p;
 }
 
 static bool keep_small(void *p, size_t n) {
@@ -239,6 +241,7 @@ void *sc_rt_alloc(int64_t bytes) {
   if (bytes < 0 || bytes > INT64_MAX - 4096) return NULL;
   size_t n = bytes ? (size_t)((bytes + 63) / 64 * 64) : 64; /* n: what the block holds */
   unsigned char *hit = n >= CACHE_MIN ? take_cached(n) : take_small(n);
+  if (!hit && n < CACHE_MIN) hit = take_cached(n); /* a larger shape's block serves a smaller one */
   if (hit) return hit + HEADER;
   unsigned char *p = aligned_alloc(64, HEADER + n);
   if (!p) return NULL;
@@ -272,6 +275,7 @@ extern void sc_cu_release_memory(void) __attribute__((weak, visibility("hidden")
 
 __attribute__((visibility("default"))) void shapec_model_release_workspace(void) {
   release_small(&small);
+  sc_rt_ws_free_kept();
   pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < n_cached; i++) free(cache[i]);
   n_cached = 0;
