@@ -8,7 +8,6 @@
  * the kernels it chose.) */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,14 +19,14 @@ enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 }; /* cblas.h's values */
 
 typedef void (*sgemm_fn)(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
                          const float *b, int ldb, float beta, float *c, int ldc);
-typedef void (*threads_fn)(int n);
+typedef void (*set_threads_fn)(int n);
+typedef int (*get_threads_fn)(void);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static sgemm_fn sgemm;
-static threads_fn set_threads;
+static set_threads_fn set_threads;
+static get_threads_fn get_threads;
 static char load_error[256];
-static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int applied_threads; /* the count OpenBLAS was last given; 0 = none */
 
 /* The OPENBLAS_CORETYPE this CPU's instruction sets deserve; NULL: let OpenBLAS choose. */
 static const char *blas_core(void) {
@@ -40,17 +39,12 @@ static const char *blas_core(void) {
 }
 
 
-/* The thread count OpenBLAS gets for a product: the library's (threads.c), or 1 for the
- * products a convolution splits across the library's own pool (sc_k_conv_gemm_f32), handed
- * to OpenBLAS before a product when it changed since. */
-static void apply_thread_count(int want) {
-  if (!set_threads || atomic_load(&applied_threads) == want) return;
-  pthread_mutex_lock(&threads_lock);
-  if (atomic_load(&applied_threads) != want) {
-    set_threads(want);
-    atomic_store(&applied_threads, want);
-  }
-  pthread_mutex_unlock(&threads_lock);
+/* OpenBLAS computes on the calling thread only: the library's own pool (pool.c) splits
+ * the products, so one team of threads runs a whole call and OpenBLAS's idle workers, which
+ * spin for about 0.1 s after each product, never start.  Checked before each product, since
+ * the process may share this OpenBLAS (numpy's) and change its count. */
+static void single_threaded_blas(void) {
+  if (set_threads && get_threads && get_threads() != 1) set_threads(1);
 }
 
 static void load(void) {
@@ -61,10 +55,11 @@ static void load(void) {
     snprintf(load_error, sizeof load_error, "cannot load OpenBLAS (apt-get install libopenblas0): %s", dlerror());
     return;
   }
-  set_threads = (threads_fn)dlsym(h, "openblas_set_num_threads");
+  set_threads = (set_threads_fn)dlsym(h, "openblas_set_num_threads");
+  get_threads = (get_threads_fn)dlsym(h, "openblas_get_num_threads");
   sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
   if (!sgemm) snprintf(load_error, sizeof load_error, "libopenblas.so.0 has no cblas_sgemm");
-  apply_thread_count(sc_rt_num_threads());
+  single_threaded_blas();
 }
 
 const char *sc_rt_blas_error(void) {
@@ -96,57 +91,60 @@ static void tiny_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t l
     }
 }
 
-typedef struct gemm_split {
-  int64_t m, n, k, parts;
+/* One product C = alpha * op(A) @ op(B) + beta * C, with the distances between stored rows
+ * (BLAS's lda, ldb, ldc), and how many parts it is split into. */
+typedef struct product {
+  int64_t m, n, k, lda, ldb, ldc, parts;
   const float *a, *b;
   float *c;
   int32_t trans_a, trans_b, by_rows;
   float alpha, beta;
-} gemm_split;
+} product;
 
 /* Parts [begin, end) of a product split by rows of C (and A) or by columns of C (and B). */
-static void gemm_parts(void *arg, int64_t begin, int64_t end) {
-  const gemm_split *j = arg;
-  int lda = j->trans_a ? (int)j->m : (int)j->k, ldb = j->trans_b ? (int)j->k : (int)j->n;
+static void product_parts(void *arg, int64_t begin, int64_t end) {
+  const product *j = arg;
   for (int64_t p = begin; p < end; p++) {
     int64_t total = j->by_rows ? j->m : j->n, from = total * p / j->parts, to = total * (p + 1) / j->parts;
     if (to == from) continue;
-    if (j->by_rows)
-      sgemm(ROW_MAJOR, j->trans_a ? TRANS : NO_TRANS, j->trans_b ? TRANS : NO_TRANS, (int)(to - from), (int)j->n,
-            (int)j->k, j->alpha, j->trans_a ? j->a + from : j->a + from * j->k, lda, j->b, ldb, j->beta,
-            j->c + from * j->n, (int)j->n);
-    else
-      sgemm(ROW_MAJOR, j->trans_a ? TRANS : NO_TRANS, j->trans_b ? TRANS : NO_TRANS, (int)j->m, (int)(to - from),
-            (int)j->k, j->alpha, j->a, lda, j->trans_b ? j->b + from * j->k : j->b + from, ldb, j->beta, j->c + from,
-            (int)j->n);
+    const float *a = j->a, *b = j->b;
+    float *c = j->c;
+    int64_t m = j->m, n = j->n;
+    if (j->by_rows) {
+      a += j->trans_a ? from : from * j->lda;
+      c += from * j->ldc;
+      m = to - from;
+    } else {
+      b += j->trans_b ? from * j->ldb : from;
+      c += from;
+      n = to - from;
+    }
+    sgemm(ROW_MAJOR, j->trans_a ? TRANS : NO_TRANS, j->trans_b ? TRANS : NO_TRANS, (int)m, (int)n, (int)j->k, j->alpha,
+          a, (int)j->lda, b, (int)j->ldb, j->beta, c, (int)j->ldc);
   }
 }
 
-static int bmm(int team, int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
-               int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
-               float beta);
+/* A product worth splitting (a million multiply-adds) runs in parts on the pool, split along
+ * the longer side of C: the other operand, which every part packs, is the smaller. */
+enum { SPLIT_MACS = 1 << 20 };
 
-/* C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b]; a batch stride of 0 broadcasts. */
+static void run_product(product *j) {
+  int threads = sc_rt_num_threads();
+  j->parts = threads > 1 && j->k > 0 && j->m * j->n * j->k >= SPLIT_MACS ? threads : 1;
+  j->by_rows = j->m > j->n;
+  if (j->parts > 1)
+    sc_rt_parallel_for(product_parts, j, j->parts, 1);
+  else
+    product_parts(j, 0, 1);
+}
+
+/* C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b]; a batch stride of 0 broadcasts.  With
+ * several threads a large product is split in parts across the library's pool, each part a
+ * single-threaded OpenBLAS call (single_threaded_blas).  Measured on the two-core VM: the
+ * encoder block 1.25 -> 1.07 ms at batch 1 and 8.5 -> 7.0 ms at batch 8 against OpenBLAS's
+ * own threads, once the pool's workers spin briefly between loops (pool.c). */
 int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride, int32_t trans_a,
                  const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta) {
-  return bmm(0, batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, c, alpha, beta);
-}
-
-/* The same for a convolution's product: with several threads, a large one is split in
- * parts across the library's own pool, each part a single-threaded OpenBLAS call, so one
- * team of threads does the work and no OpenBLAS worker spins after it.  Measured on the
- * two-core VM (bench_models.py, same run): resnet18 23.6 -> 21.7 ms at batch 1, 185 ->
- * 166 ms at batch 8, mobilenet_v2 111 -> 96 ms at batch 8.  Linear layers keep OpenBLAS's
- * own threads, which pack a shared operand once: split, the MLP at batch 256 went from
- * 1.14 to 1.34 ms. */
-int sc_k_conv_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int32_t trans_a, const float *b,
-                       int32_t trans_b, float *c, float alpha, float beta) {
-  return bmm(1, 1, m, n, k, a, 0, trans_a, b, 0, trans_b, c, alpha, beta);
-}
-
-static int bmm(int team, int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
-               int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
-               float beta) {
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return SHAPEC_ERR_ARGUMENT; /* blasint is 32-bit */
   if (m == 0 || n == 0) return SHAPEC_OK;
   if (sc_rt_blas_error()) return SHAPEC_ERR_CPU; /* prepare reported it with a message */
@@ -156,27 +154,25 @@ static int bmm(int team, int64_t batch, int64_t m, int64_t n, int64_t k, const f
                 c + i * m * n, n, alpha, beta);
     return SHAPEC_OK;
   }
-  int threads = sc_rt_num_threads();
-  bool split = team && threads > 1 && k > 0 && m * n * k >= (1 << 20);
-  apply_thread_count(split ? 1 : threads);
+  single_threaded_blas();
   for (int64_t i = 0; i < batch; i++) {
     float *ci = c + i * m * n;
-    if (split) {
-      /* split the longer side: the other operand, packed by every part, is the smaller */
-      gemm_split j = {m, n, k, threads, a + i * a_batch_stride, b + i * b_batch_stride, ci, trans_a, trans_b, m > n,
-                      alpha, beta};
-      sc_rt_parallel_for(gemm_parts, &j, threads, 1);
-      continue;
-    }
     if (k == 0) {
       for (int64_t j = 0; j < m * n; j++) ci[j] = beta == 0.0f ? 0.0f : beta * ci[j];
       continue;
     }
-    sgemm(ROW_MAJOR, trans_a ? TRANS : NO_TRANS, trans_b ? TRANS : NO_TRANS, (int)m, (int)n, (int)k, alpha,
-          a + i * a_batch_stride, trans_a ? (int)m : (int)k, b + i * b_batch_stride, trans_b ? (int)k : (int)n, beta, ci,
-          (int)n);
+    product j = {.m = m, .n = n, .k = k, .lda = trans_a ? m : k, .ldb = trans_b ? k : n, .ldc = n,
+                 .a = a + i * a_batch_stride, .b = b + i * b_batch_stride, .c = ci, .trans_a = trans_a,
+                 .trans_b = trans_b, .alpha = alpha, .beta = beta};
+    run_product(&j);
   }
   return SHAPEC_OK;
+}
+
+/* The same for a convolution's product. */
+int sc_k_conv_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int32_t trans_a, const float *b,
+                       int32_t trans_b, float *c, float alpha, float beta) {
+  return sc_k_bmm_f32(1, m, n, k, a, 0, trans_a, b, 0, trans_b, c, alpha, beta);
 }
 
 /* ---- products read and written through strides ---- */
@@ -233,14 +229,23 @@ int sc_k_bmm_strided_f32(const int64_t *shape, const float *a, const int64_t *a_
   strided_gemm j = {batch1, m, n, k, a, b, c, as, bs, cs, trans_a, trans_b, tiny, alpha, beta};
   int64_t items = batch0 * batch1;
   int threads = sc_rt_num_threads();
-  /* attention's many small products: one per worker of the library's pool, each on one
-   * OpenBLAS thread, rather than each split across OpenBLAS's threads */
+  if (!tiny) single_threaded_blas();
+  /* attention's many small products: whole products to each worker of the pool */
   if (threads > 1 && items >= threads && !tiny) {
-    apply_thread_count(1);
     sc_rt_parallel_for(strided_items, &j, items, 1);
     return SHAPEC_OK;
   }
-  if (!tiny) apply_thread_count(threads);
-  strided_items(&j, 0, items);
+  if (tiny || k == 0) {
+    strided_items(&j, 0, items);
+    return SHAPEC_OK;
+  }
+  /* fewer products than threads: each split in parts, like a plain product */
+  for (int64_t item = 0; item < items; item++) {
+    int64_t o = item / batch1, i = item % batch1;
+    product p = {.m = m, .n = n, .k = k, .lda = as[2], .ldb = bs[2], .ldc = cs[2], .a = a + o * as[0] + i * as[1],
+                 .b = b + o * bs[0] + i * bs[1], .c = c + o * cs[0] + i * cs[1], .trans_a = trans_a,
+                 .trans_b = trans_b, .alpha = alpha, .beta = beta};
+    run_product(&p);
+  }
   return SHAPEC_OK;
 }

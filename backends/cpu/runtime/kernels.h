@@ -65,6 +65,10 @@ typedef void (*sc_rt_loop_fn)(void *ctx, int64_t begin, int64_t end);
 /* Runs fn over [0, n) on the pool in chunks of at least min_chunk iterations; returns
  * when every iteration is done.  Runs on the calling thread alone when the pool is busy. */
 void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk);
+/* Around work that another library's threads do (oneDNN's OpenMP): the pool's idle workers
+ * stop spinning and sleep, leaving the cores to them. */
+void sc_rt_pool_yield_begin(void);
+void sc_rt_pool_yield_end(void);
 
 /* ---- OpenBLAS (gemm.c) ---- */
 /* Loads OpenBLAS on first use; NULL when it is there, else why it is not. */

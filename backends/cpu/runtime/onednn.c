@@ -262,7 +262,10 @@ static dnnl_memory_t wrap(call_memory *cm, const dnnl_memory_desc_t *md, const v
 static __thread dnnl_stream_t thread_stream;
 
 static bool execute(dnnl_primitive_t prim, int nargs, const dnnl_exec_arg_t *args) {
-  return dnnl.dnnl_primitive_execute(prim, thread_stream, nargs, args) == dnnl_success;
+  sc_rt_pool_yield_begin(); /* OpenMP's team computes now: the pool's workers sleep */
+  bool ok = dnnl.dnnl_primitive_execute(prim, thread_stream, nargs, args) == dnnl_success;
+  sc_rt_pool_yield_end();
+  return ok;
 }
 
 static bool reorder(dnnl_primitive_t prim, dnnl_memory_t from, dnnl_memory_t to) {

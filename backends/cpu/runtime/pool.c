@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kernels.h"
@@ -27,8 +28,50 @@ static pthread_mutex_t owner = PTHREAD_MUTEX_INITIALIZER; /* held by the loop us
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;  /* guards the fields below */
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER, idle = PTHREAD_COND_INITIALIZER;
 static job *current;
-static unsigned long generation;
+static atomic_ulong generation; /* changed under `lock`; read without it while spinning */
 static int started;          /* workers running */
+
+/* Waking a sleeping worker through the kernel costs tens of microseconds on a virtual
+ * machine, more than a small layer's whole product; so a worker that finished a loop, and a
+ * caller waiting for its helpers, first spin this long (a call's loops follow each other
+ * closely), then sleep: nothing spins longer than this after a call returns. */
+#define SPIN_NS 100000
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Set while another library's threads compute (oneDNN's OpenMP team): an idle worker that
+ * spun there would take a core from them, so it sleeps at once. */
+static atomic_int others_computing;
+
+void sc_rt_pool_yield_begin(void) { atomic_fetch_add(&others_computing, 1); }
+void sc_rt_pool_yield_end(void) { atomic_fetch_sub(&others_computing, 1); }
+
+/* Spins until *value differs from `old`, SPIN_NS pass, or another team starts computing. */
+static void spin_while_ulong(atomic_ulong *value, unsigned long old) {
+  int64_t deadline = now_ns() + SPIN_NS;
+  for (int i = 1; atomic_load_explicit(value, memory_order_acquire) == old; i++)
+    if (i % 64 == 0 && (now_ns() > deadline || atomic_load_explicit(&others_computing, memory_order_relaxed)))
+      return;
+    else
+      cpu_relax();
+}
+
+static void spin_while_positive(atomic_int *value) {
+  int64_t deadline = now_ns() + SPIN_NS;
+  for (int i = 1; atomic_load_explicit(value, memory_order_acquire) > 0; i++)
+    if (i % 64 == 0 && now_ns() > deadline) return;
+    else cpu_relax();
+}
 
 static void work_on(job *j) {
   for (;;) {
@@ -49,15 +92,17 @@ static void *worker(void *arg) {
   free(arg);
   int id = start.id;
   unsigned long seen = start.born;
-  pthread_mutex_lock(&lock);
   for (;;) {
-    while (generation == seen) pthread_cond_wait(&wake, &lock);
-    seen = generation;
+    spin_while_ulong(&generation, seen);
+    pthread_mutex_lock(&lock);
+    while (atomic_load(&generation) == seen) pthread_cond_wait(&wake, &lock);
+    seen = atomic_load(&generation);
     job *j = current;
     pthread_mutex_unlock(&lock);
     if (id < j->helpers) work_on(j);
     pthread_mutex_lock(&lock);
     if (atomic_fetch_sub(&j->active, 1) == 1) pthread_cond_signal(&idle);
+    pthread_mutex_unlock(&lock);
   }
   return NULL;
 }
@@ -84,7 +129,7 @@ static int ensure_workers(int count) {
     pthread_attr_t attr;
     worker_start *start = malloc(sizeof *start);
     if (!start) break;
-    *start = (worker_start){started, generation};
+    *start = (worker_start){started, atomic_load(&generation)};
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int rc = pthread_create(&t, &attr, worker, start);
@@ -125,10 +170,11 @@ void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chun
   /* every started worker wakes and checks in; only the first `helpers` take chunks */
   atomic_init(&j.active, started);
   current = &j;
-  generation++;
+  atomic_fetch_add(&generation, 1);
   pthread_cond_broadcast(&wake);
   pthread_mutex_unlock(&lock);
   work_on(&j);
+  spin_while_positive(&j.active);
   pthread_mutex_lock(&lock);
   while (atomic_load(&j.active) > 0) pthread_cond_wait(&idle, &lock);
   current = NULL;

@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""Nothing keeps computing after a call returns: on two threads, the CPU time the whole
+process uses while it sleeps 300 ms after a call must stay under 10 ms.
+
+The library's products run in parts on its own pool with OpenBLAS single-threaded
+(backends/cpu/runtime/gemm.c), whose idle workers would otherwise spin for about 0.1 s after
+each product; the pool's workers spin at most 0.1 ms between loops (pool.c); oneDNN's OpenMP
+workers are held to a short spin (GOMP_SPINCOUNT, onednn.c).  Models, from the zoo (converted
+by the PyTorch installed here): the MLP and the encoder block (products), and resnet18 with
+every convolution through oneDNN (OpenMP).  Each runs in a fresh process that first waits
+0.5 s, so that numpy's own OpenBLAS threads, which spin after they start, are quiet.
+Exit 77 without PyTorch.
+
+usage: test_idle.py SHAPEC SOURCE_DIR"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+LIMIT_MS = 10.0
+
+if len(sys.argv) == 4 and sys.argv[1] == "--child":  # MODEL.so INPUT.npy
+    import time
+
+    import numpy as np
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+    from shapec_tools.model_library import ModelLibrary
+    time.sleep(0.5)
+    lib = ModelLibrary(sys.argv[2])
+    lib.set_num_threads(2)
+    run, _ = lib.prepare([np.load(sys.argv[3])])
+    for _ in range(5):
+        run()
+    burned = []
+    for _ in range(3):
+        run()
+        before = time.process_time()
+        time.sleep(0.3)
+        burned.append((time.process_time() - before) * 1e3)
+    print(json.dumps(burned))
+    sys.exit(0)
+
+try:
+    import numpy as np
+    import torch
+except ImportError:
+    print("skipped: PyTorch is not installed (apt-get install python3-torch python3-torchvision)")
+    sys.exit(77)
+
+shapec, src = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(src, "tools"))
+from shapec_tools import zoo  # noqa: E402
+from shapec_tools.convert import convert  # noqa: E402
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok - " if ok else "not ok - ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+CASES = [("mlp", [64, 784], {}), ("encoder", [4, 64, 256], {}),
+         ("resnet18", [2, 3, 96, 96], {"SHAPEC_ONEDNN": "always"})]
+
+with tempfile.TemporaryDirectory() as tmp:
+    for name, shape, env in CASES:
+        module, names, inputs, spec = zoo.build(name)
+        path = convert(module, inputs, os.path.join(tmp, name + "-src"), input_names=names)
+        spec_path = os.path.join(tmp, name + "-spec.json")
+        with open(spec_path, "w") as fp:
+            json.dump(spec, fp)
+        out = os.path.join(tmp, name)
+        r = subprocess.run([shapec, "export", path, "--dynamic", spec_path, "-o", out, "-q"], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            check(False, f"{name}: exports ({r.stderr.strip()[-300:]})")
+            continue
+        x_path = os.path.join(tmp, name + "-x.npy")
+        np.save(x_path, np.random.default_rng(0).standard_normal(shape, dtype=np.float32))
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", os.path.join(out, "model.so"), x_path],
+                           capture_output=True, text=True, env=dict(os.environ, **env))
+        if r.returncode != 0:
+            check(False, f"{name}: runs ({r.stderr.strip()[-300:]})")
+            continue
+        burned = json.loads(r.stdout)
+        flags = "".join(f" {k}={v}" for k, v in env.items())
+        check(max(burned) < LIMIT_MS, f"{name} {shape}{flags}, 2 threads: CPU time used in the 300 ms after each of three "
+                                      f"calls {', '.join(f'{b:.1f}' for b in burned)} ms (limit {LIMIT_MS:g})")
+
+print(f"# {len(failures)} failed")
+sys.exit(1 if failures else 0)
