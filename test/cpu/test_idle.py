@@ -51,7 +51,6 @@ except ImportError:
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools import zoo  # noqa: E402
-from shapec_tools.convert import convert  # noqa: E402
 
 failures = []
 
@@ -67,13 +66,8 @@ CASES = [("mlp", [64, 784], {}), ("encoder", [4, 64, 256], {}),
 
 with tempfile.TemporaryDirectory() as tmp:
     for name, shape, env in CASES:
-        module, names, inputs, spec = zoo.build(name)
-        path = convert(module, inputs, os.path.join(tmp, name + "-src"), input_names=names)
-        spec_path = os.path.join(tmp, name + "-spec.json")
-        with open(spec_path, "w") as fp:
-            json.dump(spec, fp)
         out = os.path.join(tmp, name)
-        r = subprocess.run([shapec, "export", path, "--dynamic", spec_path, "-o", out, "-q"], capture_output=True,
+        r = subprocess.run([shapec, "export", *zoo.program_files(name, tmp), "-o", out, "-q"], capture_output=True,
                            text=True)
         if r.returncode != 0:
             check(False, f"{name}: exports ({r.stderr.strip()[-300:]})")

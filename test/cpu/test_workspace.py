@@ -76,18 +76,10 @@ def zoo_model(name, tmp):
     try:
         sys.path.insert(0, os.path.join(src, "tools"))
         from shapec_tools import zoo
-        from shapec_tools.convert import convert
     except ImportError:
         print(f"# {name}: skipped, PyTorch is not installed")
         return None
-    module, names, inputs, spec = zoo.build(name)
-    path = convert(module, inputs, os.path.join(tmp, name + "-src"), input_names=names)
-    spec_path = os.path.join(tmp, name + "-spec.json")
-    with open(spec_path, "w") as fp:
-        import json
-        json.dump(spec, fp)
-    return [path, "--dynamic", spec_path]
-
+    return zoo.program_files(name, tmp)
 
 with tempfile.TemporaryDirectory() as tmp:
     tutorial = os.path.join(src, "examples", "tutorial")

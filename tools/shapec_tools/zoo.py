@@ -3,6 +3,7 @@
 Each entry: a factory for the module, its sample inputs, their names, and the
 dynamic_shapes spec the tests export it with."""
 import math
+import os
 
 import torch
 import torch.nn.functional as F
@@ -99,3 +100,18 @@ def build(name, seed=0):
     names = list(shapes)
     inputs = [torch.randn(*shapes[n]) for n in names]
     return module, names, inputs, {"dynamic_shapes": spec}
+
+
+def program_files(name, folder):
+    """A zoo entry converted by the PyTorch installed here into `folder`: the command-line
+    arguments `shapec export` takes for it, [program file, "--dynamic", spec file]."""
+    import json
+
+    from .convert import convert
+    module, names, inputs, spec = build(name)
+    path = convert(module, inputs, os.path.join(folder, name + "-src"), input_names=names)
+    spec_path = os.path.join(folder, name + "-spec.json")
+    with open(spec_path, "w") as fp:
+        json.dump(spec, fp)
+    return [path, "--dynamic", spec_path]
+
