@@ -74,6 +74,11 @@ def fnan(shape):  # with a NaN in about one element of eight, to check that NaN 
 ZERO_DIMS = {"z0": {"min": 0, "max": 4096}, "z1": {"min": 0, "max": 4096}}
 Z0, Z1 = "z0", "z1"
 
+# The cases' weights are drawn here, at import: seeded, so that every run checks the same
+# numbers. Unseeded, one run in a few thousand drew weights for linear_act_unfused whose output
+# sum nearly cancels, and float32 rounding alone then exceeded the tolerance.
+torch.manual_seed(0)
+
 # name: (fn(self, *inputs), inputs at the sample, inputs at a second shape, spec leaves, params)
 CASES = {
     # 0-length edges: empty rows through elementwise ops, products, norms, softmax, reductions, cat
