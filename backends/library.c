@@ -89,8 +89,14 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
   cg g = {.ctx = ctx, .p = p, .a = a, .w = w, .host = &sc_cpu_target};
   sc_strmap_init(&g.values, &ctx->arena);
   g.C = LLVMContextCreate();
+  /* local value names only serve a reader of --emit-llvm; a large model's entry function
+   * holds hundreds of thousands, which every LLVM phase would copy and unique */
+  if (!opts->keep_ir) LLVMContextSetDiscardValueNames(g.C, 1);
   g.M = LLVMModuleCreateWithNameInContext("model", g.C);
   g.B = LLVMCreateBuilderInContext(g.C);
+  g.cstrs_module = g.M;
+  sc_strmap_init(&g.cstrs, &ctx->arena);
+  sc_strmap_init(&g.loop_bodies, &ctx->arena);
   init_types(&g);
   g.has_cpu = !opts->target_cuda || opts->target_cpu;
   g.has_cuda = opts->target_cuda;

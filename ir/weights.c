@@ -12,7 +12,13 @@ void sc_weights_free(sc_weights *w) {
   w->buffer = NULL;
 }
 
+void sc_weights_index(sc_weights *w, sc_arena *arena) {
+  sc_strmap_init(&w->by_name, arena);
+  for (size_t i = 0; i < w->n_items; i++) sc_strmap_put(&w->by_name, w->items[i].name, &w->items[i]);
+}
+
 const sc_weight *sc_weights_find(const sc_weights *w, const char *name) {
+  if (w && w->by_name.n_items == w->n_items && w->n_items) return sc_strmap_get(&w->by_name, name);
   for (size_t i = 0; w && i < w->n_items; i++)
     if (strcmp(w->items[i].name, name) == 0) return &w->items[i];
   return NULL;

@@ -11,6 +11,7 @@
 
 #include "graph.h"
 #include "lib/base/context.h"
+#include "lib/base/strmap.h"
 
 typedef struct sc_weight {
   const char *name;
@@ -27,11 +28,15 @@ typedef struct sc_weights {
   size_t size;
   sc_weight *items;
   size_t n_items;
+  sc_strmap by_name;         /* name -> item, once sc_weights_index ran (else a linear search) */
 } sc_weights;
 
 /* Releases the file buffer; the items (in the arena) stay. */
 void sc_weights_free(sc_weights *w);
-/* The weight named `name`, or NULL (also when w is NULL). */
+/* Indexes the items by name, so that finding each of a large model's thousands of weights
+ * costs the same; the readers call it once they have filled the items. */
+void sc_weights_index(sc_weights *w, sc_arena *arena);
+/* The weight named `name`, or NULL (also when w is NULL); the first one of that name. */
 const sc_weight *sc_weights_find(const sc_weights *w, const char *name);
 /* Checks that every parameter, buffer and tensor constant has a weight of the right
  * dtype and shape.  A missing weight is an error when `required`, else a warning. */

@@ -33,7 +33,17 @@ LLVMValueRef cg_call(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *para
 
 LLVMValueRef cg_i64(cg *g, int64_t v) { return LLVMConstInt(g->i64, (unsigned long long)v, 1); }
 
-LLVMValueRef cg_cstr(cg *g, const char *s) { return LLVMBuildGlobalStringPtr(g->B, s, "str"); }
+/* One global per distinct text: every size computation of a large model checks for
+ * overflow with the same message, and 14,000 copies of it slowed each LLVM phase after. */
+LLVMValueRef cg_cstr(cg *g, const char *s) {
+  LLVMModuleRef m = LLVMGetGlobalParent(LLVMGetBasicBlockParent(LLVMGetInsertBlock(g->B)));
+  if (m != g->cstrs_module) return LLVMBuildGlobalStringPtr(g->B, s, "str"); /* the device module's */
+  LLVMValueRef known = sc_strmap_get(&g->cstrs, s);
+  if (known) return known;
+  LLVMValueRef str = LLVMBuildGlobalStringPtr(g->B, s, "str");
+  sc_strmap_put(&g->cstrs, sc_arena_strdup(&g->ctx->arena, s), str);
+  return str;
+}
 
 LLVMBasicBlockRef cg_block(cg *g, const char *name) { return LLVMAppendBasicBlockInContext(g->C, g->fn, name); }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/strbuf.h"
 #include "lower.h"
 
 bool cg_is_elementwise(const sc_node *n) {
@@ -730,6 +731,28 @@ static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
   cg_call(g, "sc_cu_launch", g->voidt, lp, 3, la, 3, false);
 }
 
+/* The loop already built with the same body as `fn`, which is then deleted; else fn.
+ * 2,000 ReLU layers build one loop, not 2,000 that LLVM would optimize and compile each.
+ * The body's text is the key: it names no attribute group and no metadata, and globals
+ * and callees by their names, unique in the module.  It is printed block by block:
+ * printing a function walks every function's instructions for metadata (the entry being
+ * built included), while printing a block walks only the module's lists and its own
+ * function, so the cost per loop does not grow with the graph. */
+static LLVMValueRef one_loop_per_body(cg *g, LLVMValueRef fn) {
+  sc_strbuf body = {0};
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
+    char *text = LLVMPrintValueToString(LLVMBasicBlockAsValue(b));
+    sc_strbuf_append(&body, text);
+    LLVMDisposeMessage(text);
+  }
+  const char *key = sc_strbuf_cstr(&body);
+  LLVMValueRef same = sc_strmap_get(&g->loop_bodies, key);
+  if (same) LLVMDeleteFunction(fn);
+  else sc_strmap_put(&g->loop_bodies, sc_arena_strdup(&g->ctx->arena, key), fn);
+  sc_strbuf_free(&body);
+  return same ? same : fn;
+}
+
 /* Moves the row loop into its own function `loop(ctx, begin, end)` and hands it to the
  * runtime's thread pool.  Small tensors run on the calling thread (the pool decides from
  * the minimum chunk, about 16K elements). */
@@ -774,6 +797,7 @@ static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
   for (int i = 0; i < n; i++) *slots[i] = saved[i];
   g->fn = outer_fn;
   LLVMPositionBuilderAtEnd(g->B, resume);
+  fn = one_loop_per_body(g, fn);
   /* at least ~16K elements a chunk: below that the hand-off costs more than it saves */
   LLVMValueRef inner = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, c->inner, cg_i64(g, 0), "pos"), c->inner,
                                        cg_i64(g, 1), "inner1");

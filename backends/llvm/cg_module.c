@@ -78,16 +78,11 @@ void cg_emit_state(cg *g) {
   }
 }
 
-/* const char *name(void) { return "..."; } */
+/* const char *name(void) { return "..."; }, the text shared with the code's own uses */
 void cg_emit_string_getter(cg *g, const char *name, const char *text) {
-  LLVMValueRef init = LLVMConstStringInContext2(g->C, text, strlen(text), 0);
-  LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(init), "shapec_str");
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
   LLVMValueRef f = LLVMAddFunction(g->M, name, LLVMFunctionType(g->ptr, NULL, 0, 0));
   LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, f, "entry"));
-  LLVMBuildRet(g->B, gv);
+  LLVMBuildRet(g->B, cg_cstr(g, text));
 }
 
 
@@ -122,55 +117,7 @@ static void bound_compile_time(cg *g) {
   }
 }
 
-/* One outlined loop per distinct body: 2,000 ReLU layers build 2,000 identical loops,
- * which LLVM would optimize and compile 2,000 times.  The module is printed once (printing
- * each function alone walks the whole module every time), the loops are grouped by the
- * text of their bodies, and each duplicate's calls go to the first of its group. */
-static void merge_identical_loops(cg *g) {
-  if (g->n_loops < 2) return;
-  /* the weights print as megabytes of escaped text: zeros stand in for them meanwhile */
-  int n_globals = 0;
-  for (LLVMValueRef gv = LLVMGetFirstGlobal(g->M); gv; gv = LLVMGetNextGlobal(gv)) n_globals++;
-  LLVMValueRef *inits = sc_xcalloc((size_t)n_globals + 1, sizeof *inits);
-  int k = 0;
-  for (LLVMValueRef gv = LLVMGetFirstGlobal(g->M); gv; gv = LLVMGetNextGlobal(gv), k++) {
-    LLVMValueRef init = LLVMGetInitializer(gv);
-    if (init && LLVMIsAConstantDataSequential(init)) {
-      inits[k] = init;
-      LLVMSetInitializer(gv, LLVMConstNull(LLVMGlobalGetValueType(gv)));
-    }
-  }
-  char *text = LLVMPrintModuleToString(g->M);
-  k = 0;
-  for (LLVMValueRef gv = LLVMGetFirstGlobal(g->M); gv; gv = LLVMGetNextGlobal(gv), k++)
-    if (inits[k]) LLVMSetInitializer(gv, inits[k]);
-  free(inits);
-  sc_strmap first = {0};
-  sc_strmap_init(&first, &g->ctx->arena);
-  static const char head[] = "define internal void @sc_loop_";
-  for (char *at = strstr(text, head); at; at = strstr(at, head)) {
-    char *name = at + strlen("define internal void @"), *paren = strchr(name, '(');
-    char *body = paren ? strchr(paren, '{') : NULL, *end = body ? strstr(body, "\n}\n") : NULL;
-    if (!end) break;
-    *paren = '\0';
-    end[2] = '\0'; /* the body, braces included */
-    const char *canonical = sc_strmap_get(&first, body);
-    if (!canonical) {
-      sc_strmap_put(&first, sc_arena_strdup(&g->ctx->arena, body), sc_arena_strdup(&g->ctx->arena, name));
-    } else {
-      LLVMValueRef dup = LLVMGetNamedFunction(g->M, name), keep = LLVMGetNamedFunction(g->M, canonical);
-      if (dup && keep) {
-        LLVMReplaceAllUsesWith(dup, keep);
-        LLVMDeleteFunction(dup);
-      }
-    }
-    at = end + 3;
-  }
-  LLVMDisposeMessage(text);
-}
-
 void cg_finish_module(cg *g) {
   keep_vector_variants(g);
-  merge_identical_loops(g);
   bound_compile_time(g);
 }

@@ -110,6 +110,9 @@ struct cg {
   LLVMBasicBlockRef exit_bb;
   int n_buffers, cap_buffers;
   int n_loops;                       /* outlined parallel loops so far */
+  sc_strmap loop_bodies;             /* an outlined loop's printed body -> its function */
+  sc_strmap cstrs;                   /* text -> its constant string global in cstrs_module (cg_cstr) */
+  LLVMModuleRef cstrs_module;
   int node;                          /* the node being emitted */
   bool *input_bound;                 /* symbols the input shapes give (prepare) */
   const char **raw_names;            /* prepare: the inputs' sizes by source (x.size()[1]), which */

@@ -104,6 +104,7 @@ sc_weights *sc_weights_read(sc_ctx *ctx, const char *file, unsigned char *buffer
     }
   }
   cJSON_Delete(root);
+  if (ok) sc_weights_index(w, &ctx->arena);
   return ok ? w : NULL;
 }
 

@@ -111,5 +111,6 @@ sc_weights *sc_strided_to_weights(sc_ctx *ctx, const char *file, const sc_stride
     if (wt->nbytes) gather(s, w->buffer + at);
     at += (wt->nbytes + WEIGHT_ALIGN - 1) / WEIGHT_ALIGN * WEIGHT_ALIGN;
   }
+  sc_weights_index(w, &ctx->arena);
   return w;
 }
