@@ -1041,8 +1041,13 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   reset_values(g);
   if (!bind_graph_inputs(g, inputs)) return;
   if (!g->cuda) place_outputs(g, outputs);
+  /* oneDNN loaded before the first loop, so that all of them run on its OpenMP team (pool.c);
+   * the call goes again when no layer turned out to need it */
+  LLVMValueRef load_onednn = g->cuda ? NULL : cg_call(g, "sc_rt_onednn_load", g->voidt, NULL, 0, NULL, 0, false);
+  int sites = g->onednn_sites;
   emit_nodes(g);
   if (g->failed) return;
+  if (load_onednn && g->onednn_sites == sites) LLVMInstructionEraseFromParent(load_onednn);
   check_outputs(g, outputs, true);
   /* copy results into the caller's tensors (unless computed there) */
   for (size_t i = 0; i < g->p->n_output_specs; i++) {

@@ -399,6 +399,7 @@ static void strided_product(cg *g, cg_value *a, cg_value *b, const sc_value *ov,
   LLVMValueRef v[11] = {site, array_i64(g, shape, 5), a->data, array_i64(g, as, 3), LLVMConstInt(g->i32, (unsigned)ta, 0),
                         b->data, array_i64(g, bs, 3), LLVMConstInt(g->i32, (unsigned)tb, 0), out->data,
                         array_i64(g, cs, 3), f32c(g, alpha)};
+  g->onednn_sites++;
   check_rc(g, cg_call(g, "sc_k_bmm_strided_site_f32", g->i32, p, 11, v, 11, false));
 }
 
@@ -461,6 +462,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
         LLVMValueRef la[11] = {site, LLVMConstInt(g->i32, cg_is_constant_weight(g, w->v) ? 1 : 0, 0), x->data, w->data,
                                bias ? bias->data : LLVMConstNull(g->ptr), out->data, m, nn, k,
                                LLVMConstInt(g->i32, (unsigned)act, 0), residual ? residual->data : LLVMConstNull(g->ptr)};
+        g->onednn_sites++;
         check_rc(g, cg_call(g, "sc_k_linear_site_f32", g->i32, lp, 11, la, 11, false));
         return true;
       }
@@ -621,6 +623,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
   sp_[23] = g->i32;
   sa[23] = LLVMConstInt(g->i32, (f->kernel_layout_in ? SC_CONV_IN_KERNEL_LAYOUT : 0) |
                                     (f->kernel_layout_out ? SC_CONV_OUT_KERNEL_LAYOUT : 0), 0);
+  g->onednn_sites++;
   check_rc(g, cg_call(g, "sc_k_conv2d_site_f32", g->i32, sp_, 24, sa, 24, false));
   return true;
 }

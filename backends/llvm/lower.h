@@ -173,6 +173,7 @@ struct cg {
   } ws;
 
   bool failed;
+  int onednn_sites;                  /* calls emitted to kernels that may run oneDNN */
 };
 
 /* ---- cg_builder.c: IR helpers ---- */

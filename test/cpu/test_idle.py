@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """Nothing keeps computing after a call returns: on two threads, the CPU time the whole
-process uses while it sleeps 300 ms after a call must stay under 10 ms.
+process uses while it sleeps 300 ms after a call must stay under 10 ms.  And one team of
+threads computes: a model whose layers go through oneDNN runs its loops on OpenMP's team
+too, so the library's own pool ("shapec-pool" threads) never starts; a model without
+oneDNN has its pool's one worker.
 
 The library's products run in parts on its own pool with OpenBLAS single-threaded
 (backends/cpu/runtime/gemm.c), whose idle workers would otherwise spin for about 0.1 s after
@@ -38,7 +41,9 @@ if len(sys.argv) == 4 and sys.argv[1] == "--child":  # MODEL.so INPUT.npy
         before = time.process_time()
         time.sleep(0.3)
         burned.append((time.process_time() - before) * 1e3)
-    print(json.dumps(burned))
+    tasks = "/proc/self/task"
+    names = [open(os.path.join(tasks, t, "comm")).read().strip() for t in os.listdir(tasks)]
+    print(json.dumps({"burned": burned, "threads": names}))
     sys.exit(0)
 
 try:
@@ -61,11 +66,19 @@ def check(ok, what):
         failures.append(what)
 
 
-CASES = [("mlp", [64, 784], {}), ("encoder", [4, 64, 256], {}),
-         ("resnet18", [2, 3, 96, 96], {"SHAPEC_ONEDNN": "always"})]
+try:
+    import ctypes
+    ctypes.CDLL("libdnnl.so.2")
+    HAVE_ONEDNN = True
+except OSError:
+    HAVE_ONEDNN = False
+
+# name, input shape, environment, whether its layers go through oneDNN
+CASES = [("mlp", [64, 784], {}, False), ("encoder", [4, 64, 256], {}, True),
+         ("resnet18", [2, 3, 96, 96], {"SHAPEC_ONEDNN": "always"}, True)]
 
 with tempfile.TemporaryDirectory() as tmp:
-    for name, shape, env in CASES:
+    for name, shape, env, onednn in CASES:
         out = os.path.join(tmp, name)
         r = subprocess.run([shapec, "export", *zoo.program_files(name, tmp), "-o", out, "-q"], capture_output=True,
                            text=True)
@@ -79,10 +92,16 @@ with tempfile.TemporaryDirectory() as tmp:
         if r.returncode != 0:
             check(False, f"{name}: runs ({r.stderr.strip()[-300:]})")
             continue
-        burned = json.loads(r.stdout)
+        report = json.loads(r.stdout)
+        burned, pool = report["burned"], report["threads"].count("shapec-pool")
+        print(f"# {name}: threads {report['threads']}")
         flags = "".join(f" {k}={v}" for k, v in env.items())
         check(max(burned) < LIMIT_MS, f"{name} {shape}{flags}, 2 threads: CPU time used in the 300 ms after each of three "
                                       f"calls {', '.join(f'{b:.1f}' for b in burned)} ms (limit {LIMIT_MS:g})")
+        if onednn and HAVE_ONEDNN:
+            check(pool == 0, f"{name}{flags}: its loops ran on oneDNN's OpenMP team, no pool worker started ({pool})")
+        elif not onednn:
+            check(pool == 1, f"{name}{flags}: its loops ran on the library's pool, one worker for 2 threads ({pool})")
 
 print(f"# {len(failures)} failed")
 sys.exit(1 if failures else 0)

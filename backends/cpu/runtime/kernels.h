@@ -69,6 +69,15 @@ void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chun
  * stop spinning and sleep, leaving the cores to them. */
 void sc_rt_pool_yield_begin(void);
 void sc_rt_pool_yield_end(void);
+/* libgomp's GOMP_parallel(fn, data, threads, flags): runs fn(data) on a team of `threads`
+ * (the caller one of them) and returns when all are done. */
+typedef void (*sc_rt_openmp_parallel)(void (*fn)(void *), void *data, unsigned threads, unsigned flags);
+/* Once oneDNN computes on OpenMP's team, the pool's loops run on that same team, not on
+ * the pool's own workers: one team of threads takes the cores, not two in turn. */
+void sc_rt_pool_join_openmp(sc_rt_openmp_parallel parallel);
+/* Loads oneDNN (once; onednn.c) unless SHAPEC_ONEDNN=0: a library whose layers may use it
+ * calls this before its first loop. */
+void sc_rt_onednn_load(void);
 
 /* ---- OpenBLAS (gemm.c) ---- */
 /* Loads OpenBLAS on first use; NULL when it is there, else why it is not. */

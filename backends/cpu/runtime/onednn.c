@@ -97,9 +97,14 @@ static void load(void) {
   if (!dnnl.omp_set_num_threads || !dnnl.omp_get_max_threads) dnnl.omp_set_num_threads = NULL;
   if (dnnl.dnnl_engine_create(&dnnl.engine, dnnl_cpu, 0) != dnnl_success) return;
   dnnl.mode = env && strcmp(env, "always") == 0 ? 2 : 1;
+  /* from now on the pool's loops run on OpenMP's team too */
+  sc_rt_openmp_parallel parallel = (sc_rt_openmp_parallel)dlsym(h, "GOMP_parallel");
+  if (parallel && dnnl.omp_set_num_threads) sc_rt_pool_join_openmp(parallel);
   const char *wino = getenv("SHAPEC_ONEDNN_WINOGRAD");
   dnnl.winograd = !(wino && strcmp(wino, "0") == 0);
 }
+
+void sc_rt_onednn_load(void) { pthread_once(&once, load); }
 
 /* ---- plans: what one input shape of one convolution needs ---- */
 typedef struct conv_shape {

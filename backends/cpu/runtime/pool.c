@@ -1,12 +1,14 @@
 /* pool.c - the thread pool that runs a model's outer loops.
  *
  * One pool per loaded library, started on first use with as many workers as the library's
- * thread count (threads.c) asks for.  A parallel loop hands out fixed-size chunks
+ * thread count (threads.c) asks for.  A library whose layers go through oneDNN runs its
+ * loops on OpenMP's team instead, the one oneDNN computes on (sc_rt_pool_join_openmp).  A parallel loop hands out fixed-size chunks
  * of its iteration space through an atomic counter; the calling thread works too.
  *
  * Concurrent callers: only one loop owns the pool at a time.  A caller that finds it busy
  * (another thread is inside a parallel loop) runs its loop on its own thread instead of
  * waiting, so calls from many threads never block each other and never deadlock. */
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -161,11 +163,27 @@ static int ensure_workers(int count) {
       free(start);
       break;
     }
+    pthread_setname_np(t, "shapec-pool"); /* for top -H, and the tests that count teams */
     started++;
   }
   int n = started < count ? started : count;
   pthread_mutex_unlock(&lock);
   return n;
+}
+
+static _Atomic(sc_rt_openmp_parallel) openmp_parallel;
+
+void sc_rt_pool_join_openmp(sc_rt_openmp_parallel parallel) { atomic_store(&openmp_parallel, parallel); }
+
+static void openmp_member(void *j) { work_on(j); }
+
+/* The loop on OpenMP's team; every member, the caller included, takes chunks. */
+static void run_on_openmp(sc_rt_openmp_parallel parallel, sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk,
+                          int threads) {
+  int64_t chunk = n / ((int64_t)threads * 4);
+  job j = {.fn = fn, .ctx = ctx, .n = n, .chunk = chunk < min_chunk ? min_chunk : chunk};
+  atomic_init(&j.next, 0);
+  parallel(openmp_member, &j, (unsigned)threads, 0);
 }
 
 void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk) {
@@ -176,6 +194,12 @@ void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chun
   if (threads > max_useful) threads = (int)max_useful;
   if (threads <= 1 || pthread_mutex_trylock(&owner) != 0) {
     fn(ctx, 0, n);
+    return;
+  }
+  sc_rt_openmp_parallel parallel = atomic_load(&openmp_parallel);
+  if (parallel) {
+    run_on_openmp(parallel, fn, ctx, n, min_chunk, threads);
+    pthread_mutex_unlock(&owner);
     return;
   }
   int helpers = ensure_workers(threads - 1);
