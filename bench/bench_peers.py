@@ -8,7 +8,14 @@ with taskset (CPU 0, CPUs 0-1), in ROUNDS rounds that alternate the two sides; e
 is the median of its rounds.  Per row: the physical limit, max(FLOPs / sgemm peak,
 weights and activations' bytes / copy bandwidth), both measured in the same run.
 
-usage: bench/bench_peers.py SHAPEC [--rounds N] [--only=mlp,...] [--out DIR] [--reuse] [--write-docs]
+With --isa avx2 every side is held to AVX2 and FMA, as on a CPU without AVX-512 (AMD's
+before Zen 4): shapec compiles with --cpu haswell, OpenBLAS runs its Haswell kernels, oneDNN
+(shapec's and PyTorch's) stops at AVX2 (DNNL_MAX_CPU_ISA, ONEDNN_MAX_CPU_ISA), ATen and
+AOTInductor's generated code at AVX2 (ATEN_CPU_CAPABILITY; prepare there, without --reuse,
+so that AOTInductor compiles under it); the table goes between the "bench_peers avx2"
+markers.
+
+usage: bench/bench_peers.py SHAPEC [--rounds N] [--only=mlp,...] [--out DIR] [--reuse] [--write-docs] [--isa avx2]
 (Debian's /usr/bin/python3; needs scripts/real-torch.sh --torch 2.14 --aoti setup)"""
 import json
 import os
@@ -17,6 +24,14 @@ import statistics
 import subprocess
 import sys
 import time
+
+# an ISA cap reaches every process started from here, the chroot's included
+ISA = sys.argv[sys.argv.index("--isa") + 1] if "--isa" in sys.argv else None
+if ISA == "avx2":
+    os.environ.update(OPENBLAS_CORETYPE="Haswell", DNNL_MAX_CPU_ISA="AVX2", ONEDNN_MAX_CPU_ISA="AVX2",
+                      ATEN_CPU_CAPABILITY="avx2")
+elif ISA:
+    sys.exit(f"bench_peers: --isa {ISA}: only avx2 is known")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_common import timeit  # noqa: E402  (sets OPENBLAS_CORETYPE first)
@@ -131,7 +146,8 @@ def main():
         d = os.path.join(out, m)
         t0 = time.perf_counter()
         subprocess.run([shapec, "export", os.path.join(d, "model.pt2"), "--dynamic", os.path.join(d, "spec.json"),
-                        "-o", os.path.join(d, "shapec"), "-q"], check=True, capture_output=True)
+                        "-o", os.path.join(d, "shapec"), "-q"] + (["--cpu", "haswell"] if ISA == "avx2" else []),
+                       check=True, capture_output=True)
         export_s[m] = time.perf_counter() - t0
     gflops, gbs = peaks()
     cells = {}  # (model, shape, threads) -> {peer: [ms per round]}
@@ -150,7 +166,10 @@ def main():
                         errs[(side,) + key[:2]] = row[side + "_err"]
     lines = [f"Measured {time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs, `taskset` CPU 0 (1 thread) and "
              f"CPUs 0-1 (2 threads), {rounds} rounds alternating the chroot's peers and this process's; medians of the rounds in ms. "
-             f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}. Peaks measured in the same run: sgemm "
+             f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}. "
+             + (f"Held to AVX2 (--isa avx2): shapec --cpu haswell, DNNL_MAX_CPU_ISA=ONEDNN_MAX_CPU_ISA=AVX2, "
+                f"ATEN_CPU_CAPABILITY=avx2. " if ISA else "")
+             + f"Peaks measured in the same run: sgemm "
              f"{gflops:.0f} GFLOP/s on one core, copy {gbs:.1f} GB/s.",
              "",
              "| model | input | thr | shapec | 2.14 eager | AOTInductor | 1.13 eager | TorchScript | fastest peer | shapec / fastest | limit | shapec / limit |",
@@ -180,7 +199,8 @@ def main():
     if "--write-docs" in sys.argv:
         path = os.path.join(SRC, "docs", "benchmarks.md")
         doc = open(path).read()
-        begin, end = "<!-- bench_peers begin -->", "<!-- bench_peers end -->"
+        tag = f"bench_peers {ISA}" if ISA else "bench_peers"
+        begin, end = f"<!-- {tag} begin -->", f"<!-- {tag} end -->"
         new = f"{begin}\n{table}\n{end}"
         doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, doc, flags=re.S) if begin in doc else doc + "\n" + new + "\n"
         open(path, "w").write(doc)
