@@ -3,7 +3,9 @@
 process uses while it sleeps 300 ms after a call must stay under 10 ms.  And one team of
 threads computes: a model whose layers go through oneDNN runs its loops on OpenMP's team
 too, so the library's own pool ("shapec-pool" threads) never starts; a model without
-oneDNN has its pool's one worker.
+oneDNN has its pool's one worker.  A process forked after a call computes the same in the
+child, on fresh workers (oneDNN on one thread there: libgomp's workers do not survive a
+fork, and a team waiting for them would hang).
 
 The library's products run in parts on its own pool with OpenBLAS single-threaded
 (backends/cpu/runtime/gemm.c), whose idle workers would otherwise spin for about 0.1 s after
@@ -45,6 +47,26 @@ if len(sys.argv) == 4 and sys.argv[1] == "--child":  # MODEL.so INPUT.npy
     names = [open(os.path.join(tasks, t, "comm")).read().strip() for t in os.listdir(tasks)]
     print(json.dumps({"burned": burned, "threads": names}))
     sys.exit(0)
+
+if len(sys.argv) == 4 and sys.argv[1] == "--fork-child":  # MODEL.so INPUT.npy: exit 0, or 3 if it differs
+    import signal
+
+    import numpy as np
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+    from shapec_tools.model_library import ModelLibrary
+    lib = ModelLibrary(sys.argv[2])
+    lib.set_num_threads(2)
+    run, outs = lib.prepare([np.load(sys.argv[3])])
+    run()
+    want = outs[0].copy()
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(60)  # a hang ends the child with SIGALRM
+        run()
+        run()
+        os._exit(0 if np.abs(outs[0] - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max())) else 3)
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status) if os.waitstatus_to_exitcode(status) >= 0 else 100)
 
 try:
     import numpy as np
@@ -102,6 +124,10 @@ with tempfile.TemporaryDirectory() as tmp:
             check(pool == 0, f"{name}{flags}: its loops ran on oneDNN's OpenMP team, no pool worker started ({pool})")
         elif not onednn:
             check(pool == 1, f"{name}{flags}: its loops ran on the library's pool, one worker for 2 threads ({pool})")
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--fork-child", os.path.join(out, "model.so"),
+                            x_path], capture_output=True, text=True, env=dict(os.environ, **env), timeout=300)
+        check(r.returncode == 0, f"{name}{flags}: a child forked after a call computes the same, without hanging "
+                                 f"(exit {r.returncode}; 100: killed by a signal) {r.stderr.strip()[-200:]}")
 
 print(f"# {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -8,6 +8,7 @@
 #define SC_KERNELS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "backends/llvm/runtime_abi.h"
@@ -75,6 +76,9 @@ typedef void (*sc_rt_openmp_parallel)(void (*fn)(void *), void *data, unsigned t
 /* Once oneDNN computes on OpenMP's team, the pool's loops run on that same team, not on
  * the pool's own workers: one team of threads takes the cores, not two in turn. */
 void sc_rt_pool_join_openmp(sc_rt_openmp_parallel parallel);
+/* Whether this process was forked from one that had started the library's threads or
+ * OpenMP's team: the pool then runs on fresh workers of its own, and oneDNN on one thread. */
+bool sc_rt_pool_in_forked_child(void);
 /* Loads oneDNN (once; onednn.c) unless SHAPEC_ONEDNN=0: a library whose layers may use it
  * calls this before its first loop. */
 void sc_rt_onednn_load(void);

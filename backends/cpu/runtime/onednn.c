@@ -106,6 +106,11 @@ static void load(void) {
 
 void sc_rt_onednn_load(void) { pthread_once(&once, load); }
 
+/* OpenMP's team for a oneDNN primitive: the library's count, but one thread in a child
+ * forked after the parent computed: libgomp's workers did not survive the fork, and a team
+ * of more than one would wait for them forever. */
+static int openmp_threads(void) { return sc_rt_pool_in_forked_child() ? 1 : sc_rt_num_threads(); }
+
 /* ---- plans: what one input shape of one convolution needs ---- */
 typedef struct conv_shape {
   int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act;
@@ -473,7 +478,7 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   int rc = NOT_RAN;
   /* OpenMP's thread count belongs to the calling thread, which may run other OpenMP code
    * (PyTorch sets it): the library's count for this call, then the caller's back */
-  int threads = sc_rt_num_threads(), callers = s && dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
+  int threads = openmp_threads(), callers = s && dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   if (s) {
     conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads,
@@ -573,7 +578,7 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
     use = false;
   site *s = use ? site_of(slot) : NULL;
   if (!s) return linear_builtin(x, w, bias, residual, y, m, n, k, act);
-  int threads = sc_rt_num_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
+  int threads = openmp_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   /* kh = 0 marks a linear layer's key; a site holds one kind */
   conv_shape key = {.n = m, .c = k, .o = n, .act = act, .threads = threads, .has_bias = bias != NULL,
@@ -690,7 +695,7 @@ int sc_k_bmm_strided_site_f32(void **slot, const int64_t *shape, const float *a,
     use = false;
   product_site *s = use ? product_site_of(slot) : NULL;
   if (!s) return sc_k_bmm_strided_f32(shape, a, a_strides, trans_a, b, b_strides, trans_b, c, c_strides, alpha, 0.0f);
-  int threads = sc_rt_num_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
+  int threads = openmp_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   product_shape key = {shape[0], shape[1], shape[2], shape[3], shape[4],
                        {a_strides[0], a_strides[1], a_strides[2]}, {b_strides[0], b_strides[1], b_strides[2]},
                        {c_strides[0], c_strides[1], c_strides[2]}, trans_a, trans_b, threads, alpha, 0};

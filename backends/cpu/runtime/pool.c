@@ -132,8 +132,16 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-/* A child process after fork() has none of the parent's workers: start afresh. */
+static _Atomic(sc_rt_openmp_parallel) openmp_parallel;
+static atomic_bool forked_child;
+
+bool sc_rt_pool_in_forked_child(void) { return atomic_load_explicit(&forked_child, memory_order_relaxed); }
+
+/* A child process after fork() has none of the parent's workers, nor OpenMP's: the pool
+ * starts afresh on workers of its own. */
 static void forget_workers_in_child(void) {
+  atomic_store(&openmp_parallel, NULL);
+  atomic_store(&forked_child, true);
   pthread_mutex_init(&owner, NULL);
   pthread_mutex_init(&lock, NULL);
   pthread_cond_init(&wake, NULL);
@@ -171,9 +179,10 @@ static int ensure_workers(int count) {
   return n;
 }
 
-static _Atomic(sc_rt_openmp_parallel) openmp_parallel;
-
-void sc_rt_pool_join_openmp(sc_rt_openmp_parallel parallel) { atomic_store(&openmp_parallel, parallel); }
+void sc_rt_pool_join_openmp(sc_rt_openmp_parallel parallel) {
+  pthread_once(&atfork_once, install_atfork);
+  if (!sc_rt_pool_in_forked_child()) atomic_store(&openmp_parallel, parallel);
+}
 
 static void openmp_member(void *j) { work_on(j); }
 
