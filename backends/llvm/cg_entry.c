@@ -36,10 +36,27 @@ cg_value *cg_get(cg *g, const sc_value *v) {
   return cv;
 }
 
+/* Whether v is the constant c. */
+static bool is_const(LLVMValueRef v, int64_t c) {
+  return LLVMIsAConstantInt(v) && LLVMConstIntGetSExtValue(v) == c;
+}
+
 void cg_set_dims(cg *g, cg_value *cv) {
   LLVMValueRef n = cg_i64(g, 1);
   for (int k = 0; k < cv->v->meta.rank; k++) {
     cv->dims[k] = cg_expr(g, cv->v->shape[k]);
+    /* products that need no check: by 1, and of two constants that fit (a large graph's
+     * entry function is mostly these checks, and each costs its code generation) */
+    int64_t folded;
+    if (is_const(n, 1) || is_const(cv->dims[k], 1)) {
+      n = is_const(n, 1) ? cv->dims[k] : n;
+      continue;
+    }
+    if (LLVMIsAConstantInt(n) && LLVMIsAConstantInt(cv->dims[k]) &&
+        !__builtin_mul_overflow(LLVMConstIntGetSExtValue(n), LLVMConstIntGetSExtValue(cv->dims[k]), &folded)) {
+      n = cg_i64(g, folded);
+      continue;
+    }
     LLVMValueRef args[2] = {n, cv->dims[k]};
     unsigned id = LLVMLookupIntrinsicID("llvm.smul.with.overflow", 23);
     LLVMTypeRef over[1] = {g->i64};
@@ -51,7 +68,8 @@ void cg_set_dims(cg *g, cg_value *cv) {
   }
   /* its bytes must fit as well: buffers are numel * element size */
   int64_t esize = (int64_t)sc_dtype_size(cv->v->meta.dtype);
-  if (cv->v->meta.rank && esize > 1)
+  bool fits = LLVMIsAConstantInt(n) && LLVMConstIntGetSExtValue(n) <= INT64_MAX / esize;
+  if (cv->v->meta.rank && esize > 1 && !fits)
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, n, cg_i64(g, INT64_MAX / esize), "big"),
                    "a tensor size overflows int64 for these input sizes", NULL, 0);
   cv->numel = n;

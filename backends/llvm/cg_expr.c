@@ -17,8 +17,18 @@ LLVMValueRef cg_load_sym(cg *g, int index) {
   return LLVMBuildLoad2(g->B, g->i64, p, "sym");
 }
 
-/* a op b with an overflow check through llvm.s{add,mul,sub}.with.overflow. */
+/* a op b with an overflow check through llvm.s{add,mul}.with.overflow; none where the
+ * result is known here (an operand that changes nothing, two constants that fit). */
 static LLVMValueRef checked(cg *g, const char *intrinsic, LLVMValueRef a, LLVMValueRef b) {
+  bool mul = strstr(intrinsic, "mul") != NULL;
+  int64_t unit = mul ? 1 : 0, ca, cb, folded;
+  bool a_known = LLVMIsAConstantInt(a), b_known = LLVMIsAConstantInt(b);
+  ca = a_known ? LLVMConstIntGetSExtValue(a) : 0;
+  cb = b_known ? LLVMConstIntGetSExtValue(b) : 0;
+  if (a_known && ca == unit) return b;
+  if (b_known && cb == unit) return a;
+  if (a_known && b_known && !(mul ? __builtin_mul_overflow(ca, cb, &folded) : __builtin_add_overflow(ca, cb, &folded)))
+    return cg_i64(g, folded);
   unsigned id = LLVMLookupIntrinsicID(intrinsic, strlen(intrinsic));
   LLVMTypeRef over[1] = {g->i64};
   LLVMValueRef f = LLVMGetIntrinsicDeclaration(g->M, id, over, 1);
