@@ -89,7 +89,7 @@ static void print_report(const char *path, const cJSON *r, int targets, const ch
   }
   printf("outputs:\n");
   for (const cJSON *out = cJSON_GetObjectItemCaseSensitive(r, "outputs")->child; out; out = out->next) {
-    printf("  %s: %s ", str(out, "name"), str(out, "dtype") ? str(out, "dtype") : "?");
+    printf("  %s: %s ", str(out, "name") ? str(out, "name") : "?", str(out, "dtype") ? str(out, "dtype") : "?");
     print_shape(cJSON_GetObjectItemCaseSensitive(out, "shape"));
     printf("\n");
   }
