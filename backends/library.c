@@ -56,7 +56,7 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
   double t = sc_phase_start();
   cg_emit_weights(g);
   cg_emit_state(g);
-  sc_phase_end(g->ctx, "weights into the module", t);
+  sc_phase_end(g->ctx, "weights of the library", t);
   t = sc_phase_start();
   cg_emit_string_getter(g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");
   cg_emit_string_getter(g, "shapec_model_cpu_features", g->cpu_features);
@@ -136,5 +136,6 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
   if (g.tm_cold) LLVMDisposeTargetMachine(g.tm_cold);
   LLVMContextDispose(g.C);
   free(g.emu_kernels);
+  cg_weights_free(&g);
   return ok;
 }

@@ -21,6 +21,7 @@
 #include "backends/cpu/cold_split.h"
 #include "lib/base/phase.h"
 #include "backends/cpu/cpu_target.h"
+#include "backends/cpu/weights_object.h"
 #include "backends/library.h"
 #include "lib/base/fileio.h"
 
@@ -153,8 +154,19 @@ bool cpu_target_open(cg *g, const char *cpu_name) {
 
 /* ---- emission and link ---------------------------------------------------------------- */
 
+/* A file of the build folder, read once by the linker and removed: no sync to disk. */
 static bool write_temp(cg *g, const char *path, const void *data, size_t len) {
-  return sc_file_write_atomic(g->ctx, path, data, len);
+  FILE *f = fopen(path, "wb");
+  bool ok = f && fwrite(data, 1, len, f) == len;
+  int saved = errno;
+  if (f && fclose(f) != 0 && ok) {
+    ok = false;
+    saved = errno;
+  }
+  if (ok) return true;
+  unlink(path);
+  return cg_error(g, SC_DIAG_LINK, NULL, "cannot write %s: %s%s", path, strerror(saved),
+                  saved == ENOSPC ? " (free some space and export again; the previous outputs are kept)" : "");
 }
 
 /* Runs a tool (the linker) with its output captured in DIR/tool-XXXXXX; on failure the error
@@ -246,14 +258,18 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
     if (cold_obj) LLVMDisposeMemoryBuffer(cold_obj);
     return cg_error(g, SC_DIAG_LINK, NULL, "cannot create the build directory %s: %s", dir, strerror(errno));
   }
-  char o_path[1200], cold_path[1200], a_path[1200], tmp_so[1200];
+  char o_path[1200], weights_path[1200], cold_path[1200], a_path[1200], tmp_so[1200];
   snprintf(o_path, sizeof o_path, "%s/model.o", dir);
+  snprintf(weights_path, sizeof weights_path, "%s/model_weights.o", dir);
   snprintf(cold_path, sizeof cold_path, "%s/model_entry.o", dir);
   snprintf(a_path, sizeof a_path, "%s/kernels.a", dir);
   snprintf(tmp_so, sizeof tmp_so, "%s.tmp.%ld", so_path, (long)getpid());
-  bool ok = write_temp(g, o_path, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj)) &&
-            write_temp(g, a_path, runtime, runtime_size) &&
-            (!cold_obj || write_temp(g, cold_path, LLVMGetBufferStart(cold_obj), LLVMGetBufferSize(cold_obj)));
+  t = sc_phase_start();
+  bool ok = cpu_write_weights_object(g, weights_path, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj));
+  sc_phase_end(g->ctx, "weights object", t);
+  ok = ok && write_temp(g, o_path, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj)) &&
+       write_temp(g, a_path, runtime, runtime_size) &&
+       (!cold_obj || write_temp(g, cold_path, LLVMGetBufferStart(cold_obj), LLVMGetBufferSize(cold_obj)));
   LLVMDisposeMemoryBuffer(obj);
   if (cold_obj) LLVMDisposeMemoryBuffer(cold_obj);
   /* --name: SONAME NAME.so, and only shapec_NAME_* exported (a version script hides the rest,
@@ -277,7 +293,7 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
                     /* nodelete: the pool's workers live as long as the process */
                     "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
                     "-u", "shapec_model_set_weights_path", "-u", "shapec_model_release_workspace",
-                    "--gc-sections", "-o", tmp_so, o_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
+                    "--gc-sections", "-o", tmp_so, o_path, weights_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
                     "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     if (g->library_name) { /* appended: the version script and the runtime entry points' names */
       size_t end = 0;
@@ -298,6 +314,7 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
     if (!ok) unlink(tmp_so);
   }
   unlink(o_path);
+  unlink(weights_path);
   unlink(cold_path);
   if (*script_path) unlink(script_path);
   unlink(a_path);

@@ -5,8 +5,9 @@
  * channel.  When x is a convolution's output that nothing else reads, and every one of
  * these tensors is a constant weight, the scale goes into the convolution's weights and
  * the shift into its bias: the library computes one pass fewer over the activations (as
- * TorchScript's freeze does).  The folded tensors are new constants of the module; the
- * batch norm's output becomes the convolution's buffer.
+ * TorchScript's freeze does).  The folded tensors are new pieces of the weights blob (the
+ * originals leave it when nothing else reads them); the batch norm's output becomes the
+ * convolution's buffer.
  *
  * A ReLU (or hardtanh(0, 6), ReLU6) that is the only reader of a convolution's output
  * (directly or through a folded batch norm) becomes the convolution kernel's epilogue:
@@ -67,16 +68,6 @@ static bool bool_input(const sc_node *n, const char *name, bool def) {
   const sc_arg *a = node_arg(n, name);
   if (!a || !a->n_items || a->items[0].value || a->kind != SC_ARG_BOOL) return def;
   return a->items[0].b;
-}
-
-static LLVMValueRef constant_global(cg *g, const float *data, int64_t n, const char *name) {
-  LLVMValueRef init = LLVMConstStringInContext2(g->C, (const char *)data, (size_t)n * sizeof(float), 1);
-  LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(init), name);
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetAlignment(gv, 64);
-  LLVMSetLinkage(gv, LLVMInternalLinkage);
-  return gv;
 }
 
 /* The batch norm node that is the only reader of conv's output, or -1. */
@@ -196,11 +187,9 @@ void cg_plan_batch_norm_folding(cg *g) {
       for (int64_t e = 0; e < per; e++) fw[k * per + e] = (float)(w[k * per + e] * scale);
       fb[k] = (float)(((cb ? cb[k] : 0.0) - mean[k]) * scale + (beta ? beta[k] : 0.0));
     }
-    g->folded[i].weight = constant_global(g, fw, wn, "shapec_folded_weight");
-    g->folded[i].bias = constant_global(g, fb, o, "shapec_folded_bias");
+    g->folded[i].weight = cg_weights_add(g, fw, (size_t)wn * sizeof *fw, fw);
+    g->folded[i].bias = cg_weights_add(g, fb, (size_t)o * sizeof *fb, fb);
     g->folded[j].into = cg_get(g, c->outputs[0].items[0].value);
-    free(fw);
-    free(fb);
   }
   plan_activation_epilogues(g);
 }

@@ -1,60 +1,10 @@
-/* cg_module.c - what a model library's module holds besides code: the weights blob (or
- * the side file of --external-weights), constant strings behind getter functions, and
- * the last touches before the module goes to a target for optimization. */
+/* cg_module.c - what a model library's module holds besides code and weights (cg_weights.c):
+ * the state of mutated buffers, constant strings behind getter functions, and the last
+ * touches before the module goes to a target for optimization. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/fileio.h"
 #include "lower.h"
-
-enum { WEIGHTS_HEADER = 64 }; /* the runtime reads this layout (sc_rt_external_weights) */
-
-/* The weights as one 64-byte aligned blob: a read-only global in the library, or with
- * --external-weights the side file OUTDIR/model.weights. */
-void cg_emit_weights(cg *g) {
-  size_t total = 0;
-  g->weight_offsets = sc_arena_alloc(&g->ctx->arena, (g->p->n_input_specs ? g->p->n_input_specs : 1) * sizeof(size_t));
-  for (size_t i = 0; i < g->p->n_input_specs; i++) {
-    const sc_input_spec *s = &g->p->input_specs[i];
-    const sc_weight *w = (s->kind == SC_INPUT_PARAMETER || s->kind == SC_INPUT_BUFFER ||
-                          s->kind == SC_INPUT_TENSOR_CONSTANT) ? sc_weights_find(g->w, s->target) : NULL;
-    g->weight_offsets[i] = (size_t)-1;
-    if (!w) continue;
-    g->weight_offsets[i] = total;
-    total += (w->nbytes + 63) / 64 * 64;
-  }
-  g->weights_total = total;
-  size_t at = g->external_path ? WEIGHTS_HEADER : 0;
-  unsigned char *buf = sc_xcalloc(1, at + (total ? total : 1)), *blob = buf + at;
-  for (size_t i = 0; i < g->p->n_input_specs; i++) {
-    if (g->weight_offsets[i] == (size_t)-1) continue;
-    const sc_weight *w = sc_weights_find(g->w, g->p->input_specs[i].target);
-    memcpy(blob + g->weight_offsets[i], w->data, w->nbytes);
-  }
-  if (g->external_path) {
-    /* the side file: header (magic, id = a hash of the blob, size), then the blob */
-    uint64_t id = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (size_t i = 0; i < total; i++) id = (id ^ blob[i]) * 0x100000001b3ull;
-    g->weights_id = id;
-    g->weights_size = total;
-    memcpy(buf, "SHAPECW1", 8);
-    for (int k = 0; k < 8; k++) {
-      buf[8 + k] = (unsigned char)(id >> (8 * k));
-      buf[16 + k] = (unsigned char)((uint64_t)total >> (8 * k));
-    }
-    bool ok = sc_file_write_atomic(g->ctx, g->external_path, buf, at + total);
-    free(buf);
-    if (!ok) g->failed = true;
-    return;
-  }
-  LLVMValueRef init = LLVMConstStringInContext2(g->C, (const char *)blob, total ? total : 1, 1);
-  free(buf);
-  g->weights = LLVMAddGlobal(g->M, LLVMTypeOf(init), "shapec_weights");
-  LLVMSetInitializer(g->weights, init);
-  LLVMSetGlobalConstant(g->weights, 1);
-  LLVMSetAlignment(g->weights, 64);
-  LLVMSetLinkage(g->weights, LLVMInternalLinkage);
-}
 
 /* The buffers a program mutates live outside the read-only blob, one writable global each,
  * so that the write-back after a call (cg_entry.c) is seen by the next call, as
@@ -120,6 +70,7 @@ static void bound_compile_time(cg *g) {
 }
 
 void cg_finish_module(cg *g) {
+  cg_weights_layout(g);
   keep_vector_variants(g);
   bound_compile_time(g);
 }

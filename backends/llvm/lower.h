@@ -22,6 +22,7 @@
 #define CG_MAX_RANK 16
 
 typedef struct cg cg;
+typedef struct cg_blob_piece cg_blob_piece;
 
 /* What a target supplies to the lowering: the places where code for a CPU and code for a
  * GPU differ.  backends/cpu/cpu_lowering.c defines the host's, backends/cuda/cuda_lowering.c
@@ -124,8 +125,18 @@ struct cg {
   int n_owners;
   LLVMValueRef used[32];             /* vector variants kept alive through llvm.compiler.used */
   int n_used;
-  /* weights */
-  LLVMValueRef weights;              /* the blob global (embedded weights) */
+  /* weights (cg_weights.c) */
+  LLVMValueRef weights;              /* the blob's start (embedded weights) */
+  LLVMValueRef *weight_symbols;      /* per input spec index: its embedded weight's symbol, or NULL */
+  struct cg_blob_piece {
+    const void *data;
+    size_t nbytes, offset;           /* offset in the blob: final once laid out (cg_weights_layout) */
+    void *owned;                     /* data computed at export (folded weights), freed with the module */
+    LLVMValueRef symbol;             /* its hidden global, until laid out (optimization may delete it) */
+    const char *name;                /* the global's name */
+    bool kept;                       /* laid out: something refers to it */
+  } *pieces;
+  size_t n_pieces, cap_pieces;
   const char *external_path;         /* --external-weights: the side file; NULL when embedded */
   uint64_t weights_id, weights_size; /* what the side file must hold */
   size_t *weight_offsets;            /* per input spec index; (size_t)-1 when none */
@@ -273,10 +284,19 @@ bool cg_is_strided_product(const sc_node *n);
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);
 
-/* ---- cg_module.c: what a library holds besides its code ---- */
-/* The weights: a 64-byte aligned constant blob in the module, or with external_path set
- * the side file (header + blob). */
+/* ---- cg_weights.c: the embedded weights ---- */
+/* One piece per weight of the program (g->weight_symbols), or with external_path set the
+ * side file (header + blob), written now. */
 void cg_emit_weights(cg *g);
+/* A piece of the blob computed at export (owned is freed with the module, may be NULL):
+ * the hidden global the code refers to it by. */
+LLVMValueRef cg_weights_add(cg *g, const void *data, size_t nbytes, void *owned);
+/* After lowering: drops the pieces nothing refers to and gives the rest their offsets
+ * (a library with a device path keeps them all where they are). */
+void cg_weights_layout(cg *g);
+void cg_weights_free(cg *g);
+
+/* ---- cg_module.c: what a library holds besides its code ---- */
 /* A writable global, initialized with its weights, for each buffer the program mutates
  * (buffer_mutation outputs): the state the library keeps between calls. */
 void cg_emit_state(cg *g);

@@ -361,7 +361,7 @@ for phase in "read the model" "read the spec" "shape analysis" "weights" "loweri
   expect_err_re "^shapec: \[ *[0-9]+\.[0-9]{3} s\] ${phase//[()]/.}: [0-9]+\.[0-9]{3} s$"
 done
 grep -o '^shapec: \[[^]]*\] [^:]*' "$ERR" | sed 's/.*\] //' | tr '\n' '|' >"$WORK/phases"
-grep -q '^read the model|read the spec|shape analysis|weights|weights into the module|lowering to LLVM IR|LLVM optimization (O3)|LLVM code generation|link (ld.lld)|publish the outputs|$' "$WORK/phases" ||
+grep -q '^read the model|read the spec|shape analysis|weights|weights of the library|lowering to LLVM IR|LLVM optimization (O3)|LLVM code generation|weights object|link (ld.lld)|publish the outputs|$' "$WORK/phases" ||
   fail "phases out of order: $(cat "$WORK/phases")"
 expect_file "$WORK/out-verbose/model.so"
 end
