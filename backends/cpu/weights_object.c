@@ -43,32 +43,14 @@ bool cpu_write_weights_object(cg *g, const char *path, const void *like_object, 
       like[EI_DATA] != ELFDATA2LSB)
     return cg_error(g, SC_DIAG_LINK, NULL, "internal error: the code's object is not a 64-bit little-endian ELF "
                     "object, which the weights object is written as");
-  /* symbols: the null one, the blob's start, then each kept piece; names in that order */
-  size_t n_syms = 2, names_size = 1 + sizeof "shapec_weights";
-  for (size_t i = 0; i < g->n_pieces; i++) {
-    if (!g->pieces[i].kept) continue;
-    n_syms++;
-    names_size += strlen(g->pieces[i].name) + 1;
-  }
-  Elf64_Sym *syms = sc_xcalloc(n_syms, sizeof *syms);
-  char *names = sc_xcalloc(1, names_size);
-  size_t at = 1, k = 1;
-  syms[k++] = (Elf64_Sym){.st_name = (Elf64_Word)at, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT),
-                          .st_other = STV_HIDDEN, .st_shndx = SEC_DATA, .st_size = g->weights_total};
-  memcpy(names + at, "shapec_weights", sizeof "shapec_weights");
-  at += sizeof "shapec_weights";
-  for (size_t i = 0; i < g->n_pieces; i++) {
-    const cg_blob_piece *p = &g->pieces[i];
-    if (!p->kept) continue;
-    size_t len = strlen(p->name);
-    syms[k++] = (Elf64_Sym){.st_name = (Elf64_Word)at, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT),
-                            .st_other = STV_HIDDEN, .st_shndx = SEC_DATA, .st_value = p->offset, .st_size = p->nbytes};
-    memcpy(names + at, p->name, len);
-    at += len + 1;
-  }
+  /* symbols: the null one and the blob's start */
+  static const char names[] = "\0shapec_weights";
+  Elf64_Sym syms[2] = {{0}, {.st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_OBJECT), .st_other = STV_HIDDEN,
+                            .st_shndx = SEC_DATA, .st_size = g->weights_total}};
+  size_t names_size = sizeof names;
 
   size_t data_at = sizeof(Elf64_Ehdr); /* 64 */
-  size_t symtab_at = round_up(data_at + g->weights_total, 8), symtab_size = n_syms * sizeof *syms;
+  size_t symtab_at = round_up(data_at + g->weights_total, 8), symtab_size = sizeof syms;
   size_t strtab_at = symtab_at + symtab_size, shstrtab_at = strtab_at + names_size;
   size_t shdr_at = round_up(shstrtab_at + sizeof section_names, 8);
   Elf64_Ehdr eh;
@@ -111,8 +93,6 @@ bool cpu_write_weights_object(cg *g, const char *path, const void *like_object, 
     ok = false;
     saved = errno;
   }
-  free(syms);
-  free(names);
   if (!ok) {
     unlink(path);
     return cg_error(g, SC_DIAG_LINK, NULL, "cannot write the weights object %s: %s%s", path, strerror(saved),

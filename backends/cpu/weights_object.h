@@ -4,8 +4,8 @@
  * constant, the machine code layer, the object in memory); a 45 MB resnet18 then costs a
  * quarter of its export.  Instead the pieces (cg_weights.c) are written straight from
  * where they are into a minimal ELF relocatable object: one read-only section, 64-byte
- * aligned, with a hidden symbol per piece and shapec_weights at its start.  The link
- * places it in the library beside the code that refers to those symbols. */
+ * aligned, and one hidden symbol, shapec_weights, at its start.  The link places it in
+ * the library beside the code that reads the pieces at their offsets from that symbol. */
 #ifndef SC_WEIGHTS_OBJECT_H
 #define SC_WEIGHTS_OBJECT_H
 

@@ -747,8 +747,8 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "the program mutates buffer '%s': the CUDA path "
                         "does not keep state between calls yet (build for the CPU)", s->target);
       cv->data = g->state[i];
-    } else if (g->weight_symbols[i] && !g->cuda) {
-      cv->data = g->weight_symbols[i];
+    } else if (g->weight_pointers[i] && !g->cuda) {
+      cv->data = g->weight_pointers[i];
     } else if (g->weight_offsets[i] != (size_t)-1) { /* in the side file, or uploaded to the device */
       LLVMValueRef idx[1] = {cg_i64(g, (int64_t)g->weight_offsets[i])};
       cv->data = LLVMBuildGEP2(g->B, g->i8, weights, idx, 1, "w");

@@ -1,15 +1,22 @@
 /* cg_weights.c - the weights a library embeds, as pieces of one blob.
  *
  * A piece is a tensor's bytes where they already are (the reader's buffer, or a folded
- * convolution's weights computed at export), and a hidden symbol the code refers to.
- * The blob never passes through LLVM: after lowering, the pieces nothing refers to
- * (a convolution's weights once folded, a folded batch norm's statistics) are dropped,
- * the rest are laid out 64-byte aligned, and the CPU target writes them straight into an
- * object of their own (backends/cpu/weights_object.c), which the link places in the
- * library.  The bytes are copied once on their way from the model file to the library.
+ * convolution's weights computed at export).  The blob never passes through LLVM: the
+ * code reads a piece through a constant pointer, the blob's start plus the piece's offset,
+ * and the CPU target writes the bytes straight into an object of their own
+ * (backends/cpu/weights_object.c), whose one symbol, shapec_weights, the link resolves.
+ * The bytes are copied once on their way from the model file to the library.
+ *
+ * Which pieces the library needs is known only after lowering: a convolution's weights
+ * once folded, or a folded batch norm's statistics, are read by nothing.  So the code is
+ * first built on a stand-in for the blob's start; cg_weights_layout then drops the pieces
+ * nothing reads, gives the rest their final offsets, and points the code at the real blob.
+ * (One stand-in global, not a global per piece: every loop body printed for
+ * deduplication, cg_elementwise.c, walks the module's globals.)
  *
  * The device path uploads the blob as a whole and addresses it by offset, so a library
- * with a device path keeps every weight at the offset it was given here.
+ * with a device path keeps every weight where it was given out, and refers to the real
+ * blob from the start.
  *
  * With --external-weights the blob is the side file OUTDIR/model.weights instead: a
  * header (magic, an id that is a hash of the blob, its size), then the blob. */
@@ -27,22 +34,30 @@ static bool is_weight(const sc_input_spec *s) {
   return s->kind == SC_INPUT_PARAMETER || s->kind == SC_INPUT_BUFFER || s->kind == SC_INPUT_TENSOR_CONSTANT;
 }
 
+/* base + offset (not inbounds: the stand-in has no size) */
+static LLVMValueRef pointer_into(cg *g, LLVMValueRef base, size_t offset) {
+  LLVMValueRef idx[1] = {LLVMConstInt(g->i64, offset, 0)};
+  return LLVMConstGEP2(g->i8, base, idx, 1);
+}
+
+static LLVMValueRef declare_blob(cg *g, const char *name, size_t size) {
+  LLVMValueRef b = LLVMAddGlobal(g->M, LLVMArrayType2(g->i8, size), name);
+  LLVMSetGlobalConstant(b, 1);
+  LLVMSetAlignment(b, 64);
+  LLVMSetVisibility(b, LLVMHiddenVisibility); /* defined in the same library: addressed directly */
+  return b;
+}
+
 LLVMValueRef cg_weights_add(cg *g, const void *data, size_t nbytes, void *owned) {
   if (g->n_pieces == g->cap_pieces) {
     g->cap_pieces = g->cap_pieces ? 2 * g->cap_pieces : 64;
     g->pieces = sc_xrealloc(g->pieces, g->cap_pieces * sizeof *g->pieces);
   }
-  cg_blob_piece *p = &g->pieces[g->n_pieces];
-  const char *name = sc_arena_printf(&g->ctx->arena, "shapec_weight_%zu", g->n_pieces);
-  /* a declaration: the weights object defines it, next to the code in the same library */
-  LLVMValueRef sym = LLVMAddGlobal(g->M, LLVMArrayType2(g->i8, nbytes), name);
-  LLVMSetGlobalConstant(sym, 1);
-  LLVMSetAlignment(sym, 64);
-  LLVMSetVisibility(sym, LLVMHiddenVisibility);
-  *p = (cg_blob_piece){.data = data, .nbytes = nbytes, .owned = owned, .symbol = sym, .name = name, .offset = g->weights_total};
+  cg_blob_piece *p = &g->pieces[g->n_pieces++];
+  *p = (cg_blob_piece){.data = data, .nbytes = nbytes, .owned = owned, .offset = g->weights_total, .kept = true,
+                       .at = pointer_into(g, g->weights, g->weights_total)};
   g->weights_total += aligned(nbytes);
-  g->n_pieces++;
-  return sym;
+  return p->at;
 }
 
 /* The side file of --external-weights, written now: the code checks its id and size. */
@@ -75,47 +90,50 @@ static void write_external_weights(cg *g) {
 void cg_emit_weights(cg *g) {
   size_t n = g->p->n_input_specs ? g->p->n_input_specs : 1;
   g->weight_offsets = sc_arena_alloc(&g->ctx->arena, n * sizeof(size_t));
-  g->weight_symbols = sc_arena_alloc(&g->ctx->arena, n * sizeof(LLVMValueRef));
+  g->weight_pointers = sc_arena_alloc(&g->ctx->arena, n * sizeof(LLVMValueRef));
   size_t at = 0;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_input_spec *s = &g->p->input_specs[i];
     const sc_weight *w = is_weight(s) ? sc_weights_find(g->w, s->target) : NULL;
-    g->weight_offsets[i] = (size_t)-1;
-    g->weight_symbols[i] = NULL;
-    if (!w) continue;
-    if (g->external_path) {
-      g->weight_offsets[i] = at;
-      at += aligned(w->nbytes);
-      continue;
-    }
-    g->weight_offsets[i] = g->weights_total;
-    g->weight_symbols[i] = cg_weights_add(g, w->data, w->nbytes, NULL);
+    g->weight_offsets[i] = w ? at : (size_t)-1;
+    g->weight_pointers[i] = NULL;
+    if (w) at += aligned(w->nbytes);
   }
   if (g->external_path) {
     write_external_weights(g);
     return;
   }
-  /* the blob's start, which the device path uploads from */
-  g->weights = LLVMAddGlobal(g->M, LLVMArrayType2(g->i8, 0), "shapec_weights");
-  LLVMSetGlobalConstant(g->weights, 1);
-  LLVMSetAlignment(g->weights, 64);
-  LLVMSetVisibility(g->weights, LLVMHiddenVisibility);
+  /* the device path never folds: the program's weights are the whole blob */
+  g->weights = g->has_cuda ? declare_blob(g, "shapec_weights", at) : declare_blob(g, "shapec_weights_stand_in", 0);
+  /* stand-in offsets start past 0: a pointer at offset 0 would be the stand-in itself,
+   * which every other pointer uses */
+  g->weights_total = g->has_cuda ? 0 : 64;
+  for (size_t i = 0; i < g->p->n_input_specs; i++)
+    if (g->weight_offsets[i] != (size_t)-1) {
+      const sc_weight *w = sc_weights_find(g->w, g->p->input_specs[i].target);
+      g->weight_pointers[i] = cg_weights_add(g, w->data, w->nbytes, NULL);
+    }
 }
 
 void cg_weights_layout(cg *g) {
-  /* a library with a device path keeps every piece where it was given out */
-  bool prune = !g->external_path && !g->has_cuda;
+  if (g->external_path || g->has_cuda) return; /* every offset is final */
   size_t at = 0;
   for (size_t i = 0; i < g->n_pieces; i++) {
     cg_blob_piece *p = &g->pieces[i];
-    p->kept = !prune || LLVMGetFirstUse(p->symbol);
-    if (!p->kept) LLVMDeleteGlobal(p->symbol);
-    p->symbol = NULL;
-    if (!p->kept || !prune) continue;
+    p->kept = LLVMGetFirstUse(p->at) != NULL;
+    if (!p->kept) continue;
     p->offset = at;
     at += aligned(p->nbytes);
   }
-  if (prune) g->weights_total = at;
+  /* the real blob is a new global, so a new pointer never equals a stand-in one */
+  LLVMValueRef blob = declare_blob(g, "shapec_weights", at);
+  for (size_t i = 0; i < g->n_pieces; i++)
+    if (g->pieces[i].kept) LLVMReplaceAllUsesWith(g->pieces[i].at, pointer_into(g, blob, g->pieces[i].offset));
+  /* what still refers to the stand-in are the pointers to dropped pieces, used by nothing */
+  LLVMReplaceAllUsesWith(g->weights, blob);
+  LLVMDeleteGlobal(g->weights);
+  g->weights = blob;
+  g->weights_total = at;
 }
 
 void cg_weights_free(cg *g) {

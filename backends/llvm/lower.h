@@ -126,14 +126,14 @@ struct cg {
   LLVMValueRef used[32];             /* vector variants kept alive through llvm.compiler.used */
   int n_used;
   /* weights (cg_weights.c) */
-  LLVMValueRef weights;              /* the blob's start (embedded weights) */
-  LLVMValueRef *weight_symbols;      /* per input spec index: its embedded weight's symbol, or NULL */
+  LLVMValueRef weights;              /* the blob's start (embedded weights): until laid out, a
+                                        stand-in that only a library with a device path refers to */
+  LLVMValueRef *weight_pointers;     /* per input spec index: its embedded weight in the blob, or NULL */
   struct cg_blob_piece {
     const void *data;
     size_t nbytes, offset;           /* offset in the blob: final once laid out (cg_weights_layout) */
     void *owned;                     /* data computed at export (folded weights), freed with the module */
-    LLVMValueRef symbol;             /* its hidden global, until laid out (optimization may delete it) */
-    const char *name;                /* the global's name */
+    LLVMValueRef at;                 /* the code's pointer to it: the blob's start + offset */
     bool kept;                       /* laid out: something refers to it */
   } *pieces;
   size_t n_pieces, cap_pieces;
@@ -289,7 +289,7 @@ bool cg_emit_node(cg *g, const sc_node *n, int index);
  * side file (header + blob), written now. */
 void cg_emit_weights(cg *g);
 /* A piece of the blob computed at export (owned is freed with the module, may be NULL):
- * the hidden global the code refers to it by. */
+ * the pointer the code reads it through. */
 LLVMValueRef cg_weights_add(cg *g, const void *data, size_t nbytes, void *owned);
 /* After lowering: drops the pieces nothing refers to and gives the rest their offsets
  * (a library with a device path keeps them all where they are). */

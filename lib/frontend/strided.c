@@ -51,17 +51,22 @@ bool sc_strided_check(const sc_strided *s, const char **why) {
   return true;
 }
 
-/* Copies the view's elements in row-major order. */
+/* Copies the view's elements in row-major order: the trailing dimensions that are laid out
+ * contiguously (all of them for a plain tensor) in one run per outer index. */
 static void gather(const sc_strided *s, unsigned char *out) {
   size_t esize = sc_dtype_size(s->dtype);
   uint64_t n;
   numel(s, &n);
+  if (n == 0) return;
+  int inner = s->rank; /* dims [inner, rank) form one contiguous run of `run` elements */
+  uint64_t run = 1;
+  while (inner > 0 && (s->sizes[inner - 1] == 1 || s->strides[inner - 1] == (int64_t)run)) run *= (uint64_t)s->sizes[--inner];
   int64_t idx[SC_STRIDED_MAX_RANK] = {0};
-  for (uint64_t k = 0; k < n; k++) {
+  for (uint64_t k = 0; k < n; k += run) {
     int64_t off = s->offset;
-    for (int i = 0; i < s->rank; i++) off += idx[i] * s->strides[i];
-    memcpy(out + k * esize, s->storage + (size_t)off * esize, esize);
-    for (int i = s->rank - 1; i >= 0; i--) {
+    for (int i = 0; i < inner; i++) off += idx[i] * s->strides[i];
+    memcpy(out + k * esize, s->storage + (size_t)off * esize, (size_t)run * esize);
+    for (int i = inner - 1; i >= 0; i--) {
       if (++idx[i] < s->sizes[i]) break;
       idx[i] = 0;
     }

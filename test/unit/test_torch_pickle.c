@@ -159,6 +159,45 @@ START_TEST(test_views_outside_storage) {
 }
 END_TEST
 
+/* Views whose trailing dimensions are contiguous are read run by run: each shape here
+ * must read back element for element as the index arithmetic says. */
+START_TEST(test_views_read_in_runs) {
+  float storage[96];
+  for (int i = 0; i < 96; i++) storage[i] = (float)i;
+  static const struct {
+    int rank;
+    int64_t sizes[4], strides[4], offset;
+  } views[] = {
+      {3, {2, 3, 4}, {24, 4, 1}, 5},         /* a slice of a larger tensor: runs of 12 */
+      {3, {2, 3, 4}, {12, 4, 1}, 0},         /* contiguous: one run */
+      {3, {2, 3, 4}, {24, 8, 1}, 1},         /* runs of 4 */
+      {4, {2, 1, 3, 4}, {24, 99, 4, 1}, 0},  /* a size-1 dimension's stride does not matter */
+      {3, {2, 3, 4}, {1, 2, 6}, 0},          /* no contiguous run: element by element */
+      {2, {3, 0}, {1, 1}, 0},                /* empty */
+  };
+  for (size_t k = 0; k < sizeof views / sizeof *views; k++) {
+    sc_ctx *ctx = sc_ctx_new();
+    sc_strided v = {.name = "w", .dtype = SC_DTYPE_F32, .rank = views[k].rank, .offset = views[k].offset,
+                    .storage = (const unsigned char *)storage, .storage_len = sizeof storage};
+    memcpy(v.sizes, views[k].sizes, sizeof views[k].sizes);
+    memcpy(v.strides, views[k].strides, sizeof views[k].strides);
+    sc_weights *w = sc_strided_to_weights(ctx, "w.pt", &v, 1);
+    ck_assert_msg(w != NULL, "view %zu refused", k);
+    const float *got = (const float *)w->items[0].data;
+    int64_t idx[4] = {0}, n = 1;
+    for (int d = 0; d < v.rank; d++) n *= v.sizes[d];
+    for (int64_t e = 0; e < n; e++) {
+      int64_t off = v.offset;
+      for (int d = 0; d < v.rank; d++) off += idx[d] * v.strides[d];
+      ck_assert_msg(got[e] == storage[off], "view %zu, element %lld: %g, want %g", k, (long long)e, got[e], storage[off]);
+      for (int d = v.rank - 1; d >= 0 && ++idx[d] == v.sizes[d]; d--) idx[d] = 0;
+    }
+    sc_weights_free(w);
+    sc_ctx_free(ctx);
+  }
+}
+END_TEST
+
 static char dir[] = "/tmp/shapec-pickle-XXXXXX";
 
 static sc_weights *read_archive(sc_ctx *ctx, const char *path, sc_program **p) {
@@ -264,6 +303,7 @@ int main(void) {
   tcase_add_test(tc, test_foreign_global_refused_by_name);
   tcase_add_test(tc, test_damaged_files_fail_cleanly);
   tcase_add_test(tc, test_views_outside_storage);
+  tcase_add_test(tc, test_views_read_in_runs);
   tcase_add_test(tc, test_legacy_archive_of_torch_2_6);
   tcase_add_test(tc, test_archive_without_root_folder);
   tcase_add_test(tc, test_archive_with_state_dict_file);
