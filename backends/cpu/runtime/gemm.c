@@ -1,4 +1,5 @@
-/* gemm.c - batched matrix products through OpenBLAS's cblas_sgemm.
+/* gemm.c - batched matrix products through OpenBLAS's cblas_sgemm (those of at most four
+ * rows through skinny.c).
  *
  * OpenBLAS picks its kernels when it is loaded, from cpuid; a CPU model it does not know
  * (virtual machines report "Intel Xeon Processor") gets the SSE3 "Prescott" kernels, 3-4x
@@ -119,6 +120,8 @@ static void product_parts(void *arg, int64_t begin, int64_t end) {
       c += from;
       n = to - from;
     }
+    if (sc_rt_skinny_product(m, n, j->k, a, j->lda, j->trans_a, b, j->ldb, j->trans_b, c, j->ldc, j->alpha, j->beta))
+      continue;
     sgemm(ROW_MAJOR, j->trans_a ? TRANS : NO_TRANS, j->trans_b ? TRANS : NO_TRANS, (int)m, (int)n, (int)j->k, j->alpha,
           a, (int)j->lda, b, (int)j->ldb, j->beta, c, (int)j->ldc);
   }
@@ -199,6 +202,9 @@ static void strided_item(const strided_gemm *j, int64_t item) {
     tiny_gemm(j->m, j->n, j->k, a, j->as[2], j->trans_a, b, j->bs[2], j->trans_b, c, j->cs[2], j->alpha, j->beta);
     return;
   }
+  if (sc_rt_skinny_product(j->m, j->n, j->k, a, j->as[2], j->trans_a, b, j->bs[2], j->trans_b, c, j->cs[2], j->alpha,
+                           j->beta))
+    return;
   sgemm(ROW_MAJOR, j->trans_a ? TRANS : NO_TRANS, j->trans_b ? TRANS : NO_TRANS, (int)j->m, (int)j->n, (int)j->k,
         j->alpha, a, (int)j->as[2], b, (int)j->bs[2], j->beta, c, (int)j->cs[2]);
 }

@@ -56,6 +56,12 @@ int sc_rt_cpu_supported(const char *features, char *err, size_t errlen);
 /* Whether this CPU has AVX2 and FMA (kernels with a libmvec fast path ask). */
 int sc_rt_has_avx2(void);
 
+/* ---- products of at most 4 rows (skinny.c) ---- */
+/* C = alpha * A @ op(B) + beta * C, B streamed once, when m <= 4, A is not transposed, and
+ * the CPU has AVX2; false (nothing done) otherwise.  lda, ldb, ldc as BLAS's. */
+bool sc_rt_skinny_product(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, int32_t trans_a, const float *b,
+                          int64_t ldb, int32_t trans_b, float *c, int64_t ldc, float alpha, float beta);
+
 /* ---- thread count (threads.c): read by the pool and OpenBLAS ---- */
 enum { SC_RT_MAX_THREADS = 256 };
 int sc_rt_num_threads(void);
