@@ -70,7 +70,6 @@ static void bound_compile_time(cg *g) {
 }
 
 void cg_finish_module(cg *g) {
-  cg_weights_layout(g);
   keep_vector_variants(g);
   bound_compile_time(g);
 }

@@ -13,6 +13,7 @@ weight: nothing is folded there).  Exit 77 without PyTorch.
 usage: test_weights_embedded.py SHAPEC SOURCE_DIR"""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -107,6 +108,11 @@ with tempfile.TemporaryDirectory() as tmp:
     if r.returncode == 0:
         ir_size = os.path.getsize(os.path.join(ir_out, "model.ll"))
         check(ir_size < want_blob, f"the IR ({ir_size} bytes) does not carry the weights ({want_blob} bytes)")
+        with open(os.path.join(ir_out, "model.ll")) as f:
+            ir = f.read()
+        declared = re.search(r"^@shapec_weights = external hidden constant \[(\d+) x i8\]", ir, re.M)
+        check(declared is not None and int(declared.group(1)) == want_blob and "stand_in" not in ir,
+              "the IR reads the laid-out blob, declared with its final size")
         matches_torch(os.path.join(ir_out, "model.so"), module, "--emit-llvm")
 
     ext = os.path.join(tmp, "ext")
