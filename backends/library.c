@@ -105,7 +105,7 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
   bool ok = cpu_target_open(&g, opts->cpu);
   if (ok && g.has_cuda) ok = cuda_target_open(&g, opts->cuda_arch ? opts->cuda_arch : "sm_80");
   if (ok) ok = emit_library(&g, opts);
-  if (ok) cg_weights_layout(&g); /* before the IR is printed, so that it shows the real blob */
+  if (ok) ok = cg_weights_layout(&g); /* before the IR is printed, so that it shows the real blob */
   if (ok && opts->keep_ir) {
     char *ir = LLVMPrintModuleToString(g.M);
     sc_file_write_atomic(ctx, sc_arena_printf(&ctx->arena, "%s/model.ll", opts->outdir), ir, strlen(ir));

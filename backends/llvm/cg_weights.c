@@ -115,8 +115,21 @@ void cg_emit_weights(cg *g) {
     }
 }
 
-void cg_weights_layout(cg *g) {
-  if (g->external_path || g->has_cuda) return; /* every offset is final */
+/* x86-64 code reaches the blob PC-relative (the small code model): the blob and the code
+ * must lie within 2 GiB of each other, or the link fails with a relocation overflow. */
+static const size_t MAX_EMBEDDED = ((size_t)2 << 30) - ((size_t)128 << 20); /* 2 GiB less room for the code */
+
+static bool fits(cg *g) {
+  if (g->weights_total <= MAX_EMBEDDED) return true;
+  return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "the weights this library would embed take %.2f GiB; a library "
+                  "embeds at most %.3f GiB (its code addresses them within 2 GiB): export with --external-weights, "
+                  "which keeps them in OUTDIR/model.weights beside model.so", (double)g->weights_total / 1073741824.0,
+                  (double)MAX_EMBEDDED / 1073741824.0);
+}
+
+bool cg_weights_layout(cg *g) {
+  if (g->external_path) return true;
+  if (g->has_cuda) return fits(g); /* every offset is final */
   size_t at = 0;
   for (size_t i = 0; i < g->n_pieces; i++) {
     cg_blob_piece *p = &g->pieces[i];
@@ -134,6 +147,7 @@ void cg_weights_layout(cg *g) {
   LLVMDeleteGlobal(g->weights);
   g->weights = blob;
   g->weights_total = at;
+  return fits(g);
 }
 
 void cg_weights_free(cg *g) {

@@ -292,8 +292,9 @@ void cg_emit_weights(cg *g);
  * the pointer the code reads it through. */
 LLVMValueRef cg_weights_add(cg *g, const void *data, size_t nbytes, void *owned);
 /* After lowering: drops the pieces nothing refers to and gives the rest their offsets
- * (a library with a device path keeps them all where they are). */
-void cg_weights_layout(cg *g);
+ * (a library with a device path keeps them all where they are).  False with SC0801 when
+ * they are more than a library can embed. */
+bool cg_weights_layout(cg *g);
 void cg_weights_free(cg *g);
 
 /* ---- cg_module.c: what a library holds besides its code ---- */

@@ -8,7 +8,9 @@ statistics.  The blob's symbol (shapec_weights, in the library's symbol table) m
 exactly that size, the library must not be much larger than it, --emit-llvm's IR must not
 carry the bytes (they go into an object of their own, not through LLVM), and every build
 must match PyTorch at two batch sizes, --external-weights too (its side file keeps every
-weight: nothing is folded there).  Exit 77 without PyTorch.
+weight: nothing is folded there).  More weights than a library can embed (1.875 GiB) are
+refused before the link with a message that names --external-weights.  Exit 77 without
+PyTorch.
 
 usage: test_weights_embedded.py SHAPEC SOURCE_DIR"""
 import json
@@ -125,6 +127,28 @@ with tempfile.TemporaryDirectory() as tmp:
         check(symbol_size(os.path.join(ext, "model.so"), "shapec_weights") is None,
               "a library with external weights embeds none")
         matches_torch(os.path.join(ext, "model.so"), module, "--external-weights")
+
+# More weights than a library can address (1.875 GiB): a clear error that names the way out,
+# no library; with --external-weights the same program exports.
+class Huge(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = torch.nn.Parameter(torch.zeros(510_000_000), requires_grad=False)  # 1.90 GiB
+
+    def forward(self, x):
+        return x + self.p[:4]
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    path = convert(Huge().eval(), [torch.randn(4)], tmp, input_names=["x"])
+    out = os.path.join(tmp, "out")
+    r = subprocess.run([shapec, "export", path, "-o", out, "-q"], capture_output=True, text=True)
+    check(r.returncode == 4 and "1.90 GiB" in r.stderr and "--external-weights" in r.stderr
+          and not os.path.exists(os.path.join(out, "model.so")),
+          f"1.90 GiB of weights: refused before the link, with the way out (exit {r.returncode}: {r.stderr.strip()[:300]})")
+    r = subprocess.run([shapec, "export", path, "-o", out, "-q", "--external-weights"], capture_output=True, text=True)
+    check(r.returncode == 0 and os.path.getsize(os.path.join(out, "model.weights")) >= 510_000_000 * 4,
+          f"the same program exports with --external-weights ({r.stderr.strip()[-200:]})")
 
 print(f"# {len(failures)} failed")
 sys.exit(1 if failures else 0)
