@@ -3,8 +3,9 @@
  * oneDNN's convolutions read and write activations in a blocked layout (channels in
  * groups of 16 on AVX-512).  A convolution between two NCHW tensors reorders its input in
  * and its output out: in mobilenet_v2 at batch 1 those reorders took 5 of 9.8 ms.  When
- * every reader of a convolution's output (after the batch norm and activation it absorbed,
- * cg_fold.c) is another convolution's input, the tensor never needs to be NCHW: the first
+ * every reader of a convolution's output (after the batch norm, residual add and activation
+ * it absorbed, cg_fold.c and cg_epilogue.c) is another convolution's input or residual, as
+ * between resnet's blocks, the tensor never needs to be NCHW: the first
  * convolution writes it in its own layout, behind a header naming that layout
  * (runtime_abi.h), and the next reads it so.  The runtime decides the layout per call and
  * falls back to NCHW behind the same header, so the plan here is only about who may see
@@ -14,24 +15,35 @@
 #include "lower.h"
 #include "runtime_abi.h"
 
-/* A float32 2-D convolution over a batched NCHW input, lowered on the CPU. */
-static bool eligible(const sc_node *n) {
+bool cg_is_batched_conv2d(const sc_node *n) {
   if (!cg_is_conv2d_like(n) || n->n_outputs != 1 || !n->outputs[0].n_items || !n->outputs[0].items[0].value) return false;
   const sc_value *x = cg_tensor_input(n, "input"), *w = cg_tensor_input(n, "weight");
   return x && w && x->meta.rank == 4 && w->meta.rank == 4 && x->meta.dtype == SC_DTYPE_F32 &&
          w->meta.dtype == SC_DTYPE_F32;
 }
 
-/* Counts the node inputs that read v, and those that are an eligible convolution's input. */
-static void count_readers(const sc_graph *gr, const sc_value *v, int *all, int *conv_inputs) {
-  *all = *conv_inputs = 0;
+/* Whether node n is an add a convolution absorbed with v as its residual (cg_epilogue.c). */
+static bool adds_as_residual(cg *g, const sc_node *n, const sc_value *v) {
+  const cg_value *into = g->folded[n - g->p->graph->nodes].into;
+  if ((n->op->id != SC_OP_ADD_TENSOR && n->op->id != SC_OP_ADD_) || !into || into->v->def_node < 0) return false;
+  const cg_value *r = g->folded[into->v->def_node].residual;
+  return cg_is_batched_conv2d(&g->p->graph->nodes[into->v->def_node]) && r && r->v == v;
+}
+
+/* Counts the node inputs that read v, and those that are an eligible convolution's input
+ * or residual. */
+static void count_readers(cg *g, const sc_value *v, int *all, int *conv_reads) {
+  const sc_graph *gr = g->p->graph;
+  *all = *conv_reads = 0;
   for (size_t i = 0; i < gr->n_nodes; i++) {
     const sc_node *n = &gr->nodes[i];
     for (size_t k = 0; k < n->n_inputs; k++)
       for (size_t j = 0; j < n->inputs[k].arg.n_items; j++) {
         if (n->inputs[k].arg.items[j].value != v) continue;
         (*all)++;
-        if (eligible(n) && cg_tensor_input(n, "input") == v && cg_tensor_input(n, "weight") != v) (*conv_inputs)++;
+        if ((cg_is_batched_conv2d(n) && cg_tensor_input(n, "input") == v && cg_tensor_input(n, "weight") != v) ||
+            adds_as_residual(g, n, v))
+          (*conv_reads)++;
       }
   }
 }
@@ -40,20 +52,25 @@ void cg_plan_conv_layouts(cg *g) {
   const sc_graph *gr = g->p->graph;
   if (g->has_cuda) return; /* the device path has its own kernels */
   for (size_t i = 0; i < gr->n_nodes; i++) {
-    if (!eligible(&gr->nodes[i])) continue;
+    if (!cg_is_batched_conv2d(&gr->nodes[i])) continue;
+    g->absorbed.conv_sites++;
     /* the chain's last value: the convolution's output, or the batch norm's / activation's
      * that share its buffer */
     cg_value *out = cg_get(g, gr->nodes[i].outputs[0].items[0].value), *end = out;
     for (size_t r = i + 1; r < gr->n_nodes; r++)
       if (g->folded[r].into == out) end = cg_get(g, gr->nodes[r].outputs[0].items[0].value);
     if (end != out && out->uses != 1) continue;
-    int all, conv_inputs;
-    count_readers(gr, end->v, &all, &conv_inputs);
-    /* uses counts graph outputs too: every use must be a convolution's input */
-    if (conv_inputs == 0 || conv_inputs != all || end->uses != all) continue;
+    int all, conv_reads;
+    count_readers(g, end->v, &all, &conv_reads);
+    /* uses counts graph outputs too: every use must be a convolution's input or residual */
+    if (conv_reads == 0 || conv_reads != all || end->uses != all) continue;
     g->folded[i].kernel_layout_out = true;
-    for (size_t r = i + 1; r < gr->n_nodes; r++)
-      if (eligible(&gr->nodes[r]) && cg_tensor_input(&gr->nodes[r], "input") == end->v) g->folded[r].kernel_layout_in = true;
+    g->absorbed.kernel_layout_outputs++;
+    for (size_t r = i + 1; r < gr->n_nodes; r++) {
+      if (!cg_is_batched_conv2d(&gr->nodes[r])) continue;
+      if (cg_tensor_input(&gr->nodes[r], "input") == end->v) g->folded[r].kernel_layout_in = true;
+      if (g->folded[r].residual && g->folded[r].residual->v == end->v) g->folded[r].kernel_layout_residual = true;
+    }
   }
 }
 

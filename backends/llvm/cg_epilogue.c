@@ -7,7 +7,11 @@
  *   product's alpha (BLAS's C = alpha * A B); a division by c becomes alpha = 1 / c, which
  *   may round differently from torch's division by one unit in the last place;
  * - an add of a same-shaped tensor after a linear layer becomes the layer's residual
- *   (oneDNN's binary post-op; OpenBLAS starts from bias + residual instead of the bias).
+ *   (oneDNN's binary post-op; OpenBLAS starts from bias + residual instead of the bias);
+ * - so does an add after a convolution (and the batch norm folded into it), as in
+ *   resnet's blocks, relu(bn(conv(x)) + identity): oneDNN's sum post-op, before the ReLU
+ *   that cg_fold.c then adds.  The residual may come in the kernel's blocked layout
+ *   (cg_conv_layout.c), so a block's output never goes back to NCHW between blocks.
  * The absorbed node's output is then the product's buffer (g->folded[node].into). */
 #include <math.h>
 #include <string.h>
@@ -101,6 +105,43 @@ static void plan_residual(cg *g, size_t i) {
     g->folded[i].into = y;
     g->absorbed.residuals++;
     return;
+  }
+}
+
+/* Whether `add` adds two tensors at alpha 1 (add.Tensor without a scaled `other`, or add_,
+ * which computes a new value once inplace_updates.c has run). */
+static bool is_plain_add(const sc_node *add) {
+  double alpha = 1;
+  return (add->op->id == SC_OP_ADD_TENSOR || add->op->id == SC_OP_ADD_) && !(node_arg(add, "alpha") && (!number_arg(add, "alpha", &alpha) || alpha != 1));
+}
+
+void cg_plan_conv_residuals(cg *g) {
+  if (g->has_cuda) return; /* the device path has its own kernels */
+  const sc_graph *gr = g->p->graph;
+  for (size_t i = 0; i < gr->n_nodes; i++) {
+    const sc_node *n = &gr->nodes[i];
+    const sc_value *out = sole_output(n);
+    if (!is_plain_add(n) || !out || out->meta.dtype != SC_DTYPE_F32 || out->meta.rank != 4) continue;
+    for (int side = 0; side < 2; side++) {
+      cg_value *y = only_reader_of(g, n, side ? "other" : "self");
+      const sc_value *r = cg_tensor_input(n, side ? "self" : "other");
+      if (!y || !r || r == y->v || r->meta.dtype != SC_DTYPE_F32 || r->meta.rank != 4) continue;
+      size_t c = (size_t)y->v->def_node;
+      if (g->folded[c].into) c = (size_t)g->folded[c].into->v->def_node; /* through a folded batch norm */
+      const sc_node *cn = &gr->nodes[c];
+      if (!cg_is_batched_conv2d(cn) || g->folded[c].residual || g->folded[c].act) continue;
+      bool same = true;
+      for (int d = 0; d < 4; d++) same &= r->shape[d] == out->shape[d] && y->v->shape[d] == out->shape[d];
+      /* the convolution reads r when it runs: r must exist then, in its own buffer,
+       * unchanged until the add (in resnet's downsampling blocks the identity's
+       * convolution runs after the block's second one, and takes the add) */
+      if (!same || r->def_node >= (int)c || cg_get(g, r)->inlined || read_between(gr, c, i, r)) continue;
+      g->folded[c].residual = cg_get(g, r);
+      g->folded[i].into = cg_get(g, cn->outputs[0].items[0].value);
+      cg_get(g, out)->inlined = false; /* its reader (a ReLU the kernel takes too) reads the kernel's buffer */
+      g->absorbed.conv_residuals++;
+      break;
+    }
   }
 }
 

@@ -10,7 +10,8 @@
  * convolution's buffer.
  *
  * A ReLU (or hardtanh(0, 6), ReLU6) that is the only reader of a convolution's output
- * (directly or through a folded batch norm) becomes the convolution kernel's epilogue:
+ * (directly or through a folded batch norm or residual add, cg_epilogue.c) becomes the
+ * convolution kernel's epilogue:
  * applied to each output block right after the GEMM, while it is in cache, instead of a
  * separate pass over the tensor. */
 #include <math.h>
@@ -118,10 +119,11 @@ static bool is_fusable_linear(const sc_node *n) {
   return w && w->meta.rank == 2 && w->meta.dtype == SC_DTYPE_F32;
 }
 
-/* ReLU / ReLU6 nodes whose input is a float32 convolution's output (or a folded batch norm's,
- * which is the same buffer) that nothing else reads; ReLU and exact GELU after a linear
- * layer likewise. */
-static void plan_activation_epilogues(cg *g) {
+/* ReLU / ReLU6 nodes whose input is a float32 convolution's output (or a folded batch norm's
+ * or residual add's, which is the same buffer) that nothing else reads; ReLU and exact GELU
+ * after a linear layer likewise. */
+void cg_plan_activation_epilogues(cg *g) {
+  if (g->has_cuda) return; /* the device path has its own kernels */
   const sc_graph *gr = g->p->graph;
   for (size_t r = 0; r < gr->n_nodes; r++) {
     const sc_node *rn = &gr->nodes[r];
@@ -145,10 +147,7 @@ void cg_plan_batch_norm_folding(cg *g) {
   g->folded = sc_arena_alloc(&g->ctx->arena, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
   memset(g->folded, 0, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
   if (g->has_cuda) return; /* the device reads only the weights blob, and has its own kernels */
-  if (g->external_path || !g->w) { /* no weights to fold at export */
-    plan_activation_epilogues(g);
-    return;
-  }
+  if (g->external_path || !g->w) return; /* no weights to fold at export */
   for (size_t i = 0; i < gr->n_nodes; i++) {
     const sc_node *c = &gr->nodes[i];
     if (!cg_is_conv2d_like(c)) continue;
@@ -191,5 +190,4 @@ void cg_plan_batch_norm_folding(cg *g) {
     g->folded[i].bias = cg_weights_add(g, fb, (size_t)o * sizeof *fb, fb);
     g->folded[j].into = cg_get(g, c->outputs[0].items[0].value);
   }
-  plan_activation_epilogues(g);
 }

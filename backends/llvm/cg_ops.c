@@ -599,6 +599,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
                         cg_i64(g, int_arg(n, "groups", 1)), oh, ow};
   for (int i = 0; i < 20; i++) p[i] = i < 4 ? g->ptr : g->i64;
   if (transposed || g->cuda) { /* the device path has no plans to keep (nor epilogues, cg_fold.c) */
+    if (f->residual) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a residual planned off the convolution's path", n->target);
     check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
     return true;
   }
@@ -608,8 +609,8 @@ static bool lower_conv(cg *g, const sc_node *n) {
   LLVMSetInitializer(site, LLVMConstNull(g->ptr));
   LLVMSetLinkage(site, LLVMInternalLinkage);
   bool constant = f->weight || cg_is_constant_weight(g, w->v);
-  LLVMTypeRef sp_[24];
-  LLVMValueRef sa[24];
+  LLVMTypeRef sp_[25];
+  LLVMValueRef sa[25];
   sp_[0] = g->ptr;
   sa[0] = site;
   sp_[1] = g->i32;
@@ -620,11 +621,14 @@ static bool lower_conv(cg *g, const sc_node *n) {
   }
   sp_[22] = g->i32; /* a ReLU after it runs in the kernel (cg_fold.c) */
   sa[22] = LLVMConstInt(g->i32, (unsigned)f->act, 0);
-  sp_[23] = g->i32;
-  sa[23] = LLVMConstInt(g->i32, (f->kernel_layout_in ? SC_CONV_IN_KERNEL_LAYOUT : 0) |
-                                    (f->kernel_layout_out ? SC_CONV_OUT_KERNEL_LAYOUT : 0), 0);
+  sp_[23] = g->ptr; /* a residual added before it (cg_epilogue.c) */
+  sa[23] = f->residual ? f->residual->data : LLVMConstNull(g->ptr);
+  sp_[24] = g->i32;
+  sa[24] = LLVMConstInt(g->i32, (f->kernel_layout_in ? SC_CONV_IN_KERNEL_LAYOUT : 0) |
+                                    (f->kernel_layout_out ? SC_CONV_OUT_KERNEL_LAYOUT : 0) |
+                                    (f->kernel_layout_residual ? SC_CONV_RESIDUAL_KERNEL_LAYOUT : 0), 0);
   g->onednn_sites++;
-  check_rc(g, cg_call(g, "sc_k_conv2d_site_f32", g->i32, sp_, 24, sa, 24, false));
+  check_rc(g, cg_call(g, "sc_k_conv2d_site_f32", g->i32, sp_, 25, sa, 25, false));
   return true;
 }
 

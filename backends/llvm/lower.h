@@ -166,14 +166,16 @@ struct cg {
     LLVMValueRef weight, bias;
     int act;               /* a convolution's fused activation (SC_ACT_*, runtime_abi.h) */
     double scale;          /* a strided product's alpha, 0 for 1 (cg_epilogue.c) */
-    struct cg_value *residual; /* a linear layer's residual, added to its output (cg_epilogue.c) */
+    struct cg_value *residual; /* a linear layer's or convolution's residual, added to its output (cg_epilogue.c) */
     struct cg_value *into;
     bool kernel_layout_in;  /* a convolution whose input another one wrote in the kernel's layout (cg_conv_layout.c) */
     bool kernel_layout_out; /* a convolution that writes its output so, for convolutions only */
+    bool kernel_layout_residual; /* a convolution whose residual another one wrote so */
   } *folded;
   /* what the products absorbed, for `export -v` (cg_transpose.c, cg_epilogue.c) */
   struct {
     int views, permuted_results, scales, residuals;
+    int conv_sites, conv_residuals, kernel_layout_outputs; /* cg_epilogue.c, cg_conv_layout.c */
   } absorbed;
   /* the CPU path's planned workspace (cg_workspace.c) */
   struct {
@@ -224,15 +226,21 @@ void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef 
 
 /* ---- cg_fold.c ---- */
 /* Folds each batch norm that only reads a convolution's output into the convolution's
- * weights, and a ReLU / ReLU6 after it into the convolution's kernel (after
- * cg_plan_fusion, which counts the uses and decides what is inlined). */
+ * weights (after cg_plan_fusion, which counts the uses and decides what is inlined;
+ * allocates g->folded). */
 void cg_plan_batch_norm_folding(cg *g);
+/* A ReLU / ReLU6 after a convolution (and its folded batch norm and residual add), or a
+ * ReLU / GELU after a linear layer, into the kernel (after cg_plan_conv_residuals). */
+void cg_plan_activation_epilogues(cg *g);
 /* Whether v is a parameter, buffer or constant that the program never writes: the same
  * values on every call (a kernel may keep a copy laid out for itself). */
 bool cg_is_constant_weight(cg *g, const sc_value *v);
 /* A convolution node (not a transposed one) and its tensor argument `name`, or NULL. */
 bool cg_is_conv2d_like(const sc_node *n);
 const sc_value *cg_tensor_input(const sc_node *n, const char *name);
+/* A float32 2-D convolution over a batched NCHW input with one output: what the CPU path
+ * runs through oneDNN with epilogues and blocked layouts (cg_conv_layout.c). */
+bool cg_is_batched_conv2d(const sc_node *n);
 
 /* ---- cg_conv_layout.c ---- */
 /* Marks the convolutions whose output only other convolutions read: the runtime passes
@@ -274,6 +282,10 @@ void cg_workspace_close(cg *g);
 void cg_plan_transposes(cg *g);
 
 /* ---- cg_epilogue.c ---- */
+/* conv(x) + r, r + conv(x), r a tensor of the output's shape that exists before the
+ * convolution runs: the convolution's residual (after cg_plan_batch_norm_folding, before
+ * cg_plan_activation_epilogues, so that a ReLU after the add joins the kernel too). */
+void cg_plan_conv_residuals(cg *g);
 /* Scales after strided products and residual adds after linear layers, absorbed by the
  * product (after cg_plan_batch_norm_folding, which allocates g->folded). */
 void cg_plan_product_epilogues(cg *g);

@@ -11,7 +11,7 @@ enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_GELU /* exact (erf), linea
  * kernel library's layout is a buffer of SC_KERNEL_LAYOUT_HEADER bytes, then the elements:
  * the header's first pointer is the layout's description, or NULL for compact NCHW.  The
  * buffer holds the channels rounded up to SC_KERNEL_LAYOUT_CHANNELS. */
-enum { SC_CONV_IN_KERNEL_LAYOUT = 1, SC_CONV_OUT_KERNEL_LAYOUT = 2 };
+enum { SC_CONV_IN_KERNEL_LAYOUT = 1, SC_CONV_OUT_KERNEL_LAYOUT = 2, SC_CONV_RESIDUAL_KERNEL_LAYOUT = 4 };
 enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
 
 /* sc_k_reduce_f32's op */

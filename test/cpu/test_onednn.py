@@ -2,7 +2,11 @@
 """Convolutions through oneDNN (backends/cpu/runtime/onednn.c), in one process: a small
 convolutional network with a batch norm and ReLU folded in, a depthwise convolution with
 ReLU6, a pointwise one, a 3x3 one (Winograd's kernel on AVX-512), a dilated one under a
-residual add and one whose weight is an input, exported with dynamic batch, height and width and called through the C ABI.
+residual add, resnet's two kinds of block (relu(bn(conv(y)) + y), and the downsampling one
+whose add the identity's later convolution takes), a residual that an elementwise node
+computed, 20 channels (not a multiple of the kernel's block) and one convolution whose
+weight is an input, exported with dynamic batch, height and width and called through the C
+ABI.
 
 For each of SHAPEC_ONEDNN=always (every convolution through oneDNN), unset (large ones)
 and 0 (the built-in kernels), in a fresh process:
@@ -12,13 +16,15 @@ and 0 (the built-in kernels), in a fresh process:
     of the output's scale through oneDNN (whose kernels depend on the thread count);
   - four threads calling at once on different shapes get the serial results;
   - libdnnl is loaded exactly when the mode says so;
-  - the tensors that only convolutions read are never reordered to NCHW.
+  - the tensors that only convolutions read, as input or residual, are never reordered to
+    NCHW, and the four residual adds run as the convolutions' sum post-op.
 Exit 77 without PyTorch or without libdnnl.so.2.
 
 usage: test_onednn.py SHAPEC SOURCE_DIR"""
 import ctypes
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -48,18 +54,28 @@ def make_net():
             self.pw = torch.nn.Conv2d(32, 48, 1)
             self.c3 = torch.nn.Conv2d(48, 48, 3, padding=1)
             self.c2 = torch.nn.Conv2d(48, 48, 3, padding=2, dilation=2, bias=False)
+            self.c4, self.bn4 = torch.nn.Conv2d(48, 48, 3, padding=1, bias=False), torch.nn.BatchNorm2d(48)
+            self.c5 = torch.nn.Conv2d(48, 20, 3, stride=2, padding=1)
+            self.c6 = torch.nn.Conv2d(20, 20, 3, padding=1)
+            self.c7, self.bn7 = torch.nn.Conv2d(48, 20, 1, stride=2, bias=False), torch.nn.BatchNorm2d(20)
+            self.c8 = torch.nn.Conv2d(20, 20, 3, padding=1)
             with torch.no_grad():
-                self.bn.running_mean.uniform_(-0.5, 0.5)
-                self.bn.running_var.uniform_(0.5, 2.0)
-                self.bn.weight.uniform_(0.5, 1.5)
-                self.bn.bias.uniform_(-0.2, 0.2)
+                for bn in (self.bn, self.bn4, self.bn7):
+                    bn.running_mean.uniform_(-0.5, 0.5)
+                    bn.running_var.uniform_(0.5, 2.0)
+                    bn.weight.uniform_(0.5, 1.5)
+                    bn.bias.uniform_(-0.2, 0.2)
 
         def forward(self, x, k):
             y = F.relu(self.bn(self.c1(x)))
             y = F.hardtanh(self.dw(y), 0.0, 6.0)
             y = F.relu(self.c3(self.pw(y)))
             y = y + self.c2(y)
-            return F.conv2d(y, k, padding=1)
+            z = F.relu(self.bn4(self.c4(y)) + y)  # resnet's block: y is c2's output
+            e = self.c6(F.relu(self.c5(z)))
+            f = F.relu(e + self.bn7(self.c7(z)))  # the downsampling block: c7 runs after c6
+            t = torch.sigmoid(f)  # a residual no convolution wrote
+            return F.conv2d(F.relu(self.c8(t) + t), k, padding=1)
 
     torch.manual_seed(0)
     return Net().eval()
@@ -68,7 +84,7 @@ def make_net():
 def inputs(shape, seed):
     g = torch.Generator().manual_seed(seed)
     n, h, w = shape
-    return [torch.randn(n, 3, h, w, generator=g), torch.randn(8, 48, 3, 3, generator=g) * 0.1]
+    return [torch.randn(n, 3, h, w, generator=g), torch.randn(8, 20, 3, 3, generator=g) * 0.1]
 
 
 failures = []
@@ -182,11 +198,18 @@ def main():
         path = convert(net, inputs((2, 16, 16), 0), tmp, input_names=["x", "k"])
         with open(os.path.join(tmp, "spec.json"), "w") as fp:
             json.dump({"dynamic_shapes": {"x": [A, None, A, A], "k": [None, None, None, None]}}, fp)
-        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", tmp, "-q"],
+        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", tmp, "-v"],
                            capture_output=True, text=True)
-        check(r.returncode == 0, f"exports ({r.stderr.strip()[:300]})")
+        check(r.returncode == 0, f"exports ({r.stderr.strip()[-300:]})")
         if r.returncode:
             return 1
+        # c2, c4, c7 and c8 take the adds; every convolution's output but c7's (read by a
+        # sigmoid) and the last one's (the program's) is read only by convolutions, as an
+        # input or a residual: c1, dw, pw, c3 (y), c2 (y again), c4 (z), c5, c6 (e), c8
+        absorbed = re.search(r"convolutions absorbed (\d+) residual adds; (\d+) of their outputs stay", r.stderr)
+        check(absorbed is not None and absorbed.groups() == ("4", "9"),
+              f"the convolutions absorbed 4 residual adds and keep 9 outputs in their layout "
+              f"({absorbed.group(0) if absorbed else r.stderr.strip()[-300:]})")
         cases = {}
         for shape in SHAPES:
             for seed in (1, 7, 11):
@@ -214,13 +237,15 @@ def main():
         convs = [ln for ln in second if ln.startswith("onednn_verbose,exec,cpu,convolution")]
         to_nchw = [ln.split(",")[-2] for ln in second if ln.startswith("onednn_verbose,exec,cpu,reorder")
                    and "dst_f32::blocked:abcd:" in ln]
-        check(v.returncode == 0 and len(convs) == 6, f"always: six convolutions ran in oneDNN ({len(convs)})")
+        check(v.returncode == 0 and len(convs) == 11, f"always: eleven convolutions ran in oneDNN ({len(convs)})")
+        sums = [ln for ln in convs if "post-ops:sum" in ln]
+        check(len(sums) == 4, f"always: four convolutions added their residual as a sum post-op ({len(sums)})")
         with open("/proc/cpuinfo") as fp:
             avx512 = " avx512f " in fp.read()
         if avx512:  # c3, 3x3 with stride 1 over 9x12 outputs, takes Winograd's kernel
             wino = [ln for ln in convs if "wino" in ln]
             check(any("ic48oc48_ih9oh9kh3sh1dh0" in ln for ln in wino), f"always: c3 ran Winograd's kernel ({wino})")
-        check("1x32x17x23" not in to_nchw and "1x32x9x12" not in to_nchw,
+        check("1x32x17x23" not in to_nchw and "1x32x9x12" not in to_nchw and "1x48x9x12" not in to_nchw,
               f"always: the tensors between convolutions stay in oneDNN's layout (reorders to NCHW: {to_nchw})")
     print(f"# {len(failures)} failed")
     return 1 if failures else 0

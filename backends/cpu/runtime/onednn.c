@@ -118,17 +118,19 @@ typedef struct conv_shape {
   intptr_t src_layout; /* the layout the source came in (a plan's dst_md), 0 for NCHW */
   int64_t dst_layout;  /* 1: the output may go in the kernel's layout */
   int64_t has_bias;
-  int64_t has_residual; /* a linear layer's output plus a tensor of its shape (binary post-op) */
+  int64_t has_residual; /* the output plus a tensor of its shape (a sum post-op) */
+  intptr_t residual_layout; /* the layout the residual came in (a plan's dst_md), 0 for NCHW / row-major */
 } conv_shape; /* no padding bytes: compared with memcmp */
 
 typedef struct plan {
   conv_shape key;
   dnnl_primitive_t conv, src_in, dst_out, weights_in; /* reorders: NULL when the layout is already compact */
-  dnnl_memory_desc_t src_user, dst_user, weights_user, bias_md;
+  dnnl_primitive_t residual_in; /* the residual into the output's layout, NULL when it is already */
+  dnnl_memory_desc_t src_user, dst_user, weights_user, bias_md, residual_user;
   dnnl_memory_desc_t src_md, dst_md, weights_md, scratch_md;
   size_t src_bytes, dst_bytes, weights_bytes, scratch_bytes;
   bool dst_in_kernel_layout; /* the output is written in dst_md for the next convolution */
-  bool sums_residual;        /* a linear layer's output starts as its residual (a sum post-op) */
+  bool sums_residual;        /* the output starts as its residual (a sum post-op) */
   float *weights;            /* constant weights in weights_md, laid out once (NULL: per call) */
   const float *weights_from; /* the constant they were laid out from */
 } plan;
@@ -146,6 +148,7 @@ static void destroy_plan(plan *p) {
   if (p->src_in) dnnl.dnnl_primitive_destroy(p->src_in);
   if (p->dst_out) dnnl.dnnl_primitive_destroy(p->dst_out);
   if (p->weights_in) dnnl.dnnl_primitive_destroy(p->weights_in);
+  if (p->residual_in) dnnl.dnnl_primitive_destroy(p->residual_in);
   memset(p, 0, sizeof *p);
 }
 
@@ -182,12 +185,15 @@ static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg,
   if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
   dnnl_post_ops_t post = NULL;
   bool ok = dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) == dnnl_success;
-  if (ok && k->act != SC_ACT_NONE) {
-    ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success &&
-         (k->act == SC_ACT_RELU ? dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)
-                                : dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_clip_v2, 0.0f, 6.0f)) ==
-             dnnl_success &&
-         dnnl.dnnl_primitive_attr_set_post_ops(attr, post) == dnnl_success;
+  /* relu(conv(x) + residual): the residual is what the output holds when the kernel starts */
+  if (ok && (k->has_residual || k->act != SC_ACT_NONE)) {
+    ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success;
+    if (ok && k->has_residual) ok = dnnl.dnnl_post_ops_append_sum(post, 1.0f) == dnnl_success;
+    if (ok && k->act != SC_ACT_NONE)
+      ok = (k->act == SC_ACT_RELU ? dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)
+                                  : dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_clip_v2, 0.0f, 6.0f)) ==
+           dnnl_success;
+    ok = ok && dnnl.dnnl_primitive_attr_set_post_ops(attr, post) == dnnl_success;
   }
   dnnl_primitive_desc_t pd = NULL;
   if (ok && dnnl.dnnl_primitive_desc_create(&pd, &cd, attr, dnnl.engine, NULL) != dnnl_success) pd = NULL;
@@ -243,6 +249,10 @@ static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity) 
   p->dst_bytes = dnnl.dnnl_memory_desc_get_size(&p->dst_md);
   p->weights_bytes = dnnl.dnnl_memory_desc_get_size(&p->weights_md);
   p->scratch_bytes = dnnl.dnnl_memory_desc_get_size(&p->scratch_md);
+  /* the residual comes in the layout its producer wrote, or as the output would be without
+   * the kernel's layout (NCHW, a linear layer's rows) */
+  p->residual_user = p->key.residual_layout ? *(const dnnl_memory_desc_t *)p->key.residual_layout : p->dst_user;
+  p->sums_residual = p->key.has_residual;
   if (dst_capacity && p->dst_bytes <= dst_capacity) {
     p->dst_user = p->dst_md; /* the next convolution reads it as it is */
     p->dst_in_kernel_layout = true;
@@ -250,14 +260,15 @@ static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity) 
   ok = dnnl.dnnl_primitive_create(&p->conv, pd) == dnnl_success;
   dnnl.dnnl_primitive_desc_destroy(pd);
   ok = ok && make_reorder(&p->src_user, &p->src_md, &p->src_in) && make_reorder(&p->dst_md, &p->dst_user, &p->dst_out) &&
-       make_reorder(&p->weights_user, &p->weights_md, &p->weights_in);
+       make_reorder(&p->weights_user, &p->weights_md, &p->weights_in) &&
+       (!p->sums_residual || make_reorder(&p->residual_user, &p->dst_md, &p->residual_in));
   if (!ok) destroy_plan(p);
   return ok;
 }
 
 /* ---- running a plan ---- */
 typedef struct call_memory {
-  dnnl_memory_t m[8];
+  dnnl_memory_t m[12]; /* at most 9 in run_plan */
   int n;
 } call_memory;
 
@@ -345,9 +356,13 @@ static int run_plan(const plan *p, const float *laid, const float *x, const floa
   args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_DST, dst};
   if (b) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, b};
   if (sp) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, sp};
-  /* the sum post-op adds what the output holds: the residual (a linear layer's output is
-   * row-major, no reorder) */
-  if (p->sums_residual && y != residual) memcpy(y, residual, p->dst_bytes);
+  /* the sum post-op adds what the output holds: the residual, in the output's layout */
+  if (p->sums_residual && p->residual_in) {
+    dnnl_memory_t user = wrap(&cm, &p->residual_user, residual);
+    if (!user || !reorder(p->residual_in, user, dst)) goto done;
+  } else if (p->sums_residual && (dst_buf ? dst_buf : y) != residual) {
+    memcpy(dst_buf ? dst_buf : y, residual, p->dst_bytes);
+  }
   if (!execute(p->conv, nargs, args)) goto done;
   if (p->dst_out) {
     dnnl_memory_t user = wrap(&cm, &p->dst_user, y);
@@ -449,10 +464,16 @@ static bool to_nchw(const dnnl_memory_desc_t *md, const float *data, int64_t n, 
   return ok;
 }
 
+/* The built-in kernel's residual: y = act(y + residual), the residual in NCHW. */
+static void add_residual(float *y, const float *residual, int64_t count, int32_t act) {
+  for (int64_t e = 0; e < count; e++) y[e] += residual[e];
+  if (act != SC_ACT_NONE) sc_k_activation_f32(y, count, act);
+}
+
 int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
                          float *y, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
-                         int64_t ow, int32_t act, int32_t layout) {
+                         int64_t ow, int32_t act, const float *residual, int32_t layout) {
   pthread_once(&once, load);
   /* tensors passed between convolutions: a header naming the layout, then the elements (runtime_abi.h) */
   const dnnl_memory_desc_t *src_layout = NULL;
@@ -469,9 +490,14 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
     int64_t block = SC_KERNEL_LAYOUT_CHANNELS;
     dst_capacity = (size_t)(n * ((o + block - 1) / block * block) * oh * ow) * sizeof(float);
   }
+  const dnnl_memory_desc_t *residual_layout = NULL;
+  if (residual && (layout & SC_CONV_RESIDUAL_KERNEL_LAYOUT)) {
+    residual_layout = *(const dnnl_memory_desc_t *const *)residual;
+    residual = (const float *)((const char *)residual + SC_KERNEL_LAYOUT_HEADER);
+  }
   int64_t macs = n * o * oh * ow * (c / (groups > 0 ? groups : 1)) * kh * kw;
   /* a source in the kernel's layout came from oneDNN, which must read it (or put it back in NCHW) */
-  bool use = src_layout || (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS);
+  bool use = src_layout || residual_layout || (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS);
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
   site *s = use ? site_of(slot) : NULL;
@@ -482,22 +508,31 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   if (s) {
     conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads,
-                                  (intptr_t)src_layout, dst_capacity > 0, bias != NULL, 0};
+                                  (intptr_t)src_layout, dst_capacity > 0, bias != NULL, residual != NULL,
+                                  (intptr_t)residual_layout};
     const plan *ran = NULL;
-    rc = run_site(s, &key, weights_constant, x, w, bias, NULL, y, make_conv_plan, &ran);
+    rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_conv_plan, &ran);
     if (rc == RAN && dst_header && ran && ran->dst_in_kernel_layout) *dst_header = &ran->dst_md;
   }
-  float *plain = NULL;
+  float *plain = NULL, *plain_residual = NULL;
   if (rc == NOT_RAN && src_layout) { /* the built-in kernel reads NCHW */
     if (!to_nchw(src_layout, x, n, c, h, wd, &plain)) rc = OUT_OF_MEMORY;
     x = plain;
   }
+  if (rc == NOT_RAN && residual_layout) {
+    if (!to_nchw(residual_layout, residual, n, o, oh, ow, &plain_residual)) rc = OUT_OF_MEMORY;
+    residual = plain_residual;
+  }
   if (callers != threads) dnnl.omp_set_num_threads(callers);
-  if (rc == NOT_RAN)
-    rc = sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
-  else
+  if (rc == NOT_RAN) {
+    rc = sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow,
+                             residual ? SC_ACT_NONE : act);
+    if (rc == SHAPEC_OK && residual) add_residual(y, residual, n * o * oh * ow, act);
+  } else {
     rc = rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
+  }
   sc_rt_free(plain);
+  sc_rt_free(plain_residual);
   return rc;
 }
 
