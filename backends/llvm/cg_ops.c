@@ -564,18 +564,30 @@ static void check_spatial_output(cg *g, const sc_node *n, cg_value *out, int fir
   }
 }
 
+/* A value that only convolutions and max pools read: in their kernel library's layout,
+ * behind a header (cg_conv_layout.c). */
+static cg_value *produce_in_kernel_layout(cg *g, const sc_value *v) {
+  cg_value *out = cg_get(g, v);
+  cg_set_dims(g, out);
+  out->data = cg_alloc_buffer(g, out, cg_kernel_layout_bytes(g, out));
+  out->ready = true;
+  return out;
+}
+
+/* The kernel keeps what it prepares for each input shape (oneDNN's plans, the weights in
+ * its layout) in a pointer of its own, one per node (backends/cpu/runtime/onednn.c). */
+static LLVMValueRef new_site(cg *g, const char *name) {
+  LLVMValueRef site = LLVMAddGlobal(g->M, g->ptr, name);
+  LLVMSetInitializer(site, LLVMConstNull(g->ptr));
+  LLVMSetLinkage(site, LLVMInternalLinkage);
+  return site;
+}
+
 static bool lower_conv(cg *g, const sc_node *n) {
   bool transposed = int_arg(n, "transposed", 0) != 0;
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
-  cg_value *out = cg_get(g, output(n, 0));
-  if (f->kernel_layout_out) { /* only convolutions read it: in the kernel's layout (cg_conv_layout.c) */
-    cg_set_dims(g, out);
-    out->data = cg_alloc_buffer(g, out, cg_kernel_layout_bytes(g, out));
-    out->ready = true;
-  } else {
-    out = produce(g, output(n, 0));
-  }
+  cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
   int sp = w->v->meta.rank - 2;
   if (sp < 1 || sp > 2) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%d-D convolution has no CPU lowering yet", sp);
   int64_t st[2], pad[2], dil[2];
@@ -603,11 +615,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
     check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
     return true;
   }
-  /* The kernel keeps what it prepares for each input shape (oneDNN's plans, the weights in
-   * its layout) in a pointer of its own, one per convolution (backends/cpu/runtime/onednn.c). */
-  LLVMValueRef site = LLVMAddGlobal(g->M, g->ptr, "shapec_conv_site");
-  LLVMSetInitializer(site, LLVMConstNull(g->ptr));
-  LLVMSetLinkage(site, LLVMInternalLinkage);
+  LLVMValueRef site = new_site(g, "shapec_conv_site");
   bool constant = f->weight || cg_is_constant_weight(g, w->v);
   LLVMTypeRef sp_[25];
   LLVMValueRef sa[25];
@@ -634,7 +642,8 @@ static bool lower_conv(cg *g, const sc_node *n) {
 
 static bool lower_pool(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
-  cg_value *out = produce(g, output(n, 0));
+  const struct cg_folded *f = &g->folded[n - g->p->graph->nodes];
+  cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
   int r = x->v->meta.rank;
   LLVMValueRef nc = prod(g, x->dims, 0, r - 2), h = x->dims[r - 2], w = x->dims[r - 1];
   LLVMValueRef oh = out->dims[r - 2], ow = out->dims[r - 1];
@@ -657,6 +666,18 @@ static bool lower_pool(cg *g, const sc_node *n) {
                           LLVMConstInt(g->i32, (unsigned)int_arg(n, "count_include_pad", 1), 0),
                           cg_i64(g, int_arg(n, "divisor_override", 0))};
     cg_call(g, "sc_k_avg_pool2d_f32", g->voidt, p, 15, a, 15, false);
+    return true;
+  }
+  if (f->kernel_layout_in || f->kernel_layout_out) { /* between convolutions (cg_conv_layout.c) */
+    LLVMTypeRef p[18] = {g->ptr, g->ptr, g->ptr};
+    for (int i = 3; i < 17; i++) p[i] = g->i64;
+    p[17] = g->i32;
+    LLVMValueRef a[18] = {new_site(g, "shapec_pool_site"), x->data, out->data, x->dims[0], x->dims[1], h, w,
+                          cg_i64(g, k[0]), cg_i64(g, k[1]), cg_i64(g, st[0]), cg_i64(g, st[1]), cg_i64(g, pad[0]),
+                          cg_i64(g, pad[1]), cg_i64(g, dil[0]), cg_i64(g, dil[1]), oh, ow,
+                          LLVMConstInt(g->i32, (f->kernel_layout_in ? SC_CONV_IN_KERNEL_LAYOUT : 0) |
+                                                   (f->kernel_layout_out ? SC_CONV_OUT_KERNEL_LAYOUT : 0), 0)};
+    check_rc(g, cg_call(g, "sc_k_max_pool2d_site_f32", g->i32, p, 18, a, 18, false));
     return true;
   }
   /* the indices of max_pool2d_with_indices are written only when a later node reads them

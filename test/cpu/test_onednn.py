@@ -2,7 +2,7 @@
 """Convolutions through oneDNN (backends/cpu/runtime/onednn.c), in one process: a small
 convolutional network with a batch norm and ReLU folded in, a depthwise convolution with
 ReLU6, a pointwise one, a 3x3 one (Winograd's kernel on AVX-512), a dilated one under a
-residual add, resnet's two kinds of block (relu(bn(conv(y)) + y), and the downsampling one
+residual add, a max pool between two convolutions, resnet's two kinds of block (relu(bn(conv(y)) + y), and the downsampling one
 whose add the identity's later convolution takes), a residual that an elementwise node
 computed, 20 channels (not a multiple of the kernel's block) and one convolution whose
 weight is an input, exported with dynamic batch, height and width and called through the C
@@ -16,8 +16,10 @@ and 0 (the built-in kernels), in a fresh process:
     of the output's scale through oneDNN (whose kernels depend on the thread count);
   - four threads calling at once on different shapes get the serial results;
   - libdnnl is loaded exactly when the mode says so;
-  - the tensors that only convolutions read, as input or residual, are never reordered to
-    NCHW, and the four residual adds run as the convolutions' sum post-op.
+  - the tensors that only convolutions and max pools read, as input or residual, are never
+    reordered to NCHW, the four residual adds run as the convolutions' sum post-op, and the
+    max pool runs the built-in blocked kernel (not oneDNN's pooling, which does not
+    propagate NaN as ATen does).
 Exit 77 without PyTorch or without libdnnl.so.2.
 
 usage: test_onednn.py SHAPEC SOURCE_DIR"""
@@ -75,7 +77,8 @@ def make_net():
             e = self.c6(F.relu(self.c5(z)))
             f = F.relu(e + self.bn7(self.c7(z)))  # the downsampling block: c7 runs after c6
             t = torch.sigmoid(f)  # a residual no convolution wrote
-            return F.conv2d(F.relu(self.c8(t) + t), k, padding=1)
+            u = F.max_pool2d(F.relu(self.c8(t) + t), 3, 2, 1, ceil_mode=True)  # between two convolutions
+            return F.conv2d(u, k, padding=1)
 
     torch.manual_seed(0)
     return Net().eval()
@@ -204,11 +207,12 @@ def main():
         if r.returncode:
             return 1
         # c2, c4, c7 and c8 take the adds; every convolution's output but c7's (read by a
-        # sigmoid) and the last one's (the program's) is read only by convolutions, as an
-        # input or a residual: c1, dw, pw, c3 (y), c2 (y again), c4 (z), c5, c6 (e), c8
-        absorbed = re.search(r"convolutions absorbed (\d+) residual adds; (\d+) of their outputs stay", r.stderr)
-        check(absorbed is not None and absorbed.groups() == ("4", "9"),
-              f"the convolutions absorbed 4 residual adds and keep 9 outputs in their layout "
+        # sigmoid) and the last one's (the program's) is read only by convolutions and the
+        # max pool, as an input or a residual: c1, dw, pw, c3 (y), c2 (y again), c4 (z), c5,
+        # c6 (e), c8; and the max pool's output, read by the last convolution
+        absorbed = re.search(r"convolutions absorbed (\d+) residual adds; (\d+) outputs of convolutions and max pools stay", r.stderr)
+        check(absorbed is not None and absorbed.groups() == ("4", "10"),
+              f"the convolutions absorbed 4 residual adds and 10 outputs stay in their layout "
               f"({absorbed.group(0) if absorbed else r.stderr.strip()[-300:]})")
         cases = {}
         for shape in SHAPES:
@@ -245,7 +249,9 @@ def main():
         if avx512:  # c3, 3x3 with stride 1 over 9x12 outputs, takes Winograd's kernel
             wino = [ln for ln in convs if "wino" in ln]
             check(any("ic48oc48_ih9oh9kh3sh1dh0" in ln for ln in wino), f"always: c3 ran Winograd's kernel ({wino})")
-        check("1x32x17x23" not in to_nchw and "1x32x9x12" not in to_nchw and "1x48x9x12" not in to_nchw,
+        pools = [ln for ln in second if ln.startswith("onednn_verbose,exec,cpu,pooling")]
+        check(not pools, f"always: the max pool ran the built-in blocked kernel ({pools})")
+        check(all(s not in to_nchw for s in ("1x32x17x23", "1x32x9x12", "1x48x9x12", "1x20x3x4")),
               f"always: the tensors between convolutions stay in oneDNN's layout (reorders to NCHW: {to_nchw})")
     print(f"# {len(failures)} failed")
     return 1 if failures else 0

@@ -171,6 +171,18 @@ int sc_k_conv2d_site_f32(void **site, int32_t weights_constant, const float *x, 
                          float *y, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
                          int64_t ow, int32_t act, const float *residual, int32_t layout);
+/* max_pool2d (no indices) over `planes` planes of h x w vectors of `block` channels:
+ * oneDNN's nChw8c / nChw16c layouts (block 8, 16) and NHWC (block the channels), written in
+ * the same layout. */
+void sc_k_max_pool2d_blocked_f32(const float *x, float *y, int64_t planes, int64_t block, int64_t h, int64_t w,
+                                 int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                                 int64_t dw, int64_t oh, int64_t ow);
+/* max_pool2d over a batched NCHW tensor (no indices) whose input may come, and output may
+ * go, in the convolution library's layout (layout: SC_CONV_IN/OUT_KERNEL_LAYOUT, x and y
+ * then with a header): oneDNN's pooling for such a source, the kernel below otherwise. */
+int sc_k_max_pool2d_site_f32(void **site, const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t wd,
+                             int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                             int64_t oh, int64_t ow, int32_t layout);
 int sc_k_conv_transpose2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
                               int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                               int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow);

@@ -352,6 +352,92 @@ static void max_pool_planes(void *arg, int64_t begin, int64_t end) {
   }
 }
 
+/* The same over planes of pixels that are vectors of B channels (oneDNN's nChw8c and
+ * nChw16c layouts, B 8 or 16; NHWC, B the channels), the lanes innermost: each tap is one
+ * vector select per output pixel. */
+static inline void max_pool_blocked(const max_pool_job *j, int64_t begin, int64_t end, int64_t B) {
+  int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
+  for (int64_t p = begin; p < end; p++) {
+    const float *xp = j->x + p * h * w * B;
+    for (int64_t oy = 0; oy < oh; oy++) {
+      float *yr = j->y + (p * oh + oy) * ow * B;
+      for (int64_t e = 0; e < ow * B; e++) yr[e] = -INFINITY;
+      for (int64_t i = 0; i < j->kh; i++) {
+        int64_t iy = oy * j->sh - j->ph + i * j->dh;
+        if (iy < 0 || iy >= h) continue;
+        const float *xr = xp + iy * w * B;
+        for (int64_t k = 0; k < j->kw; k++) {
+          int64_t off = k * j->dw - j->pw;
+          int64_t lo = off >= 0 ? 0 : (-off + j->sw - 1) / j->sw;
+          int64_t hi = w - 1 - off < 0 ? -1 : (w - 1 - off) / j->sw;
+          if (hi > ow - 1) hi = ow - 1;
+          for (int64_t ox = lo; ox <= hi; ox++) {
+            const float *src = xr + (ox * j->sw + off) * B;
+            float *dst = yr + ox * B;
+            for (int64_t l = 0; l < B; l++) {
+              float v = src[l], b = dst[l];
+              dst[l] = (v > b || v != v) && b == b ? v : b;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* The same with AVX2, 8 lanes a vector: max, then the running maximum kept where it is
+ * NaN (vmaxps returns its second operand, the new value, when either is NaN). */
+__attribute__((target("avx2"))) static void max_pool_blocked_avx2(const max_pool_job *j, int64_t begin, int64_t end,
+                                                                   int64_t B) {
+  int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
+  const __m256 low = _mm256_set1_ps(-INFINITY);
+  for (int64_t p = begin; p < end; p++) {
+    const float *xp = j->x + p * h * w * B;
+    for (int64_t oy = 0; oy < oh; oy++) {
+      float *yr = j->y + (p * oh + oy) * ow * B;
+      for (int64_t e = 0; e < ow * B; e += 8) _mm256_storeu_ps(yr + e, low);
+      for (int64_t i = 0; i < j->kh; i++) {
+        int64_t iy = oy * j->sh - j->ph + i * j->dh;
+        if (iy < 0 || iy >= h) continue;
+        const float *xr = xp + iy * w * B;
+        for (int64_t k = 0; k < j->kw; k++) {
+          int64_t off = k * j->dw - j->pw;
+          int64_t lo = off >= 0 ? 0 : (-off + j->sw - 1) / j->sw;
+          int64_t hi = w - 1 - off < 0 ? -1 : (w - 1 - off) / j->sw;
+          if (hi > ow - 1) hi = ow - 1;
+          for (int64_t ox = lo; ox <= hi; ox++) {
+            const float *src = xr + (ox * j->sw + off) * B;
+            float *dst = yr + ox * B;
+            for (int64_t l = 0; l < B; l += 8) {
+              __m256 b = _mm256_loadu_ps(dst + l), m = _mm256_max_ps(b, _mm256_loadu_ps(src + l));
+              _mm256_storeu_ps(dst + l, _mm256_blendv_ps(m, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q)));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+typedef struct vector_pool_job {
+  max_pool_job pool;
+  int64_t lanes;
+} vector_pool_job;
+
+static void max_pool_vectors(void *arg, int64_t begin, int64_t end) {
+  const vector_pool_job *v = arg;
+  if (v->lanes % 8 == 0 && sc_rt_has_avx2()) max_pool_blocked_avx2(&v->pool, begin, end, v->lanes);
+  else max_pool_blocked(&v->pool, begin, end, v->lanes);
+}
+
+void sc_k_max_pool2d_blocked_f32(const float *x, float *y, int64_t planes, int64_t block, int64_t h, int64_t w,
+                                 int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                                 int64_t dw, int64_t oh, int64_t ow) {
+  vector_pool_job j = {{x, y, NULL, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow}, block};
+  int64_t per_plane = oh * ow * kh * kw * block;
+  sc_rt_parallel_for(max_pool_vectors, &j, planes, per_plane > 0 ? 65536 / per_plane + 1 : planes);
+}
+
 void sc_k_max_pool2d_f32(const float *x, float *y, int64_t *indices, int64_t nc, int64_t h, int64_t w, int64_t kh,
                          int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh,
                          int64_t ow) {

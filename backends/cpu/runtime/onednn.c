@@ -43,6 +43,7 @@
   X(dnnl_memory_create)                                                                                               \
   X(dnnl_memory_destroy)                                                                                              \
   X(dnnl_dilated_convolution_forward_desc_init)                                                                       \
+  X(dnnl_pooling_v2_forward_desc_init)                                                                                \
   X(dnnl_inner_product_forward_desc_init)                                                                             \
   X(dnnl_primitive_attr_create)                                                                                       \
   X(dnnl_primitive_attr_destroy)                                                                                      \
@@ -237,14 +238,22 @@ static bool make_plan(plan *p, const conv_shape *k, const dnnl_memory_desc_t *sr
   return finish_plan(p, pd, dst_capacity);
 }
 
+/* A primitive descriptor's memory descriptor `what`, all zeros (0 bytes) when it has none. */
+static dnnl_memory_desc_t query_md(const_dnnl_primitive_desc_t pd, dnnl_query_t what) {
+  const dnnl_memory_desc_t *md = dnnl.dnnl_primitive_desc_query_md(pd, what, 0);
+  dnnl_memory_desc_t none;
+  memset(&none, 0, sizeof none);
+  return md ? *md : none;
+}
+
 /* The memory descriptors, primitive and reorders of a plan whose user layouts are set,
  * from its primitive descriptor (destroyed here). */
 static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity) {
   bool ok;
-  p->src_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-  p->dst_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0);
-  p->weights_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
-  p->scratch_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  p->src_md = query_md(pd, dnnl_query_src_md);
+  p->dst_md = query_md(pd, dnnl_query_dst_md);
+  p->weights_md = query_md(pd, dnnl_query_weights_md); /* a pooling's: empty, 0 bytes */
+  p->scratch_md = query_md(pd, dnnl_query_scratchpad_md);
   p->src_bytes = dnnl.dnnl_memory_desc_get_size(&p->src_md);
   p->dst_bytes = dnnl.dnnl_memory_desc_get_size(&p->dst_md);
   p->weights_bytes = dnnl.dnnl_memory_desc_get_size(&p->weights_md);
@@ -337,10 +346,10 @@ static int run_plan(const plan *p, const float *laid, const float *x, const floa
   rc = NOT_RAN; /* until everything below succeeds */
   dnnl_memory_t src = wrap(&cm, &p->src_md, src_buf ? src_buf : x);
   dnnl_memory_t dst = wrap(&cm, &p->dst_md, dst_buf ? dst_buf : y);
-  dnnl_memory_t weights = wrap(&cm, &p->weights_md, laid ? laid : w_buf ? w_buf : w);
+  dnnl_memory_t weights = p->weights_bytes ? wrap(&cm, &p->weights_md, laid ? laid : w_buf ? w_buf : w) : NULL;
   dnnl_memory_t b = bias ? wrap(&cm, &p->bias_md, bias) : NULL;
   dnnl_memory_t sp = p->scratch_bytes ? wrap(&cm, &p->scratch_md, scratch) : NULL;
-  if (!src || !dst || !weights || (bias && !b) || (p->scratch_bytes && !sp)) goto done;
+  if (!src || !dst || (p->weights_bytes && !weights) || (bias && !b) || (p->scratch_bytes && !sp)) goto done;
   if (p->src_in) {
     dnnl_memory_t user = wrap(&cm, &p->src_user, x);
     if (!user || !reorder(p->src_in, user, src)) goto done;
@@ -352,7 +361,7 @@ static int run_plan(const plan *p, const float *laid, const float *x, const floa
   dnnl_exec_arg_t args[5];
   int nargs = 0;
   args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, src};
-  args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, weights};
+  if (weights) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, weights}; /* none for a pooling */
   args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_DST, dst};
   if (b) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, b};
   if (sp) args[nargs++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, sp};
@@ -406,8 +415,9 @@ static bool make_conv_plan(plan *p, const conv_shape *k) {
 /* Finds or makes the site's plan for key and runs it: RAN, NOT_RAN or OUT_OF_MEMORY.
  * *ran: the site's plan that ran (NULL for one made for this call alone, whose output is
  * never left in the kernel's layout). */
-static int run_site(site *s, const conv_shape *key, int32_t weights_constant, const float *x, const float *w,
-                    const float *bias, const float *residual, float *y, plan_maker make, const plan **ran) {
+/* The site's plan for key, made now when the site has room: NULL when it has none or the
+ * plan cannot be made. */
+static const plan *site_plan(site *s, const conv_shape *key, int32_t weights_constant, const float *w, plan_maker make) {
   const plan *found = NULL;
   pthread_mutex_lock(&s->lock);
   for (int i = 0; i < s->n_plans && !found; i++)
@@ -423,6 +433,12 @@ static int run_site(site *s, const conv_shape *key, int32_t weights_constant, co
     }
   }
   pthread_mutex_unlock(&s->lock);
+  return found;
+}
+
+static int run_site(site *s, const conv_shape *key, int32_t weights_constant, const float *x, const float *w,
+                    const float *bias, const float *residual, float *y, plan_maker make, const plan **ran) {
+  const plan *found = site_plan(s, key, weights_constant, w, make);
   int rc = NOT_RAN;
   if (found) {
     /* constant weights laid out from another pointer are laid out again per call */
@@ -534,6 +550,128 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   sc_rt_free(plain);
   sc_rt_free(plain_residual);
   return rc;
+}
+
+/* ---- max pooling of a tensor in the kernel's layout ----
+ *
+ * Between resnet's stem convolution and its first block sits a 3x3 max pool.  When its
+ * input came in the kernel's blocked layout, oneDNN's pooling reads it there and writes
+ * its output so too, for the convolutions after it (cg_conv_layout.c): no reorder to NCHW
+ * and back, and the blocked channels are the vector lanes (resnet18 at batch 8, one core,
+ * AVX2: the pool and its two reorders took 13.6 ms; see docs/benchmarks.md).  A source
+ * in NCHW takes the built-in kernel (pool.c). */
+
+/* The layouts the built-in kernel pools where they are: each pixel a vector of channels. */
+static const dnnl_format_tag_t vector_layouts[3] = {dnnl_aBcd8b, dnnl_aBcd16b, dnnl_acdb}; /* nChw8c, nChw16c, NHWC */
+
+/* Which of vector_layouts md is, or -1. */
+static int vector_layout(const dnnl_memory_desc_t *md, int64_t n, int64_t c, int64_t h, int64_t w) {
+  dnnl_dims_t dims = {n, c, h, w};
+  for (int i = 0; i < 3; i++) {
+    dnnl_memory_desc_t blocked;
+    if (dnnl.dnnl_memory_desc_init_by_tag(&blocked, 4, dims, dnnl_f32, vector_layouts[i]) == dnnl_success &&
+        dnnl.dnnl_memory_desc_equal(&blocked, md))
+      return i;
+  }
+  return -1;
+}
+
+/* The built-in kernel's "plan" (groups -2, o the index in vector_layouts): only the
+ * output's layout, the source's, which the header of the pooled tensor names. */
+static bool make_blocked_pool_plan(plan *p, const conv_shape *k) {
+  memset(p, 0, sizeof *p);
+  p->key = *k;
+  dnnl_dims_t dst = {k->n, k->c, k->oh, k->ow};
+  if (dnnl.dnnl_memory_desc_init_by_tag(&p->dst_md, 4, dst, dnnl_f32, vector_layouts[k->o]) != dnnl_success)
+    return false;
+  int64_t block = SC_KERNEL_LAYOUT_CHANNELS;
+  p->dst_bytes = dnnl.dnnl_memory_desc_get_size(&p->dst_md);
+  p->dst_in_kernel_layout = true;
+  return p->dst_bytes <= (size_t)(k->n * ((k->c + block - 1) / block * block) * k->oh * k->ow) * sizeof(float);
+}
+
+/* A plan for the key's pooling (groups -1) of a source in the key's layout. */
+static bool make_pool_plan(plan *p, const conv_shape *k) {
+  memset(p, 0, sizeof *p);
+  p->key = *k;
+  dnnl_dims_t dst = {k->n, k->c, k->oh, k->ow};
+  dnnl_dims_t strides = {k->sh, k->sw}, kernel = {k->kh, k->kw}, dilation = {k->dh - 1, k->dw - 1}, pad_l = {k->ph, k->pw};
+  dnnl_dims_t pad_r = {(k->oh - 1) * k->sh + (k->kh - 1) * k->dh + 1 - k->h - k->ph,
+                       (k->ow - 1) * k->sw + (k->kw - 1) * k->dw + 1 - k->w - k->pw};
+  p->src_user = *(const dnnl_memory_desc_t *)k->src_layout;
+  dnnl_memory_desc_t dst_any;
+  dnnl_pooling_v2_desc_t pool;
+  if (dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 4, dst, dnnl_f32, dnnl_nchw) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+      dnnl.dnnl_pooling_v2_forward_desc_init(&pool, dnnl_forward_inference, dnnl_pooling_max, &p->src_user, &dst_any,
+                                             strides, kernel, dilation, pad_l, pad_r) != dnnl_success)
+    return false;
+  dnnl_primitive_attr_t attr;
+  if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+  dnnl_primitive_desc_t pd = NULL;
+  if (dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
+      dnnl.dnnl_primitive_desc_create(&pd, &pool, attr, dnnl.engine, NULL) != dnnl_success)
+    pd = NULL;
+  dnnl.dnnl_primitive_attr_destroy(attr);
+  int64_t block = SC_KERNEL_LAYOUT_CHANNELS;
+  size_t capacity = k->dst_layout ? (size_t)(k->n * ((k->c + block - 1) / block * block) * k->oh * k->ow) * sizeof(float) : 0;
+  return pd && finish_plan(p, pd, capacity);
+}
+
+int sc_k_max_pool2d_site_f32(void **slot, const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t wd,
+                             int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                             int64_t oh, int64_t ow, int32_t layout) {
+  pthread_once(&once, load);
+  const dnnl_memory_desc_t *src_layout = NULL;
+  if (layout & SC_CONV_IN_KERNEL_LAYOUT) {
+    src_layout = *(const dnnl_memory_desc_t *const *)x;
+    x = (const float *)((const char *)x + SC_KERNEL_LAYOUT_HEADER);
+  }
+  const dnnl_memory_desc_t **dst_header = NULL;
+  if (layout & SC_CONV_OUT_KERNEL_LAYOUT) {
+    dst_header = (const dnnl_memory_desc_t **)y;
+    *dst_header = NULL; /* NCHW unless written in the plan's layout below */
+    y = (float *)((char *)y + SC_KERNEL_LAYOUT_HEADER);
+  }
+  int rc = NOT_RAN;
+  /* only a source in the kernel's layout came from oneDNN, which is then loaded */
+  if (src_layout && (thread_stream || dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) ==
+                                          dnnl_success)) {
+    site *s = site_of(slot);
+    int threads = openmp_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
+    if (callers != threads) dnnl.omp_set_num_threads(threads);
+    conv_shape key = {.n = n, .c = c, .h = h, .w = wd, .o = c, .kh = kh, .kw = kw, .sh = sh, .sw = sw, .ph = ph,
+                      .pw = pw, .dh = dh, .dw = dw, .groups = -1, .oh = oh, .ow = ow, .threads = threads,
+                      .src_layout = (intptr_t)src_layout, .dst_layout = dst_header != NULL};
+    const plan *ran = NULL;
+    /* nChw8c, nChw16c, NHWC into the same layout: the built-in kernel, which propagates NaN
+     * as ATen does (oneDNN's pooling took 8.1 ms for resnet18's at batch 8 on one core,
+     * AVX2; this kernel about 5 ms) */
+    int layout_index = vector_layout(src_layout, n, c, h, wd);
+    conv_shape own = key;
+    own.groups = -2;
+    own.o = layout_index;
+    const plan *blocked = s && layout_index >= 0 && dst_header ? site_plan(s, &own, 0, NULL, make_blocked_pool_plan) : NULL;
+    if (blocked) {
+      int64_t lanes = layout_index == 0 ? 8 : layout_index == 1 ? 16 : c;
+      int64_t planes = layout_index == 2 ? n : n * ((c + lanes - 1) / lanes);
+      sc_k_max_pool2d_blocked_f32(x, y, planes, lanes, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
+      rc = RAN;
+      ran = blocked;
+    } else if (s) {
+      rc = run_site(s, &key, 0, x, NULL, NULL, NULL, y, make_pool_plan, &ran);
+    }
+    if (callers != threads) dnnl.omp_set_num_threads(callers);
+    if (rc == RAN && dst_header && ran && ran->dst_in_kernel_layout) *dst_header = &ran->dst_md;
+  }
+  float *plain = NULL;
+  if (rc == NOT_RAN && src_layout) { /* the built-in kernel reads NCHW */
+    if (!to_nchw(src_layout, x, n, c, h, wd, &plain)) rc = OUT_OF_MEMORY;
+    x = plain;
+  }
+  if (rc == NOT_RAN) sc_k_max_pool2d_f32(x, y, NULL, n * c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
+  sc_rt_free(plain);
+  return rc == OUT_OF_MEMORY ? SHAPEC_ERR_MEMORY : SHAPEC_OK;
 }
 
 /* ---- linear layers: y = x w^T + bias through oneDNN's inner product ---- */
