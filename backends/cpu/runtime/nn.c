@@ -286,10 +286,19 @@ typedef struct max_pool_job {
   int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
 } max_pool_job;
 
-/* The maximum only, no indices: per output row and kernel tap, the output columns whose
- * input column is inside the image are found first, so the inner loop has no bounds test
- * and no branch (a select), and vectorizes.  NaN propagates as in ATen: once a NaN is the
- * maximum, `v > best` is false for every later v. */
+/* Output columns lo..hi (none when hi < lo) of a kernel column k read input column
+ * ox * sw + *off inside the image: found once per row and tap, so the inner loops have no
+ * bounds test. */
+static void tap_columns(const max_pool_job *j, int64_t k, int64_t *off, int64_t *lo, int64_t *hi) {
+  *off = k * j->dw - j->pw;
+  *lo = *off >= 0 ? 0 : (-*off + j->sw - 1) / j->sw;
+  *hi = j->w - 1 - *off < 0 ? -1 : (j->w - 1 - *off) / j->sw;
+  if (*hi > j->ow - 1) *hi = j->ow - 1;
+}
+
+/* The maximum only, no indices: the inner loop has no branch (a select), and vectorizes.
+ * NaN propagates as in ATen: once a NaN is the maximum, `v > best` is false for every
+ * later v. */
 static void max_pool_values(const max_pool_job *j, int64_t begin, int64_t end) {
   int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
   for (int64_t p = begin; p < end; p++) {
@@ -302,10 +311,8 @@ static void max_pool_values(const max_pool_job *j, int64_t begin, int64_t end) {
         if (iy < 0 || iy >= h) continue;
         const float *xr = xp + iy * w;
         for (int64_t k = 0; k < j->kw; k++) {
-          int64_t off = k * j->dw - j->pw; /* input column of output column ox: ox*sw + off */
-          int64_t lo = off >= 0 ? 0 : (-off + j->sw - 1) / j->sw;
-          int64_t hi = w - 1 - off < 0 ? -1 : (w - 1 - off) / j->sw; /* last ox inside */
-          if (hi > ow - 1) hi = ow - 1;
+          int64_t off, lo, hi;
+          tap_columns(j, k, &off, &lo, &hi);
           const float *src = xr + off;
           int64_t sw = j->sw;
           for (int64_t ox = lo; ox <= hi; ox++) {
@@ -352,10 +359,33 @@ static void max_pool_planes(void *arg, int64_t begin, int64_t end) {
   }
 }
 
-/* The same over planes of pixels that are vectors of B channels (oneDNN's nChw8c and
- * nChw16c layouts, B 8 or 16; NHWC, B the channels), the lanes innermost: each tap is one
- * vector select per output pixel. */
-static inline void max_pool_blocked(const max_pool_job *j, int64_t begin, int64_t end, int64_t B) {
+/* Folds `pixels` source pixels, `step` floats apart, into as many consecutive output
+ * pixels, each a vector of B channels. */
+typedef void (*pixel_merge)(float *dst, const float *src, int64_t pixels, int64_t step, int64_t B);
+
+static void merge_pixels(float *dst, const float *src, int64_t pixels, int64_t step, int64_t B) {
+  for (int64_t px = 0; px < pixels; px++, dst += B, src += step)
+    for (int64_t l = 0; l < B; l++) {
+      float v = src[l], b = dst[l];
+      dst[l] = (v > b || v != v) && b == b ? v : b; /* NaN as in max_pool_values */
+    }
+}
+
+/* The same with AVX2 (B a multiple of 8): max, then the running maximum kept where it is
+ * NaN (vmaxps returns its second operand, the new value, when either is NaN). */
+__attribute__((target("avx2"))) static void merge_pixels_avx2(float *dst, const float *src, int64_t pixels,
+                                                               int64_t step, int64_t B) {
+  for (int64_t px = 0; px < pixels; px++, dst += B, src += step)
+    for (int64_t l = 0; l < B; l += 8) {
+      __m256 b = _mm256_loadu_ps(dst + l), m = _mm256_max_ps(b, _mm256_loadu_ps(src + l));
+      _mm256_storeu_ps(dst + l, _mm256_blendv_ps(m, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q)));
+    }
+}
+
+/* max_pool_values over planes of pixels that are vectors of B channels (oneDNN's nChw8c
+ * and nChw16c layouts, B 8 or 16; NHWC, B the channels), the lanes innermost: each tap is
+ * one vector select per output pixel. */
+static void max_pool_vector_planes(const max_pool_job *j, int64_t begin, int64_t end, int64_t B, pixel_merge merge) {
   int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
   for (int64_t p = begin; p < end; p++) {
     const float *xp = j->x + p * h * w * B;
@@ -365,54 +395,10 @@ static inline void max_pool_blocked(const max_pool_job *j, int64_t begin, int64_
       for (int64_t i = 0; i < j->kh; i++) {
         int64_t iy = oy * j->sh - j->ph + i * j->dh;
         if (iy < 0 || iy >= h) continue;
-        const float *xr = xp + iy * w * B;
         for (int64_t k = 0; k < j->kw; k++) {
-          int64_t off = k * j->dw - j->pw;
-          int64_t lo = off >= 0 ? 0 : (-off + j->sw - 1) / j->sw;
-          int64_t hi = w - 1 - off < 0 ? -1 : (w - 1 - off) / j->sw;
-          if (hi > ow - 1) hi = ow - 1;
-          for (int64_t ox = lo; ox <= hi; ox++) {
-            const float *src = xr + (ox * j->sw + off) * B;
-            float *dst = yr + ox * B;
-            for (int64_t l = 0; l < B; l++) {
-              float v = src[l], b = dst[l];
-              dst[l] = (v > b || v != v) && b == b ? v : b;
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/* The same with AVX2, 8 lanes a vector: max, then the running maximum kept where it is
- * NaN (vmaxps returns its second operand, the new value, when either is NaN). */
-__attribute__((target("avx2"))) static void max_pool_blocked_avx2(const max_pool_job *j, int64_t begin, int64_t end,
-                                                                   int64_t B) {
-  int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
-  const __m256 low = _mm256_set1_ps(-INFINITY);
-  for (int64_t p = begin; p < end; p++) {
-    const float *xp = j->x + p * h * w * B;
-    for (int64_t oy = 0; oy < oh; oy++) {
-      float *yr = j->y + (p * oh + oy) * ow * B;
-      for (int64_t e = 0; e < ow * B; e += 8) _mm256_storeu_ps(yr + e, low);
-      for (int64_t i = 0; i < j->kh; i++) {
-        int64_t iy = oy * j->sh - j->ph + i * j->dh;
-        if (iy < 0 || iy >= h) continue;
-        const float *xr = xp + iy * w * B;
-        for (int64_t k = 0; k < j->kw; k++) {
-          int64_t off = k * j->dw - j->pw;
-          int64_t lo = off >= 0 ? 0 : (-off + j->sw - 1) / j->sw;
-          int64_t hi = w - 1 - off < 0 ? -1 : (w - 1 - off) / j->sw;
-          if (hi > ow - 1) hi = ow - 1;
-          for (int64_t ox = lo; ox <= hi; ox++) {
-            const float *src = xr + (ox * j->sw + off) * B;
-            float *dst = yr + ox * B;
-            for (int64_t l = 0; l < B; l += 8) {
-              __m256 b = _mm256_loadu_ps(dst + l), m = _mm256_max_ps(b, _mm256_loadu_ps(src + l));
-              _mm256_storeu_ps(dst + l, _mm256_blendv_ps(m, b, _mm256_cmp_ps(b, b, _CMP_UNORD_Q)));
-            }
-          }
+          int64_t off, lo, hi;
+          tap_columns(j, k, &off, &lo, &hi);
+          if (hi >= lo) merge(yr + lo * B, xp + (iy * w + lo * j->sw + off) * B, hi - lo + 1, j->sw * B, B);
         }
       }
     }
@@ -426,8 +412,8 @@ typedef struct vector_pool_job {
 
 static void max_pool_vectors(void *arg, int64_t begin, int64_t end) {
   const vector_pool_job *v = arg;
-  if (v->lanes % 8 == 0 && sc_rt_has_avx2()) max_pool_blocked_avx2(&v->pool, begin, end, v->lanes);
-  else max_pool_blocked(&v->pool, begin, end, v->lanes);
+  bool avx2 = v->lanes % 8 == 0 && sc_rt_has_avx2();
+  max_pool_vector_planes(&v->pool, begin, end, v->lanes, avx2 ? merge_pixels_avx2 : merge_pixels);
 }
 
 void sc_k_max_pool2d_blocked_f32(const float *x, float *y, int64_t planes, int64_t block, int64_t h, int64_t w,

@@ -480,6 +480,23 @@ static bool to_nchw(const dnnl_memory_desc_t *md, const float *data, int64_t n, 
   return ok;
 }
 
+/* Tensors passed between convolutions (and max pools) come in a buffer with a header
+ * naming their layout, then the elements (runtime_abi.h).  The layout a source came in
+ * (NULL: NCHW); *data moves past the header. */
+static const dnnl_memory_desc_t *source_layout(const float **data) {
+  const dnnl_memory_desc_t *md = *(const dnnl_memory_desc_t *const *)*data;
+  *data = (const float *)((const char *)*data + SC_KERNEL_LAYOUT_HEADER);
+  return md;
+}
+
+/* An output's header, set to NCHW until a plan writes its own layout; *data moves past it. */
+static const dnnl_memory_desc_t **output_header(float **data) {
+  const dnnl_memory_desc_t **header = (const dnnl_memory_desc_t **)*data;
+  *header = NULL;
+  *data = (float *)((char *)*data + SC_KERNEL_LAYOUT_HEADER);
+  return header;
+}
+
 /* The built-in kernel's residual: y = act(y + residual), the residual in NCHW. */
 static void add_residual(float *y, const float *residual, int64_t count, int32_t act) {
   for (int64_t e = 0; e < count; e++) y[e] += residual[e];
@@ -491,26 +508,16 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
                          int64_t ow, int32_t act, const float *residual, int32_t layout) {
   pthread_once(&once, load);
-  /* tensors passed between convolutions: a header naming the layout, then the elements (runtime_abi.h) */
-  const dnnl_memory_desc_t *src_layout = NULL;
-  if (layout & SC_CONV_IN_KERNEL_LAYOUT) {
-    src_layout = *(const dnnl_memory_desc_t *const *)x;
-    x = (const float *)((const char *)x + SC_KERNEL_LAYOUT_HEADER);
-  }
+  const dnnl_memory_desc_t *src_layout = layout & SC_CONV_IN_KERNEL_LAYOUT ? source_layout(&x) : NULL;
   const dnnl_memory_desc_t **dst_header = NULL;
   size_t dst_capacity = 0;
   if (layout & SC_CONV_OUT_KERNEL_LAYOUT) {
-    dst_header = (const dnnl_memory_desc_t **)y;
-    *dst_header = NULL; /* NCHW unless written in a plan's layout below */
-    y = (float *)((char *)y + SC_KERNEL_LAYOUT_HEADER);
+    dst_header = output_header(&y);
     int64_t block = SC_KERNEL_LAYOUT_CHANNELS;
     dst_capacity = (size_t)(n * ((o + block - 1) / block * block) * oh * ow) * sizeof(float);
   }
-  const dnnl_memory_desc_t *residual_layout = NULL;
-  if (residual && (layout & SC_CONV_RESIDUAL_KERNEL_LAYOUT)) {
-    residual_layout = *(const dnnl_memory_desc_t *const *)residual;
-    residual = (const float *)((const char *)residual + SC_KERNEL_LAYOUT_HEADER);
-  }
+  const dnnl_memory_desc_t *residual_layout =
+      residual && (layout & SC_CONV_RESIDUAL_KERNEL_LAYOUT) ? source_layout(&residual) : NULL;
   int64_t macs = n * o * oh * ow * (c / (groups > 0 ? groups : 1)) * kh * kw;
   /* a source in the kernel's layout came from oneDNN, which must read it (or put it back in NCHW) */
   bool use = src_layout || residual_layout || (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS);
@@ -622,17 +629,8 @@ int sc_k_max_pool2d_site_f32(void **slot, const float *x, float *y, int64_t n, i
                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
                              int64_t oh, int64_t ow, int32_t layout) {
   pthread_once(&once, load);
-  const dnnl_memory_desc_t *src_layout = NULL;
-  if (layout & SC_CONV_IN_KERNEL_LAYOUT) {
-    src_layout = *(const dnnl_memory_desc_t *const *)x;
-    x = (const float *)((const char *)x + SC_KERNEL_LAYOUT_HEADER);
-  }
-  const dnnl_memory_desc_t **dst_header = NULL;
-  if (layout & SC_CONV_OUT_KERNEL_LAYOUT) {
-    dst_header = (const dnnl_memory_desc_t **)y;
-    *dst_header = NULL; /* NCHW unless written in the plan's layout below */
-    y = (float *)((char *)y + SC_KERNEL_LAYOUT_HEADER);
-  }
+  const dnnl_memory_desc_t *src_layout = layout & SC_CONV_IN_KERNEL_LAYOUT ? source_layout(&x) : NULL;
+  const dnnl_memory_desc_t **dst_header = layout & SC_CONV_OUT_KERNEL_LAYOUT ? output_header(&y) : NULL;
   int rc = NOT_RAN;
   /* only a source in the kernel's layout came from oneDNN, which is then loaded */
   if (src_layout && (thread_stream || dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) ==
