@@ -102,11 +102,3 @@ void tu_assert_diag(sc_ctx *ctx, sc_diag_code code, const char *path) {
   if (path) ck_assert_msg(d->path && strcmp(d->path, path) == 0, "SC%04d: expected path %s, got %s", (int)code, path,
                           d->path ? d->path : "(none)");
 }
-
-int tu_run(Suite *s) {
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? 1 : 0;
-}

@@ -10,6 +10,7 @@
 #include "lib/base/context.h"
 #include "lib/frontend/model_reader.h"
 #include "lib/frontend/spec_reader.h"
+#include "run_suite.h"
 
 /* Reads SHAPEC_SOURCE_DIR/relpath into a heap string (fails the test if missing). */
 char *tu_read_source(const char *relpath, size_t *len);
@@ -24,7 +25,5 @@ void tu_mutate(cJSON *root, const char *path, const char *json_value);
 sc_program *tu_read_model_tree(sc_ctx *ctx, cJSON *root);
 /* Asserts that ctx holds an error with this code and, when path is not NULL, this path. */
 void tu_assert_diag(sc_ctx *ctx, sc_diag_code code, const char *path);
-/* Runs a suite and returns the process exit status. */
-int tu_run(Suite *s);
 
 #endif

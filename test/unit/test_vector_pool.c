@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "backends/cpu/runtime/kernels.h"
+#include "run_suite.h"
 
 static float value(unsigned *state) {
   *state = *state * 1103515245u + 12345u;
@@ -80,9 +81,5 @@ int main(void) {
   tcase_add_test(tc, test_matches_planes);
   tcase_add_test(tc, test_nan_wins);
   suite_add_tcase(s, tc);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return tu_run(s);
 }
