@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""fit_erf.py - the rational approximation of erf that backends/llvm/cg_elementwise.c inlines
-for float32: erf(x) = x * P(x^2) / Q(x^2) on [0, 4], Q(0) = 1, fitted by least squares with
-relative weights, reweighted by 1/Q a few times.  Prints the max error of each degree pair,
-evaluated in float32 as the generated code does, and the chosen (5, 5) coefficients.
+"""fit_erf.py - the rational approximation of erf in backends/llvm/erf_fit.h, which the generated
+loops and the runtime's GELU use for float32: erf(x) = x * P(x^2) / Q(x^2) on [0, 4],
+Q(0) = 1, fitted by least squares with relative weights, reweighted by 1/Q a few times.
+Prints the max error of each degree pair, evaluated in float32 as the generated code does,
+and the chosen (5, 5) coefficients.
 
 usage: /usr/bin/python3 scripts/fit_erf.py       (NumPy)"""
 import math

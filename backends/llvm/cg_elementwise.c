@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "erf_fit.h"
 #include "lib/base/strbuf.h"
 #include "lower.h"
 
@@ -306,29 +307,27 @@ static LLVMValueRef fconst(LLVMTypeRef t, double v) { return LLVMConstReal(t, v)
 
 static LLVMValueRef clamp_f(cg *g, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef hi);
 
-/* erf in float32 without a library call: x * P(x^2) / Q(x^2), x clamped to +-3.92 (past
- * it float32's erf is +-1), the result clamped to [-1, 1].  P and Q (degree 5 each) were
- * fitted for shapec by weighted least squares on [0, 4] (scripts/fit_erf.py); the error is
- * at most 3.8e-7 relative, about 3 ulp, and NaN stays NaN.  Ten multiply-adds and a
- * division vectorize: libmvec's erff cost four times the memory traffic of a gelu.  The
- * multiply-adds are fused where the CPU has FMA (the gelu chain on one core: 11.1 ->
- * 10.1 ms); a reciprocal estimate in place of the division was slower (10.6 ms). */
+/* erf in float32 without a library call (backends/llvm/erf_fit.h): ten multiply-adds and a
+ * division vectorize, where libmvec's erff cost four times the memory traffic of a gelu.
+ * The multiply-adds are fused where the CPU has FMA (the gelu chain on one core: 11.1 ->
+ * 10.1 ms); a reciprocal estimate in place of the division was slower (10.6 ms).  NaN
+ * stays NaN. */
 static LLVMValueRef erf_f32(cg *g, LLVMValueRef x) {
-  static const double p[6] = {1.1283791604544624, 0.18958481520972778, 0.052623299803227684,
-                              0.003727328004771996, 0.0002834318497660406, 2.0472670402348345e-06};
-  static const double q[6] = {1.0, 0.5013481076101874, 0.11375455598870446,
-                              0.01489108757358171, 0.0011522866720755532, 3.7990245853460874e-05};
+  const double *p = sc_erf_p, *q = sc_erf_q;
   LLVMTypeRef t = LLVMTypeOf(x);
-  LLVMValueRef xc = clamp_f(g, x, fconst(t, -3.92), fconst(t, 3.92));
+  LLVMValueRef xc = clamp_f(g, x, fconst(t, -SC_ERF_CLAMP), fconst(t, SC_ERF_CLAMP));
   LLVMValueRef x2 = LLVMBuildFMul(g->B, xc, xc, "x2");
-  LLVMValueRef num = fconst(t, p[5]), den = fconst(t, q[5]);
-  for (int i = 4; i >= 0; i--) { /* fused where the CPU has FMA: half the instructions */
+  LLVMValueRef num = fconst(t, p[SC_ERF_DEGREE]), den = fconst(t, q[SC_ERF_DEGREE]);
+  for (int i = SC_ERF_DEGREE - 1; i >= 0; i--) { /* fused where the CPU has FMA: half the instructions */
     LLVMValueRef pn[3] = {num, x2, fconst(t, p[i])}, qn[3] = {den, x2, fconst(t, q[i])};
     num = intrinsic_call(g, "llvm.fmuladd", pn, 3);
     den = intrinsic_call(g, "llvm.fmuladd", qn, 3);
   }
   LLVMValueRef r = LLVMBuildFDiv(g->B, LLVMBuildFMul(g->B, xc, num, "xp"), den, "erf");
-  return clamp_f(g, r, fconst(t, -1), fconst(t, 1));
+  r = clamp_f(g, r, fconst(t, -1), fconst(t, 1));
+  /* exactly +-1 past the clamp, where the fit is an ulp short: gelu(-inf) is NaN, as in ATen */
+  r = LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGE, x, fconst(t, SC_ERF_CLAMP), "sat"), fconst(t, 1), r, "hi1");
+  return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOLE, x, fconst(t, -SC_ERF_CLAMP), "sat"), fconst(t, -1), r, "lo1");
 }
 
 /* erf: inline for float32, libm's for float64. */

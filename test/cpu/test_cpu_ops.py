@@ -101,6 +101,9 @@ CASES = {
                     [f([4, 33])], [f([3, 65])], [[A, A]]),
     # erf and gelu are inline float32 rationals (cg_elementwise.c): far into the tails too
     "erf_wide": (lambda s, x: torch.erf(x * 3) + F.gelu(x * 5) - torch.erf(x * 0.001) * 1000, [f([4, 40])], [f([3, 77])], [[A, A]]),
+    # past the fit's clamp erf is exactly +-1: gelu(-inf) is NaN and gelu(-10) is 0, as in ATen
+    "gelu_infinities": (lambda s, x: F.gelu(x.masked_fill(x > 1.0, float("inf")).masked_fill(x < -1.0, float("-inf")) * 12),
+                        [f([4, 19])], [f([3, 41])], [[A, A]]),
     "activations": (lambda s, x: F.relu(x) + F.gelu(x) + F.gelu(x, approximate="tanh") + F.silu(x) + F.hardtanh(x, -0.5, 0.5)
                     + F.hardswish(x) + F.hardsigmoid(x) + F.leaky_relu(x, 0.1) + torch.clamp(x, min=-0.2), [f([2, 3, 5])], [f([3, 2, 7])], [[A, A, A]]),
     "max_min": (lambda s, x, y: torch.maximum(x, y) - torch.minimum(x, y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),

@@ -1,0 +1,25 @@
+/* erf_fit.h - the float32 erf that shapec computes without a library call, shared by the
+ * generated loops (backends/llvm/cg_elementwise.c) and the runtime's GELU
+ * (backends/cpu/runtime/nn.c), so a fused GELU and a layer's GELU give the same bits.
+ *
+ * erf(x) = x * P(x^2) / Q(x^2) for |x| < SC_ERF_CLAMP, the result clamped to [-1, 1];
+ * from the clamp on it is exactly +-1, as float32's erf is there.  P and Q (degree 5 each) were fitted by weighted
+ * least squares on [0, 4] (scripts/fit_erf.py): at most 3.8e-7 relative error, about 3
+ * ulp.  Coefficients lowest degree first. */
+#ifndef SC_ERF_FIT_H
+#define SC_ERF_FIT_H
+
+#define SC_ERF_DEGREE 5
+#define SC_ERF_CLAMP 3.92
+
+static const double sc_erf_p[SC_ERF_DEGREE + 1] = {1.1283791604544624,    0.18958481520972778,
+                                                   0.052623299803227684,  0.003727328004771996,
+                                                   0.0002834318497660406, 2.0472670402348345e-06};
+static const double sc_erf_q[SC_ERF_DEGREE + 1] = {1.0,
+                                                   0.5013481076101874,
+                                                   0.11375455598870446,
+                                                   0.01489108757358171,
+                                                   0.0011522866720755532,
+                                                   3.7990245853460874e-05};
+
+#endif
