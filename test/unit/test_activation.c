@@ -1,10 +1,12 @@
 /* The activations a convolution or linear layer applies after its product
- * (sc_k_activation_f32, backends/cpu/runtime/nn.c) against double-precision references:
+ * (sc_k_activation_f32, sc_k_linear_epilogue_f32, backends/cpu/runtime/nn.c) against
+ * double-precision references:
  * the exact GELU over its whole range, lengths that leave a tail after the 8-lane body and
  * one long enough to be split between threads, and the values torch gives at the edges
  * (gelu(-inf) and NaN are NaN, gelu(inf) is inf). */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +72,42 @@ START_TEST(test_relu_and_relu6) {
 }
 END_TEST
 
+/* A linear layer's epilogue in one pass: each row gets the bias, then the activation, then
+ * the residual, on rows whose length leaves a tail, and split between threads. */
+START_TEST(test_linear_epilogue) {
+  static const int32_t acts[] = {SC_ACT_GELU, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_NONE};
+  static const int64_t shapes[][2] = {{3, 13}, {5, 8}, {2000, 37}};
+  int cases = 0;
+  for (size_t a = 0; a < sizeof acts / sizeof *acts; a++)
+    for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++)
+      for (int parts = 0; parts < 4; parts++) { /* bit 0: a bias, bit 1: a residual */
+        int64_t rows = shapes[si][0], cols = shapes[si][1];
+        size_t bytes = sizeof(float) * (size_t)(rows * cols);
+        float *y = malloc(bytes), *x = malloc(bytes), *residual = malloc(bytes);
+        float *bias = malloc(sizeof(float) * (size_t)cols);
+        for (int64_t c = 0; c < cols; c++) bias[c] = -2.0f + 0.3f * (float)c;
+        for (int64_t e = 0; e < rows * cols; e++) {
+          x[e] = y[e] = -7.0f + (float)((e * 37) % 141) * 0.1f;
+          residual[e] = (float)(e % 11) - 5.0f;
+        }
+        bool with_bias = parts & 1, with_residual = parts & 2;
+        sc_k_linear_epilogue_f32(y, with_bias ? bias : NULL, with_residual ? residual : NULL, rows, cols, acts[a]);
+        for (int64_t e = 0; e < rows * cols; e++) {
+          double v = (double)(x[e] + (with_bias ? bias[e % cols] : 0.0f));
+          double want = acts[a] == SC_ACT_GELU ? gelu_reference(v) : acts[a] == SC_ACT_RELU ? (v > 0 ? v : 0)
+                        : acts[a] == SC_ACT_RELU6 ? (v < 0 ? 0 : v > 6 ? 6 : v) : v;
+          if (with_residual) want += residual[e];
+          ck_assert_msg(fabs(y[e] - want) <= 4e-7 * (fabs(v) + fabs(want)) + 1e-7,
+                        "act %d rows %lld cols %lld bias %d residual %d: [%lld] = %.9g, want %.9g", acts[a],
+                        (long long)rows, (long long)cols, with_bias, with_residual, (long long)e, y[e], want);
+        }
+        free(x), free(y), free(residual), free(bias);
+        cases++;
+      }
+  ck_assert_int_eq(cases, 4 * 3 * 4);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("activation");
   TCase *tc = tcase_create("core");
@@ -77,6 +115,7 @@ int main(void) {
   tcase_add_test(tc, test_gelu_tail_matches_body);
   tcase_add_test(tc, test_gelu_edges);
   tcase_add_test(tc, test_relu_and_relu6);
+  tcase_add_test(tc, test_linear_epilogue);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

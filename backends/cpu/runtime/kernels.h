@@ -153,6 +153,11 @@ int sc_k_linear_site_f32(void **site, int32_t weights_constant, const float *x, 
 /* y = act(y) over n elements (SC_ACT_*, runtime_abi.h): a linear layer's epilogue where
  * oneDNN did not compute the layer. */
 void sc_k_activation_f32(float *y, int64_t n, int32_t act);
+/* A linear layer's epilogue in one pass over its product y [rows, cols]:
+ * y = act(y + bias) + residual, bias [cols] broadcast over the rows, residual [rows, cols]
+ * (either NULL: none), act SC_ACT_*. */
+void sc_k_linear_epilogue_f32(float *y, const float *bias, const float *residual, int64_t rows, int64_t cols,
+                              int32_t act);
 
 /* ---- neural-network ops (nn.c) ---- */
 int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,

@@ -674,13 +674,6 @@ int sc_k_max_pool2d_site_f32(void **slot, const float *x, float *y, int64_t n, i
 
 /* ---- linear layers: y = x w^T + bias through oneDNN's inner product ---- */
 
-/* Whether a linear layer's GELU runs as the runtime's own pass after the product rather
- * than as oneDNN's gelu_erf post-op: the post-op made a 128x256x1024 layer 0.78 ms
- * instead of 0.65 alone on AVX2, one core, and the 1024-row one 6.2 instead of 5.2; the
- * runtime's GELU over the output takes 0.05 and 0.4 ms.  A residual added after the
- * GELU keeps both as post-ops, which run in that order. */
-static bool gelu_after_product(int act, bool has_residual) { return act == SC_ACT_GELU && !has_residual; }
-
 /* A plan for x [m, k] times w [n, k] transposed (the key's n, c and o); the weights in
  * the kernel's packed layout, the activations row-major. */
 static bool make_linear_plan(plan *p, const conv_shape *key) {
@@ -701,14 +694,12 @@ static bool make_linear_plan(plan *p, const conv_shape *key) {
   if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
   dnnl_post_ops_t post = NULL;
   bool ok = true;
-  /* written once, activated and the residual added while still in cache.  The residual
-   * comes as a sum post-op over an output that starts as a copy of it: oneDNN 2.6's brgemm
-   * kernels take no full-tensor binary post-op, and its gemm kernel that does was slower.
-   * A GELU with no residual after it runs after the product (gelu_after_product) */
-  bool act_post_op = key->act != SC_ACT_NONE && !gelu_after_product(key->act, key->has_residual);
-  if (act_post_op || key->has_residual) {
+  /* only where the output is the residual's own buffer (sc_k_linear_site_f32): the
+   * residual comes as a sum post-op over an output that holds it (oneDNN 2.6's brgemm
+   * kernels take no full-tensor binary post-op, and its gemm kernel that does was slower) */
+  if (key->act != SC_ACT_NONE || key->has_residual) {
     ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success;
-    if (ok && act_post_op)
+    if (ok && key->act != SC_ACT_NONE)
       ok = dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, key->act == SC_ACT_GELU ? dnnl_eltwise_gelu_erf : dnnl_eltwise_relu,
                                              0.0f, 0.0f) == dnnl_success;
     if (ok && key->has_residual) ok = dnnl.dnnl_post_ops_append_sum(post, 1.0f) == dnnl_success;
@@ -761,12 +752,22 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
   int threads = openmp_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   /* kh = 0 marks a linear layer's key; a site holds one kind */
-  conv_shape key = {.n = m, .c = k, .o = n, .act = act, .threads = threads, .has_bias = bias != NULL,
-                    .has_residual = residual != NULL};
-  int rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_linear_plan, NULL);
+  /* oneDNN computes the product alone, and the bias, activation and residual follow in
+   * one pass of the runtime's own (sc_k_linear_epilogue_f32) over the output, still in
+   * cache.  oneDNN's gemm-based inner product adds a bias in a pass of its own anyway,
+   * its gelu_erf post-op made a 128x256x1024 layer 0.78 ms instead of 0.65 on AVX2, one
+   * core (the runtime's GELU: 0.05 ms), and its sum post-op needs the residual copied into
+   * the output first.  Where the output is the residual's buffer, the product must add to
+   * it: post-ops then. */
+  bool own_epilogue = residual != y;
+  conv_shape key = {.n = m, .c = k, .o = n, .act = own_epilogue ? SC_ACT_NONE : act, .threads = threads,
+                    .has_bias = !own_epilogue && bias != NULL, .has_residual = !own_epilogue && residual != NULL};
+  int rc = run_site(s, &key, weights_constant, x, w, own_epilogue ? NULL : bias, own_epilogue ? NULL : residual, y,
+                    make_linear_plan, NULL);
   if (callers != threads) dnnl.omp_set_num_threads(callers);
   if (rc == NOT_RAN) return linear_builtin(x, w, bias, residual, y, m, n, k, act);
-  if (rc == RAN && gelu_after_product(act, residual != NULL)) sc_k_activation_f32(y, m * n, act);
+  if (rc == RAN && own_epilogue && (bias || residual || act != SC_ACT_NONE))
+    sc_k_linear_epilogue_f32(y, bias, residual, m, n, act);
   return rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
 }
 
