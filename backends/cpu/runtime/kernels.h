@@ -147,7 +147,7 @@ int sc_k_conv_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int32_t 
 
 /* y [m, n] = act(x [m, k] w^T (w [n, k]) + bias) + residual [m, n] (when not NULL), through
  * oneDNN's inner product with the weights packed once per site when constant (onednn.c),
- * else OpenBLAS. */
+ * else OpenBLAS.  y overlaps neither x nor the residual. */
 int sc_k_linear_site_f32(void **site, int32_t weights_constant, const float *x, const float *w, const float *bias,
                          float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual);
 /* y = act(y) over n elements (SC_ACT_*, runtime_abi.h): a linear layer's epilogue where

@@ -56,6 +56,7 @@
   X(dnnl_primitive_desc_create)                                                                                       \
   X(dnnl_primitive_desc_destroy)                                                                                      \
   X(dnnl_primitive_desc_query_md)                                                                                     \
+  X(dnnl_primitive_desc_query)                                                                                        \
   X(dnnl_reorder_primitive_desc_create)                                                                               \
   X(dnnl_primitive_create)                                                                                            \
   X(dnnl_primitive_destroy)                                                                                           \
@@ -132,6 +133,7 @@ typedef struct plan {
   size_t src_bytes, dst_bytes, weights_bytes, scratch_bytes;
   bool dst_in_kernel_layout; /* the output is written in dst_md for the next convolution */
   bool sums_residual;        /* the output starts as its residual (a sum post-op) */
+  bool epilogue_after;       /* a linear layer's bias, activation and residual follow the product (run_plan) */
   float *weights;            /* constant weights in weights_md, laid out once (NULL: per call) */
   const float *weights_from; /* the constant they were laid out from */
 } plan;
@@ -261,7 +263,7 @@ static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity) 
   /* the residual comes in the layout its producer wrote, or as the output would be without
    * the kernel's layout (NCHW, a linear layer's rows) */
   p->residual_user = p->key.residual_layout ? *(const dnnl_memory_desc_t *)p->key.residual_layout : p->dst_user;
-  p->sums_residual = p->key.has_residual;
+  p->sums_residual = p->key.has_residual && !p->epilogue_after;
   if (dst_capacity && p->dst_bytes <= dst_capacity) {
     p->dst_user = p->dst_md; /* the next convolution reads it as it is */
     p->dst_in_kernel_layout = true;
@@ -335,6 +337,8 @@ enum { RAN, NOT_RAN, OUT_OF_MEMORY }; /* NOT_RAN: the built-in kernel runs inste
 /* Runs p; laid: the constant weights already in p's layout, or NULL to lay w out for this call. */
 static int run_plan(const plan *p, const float *laid, const float *x, const float *w, const float *bias,
                     const float *residual, float *y) {
+  const float *after_bias = bias, *after_residual = residual;
+  if (p->epilogue_after) bias = residual = NULL; /* the product alone, then the runtime's pass */
   call_memory cm = {.n = 0};
   float *src_buf = NULL, *dst_buf = NULL, *w_buf = NULL, *scratch = NULL;
   int rc = OUT_OF_MEMORY;
@@ -377,7 +381,9 @@ static int run_plan(const plan *p, const float *laid, const float *x, const floa
     dnnl_memory_t user = wrap(&cm, &p->dst_user, y);
     if (!user || !reorder(p->dst_out, dst, user)) goto done;
   }
-  if (dnnl.dnnl_stream_wait(thread_stream) == dnnl_success) rc = RAN;
+  if (dnnl.dnnl_stream_wait(thread_stream) != dnnl_success) goto done;
+  rc = RAN;
+  if (p->epilogue_after) sc_k_linear_epilogue_f32(y, after_bias, after_residual, p->key.n, p->key.o, (int32_t)p->key.act);
 done:
   for (int i = 0; i < cm.n; i++) dnnl.dnnl_memory_destroy(cm.m[i]);
   sc_rt_free(src_buf);
@@ -674,36 +680,29 @@ int sc_k_max_pool2d_site_f32(void **slot, const float *x, float *y, int64_t n, i
 
 /* ---- linear layers: y = x w^T + bias through oneDNN's inner product ---- */
 
-/* A plan for x [m, k] times w [n, k] transposed (the key's n, c and o); the weights in
- * the kernel's packed layout, the activations row-major. */
-static bool make_linear_plan(plan *p, const conv_shape *key) {
-  memset(p, 0, sizeof *p);
-  p->key = *key;
-  dnnl_dims_t src = {key->n, key->c}, weights = {key->o, key->c}, dst = {key->n, key->o}, bias = {key->o};
+/* An inner product of x [m, k] and w [n, k] transposed, its bias, activation and residual
+ * as oneDNN's post-ops when `fused`, else the product alone: NULL when oneDNN has none. */
+static dnnl_primitive_desc_t linear_desc(plan *p, const conv_shape *key, bool fused) {
   dnnl_memory_desc_t weights_any;
+  dnnl_dims_t weights = {key->o, key->c};
   dnnl_inner_product_desc_t ip;
-  if (dnnl.dnnl_memory_desc_init_by_tag(&p->src_user, 2, src, dnnl_f32, dnnl_nc) != dnnl_success ||
-      dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 2, dst, dnnl_f32, dnnl_nc) != dnnl_success ||
-      dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 2, weights, dnnl_f32, dnnl_oi) != dnnl_success ||
-      dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) != dnnl_success ||
-      dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 2, weights, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+  if (dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 2, weights, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
       dnnl.dnnl_inner_product_forward_desc_init(&ip, dnnl_forward_inference, &p->src_user, &weights_any,
-                                                key->has_bias ? &p->bias_md : NULL, &p->dst_user) != dnnl_success)
-    return false;
+                                                fused && key->has_bias ? &p->bias_md : NULL, &p->dst_user) != dnnl_success)
+    return NULL;
   dnnl_primitive_attr_t attr;
-  if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return false;
+  if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
   dnnl_post_ops_t post = NULL;
   bool ok = true;
-  /* only where the output is the residual's own buffer (sc_k_linear_site_f32): the
-   * residual comes as a sum post-op over an output that holds it (oneDNN 2.6's brgemm
-   * kernels take no full-tensor binary post-op, and its gemm kernel that does was slower) */
-  if (key->act != SC_ACT_NONE || key->has_residual) {
+  /* the residual comes as a sum post-op over an output that starts as a copy of it: oneDNN
+   * 2.6's brgemm kernels take no full-tensor binary post-op, and its gemm kernel that does
+   * was slower */
+  if (fused && (key->act != SC_ACT_NONE || key->has_residual)) {
     ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success;
     if (ok && key->act != SC_ACT_NONE)
       ok = dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, key->act == SC_ACT_GELU ? dnnl_eltwise_gelu_erf : dnnl_eltwise_relu,
                                              0.0f, 0.0f) == dnnl_success;
     if (ok && key->has_residual) ok = dnnl.dnnl_post_ops_append_sum(post, 1.0f) == dnnl_success;
-    p->sums_residual = key->has_residual;
     ok = ok && dnnl.dnnl_primitive_attr_set_post_ops(attr, post) == dnnl_success;
   }
   dnnl_primitive_desc_t pd = NULL;
@@ -712,6 +711,38 @@ static bool make_linear_plan(plan *p, const conv_shape *key) {
     pd = NULL;
   if (post) dnnl.dnnl_post_ops_destroy(post);
   dnnl.dnnl_primitive_attr_destroy(attr);
+  return pd;
+}
+
+/* A plan for x [m, k] times w [n, k] transposed (the key's n, c and o); the weights in
+ * the kernel's packed layout, the activations row-major.  Where oneDNN's kernel is brgemm
+ * (AVX-512), the bias, activation and residual are its post-ops, applied in registers as
+ * it writes the output (the encoder's first FFN layer with its GELU 0.413 ms, 0.406
+ * without).  Its gemm-based kernel (AVX2) applies them in passes of its own after the
+ * product, where the runtime's one pass (sc_k_linear_epilogue_f32) is cheaper: a
+ * 128x256x1024 layer took 0.65 ms alone and 0.78 with oneDNN's gelu_erf, whose cost the
+ * runtime's GELU cuts to 0.05; a residual need not be copied into the output first, nor
+ * a bias added in a pass of its own (the encoder block at batch 1, one core, AVX2: 2.43
+ * -> 2.36 ms). */
+static bool make_linear_plan(plan *p, const conv_shape *key) {
+  memset(p, 0, sizeof *p);
+  p->key = *key;
+  dnnl_dims_t src = {key->n, key->c}, weights = {key->o, key->c}, dst = {key->n, key->o}, bias = {key->o};
+  if (dnnl.dnnl_memory_desc_init_by_tag(&p->src_user, 2, src, dnnl_f32, dnnl_nc) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 2, dst, dnnl_f32, dnnl_nc) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 2, weights, dnnl_f32, dnnl_oi) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) != dnnl_success)
+    return false;
+  bool epilogue = key->has_bias || key->act != SC_ACT_NONE || key->has_residual;
+  dnnl_primitive_desc_t pd = linear_desc(p, key, !epilogue);
+  const char *impl = NULL;
+  if (pd && epilogue && dnnl.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
+      strncmp(impl, "brgemm", 6) == 0) {
+    dnnl.dnnl_primitive_desc_destroy(pd);
+    pd = linear_desc(p, key, true);
+    epilogue = false;
+  }
+  p->epilogue_after = epilogue;
   return pd && finish_plan(p, pd, 0);
 }
 
@@ -752,22 +783,11 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
   int threads = openmp_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   /* kh = 0 marks a linear layer's key; a site holds one kind */
-  /* oneDNN computes the product alone, and the bias, activation and residual follow in
-   * one pass of the runtime's own (sc_k_linear_epilogue_f32) over the output, still in
-   * cache.  oneDNN's gemm-based inner product adds a bias in a pass of its own anyway,
-   * its gelu_erf post-op made a 128x256x1024 layer 0.78 ms instead of 0.65 on AVX2, one
-   * core (the runtime's GELU: 0.05 ms), and its sum post-op needs the residual copied into
-   * the output first.  Where the output is the residual's buffer, the product must add to
-   * it: post-ops then. */
-  bool own_epilogue = residual != y;
-  conv_shape key = {.n = m, .c = k, .o = n, .act = own_epilogue ? SC_ACT_NONE : act, .threads = threads,
-                    .has_bias = !own_epilogue && bias != NULL, .has_residual = !own_epilogue && residual != NULL};
-  int rc = run_site(s, &key, weights_constant, x, w, own_epilogue ? NULL : bias, own_epilogue ? NULL : residual, y,
-                    make_linear_plan, NULL);
+  conv_shape key = {.n = m, .c = k, .o = n, .act = act, .threads = threads, .has_bias = bias != NULL,
+                    .has_residual = residual != NULL};
+  int rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_linear_plan, NULL);
   if (callers != threads) dnnl.omp_set_num_threads(callers);
   if (rc == NOT_RAN) return linear_builtin(x, w, bias, residual, y, m, n, k, act);
-  if (rc == RAN && own_epilogue && (bias || residual || act != SC_ACT_NONE))
-    sc_k_linear_epilogue_f32(y, bias, residual, m, n, act);
   return rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
 }
 
