@@ -717,10 +717,10 @@ static dnnl_primitive_desc_t linear_desc(plan *p, const conv_shape *key, bool fu
 /* A plan for x [m, k] times w [n, k] transposed (the key's n, c and o); the weights in
  * the kernel's packed layout, the activations row-major.  Where oneDNN's kernel is brgemm
  * (AVX-512), the bias, activation and residual are its post-ops, applied in registers as
- * it writes the output (the encoder's first FFN layer with its GELU 0.413 ms, 0.406
- * without).  Its gemm-based kernel (AVX2) applies them in passes of its own after the
- * product, where the runtime's one pass (sc_k_linear_epilogue_f32) is cheaper: a
- * 128x256x1024 layer took 0.65 ms alone and 0.78 with oneDNN's gelu_erf, whose cost the
+ * it writes the output (the encoder block on one core: within 1.5% of the runtime's pass,
+ * either way, at batch 1 and 8).  Its gemm-based kernel (AVX2) applies them in passes of
+ * its own after the product, where the runtime's one pass (sc_k_linear_epilogue_f32) is
+ * cheaper: a 128x256x1024 layer took 0.65 ms alone and 0.78 with oneDNN's gelu_erf, whose cost the
  * runtime's GELU cuts to 0.05; a residual need not be copied into the output first, nor
  * a bias added in a pass of its own (the encoder block at batch 1, one core, AVX2: 2.43
  * -> 2.36 ms). */
