@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "backends/cpu/cold_split.h"
+#include "backends/cpu/stream_stores.h"
 #include "lib/base/phase.h"
 #include "backends/cpu/cpu_target.h"
 #include "backends/cpu/weights_object.h"
@@ -232,6 +233,7 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
     if (cold) LLVMDisposeModule(cold);
     return false;
   }
+  sc_mark_streaming_stores(g->M);
   LLVMMemoryBufferRef obj, cold_obj = NULL;
   t = sc_phase_start();
   bool emitted = !LLVMTargetMachineEmitToMemoryBuffer(g->tm, g->M, LLVMObjectFile, &err, &obj);

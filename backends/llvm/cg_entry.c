@@ -26,6 +26,8 @@ static void dl_dtype(sc_dtype dt, int *code, int *bits) {
 
 LLVMValueRef cg_elem_size(cg *g, sc_dtype dt) { return cg_i64(g, (int64_t)sc_dtype_size(dt)); }
 
+bool cg_has_avx512(const cg *g) { return !g->cuda && g->cpu_features && strstr(g->cpu_features, "avx512f"); }
+
 cg_value *cg_get(cg *g, const sc_value *v) {
   cg_value *cv = sc_strmap_get(&g->values, v->name);
   if (!cv) {

@@ -219,6 +219,11 @@ LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes);
 /* Sets dims and numel of a value from its analysed shape. */
 void cg_set_dims(cg *g, cg_value *cv);
 LLVMValueRef cg_elem_size(cg *g, sc_dtype dt);
+/* Whether the library computes on a CPU with AVX-512F (512-bit loops, streaming stores). */
+bool cg_has_avx512(const cg *g);
+/* Marks outlined loops whose line-aligned vector stores stream past the caches; the CPU
+ * target sets the stores' !nontemporal after optimization (cpu_target.c). */
+#define CG_STREAM_ATTR "shapec-stream-stores"
 
 /* Stores a data-dependent value (item(), a nonzero count) as its unbacked symbol, checks
  * its range and the runtime asserts that were waiting for it. */

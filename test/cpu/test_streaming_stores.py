@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Large elementwise outputs streamed past the caches: the streaming variant of a fused
+loop (backends/llvm/cg_elementwise.c) and the pass that makes its stores non-temporal
+(backends/cpu/stream_stores.c).
+
+The model is the benchmarks' chain gelu(x * w + b) + x (tools/shapec_tools/zoo.py).
+- Code: built for an AVX-512 CPU (--cpu skylake-avx512) with a dynamic batch, the library
+  has 64-byte streaming stores (vmovntps on zmm registers), prefetches and a store fence;
+  built for an AVX2 CPU (haswell) it has none; with a static shape of 1 MB none either, and
+  with a static shape of 34 MB the streaming loop only.
+- Numbers, on this machine's CPU: a call whose output is 32 MB or more (the streaming
+  variant, where the CPU has AVX-512) gives the same bits, row for row, as calls on 100
+  rows at a time (1.6 MB: the cached variant), and agrees with PyTorch eager.  Two row
+  lengths: 4100 floats (rows start at each 16-byte offset within a cache line, so the
+  unaligned head of each row varies) and 300 (between one block of 256 and two).
+Exit 77 without PyTorch.
+
+usage: test_streaming_stores.py SHAPEC SOURCE_DIR"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+try:
+    import numpy as np
+    import torch
+except ImportError:
+    print("skipped: PyTorch is not installed (apt-get install python3-torch)")
+    sys.exit(77)
+
+shapec, src = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(src, "tools"))
+from shapec_tools.convert import convert  # noqa: E402
+from shapec_tools.model_library import ModelLibrary  # noqa: E402
+from shapec_tools.zoo import Chain  # noqa: E402
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok - " if ok else "not ok - ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def export(model_json, out, *args):
+    r = subprocess.run([shapec, "export", model_json, "-o", out, "-q", *args], capture_output=True, text=True)
+    check(r.returncode == 0, f"export {os.path.basename(out)} {' '.join(args)}" + (f": {r.stderr[-400:]}" if r.returncode else ""))
+    return os.path.join(out, "model.so")
+
+
+def disassembly(lib):
+    return subprocess.run(["objdump", "-d", "--no-show-raw-insn", lib], capture_output=True, text=True, check=True).stdout
+
+
+def streaming_code(text):
+    """(64-byte streaming stores, prefetches, store fences) in a disassembly."""
+    return (len(re.findall(r"vmovntps\s+%zmm", text)), len(re.findall(r"prefetcht0", text)),
+            len(re.findall(r"\bsfence\b", text)))
+
+
+def chain(tmp, n, example_rows):
+    torch.manual_seed(n)
+    model = Chain(n).eval()
+    path = convert(model, [torch.randn(example_rows, n)], os.path.join(tmp, f"chain{n}_{example_rows}"),
+                   input_names=["x"])
+    return model, path
+
+
+def write_spec(tmp):
+    spec = os.path.join(tmp, "spec.json")
+    with open(spec, "w") as fp:
+        fp.write('{"dynamic_shapes": {"x": ["_DimHint.AUTO", null]}}')
+    return spec
+
+
+def code_checks(tmp):
+    spec = write_spec(tmp)
+    _, dynamic = chain(tmp, 4100, 64)
+    nt, pf, fence = streaming_code(disassembly(export(dynamic, os.path.join(tmp, "v4"), "--dynamic", spec,
+                                                      "--cpu", "skylake-avx512")))
+    check(nt >= 1 and pf >= 1 and fence >= 1,
+          f"AVX-512, dynamic batch: streaming stores ({nt}), prefetches ({pf}) and a fence ({fence})")
+    nt, pf, fence = streaming_code(disassembly(export(dynamic, os.path.join(tmp, "v3"), "--dynamic", spec,
+                                                      "--cpu", "haswell")))
+    check(nt == 0 and pf == 0 and fence == 0, f"AVX2: no streaming code ({nt} stores, {pf} prefetches, {fence} fences)")
+    nt, pf, fence = streaming_code(disassembly(export(dynamic, os.path.join(tmp, "small"), "--cpu", "skylake-avx512")))
+    check(nt == 0 and pf == 0, f"AVX-512, static 1 MB output: no streaming code ({nt} stores, {pf} prefetches)")
+    _, big = chain(tmp, 4100, 2100)
+    text = disassembly(export(big, os.path.join(tmp, "big"), "--cpu", "skylake-avx512"))
+    nt, pf, fence = streaming_code(text)
+    loops = len(re.findall(r"^[0-9a-f]+ <sc_loop_\d+>:", text, re.M))
+    check(nt >= 1 and fence >= 1 and loops == 1,
+          f"AVX-512, static 34 MB output: one loop ({loops}), and it streams ({nt} stores, {fence} fences)")
+
+
+def numbers(tmp):
+    spec = write_spec(tmp)
+    for n, rows in ((4100, 2100), (300, 30000)):
+        model, path = chain(tmp, n, 64)
+        lib = ModelLibrary(export(path, os.path.join(tmp, f"host{n}"), "--dynamic", spec))
+        x = np.random.default_rng(n).standard_normal((rows, n), dtype=np.float32)
+        check(x.nbytes >= 32 << 20, f"[{rows}, {n}]: the output ({x.nbytes >> 20} MB) reaches the streaming size")
+        run, (whole,) = lib.prepare([x])
+        run()
+        parts = []
+        for r in range(0, rows, 100):
+            run_part, (part,) = lib.prepare([np.ascontiguousarray(x[r:r + 100])])
+            run_part()
+            parts.append(part)
+        pieces = np.concatenate(parts)
+        same = np.array_equal(whole.view(np.uint32), pieces.view(np.uint32))
+        check(same, f"[{rows}, {n}]: one call gives the bits of 100-row calls"
+              + ("" if same else f" (first difference at {np.argwhere(whole != pieces)[:1].tolist()})"))
+        with torch.no_grad():
+            want = model(torch.from_numpy(x)).numpy()
+        err = float(np.max(np.abs(whole - want)))
+        check(err <= 1e-5 * max(1.0, float(np.max(np.abs(want)))), f"[{rows}, {n}]: agrees with PyTorch eager (max error {err:.2e})")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    code_checks(tmp)
+    numbers(tmp)
+
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)
