@@ -13,6 +13,8 @@ The model is the benchmarks' chain gelu(x * w + b) + x (tools/shapec_tools/zoo.p
   rows at a time (1.6 MB: the cached variant), and agrees with PyTorch eager.  Two row
   lengths: 4100 floats (rows start at each 16-byte offset within a cache line, so the
   unaligned head of each row varies) and 300 (between one block of 256 and two).
+- Other element sizes: float64 (streamed, 8-byte elements) and bool outputs of one model,
+  exactly as numpy computes them.
 Exit 77 without PyTorch.
 
 usage: test_streaming_stores.py SHAPEC SOURCE_DIR"""
@@ -119,9 +121,35 @@ def numbers(tmp):
         check(err <= 1e-5 * max(1.0, float(np.max(np.abs(want)))), f"[{rows}, {n}]: agrees with PyTorch eager (max error {err:.2e})")
 
 
+class Widen(torch.nn.Module):
+    """float32 in, float64 and bool out: 8- and 1-byte elements (the head before a row's
+    first line boundary counts elements of the output's size)."""
+
+    def forward(self, x):
+        return x.double() * 2.0 + 1.0, x > 0.5
+
+
+def other_dtypes(tmp):
+    """Through `shapec run` (tools' ModelLibrary allocates float32 outputs only)."""
+    path = convert(Widen().eval(), [torch.randn(64, 2050)], os.path.join(tmp, "widen"), input_names=["x"])
+    lib = export(path, os.path.join(tmp, "widen_out"), "--dynamic", write_spec(tmp))
+    x = np.random.default_rng(1).standard_normal((2050, 2050), dtype=np.float32)
+    np.save(os.path.join(tmp, "x.npy"), x)
+    out = os.path.join(tmp, "widen_run")
+    r = subprocess.run([shapec, "run", lib, "-i", f"x={tmp}/x.npy", "--out", out], capture_output=True, text=True)
+    check(r.returncode == 0, "shapec run of the float64 and bool outputs" + (f": {r.stderr[-400:]}" if r.returncode else ""))
+    if r.returncode:
+        return
+    wide, mask = np.load(os.path.join(out, "output_0.npy")), np.load(os.path.join(out, "output_1.npy"))
+    check(wide.dtype == np.float64 and wide.nbytes >= 32 << 20, f"a float64 output of {wide.nbytes >> 20} MB")
+    check(np.array_equal(wide, x.astype(np.float64) * 2.0 + 1.0), "float64 output: x * 2 + 1, exactly")
+    check(mask.dtype == np.bool_ and np.array_equal(mask, x > 0.5), "bool output: x > 0.5")
+
+
 with tempfile.TemporaryDirectory() as tmp:
     code_checks(tmp)
     numbers(tmp)
+    other_dtypes(tmp)
 
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)
