@@ -164,7 +164,7 @@ typedef struct ew_ctx {
   LLVMValueRef sym_value[MAX_SYMS];
   int n_syms;
   LLVMValueRef o, j, inner;        /* row index, index in the row, row length */
-  /* the streaming variant (stream_rows): the row's first `head` elements are stored as
+  /* the streaming variant (stream_row): the row's first `head` elements are stored as
    * usual, the rest from `aligned`, the first cache-line boundary */
   bool stream;
   LLVMValueRef head, aligned, rest, block;
@@ -651,7 +651,8 @@ static void stream_block(cg *g, LLVMValueRef b, void *arg) {
     LLVMTypeRef mem = cg_llvm_type(g, dt) == g->i1 ? g->i8 : cg_llvm_type(g, dt);
     LLVMValueRef off = l->flat ? LLVMBuildMul(g->B, c->o, c->inner, "ro") : l->row;
     LLVMValueRef idx[1] = {LLVMBuildAdd(g->B, off, ahead, "pfo")};
-    LLVMValueRef at = LLVMBuildInBoundsGEP2(g->B, mem, l->cv->data, idx, 1, "pf");
+    /* not inbounds: the last blocks prefetch past the tensor's end, which is harmless */
+    LLVMValueRef at = LLVMBuildGEP2(g->B, mem, l->cv->data, idx, 1, "pf");
     int64_t lines = (int64_t)(STREAM_BLOCK * sc_dtype_size(dt) + CG_LINE - 1) / CG_LINE;
     for (int64_t q = 0; q < lines; q++) {
       LLVMValueRef byte[1] = {cg_i64(g, q * CG_LINE)};
