@@ -58,7 +58,7 @@ def disassembly(lib):
 
 def streaming_code(text):
     """(64-byte streaming stores, prefetches, store fences) in a disassembly."""
-    return (len(re.findall(r"vmovntps\s+%zmm", text)), len(re.findall(r"prefetcht0", text)),
+    return (len(re.findall(r"vmovntps\s+%zmm", text)), len(re.findall(r"prefetcht[012]", text)),
             len(re.findall(r"\bsfence\b", text)))
 
 
