@@ -9,7 +9,10 @@ DIR/<model>/model.so, as a GPU bundle's zoo folder has them (test/cuda/bundle.py
 torch module is then built here with the zoo's seed; where this torch initializes
 weights differently from the exporting one, the diff column says so by its size.
 
-usage: bench/bench_cuda.py (SHAPEC | --libs DIR) [--quick] [--arch=sm_90] [--no-cublas]"""
+--profile adds, under each row, the GPU kernels of 20 shapec calls by their total time
+(torch.profiler, which sees the driver-API launches of the library too).
+
+usage: bench/bench_cuda.py (SHAPEC | --libs DIR) [--quick] [--arch=sm_90] [--no-cublas] [--profile]"""
 import ctypes
 import json
 import os
@@ -36,6 +39,7 @@ from shapec_tools.model_library import Device, DType, Tensor  # noqa: E402
 libs = sys.argv[sys.argv.index("--libs") + 1] if "--libs" in sys.argv else None
 shapec = None if libs else sys.argv[1]
 quick = "--quick" in sys.argv
+profile = "--profile" in sys.argv
 arch = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--arch=")), None)
 if "--no-cublas" in sys.argv:
     os.environ["SHAPEC_CUDA_NO_CUBLAS"] = "1"  # shapec's own GEMM kernel
@@ -66,6 +70,26 @@ def timeit(fn, runs=50):
         times.append(time.perf_counter() - t0)
     times.sort()
     return times[len(times) // 2]
+
+
+def kernel_profile(fn, calls=20):
+    """Prints the GPU kernels of `calls` calls of fn, by total time, as markdown rows."""
+    from torch.profiler import ProfilerActivity, profile as torch_profile
+    torch.cuda.synchronize()
+    with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    kernels = {}
+    for e in prof.events():
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            name = e.name if len(e.name) < 70 else e.name[:67] + "..."
+            total, count = kernels.get(name, (0.0, 0))
+            kernels[name] = (total + e.time_range.elapsed_us(), count + 1)
+    whole = sum(t for t, _ in kernels.values()) or 1.0
+    print(f"|   | kernel (of {calls} calls) | us a call | launches a call | share | | |")
+    for name, (total, count) in sorted(kernels.items(), key=lambda kv: -kv[1][0])[:12]:
+        print(f"|   | `{name}` | {total / calls:.1f} | {count / calls:g} | {100 * total / whole:.0f}% | | |")
 
 
 print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")
@@ -119,3 +143,5 @@ for name, spec, *shape_sets in CASES:
                 t_t = timeit(lambda: gpu_module(*xs))
             print(f"| {name} | {shapes[0]} | {t_s * 1e3:.3f} | {t_t * 1e3:.3f} | {t_s / t_t:.2f} | {first * 1e3:.1f} | "
                   f"{diff:.1e} |", flush=True)
+            if profile:
+                kernel_profile(run_shapec)

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "row_threads.h"
+
 /* Small int64 arrays (a shape, strides) travel by value in the kernel's parameters. */
 typedef struct sc_dims {
   int64_t v[16];
@@ -35,6 +37,11 @@ static inline int64_t sc_threads(void) { return sc_emu_threads; }
 #define sc_powf powf
 #define sc_fabsf fabsf
 #define sc_floorf floorf
+/* Emulated threads run one after another and cannot combine partial results, so the first
+ * of a row's SC_ROW_THREADS threads computes the whole row and the others skip it. */
+#define SC_ROW_LANES 1
+static inline double sc_row_sum(double v) { return v; }
+static inline float sc_row_max(float v) { return v; }
 #else
 #define SC_KERNEL __attribute__((nvptx_kernel))
 /* libdevice, linked in by shapec when it builds the PTX */
@@ -62,9 +69,33 @@ static inline int64_t sc_thread(void) {
 static inline int64_t sc_threads(void) {
   return (int64_t)__nvvm_read_ptx_sreg_nctaid_x() * __nvvm_read_ptx_sreg_ntid_x();
 }
+/* A row's SC_ROW_THREADS threads are one warp: a grid-stride loop over rows x lanes keeps
+ * its lanes together (the work and the stride are multiples of 32), so every lane reaches
+ * each shuffle below. */
+#define SC_ROW_LANES SC_ROW_THREADS
+/* The sum of v over the warp's lanes, in every lane (butterfly shuffles). */
+static inline double sc_row_sum(double v) {
+  for (int d = SC_ROW_THREADS / 2; d > 0; d /= 2) {
+    union {
+      double d;
+      int32_t half[2];
+    } mine = {v}, other;
+    other.half[0] = __nvvm_shfl_sync_bfly_i32(0xffffffffu, mine.half[0], d, 0x1f);
+    other.half[1] = __nvvm_shfl_sync_bfly_i32(0xffffffffu, mine.half[1], d, 0x1f);
+    v += other.d;
+  }
+  return v;
+}
+/* The largest v over the warp's lanes by `>`, as the row loops compare: NaN never wins. */
+static inline float sc_row_max(float v) {
+  for (int d = SC_ROW_THREADS / 2; d > 0; d /= 2) {
+    float o = __nvvm_shfl_sync_bfly_f32(0xffffffffu, v, d, 0x1f);
+    v = o > v ? o : v;
+  }
+  return v;
+}
 #endif
 
-/* for (i = this thread's first item; i < n; i += every thread of the grid) */
 #define SC_GRID_LOOP(i, n) for (int64_t i = sc_thread(); i < (n); i += sc_threads())
 
 /* Copies one element of esize bytes (1, 2, 4 or 8). */

@@ -156,29 +156,62 @@ SC_KERNEL void sc_d_batch_norm(const float *x, float *y, const float *weight, co
   }
 }
 
-/* One row of inner elements per work item. */
+/* One row of inner elements per SC_ROW_THREADS threads (device.h): each lane sums every
+ * 32nd element, in double as the CPU kernel does, and the warp adds the lanes' sums. */
 SC_KERNEL void sc_d_layer_norm(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                                float *rstd_out, int64_t outer, int64_t inner, double eps) {
-  SC_GRID_LOOP(r, outer) {
+  SC_GRID_LOOP(t, outer * SC_ROW_THREADS) {
+    int64_t r = t / SC_ROW_THREADS, lane = t % SC_ROW_THREADS;
+    if (lane >= SC_ROW_LANES) continue;
     const float *xr = x + r * inner;
     float *yr = y + r * inner;
     double sum = 0, sq = 0;
-    for (int64_t i = 0; i < inner; i++) sum += xr[i];
-    double mean = inner ? sum / (double)inner : 0;
-    for (int64_t i = 0; i < inner; i++) sq += ((double)xr[i] - mean) * ((double)xr[i] - mean);
+    for (int64_t i = lane; i < inner; i += SC_ROW_LANES) sum += xr[i];
+    double mean = inner ? sc_row_sum(sum) / (double)inner : 0;
+    for (int64_t i = lane; i < inner; i += SC_ROW_LANES) sq += ((double)xr[i] - mean) * ((double)xr[i] - mean);
+    sq = sc_row_sum(sq);
     double rstd = 1.0 / sc_sqrt((inner ? sq / (double)inner : 0) + eps);
-    for (int64_t i = 0; i < inner; i++) {
+    for (int64_t i = lane; i < inner; i += SC_ROW_LANES) {
       float v = (float)(((double)xr[i] - mean) * rstd);
       yr[i] = v * (weight ? weight[i] : 1.0f) + (bias ? bias[i] : 0.0f);
     }
-    if (mean_out) mean_out[r] = (float)mean;
-    if (rstd_out) rstd_out[r] = (float)rstd;
+    if (lane == 0 && mean_out) mean_out[r] = (float)mean;
+    if (lane == 0 && rstd_out) rstd_out[r] = (float)rstd;
   }
 }
 
-/* (log_)softmax over the middle dim of x [outer, n, inner]: one (outer, inner) row per
- * work item.  A NaN or an infinite max makes the row NaN, as in ATen. */
+/* (log_)softmax of contiguous rows (inner == 1): one row per SC_ROW_THREADS threads, each
+ * lane taking every 32nd element.  A NaN or an infinite max makes the row NaN, as in ATen. */
+static void softmax_rows(const float *x, float *y, int64_t rows, int64_t n, int32_t is_log) {
+  SC_GRID_LOOP(t, rows * SC_ROW_THREADS) {
+    int64_t r = t / SC_ROW_THREADS, lane = t % SC_ROW_THREADS;
+    if (lane >= SC_ROW_LANES) continue;
+    const float *xs = x + r * n;
+    float *ys = y + r * n;
+    float mx = -__builtin_inff();
+    for (int64_t i = lane; i < n; i += SC_ROW_LANES) mx = xs[i] > mx ? xs[i] : mx;
+    mx = sc_row_max(mx);
+    double sum = 0;
+    if (!is_log) { /* the CPU's row kernel: float exp, a float reciprocal */
+      for (int64_t i = lane; i < n; i += SC_ROW_LANES) sum += (ys[i] = sc_expf(xs[i] - mx));
+      float inv = (float)(1.0 / sc_row_sum(sum));
+      for (int64_t i = lane; i < n; i += SC_ROW_LANES) ys[i] *= inv;
+    } else {
+      for (int64_t i = lane; i < n; i += SC_ROW_LANES) sum += sc_exp((double)(xs[i] - mx));
+      float lse = (float)(mx + sc_log(sc_row_sum(sum)));
+      for (int64_t i = lane; i < n; i += SC_ROW_LANES) ys[i] = xs[i] - lse;
+    }
+  }
+}
+
+/* (log_)softmax over the middle dim of x [outer, n, inner].  Contiguous rows (inner == 1)
+ * take SC_ROW_THREADS threads each (the launcher's work is outer * SC_ROW_THREADS);
+ * otherwise one thread per (outer, inner) column, neighbours reading neighbours. */
 SC_KERNEL void sc_d_softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t is_log) {
+  if (inner == 1) {
+    softmax_rows(x, y, outer, n, is_log);
+    return;
+  }
   SC_GRID_LOOP(t, outer * inner) {
     int64_t o = t / inner, j = t % inner;
     const float *xs = x + o * n * inner + j;
@@ -186,18 +219,6 @@ SC_KERNEL void sc_d_softmax(const float *x, float *y, int64_t outer, int64_t n, 
     float mx = -__builtin_inff();
     for (int64_t i = 0; i < n; i++) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
     double sum = 0;
-    if (inner == 1 && !is_log) { /* the CPU's row kernel: float exp, a float reciprocal */
-      for (int64_t i = 0; i < n; i++) sum += (ys[i] = sc_expf(xs[i] - mx));
-      float inv = (float)(1.0 / sum);
-      for (int64_t i = 0; i < n; i++) ys[i] *= inv;
-      continue;
-    }
-    if (inner == 1) {
-      for (int64_t i = 0; i < n; i++) sum += sc_exp((double)(xs[i] - mx));
-      float lse = (float)(mx + sc_log(sum));
-      for (int64_t i = 0; i < n; i++) ys[i] = xs[i] - lse;
-      continue;
-    }
     for (int64_t i = 0; i < n; i++) sum += sc_exp((double)(xs[i * inner] - mx));
     if (is_log) {
       float lse = (float)(mx + sc_logf((float)sum));

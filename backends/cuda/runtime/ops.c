@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/cuda/device/row_threads.h"
 #include "cuda_rt.h"
 #include "shapec/runtime.h"
 
@@ -328,12 +329,12 @@ void sc_cu_batch_norm_f32(const float *x, float *y, const float *weight, const f
 void sc_cu_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                           float *rstd_out, int64_t outer, int64_t inner, double eps) {
   void *p[] = {&x, &y, &weight, &bias, &mean_out, &rstd_out, &outer, &inner, &eps};
-  sc_cu_launch("sc_d_layer_norm", outer, p);
+  sc_cu_launch("sc_d_layer_norm", outer * SC_ROW_THREADS, p); /* a warp a row */
 }
 
 void sc_cu_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log) {
   void *p[] = {&x, &y, &outer, &n, &inner, &log};
-  sc_cu_launch("sc_d_softmax", outer * inner, p);
+  sc_cu_launch("sc_d_softmax", inner == 1 ? outer * SC_ROW_THREADS : outer * inner, p); /* a warp a contiguous row */
 }
 
 int sc_cu_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
