@@ -715,6 +715,7 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
     LLVMValueRef wa[2] = {weights, cg_i64(g, (int64_t)g->weights_total)};
     weights = cg_call(g, "sc_cu_weights", g->ptr, wp, 2, wa, 2, false);
     cg_fail_if(g, LLVMBuildIsNull(g->B, weights, "nowt"), LLVMConstInt(g->i32, SHAPEC_ERR_CUDA, 0));
+    g->device_weights = weights;
   }
   size_t user = 0;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
@@ -749,6 +750,8 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "the program mutates buffer '%s': the CUDA path "
                         "does not keep state between calls yet (build for the CPU)", s->target);
       cv->data = g->state[i];
+    } else if (g->weight_dropped && g->weight_dropped[i]) {
+      cv->data = LLVMConstNull(g->ptr); /* read only by nodes folded at export (cg_fold.c) */
     } else if (g->weight_pointers[i] && !g->cuda) {
       cv->data = g->weight_pointers[i];
     } else if (g->weight_offsets[i] != (size_t)-1) { /* in the side file, or uploaded to the device */

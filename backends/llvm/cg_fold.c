@@ -142,12 +142,29 @@ void cg_plan_activation_epilogues(cg *g) {
   }
 }
 
+/* Marks the input spec that holds v (a weight) as read by nothing once the node being
+ * folded, which reads it, is: v has no other reader. */
+static void drop_if_sole_reader(cg *g, const sc_value *v, bool *dropped) {
+  if (!v || cg_get(g, v)->uses != 1) return;
+  for (size_t i = 0; i < g->p->n_input_specs; i++)
+    if (sc_input_spec_value(&g->p->input_specs[i]) == v) dropped[i] = true;
+}
+
 void cg_plan_batch_norm_folding(cg *g) {
   const sc_graph *gr = g->p->graph;
   g->folded = sc_arena_alloc(&g->ctx->arena, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
   memset(g->folded, 0, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
-  if (g->has_cuda) return; /* the device reads only the weights blob, and has its own kernels */
   if (g->external_path || !g->w) return; /* no weights to fold at export */
+  /* the folded tensors, added to the blob after the loop: a library with a device path
+   * first takes the weights that only folded nodes read out of the blob */
+  struct fold {
+    size_t conv;
+    float *weight, *bias;
+    size_t weight_bytes, bias_bytes;
+  } *folds = sc_xcalloc(gr->n_nodes ? gr->n_nodes : 1, sizeof *folds);
+  size_t n_folds = 0;
+  bool *dropped = sc_arena_alloc(&g->ctx->arena, (g->p->n_input_specs ? g->p->n_input_specs : 1) * sizeof *dropped);
+  memset(dropped, 0, (g->p->n_input_specs ? g->p->n_input_specs : 1) * sizeof *dropped);
   for (size_t i = 0; i < gr->n_nodes; i++) {
     const sc_node *c = &gr->nodes[i];
     if (!cg_is_conv2d_like(c)) continue;
@@ -186,8 +203,17 @@ void cg_plan_batch_norm_folding(cg *g) {
       for (int64_t e = 0; e < per; e++) fw[k * per + e] = (float)(w[k * per + e] * scale);
       fb[k] = (float)(((cb ? cb[k] : 0.0) - mean[k]) * scale + (beta ? beta[k] : 0.0));
     }
-    g->folded[i].weight = cg_weights_add(g, fw, (size_t)wn * sizeof *fw, fw);
-    g->folded[i].bias = cg_weights_add(g, fb, (size_t)o * sizeof *fb, fb);
+    folds[n_folds++] = (struct fold){i, fw, fb, (size_t)wn * sizeof *fw, (size_t)o * sizeof *fb};
     g->folded[j].into = cg_get(g, c->outputs[0].items[0].value);
+    const char *read[] = {"weight", "bias", "running_mean", "running_var"};
+    drop_if_sole_reader(g, wv, dropped);
+    drop_if_sole_reader(g, cbv, dropped);
+    for (int k = 0; k < 4; k++) drop_if_sole_reader(g, cg_tensor_input(b, read[k]), dropped);
   }
+  if (g->has_cuda && n_folds) cg_weights_drop(g, dropped);
+  for (size_t k = 0; k < n_folds; k++) {
+    g->folded[folds[k].conv].weight = cg_weights_add(g, folds[k].weight, folds[k].weight_bytes, folds[k].weight);
+    g->folded[folds[k].conv].bias = cg_weights_add(g, folds[k].bias, folds[k].bias_bytes, folds[k].bias);
+  }
+  free(folds);
 }

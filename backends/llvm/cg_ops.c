@@ -604,6 +604,10 @@ static bool lower_conv(cg *g, const sc_node *n) {
   LLVMTypeRef p[20];
   /* out channels: the weight's first dim, or for a transposed convolution the output's */
   LLVMValueRef wdata = f->weight ? f->weight : w->data, bdata = f->bias ? f->bias : b ? b->data : LLVMConstNull(g->ptr);
+  if (g->cuda && f->weight) { /* the folded pieces in the device's copy of the blob */
+    wdata = cg_weights_on_device(g, f->weight);
+    bdata = cg_weights_on_device(g, f->bias);
+  }
   LLVMValueRef a[20] = {x->data, wdata, bdata, out->data, batched ? x->dims[0] : one,
                         x->dims[c], h, wd, transposed ? out->dims[c] : w->dims[0], kh, kw,
                         cg_i64(g, sp == 2 ? st[0] : 1), cg_i64(g, st[sp - 1]), cg_i64(g, sp == 2 ? pad[0] : 0),

@@ -15,8 +15,9 @@
  * deduplication, cg_elementwise.c, walks the module's globals.)
  *
  * The device path uploads the blob as a whole and addresses it by offset, so a library
- * with a device path keeps every weight where it was given out, and refers to the real
- * blob from the start.
+ * with a device path keeps every piece where it was given out (a folded batch norm's
+ * statistics included), and refers to the real blob from the start; only its size grows
+ * with the pieces folding adds.
  *
  * With --external-weights the blob is the side file OUTDIR/model.weights instead: a
  * header (magic, an id that is a hash of the blob, its size), then the blob. */
@@ -58,6 +59,13 @@ LLVMValueRef cg_weights_add(cg *g, const void *data, size_t nbytes, void *owned)
                        .at = pointer_into(g, g->weights, g->weights_total)};
   g->weights_total += aligned(nbytes);
   return p->at;
+}
+
+LLVMValueRef cg_weights_on_device(cg *g, LLVMValueRef piece) {
+  LLVMValueRef at = LLVMBuildSub(g->B, LLVMBuildPtrToInt(g->B, piece, g->i64, "piece"),
+                                 LLVMBuildPtrToInt(g->B, g->weights, g->i64, "blob"), "at");
+  LLVMValueRef idx[1] = {at};
+  return LLVMBuildGEP2(g->B, g->i8, g->device_weights, idx, 1, "dw");
 }
 
 /* The side file of --external-weights, written now: the code checks its id and size. */
@@ -103,7 +111,8 @@ void cg_emit_weights(cg *g) {
     write_external_weights(g);
     return;
   }
-  /* the device path never folds: the program's weights are the whole blob */
+  /* with a device path, the real blob from the start (pieces folded at export follow the
+   * program's weights; cg_weights_layout sizes it) */
   g->weights = g->has_cuda ? declare_blob(g, "shapec_weights", at) : declare_blob(g, "shapec_weights_stand_in", 0);
   /* stand-in offsets start past 0: a pointer at offset 0 would be the stand-in itself,
    * which every other pointer uses */
@@ -113,6 +122,23 @@ void cg_emit_weights(cg *g) {
       const sc_weight *w = sc_weights_find(g->w, g->p->input_specs[i].target);
       g->weight_pointers[i] = cg_weights_add(g, w->data, w->nbytes, NULL);
     }
+}
+
+void cg_weights_drop(cg *g, const bool *dropped) {
+  g->n_pieces = 0;
+  g->weights_total = 0;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    if (g->weight_offsets[i] == (size_t)-1) continue;
+    if (dropped[i]) {
+      g->weight_offsets[i] = (size_t)-1;
+      g->weight_pointers[i] = NULL;
+      continue;
+    }
+    const sc_weight *w = sc_weights_find(g->w, g->p->input_specs[i].target);
+    g->weight_offsets[i] = g->weights_total;
+    g->weight_pointers[i] = cg_weights_add(g, w->data, w->nbytes, NULL);
+  }
+  g->weight_dropped = dropped;
 }
 
 /* x86-64 code reaches the blob PC-relative (the small code model): the blob and the code
@@ -129,7 +155,14 @@ static bool fits(cg *g) {
 
 bool cg_weights_layout(cg *g) {
   if (g->external_path) return true;
-  if (g->has_cuda) return fits(g); /* every offset is final */
+  if (g->has_cuda) { /* every offset is final; the blob takes the pieces added since */
+    LLVMValueRef blob = declare_blob(g, "shapec_weights.sized", g->weights_total);
+    LLVMReplaceAllUsesWith(g->weights, blob);
+    LLVMDeleteGlobal(g->weights);
+    LLVMSetValueName2(blob, "shapec_weights", strlen("shapec_weights"));
+    g->weights = blob;
+    return fits(g);
+  }
   size_t at = 0;
   for (size_t i = 0; i < g->n_pieces; i++) {
     cg_blob_piece *p = &g->pieces[i];

@@ -129,6 +129,9 @@ struct cg {
   LLVMValueRef weights;              /* the blob's start (embedded weights): until laid out, a
                                         stand-in that only a library with a device path refers to */
   LLVMValueRef *weight_pointers;     /* per input spec index: its embedded weight in the blob, or NULL */
+  LLVMValueRef device_weights;       /* the device path's copy of the blob, on the device (per call) */
+  const bool *weight_dropped;        /* per input spec index: a weight only folded nodes read, not in
+                                        the blob (cg_weights_drop); NULL: none */
   struct cg_blob_piece {
     const void *data;
     size_t nbytes, offset;           /* offset in the blob: final once laid out (cg_weights_layout) */
@@ -308,8 +311,14 @@ void cg_emit_weights(cg *g);
 /* A piece of the blob computed at export (owned is freed with the module, may be NULL):
  * the pointer the code reads it through. */
 LLVMValueRef cg_weights_add(cg *g, const void *data, size_t nbytes, void *owned);
+/* A library with a device path, before any code refers to the blob: lays the program's
+ * weights out again without those marked in `dropped` (per input spec index), which only
+ * nodes folded at export read.  (The CPU-only layout drops them by itself, after lowering.) */
+void cg_weights_drop(cg *g, const bool *dropped);
+/* On the device path: where the piece that `piece` points to is in the device's copy. */
+LLVMValueRef cg_weights_on_device(cg *g, LLVMValueRef piece);
 /* After lowering: drops the pieces nothing refers to and gives the rest their offsets
- * (a library with a device path keeps them all where they are).  False with SC0801 when
+ * (a library with a device path keeps them all where they are, and only sizes the blob).  False with SC0801 when
  * they are more than a library can embed. */
 bool cg_weights_layout(cg *g);
 void cg_weights_free(cg *g);

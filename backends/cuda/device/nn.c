@@ -33,16 +33,26 @@ SC_KERNEL void sc_d_conv2d(const float *x, const float *w, const float *bias, fl
 }
 
 /* col [n, c*kh*kw, oh*ow]: the input pixel each kernel tap of each output pixel reads (0
- * in the padding), so that a convolution with one group is a matrix product. */
+ * in the padding), so that a convolution with one group is a matrix product.  One work
+ * item per (image, channel, output pixel) writes that pixel's kh*kw taps: neighbouring
+ * threads write neighbouring pixels, and the index divisions (dozens of instructions
+ * each on a GPU) are shared by the taps instead of repeated for each of them. */
 SC_KERNEL void sc_d_im2col(const float *x, float *col, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t kh,
                            int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh,
                            int64_t ow) {
-  int64_t pixels = oh * ow, taps = c * kh * kw;
-  SC_GRID_LOOP(t, n * taps * pixels) {
-    int64_t p = t % pixels, r = (t / pixels) % taps, b = t / (pixels * taps);
-    int64_t j = r % kw, i = (r / kw) % kh, ci = r / (kw * kh);
-    int64_t iy = (p / ow) * sh - ph + i * dh, ix = (p % ow) * sw - pw + j * dw;
-    col[t] = iy >= 0 && iy < h && ix >= 0 && ix < wd ? x[((b * c + ci) * h + iy) * wd + ix] : 0.0f;
+  int64_t pixels = oh * ow;
+  SC_GRID_LOOP(t, n * c * pixels) {
+    int64_t p = t % pixels, plane = t / pixels; /* plane = b * c + ci */
+    int64_t y0 = (p / ow) * sh - ph, x0 = (p % ow) * sw - pw;
+    const float *xp = x + plane * h * wd;
+    float *cp = col + plane * kh * kw * pixels + p; /* row (b, ci*kh*kw) of image b's columns */
+    for (int64_t i = 0; i < kh; i++) {
+      int64_t iy = y0 + i * dh;
+      for (int64_t j = 0; j < kw; j++, cp += pixels) {
+        int64_t ix = x0 + j * dw;
+        *cp = iy >= 0 && iy < h && ix >= 0 && ix < wd ? xp[iy * wd + ix] : 0.0f;
+      }
+    }
   }
 }
 

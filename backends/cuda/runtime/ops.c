@@ -273,7 +273,7 @@ static void conv_as_product(const float *x, const float *w, const float *bias, f
     int64_t nb = n - b0 < chunk ? n - b0 : chunk;
     const float *xb = x + b0 * c * h * wd;
     void *p[] = {&xb, &col, &nb, &c, &h, &wd, &kh, &kw, &sh, &sw, &ph, &pw, &dh, &dw, &oh, &ow};
-    sc_cu_launch("sc_d_im2col", nb * taps * pixels, p);
+    sc_cu_launch("sc_d_im2col", nb * c * pixels, p); /* a pixel's taps per work item */
     sc_cu_bmm_f32(nb, o, pixels, taps, w, 0, 0, col, taps * pixels, 0, y + b0 * o * pixels, 1, beta);
   }
   sc_cu_free(col); /* stream-ordered: after the products that read it */
