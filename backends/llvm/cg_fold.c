@@ -210,7 +210,13 @@ void cg_plan_batch_norm_folding(cg *g) {
     drop_if_sole_reader(g, cbv, dropped);
     for (int k = 0; k < 4; k++) drop_if_sole_reader(g, cg_tensor_input(b, read[k]), dropped);
   }
-  if (g->has_cuda && n_folds) cg_weights_drop(g, dropped);
+  bool any = false;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) { /* and those nothing reads (a batch norm's count) */
+    const sc_value *v = sc_input_spec_value(&g->p->input_specs[i]);
+    if (g->weight_offsets[i] != (size_t)-1 && v && v->kind == SC_VALUE_TENSOR && !cg_get(g, v)->uses) dropped[i] = true;
+    any |= dropped[i];
+  }
+  if (g->has_cuda && any) cg_weights_drop(g, dropped);
   for (size_t k = 0; k < n_folds; k++) {
     g->folded[folds[k].conv].weight = cg_weights_add(g, folds[k].weight, folds[k].weight_bytes, folds[k].weight);
     g->folded[folds[k].conv].bias = cg_weights_add(g, folds[k].bias, folds[k].bias_bytes, folds[k].bias);

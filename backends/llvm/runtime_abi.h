@@ -14,6 +14,12 @@ enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_GELU /* exact (erf), linea
 enum { SC_CONV_IN_KERNEL_LAYOUT = 1, SC_CONV_OUT_KERNEL_LAYOUT = 2, SC_CONV_RESIDUAL_KERNEL_LAYOUT = 4 };
 enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
 
+/* The CUDA row kernels (layer norm, the softmax of contiguous rows): how many threads
+ * share one row, a warp whose lanes read the row's elements side by side and combine their
+ * partial results with shuffles.  The launchers (backends/cuda/runtime/ops.c) launch this
+ * many threads a row; the kernels (backends/cuda/device/nn.c) split each row among them. */
+enum { SC_ROW_THREADS = 32 };
+
 /* sc_k_reduce_f32's op */
 enum { SC_REDUCE_SUM, SC_REDUCE_MEAN, SC_REDUCE_MAX, SC_REDUCE_MIN, SC_REDUCE_VAR };
 

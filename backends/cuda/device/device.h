@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "row_threads.h"
+#include "backends/llvm/runtime_abi.h"
 
 /* Small int64 arrays (a shape, strides) travel by value in the kernel's parameters. */
 typedef struct sc_dims {

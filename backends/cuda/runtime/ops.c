@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/cuda/device/row_threads.h"
+#include "backends/llvm/runtime_abi.h"
 #include "cuda_rt.h"
 #include "shapec/runtime.h"
 
