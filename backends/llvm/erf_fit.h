@@ -38,7 +38,13 @@ static inline double sc_erf_den(int i, double in) {
   return c;
 }
 
-/* GELU's clamp on |x|: erf(|x| / sqrt 2) is exactly 1 in float32 from here on. */
-#define SC_GELU_CLAMP (SC_ERF_CLAMP * 1.4142135623730951)
+/* GELU's clamp on |x|, 5.54259443: the smallest float from which 0.5 erf(|x| / sqrt 2)
+ * rounds to 1/2 in float32, and where the fit for 0.5 erf evaluated in float32 is exactly
+ * 1/2, with fused multiply-adds or without (a few ulp higher, at 3.92 sqrt 2, the unfused
+ * evaluation falls an ulp short).  So min(fit, 1/2) is exactly 1/2 for every |x| from the
+ * clamp on without a compare of its own.  Checked over all 2^32 floats against the
+ * compare-and-select at 3.92 sqrt 2: the same bits except for |x| in [5.5426, 5.5437],
+ * where the result is now torch's (test_activation.c holds the clamp's side of it). */
+#define SC_GELU_CLAMP 0x1.62b9dep+2
 
 #endif

@@ -10,9 +10,12 @@ The model is the benchmarks' chain gelu(x * w + b) + x (tools/shapec_tools/zoo.p
   with a static shape of 34 MB the streaming loop only.
 - Numbers, on this machine's CPU: a call whose output is 32 MB or more (the streaming
   variant, where the CPU has AVX-512) gives the same bits, row for row, as calls on 100
-  rows at a time (1.6 MB: the cached variant), and agrees with PyTorch eager.  Two row
-  lengths: 4100 floats (rows start at each 16-byte offset within a cache line, so the
-  unaligned head of each row varies) and 300 (between one block of 256 and two).
+  rows at a time (the cached variant), and agrees with PyTorch eager.  Row lengths that
+  reach every part of a streamed row (a head up to the first line boundary in masked
+  vectors, then four segments side by side in chunks of 64 floats, the last segments
+  ending early): 4100 floats (rows start at each 16-byte offset within a cache line, so
+  the head varies), 4096 (four whole segments where a row starts on a line), 1000 (the
+  fourth segment partial) and 300 (the third partial, the fourth empty).
 - Other element sizes: float64 (streamed, 8-byte elements) and bool outputs of one model,
   exactly as numpy computes them.
 Exit 77 without PyTorch.
@@ -99,7 +102,7 @@ def code_checks(tmp):
 
 def numbers(tmp):
     spec = write_spec(tmp)
-    for n, rows in ((4100, 2100), (300, 30000)):
+    for n, rows in ((4100, 2100), (4096, 2048), (1000, 8400), (300, 30000)):
         model, path = chain(tmp, n, 64)
         lib = ModelLibrary(export(path, os.path.join(tmp, f"host{n}"), "--dynamic", spec))
         x = np.random.default_rng(n).standard_normal((rows, n), dtype=np.float32)

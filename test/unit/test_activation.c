@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backends/cpu/runtime/kernels.h"
+#include "backends/llvm/erf_fit.h"
 #include "backends/llvm/runtime_abi.h"
 #include "run_suite.h"
 
@@ -56,6 +57,42 @@ START_TEST(test_gelu_edges) {
     ck_assert(y[i + 4] == 10.0f);
     if (i == 0) ck_assert(y[5] == 0.0f);
   }
+}
+END_TEST
+
+/* 0.5 erf(a / sqrt 2) as both GELUs evaluate it in float32, with or without fused
+ * multiply-adds (the generated loops fuse them only where the CPU has FMA). */
+static float half_erf_fit(float a, bool fused) {
+  const double in = 0.7071067811865476;
+  float a2 = a * a, num = (float)sc_erf_num(SC_ERF_DEGREE, 0.5, in), den = (float)sc_erf_den(SC_ERF_DEGREE, in);
+  for (int d = SC_ERF_DEGREE - 1; d >= 0; d--) {
+    float pn = (float)sc_erf_num(d, 0.5, in), qd = (float)sc_erf_den(d, in);
+    num = fused ? fmaf(num, a2, pn) : num * a2 + pn;
+    den = fused ? fmaf(den, a2, qd) : den * a2 + qd;
+  }
+  return a * num / den;
+}
+
+/* The GELUs take min(fit, 1/2) without a compare of their own: that is exactly 1/2 from the
+ * clamp on only because the fit reaches 1/2 there, fused or not.  gelu(x) is then x above the clamp and
+ * zero below minus the clamp, as torch's float32 erf saturates. */
+START_TEST(test_gelu_saturates_from_the_clamp) {
+  float clamp = (float)SC_GELU_CLAMP;
+  ck_assert((double)clamp == SC_GELU_CLAMP);
+  /* the clamp is where torch's float32 erf saturates: 1/2 there, short of it an ulp below */
+  ck_assert((float)(0.5 * erf(SC_GELU_CLAMP / sqrt(2.0))) == 0.5f);
+  ck_assert((float)(0.5 * erf(nextafterf(clamp, 0.0f) / sqrt(2.0))) < 0.5f);
+  ck_assert_msg(half_erf_fit(clamp, true) >= 0.5f, "fused fit at the clamp %.9g", half_erf_fit(clamp, true));
+  ck_assert_msg(half_erf_fit(clamp, false) >= 0.5f, "unfused fit at the clamp %.9g", half_erf_fit(clamp, false));
+  enum { N = 41 };
+  float y[2 * N], x[2 * N];
+  for (int i = 0; i < N; i++) {
+    float v = i == 0 ? clamp : i < 20 ? nextafterf(clamp, 10.0f) + 0.05f * (float)i : ldexpf(1.0f, i + 80);
+    x[2 * i] = y[2 * i] = v, x[2 * i + 1] = y[2 * i + 1] = -v;
+  }
+  sc_k_activation_f32(y, 2 * N, SC_ACT_GELU);
+  for (int i = 0; i < 2 * N; i++)
+    ck_assert_msg(y[i] == (x[i] > 0 ? x[i] : 0.0f), "gelu(%.9g) = %.9g", x[i], y[i]);
 }
 END_TEST
 
@@ -114,6 +151,7 @@ int main(void) {
   tcase_add_test(tc, test_gelu_matches_reference);
   tcase_add_test(tc, test_gelu_tail_matches_body);
   tcase_add_test(tc, test_gelu_edges);
+  tcase_add_test(tc, test_gelu_saturates_from_the_clamp);
   tcase_add_test(tc, test_relu_and_relu6);
   tcase_add_test(tc, test_linear_epilogue);
   suite_add_tcase(s, tc);

@@ -80,8 +80,8 @@ __attribute__((target("avx2,fma"))) static __m256 gelu8(__m256 x) {
     num = _mm256_fmadd_ps(num, a2, _mm256_set1_ps((float)sc_erf_num(d, 0.5, in)));
     den = _mm256_fmadd_ps(den, a2, _mm256_set1_ps((float)sc_erf_den(d, in)));
   }
+  /* exactly 1/2 from the clamp on, where the fit passes it (SC_GELU_CLAMP) */
   __m256 half_erf = _mm256_min_ps(_mm256_div_ps(_mm256_mul_ps(a, num), den), half);
-  half_erf = _mm256_blendv_ps(half_erf, half, _mm256_cmp_ps(a, clamp, _CMP_GE_OQ)); /* exactly 1/2 from the clamp on */
   return _mm256_fmadd_ps(ax, half_erf, _mm256_mul_ps(x, half));
 }
 
