@@ -10,7 +10,9 @@
  *   - B stored as [k, n]: per block of 16 columns, C's rows accumulated along k.
  * A must have its rows contiguous along k (not transposed). */
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "kernels.h"
 
@@ -86,6 +88,22 @@ static void axpy_tail(int64_t m, int64_t cols, int64_t k, const float *a, int64_
     }
 }
 
+/* Whether this product over the weights at b walks them from the end: every other call
+ * does (per weights, by their address, in one of 256 slots), so a call first reads what
+ * the call before read last, which is still in the core's cache where all the weights
+ * are not.  The MLP at batch 1 (2.7 MB of weights against a 2 MB L2), one core of the
+ * Xeon VM: 60.5 -> 47-49 us a call.  Weights that fit the L1 cache gain nothing and are
+ * left alone.  Each of C's elements is computed the same way in either direction: the
+ * bits do not depend on it. */
+enum { WALK_BACK_MIN_BYTES = 64 << 10 };
+static _Atomic unsigned char walked_back[256];
+
+static bool walk_back(const float *b, int64_t n, int64_t k) {
+  if (n * k < WALK_BACK_MIN_BYTES / (int64_t)sizeof(float)) return false;
+  unsigned slot = (unsigned)(((uintptr_t)b >> 6) * 0x9E3779B97F4A7C15ull >> 56);
+  return atomic_fetch_xor_explicit(&walked_back[slot], 1, memory_order_relaxed) == 0;
+}
+
 /* Instantiated per row count, so that the accumulators stay in registers (16 ymm: at most
  * 8 accumulators, the operands, and room to load). */
 #define SKINNY_VARIANT(M)                                                                                            \
@@ -93,13 +111,23 @@ static void axpy_tail(int64_t m, int64_t cols, int64_t k, const float *a, int64_
                                                              int64_t lda, const float *b, int64_t ldb, float *c,     \
                                                              int64_t ldc, float alpha, float beta) {                 \
     enum { JB = M <= 2 ? 4 : 2 };                                                                                   \
-    int64_t j = 0;                                                                                                  \
+    int64_t whole = b_rows ? n / JB * JB : n / 16 * 16;                                                             \
+    if (walk_back(b, n, k)) { /* the last rows or columns first, then the blocks from the end */                   \
+      if (b_rows)                                                                                                   \
+        for (int64_t j = n - 1; j >= whole; j--) dots(M, 1, k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta);  \
+      else                                                                                                          \
+        axpy_tail(M, n - whole, k, a, lda, b + whole, ldb, c + whole, ldc, alpha, beta);                            \
+      for (int64_t j = whole - (b_rows ? JB : 16); j >= 0; j -= b_rows ? JB : 16)                                   \
+        if (b_rows) dots(M, JB, k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta);                              \
+        else axpys(M, k, a, lda, b + j, ldb, c + j, ldc, alpha, beta);                                              \
+      return;                                                                                                       \
+    }                                                                                                               \
     if (b_rows) {                                                                                                   \
-      for (; j + JB <= n; j += JB) dots(M, JB, k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta);               \
-      for (; j < n; j++) dots(M, 1, k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta);                          \
+      for (int64_t j = 0; j < whole; j += JB) dots(M, JB, k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta);    \
+      for (int64_t j = whole; j < n; j++) dots(M, 1, k, a, lda, b + j * ldb, ldb, c + j, ldc, alpha, beta);         \
     } else {                                                                                                        \
-      for (; j + 16 <= n; j += 16) axpys(M, k, a, lda, b + j, ldb, c + j, ldc, alpha, beta);                        \
-      axpy_tail(M, n - j, k, a, lda, b + j, ldb, c + j, ldc, alpha, beta);                                          \
+      for (int64_t j = 0; j < whole; j += 16) axpys(M, k, a, lda, b + j, ldb, c + j, ldc, alpha, beta);             \
+      axpy_tail(M, n - whole, k, a, lda, b + whole, ldb, c + whole, ldc, alpha, beta);                              \
     }                                                                                                               \
   }
 SKINNY_VARIANT(1)
