@@ -932,8 +932,8 @@ static LLVMValueRef one_loop_per_body(cg *g, LLVMValueRef fn) {
 }
 
 /* The row loop as a function `loop(ctx, begin, end)` reading the captured values from ctx;
- * `stream`: the variant that streams its output past the caches (stream_row), fenced
- * before it returns, since streaming stores are weakly ordered. */
+ * `stream`: the streaming variant (stream_row); where its stores go past the caches
+ * (AVX-512) it is fenced before it returns, since streaming stores are weakly ordered. */
 static LLVMValueRef outline_rows(cg *g, ew_ctx *c, bool stream) {
   LLVMValueRef *slots[MAX_CAPTURED], saved[MAX_CAPTURED];
   int n = captured(c, slots);
@@ -968,7 +968,7 @@ static LLVMValueRef outline_rows(cg *g, ew_ctx *c, bool stream) {
   c->stream = stream;
   cg_loop_range(g, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2), outer_body, c);
   c->stream = false;
-  if (stream) cg_call(g, "llvm.x86.sse.sfence", g->voidt, NULL, 0, NULL, 0, false);
+  if (stream && cg_has_avx512(g)) cg_call(g, "llvm.x86.sse.sfence", g->voidt, NULL, 0, NULL, 0, false);
   LLVMBuildRetVoid(g->B);
   for (int i = 0; i < n; i++) *slots[i] = saved[i];
   g->fn = outer_fn;
@@ -976,19 +976,25 @@ static LLVMValueRef outline_rows(cg *g, ew_ctx *c, bool stream) {
   return one_loop_per_body(g, fn);
 }
 
-/* Outputs from this size on are streamed to memory where the CPU has 64-byte streaming
- * stores: written through the caches, each line is first read (a third of the traffic).
- * Measured with the chain on the Xeon VM, one core: 32 MB 5.1 -> 3.6 ms, 64 MB 11.5 ->
- * 10.0 ms; at 16 MB and below it was even or slower (the output still fits in the
- * last-level cache, and its consumer would read it from memory instead).  Rows shorter
- * than a block are left alone: their lines are mostly partial. */
+/* Outputs from this size on take the streaming variant (stream_row).  Where the CPU has
+ * 64-byte streaming stores (AVX-512) they go past the caches: written through them, each
+ * line is first read (a third of the traffic).  Measured with the chain on the Xeon VM,
+ * one core: 32 MB 5.1 -> 3.6 ms, 64 MB 11.5 -> 10.0 ms; at 16 MB and below it was even or
+ * slower (the output still fits in the last-level cache, and its consumer would read it
+ * from memory instead).  Rows shorter than a block are left alone: their lines are mostly
+ * partial. */
 enum { STREAM_MIN_BYTES = 32 << 20 };
+
+/* Whether the CPU has AVX2: there the streaming variant keeps ordinary stores (32-byte
+ * streaming stores were slower, docs/benchmarks.md), and its segments and prefetches
+ * alone pay: the chain at 64 MB held to AVX2, one core, 12.2-13.6 -> 11.1-11.7 ms. */
+static bool has_avx2(const cg *g) { return !g->cuda && g->cpu_features && strstr(g->cpu_features, "avx2"); }
 
 /* Whether the loop writing `bytes` in rows of `inner` elements streams its output: true or
  * false where both are static, else a runtime condition (*when). */
 static bool stream_choice(cg *g, LLVMValueRef bytes, LLVMValueRef inner, LLVMValueRef *when) {
   *when = NULL;
-  if (!cg_has_avx512(g)) return false;
+  if (!has_avx2(g)) return false;
   bool big_known = LLVMIsAConstantInt(bytes), long_known = LLVMIsAConstantInt(inner);
   if (big_known && LLVMConstIntGetSExtValue(bytes) < STREAM_MIN_BYTES) return false;
   if (long_known && LLVMConstIntGetSExtValue(inner) < STREAM_BLOCK) return false;
@@ -1001,8 +1007,8 @@ static bool stream_choice(cg *g, LLVMValueRef bytes, LLVMValueRef inner, LLVMVal
 
 /* Moves the row loop into its own function and hands it to the runtime's thread pool.
  * Small tensors run on the calling thread (the pool decides from the minimum chunk, about
- * 16K elements).  Large outputs on AVX-512 CPUs take the streaming variant, chosen per
- * call from the output's size where the shape is dynamic. */
+ * 16K elements).  Large outputs on AVX2 and AVX-512 CPUs take the streaming variant,
+ * chosen per call from the output's size where the shape is dynamic. */
 static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
   LLVMValueRef *slots[MAX_CAPTURED];
   int n = captured(c, slots);
