@@ -2,7 +2,7 @@
 """The thread pool of a model library: gelu(x*w + b) + x on tensors large enough to be
 split across threads must give bit-identical results with 1, 2 and 3 threads, from
 several caller threads at once, and match PyTorch; SHAPEC_NUM_THREADS sets the default
-and shapec_model_set_num_threads changes it.  Exit 77 without PyTorch.
+(else the CPUs the process may run on) and shapec_model_set_num_threads changes it.  Exit 77 without PyTorch.
 
 usage: test_pool.py SHAPEC SOURCE_DIR"""
 import json
@@ -64,8 +64,16 @@ with tempfile.TemporaryDirectory() as tmp:
     probe = subprocess.run([sys.executable, "-c", f"import ctypes; print(ctypes.CDLL({so!r}).shapec_model_get_num_threads())"],
                            env=dict(os.environ, SHAPEC_NUM_THREADS="3"), capture_output=True, text=True)
     check(probe.stdout.strip() == "3", f"SHAPEC_NUM_THREADS=3 gives 3 threads (got {probe.stdout.strip()!r})")
+    # without it, the CPUs the process may run on, as torch.get_num_threads() counts them:
+    # under `taskset -c 0` one thread, not one per online CPU sharing that core
+    allowed = len(os.sched_getaffinity(0))
     lib = ModelLibrary(so)
-    check(lib.set_num_threads(0) == os.cpu_count(), "the default is every online CPU")
+    check(lib.set_num_threads(0) == allowed, f"the default is every CPU the process may run on ({allowed})")
+    env = {k: v for k, v in os.environ.items() if k != "SHAPEC_NUM_THREADS"}
+    probe = subprocess.run([sys.executable, "-c", f"import ctypes; print(ctypes.CDLL({so!r}).shapec_model_get_num_threads())"],
+                           env=env, capture_output=True, text=True,
+                           preexec_fn=lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}))
+    check(probe.stdout.strip() == "1", f"pinned to one CPU the default is 1 thread (got {probe.stdout.strip()!r})")
 
     x = np.random.default_rng(1).standard_normal((3001, 512)).astype(np.float32)  # rows do not split evenly
     with torch.no_grad():
