@@ -409,12 +409,197 @@ static double product_alpha(cg *g, const sc_node *n) {
   return scale ? scale : 1.0;
 }
 
+/* ---- attention (backends/cpu/runtime/attention.c) ---------------------------------------- */
+
+/* x's strides as sc_k_attention_f32 takes them: its two batch levels (the output's last two
+ * batch dims, 0 where x has no such dim or broadcasts over it), rows, cols.  x is compact,
+ * or a view of a compact tensor (cg_transpose.c); nb: the output's batch dims, at most 2. */
+static void attention_strides(cg *g, const cg_value *x, const cg_value *out, int nb, LLVMValueRef *st) {
+  const cg_value *base = x->view_base ? x->view_base : x;
+  int r = x->v->meta.rank, xb = r - 2;
+  LLVMValueRef bs[CG_MAX_RANK], s[CG_MAX_RANK];
+  strides_of(g, base, bs);
+  for (int d = 0; d < r; d++) s[d] = bs[x->view_base ? x->view_perm[d] : d];
+  for (int level = 0; level < 2; level++) {
+    int d = nb - 2 + level, k = d - (nb - xb); /* the output's dim, x's dim */
+    int64_t one;
+    bool none = d < 0 || k < 0 || (sc_expr_is_const(x->v->shape[k], &one) && one == 1 &&
+                                   !(sc_expr_is_const(out->v->shape[d], &one) && one == 1));
+    st[level] = none ? cg_i64(g, 0) : s[k];
+  }
+  for (int d = 0; d < 2; d++) { /* a row or column of one broadcasts */
+    int64_t one;
+    st[2 + d] = sc_expr_is_const(x->v->shape[r - 2 + d], &one) && one == 1 ? cg_i64(g, 0) : s[r - 2 + d];
+  }
+}
+
+/* out = softmax(q k^T * scale + mask) v: dims (outer, inner, l, s, e, ev) and the 18
+ * strides of sc_k_attention_f32; its scratch from the workspace, dead after this node. */
+static void attention_call(cg *g, LLVMValueRef q, LLVMValueRef k, LLVMValueRef v, LLVMValueRef mask, LLVMValueRef out,
+                           LLVMValueRef *dims, LLVMValueRef *strides, LLVMValueRef scale, int flags) {
+  LLVMValueRef dims_at = array_i64(g, dims, 6);
+  LLVMTypeRef sp[1] = {g->ptr};
+  LLVMValueRef bytes = cg_call(g, "sc_k_attention_scratch_bytes", g->i64, sp, 1, &dims_at, 1, false);
+  cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
+  scratch->last_use = g->node;
+  LLVMValueRef at = cg_alloc_buffer(g, scratch, bytes);
+  LLVMTypeRef p[11] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->f64, g->i32, g->ptr, g->i64};
+  LLVMValueRef a[11] = {q, k, v, mask, out, dims_at, array_i64(g, strides, 18), scale,
+                        LLVMConstInt(g->i32, (unsigned)flags, 0), at, bytes};
+  cg_call(g, "sc_k_attention_f32", g->voidt, p, 11, a, 11, false);
+}
+
+/* The output's batch levels for sc_k_attention_f32: its last two batch dims. */
+static void attention_batch(cg *g, const cg_value *out, int nb, LLVMValueRef *dims) {
+  dims[0] = nb >= 2 ? out->dims[nb - 2] : cg_i64(g, 1);
+  dims[1] = nb >= 1 ? out->dims[nb - 1] : cg_i64(g, 1);
+}
+
+/* softmax(q @ k^T * c) @ v planned as one kernel (cg_attention.c), at the second product n:
+ * q and k^T are the first product's operands, c its absorbed scale. */
+static void fused_attention(cg *g, const sc_node *n, const sc_value *ov) {
+  const sc_node *first = &g->p->graph->nodes[g->folded[n - g->p->graph->nodes].attention_scores - 1];
+  bool bmm_first = first->op->id == SC_OP_BMM, bmm_second = n->op->id == SC_OP_BMM;
+  cg_value *q = tensor(g, first, "self"), *kt = tensor(g, first, bmm_first ? "mat2" : "other");
+  cg_value *v = tensor(g, n, bmm_second ? "mat2" : "other");
+  cg_value *out = cg_get(g, ov);
+  if (out->writes_into_base) { /* into the permutation that reads it (cg_transpose.c) */
+    produce(g, out->view_base->v);
+    cg_set_dims(g, out);
+    out->data = out->view_base->data;
+    cg_note_alias(g, out, out->view_base);
+    out->ready = true;
+  } else {
+    out = produce(g, ov);
+  }
+  int r = ov->meta.rank, nb = r - 2;
+  LLVMValueRef dims[6], st[18], kst[4];
+  attention_batch(g, out, nb, dims);
+  dims[2] = out->dims[r - 2];
+  dims[3] = v->dims[r - 2];
+  dims[4] = q->dims[r - 1];
+  dims[5] = out->dims[r - 1];
+  attention_strides(g, q, out, nb, st);
+  attention_strides(g, kt, out, nb, kst); /* k^T's (depth, key) strides are k's (key, depth) */
+  st[4] = kst[0], st[5] = kst[1], st[6] = kst[3], st[7] = kst[2];
+  attention_strides(g, v, out, nb, kst);
+  memcpy(st + 8, kst, 3 * sizeof *st);
+  attention_strides(g, out, out, nb, kst);
+  memcpy(st + 11, kst, 3 * sizeof *st);
+  for (int i = 14; i < 18; i++) st[i] = cg_i64(g, 0);
+  attention_call(g, q->data, kt->data, v->data, LLVMConstNull(g->ptr), out->data, dims, st,
+                 LLVMConstReal(g->f64, product_alpha(g, first)), 0);
+}
+
+/* scaled_dot_product_attention's scale: its argument, or 1 / sqrt(e). */
+static LLVMValueRef sdpa_scale(cg *g, const sc_node *n, LLVMValueRef e) {
+  double scale = float_arg(n, "scale", NAN);
+  if (!isnan(scale)) return LLVMConstReal(g->f64, scale);
+  LLVMTypeRef f1[1] = {g->f64};
+  LLVMValueRef x[1] = {LLVMBuildSIToFP(g->B, e, g->f64, "e")};
+  LLVMValueRef root = LLVMBuildCall2(g->B, LLVMFunctionType(g->f64, f1, 1, 0), cg_function(g, "sqrt", g->f64, f1, 1, false),
+                                     x, 1, "sq");
+  return LLVMBuildFDiv(g->B, LLVMConstReal(g->f64, 1), root, "sc");
+}
+
+/* scaled_dot_product_attention on the host: operands read through broadcasting strides
+ * when the output has at most two batch dims, else copied compact and broadcast first. */
+static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
+  cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
+  if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CPU lowering yet (use "
+                    "an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
+  if (mask && mask->v->meta.rank < 2)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %d-D mask has no CPU lowering yet (give "
+                    "the mask its [..., L, S] dims)", mask->v->meta.rank);
+  cg_value *out = produce(g, ov);
+  int r = out->v->meta.rank, nb = r - 2, rq = q->v->meta.rank;
+  LLVMValueRef dims[6], st[18];
+  dims[2] = out->dims[r - 2];
+  dims[3] = kk->dims[kk->v->meta.rank - 2];
+  dims[4] = q->dims[rq - 1];
+  dims[5] = out->dims[r - 1];
+  LLVMValueRef qd = q->data, kd = kk->data, vd = v->data, md = mask ? mask->data : LLVMConstNull(g->ptr);
+  cg_value *operands[5] = {q, kk, v, out, mask};
+  LLVMValueRef *at[5] = {st, st + 4, st + 8, st + 11, st + 14}, tmp[4];
+  if (nb <= 2) {
+    attention_batch(g, out, nb, dims);
+    for (int i = 0; i < 5; i++) {
+      if (!operands[i]) {
+        for (int j = 0; j < 4; j++) at[i][j] = cg_i64(g, 0);
+        continue;
+      }
+      attention_strides(g, operands[i], out, nb, tmp);
+      memcpy(at[i], tmp, (i == 2 || i == 3 ? 3 : 4) * sizeof *tmp);
+    }
+  } else { /* every batch dim folded into the inner level */
+    dims[0] = cg_i64(g, 1);
+    dims[1] = prod(g, out->dims, 0, nb);
+    LLVMValueRef *data[5] = {&qd, &kd, &vd, NULL, &md};
+    for (int i = 0; i < 5; i++) {
+      cg_value *x = operands[i];
+      if (!x) {
+        for (int j = 0; j < 4; j++) at[i][j] = cg_i64(g, 0);
+        continue;
+      }
+      int rx = x->v->meta.rank;
+      LLVMValueRef rows = x->dims[rx - 2 < 0 ? 0 : rx - 2], cols = x->dims[rx - 1];
+      if (rx < 2) rows = cg_i64(g, 1);
+      if (data[i] && rx > 2) *data[i] = batch_operand(g, x, out, nb, rows, cols);
+      int64_t one;
+      bool one_row = rx < 2 || (sc_expr_is_const(x->v->shape[rx - 2], &one) && one == 1);
+      bool one_col = sc_expr_is_const(x->v->shape[rx - 1], &one) && one == 1;
+      at[i][0] = cg_i64(g, 0);
+      at[i][1] = rx > 2 ? LLVMBuildMul(g->B, rows, cols, "mat") : cg_i64(g, 0);
+      at[i][2] = one_row ? cg_i64(g, 0) : cols;
+      if (i != 2 && i != 3) at[i][3] = one_col ? cg_i64(g, 0) : cg_i64(g, 1);
+    }
+  }
+  attention_call(g, qd, kd, vd, md, out->data, dims, st, sdpa_scale(g, n, dims[4]),
+                 int_arg(n, "is_causal", 0) ? SC_ATTENTION_CAUSAL : 0);
+  return true;
+}
+
+/* The device path's attention: query, key, value (and a batched mask) compact and broadcast
+ * to the output's batch dims first. */
+static bool sdpa_device(cg *g, const sc_node *n, const sc_value *ov) {
+  cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
+  cg_value *out = produce(g, ov);
+  int r = out->v->meta.rank, nb = r - 2;
+  LLVMValueRef l = q->dims[q->v->meta.rank - 2], e = q->dims[q->v->meta.rank - 1];
+  LLVMValueRef s = kk->dims[kk->v->meta.rank - 2], ev = v->dims[v->v->meta.rank - 1];
+  if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CPU lowering yet (use "
+                    "an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
+  /* query, key, value and a batched mask broadcast to the output's batch dims; a 2-D
+   * mask serves every batch */
+  LLVMValueRef qd = batch_operand(g, q, out, nb, l, e), kd = batch_operand(g, kk, out, nb, s, e);
+  LLVMValueRef vd = batch_operand(g, v, out, nb, s, ev);
+  LLVMValueRef md = LLVMConstNull(g->ptr), mstride = cg_i64(g, 0);
+  if (mask && mask->v->meta.rank > 2) {
+    md = batch_operand(g, mask, out, nb, l, s);
+    mstride = LLVMBuildMul(g->B, l, s, "ms");
+  } else if (mask) {
+    md = mask->data;
+  }
+  LLVMValueRef sc = sdpa_scale(g, n, e);
+  LLVMTypeRef p[13] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->f64, g->i32};
+  LLVMValueRef a[13] = {qd, kd, vd, md, mstride, out->data, prod(g, out->dims, 0, nb), l, s, e, ev, sc,
+                        LLVMConstInt(g->i32, (unsigned)int_arg(n, "is_causal", 0), 0)};
+  check_rc(g, cg_call(g, "sc_k_sdpa_f32", g->i32, p, 13, a, 13, false));
+  return true;
+}
+
 static bool lower_matmul(cg *g, const sc_node *n) {
   sc_value *ov = output(n, 0);
   if (ov->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(ov->meta.dtype));
   switch (n->op->id) {
     case SC_OP_MM: case SC_OP_ADDMM: case SC_OP_BMM: case SC_OP_BADDBMM: {
+      if (!g->cuda && n->op->id == SC_OP_BMM && g->folded[n - g->p->graph->nodes].attention_scores) {
+        fused_attention(g, n, ov);
+        return true;
+      }
       if (!g->cuda && n->op->id == SC_OP_BMM) {
         strided_product(g, tensor(g, n, "self"), tensor(g, n, "mat2"), ov, product_alpha(g, n));
         return true;
@@ -477,6 +662,10 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       return true;
     }
     case SC_OP_MATMUL: {
+      if (!g->cuda && g->folded[n - g->p->graph->nodes].attention_scores) {
+        fused_attention(g, n, ov);
+        return true;
+      }
       if (!g->cuda && cg_is_strided_product(n)) {
         strided_product(g, tensor(g, n, "self"), tensor(g, n, "other"), ov, product_alpha(g, n));
         return true;
@@ -506,38 +695,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
           out->data, 1, 0);
       return true;
     }
-    case SC_OP_SDPA: {
-      cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
-      cg_value *out = produce(g, ov);
-      int r = out->v->meta.rank, nb = r - 2;
-      LLVMValueRef l = q->dims[q->v->meta.rank - 2], e = q->dims[q->v->meta.rank - 1];
-      LLVMValueRef s = kk->dims[kk->v->meta.rank - 2], ev = v->dims[v->v->meta.rank - 1];
-      double scale = float_arg(n, "scale", NAN);
-      if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
-        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CPU lowering yet (use "
-                        "an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
-      /* query, key, value and a batched mask broadcast to the output's batch dims; a 2-D
-       * mask serves every batch */
-      LLVMValueRef qd = batch_operand(g, q, out, nb, l, e), kd = batch_operand(g, kk, out, nb, s, e);
-      LLVMValueRef vd = batch_operand(g, v, out, nb, s, ev);
-      LLVMValueRef md = LLVMConstNull(g->ptr), mstride = cg_i64(g, 0);
-      if (mask && mask->v->meta.rank > 2) {
-        md = batch_operand(g, mask, out, nb, l, s);
-        mstride = LLVMBuildMul(g->B, l, s, "ms");
-      } else if (mask) {
-        md = mask->data;
-      }
-      LLVMValueRef sc = isnan(scale) ? LLVMBuildFDiv(g->B, LLVMConstReal(g->f64, 1),
-                                                     LLVMBuildCall2(g->B, LLVMFunctionType(g->f64, (LLVMTypeRef[]){g->f64}, 1, 0),
-                                                                    cg_function(g, "sqrt", g->f64, (LLVMTypeRef[]){g->f64}, 1, false),
-                                                                    (LLVMValueRef[]){LLVMBuildSIToFP(g->B, e, g->f64, "e")}, 1, "sq"), "sc")
-                                     : LLVMConstReal(g->f64, scale);
-      LLVMTypeRef p[13] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->f64, g->i32};
-      LLVMValueRef a[13] = {qd, kd, vd, md, mstride, out->data, prod(g, out->dims, 0, nb), l, s, e, ev, sc,
-                            LLVMConstInt(g->i32, (unsigned)int_arg(n, "is_causal", 0), 0)};
-      check_rc(g, cg_call(g, "sc_k_sdpa_f32", g->i32, p, 13, a, 13, false));
-      return true;
-    }
+    case SC_OP_SDPA: return g->cuda ? sdpa_device(g, n, ov) : sdpa_host(g, n, ov);
     default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
   }
 }
@@ -1013,7 +1171,7 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
 }
 
 bool cg_emit_node(cg *g, const sc_node *n, int index) {
-  (void)index;
+  if (g->folded && g->folded[index].in_attention) return true; /* the attention kernel computes it (cg_attention.c) */
   switch (n->op->op_class) {
     case SC_OPC_SYMBOLIC:
     case SC_OPC_ASSERT: return true; /* sizes are expressions; asserts were checked on entry */

@@ -174,11 +174,14 @@ struct cg {
     bool kernel_layout_in;  /* a convolution whose input another one wrote in the kernel's layout (cg_conv_layout.c) */
     bool kernel_layout_out; /* a convolution that writes its output so, for convolutions only */
     bool kernel_layout_residual; /* a convolution whose residual another one wrote so */
+    int attention_scores;  /* softmax(scores) @ v: 1 + the node of the scores' product (cg_attention.c) */
+    bool in_attention;     /* the scores' product, its scale or softmax: computed by that kernel */
   } *folded;
   /* what the products absorbed, for `export -v` (cg_transpose.c, cg_epilogue.c) */
   struct {
     int views, permuted_results, scales, residuals;
     int conv_sites, conv_residuals, kernel_layout_outputs; /* cg_epilogue.c, cg_conv_layout.c */
+    int attentions;                                        /* cg_attention.c */
   } absorbed;
   /* the CPU path's planned workspace (cg_workspace.c) */
   struct {
@@ -300,6 +303,12 @@ void cg_plan_product_epilogues(cg *g);
 /* bmm, or matmul of two rank-3 or rank-4 operands with the same batch dims: the products the
  * CPU path computes through strides (sc_k_bmm_strided_f32). */
 bool cg_is_strided_product(const sc_node *n);
+
+/* ---- cg_attention.c ---- */
+/* softmax(q @ k^T * c) @ v, the intermediates read by nothing else: one kernel at the second
+ * product (after cg_plan_transposes, whose views it reads through, and before
+ * cg_plan_lifetimes). */
+void cg_plan_attention(cg *g);
 
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);

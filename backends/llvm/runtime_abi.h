@@ -20,6 +20,9 @@ enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
  * many threads a row; the kernels (backends/cuda/device/nn.c) split each row among them. */
 enum { SC_ROW_THREADS = 32 };
 
+/* sc_k_attention_f32's flags: keys after a query's own position masked out (is_causal) */
+enum { SC_ATTENTION_CAUSAL = 1 };
+
 /* sc_k_reduce_f32's op */
 enum { SC_REDUCE_SUM, SC_REDUCE_MEAN, SC_REDUCE_MAX, SC_REDUCE_MIN, SC_REDUCE_VAR };
 

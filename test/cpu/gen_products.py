@@ -2,7 +2,9 @@
 them (backends/llvm/cg_transpose.c, cg_epilogue.c), exported by real torch, with torch's
 outputs at two shapes; test_products.py holds shapec to them without torch.
 
-    scripts/real-torch.sh --torch 2.14 run test/cpu/gen_products.py
+    scripts/real-torch.sh --torch 2.14 run test/cpu/gen_products.py [CASE ...]
+
+With case names, only those are written (the others' files stay as they are).
 
 Writes test/cpu/products/<case>/: model.pt2 (torch.export.save, dynamic dims as the
 program's own), and for shape k in 0, 1: in<k>_<i>.npy, out<k>_<j>.npy."""
@@ -79,7 +81,19 @@ class Residuals(torch.nn.Module):
         return h + l5, l5 * 0.5
 
 
+class LongAttention(torch.nn.Module):
+    """Attention spelled out with bmm over more keys than one chunk of the fused kernel
+    (backends/cpu/runtime/attention.c), a head width that leaves a partial tile, a
+    division by a number that is not a power of two."""
+
+    def forward(self, q, k, v):
+        scores = torch.bmm(q, k.transpose(1, 2)) / 3.0
+        return torch.bmm(torch.softmax(scores, dim=-1), v)
+
+
 def export(name, module, samples, others, dynamic):
+    if sys.argv[1:] and name not in sys.argv[1:]:
+        return
     module.eval()
     ep = torch.export.export(module, tuple(samples), dynamic_shapes=dynamic)
     folder = os.path.join(OUT, name)
@@ -113,3 +127,6 @@ export("shared_views", SharedViews(), [randn(2, 3, 16, 8), randn(2, 3, 12, 8)], 
 export("bmm", Bmm(), [randn(16, 4, 8), randn(12, 4, 8)], [randn(5, 2, 8), randn(9, 2, 8)],
        ({0: T, 1: B}, {0: Dim("s", min=2, max=512), 1: B}))
 export("residuals", Residuals(), [randn(2, 10, 24)], [randn(1, 3, 24)], ({0: B, 1: T},))
+S = Dim("s", min=2, max=2048)
+export("long_attention", LongAttention(), [randn(6, 37, 20), randn(6, 300, 20), randn(6, 300, 20)],
+       [randn(2, 9, 20), randn(2, 530, 20), randn(2, 530, 20)], ({0: B, 1: T}, {0: B, 1: S}, {0: B, 1: S}))

@@ -203,9 +203,18 @@ void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const fl
 void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                          float *rstd_out, int64_t outer, int64_t inner, double eps);
 void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log);
-int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
-                  int64_t batch,
-                  int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal);
+
+/* ---- attention (attention.c) ---- */
+/* out = softmax(q k^T * scale + mask) v over outer x inner batch items.  dims: outer, inner,
+ * l (queries), s (keys), e (q's and k's width), ev (v's width).  strides, in elements: q's
+ * (outer, inner, row, col), k's (outer, inner, key, col), v's (outer, inner, key), out's
+ * (outer, inner, row), mask's (outer, inner, row, col; 0 broadcasts); v's and out's rows
+ * are contiguous.  flags: SC_ATTENTION_* (runtime_abi.h).  scratch: at least
+ * sc_k_attention_scratch_bytes(dims) bytes, any alignment. */
+int64_t sc_k_attention_scratch_bytes(const int64_t *dims);
+void sc_k_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *out,
+                        const int64_t *dims, const int64_t *strides, double scale, int32_t flags, void *scratch,
+                        int64_t scratch_bytes);
 
 /* ---- reductions (reduce.c) ---- */
 void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,

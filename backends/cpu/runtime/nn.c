@@ -1,4 +1,4 @@
-/* nn.c - convolution (im2col + GEMM), pooling, normalization, softmax and attention. */
+/* nn.c - convolution (im2col + GEMM), pooling, normalization and softmax. */
 #include <float.h>
 #include <immintrin.h>
 #include <math.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "vec_exp.h"
 #include "backends/llvm/erf_fit.h"
 
 /* The output columns ox in [lo, hi) whose input column ox*s - p + j*d lies in [0, w). */
@@ -666,29 +667,6 @@ void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const fl
   sc_rt_parallel_for(layer_norm_rows, &j, outer, inner > 0 ? 16384 / inner + 1 : outer);
 }
 
-/* exp of 8 lanes, inline: x = n ln 2 + r with |r| <= ln 2 / 2 (ln 2 in two parts, so r
- * is exact), e^r by its Taylor polynomial of degree 7 (truncation under 6e-9, a tenth of
- * an ulp), times 2^n built in the exponent bits.  Measured against double exp over
- * [-100, 0]: at most 1.3 ulp.  Below -87.33 (where 2^n would leave the normal range) it
- * is 0, which a softmax's sum cannot tell from a denormal; NaN stays NaN.  For the
- * softmax's x - max <= 0 only: large positive x would overflow the exponent bits.  It
- * replaced libmvec's call, which spills every vector register the loop holds (the
- * softmax's exponentials 0.44 -> 0.40 ns an element). */
-__attribute__((target("avx2,fma"))) static __m256 exp_nonpositive8(__m256 x) {
-  const __m256 lowest = _mm256_set1_ps(-87.33654f);
-  __m256 underflow = _mm256_cmp_ps(x, lowest, _CMP_LT_OQ);
-  x = _mm256_max_ps(lowest, x); /* max(c, v) returns v when it is NaN */
-  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x); /* ln 2's high part: 10 bits, n r exact */
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);      /* its low part */
-  static const float taylor[8] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f};
-  __m256 p = _mm256_set1_ps(taylor[0]);
-  for (int d = 1; d < 8; d++) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(taylor[d]));
-  __m256i two_n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_andnot_ps(underflow, _mm256_mul_ps(p, _mm256_castsi256_ps(two_n)));
-}
-
 /* y[i] = exp(x[i] - shift); returns the sum of y (float lanes folded into a double every
  * FOLD elements). */
 __attribute__((target("avx2,fma"))) static double exp_shift_avx2(const float *x, float *y, int64_t n, float shift) {
@@ -801,31 +779,3 @@ void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_
     }
 }
 
-/* out[b] = softmax(q[b] @ k[b]^T * scale + mask) @ v[b] */
-int sc_k_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
-                  int64_t batch,
-                  int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal) {
-  int64_t n_scores = l * s;
-  float *scores = sc_rt_alloc(n_scores * (int64_t)sizeof(float));
-  if (!scores && n_scores > 0) return SHAPEC_ERR_MEMORY;
-  for (int64_t b = 0; b < batch; b++) {
-    int rc = sc_k_bmm_f32(1, l, s, e, q + b * l * e, 0, 0, k + b * s * e, 0, 1, scores, (float)scale, 0.0f);
-    if (rc) {
-      sc_rt_free(scores);
-      return rc;
-    }
-    for (int64_t i = 0; i < l; i++)
-      for (int64_t j = 0; j < s; j++) {
-        if (mask) scores[i * s + j] += mask[b * mask_stride + i * s + j];
-        if (causal && j > i) scores[i * s + j] = -INFINITY;
-      }
-    sc_k_softmax_f32(scores, scores, l, s, 1, 0);
-    rc = sc_k_bmm_f32(1, l, ev, s, scores, 0, 0, v + b * s * ev, 0, 0, out + b * l * ev, 1.0f, 0.0f);
-    if (rc) {
-      sc_rt_free(scores);
-      return rc;
-    }
-  }
-  sc_rt_free(scores);
-  return SHAPEC_OK;
-}

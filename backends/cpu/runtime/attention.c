@@ -1,0 +1,432 @@
+/* attention.c - softmax(q k^T * scale + mask) v, one block of query rows at a time.
+ *
+ * Computed as three kernels (the scores' product, a softmax, the product with v), every
+ * score goes to memory and is read back twice, and oneDNN runs the scores' product, whose
+ * depth is a head's width (64), at about half the FMA peak: the zoo's encoder at batch 8
+ * spent 1.28 ms there for 67 MFLOP (AVX2, one core).  Here a block of ROWS query rows
+ * computes its scores into a buffer that stays in L1, takes their softmax there and
+ * multiplies by v, writing each output row once.
+ *
+ * Every operand is read through strides, so the heads split from a linear layer's output
+ * ([b, l, h, e] viewed as [b, h, l, e]) and the output written back that way need no
+ * transposing copy.  Batch items are indexed by two levels, outer and inner (batch and
+ * heads).  k is packed per batch item into panels of 16 keys ([e][16] each, zero past s),
+ * so each step of a score tile reads two vectors; v is read in place (its rows must be
+ * contiguous).  The softmax's 1 / sum scales the output rows rather than the scores.
+ *
+ * Threads split the batch items (and, when there are fewer items than threads, blocks of
+ * query rows); each uses its own slot of the scratch the caller gives, so a call allocates
+ * nothing. */
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "vec_exp.h"
+
+enum {
+  ROWS = 6,    /* query rows per tile: 6 x 16 scores in twelve accumulators */
+  BLOCK = 24,  /* query rows per block: each key panel and value tile is read from L1 by 4 tiles */
+  KEYS = 256,  /* keys per chunk of the product with v: 24 KB of probabilities, 16 KB of a v tile */
+  PANEL = 16,  /* keys per packed panel, output columns per tile */
+  ALIGN = 64,
+};
+
+typedef struct attention_job {
+  const float *q, *k, *v, *mask;
+  float *out;
+  int64_t outer, inner, l, s, e, ev;
+  int64_t qs[4], ks[4], vs[3], os[3], ms[4]; /* outer, inner, row, col (v and out: col 1) */
+  float scale;
+  int causal;
+  int64_t s_pad;      /* s rounded up to whole panels */
+  int64_t chunk_rows; /* query rows per work item */
+  int64_t chunks;     /* work items per batch item */
+  int64_t items, slots;
+  char *scratch;
+  int64_t slot_bytes;
+} attention_job;
+
+static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+/* A slot: k packed, then a block of scores. */
+static int64_t keys_bytes(int64_t s, int64_t e) { return round_up(round_up(s, PANEL) * e * 4, ALIGN); }
+static int64_t slot_bytes(int64_t s, int64_t e) { return keys_bytes(s, e) + round_up(BLOCK * round_up(s, PANEL) * 4, ALIGN); }
+
+int64_t sc_k_attention_scratch_bytes(const int64_t *dims) {
+  return (int64_t)sc_rt_num_threads() * slot_bytes(dims[3], dims[4]) + ALIGN;
+}
+
+/* k of batch item (o, i) as panels: kp[p][d][c] = k[key p * 16 + c][d], zero past s.
+ * Key by key, so the reads follow k's rows. */
+static void pack_keys(const attention_job *j, const float *k, float *kp) {
+  int64_t panels = j->s_pad / PANEL;
+  for (int64_t key = 0; key < j->s_pad; key++) {
+    float *dst = kp + key / PANEL * j->e * PANEL + key % PANEL;
+    if (key >= j->s) {
+      for (int64_t d = 0; d < j->e; d++) dst[d * PANEL] = 0.0f;
+      continue;
+    }
+    const float *src = k + key * j->ks[2];
+    if (j->ks[3] == 1)
+      for (int64_t d = 0; d < j->e; d++) dst[d * PANEL] = src[d];
+    else
+      for (int64_t d = 0; d < j->e; d++) dst[d * PANEL] = src[d * j->ks[3]];
+  }
+  (void)panels;
+}
+
+/* ---- AVX2 tiles --------------------------------------------------------------------- */
+
+/* scores[r][0, 16) = scale * (q_r . panel keys), rows [0, R); with rowmax, each row's
+ * largest of its first `valid` scores joins rowmax[r] (a NaN is ignored, as in max_row). */
+__attribute__((target("avx2,fma"), always_inline)) static inline void score_tile(int R, const float *q, int64_t q_row,
+                                                                                   int64_t q_col, const float *panel,
+                                                                                   int64_t e, float *scores, int64_t ld,
+                                                                                   __m256 scale, __m256 *rowmax,
+                                                                                   int64_t valid) {
+  __m256 acc[ROWS][2];
+  for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int64_t d = 0; d < e; d++) {
+    __m256 b0 = _mm256_load_ps(panel + d * PANEL), b1 = _mm256_load_ps(panel + d * PANEL + 8);
+    for (int r = 0; r < R; r++) {
+      __m256 a = _mm256_broadcast_ss(q + r * q_row + d * q_col);
+      acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < R; r++) {
+    __m256 y0 = _mm256_mul_ps(acc[r][0], scale), y1 = _mm256_mul_ps(acc[r][1], scale);
+    _mm256_store_ps(scores + r * ld, y0);
+    _mm256_store_ps(scores + r * ld + 8, y1);
+    if (!rowmax) continue;
+    if (valid < PANEL) { /* keys past s, zero-padded: out of the max */
+      __m256 none = _mm256_set1_ps(-INFINITY);
+      __m256 i0 = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), i1 = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+      __m256 lim = _mm256_set1_ps((float)valid);
+      y0 = _mm256_blendv_ps(none, y0, _mm256_cmp_ps(i0, lim, _CMP_LT_OQ));
+      y1 = _mm256_blendv_ps(none, y1, _mm256_cmp_ps(i1, lim, _CMP_LT_OQ));
+    }
+    rowmax[r] = _mm256_max_ps(y1, _mm256_max_ps(y0, rowmax[r]));
+  }
+}
+
+/* The product with v over keys [0, s) of a chunk, rows [0, R), w <= 16 columns (the lanes
+ * m0, m1 unless full): out[r][0, w) = sum_j p[r][j] v[j][0, w), plus what out holds when
+ * `add` (the chunks before), times inv[r] when `last`. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void output_tile(int R, bool full, const float *p,
+                                                                                    int64_t ld, const float *v,
+                                                                                    int64_t v_row, int64_t s, __m256i m0,
+                                                                                    __m256i m1, float *out, int64_t o_row,
+                                                                                    const float *inv, bool add,
+                                                                                    bool last) {
+  __m256 acc[ROWS][2];
+  for (int r = 0; r < R; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  for (int64_t key = 0; key < s; key++) {
+    const float *vr = v + key * v_row;
+    __m256 b0 = full ? _mm256_loadu_ps(vr) : _mm256_maskload_ps(vr, m0);
+    __m256 b1 = full ? _mm256_loadu_ps(vr + 8) : _mm256_maskload_ps(vr + 8, m1);
+    for (int r = 0; r < R; r++) {
+      __m256 a = _mm256_broadcast_ss(p + r * ld + key);
+      acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < R; r++) {
+    float *o = out + r * o_row;
+    __m256 y0 = acc[r][0], y1 = acc[r][1];
+    if (add) {
+      y0 = _mm256_add_ps(y0, full ? _mm256_loadu_ps(o) : _mm256_maskload_ps(o, m0));
+      y1 = _mm256_add_ps(y1, full ? _mm256_loadu_ps(o + 8) : _mm256_maskload_ps(o + 8, m1));
+    }
+    if (last) {
+      __m256 k = _mm256_broadcast_ss(inv + r);
+      y0 = _mm256_mul_ps(y0, k);
+      y1 = _mm256_mul_ps(y1, k);
+    }
+    if (full) {
+      _mm256_storeu_ps(o, y0);
+      _mm256_storeu_ps(o + 8, y1);
+    } else {
+      _mm256_maskstore_ps(o, m0, y0);
+      _mm256_maskstore_ps(o + 8, m1, y1);
+    }
+  }
+}
+
+/* Lanes [0, n) of 8 set, n clamped to [0, 8]. */
+__attribute__((target("avx2"))) static __m256i first_lanes(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n < 0 ? 0 : n > 8 ? 8 : n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* The largest of 8 lanes (a NaN lane is ignored unless all are). */
+__attribute__((target("avx2"))) static float lanes_max(__m256 m) {
+  float lanes[8], mx = -INFINITY;
+  _mm256_storeu_ps(lanes, m);
+  for (int t = 0; t < 8; t++) mx = lanes[t] > mx ? lanes[t] : mx;
+  return mx;
+}
+
+/* The largest score of a row; a NaN is ignored (it makes the sum NaN later, as in ATen). */
+__attribute__((target("avx2"))) static float max_row(const float *x, int64_t s) {
+  __m256 m = _mm256_set1_ps(-INFINITY);
+  int64_t c = 0;
+  for (; c + 8 <= s; c += 8) m = _mm256_max_ps(_mm256_load_ps(x + c), m); /* a NaN lane keeps m */
+  float mx = lanes_max(m);
+  for (; c < s; c++) mx = x[c] > mx ? x[c] : mx;
+  return mx;
+}
+
+/* A row of scores in place: exp(x - mx); returns 1 / their sum.  A NaN score, or an
+ * infinite mx, gives NaN, as ATen's softmax does.  Float lanes, folded into a double every
+ * 1024 keys so that long rows stay accurate. */
+__attribute__((target("avx2,fma"))) static float exp_row(float *x, int64_t s, float mx) {
+  __m256 shift = _mm256_set1_ps(mx);
+  double sum = 0;
+  int64_t c = 0;
+  while (c + 8 <= s) {
+    int64_t stop = c + 1024 < s ? c + 1024 : s;
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    for (; c + 16 <= stop; c += 16) {
+      __m256 y0 = exp_nonpositive8(_mm256_sub_ps(_mm256_load_ps(x + c), shift));
+      __m256 y1 = exp_nonpositive8(_mm256_sub_ps(_mm256_load_ps(x + c + 8), shift));
+      _mm256_store_ps(x + c, y0);
+      _mm256_store_ps(x + c + 8, y1);
+      a0 = _mm256_add_ps(a0, y0);
+      a1 = _mm256_add_ps(a1, y1);
+    }
+    if (c + 8 <= stop) {
+      __m256 y0 = exp_nonpositive8(_mm256_sub_ps(_mm256_load_ps(x + c), shift));
+      _mm256_store_ps(x + c, y0);
+      a0 = _mm256_add_ps(a0, y0);
+      c += 8;
+    }
+    __m256 a = _mm256_add_ps(a0, a1);
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    sum += _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+  }
+  for (; c < s; c++) sum += (x[c] = expf(x[c] - mx));
+  return (float)(1.0 / sum);
+}
+
+/* The mask's row added to a row of scores, and keys past `last` (causal) set to -inf. */
+static void limit_row(const attention_job *j, float *x, const float *mrow, int64_t last) {
+  if (mrow)
+    for (int64_t c = 0; c < j->s; c++) x[c] += mrow[c * j->ms[3]];
+  for (int64_t c = last + 1; c < j->s; c++) x[c] = -INFINITY;
+}
+
+/* score_tile with its row count, rows <= ROWS, as a constant. */
+__attribute__((target("avx2,fma"))) static void score_tiles(const attention_job *j, int64_t rows, const float *q,
+                                                             const float *panel, float *scores, __m256 *rowmax,
+                                                             int64_t valid) {
+  __m256 k = _mm256_set1_ps(j->scale);
+  int64_t qr = j->qs[2], qc = j->qs[3], e = j->e, ld = j->s_pad;
+  switch (rows) {
+    case 6: score_tile(6, q, qr, qc, panel, e, scores, ld, k, rowmax, valid); break;
+    case 5: score_tile(5, q, qr, qc, panel, e, scores, ld, k, rowmax, valid); break;
+    case 4: score_tile(4, q, qr, qc, panel, e, scores, ld, k, rowmax, valid); break;
+    case 3: score_tile(3, q, qr, qc, panel, e, scores, ld, k, rowmax, valid); break;
+    case 2: score_tile(2, q, qr, qc, panel, e, scores, ld, k, rowmax, valid); break;
+    default: score_tile(1, q, qr, qc, panel, e, scores, ld, k, rowmax, valid); break;
+  }
+}
+
+/* output_tile with its row count (rows <= ROWS) and its variant as constants. */
+__attribute__((target("avx2,fma"))) static void output_tiles(const attention_job *j, int64_t rows, bool full,
+                                                              const float *p, const float *v, int64_t keys,
+                                                              __m256i m0, __m256i m1, float *out, const float *inv,
+                                                              bool add, bool last) {
+  int64_t ld = j->s_pad, vr = j->vs[2], orow = j->os[2];
+#define OUTPUT_TILE(R, FULL)                                                                   \
+  do {                                                                                         \
+    if (add && last) output_tile(R, FULL, p, ld, v, vr, keys, m0, m1, out, orow, inv, true, true);   \
+    else if (add) output_tile(R, FULL, p, ld, v, vr, keys, m0, m1, out, orow, inv, true, false);     \
+    else if (last) output_tile(R, FULL, p, ld, v, vr, keys, m0, m1, out, orow, inv, false, true);    \
+    else output_tile(R, FULL, p, ld, v, vr, keys, m0, m1, out, orow, inv, false, false);             \
+  } while (0)
+  if (full) {
+    switch (rows) {
+      case 6: OUTPUT_TILE(6, true); break;
+      case 5: OUTPUT_TILE(5, true); break;
+      case 4: OUTPUT_TILE(4, true); break;
+      case 3: OUTPUT_TILE(3, true); break;
+      case 2: OUTPUT_TILE(2, true); break;
+      default: OUTPUT_TILE(1, true); break;
+    }
+  } else {
+    switch (rows) {
+      case 6: OUTPUT_TILE(6, false); break;
+      case 5: OUTPUT_TILE(5, false); break;
+      case 4: OUTPUT_TILE(4, false); break;
+      case 3: OUTPUT_TILE(3, false); break;
+      case 2: OUTPUT_TILE(2, false); break;
+      default: OUTPUT_TILE(1, false); break;
+    }
+  }
+#undef OUTPUT_TILE
+}
+
+/* Rows [r0, r0 + rows) of batch item (o, i), rows <= BLOCK; kp holds its packed keys.  Each
+ * key panel serves the block's tiles in turn, then each tile of v columns does. */
+__attribute__((target("avx2,fma"))) static void block_rows(const attention_job *j, int64_t rows, const float *q,
+                                                            const float *v, const float *mask, float *out, int64_t r0,
+                                                            const float *kp, float *scores) {
+  int64_t ld = j->s_pad, panels = j->s_pad / PANEL;
+  __m256 rowmax[BLOCK];
+  bool limited = mask || j->causal; /* then the max comes after the mask */
+  for (int64_t r = 0; r < rows; r++) rowmax[r] = _mm256_set1_ps(-INFINITY);
+  for (int64_t p = 0; p < panels; p++)
+    for (int64_t t = 0; t < rows; t += ROWS)
+      score_tiles(j, rows - t < ROWS ? rows - t : ROWS, q + (r0 + t) * j->qs[2], kp + p * j->e * PANEL,
+                  scores + t * ld + p * PANEL, limited ? NULL : rowmax + t, j->s - p * PANEL);
+  float inv[BLOCK];
+  for (int64_t r = 0; r < rows; r++) {
+    float *row = scores + r * ld;
+    if (limited) limit_row(j, row, mask ? mask + (r0 + r) * j->ms[2] : NULL, j->causal ? r0 + r : j->s);
+    inv[r] = exp_row(row, j->s, limited ? max_row(row, j->s) : lanes_max(rowmax[r]));
+  }
+  /* keys in chunks that keep the block's probabilities and a tile of v in L1 */
+  for (int64_t k0 = 0; k0 < j->s; k0 += KEYS) {
+    int64_t keys = j->s - k0 < KEYS ? j->s - k0 : KEYS;
+    bool add = k0 > 0, last = k0 + keys == j->s;
+    for (int64_t c = 0; c < j->ev; c += PANEL) {
+      bool full = c + PANEL <= j->ev;
+      __m256i m0 = first_lanes(j->ev - c), m1 = first_lanes(j->ev - c - 8);
+      for (int64_t t = 0; t < rows; t += ROWS)
+        output_tiles(j, rows - t < ROWS ? rows - t : ROWS, full, scores + t * ld + k0, v + k0 * j->vs[2] + c, keys, m0,
+                     m1, out + (r0 + t) * j->os[2] + c, inv + t, add, last);
+    }
+  }
+}
+
+/* The cache lines of `rows` rows of `width` floats, `stride` apart, into L1 ahead of use. */
+static void prefetch_rows(const float *x, int64_t rows, int64_t stride, int64_t width) {
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < width; c += 16) __builtin_prefetch(x + r * stride + c, 0, 3);
+}
+
+/* What a block of rows fetches ahead for the next batch item: its k and v rows, a share
+ * per block (k, v and q come from other layers' writes, mostly beyond L2; a miss in the
+ * middle of a tile stalls it). */
+typedef struct ahead {
+  const float *k, *v; /* NULL: no next batch item */
+  int64_t per_block;  /* key rows per block */
+} ahead;
+
+/* Rows [first, last) of batch item (o, i), in tiles of ROWS. */
+__attribute__((target("avx2,fma"))) static void block_avx2(const attention_job *j, const float *q, const float *v,
+                                                            const float *mask, float *out, int64_t first, int64_t last,
+                                                            const float *kp, float *scores, ahead next) {
+  int64_t fetched = 0;
+  for (int64_t r = first; r < last; r += BLOCK) {
+    int64_t rows = last - r < BLOCK ? last - r : BLOCK;
+    if (r + BLOCK < last) /* the next block's queries */
+      prefetch_rows(q + (r + BLOCK) * j->qs[2], last - r - BLOCK < BLOCK ? last - r - BLOCK : BLOCK, j->qs[2], j->e);
+    if (next.k && fetched < j->s) {
+      int64_t n = j->s - fetched < next.per_block ? j->s - fetched : next.per_block;
+      prefetch_rows(next.k + fetched * j->ks[2], n, j->ks[2], j->e);
+      prefetch_rows(next.v + fetched * j->vs[2], n, j->vs[2], j->ev);
+      fetched += n;
+    }
+    block_rows(j, rows, q, v, mask, out, r, kp, scores);
+  }
+}
+
+/* ---- without AVX2: the same steps, one row at a time -------------------------------- */
+
+static void block_plain(const attention_job *j, const float *q, const float *k, const float *v, const float *mask,
+                        float *out, int64_t first, int64_t last, float *scores) {
+  for (int64_t r = first; r < last; r++) {
+    const float *qr = q + r * j->qs[2];
+    float mx = -INFINITY;
+    for (int64_t c = 0; c < j->s; c++) {
+      float acc = 0;
+      for (int64_t d = 0; d < j->e; d++) acc += qr[d * j->qs[3]] * k[c * j->ks[2] + d * j->ks[3]];
+      scores[c] = acc * j->scale;
+    }
+    if (mask || j->causal) limit_row(j, scores, mask ? mask + r * j->ms[2] : NULL, j->causal ? r : j->s);
+    for (int64_t c = 0; c < j->s; c++) mx = scores[c] > mx ? scores[c] : mx;
+    double sum = 0;
+    for (int64_t c = 0; c < j->s; c++) sum += (scores[c] = expf(scores[c] - mx));
+    float inv = (float)(1.0 / sum);
+    float *orow = out + r * j->os[2];
+    for (int64_t c = 0; c < j->ev; c++) {
+      float acc = 0;
+      for (int64_t key = 0; key < j->s; key++) acc += scores[key] * v[key * j->vs[2] + c];
+      orow[c] = acc * inv;
+    }
+  }
+}
+
+/* Slot t's share of the work items: whole batch items, or blocks of their rows. */
+static void run_slots(void *arg, int64_t begin, int64_t end) {
+  const attention_job *j = arg;
+  int avx2 = sc_rt_has_avx2();
+  for (int64_t t = begin; t < end; t++) {
+    float *kp = (float *)(j->scratch + t * j->slot_bytes);
+    float *scores = (float *)((char *)kp + keys_bytes(j->s, j->e));
+    int64_t first = t * j->items / j->slots, last = (t + 1) * j->items / j->slots, packed = -1;
+    for (int64_t it = first; it < last; it++) {
+      int64_t b = it / j->chunks, o = b / j->inner, i = b % j->inner;
+      int64_t r0 = it % j->chunks * j->chunk_rows, r1 = r0 + j->chunk_rows < j->l ? r0 + j->chunk_rows : j->l;
+      const float *q = j->q + o * j->qs[0] + i * j->qs[1], *k = j->k + o * j->ks[0] + i * j->ks[1];
+      const float *v = j->v + o * j->vs[0] + i * j->vs[1];
+      const float *mask = j->mask ? j->mask + o * j->ms[0] + i * j->ms[1] : NULL;
+      float *out = j->out + o * j->os[0] + i * j->os[1];
+      if (!avx2) {
+        block_plain(j, q, k, v, mask, out, r0, r1, scores);
+        continue;
+      }
+      if (packed != b) { /* consecutive items share a batch item: pack its keys once */
+        pack_keys(j, k, kp);
+        packed = b;
+      }
+      ahead next = {NULL, NULL, 0};
+      int64_t nb = (it + 1) / j->chunks;
+      if (it + 1 < last && nb != b) { /* the next item starts another batch item */
+        next.k = j->k + nb / j->inner * j->ks[0] + nb % j->inner * j->ks[1];
+        next.v = j->v + nb / j->inner * j->vs[0] + nb % j->inner * j->vs[1];
+        int64_t blocks = (r1 - r0 + BLOCK - 1) / BLOCK;
+        next.per_block = (j->s + blocks - 1) / blocks;
+      }
+      block_avx2(j, q, v, mask, out, r0, r1, kp, scores, next);
+    }
+  }
+}
+
+void sc_k_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *out,
+                        const int64_t *dims, const int64_t *strides, double scale, int32_t flags, void *scratch,
+                        int64_t scratch_bytes) {
+  attention_job j = {.q = q, .k = k, .v = v, .mask = mask, .out = out, .outer = dims[0], .inner = dims[1],
+                     .l = dims[2], .s = dims[3], .e = dims[4], .ev = dims[5], .scale = (float)scale,
+                     .causal = (flags & SC_ATTENTION_CAUSAL) != 0};
+  memcpy(j.qs, strides, 4 * sizeof *strides);
+  memcpy(j.ks, strides + 4, 4 * sizeof *strides);
+  memcpy(j.vs, strides + 8, 3 * sizeof *strides);
+  memcpy(j.os, strides + 11, 3 * sizeof *strides);
+  memcpy(j.ms, strides + 14, 4 * sizeof *strides);
+  int64_t batch = j.outer * j.inner;
+  if (batch <= 0 || j.l <= 0 || j.ev <= 0) return;
+  if (j.s <= 0) { /* no keys: an empty product, zeros, as in ATen */
+    for (int64_t b = 0; b < batch; b++)
+      for (int64_t r = 0; r < j.l; r++)
+        memset(out + b / j.inner * j.os[0] + b % j.inner * j.os[1] + r * j.os[2], 0, (size_t)j.ev * sizeof *out);
+    return;
+  }
+  j.s_pad = round_up(j.s, PANEL);
+  j.slot_bytes = slot_bytes(j.s, j.e);
+  j.scratch = (char *)round_up((int64_t)(uintptr_t)scratch, ALIGN);
+  int64_t slots = (scratch_bytes - ALIGN) / j.slot_bytes, threads = sc_rt_num_threads();
+  if (slots > threads) slots = threads;
+  if (slots < 1) slots = 1; /* the caller sized the scratch for at least one */
+  /* enough work items that every slot has two: blocks of rows when the batch is small */
+  int64_t chunks = batch >= 2 * slots ? 1 : (2 * slots + batch - 1) / batch;
+  j.chunk_rows = round_up((j.l + chunks - 1) / chunks, ROWS);
+  j.chunks = (j.l + j.chunk_rows - 1) / j.chunk_rows;
+  j.items = batch * j.chunks;
+  j.slots = slots < j.items ? slots : j.items;
+  sc_rt_parallel_for(run_slots, &j, j.slots, 1);
+}

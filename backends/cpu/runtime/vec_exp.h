@@ -1,0 +1,31 @@
+/* vec_exp.h - exp of eight float lanes, inline, for the softmax loops (nn.c, attention.c).
+ * A header so each loop keeps its vectors in registers: a call would spill them. */
+#ifndef SHAPEC_RUNTIME_VEC_EXP_H
+#define SHAPEC_RUNTIME_VEC_EXP_H
+
+#include <immintrin.h>
+
+/* exp of 8 lanes, inline: x = n ln 2 + r with |r| <= ln 2 / 2 (ln 2 in two parts, so r
+ * is exact), e^r by its Taylor polynomial of degree 7 (truncation under 6e-9, a tenth of
+ * an ulp), times 2^n built in the exponent bits.  Measured against double exp over
+ * [-100, 0]: at most 1.3 ulp.  Below -87.33 (where 2^n would leave the normal range) it
+ * is 0, which a softmax's sum cannot tell from a denormal; NaN stays NaN.  For the
+ * softmax's x - max <= 0 only: large positive x would overflow the exponent bits.  It
+ * replaced libmvec's call, which spills every vector register the loop holds (the
+ * softmax's exponentials 0.44 -> 0.40 ns an element). */
+__attribute__((target("avx2,fma"))) static inline __m256 exp_nonpositive8(__m256 x) {
+  const __m256 lowest = _mm256_set1_ps(-87.33654f);
+  __m256 underflow = _mm256_cmp_ps(x, lowest, _CMP_LT_OQ);
+  x = _mm256_max_ps(lowest, x); /* max(c, v) returns v when it is NaN */
+  __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x); /* ln 2's high part: 10 bits, n r exact */
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);      /* its low part */
+  static const float taylor[8] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f};
+  __m256 p = _mm256_set1_ps(taylor[0]);
+  for (int d = 1; d < 8; d++) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(taylor[d]));
+  __m256i two_n = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_andnot_ps(underflow, _mm256_mul_ps(p, _mm256_castsi256_ps(two_n)));
+}
+
+#endif

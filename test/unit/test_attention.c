@@ -1,0 +1,141 @@
+/* softmax(q k^T * scale + mask) v in one kernel (sc_k_attention_f32,
+ * backends/cpu/runtime/attention.c) against a double reference: heads read in place from
+ * [b, l, h, e] rows (the layout a linear layer leaves) and written back that way, k read
+ * transposed, query counts that leave partial tiles and blocks, key counts that leave
+ * partial panels and span several chunks of the product with v, widths that leave masked
+ * columns, masks broadcast over batch items and rows, causal limits, one and two threads;
+ * and ATen's answers at the edges: no keys gives zeros, a fully masked row gives NaN. */
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "backends/cpu/runtime/kernels.h"
+#include "run_suite.h"
+
+typedef struct shape {
+  int64_t outer, inner, l, s, e, ev;
+} shape;
+
+/* A value in [-1, 1) from an index, the same on every run. */
+static float value(int64_t i, int64_t salt) { return (float)(((i * 7919 + salt * 104729) % 2001) / 1000.0 - 1.0); }
+
+/* Fills x (n floats) and returns it. */
+static float *filled(int64_t n, int64_t salt) {
+  float *x = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+  for (int64_t i = 0; i < n; i++) x[i] = value(i, salt);
+  return x;
+}
+
+/* The reference at one query row of one batch item, in double. */
+static void reference_row(const float *q, const float *k, const float *v, const float *mask, const int64_t *st,
+                          const shape *sh, int64_t o, int64_t i, int64_t r, double scale, int causal, double *out) {
+  double *score = malloc(sizeof(double) * (size_t)(sh->s > 0 ? sh->s : 1)), mx = -INFINITY, sum = 0;
+  for (int64_t c = 0; c < sh->s; c++) {
+    double acc = 0;
+    for (int64_t d = 0; d < sh->e; d++)
+      acc += (double)q[o * st[0] + i * st[1] + r * st[2] + d * st[3]] * k[o * st[4] + i * st[5] + c * st[6] + d * st[7]];
+    score[c] = (double)(float)(acc * scale);
+    if (mask) score[c] += mask[o * st[14] + i * st[15] + r * st[16] + c * st[17]];
+    if (causal && c > r) score[c] = -INFINITY;
+    mx = fmax(mx, score[c]);
+  }
+  for (int64_t c = 0; c < sh->s; c++) sum += (score[c] = exp(score[c] - mx));
+  for (int64_t x = 0; x < sh->ev; x++) {
+    double acc = 0;
+    for (int64_t c = 0; c < sh->s; c++) acc += score[c] * v[o * st[8] + i * st[9] + c * st[10] + x];
+    out[x] = sh->s ? acc / sum : 0.0;
+  }
+  free(score);
+}
+
+/* Runs the kernel on `sh` with heads interleaved in rows ([outer, rows, inner, width]),
+ * k transposed when asked, and checks every output against the reference. */
+static void check_shape(const shape *sh, int transposed_k, int mask_kind, int causal, int threads) {
+  int64_t o = sh->outer, h = sh->inner;
+  /* q, v, out: [outer, rows, inner, width]; k: that, or [outer, inner, e, s] when transposed */
+  int64_t st[18] = {sh->l * h * sh->e, sh->e, h * sh->e, 1,
+                    transposed_k ? h * sh->e * sh->s : sh->s * h * sh->e, transposed_k ? sh->e * sh->s : sh->e,
+                    transposed_k ? 1 : h * sh->e, transposed_k ? sh->s : 1,
+                    sh->s * h * sh->ev, sh->ev, h * sh->ev,
+                    sh->l * h * sh->ev, sh->ev, h * sh->ev,
+                    0, 0, 0, 0};
+  if (mask_kind == 1) { /* one [l, s] mask for every batch item */
+    st[16] = sh->s, st[17] = 1;
+  } else if (mask_kind == 2) { /* [outer, 1, 1, s]: per batch, broadcast over heads and rows (padding) */
+    st[14] = sh->s, st[17] = 1;
+  }
+  float *q = filled(o * sh->l * h * sh->e, 1), *k = filled(o * sh->s * h * sh->e, 2);
+  float *v = filled(o * sh->s * h * sh->ev, 3), *mask = mask_kind ? filled(o * sh->l * sh->s, 4) : NULL;
+  float *out = filled(o * sh->l * h * sh->ev, 5);
+  if (mask)
+    for (int64_t x = 0; x < o * sh->l * sh->s; x++)
+      if (x % 5 == 2) mask[x] = -INFINITY; /* masked keys, never a whole row: every row has key 0 or 1 */
+  int64_t dims[6] = {o, h, sh->l, sh->s, sh->e, sh->ev};
+  shapec_model_set_num_threads(threads);
+  int64_t bytes = sc_k_attention_scratch_bytes(dims);
+  void *scratch = malloc((size_t)bytes);
+  double scale = 1.0 / sqrt((double)(sh->e > 0 ? sh->e : 1));
+  sc_k_attention_f32(q, k, v, mask, out, dims, st, scale, causal ? SC_ATTENTION_CAUSAL : 0, scratch, bytes);
+  double *want = malloc(sizeof(double) * (size_t)(sh->ev > 0 ? sh->ev : 1));
+  for (int64_t a = 0; a < o; a++)
+    for (int64_t b = 0; b < h; b++)
+      for (int64_t r = 0; r < sh->l; r++) {
+        reference_row(q, k, v, mask, st, sh, a, b, r, scale, causal, want);
+        for (int64_t x = 0; x < sh->ev; x++) {
+          float got = out[a * st[11] + b * st[12] + r * st[13] + x];
+          bool same = isnan(want[x]) ? isnan(got) : fabs(got - want[x]) <= 2e-6 + 2e-5 * fabs(want[x]);
+          ck_assert_msg(same,
+                        "[%lld %lld %lld %lld %lld %lld] k^T %d mask %d causal %d threads %d: out[%lld][%lld][%lld][%lld] "
+                        "= %.9g, want %.9g", (long long)o, (long long)h, (long long)sh->l, (long long)sh->s,
+                        (long long)sh->e, (long long)sh->ev, transposed_k, mask_kind, causal, threads, (long long)a,
+                        (long long)b, (long long)r, (long long)x, got, want[x]);
+        }
+      }
+  free(q), free(k), free(v), free(mask), free(out), free(scratch), free(want);
+}
+
+START_TEST(test_matches_reference) {
+  static const shape shapes[] = {
+      {2, 4, 128, 128, 64, 64}, /* the zoo encoder's heads */
+      {1, 3, 29, 37, 5, 3},     /* partial tiles, a partial panel, 3 of 16 columns */
+      {1, 2, 50, 300, 20, 20},  /* two chunks of keys, a tail of 4 columns */
+      {2, 1, 7, 600, 8, 24},    /* three chunks; fewer rows than a block */
+      {1, 1, 1, 1, 1, 1},
+      {3, 2, 25, 17, 64, 16},   /* a block and one row */
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+    for (int transposed_k = 0; transposed_k <= 1; transposed_k++)
+      for (int mask_kind = 0; mask_kind <= 2; mask_kind++)
+        for (int causal = 0; causal <= 1; causal++)
+          for (int threads = 1; threads <= 2; threads++) check_shape(&shapes[i], transposed_k, mask_kind, causal, threads);
+}
+END_TEST
+
+START_TEST(test_edges) {
+  /* no keys: an empty product, zeros (ATen); no width: the uniform mean of v */
+  shape none = {1, 2, 5, 0, 4, 3}, flat = {1, 1, 4, 6, 0, 2};
+  check_shape(&none, 0, 0, 0, 1);
+  check_shape(&flat, 0, 0, 0, 1);
+  /* a fully masked row: NaN, as ATen's softmax gives */
+  int64_t dims[6] = {1, 1, 2, 3, 2, 2}, st[18] = {0, 0, 2, 1, 0, 0, 2, 1, 0, 0, 2, 0, 0, 2, 0, 0, 3, 1};
+  float q[4] = {1, 2, 3, 4}, k[6] = {1, 0, 0, 1, 1, 1}, v[6] = {1, 2, 3, 4, 5, 6}, out[4];
+  float mask[6] = {-INFINITY, -INFINITY, -INFINITY, 0, 0, 0};
+  int64_t bytes = sc_k_attention_scratch_bytes(dims);
+  void *scratch = malloc((size_t)bytes);
+  sc_k_attention_f32(q, k, v, mask, out, dims, st, 1.0, 0, scratch, bytes);
+  ck_assert(isnan(out[0]) && isnan(out[1]));
+  ck_assert(!isnan(out[2]) && !isnan(out[3]));
+  free(scratch);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("attention");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_matches_reference);
+  tcase_add_test(tc, test_edges);
+  suite_add_tcase(s, tc);
+  return tu_run(s);
+}
