@@ -372,19 +372,23 @@ static int matrix_strides(cg *g, cg_value *x, int nb, LLVMValueRef *st) {
   return rows_contiguous;
 }
 
+/* A strided product's output: its own buffer, or, when the plan says so, the permutation
+ * that reads it, which the product fills in place (cg_transpose.c). */
+static cg_value *product_output(cg *g, const sc_value *ov) {
+  cg_value *out = cg_get(g, ov);
+  if (!out->writes_into_base) return produce(g, ov);
+  produce(g, out->view_base->v);
+  cg_set_dims(g, out);
+  out->data = out->view_base->data;
+  cg_note_alias(g, out, out->view_base);
+  out->ready = true;
+  return out;
+}
+
 /* bmm or a batched matmul through strides: views read in place, and the result written
  * into the permutation that reads it when the plan says so (cg_transpose.c). */
 static void strided_product(cg *g, cg_value *a, cg_value *b, const sc_value *ov, double alpha) {
-  cg_value *out = cg_get(g, ov);
-  if (out->writes_into_base) {
-    produce(g, out->view_base->v);
-    cg_set_dims(g, out);
-    out->data = out->view_base->data;
-    cg_note_alias(g, out, out->view_base);
-    out->ready = true;
-  } else {
-    out = produce(g, ov);
-  }
+  cg_value *out = product_output(g, ov);
   int r = ov->meta.rank, nb = r - 2;
   LLVMValueRef shape[5] = {nb == 2 ? out->dims[0] : cg_i64(g, 1), nb >= 1 ? out->dims[nb - 1] : cg_i64(g, 1),
                            out->dims[r - 2], out->dims[r - 1], a->dims[r - 1]};
@@ -462,16 +466,7 @@ static void fused_attention(cg *g, const sc_node *n, const sc_value *ov) {
   bool bmm_first = first->op->id == SC_OP_BMM, bmm_second = n->op->id == SC_OP_BMM;
   cg_value *q = tensor(g, first, "self"), *kt = tensor(g, first, bmm_first ? "mat2" : "other");
   cg_value *v = tensor(g, n, bmm_second ? "mat2" : "other");
-  cg_value *out = cg_get(g, ov);
-  if (out->writes_into_base) { /* into the permutation that reads it (cg_transpose.c) */
-    produce(g, out->view_base->v);
-    cg_set_dims(g, out);
-    out->data = out->view_base->data;
-    cg_note_alias(g, out, out->view_base);
-    out->ready = true;
-  } else {
-    out = produce(g, ov);
-  }
+  cg_value *out = product_output(g, ov);
   int r = ov->meta.rank, nb = r - 2;
   LLVMValueRef dims[6], st[18], kst[4];
   attention_batch(g, out, nb, dims);
