@@ -87,6 +87,32 @@ def check_case(case, target, flags, want):
                     check(worst < 1e-4, f"{what} (error {worst:.1e})")
 
 
+def check_linear_epilogue(case):
+    """oneDNN computes a linear layer's product alone, with either of its kernels (gemm on
+    AVX2, brgemm on AVX-512): the bias, activation and residual are the runtime's pass after
+    it (backends/cpu/runtime/onednn.c, make_linear_plan), never oneDNN's bias or post-ops."""
+    folder = os.path.join(CASES, case)
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([shapec, "export", os.path.join(folder, "model.pt2"), "-o", tmp, "-q"], capture_output=True,
+                           text=True)
+        inputs = sorted(glob.glob(os.path.join(folder, "in0_*.npy")), key=lambda p: int(p.rsplit("_", 1)[1][:-4]))
+        described = subprocess.run([shapec, "inspect", os.path.join(tmp, "model.so"), "--json"], capture_output=True,
+                                   text=True)
+        names = [i["name"] for i in json.loads(described.stdout)["inputs"] if i["kind"] == "user_input"]
+        args = [shapec, "run", os.path.join(tmp, "model.so"), "--out", tmp]
+        for name, p in zip(names, inputs):
+            args += ["--input", f"{name}={p}"]
+        env = dict(os.environ, SHAPEC_ONEDNN="always", SHAPEC_NUM_THREADS="1", DNNL_VERBOSE="1")
+        res = subprocess.run(args, capture_output=True, text=True, env=env)
+        layers = [ln for ln in res.stdout.splitlines() + res.stderr.splitlines()
+                  if ln.startswith("onednn_verbose,exec,cpu,inner_product")]
+        fused = [ln for ln in layers if "post-ops" in ln or "bia_f32" in ln]
+        check(r.returncode == 0 and res.returncode == 0 and len(layers) >= 6 and not fused,
+              f"{case}: {len(layers)} linear layers ran in oneDNN as the product alone (with a bias or post-ops: {fused})")
+
+
+check_linear_epilogue("encoder")
+
 # the attention kernel is 8 lanes wide: an export for a CPU with AVX-512 keeps the nodes
 # (cg_plan_attention); one for haswell (AVX2) takes it on any machine here
 with open("/proc/cpuinfo") as fp:

@@ -680,50 +680,38 @@ int sc_k_max_pool2d_site_f32(void **slot, const float *x, float *y, int64_t n, i
 
 /* ---- linear layers: y = x w^T + bias through oneDNN's inner product ---- */
 
-/* An inner product of x [m, k] and w [n, k] transposed, its bias, activation and residual
- * as oneDNN's post-ops when `fused`, else the product alone: NULL when oneDNN has none. */
-static dnnl_primitive_desc_t linear_desc(plan *p, const conv_shape *key, bool fused) {
+/* The inner product of x [m, k] and w [n, k] transposed alone (no bias, no post-ops), or
+ * NULL when oneDNN has none. */
+static dnnl_primitive_desc_t linear_desc(plan *p, const conv_shape *key) {
   dnnl_memory_desc_t weights_any;
   dnnl_dims_t weights = {key->o, key->c};
   dnnl_inner_product_desc_t ip;
   if (dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 2, weights, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
-      dnnl.dnnl_inner_product_forward_desc_init(&ip, dnnl_forward_inference, &p->src_user, &weights_any,
-                                                fused && key->has_bias ? &p->bias_md : NULL, &p->dst_user) != dnnl_success)
+      dnnl.dnnl_inner_product_forward_desc_init(&ip, dnnl_forward_inference, &p->src_user, &weights_any, NULL,
+                                                &p->dst_user) != dnnl_success)
     return NULL;
   dnnl_primitive_attr_t attr;
   if (dnnl.dnnl_primitive_attr_create(&attr) != dnnl_success) return NULL;
-  dnnl_post_ops_t post = NULL;
-  bool ok = true;
-  /* the residual comes as a sum post-op over an output that starts as a copy of it: oneDNN
-   * 2.6's brgemm kernels take no full-tensor binary post-op, and its gemm kernel that does
-   * was slower */
-  if (fused && (key->act != SC_ACT_NONE || key->has_residual)) {
-    ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success;
-    if (ok && key->act != SC_ACT_NONE)
-      ok = dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, key->act == SC_ACT_GELU ? dnnl_eltwise_gelu_erf : dnnl_eltwise_relu,
-                                             0.0f, 0.0f) == dnnl_success;
-    if (ok && key->has_residual) ok = dnnl.dnnl_post_ops_append_sum(post, 1.0f) == dnnl_success;
-    ok = ok && dnnl.dnnl_primitive_attr_set_post_ops(attr, post) == dnnl_success;
-  }
   dnnl_primitive_desc_t pd = NULL;
-  if (!ok || dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
+  if (dnnl.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user) != dnnl_success ||
       dnnl.dnnl_primitive_desc_create(&pd, &ip, attr, dnnl.engine, NULL) != dnnl_success)
     pd = NULL;
-  if (post) dnnl.dnnl_post_ops_destroy(post);
   dnnl.dnnl_primitive_attr_destroy(attr);
   return pd;
 }
 
 /* A plan for x [m, k] times w [n, k] transposed (the key's n, c and o); the weights in
- * the kernel's packed layout, the activations row-major.  Where oneDNN's kernel is brgemm
- * (AVX-512), the bias, activation and residual are its post-ops, applied in registers as
- * it writes the output (the encoder block on one core: within 1.5% of the runtime's pass,
- * either way, at batch 1 and 8).  Its gemm-based kernel (AVX2) applies them in passes of
- * its own after the product, where the runtime's one pass (sc_k_linear_epilogue_f32) is
- * cheaper: a 128x256x1024 layer took 0.65 ms alone and 0.78 with oneDNN's gelu_erf, whose cost the
- * runtime's GELU cuts to 0.05; a residual need not be copied into the output first, nor
- * a bias added in a pass of its own (the encoder block at batch 1, one core, AVX2: 2.43
- * -> 2.36 ms). */
+ * the kernel's packed layout, the activations row-major.  oneDNN computes the product
+ * alone; the bias, activation and residual follow in the runtime's one pass over each row
+ * (sc_k_linear_epilogue_f32), which measured ahead of oneDNN's post-ops with either kernel:
+ * - gemm-based (AVX2), which applies post-ops in passes of their own: a 128x256x1024
+ *   layer took 0.65 ms alone and 0.78 with oneDNN's gelu_erf, whose cost the runtime's
+ *   GELU cuts to 0.05; no residual copied into the output first, no bias pass (the encoder
+ *   block at batch 1, one core: 2.43 -> 2.36 ms);
+ * - brgemm (AVX-512), which applies them in registers: on an AMD EPYC (Zen 4) the
+ *   1024x256x1024 layer took 5.71 ms with the gelu_erf post-op and 4.96 without, and the
+ *   encoder block at batch 8, one core, 17.49 -> 17.19 ms (batch 1: 2.14 -> 2.09); on an
+ *   Intel Xeon the two were within 1.5% of each other either way. */
 static bool make_linear_plan(plan *p, const conv_shape *key) {
   memset(p, 0, sizeof *p);
   p->key = *key;
@@ -733,16 +721,8 @@ static bool make_linear_plan(plan *p, const conv_shape *key) {
       dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 2, weights, dnnl_f32, dnnl_oi) != dnnl_success ||
       dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) != dnnl_success)
     return false;
-  bool epilogue = key->has_bias || key->act != SC_ACT_NONE || key->has_residual;
-  dnnl_primitive_desc_t pd = linear_desc(p, key, !epilogue);
-  const char *impl = NULL;
-  if (pd && epilogue && dnnl.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
-      strncmp(impl, "brgemm", 6) == 0) {
-    dnnl.dnnl_primitive_desc_destroy(pd);
-    pd = linear_desc(p, key, true);
-    epilogue = false;
-  }
-  p->epilogue_after = epilogue;
+  p->epilogue_after = key->has_bias || key->act != SC_ACT_NONE || key->has_residual;
+  dnnl_primitive_desc_t pd = linear_desc(p, key);
   return pd && finish_plan(p, pd, 0);
 }
 
