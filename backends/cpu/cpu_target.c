@@ -142,6 +142,7 @@ bool cpu_target_open(cg *g, const char *cpu_name) {
   g->tm_cold = LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelNone, LLVMRelocPIC,
                                        LLVMCodeModelDefault);
   g->cpu_features = features_csv(g->ctx, features);
+  g->cpu_name = sc_arena_strdup(&g->ctx->arena, cpu);
   LLVMSetTarget(g->M, triple);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(g->tm);
   LLVMSetModuleDataLayout(g->M, dl);

@@ -174,7 +174,7 @@ enum { CG_LINE = 64 }; /* bytes in a cache line, the unit of a streaming store *
 /* Rows shorter than STREAM_BLOCK elements are not streamed: their lines are mostly
  * partial. */
 enum { STREAM_BLOCK = 256 };
-/* A streamed row is computed as STREAM_SEGS segments side by side, a chunk of
+/* A streamed row is computed as stream_segments(g) segments side by side, a chunk of
  * STREAM_CHUNK bytes of each in turn, each chunk's inputs prefetched into L2
  * STREAM_SEG_AHEAD bytes before it is computed: the hardware prefetcher then follows
  * several streams at once, as in glibc's large memcpy.  Measured with the chain on
@@ -182,7 +182,15 @@ enum { STREAM_BLOCK = 256 };
  * prefetching 4 KB ahead (and the last few elements of a row one at a time); 6.9-7.6 ms
  * with four segments, and the row's ends in masked vectors.  2 or 8 segments, chunks of 512
  * bytes, or prefetches 16 or 64 KB ahead were no better. */
-enum { STREAM_SEGS = 4, STREAM_CHUNK = 256, STREAM_SEG_AHEAD = 32 << 10 };
+enum { STREAM_CHUNK = 256, STREAM_SEG_AHEAD = 32 << 10 };
+
+/* Segments per streamed row, by the CPU the code is tuned for.  An AMD Zen 4 (EPYC VM, one
+ * core, the same chain, all variants in one process) wants one stream: 6.21-6.42 ms against
+ * 6.83-6.90 with four segments, 6.7 with two, 6.5 with eight or sixteen; there chunks of 512
+ * bytes were as fast, of 1 KB slower (6.8), prefetches 8 or 64 KB ahead the same, and
+ * without the streaming stores or the prefetches 7.8 and 8.9 ms.  Other AMD CPUs were not
+ * measured and keep the default. */
+static int64_t stream_segments(const cg *g) { return g->cpu_name && strcmp(g->cpu_name, "znver4") == 0 ? 1 : 4; }
 
 typedef struct ew_ctx {
   const sc_node *root;
@@ -722,7 +730,7 @@ static void segment_chunk(cg *g, LLVMValueRef s, void *arg) {
 static void segments_step(cg *g, LLVMValueRef k, void *arg) {
   ew_ctx *c = arg;
   c->seg_chunk = k;
-  cg_loop(g, cg_i64(g, STREAM_SEGS), segment_chunk, c);
+  cg_loop(g, cg_i64(g, stream_segments(g)), segment_chunk, c);
 }
 
 /* A row of the streaming variant: the elements before the row's first cache-line boundary,
@@ -752,7 +760,7 @@ static void stream_row(cg *g, ew_ctx *c) {
   cg_call(g, "llvm.assume", g->voidt, ap, 1, aa, 1, false);
   c->rest = LLVMBuildSub(g->B, c->inner, head, "rest");
   /* whole chunks in each segment, the last ones ending early */
-  int64_t round = STREAM_SEGS * chunk_elems(c);
+  int64_t round = stream_segments(g) * chunk_elems(c);
   LLVMValueRef chunks = LLVMBuildUDiv(g->B, LLVMBuildAdd(g->B, c->rest, cg_i64(g, round - 1), "up"), cg_i64(g, round), "chunks");
   c->seg_len = LLVMBuildMul(g->B, chunks, cg_i64(g, chunk_elems(c)), "seg.len");
   cg_loop(g, chunks, segments_step, c);

@@ -103,6 +103,7 @@ struct cg {
   LLVMTargetMachineRef tm_cold;      /* the same at code-generation level none, for giant functions */
   const char *library_name;          /* --name: SONAME NAME.so, symbols shapec_NAME_* (link) */
   const char *cpu_features;          /* "avx,avx2,fma": checked by the library at run time */
+  const char *cpu_name;              /* LLVM's name of the CPU the code is tuned for ("znver4", "x86-64") */
   const cg_target *host;             /* backends/cpu: code for CPU tensors, and the host side of the device path */
   const cg_target *gpu;              /* backends/cuda, or NULL: a library without a device path */
   LLVMTypeRef i1, i8, i16, i32, i64, f32, f64, ptr, voidt, tensor_t;
