@@ -61,14 +61,22 @@ static int check_features(const char *features, char *err, size_t errlen) {
 /* cpuid traps to the hypervisor on virtual machines (tens of microseconds), so the answer,
  * which cannot change while the process runs, is computed once.  A library checks one
  * fixed feature list, so one cached verdict per library is enough. */
+/* Whether the library was built for a CPU with AVX-512 (set with the verdict, from the
+ * library's own feature list): the runtime's kernels take 16 lanes only then, so a library
+ * built for an AVX2 CPU (--cpu haswell) computes as it would there. */
+static _Atomic int library_avx512;
+
 int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
   static _Atomic int verdict = -1; /* -1 unknown, else the return code */
   int v = verdict;
   if (v == SHAPEC_OK) return SHAPEC_OK;
   v = check_features(features, err, errlen);
+  if (v == SHAPEC_OK) library_avx512 = features && strstr(features, "avx512f") != NULL;
   verdict = v;
   return v;
 }
+
+int sc_rt_has_avx512(void) { return library_avx512; }
 
 int sc_rt_has_avx2(void) {
   static _Atomic int known = -1; /* cpuid is slow on virtual machines: ask once */

@@ -55,6 +55,8 @@ int sc_rt_cpu_has(const char *name, size_t n);
 int sc_rt_cpu_supported(const char *features, char *err, size_t errlen);
 /* Whether this CPU has AVX2 and FMA (kernels with a libmvec fast path ask). */
 int sc_rt_has_avx2(void);
+/* the library was built for AVX-512 (sc_rt_cpu_supported has checked this CPU has it) */
+int sc_rt_has_avx512(void);
 
 /* ---- products of at most 4 rows (skinny.c) ---- */
 /* C = alpha * A @ op(B) + beta * C, B streamed once, when m <= 4, A is not transposed, and

@@ -101,8 +101,46 @@ __attribute__((target("avx2,fma"))) static void gelu_avx2(float *y, const float 
   }
 }
 
+/* gelu8's operations in 16 lanes: the same bits, with half the instructions (on AMD's Zen 4,
+ * whose 512-bit operations take two cycles, the encoder's GELU pass still went from 2.9% to
+ * 1.9% of the block). */
+__attribute__((target("avx512f"))) static __m512 gelu16(__m512 x) {
+  const double in = 0.7071067811865476;
+  const __m512 half = _mm512_set1_ps(0.5f), clamp = _mm512_set1_ps((float)SC_GELU_CLAMP);
+  __m512 ax = _mm512_abs_ps(x);
+  __m512 a = _mm512_min_ps(ax, clamp); /* the clamp where ax is NaN */
+  __m512 a2 = _mm512_mul_ps(a, a);
+  __m512 num = _mm512_set1_ps((float)sc_erf_num(SC_ERF_DEGREE, 0.5, in));
+  __m512 den = _mm512_set1_ps((float)sc_erf_den(SC_ERF_DEGREE, in));
+  for (int d = SC_ERF_DEGREE - 1; d >= 0; d--) {
+    num = _mm512_fmadd_ps(num, a2, _mm512_set1_ps((float)sc_erf_num(d, 0.5, in)));
+    den = _mm512_fmadd_ps(den, a2, _mm512_set1_ps((float)sc_erf_den(d, in)));
+  }
+  __m512 half_erf = _mm512_min_ps(_mm512_div_ps(_mm512_mul_ps(a, num), den), half);
+  return _mm512_fmadd_ps(ax, half_erf, _mm512_mul_ps(x, half));
+}
+
+/* y = gelu(y + bias) over n elements; bias may be NULL. */
+__attribute__((target("avx512f"))) static void gelu_avx512(float *y, const float *bias, int64_t n) {
+  int64_t i = 0;
+  if (bias)
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, gelu16(_mm512_add_ps(_mm512_loadu_ps(y + i), _mm512_loadu_ps(bias + i))));
+  else
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, gelu16(_mm512_loadu_ps(y + i)));
+  if (i < n) { /* the last few through a padded copy, so they get the same function */
+    float tail[16] = {0};
+    for (int64_t t = 0; t < n - i; t++) tail[t] = y[i + t] + (bias ? bias[i + t] : 0.0f);
+    _mm512_storeu_ps(tail, gelu16(_mm512_loadu_ps(tail)));
+    memcpy(y + i, tail, (size_t)(n - i) * sizeof(float));
+  }
+}
+
 /* The activation fused after a convolution or a linear layer (SC_ACT_*), over n outputs. */
 static void activate(float *y, int64_t n, int act) {
+  if (act == SC_ACT_GELU && sc_rt_has_avx512()) {
+    gelu_avx512(y, NULL, n);
+    return;
+  }
   if (act == SC_ACT_GELU && sc_rt_has_avx2()) {
     gelu_avx2(y, NULL, n);
     return;
@@ -145,8 +183,23 @@ __attribute__((target("avx2,fma"))) static void add_avx2(float *y, const float *
   for (; i < n; i++) y[i] = y[i] + (bias ? bias[i] : 0.0f) + (residual ? residual[i] : 0.0f);
 }
 
+__attribute__((target("avx512f"))) static void add_avx512(float *y, const float *bias, const float *residual, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 v = _mm512_loadu_ps(y + i);
+    if (bias) v = _mm512_add_ps(v, _mm512_loadu_ps(bias + i));
+    if (residual) v = _mm512_add_ps(v, _mm512_loadu_ps(residual + i));
+    _mm512_storeu_ps(y + i, v);
+  }
+  for (; i < n; i++) y[i] = y[i] + (bias ? bias[i] : 0.0f) + (residual ? residual[i] : 0.0f);
+}
+
 static void add(float *y, const float *bias, const float *residual, int64_t n) {
   if (!bias && !residual) return;
+  if (sc_rt_has_avx512()) {
+    add_avx512(y, bias, residual, n);
+    return;
+  }
   if (sc_rt_has_avx2()) {
     add_avx2(y, bias, residual, n);
     return;
@@ -160,7 +213,9 @@ static void linear_epilogue_rows(void *arg, int64_t begin, int64_t end) {
     float *row = j->y + r * j->cols;
     const float *residual = j->residual ? j->residual + r * j->cols : NULL;
     bool after = j->act != SC_ACT_NONE; /* the residual comes after the activation */
-    if (j->act == SC_ACT_GELU && sc_rt_has_avx2()) {
+    if (j->act == SC_ACT_GELU && sc_rt_has_avx512()) {
+      gelu_avx512(row, j->bias, j->cols);
+    } else if (j->act == SC_ACT_GELU && sc_rt_has_avx2()) {
       gelu_avx2(row, j->bias, j->cols);
     } else {
       add(row, j->bias, after ? NULL : residual, j->cols);
