@@ -58,14 +58,14 @@ static int check_features(const char *features, char *err, size_t errlen) {
   return SHAPEC_OK;
 }
 
-/* cpuid traps to the hypervisor on virtual machines (tens of microseconds), so the answer,
- * which cannot change while the process runs, is computed once.  A library checks one
- * fixed feature list, so one cached verdict per library is enough. */
 /* Whether the library was built for a CPU with AVX-512 (set with the verdict, from the
  * library's own feature list): the runtime's kernels take 16 lanes only then, so a library
  * built for an AVX2 CPU (--cpu haswell) computes as it would there. */
 static _Atomic int library_avx512;
 
+/* cpuid traps to the hypervisor on virtual machines (tens of microseconds), so the answer,
+ * which cannot change while the process runs, is computed once.  A library checks one
+ * fixed feature list, so one cached verdict per library is enough. */
 int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
   static _Atomic int verdict = -1; /* -1 unknown, else the return code */
   int v = verdict;
