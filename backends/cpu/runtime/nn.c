@@ -664,6 +664,42 @@ __attribute__((target("avx2,fma"), always_inline)) static inline double folded_s
   return sum;
 }
 
+/* folded_sum_avx2 in 16 lanes: lanes 0-7 of the accumulator are its a, lanes 8-15 its b,
+ * so the sums round as there, bit for bit. */
+/* lanes 8-15 (AVX-512F alone: no extractf32x8) */
+__attribute__((target("avx512f"))) static inline __m256 upper_half(__m512 v) {
+  return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+}
+
+__attribute__((target("avx2,fma,avx512f"), always_inline)) static inline double folded_sum_avx512(const float *x, int64_t n,
+                                                                                       float mean, bool squared) {
+  __m512 m = _mm512_set1_ps(mean);
+  __m256 m8 = _mm256_set1_ps(mean);
+  double sum = 0;
+  int64_t i = 0;
+  while (i + 8 <= n) {
+    int64_t stop = i + FOLD < n ? i + FOLD : n;
+    __m512 ab = _mm512_setzero_ps();
+    for (; i + 16 <= stop; i += 16) {
+      __m512 d = _mm512_loadu_ps(x + i);
+      if (squared) {
+        d = _mm512_sub_ps(d, m);
+        ab = _mm512_fmadd_ps(d, d, ab);
+      } else {
+        ab = _mm512_add_ps(ab, d);
+      }
+    }
+    __m256 a = _mm512_castps512_ps256(ab), b = upper_half(ab);
+    for (; i + 8 <= stop; i += 8) {
+      __m256 d = _mm256_loadu_ps(x + i);
+      a = squared ? _mm256_fmadd_ps(_mm256_sub_ps(d, m8), _mm256_sub_ps(d, m8), a) : _mm256_add_ps(a, d);
+    }
+    sum += hsum_avx2(_mm256_add_ps(a, b));
+  }
+  for (; i < n; i++) sum += squared ? ((double)x[i] - mean) * ((double)x[i] - mean) : x[i];
+  return sum;
+}
+
 __attribute__((target("avx2,fma"))) static double sum_avx2(const float *x, int64_t n) {
   return folded_sum_avx2(x, n, 0.0f, false);
 }
@@ -687,19 +723,44 @@ __attribute__((target("avx2,fma"))) static void normalize_row_avx2(const float *
   for (; i < n; i++) y[i] = fmaf((x[i] - mean) * rstd, weight ? weight[i] : 1.0f, bias ? bias[i] : 0.0f);
 }
 
+/* normalize_row_avx2's operations 16 lanes at a time, then 8, then one: the same bits */
+__attribute__((target("avx512f"))) static void normalize_row_avx512(const float *x, float *y, const float *weight,
+                                                                  const float *bias, int64_t n, float mean, float rstd) {
+  __m512 m = _mm512_set1_ps(mean), r = _mm512_set1_ps(rstd), one = _mm512_set1_ps(1.0f), zero = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), m), r);
+    __m512 w = weight ? _mm512_loadu_ps(weight + i) : one, b = bias ? _mm512_loadu_ps(bias + i) : zero;
+    _mm512_storeu_ps(y + i, _mm512_fmadd_ps(t, w, b));
+  }
+  normalize_row_avx2(x + i, y + i, weight ? weight + i : NULL, bias ? bias + i : NULL, n - i, mean, rstd);
+}
+
+/* One row's mean, 1 / std and output (sc_rt_has_avx2 true); wide: in 16 lanes */
+__attribute__((target("avx2,fma,avx512f"))) static void layer_norm_row_vector(const float *xr, float *yr,
+                                                                             const layer_norm_job *j, bool wide,
+                                                                             double *mean_out, double *rstd_out) {
+  int64_t inner = j->inner;
+  double mean = inner ? (wide ? folded_sum_avx512(xr, inner, 0.0f, false) : sum_avx2(xr, inner)) / (double)inner : 0;
+  double sq = wide ? folded_sum_avx512(xr, inner, (float)mean, true) : squared_deviations_avx2(xr, inner, (float)mean);
+  double rstd = 1.0 / sqrt((inner ? sq / (double)inner : 0) + j->eps);
+  if (wide)
+    normalize_row_avx512(xr, yr, j->weight, j->bias, inner, (float)mean, (float)rstd);
+  else
+    normalize_row_avx2(xr, yr, j->weight, j->bias, inner, (float)mean, (float)rstd);
+  *mean_out = mean, *rstd_out = rstd;
+}
+
 static void layer_norm_rows(void *arg, int64_t begin, int64_t end) {
   const layer_norm_job *j = arg;
   int64_t inner = j->inner;
-  int avx2 = sc_rt_has_avx2();
+  int avx2 = sc_rt_has_avx2(), wide = sc_rt_has_avx512();
   for (int64_t r = begin; r < end; r++) {
     const float *xr = j->x + r * inner;
     float *yr = j->y + r * inner;
     double mean, rstd;
     if (avx2) {
-      mean = inner ? sum_avx2(xr, inner) / (double)inner : 0;
-      double sq = squared_deviations_avx2(xr, inner, (float)mean);
-      rstd = 1.0 / sqrt((inner ? sq / (double)inner : 0) + j->eps);
-      normalize_row_avx2(xr, yr, j->weight, j->bias, inner, (float)mean, (float)rstd);
+      layer_norm_row_vector(xr, yr, j, wide, &mean, &rstd);
     } else {
       double sum = 0, sq = 0;
       for (int64_t i = 0; i < inner; i++) sum += xr[i];
@@ -742,6 +803,34 @@ __attribute__((target("avx2,fma"))) static double exp_shift_avx2(const float *x,
   return sum;
 }
 
+/* exp_shift_avx2 16 lanes at a time: each half adds into its 8-lane sum in the order that
+ * function adds them, so the exponentials and the sum have its bits. */
+__attribute__((target("avx2,fma,avx512f"))) static double exp_shift_avx512(const float *x, float *y, int64_t n,
+                                                                          float shift) {
+  __m512 s = _mm512_set1_ps(shift);
+  __m256 s8 = _mm256_set1_ps(shift);
+  double sum = 0;
+  int64_t i = 0;
+  while (i + 8 <= n) {
+    int64_t stop = i + FOLD < n ? i + FOLD : n;
+    __m256 acc = _mm256_setzero_ps();
+    for (; i + 16 <= stop; i += 16) {
+      __m512 e = exp_nonpositive16(_mm512_sub_ps(_mm512_loadu_ps(x + i), s));
+      _mm512_storeu_ps(y + i, e);
+      acc = _mm256_add_ps(acc, _mm512_castps512_ps256(e));
+      acc = _mm256_add_ps(acc, upper_half(e));
+    }
+    for (; i + 8 <= stop; i += 8) {
+      __m256 e = exp_nonpositive8(_mm256_sub_ps(_mm256_loadu_ps(x + i), s8));
+      _mm256_storeu_ps(y + i, e);
+      acc = _mm256_add_ps(acc, e);
+    }
+    sum += hsum_avx2(acc);
+  }
+  for (; i < n; i++) sum += (y[i] = expf(x[i] - shift));
+  return sum;
+}
+
 /* the largest of x; NaN is ignored (it makes the sum NaN later, as in ATen) */
 __attribute__((target("avx2,fma"))) static float max_avx2(const float *x, int64_t n) {
   __m256 m = _mm256_set1_ps(-INFINITY);
@@ -761,7 +850,15 @@ __attribute__((target("avx2,fma"))) static void scale_avx2(float *y, int64_t n, 
   for (; i < n; i++) y[i] *= k;
 }
 
+__attribute__((target("avx512f"))) static void scale_avx512(float *y, int64_t n, float k) {
+  __m512 kv = _mm512_set1_ps(k);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), kv));
+  for (; i < n; i++) y[i] *= k;
+}
+
 static double exp_shift(const float *x, float *y, int64_t n, float shift) {
+  if (sc_rt_has_avx512()) return exp_shift_avx512(x, y, n, shift);
   if (sc_rt_has_avx2()) return exp_shift_avx2(x, y, n, shift);
   double sum = 0;
   for (int64_t i = 0; i < n; i++) sum += (y[i] = expf(x[i] - shift));
@@ -803,7 +900,9 @@ static void softmax_rows(void *arg, int64_t begin, int64_t end) {
       continue;
     }
     float inv = (float)(1.0 / exp_shift(xs, ys, j->n, mx));
-    if (avx2) {
+    if (sc_rt_has_avx512()) {
+      scale_avx512(ys, j->n, inv);
+    } else if (avx2) {
       scale_avx2(ys, j->n, inv);
     } else {
       for (int64_t i = 0; i < j->n; i++) ys[i] *= inv;
