@@ -1,10 +1,308 @@
-/* reduce.c - reductions over any set of dims (sum, mean, max, min, var) and argmax/argmin. */
+/* reduce.c - reductions over any set of dims (sum, mean, max, min, var) and argmax/argmin.
+ *
+ * Float reductions whose reduced dims are one block of adjacent dims (x.sum(-1),
+ * x.mean(1), x.mean((2, 3)), x.sum(), ...) see the input as [outer, len, inner] and run
+ * vectorized on the pool: sums in double, as before; the variance in two passes (the
+ * mean, then the squared deviations); max and min NaN if any element is.  Each output is
+ * computed by one task in a fixed order, and a long row in chunks of a fixed length whose
+ * results add up in order, so the result does not depend on the thread count.  Other
+ * reductions (dims 0 and 2 of three) walk the input element by element. */
+#include <immintrin.h>
 #include <math.h>
+#include <stdbool.h>
 
 #include "kernels.h"
 
-void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
-                     double correction) {
+/* The shape as [outer, len, inner], the reduced dims in len, when they are adjacent
+ * (dims of size 1 do not count); false when kept dims separate them. */
+static bool as_outer_len_inner(int32_t ndim, const int64_t *shape, const int32_t *reduce, int64_t *outer, int64_t *len,
+                               int64_t *inner) {
+  int64_t part[3] = {1, 1, 1};
+  int stage = 0; /* 0: the kept dims before the reduced ones, 1: the reduced ones, 2: the kept ones after */
+  for (int32_t i = 0; i < ndim; i++) {
+    if (shape[i] == 1) continue;
+    if (reduce[i]) {
+      if (stage == 2) return false;
+      stage = 1;
+    } else if (stage == 1) {
+      stage = 2;
+    }
+    part[stage] *= shape[i];
+  }
+  *outer = part[0], *len = part[1], *inner = part[2];
+  return true;
+}
+
+/* ---- rows: inner == 1 ---- */
+
+/* The sum of x[0, n) in double, eight running sums (the vectorizer's lanes). */
+__attribute__((always_inline)) static inline double sum_span(const float *x, int64_t n) {
+  double a[8] = {0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; k++) a[k] += x[i + k];
+  double s = ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
+  for (; i < n; i++) s += x[i];
+  return s;
+}
+
+/* The sum of (x[i] - mean)^2 over [0, n) in double. */
+__attribute__((always_inline)) static inline double squares_span(const float *x, int64_t n, double mean) {
+  double a[8] = {0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; k++) {
+      double d = x[i + k] - mean;
+      a[k] += d * d;
+    }
+  double s = ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
+  for (; i < n; i++) s += (x[i] - mean) * (x[i] - mean);
+  return s;
+}
+
+/* The largest (is_min: smallest) of x[0, n), n > 0; NaN if any element is. */
+__attribute__((always_inline)) static inline double extreme_span(const float *x, int64_t n, bool is_min) {
+  float m[8];
+  int nan[8] = {0};
+  for (int k = 0; k < 8; k++) m[k] = is_min ? INFINITY : -INFINITY;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; k++) {
+      float v = x[i + k];
+      m[k] = (is_min ? v < m[k] : v > m[k]) ? v : m[k];
+      nan[k] |= v != v;
+    }
+  float best = is_min ? INFINITY : -INFINITY;
+  int any_nan = 0;
+  for (int k = 0; k < 8; k++) {
+    best = (is_min ? m[k] < best : m[k] > best) ? m[k] : best;
+    any_nan |= nan[k];
+  }
+  for (; i < n; i++) {
+    best = (is_min ? x[i] < best : x[i] > best) ? x[i] : best;
+    any_nan |= x[i] != x[i];
+  }
+  return any_nan ? NAN : best;
+}
+
+/* what a chunk computes: sums, squared deviations from its row's mean, or an extreme */
+enum { PART_SUM, PART_SQUARES, PART_MAX, PART_MIN };
+
+__attribute__((always_inline)) static inline double span_part(const float *x, int64_t n, int what, double mean) {
+  return what == PART_SUM ? sum_span(x, n) : what == PART_SQUARES ? squares_span(x, n, mean)
+                                                                   : extreme_span(x, n, what == PART_MIN);
+}
+/* The AVX2 spans: 32 elements a step in four float vectors, each lane adding at most
+ * eight of them in float before the vectors fold into double (one fold per 256 elements):
+ * as accurate as the double sums above, at the speed of the loads. */
+enum { FOLD_STEPS = 8 };
+
+__attribute__((target("avx2,fma"))) static inline void fold_into(__m256d *acc, __m256 a) {
+  acc[0] = _mm256_add_pd(acc[0], _mm256_cvtps_pd(_mm256_castps256_ps128(a)));
+  acc[1] = _mm256_add_pd(acc[1], _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+}
+
+__attribute__((target("avx2,fma"))) static double hsum_pd(__m256d a, __m256d b) {
+  __m256d s = _mm256_add_pd(a, b);
+  __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+
+/* sum of x, or with `squares` of (x - mean)^2, over [0, n) */
+__attribute__((target("avx2,fma"), always_inline)) static inline double sum_span_avx2(const float *x, int64_t n,
+                                                                                     bool squares, double mean) {
+  __m256d acc[2] = {_mm256_setzero_pd(), _mm256_setzero_pd()};
+  __m256 m = _mm256_set1_ps((float)mean);
+  int64_t i = 0;
+  while (i + 32 <= n) {
+    __m256 a[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (int step = 0; step < FOLD_STEPS && i + 32 <= n; step++, i += 32)
+      for (int k = 0; k < 4; k++) {
+        __m256 v = _mm256_loadu_ps(x + i + 8 * k);
+        if (squares) {
+          v = _mm256_sub_ps(v, m);
+          a[k] = _mm256_fmadd_ps(v, v, a[k]);
+        } else {
+          a[k] = _mm256_add_ps(a[k], v);
+        }
+      }
+    fold_into(acc, _mm256_add_ps(_mm256_add_ps(a[0], a[1]), _mm256_add_ps(a[2], a[3])));
+  }
+  double s = hsum_pd(acc[0], acc[1]);
+  for (; i < n; i++) s += squares ? ((double)x[i] - mean) * ((double)x[i] - mean) : x[i];
+  return s;
+}
+
+/* the largest (is_min: smallest) of x[0, n), NaN if any element is */
+__attribute__((target("avx2,fma"))) static double extreme_span_avx2(const float *x, int64_t n, bool is_min) {
+  __m256 m[4], nan = _mm256_setzero_ps();
+  for (int k = 0; k < 4; k++) m[k] = _mm256_set1_ps(is_min ? INFINITY : -INFINITY);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; k++) {
+      __m256 v = _mm256_loadu_ps(x + i + 8 * k);
+      m[k] = is_min ? _mm256_min_ps(v, m[k]) : _mm256_max_ps(v, m[k]); /* a NaN v keeps m[k] */
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    }
+  float lanes[32];
+  for (int k = 0; k < 4; k++) _mm256_storeu_ps(lanes + 8 * k, m[k]);
+  float rest = lanes[0];
+  for (int k = 1; k < 32; k++) rest = (is_min ? lanes[k] < rest : lanes[k] > rest) ? lanes[k] : rest;
+  if (_mm256_movemask_ps(nan) || (i < n && isnan(extreme_span(x + i, n - i, is_min)))) return NAN;
+  if (i == n) return rest;
+  double tail = extreme_span(x + i, n - i, is_min);
+  return is_min ? fmin(rest, tail) : fmax(rest, tail);
+}
+
+__attribute__((target("avx2,fma"))) static double span_part_avx2(const float *x, int64_t n, int what, double mean) {
+  if (what == PART_SUM) return sum_span_avx2(x, n, false, 0);
+  if (what == PART_SQUARES) return sum_span_avx2(x, n, true, mean);
+  return extreme_span_avx2(x, n, what == PART_MIN);
+}
+static double span_part_base(const float *x, int64_t n, int what, double mean) { return span_part(x, n, what, mean); }
+
+/* Rows are cut in chunks of this many elements whatever the thread count: long rows
+ * spread over the threads and add up the same way on any number of them. */
+enum { ROW_CHUNK = 1 << 15 };
+
+typedef struct rows_job {
+  const float *x;
+  int64_t len, chunks; /* chunks per row */
+  int what;
+  const double *mean; /* per row, for PART_SQUARES */
+  double *part;       /* [rows * chunks] */
+} rows_job;
+
+static void row_chunks(void *arg, int64_t begin, int64_t end) {
+  const rows_job *j = arg;
+  bool avx2 = sc_rt_has_avx2();
+  for (int64_t t = begin; t < end; t++) {
+    int64_t row = t / j->chunks, from = (t % j->chunks) * ROW_CHUNK;
+    int64_t n = j->len - from < ROW_CHUNK ? j->len - from : ROW_CHUNK;
+    const float *x = j->x + row * j->len + from;
+    double mean = j->mean ? j->mean[row] : 0;
+    j->part[t] = avx2 ? span_part_avx2(x, n, j->what, mean) : span_part_base(x, n, j->what, mean);
+  }
+}
+
+/* One pass over rows [outer, len]: out[r] = the row's chunks combined, in order.  False
+ * when out of memory. */
+static bool rows_pass(const float *x, int64_t outer, int64_t len, int what, const double *mean, double *out) {
+  int64_t chunks = (len + ROW_CHUNK - 1) / ROW_CHUNK;
+  double *part = sc_rt_alloc(outer * chunks * (int64_t)sizeof(double));
+  if (!part) return false;
+  rows_job j = {x, len, chunks, what, mean, part};
+  sc_rt_parallel_for(row_chunks, &j, outer * chunks, 16384 / (len < ROW_CHUNK ? len : ROW_CHUNK) + 1);
+  for (int64_t r = 0; r < outer; r++) {
+    const double *p = part + r * chunks;
+    double v = p[0];
+    for (int64_t c = 1; c < chunks; c++)
+      v = what <= PART_SQUARES ? v + p[c] : isnan(v) || isnan(p[c]) ? NAN : (what == PART_MIN ? fmin(v, p[c]) : fmax(v, p[c]));
+    out[r] = v;
+  }
+  sc_rt_free(part);
+  return true;
+}
+
+static bool reduce_rows(const float *x, float *y, int64_t outer, int64_t len, int op, double correction) {
+  double *v = sc_rt_alloc(2 * outer * (int64_t)sizeof(double)), *mean = v + outer;
+  if (!v) return false;
+  bool ok = rows_pass(x, outer, len, op == SC_REDUCE_MAX ? PART_MAX : op == SC_REDUCE_MIN ? PART_MIN : PART_SUM, NULL, v);
+  if (ok && op == SC_REDUCE_VAR) {
+    for (int64_t r = 0; r < outer; r++) mean[r] = v[r] / (double)len;
+    ok = rows_pass(x, outer, len, PART_SQUARES, mean, v);
+  }
+  for (int64_t r = 0; ok && r < outer; r++)
+    y[r] = (float)(op == SC_REDUCE_MEAN ? v[r] / (double)len : op == SC_REDUCE_VAR ? v[r] / ((double)len - correction) : v[r]);
+  sc_rt_free(v);
+  return ok;
+}
+
+/* ---- columns: inner > 1, each output a column of [len, inner] ---- */
+
+enum { COLUMNS = 256 }; /* columns a task keeps running sums for */
+
+typedef struct columns_job {
+  const float *x;
+  float *y;
+  int64_t len, inner, blocks; /* blocks of COLUMNS per outer index */
+  int op;
+  double correction;
+} columns_job;
+
+/* Columns [c0, c0 + w) of one [len, inner] slab into y[c0, c0 + w). */
+__attribute__((always_inline)) static inline void column_block(const float *x, float *y, int64_t len, int64_t inner,
+                                                               int64_t w, int op, double correction) {
+  if (op == SC_REDUCE_MAX || op == SC_REDUCE_MIN) {
+    bool is_min = op == SC_REDUCE_MIN;
+    float m[COLUMNS];
+    int nan[COLUMNS];
+    for (int64_t c = 0; c < w; c++) m[c] = is_min ? INFINITY : -INFINITY, nan[c] = 0;
+    for (int64_t r = 0; r < len; r++)
+      for (int64_t c = 0; c < w; c++) {
+        float v = x[r * inner + c];
+        m[c] = (is_min ? v < m[c] : v > m[c]) ? v : m[c];
+        nan[c] |= v != v;
+      }
+    for (int64_t c = 0; c < w; c++) y[c] = nan[c] ? NAN : m[c];
+    return;
+  }
+  /* eight rows at a time in float, then into the double sums */
+  double s[COLUMNS];
+  float eight[COLUMNS];
+  for (int64_t c = 0; c < w; c++) s[c] = 0;
+  int64_t r = 0;
+  for (; r + 8 <= len; r += 8) {
+    for (int64_t c = 0; c < w; c++) eight[c] = x[r * inner + c];
+    for (int64_t k = 1; k < 8; k++)
+      for (int64_t c = 0; c < w; c++) eight[c] += x[(r + k) * inner + c];
+    for (int64_t c = 0; c < w; c++) s[c] += eight[c];
+  }
+  for (; r < len; r++)
+    for (int64_t c = 0; c < w; c++) s[c] += x[r * inner + c];
+  if (op != SC_REDUCE_VAR) {
+    for (int64_t c = 0; c < w; c++) y[c] = (float)(op == SC_REDUCE_MEAN ? s[c] / (double)len : s[c]);
+    return;
+  }
+  double q[COLUMNS];
+  for (int64_t c = 0; c < w; c++) s[c] /= (double)len, q[c] = 0;
+  for (r = 0; r < len; r++)
+    for (int64_t c = 0; c < w; c++) {
+      double d = x[r * inner + c] - s[c];
+      q[c] += d * d;
+    }
+  for (int64_t c = 0; c < w; c++) y[c] = (float)(q[c] / ((double)len - correction));
+}
+__attribute__((target("avx2,fma"))) static void column_block_avx2(const float *x, float *y, int64_t len, int64_t inner,
+                                                                  int64_t w, int op, double correction) {
+  column_block(x, y, len, inner, w, op, correction);
+}
+static void column_block_base(const float *x, float *y, int64_t len, int64_t inner, int64_t w, int op, double correction) {
+  column_block(x, y, len, inner, w, op, correction);
+}
+
+static void column_blocks(void *arg, int64_t begin, int64_t end) {
+  const columns_job *j = arg;
+  bool avx2 = sc_rt_has_avx2();
+  for (int64_t t = begin; t < end; t++) {
+    int64_t o = t / j->blocks, c0 = (t % j->blocks) * COLUMNS, w = j->inner - c0 < COLUMNS ? j->inner - c0 : COLUMNS;
+    const float *x = j->x + o * j->len * j->inner + c0;
+    float *y = j->y + o * j->inner + c0;
+    if (avx2) column_block_avx2(x, y, j->len, j->inner, w, j->op, j->correction);
+    else column_block_base(x, y, j->len, j->inner, w, j->op, j->correction);
+  }
+}
+
+static void reduce_columns(const float *x, float *y, int64_t outer, int64_t len, int64_t inner, int op, double correction) {
+  int64_t blocks = (inner + COLUMNS - 1) / COLUMNS, per_task = len * (inner < COLUMNS ? inner : COLUMNS);
+  columns_job j = {x, y, len, inner, blocks, op, correction};
+  sc_rt_parallel_for(column_blocks, &j, outer * blocks, 16384 / (per_task > 0 ? per_task : 1) + 1);
+}
+
+/* ---- any dims, element by element ---- */
+
+static void reduce_any_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
+                           double correction) {
   /* output index = input index with the reduced dims dropped */
   int64_t out_n = 1, red_n = 1;
   for (int32_t i = 0; i < ndim; i++) {
@@ -47,6 +345,19 @@ void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shap
     }
     sc_rt_free(acc);
   }
+}
+
+void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
+                     double correction) {
+  int64_t outer, len, inner;
+  if (as_outer_len_inner(ndim, shape, reduce, &outer, &len, &inner) && outer > 0 && len > 0 && inner > 0) {
+    if (inner > 1) {
+      reduce_columns(x, y, outer, len, inner, op, correction);
+      return;
+    }
+    if (reduce_rows(x, y, outer, len, op, correction)) return;
+  }
+  reduce_any_f32(x, y, ndim, shape, reduce, op, correction); /* empty, scattered dims, or out of memory */
 }
 
 void sc_k_sum_i64(const void *x, int64_t *y, int32_t kind, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
