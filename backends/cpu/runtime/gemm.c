@@ -79,17 +79,43 @@ int sc_rt_blas_ready(char *err, size_t errlen) {
  * about 100 ns, more than the arithmetic of a few hundred multiply-adds. */
 enum { TINY_GEMM = 512 }; /* m * n * k at most */
 
-/* lda, ldb, ldc: the distance between rows of the matrices as stored (BLAS's meaning). */
+/* lda, ldb, ldc: the distance between rows of the matrices as stored (BLAS's meaning).
+ * A transposed A is first copied upright (at most TINY_GEMM floats).  With B upright each
+ * row of C is built as a sum of rows of B scaled by A's elements: the loop over C's
+ * columns has no dependence between iterations and vectorizes, where one dot product per
+ * element waited on its own additions (a tiny convolution's 2x9 by 9x25 product).  With
+ * B transposed (a linear layer's weights) its rows are dot products with A's.  Each
+ * element adds its k products in order either way. */
 static void tiny_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, int32_t trans_a, const float *b,
                       int64_t ldb, int32_t trans_b, float *c, int64_t ldc, float alpha, float beta) {
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      float acc = 0.0f;
-      for (int64_t p = 0; p < k; p++)
-        acc += (trans_a ? a[p * lda + i] : a[i * lda + p]) * (trans_b ? b[j * ldb + p] : b[p * ldb + j]);
-      /* as BLAS: beta 0 never reads C (which may hold NaN) */
-      c[i * ldc + j] = beta == 0.0f ? alpha * acc : alpha * acc + beta * c[i * ldc + j];
+  float a_up[TINY_GEMM], row[TINY_GEMM];
+  if (trans_a) {
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < k; p++) a_up[i * k + p] = a[p * lda + i];
+    a = a_up, lda = k;
+  }
+  for (int64_t i = 0; i < m; i++) {
+    if (trans_b) { /* rows of A against rows of B: dot products of adjacent floats */
+      for (int64_t j = 0; j < n; j++) {
+        float acc = 0.0f;
+        for (int64_t p = 0; p < k; p++) acc += a[i * lda + p] * b[j * ldb + p];
+        row[j] = acc;
+      }
+    } else {
+      for (int64_t j = 0; j < n; j++) row[j] = 0.0f;
+      for (int64_t p = 0; p < k; p++) {
+        float x = a[i * lda + p];
+        const float *bp = b + p * ldb;
+        for (int64_t j = 0; j < n; j++) row[j] += x * bp[j];
+      }
     }
+    float *ci = c + i * ldc;
+    /* as BLAS: beta 0 never reads C (which may hold NaN) */
+    if (beta == 0.0f)
+      for (int64_t j = 0; j < n; j++) ci[j] = alpha * row[j];
+    else
+      for (int64_t j = 0; j < n; j++) ci[j] = alpha * row[j] + beta * ci[j];
+  }
 }
 
 /* One product C = alpha * op(A) @ op(B) + beta * C, with the distances between stored rows
