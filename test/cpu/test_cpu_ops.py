@@ -136,6 +136,16 @@ CASES = {
     "embedding": (lambda s, i: F.embedding(i, s.w), [i64([2, 3], 10)], [i64([4, 5], 10)], [[A, A]], {"w": torch.randn(10, 4)}),
     "repeat": (lambda s, x: x.repeat(2, 1, 3), [f([4, 3])], [f([2, 5])], [[A, A]]),
     "reductions": (lambda s, x: (x.sum(1), x.mean((0, 2)), x.amax(-1), x.var(1), x.sum()), [f([2, 4, 3])], [f([3, 5, 2])], [[A, A, A]]),
+    # reductions over adjacent dims take the vectorized [outer, len, inner] path (reduce.c): rows
+    # past one 32768-element chunk, columns past one 256-column block, 32-element steps with tails
+    "reductions_long": (lambda s, x: (x.sum((1, 2)), x.amax((1, 2)), x.var((1, 2)), x.mean(1), x.amin(0), x.sum(0)),
+                        [f([2, 40, 900])], [f([3, 37, 1001])], [[A, A, A]]),
+    "reductions_nan": (lambda s, x: (x.sum(-1), x.amax(-1), x.amin(0), x.mean(0)), [fnan([5, 40])], [fnan([7, 301])], [[A, A]]),
+    # rows shorter than 256 elements of a static length, every operand the output's shape: one
+    # flat array cut in rows of 4096 (cg_elementwise.c, flat_rows); 700 x 16 leaves a partial last row
+    "short_rows_flat": (lambda s, x, y: torch.tanh(x) * 2 + torch.exp(-y.abs()) - torch.sigmoid(x * y),
+                        [f([4, 16]), f([4, 16])], [f([700, 16]), f([700, 16])], [[A, None], [A, None]]),
+    "short_rows_flat_3d": (lambda s, x: torch.erf(x) + x.abs().sqrt(), [f([2, 3, 7])], [f([301, 5, 7])], [[A, A, None]]),
     # a chain reading 41 tensors: more than one fused loop may read, so part of it gets a buffer
     "wide_chain": (lambda s, x: functools.reduce(lambda acc, k: acc * 0.5 + getattr(s, f"w{k}"), range(40), x),
                    [f([3, 4])], [f([5, 4])], [[A, None]], {f"w{k}": torch.randn(4) for k in range(40)}),
