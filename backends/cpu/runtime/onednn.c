@@ -248,10 +248,24 @@ static dnnl_memory_desc_t query_md(const_dnnl_primitive_desc_t pd, dnnl_query_t 
   return md ? *md : none;
 }
 
+/* Whether oneDNN chose its reference implementation ("ref:any"), which it falls back to
+ * where no optimized kernel takes the layouts: a plain loop nest, far slower than the
+ * runtime's own path (a [64, 128, 64] by [64, 64, 128] product took 1.8 s in it against
+ * 2 ms in OpenBLAS).  Such a plan is not made, and the call takes the runtime's path. */
+static bool reference_kernel(const_dnnl_primitive_desc_t pd) {
+  const char *impl = NULL;
+  return dnnl.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
+         strncmp(impl, "ref", 3) == 0;
+}
+
 /* The memory descriptors, primitive and reorders of a plan whose user layouts are set,
  * from its primitive descriptor (destroyed here). */
 static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity) {
   bool ok;
+  if (reference_kernel(pd)) {
+    dnnl.dnnl_primitive_desc_destroy(pd);
+    return false;
+  }
   p->src_md = query_md(pd, dnnl_query_src_md);
   p->dst_md = query_md(pd, dnnl_query_dst_md);
   p->weights_md = query_md(pd, dnnl_query_weights_md); /* a pooling's: empty, 0 bytes */
@@ -803,6 +817,11 @@ static bool strided_md(dnnl_memory_desc_t *md, int64_t b0, int64_t b1, int64_t r
                        int64_t transposed) {
   dnnl_dims_t dims = {b0, b1, rows, cols};
   dnnl_dims_t strides = {st[0], st[1], transposed ? 1 : st[2], transposed ? st[2] : 1};
+  /* a batch dim of size 1 gets the stride a dense layout would give it: oneDNN reads the
+   * layout's order from the strides, and a 0 or 1 there made a plain bmm's [1, 64, 128,
+   * 64] look like no layout its kernels take */
+  if (b1 == 1) strides[1] = (transposed ? cols : rows) * st[2];
+  if (b0 == 1) strides[0] = b1 * strides[1];
   return dnnl.dnnl_memory_desc_init_by_strides(md, 4, dims, dnnl_f32, strides) == dnnl_success;
 }
 
@@ -825,6 +844,10 @@ static bool make_product_plan(product_plan *p, const product_shape *k) {
       dnnl.dnnl_primitive_desc_create(&pd, &md, attr, dnnl.engine, NULL) != dnnl_success)
     pd = NULL;
   dnnl.dnnl_primitive_attr_destroy(attr);
+  if (pd && reference_kernel(pd)) {
+    dnnl.dnnl_primitive_desc_destroy(pd);
+    pd = NULL;
+  }
   if (!pd) return false;
   p->scratch_md = *dnnl.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
   p->scratch_bytes = dnnl.dnnl_memory_desc_get_size(&p->scratch_md);
