@@ -180,6 +180,9 @@ CASES = {
                          {"w": torch.randn(3, 2, 4)}),
     "pools": (lambda s, x: (F.max_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 2), F.adaptive_avg_pool2d(x, (3, 2))), [f([2, 3, 9, 8])],
               [f([2, 3, 12, 7])], [[A, None, A, A]]),
+    # the global pool is each plane's mean through the reductions' rows (nn.c)
+    "adaptive_avg_pool2d_global": (lambda s, x: F.adaptive_avg_pool2d(x, 1) + F.adaptive_avg_pool2d(x, (1, 1)),
+                                   [f([2, 5, 7, 9])], [f([3, 5, 14, 14])], [[A, None, A, A]]),
     "batch_norm": (lambda s, x: F.batch_norm(x, s.m, s.v, s.w, s.b, False, 0.1, 1e-5), [f([2, 3, 5, 4])], [f([3, 3, 2, 6])],
                    [[A, None, A, A]], {"m": torch.randn(3), "v": torch.rand(3) + 0.5, "w": torch.randn(3), "b": torch.randn(3)}),
     # a convolution absorbs the batch norm after it and then the ReLU / ReLU6 (cg_fold.c)

@@ -568,9 +568,18 @@ void sc_k_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_
   }
 }
 
-void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow) {
-  for (int64_t p = 0; p < nc; p++) {
-    const float *xp = x + p * h * w;
+typedef struct adaptive_pool_job {
+  const float *x;
+  float *y;
+  int64_t h, w, oh, ow;
+} adaptive_pool_job;
+
+static void adaptive_avg_planes(void *arg, int64_t begin, int64_t end) {
+  const adaptive_pool_job *j = arg;
+  int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
+  float *y = j->y;
+  for (int64_t p = begin; p < end; p++) {
+    const float *xp = j->x + p * h * w;
     for (int64_t oy = 0; oy < oh; oy++) {
       int64_t ys = oy * h / oh, ye = ((oy + 1) * h + oh - 1) / oh;
       for (int64_t ox = 0; ox < ow; ox++) {
@@ -582,6 +591,23 @@ void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t 
       }
     }
   }
+}
+
+/* Each output averages the window torch gives it (rows [oy h / oh, ceil((oy + 1) h / oh)),
+ * columns alike), the planes spread over the pool.  The global pool (a 1x1 output,
+ * resnet's and mobilenet's last) is each plane's mean, which the reductions' vectorized
+ * rows compute, in double ([8, 512, 14, 14] took 9.5x torch's time one window sum at a
+ * time on one thread). */
+void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow) {
+  if (oh == 1 && ow == 1) {
+    int64_t shape[2] = {nc, h * w};
+    int32_t reduce[2] = {0, 1};
+    sc_k_reduce_f32(x, y, 2, shape, reduce, SC_REDUCE_MEAN, 0.0);
+    return;
+  }
+  adaptive_pool_job j = {x, y, h, w, oh, ow};
+  int64_t per_plane = h * w;
+  sc_rt_parallel_for(adaptive_avg_planes, &j, nc, per_plane > 0 ? 16384 / per_plane + 1 : nc);
 }
 
 typedef struct batch_norm_job {
