@@ -5,12 +5,15 @@
  * entries (a mask) get 0. */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/cpu/runtime/kernels.h"
 #include "backends/llvm/runtime_abi.h"
 #include "run_suite.h"
+
+static double log_reference(double v) { return log(v); } /* `log` is a flag in the tests */
 
 START_TEST(test_matches_reference) {
   static const int64_t lengths[] = {1, 7, 8, 9, 31, 128, 1000};
@@ -60,6 +63,52 @@ START_TEST(test_edges) {
 }
 END_TEST
 
+/* Softmax along a dim that is not the last ([outer, n, inner]): eight columns at a time in
+ * AVX2 lanes, the rest one by one; against the double reference, softmax and log-softmax,
+ * in place and not, with inner sizes that leave no, some and only leftover columns, and a
+ * column with NaN, one with +inf and one all -inf (all NaN, as in ATen) */
+START_TEST(test_columns_match_reference) {
+  static const int64_t inners[] = {2, 8, 13, 64};
+  static const int64_t lengths[] = {1, 5, 130};
+  for (size_t ii = 0; ii < sizeof inners / sizeof *inners; ii++)
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++)
+      for (int log = 0; log <= 1; log++)
+        for (int in_place = 0; in_place <= 1; in_place++) {
+          int64_t inner = inners[ii], n = lengths[li], outer = 3, total = outer * n * inner;
+          float *x = malloc(sizeof(float) * (size_t)total), *y = malloc(sizeof(float) * (size_t)total);
+          for (int64_t e = 0; e < total; e++) x[e] = y[e] = 20.0f * (float)(((e * 7919) % 1001) / 1000.0 - 0.5);
+          /* slab 1: column 0 has a NaN, column 1 a +inf, the last column is all -inf */
+          int64_t s1 = n * inner;
+          x[s1 + (n / 2) * inner + 0] = y[s1 + (n / 2) * inner + 0] = NAN;
+          x[s1 + (n - 1) * inner + 1] = y[s1 + (n - 1) * inner + 1] = INFINITY;
+          for (int64_t i = 0; i < n; i++) x[s1 + i * inner + inner - 1] = y[s1 + i * inner + inner - 1] = -INFINITY;
+          sc_k_softmax_f32(in_place ? y : x, y, outer, n, inner, log);
+          for (int64_t o = 0; o < outer; o++)
+            for (int64_t c = 0; c < inner; c++) {
+              const float *xs = x + o * n * inner + c;
+              bool special = o == 1 && (c == 0 || c == 1 || c == inner - 1);
+              double mx = -INFINITY, sum = 0;
+              for (int64_t i = 0; i < n; i++) mx = fmax(mx, xs[i * inner]);
+              for (int64_t i = 0; i < n; i++) sum += exp((double)(float)(xs[i * inner] - (float)mx));
+              for (int64_t i = 0; i < n; i++) {
+                float got = y[o * n * inner + i * inner + c];
+                double d = (double)(float)(xs[i * inner] - (float)mx);
+                double want = log ? d - log_reference(sum) : exp(d) / sum;
+                if (special) {
+                  ck_assert_msg(isnan(got), "inner %lld n %lld log %d: special column %lld [%lld] = %g, want NaN",
+                                (long long)inner, (long long)n, log, (long long)c, (long long)i, got);
+                  continue;
+                }
+                ck_assert_msg(fabs(got - want) <= 1e-6 * fabs(want) + 1e-30 + (log ? 2e-6 : 0),
+                              "inner %lld n %lld log %d in place %d: [%lld][%lld][%lld] = %.9g, want %.9g", (long long)inner,
+                              (long long)n, log, in_place, (long long)o, (long long)i, (long long)c, got, want);
+              }
+            }
+          free(x), free(y);
+        }
+}
+END_TEST
+
 /* A library built for AVX-512 takes 16 lanes for the exponentials and the scaling
  * (sc_rt_has_avx512): the same bits as 8 lanes, softmax and log-softmax, at lengths that
  * leave 8-lane and scalar tails and that cross the sum's 1024-element fold, with masked
@@ -102,6 +151,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_matches_reference);
   tcase_add_test(tc, test_edges);
+  tcase_add_test(tc, test_columns_match_reference);
   tcase_add_test(tc, test_avx512_gives_the_avx2_bits);
   suite_add_tcase(s, tc);
   return tu_run(s);

@@ -936,26 +936,88 @@ static void softmax_rows(void *arg, int64_t begin, int64_t end) {
   }
 }
 
+static double log_of(double v) { return log(v); } /* `log` is a flag in the softmax's functions */
+
+/* Softmax along dim n of [outer, n, inner], one column alone: one element at a time */
+static void softmax_column(const float *xs, float *ys, int64_t n, int64_t inner, int32_t log) {
+  float mx = -INFINITY;
+  for (int64_t i = 0; i < n; i++) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
+  double sum = 0;
+  for (int64_t i = 0; i < n; i++) sum += exp((double)(xs[i * inner] - mx));
+  if (log) {
+    float lse = (float)(mx + logf((float)sum));
+    for (int64_t i = 0; i < n; i++) ys[i * inner] = xs[i * inner] - lse;
+  } else {
+    for (int64_t i = 0; i < n; i++) ys[i * inner] = (float)(exp((double)(xs[i * inner] - mx)) / sum);
+  }
+}
+
+enum { SOFTMAX_FOLD = 64 }; /* rows of float lanes added before they go into the double sums */
+
+/* The same for eight adjacent columns at once, one lane each, as the rows do it: the max
+ * (NaN ignored), exp(x - max) inline with its sum in float lanes folded into double every
+ * SOFTMAX_FOLD rows, then the scaling by 1 / sum (or x - max - log sum). */
+__attribute__((target("avx2,fma"))) static void softmax_columns8(const float *x, float *y, int64_t n, int64_t inner,
+                                                                 int32_t log) {
+  __m256 m = _mm256_set1_ps(-INFINITY);
+  for (int64_t i = 0; i < n; i++) m = _mm256_max_ps(_mm256_loadu_ps(x + i * inner), m); /* a NaN lane keeps m */
+  __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+  for (int64_t i0 = 0; i0 < n; i0 += SOFTMAX_FOLD) {
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = i0; i < n && i < i0 + SOFTMAX_FOLD; i++) {
+      __m256 e = exp_nonpositive8(_mm256_sub_ps(_mm256_loadu_ps(x + i * inner), m));
+      if (!log) _mm256_storeu_ps(y + i * inner, e);
+      acc = _mm256_add_ps(acc, e);
+    }
+    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(acc)));
+    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(acc, 1)));
+  }
+  double sum[8];
+  float mx[8], k[8];
+  _mm256_storeu_pd(sum, lo);
+  _mm256_storeu_pd(sum + 4, hi);
+  _mm256_storeu_ps(mx, m);
+  for (int l = 0; l < 8; l++) k[l] = log ? (float)(mx[l] + log_of(sum[l])) : (float)(1.0 / sum[l]);
+  __m256 kv = _mm256_loadu_ps(k);
+  for (int64_t i = 0; i < n; i++) {
+    float *yi = y + i * inner;
+    if (log) _mm256_storeu_ps(yi, _mm256_sub_ps(_mm256_loadu_ps(x + i * inner), kv));
+    else _mm256_storeu_ps(yi, _mm256_mul_ps(_mm256_loadu_ps(yi), kv));
+  }
+}
+
+typedef struct softmax_columns_job {
+  const float *x;
+  float *y;
+  int64_t n, inner, blocks; /* blocks of 8 columns per slab */
+  int32_t log;
+} softmax_columns_job;
+
+static void softmax_column_blocks(void *arg, int64_t begin, int64_t end) {
+  const softmax_columns_job *j = arg;
+  bool avx2 = sc_rt_has_avx2();
+  for (int64_t t = begin; t < end; t++) {
+    int64_t o = t / j->blocks, c0 = (t % j->blocks) * 8, c1 = c0 + 8 < j->inner ? c0 + 8 : j->inner;
+    const float *x = j->x + o * j->n * j->inner;
+    float *y = j->y + o * j->n * j->inner;
+    if (avx2 && c1 - c0 == 8) {
+      softmax_columns8(x + c0, y + c0, j->n, j->inner, j->log);
+      continue;
+    }
+    for (int64_t c = c0; c < c1; c++) softmax_column(x + c, y + c, j->n, j->inner, j->log);
+  }
+}
+
 void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log) {
   if (inner == 1) { /* the common case, softmax over the last dim: rows on the pool */
     softmax_job j = {x, y, n, log};
     sc_rt_parallel_for(softmax_rows, &j, outer, n > 0 ? 16384 / n + 1 : 1);
     return;
   }
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t j = 0; j < inner; j++) {
-      const float *xs = x + o * n * inner + j;
-      float *ys = y + o * n * inner + j;
-      float mx = -INFINITY;
-      for (int64_t i = 0; i < n; i++) mx = xs[i * inner] > mx ? xs[i * inner] : mx;
-      double sum = 0;
-      for (int64_t i = 0; i < n; i++) sum += exp((double)(xs[i * inner] - mx));
-      if (log) {
-        float lse = (float)(mx + logf((float)sum));
-        for (int64_t i = 0; i < n; i++) ys[i * inner] = xs[i * inner] - lse;
-      } else {
-        for (int64_t i = 0; i < n; i++) ys[i * inner] = (float)(exp((double)(xs[i * inner] - mx)) / sum);
-      }
-    }
+  /* another dim: columns, eight at a time (a softmax over dim 1 of [64, 512, 64] took 2.7x
+   * torch's time one column at a time with exp in double) */
+  int64_t blocks = (inner + 7) / 8, per_task = n * 8;
+  softmax_columns_job j = {x, y, n, inner, blocks, log};
+  sc_rt_parallel_for(softmax_column_blocks, &j, outer * blocks, per_task > 0 ? 16384 / per_task + 1 : outer * blocks);
 }
 
