@@ -993,6 +993,10 @@ static LLVMValueRef outline_rows(cg *g, ew_ctx *c, bool stream) {
   LLVMValueRef arg_ctx = LLVMGetParam(fn, 0);
   for (int i = 0; i < n; i++) {
     saved[i] = *slots[i];
+    /* a constant (a static dim, a leaf's stride 0 where it broadcasts) stays one in the
+     * loop: loaded from the context, a broadcast column's stride 0 made [256, 4096] +
+     * [256, 1] a scalar loop of strided loads (3.7x torch's time) */
+    if (LLVMIsConstant(saved[i])) continue;
     LLVMValueRef idx[1] = {cg_i64(g, i)};
     LLVMValueRef v = LLVMBuildLoad2(g->B, g->i64, LLVMBuildInBoundsGEP2(g->B, g->i64, arg_ctx, idx, 1, "slot"), "cap");
     if (LLVMGetTypeKind(LLVMTypeOf(saved[i])) == LLVMPointerTypeKind) v = LLVMBuildIntToPtr(g->B, v, g->ptr, "ip");
