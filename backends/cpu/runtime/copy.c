@@ -133,8 +133,28 @@ void sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t
 }
 
 /* dst[o, i, j] = src[o, index[o, i, j], j] */
+/* dst[o, i, j] = src[o, index[o, i, j], j] (the entry point checked the indices' range);
+ * elements of 1, 2, 4 and 8 bytes as loads and stores, not a memcpy call each */
+#define GATHER_ELEMENTS(T)                                                                                   \
+  for (int64_t o = 0; o < outer; o++)                                                                       \
+    for (int64_t i = 0; i < n_index; i++) {                                                                 \
+      const int64_t *ix = index + (o * n_index + i) * inner;                                                \
+      T *dr = (T *)dst + (o * n_index + i) * inner;                                                         \
+      const T *so = (const T *)src + o * n_src * inner;                                                     \
+      for (int64_t j = 0; j < inner; j++) {                                                                 \
+        int64_t r = ix[j] < 0 ? ix[j] + n_src : ix[j];                                                      \
+        dr[j] = so[(r < 0 || r >= n_src ? 0 : r) * inner + j];                                              \
+      }                                                                                                     \
+    }
 void sc_k_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
                  int64_t inner, int64_t esize) {
+  switch (esize) {
+    case 1: GATHER_ELEMENTS(uint8_t) return;
+    case 2: GATHER_ELEMENTS(uint16_t) return;
+    case 4: GATHER_ELEMENTS(uint32_t) return;
+    case 8: GATHER_ELEMENTS(uint64_t) return;
+    default: break;
+  }
   const char *s = src;
   char *d = dst;
   for (int64_t o = 0; o < outer; o++)
@@ -146,23 +166,44 @@ void sc_k_gather(const void *src, const int64_t *index, void *dst, int64_t outer
         memcpy(d + ((o * n_index + i) * inner + j) * esize, s + ((o * n_src + r) * inner + j) * esize, (size_t)esize);
       }
 }
+#undef GATHER_ELEMENTS
 
-/* src_shape is padded with leading 1s to ndim; out[i] = src[i mod src_shape] */
-void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
-                 int64_t esize) {
-  const char *s = src;
-  char *d = dst;
-  int64_t out = 0;
-  WALK(ndim, out_shape, {
-    int64_t off = 0;
-    for (int32_t i = 0; i < ndim; i++) off = off * src_shape[i] + idx_[i] % src_shape[i];
-    memcpy(d + out * esize, s + off * esize, (size_t)esize);
-    out++;
-  });
+/* Dims [k, ndim) of the repeat: the source block at s (src_block[k] bytes per index of dim
+ * k) tiled into the output block at d.  Each source row is copied once, then the output
+ * doubles what it already holds, so every output byte is written by a memcpy of at least
+ * a row (it was one memcpy call per element: x.repeat(1, 4, 1) on [64, 128, 64] took 87x
+ * torch's time). */
+static void repeat_dims(const char *s, char *d, int32_t k, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
+                        const int64_t *src_block, const int64_t *out_block) {
+  int64_t once = src_shape[k] * out_block[k + 1]; /* bytes of one copy of dim k */
+  if (k == ndim - 1) memcpy(d, s, (size_t)once);
+  else
+    for (int64_t i = 0; i < src_shape[k]; i++)
+      repeat_dims(s + i * src_block[k + 1], d + i * out_block[k + 1], k + 1, ndim, src_shape, out_shape, src_block, out_block);
+  int64_t total = out_shape[k] * out_block[k + 1];
+  for (int64_t have = once; have < total;) {
+    int64_t n = have < total - have ? have : total - have;
+    memcpy(d + have, d, (size_t)n);
+    have += n;
+  }
 }
 
-/* Whether an element is nonzero: floats by value (-0.0 is zero, NaN is not, as in ATen),
- * everything else by its bytes. */
+void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
+                 int64_t esize) {
+  int64_t src_block[17], out_block[17]; /* bytes per index of dim k - 1: the block of dims [k, ndim) */
+  src_block[ndim] = out_block[ndim] = esize;
+  for (int32_t k = ndim - 1; k >= 0; k--) {
+    src_block[k] = src_block[k + 1] * src_shape[k];
+    out_block[k] = out_block[k + 1] * out_shape[k];
+  }
+  if (ndim == 0) {
+    memcpy(dst, src, (size_t)esize);
+    return;
+  }
+  if (out_block[0] == 0) return; /* nothing to write; a source dim of 0 gives an output dim of 0 */
+  repeat_dims(src, dst, 0, ndim, src_shape, out_shape, src_block, out_block);
+}
+
 static int is_nonzero(const unsigned char *p, int64_t esize, int32_t is_float) {
   if (is_float && esize == 4) {
     float f;

@@ -28,6 +28,8 @@ typedef struct im2col_job {
   int64_t ld; /* distance between the column matrix's rows (oh*ow, or more when images sit side by side) */
 } im2col_job;
 
+enum { SHORT_IM2COL_ROW = 16 }; /* output rows up to this long are copied inline */
+
 /* col[(ci, i, j), (oy, ox)] = x[ci, oy*sh - ph + i*dh, ox*sw - pw + j*dw], zero outside;
  * input channels [begin, end). */
 static void im2col_channels(void *arg, int64_t begin, int64_t end) {
@@ -47,6 +49,10 @@ static void im2col_channels(void *arg, int64_t begin, int64_t end) {
             continue;
           }
           const float *in = p->xg + (ci * h + iy) * wd + (j * p->dw - p->pw);
+          if (ow <= SHORT_IM2COL_ROW) { /* three libc calls would cost more than the row */
+            for (int64_t ox = 0; ox < ow; ox++) out[ox] = ox >= lo && ox < hi ? in[ox * p->sw] : 0.0f;
+            continue;
+          }
           memset(out, 0, (size_t)lo * sizeof(float));
           if (p->sw == 1) memcpy(out + lo, in + lo, (size_t)(hi - lo) * sizeof(float));
           else
