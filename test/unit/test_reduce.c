@@ -1,7 +1,7 @@
 /* Float reductions (sc_k_reduce_f32, backends/cpu/runtime/reduce.c) against a double
  * reference: sum, mean, max, min and var (corrections 1 and 0) over rows, columns,
  * [outer, len, inner] slabs, the whole tensor, with dims of size 1 between, and over
- * scattered dims (the element-by-element path); rows long enough to be cut in chunks,
+ * scattered dims (spans of the innermost dims, reduced or kept); rows long enough to be cut in chunks,
  * column counts past a task's block, lengths that leave tails after the 32-element
  * steps; NaN and infinities as torch treats them; the same bits on one thread and two. */
 #include <check.h>
@@ -32,7 +32,9 @@ static const reduction cases[] = {
     {4, {2, 3, 5, 7}, {0, 0, 1, 1}},      /* x.mean((2, 3)) */
     {4, {2, 1, 9, 1}, {0, 1, 1, 1}},      /* dims of size 1 among the reduced ones */
     {4, {1, 6, 1, 33}, {1, 0, 0, 1}},     /* ... and reduced dims of size 1 around kept ones */
-    {3, {5, 4, 6}, {1, 0, 1}},            /* scattered: element by element */
+    {3, {5, 4, 6}, {1, 0, 1}},            /* scattered: reduced spans */
+    {4, {4, 5, 6, 7}, {1, 0, 1, 0}},      /* scattered: kept spans */
+    {4, {3, 1, 4, 37}, {1, 1, 0, 1}},     /* scattered, a size-1 dim between */
     {3, {3, 8, 2}, {1, 1, 1}},            /* everything, over three dims */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };

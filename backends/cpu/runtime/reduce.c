@@ -299,6 +299,68 @@ static void reduce_columns(const float *x, float *y, int64_t outer, int64_t len,
   sc_rt_parallel_for(column_blocks, &j, outer * blocks, 16384 / (per_task > 0 ? per_task : 1) + 1);
 }
 
+/* ---- reduced dims that kept dims separate: spans of the innermost dims ---- */
+
+/* x.mean((0, 2)) of [64, 512, 64] and the like: the dims as alternating groups of kept and
+ * reduced dims, the innermost group a span of adjacent elements; each span adds into its
+ * output (a reduced span as one sum, a kept span element by element into as many outputs),
+ * in the order of the input, on one thread.  The variance takes a second pass with each
+ * output's mean.  (Element by element, with an index computed per element: 11.8x torch's
+ * time.)  False when out of memory. */
+static bool reduce_spans(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int op,
+                         double correction, int64_t out_n, int64_t red_n) {
+  int64_t size[16];
+  int32_t red[16], groups = 0;
+  for (int32_t i = 0; i < ndim; i++) {
+    if (shape[i] == 1) continue;
+    if (groups && red[groups - 1] == (reduce[i] != 0)) size[groups - 1] *= shape[i];
+    else size[groups] = shape[i], red[groups++] = reduce[i] != 0;
+  }
+  if (!groups) size[0] = 1, red[groups++] = 1;
+  int64_t span = size[groups - 1], spans = out_n * red_n / span;
+  bool span_reduced = red[groups - 1];
+  bool extreme = op == SC_REDUCE_MAX || op == SC_REDUCE_MIN, is_min = op == SC_REDUCE_MIN;
+  double *acc = sc_rt_alloc(2 * out_n * (int64_t)sizeof(double)), *mean = acc + out_n;
+  if (!acc) return false;
+  bool avx2 = sc_rt_has_avx2();
+  for (int pass = 0; pass < (op == SC_REDUCE_VAR ? 2 : 1); pass++) {
+    for (int64_t o = 0; o < out_n; o++) acc[o] = extreme ? (is_min ? INFINITY : -INFINITY) : 0;
+    int what = extreme ? (is_min ? PART_MIN : PART_MAX) : pass ? PART_SQUARES : PART_SUM;
+    int64_t idx[16] = {0};
+    for (int64_t sp = 0; sp < spans; sp++) {
+      int64_t o = 0; /* the span's first output: the kept groups' coordinates, row-major */
+      for (int32_t g = 0; g < groups - 1; g++)
+        if (!red[g]) o = o * size[g] + idx[g];
+      const float *xs = x + sp * span;
+      if (span_reduced) {
+        double v = avx2 ? span_part_avx2(xs, span, what, pass ? mean[o] : 0) : span_part_base(xs, span, what, pass ? mean[o] : 0);
+        acc[o] = !extreme ? acc[o] + v : isnan(acc[o]) || isnan(v) ? NAN : is_min ? fmin(acc[o], v) : fmax(acc[o], v);
+      } else {
+        double *a = acc + o * span;
+        const double *m = mean + o * span;
+        if (extreme)
+          for (int64_t i = 0; i < span; i++)
+            a[i] = isnan(a[i]) || isnan(xs[i]) ? NAN : is_min ? fmin(a[i], xs[i]) : fmax(a[i], xs[i]);
+        else if (pass)
+          for (int64_t i = 0; i < span; i++) a[i] += (xs[i] - m[i]) * (xs[i] - m[i]);
+        else
+          for (int64_t i = 0; i < span; i++) a[i] += xs[i];
+      }
+      for (int32_t g = groups - 2; g >= 0; g--) { /* the next span's coordinates */
+        if (++idx[g] < size[g]) break;
+        idx[g] = 0;
+      }
+    }
+    if (op == SC_REDUCE_VAR && !pass)
+      for (int64_t o = 0; o < out_n; o++) mean[o] = acc[o] / (double)red_n;
+  }
+  for (int64_t o = 0; o < out_n; o++)
+    y[o] = (float)(op == SC_REDUCE_MEAN ? acc[o] / (double)red_n : op == SC_REDUCE_VAR ? acc[o] / ((double)red_n - correction)
+                                                                                     : acc[o]);
+  sc_rt_free(acc);
+  return true;
+}
+
 /* ---- any dims, element by element ---- */
 
 static void reduce_any_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
@@ -357,7 +419,10 @@ void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shap
     }
     if (reduce_rows(x, y, outer, len, op, correction)) return;
   }
-  reduce_any_f32(x, y, ndim, shape, reduce, op, correction); /* empty, scattered dims, or out of memory */
+  int64_t out_n = 1, red_n = 1;
+  for (int32_t i = 0; i < ndim; i++) *(reduce[i] ? &red_n : &out_n) *= shape[i];
+  if (ndim <= 16 && out_n > 0 && red_n > 0 && reduce_spans(x, y, ndim, shape, reduce, op, correction, out_n, red_n)) return;
+  reduce_any_f32(x, y, ndim, shape, reduce, op, correction); /* empty, or out of memory */
 }
 
 void sc_k_sum_i64(const void *x, int64_t *y, int32_t kind, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
