@@ -239,15 +239,16 @@ static void collect_leaves(cg *g, ew_ctx *c, const sc_node *n) {
     memset(l, 0, sizeof *l);
     l->cv = cv;
     const sc_value *v = cv->v, *r = c->out->v;
-    l->flat = v->meta.rank == r->meta.rank;
+    l->flat = v->meta.rank == r->meta.rank && !cv->strided;
     for (int d = 0; l->flat && d < v->meta.rank; d++) l->flat = v->shape[d] == r->shape[d];
-    /* strides over the root's dims, right-aligned; 0 where the leaf broadcasts */
+    /* strides over the root's dims, right-aligned; 0 where the leaf broadcasts; a view read
+     * in place (cg_strided_views.c) has its own */
     LLVMValueRef acc = cg_i64(g, 1);
     for (int d = c->rank - 1; d >= 0; d--) {
       int ld = d - (c->rank - v->meta.rank);
       int64_t one;
       bool bcast = ld < 0 || (sc_expr_is_const(v->shape[ld], &one) && one == 1);
-      l->stride[d] = bcast ? cg_i64(g, 0) : acc;
+      l->stride[d] = bcast ? cg_i64(g, 0) : cv->strided ? cv->view_strides[ld] : acc;
       if (ld >= 0) acc = LLVMBuildMul(g->B, acc, cv->dims[ld], "st");
     }
   }

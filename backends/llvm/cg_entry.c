@@ -1193,6 +1193,7 @@ bool cg_emit_entry_points(cg *g) {
   cg_plan_conv_layouts(g);
   cg_plan_transposes(g);
   cg_plan_attention(g);
+  cg_plan_strided_views(g);
   cg_plan_lifetimes(g);
   LLVMValueRef cpu_shapes = NULL, cpu_run = NULL, cuda_shapes = NULL, cuda_run = NULL;
   if (g->has_cpu && !emit_path(g, false, &cpu_shapes, &cpu_run)) return false;

@@ -64,6 +64,10 @@ typedef struct cg_value {
   struct cg_value *view_base;
   int view_perm[CG_MAX_RANK];
   bool written_by_producer;          /* a permutation's output that the product before it filled */
+  /* a slice, select, narrow, expand or permutation that fused loops read where its input is
+   * (cg_strided_views.c): data points into the input, view_strides are per dim, in elements */
+  bool strided;
+  LLVMValueRef view_strides[CG_MAX_RANK];
   bool writes_into_base;             /* a product that writes its result into view_base, permuted */
   /* lifetime (cg_lifetime.c) */
   int last_use;                      /* position of the last node that reads it; INT_MAX for graph outputs */
@@ -183,6 +187,7 @@ struct cg {
     int views, permuted_results, scales, residuals;
     int conv_sites, conv_residuals, kernel_layout_outputs; /* cg_epilogue.c, cg_conv_layout.c */
     int attentions;                                        /* cg_attention.c */
+    int strided_views;                                     /* cg_strided_views.c */
   } absorbed;
   /* the CPU path's planned workspace (cg_workspace.c) */
   struct {
@@ -310,6 +315,13 @@ bool cg_is_strided_product(const sc_node *n);
  * product (after cg_plan_transposes, whose views it reads through, and before
  * cg_plan_lifetimes). */
 void cg_plan_attention(cg *g);
+
+/* ---- cg_strided_views.c ---- */
+/* Marks the views (slice, select, narrow, expand, permutations) whose every reader is a
+ * fused elementwise loop: those loops read them through strides, and no copy is made
+ * (after cg_plan_attention and the other plans that fold nodes into kernels, before
+ * cg_plan_lifetimes).  CPU-only libraries. */
+void cg_plan_strided_views(cg *g);
 
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);

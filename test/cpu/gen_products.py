@@ -91,6 +91,23 @@ class LongAttention(torch.nn.Module):
         return torch.bmm(torch.softmax(scores, dim=-1), v)
 
 
+class StridedViews(torch.nn.Module):
+    """Views that the fused loops reading them read in place (backends/llvm/cg_strided_views.c):
+    a stepped slice, two selects, a narrow, an expand, a transpose, a permutation read twice;
+    and a slice that a sum reads too (copied)."""
+
+    def forward(self, x, y):
+        a = x[:, ::2, :] + 1
+        b = x.select(1, 2) - x[:, -1]
+        c = torch.narrow(x, 2, 1, 3) * 2
+        d = x * y.expand(-1, x.shape[1], -1)
+        e = x.transpose(1, 2) * 3
+        f = x.permute(2, 0, 1) + x.permute(2, 0, 1).sigmoid()
+        n = x[:, 1:4]
+        g = torch.relu(n) + n.sum(1, keepdim=True)
+        return a, b, c, d, e, f, g
+
+
 def export(name, module, samples, others, dynamic):
     if sys.argv[1:] and name not in sys.argv[1:]:
         return
@@ -130,3 +147,6 @@ export("residuals", Residuals(), [randn(2, 10, 24)], [randn(1, 3, 24)], ({0: B, 
 S = Dim("s", min=2, max=2048)
 export("long_attention", LongAttention(), [randn(6, 37, 20), randn(6, 300, 20), randn(6, 300, 20)],
        [randn(2, 9, 20), randn(2, 530, 20), randn(2, 530, 20)], ({0: B, 1: T}, {0: B, 1: S}, {0: B, 1: S}))
+W = Dim("w", min=4, max=64)
+export("strided_views", StridedViews(), [randn(4, 6, 5), randn(4, 1, 5)], [randn(3, 10, 7), randn(3, 1, 7)],
+       ({0: B, 1: Dim("t", min=4, max=64), 2: W}, {0: B, 2: W}))

@@ -145,6 +145,13 @@ CASES = {
     # flat array cut in rows of 4096 (cg_elementwise.c, flat_rows); 700 x 16 leaves a partial last row
     "short_rows_flat": (lambda s, x, y: torch.tanh(x) * 2 + torch.exp(-y.abs()) - torch.sigmoid(x * y),
                         [f([4, 16]), f([4, 16])], [f([700, 16]), f([700, 16])], [[A, None], [A, None]]),
+    # views whose every reader is a fused loop are read in place through strides (cg_strided_views.c;
+    # slices, selects and a slice that a sum reads too: test_products.py's strided_views, which
+    # torch 1.13's tracer cannot follow)
+    "views_in_place_expand": (lambda s, x, y: x * y.expand(-1, 6, -1), [f([4, 6, 5]), f([4, 1, 5])], [f([3, 6, 7]), f([3, 1, 7])],
+                              [[A, None, A], [A, None, A]]),
+    "views_in_place_permute": (lambda s, x: (x.transpose(1, 2) * 3, x.permute(2, 0, 1) + x.permute(2, 0, 1).sigmoid()),
+                               [f([4, 6, 5])], [f([3, 6, 7])], [[A, None, A]]),
     "short_rows_flat_3d": (lambda s, x: torch.erf(x) + x.abs().sqrt(), [f([2, 3, 7])], [f([301, 5, 7])], [[A, A, None]]),
     # a chain reading 41 tensors: more than one fused loop may read, so part of it gets a buffer
     "wide_chain": (lambda s, x: functools.reduce(lambda acc, k: acc * 0.5 + getattr(s, f"w{k}"), range(40), x),
