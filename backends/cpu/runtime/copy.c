@@ -132,7 +132,6 @@ void sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t
     }
 }
 
-/* dst[o, i, j] = src[o, index[o, i, j], j] */
 /* dst[o, i, j] = src[o, index[o, i, j], j] (the entry point checked the indices' range);
  * elements of 1, 2, 4 and 8 bytes as loads and stores, not a memcpy call each */
 #define GATHER_ELEMENTS(T)                                                                                   \
