@@ -96,6 +96,10 @@ CASES = {
     "div": (lambda s, x, y: x / (y.abs() + 1), [f([4, 3]), f([1, 3])], [f([5, 2]), f([1, 2])], [[A, A], [None, A]]),
     "div_floor": (lambda s, x, y: torch.div(x, y.abs() + 0.5, rounding_mode="floor"), [f([8]), f([8])], [f([3]), f([3])], [[A], [A]]),
     "pow_scalar": (lambda s, x: x.pow(2) + x.abs().pow(0.5), [f([4, 3])], [f([2, 9])], [[A, A]]),
+    # the exponents ATen computes without pow: x * x * x, 1 / sqrt, 1 / x, 1 / (x * x); and one it does not
+    "pow_special": (lambda s, x: (x.pow(3), (x.abs() + 0.25).pow(-0.5), x.pow(-1), x.pow(-2), (x.abs() + 0.1).pow(2.5)),
+                    [f([4, 33])], [f([3, 65])], [[A, A]]),
+    "pow_int_cube": (lambda s, i: i.pow(3), [i64([4, 3], 50)], [i64([2, 9], 50)], [[A, A]]),
     "unary_chain": (lambda s, x: torch.exp(-x.abs()) + torch.log(x.abs() + 1) + torch.sqrt(x.abs()) + torch.rsqrt(x.abs() + 1)
                     + torch.sin(x) + torch.cos(x) + torch.tanh(x) + torch.erf(x) + torch.sigmoid(x) + x.reciprocal().clamp(-5, 5),
                     [f([4, 33])], [f([3, 65])], [[A, A]]),
