@@ -52,9 +52,16 @@ OPS = {
     "index_select": ("x.index_select(0, y)", [(4096, 256), "i:4096:(2048,)"]),
     "clamp_pow": ("x.clamp(-1, 1).pow(3)", [(256, 4096)]),
     "baddbmm": ("torch.baddbmm(z, x, y)", [(64, 128, 64), (64, 64, 128), (64, 128, 128)]),
+    "stack": ("torch.stack([x, y], 1)", [(256, 4096), (256, 4096)]),
+    "flip": ("x.flip(1)", [(256, 4096)]),
+    "normalize": ("F.normalize(x, dim=-1)", [(256, 4096)]),
+    "silu_mul": ("F.silu(x) * y", [(256, 4096), (256, 4096)]),
+    "log_softmax_mid": ("torch.log_softmax(x, 1)", [(64, 512, 64)]),
+    "abs_max": ("x.abs().amax()", [(256, 4096)]),
+    "linear_3d": ("F.linear(x, y)", [(64, 128, 256), (512, 256)]),
 }
 # inputs whose first dim is not the shared dynamic batch (their own size stays static)
-STATIC_INPUTS = {"embedding": [1], "index_select": [1]}
+STATIC_INPUTS = {"embedding": [1], "index_select": [1], "linear_3d": [1]}
 NAMES = "xyzw"
 
 
