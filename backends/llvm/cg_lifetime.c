@@ -12,6 +12,21 @@
 
 #include "lower.h"
 
+void cg_inlined_readers(cg *g, int *reader) {
+  const sc_graph *gr = g->p->graph;
+  for (size_t i = 0; i < gr->n_nodes; i++) reader[i] = -1;
+  for (size_t i = 0; i < gr->n_nodes; i++) {
+    const sc_node *nd = &gr->nodes[i];
+    for (size_t k = 0; k < nd->n_inputs; k++) {
+      const sc_arg *a = &nd->inputs[k].arg;
+      for (size_t j = 0; j < a->n_items; j++) {
+        const sc_value *v = a->items[j].value;
+        if (v && v->kind == SC_VALUE_TENSOR && v->def_node >= 0 && cg_get(g, v)->inlined) reader[v->def_node] = (int)i;
+      }
+    }
+  }
+}
+
 void cg_plan_lifetimes(cg *g) {
   const sc_graph *gr = g->p->graph;
   size_t n = gr->n_nodes;
@@ -22,18 +37,7 @@ void cg_plan_lifetimes(cg *g) {
     g->failed = true;
     return;
   }
-  for (size_t i = 0; i < n; i++) consumer[i] = -1;
-  /* the node whose loop computes each inlined node */
-  for (size_t i = 0; i < n; i++) {
-    const sc_node *nd = &gr->nodes[i];
-    for (size_t k = 0; k < nd->n_inputs; k++) {
-      const sc_arg *a = &nd->inputs[k].arg;
-      for (size_t j = 0; j < a->n_items; j++) {
-        const sc_value *v = a->items[j].value;
-        if (v && v->kind == SC_VALUE_TENSOR && v->def_node >= 0 && cg_get(g, v)->inlined) consumer[v->def_node] = (int)i;
-      }
-    }
-  }
+  cg_inlined_readers(g, consumer);
   for (size_t r = n; r-- > 0;) when[r] = consumer[r] > (int)r ? when[consumer[r]] : (int)r;
   for (size_t i = 0; i < n; i++) {
     const sc_node *nd = &gr->nodes[i];

@@ -62,17 +62,7 @@ void cg_plan_strided_views(cg *g) {
   const sc_graph *gr = g->p->graph;
   int *reader = malloc((gr->n_nodes + 1) * sizeof *reader); /* an inlined node's one reader */
   if (!reader) return;
-  for (size_t i = 0; i < gr->n_nodes; i++) reader[i] = -1;
-  for (size_t i = 0; i < gr->n_nodes; i++) {
-    const sc_node *n = &gr->nodes[i];
-    for (size_t k = 0; k < n->n_inputs; k++) {
-      const sc_arg *a = &n->inputs[k].arg;
-      for (size_t j = 0; j < a->n_items; j++) {
-        const sc_value *v = a->items[j].value;
-        if (v && v->kind == SC_VALUE_TENSOR && v->def_node >= 0 && cg_get(g, v)->inlined) reader[v->def_node] = (int)i;
-      }
-    }
-  }
+  cg_inlined_readers(g, reader);
   for (size_t i = 0; i < gr->n_nodes; i++) {
     const sc_node *n = &gr->nodes[i];
     if (!is_view_op(n) || !n->outputs[0].n_items || !n->n_inputs || !n->inputs[0].arg.n_items) continue;

@@ -279,6 +279,9 @@ void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg 
 /* ---- cg_lifetime.c ---- */
 /* Sets each value's last_use (after cg_plan_fusion). */
 void cg_plan_lifetimes(cg *g);
+/* reader[i]: the node that reads node i's result inside its own loop when that result is
+ * inlined (cg_plan_fusion), else -1; reader holds one int per node */
+void cg_inlined_readers(cg *g, int *reader);
 /* alias reads the elements of `of` (a view): of's buffer lives as long as alias is read. */
 void cg_note_alias(cg *g, cg_value *alias, cg_value *of);
 /* Ends the buffers whose last reader is node `node` or earlier (frees them on the device). */
