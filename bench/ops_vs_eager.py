@@ -59,9 +59,15 @@ OPS = {
     "log_softmax_mid": ("torch.log_softmax(x, 1)", [(64, 512, 64)]),
     "abs_max": ("x.abs().amax()", [(256, 4096)]),
     "linear_3d": ("F.linear(x, y)", [(64, 128, 256), (512, 256)]),
+    "conv1d": ("F.conv1d(x, y, padding=1)", [(16, 64, 1024), (64, 64, 3)]),
+    "avg_pool1d": ("F.avg_pool1d(x, 4)", [(16, 64, 4096)]),
+    "max_pool1d": ("F.max_pool1d(x, 3, 2, 1)", [(16, 64, 4096)]),
+    "gelu_tanh": ("F.gelu(x, approximate='tanh')", [(256, 4096)]),
+    "hardswish": ("F.hardswish(x)", [(256, 4096)]),
+    "min_dim": ("x.min(1)[0]", [(64, 512, 64)]),
 }
 # inputs whose first dim is not the shared dynamic batch (their own size stays static)
-STATIC_INPUTS = {"embedding": [1], "index_select": [1], "linear_3d": [1]}
+STATIC_INPUTS = {"embedding": [1], "index_select": [1], "linear_3d": [1], "conv1d": [1]}
 NAMES = "xyzw"
 
 
