@@ -22,8 +22,8 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
   sc_dtype self = dtype_of(input_tensor(n, "self")), input = dtype_of(input_tensor(n, "input"));
   switch (n->op->id) {
     /* indices and counts */
-    case SC_OP_ARGMAX: case SC_OP_NONZERO: return SC_DTYPE_I64;
-    case SC_OP_MAX_DIM: case SC_OP_MAX_POOL2D_INDICES: return k == 1 ? SC_DTYPE_I64 : self;
+    case SC_OP_ARGMAX: case SC_OP_ARGMIN: case SC_OP_NONZERO: return SC_DTYPE_I64;
+    case SC_OP_MAX_DIM: case SC_OP_MIN_DIM: case SC_OP_MAX_POOL2D_INDICES: return k == 1 ? SC_DTYPE_I64 : self;
     /* truth values */
     case SC_OP_EQ_TENSOR: case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR:
     case SC_OP_LT_SCALAR: case SC_OP_LE_TENSOR: case SC_OP_LE_SCALAR: case SC_OP_GT_TENSOR: case SC_OP_GT_SCALAR:

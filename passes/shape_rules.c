@@ -1281,9 +1281,9 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_AMAX: case SC_OP_AMIN: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_VAR_CORRECTION: case SC_OP_VAR_DIM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_MAX: case SC_OP_MIN: return rule_reduce(rc, NULL, true, 1);
-    case SC_OP_ARGMAX: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_ARGMAX: case SC_OP_ARGMIN: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_ANY_DIM: return rule_reduce(rc, "dim", false, 1);
-    case SC_OP_MAX_DIM: return rule_reduce(rc, "dim", false, 2);
+    case SC_OP_MAX_DIM: case SC_OP_MIN_DIM: return rule_reduce(rc, "dim", false, 2);
     case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: return rule_view(rc, "size");
     case SC_OP_RESHAPE: return rule_view(rc, "shape");
     case SC_OP_VIEW_AS: return rule_view_as(rc);

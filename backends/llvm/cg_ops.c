@@ -927,7 +927,9 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     cg_call(g, "sc_k_any", g->voidt, p, 7, a, 7, false);
     return true;
   }
-  if (n->op->id == SC_OP_ARGMAX || n->op->id == SC_OP_MAX_DIM) {
+  int id = n->op->id;
+  if (id == SC_OP_ARGMAX || id == SC_OP_ARGMIN || id == SC_OP_MAX_DIM || id == SC_OP_MIN_DIM) {
+    bool with_values = id == SC_OP_MAX_DIM || id == SC_OP_MIN_DIM, is_min = id == SC_OP_ARGMIN || id == SC_OP_MIN_DIM;
     const sc_arg *da = arg(n, "dim");
     bool all = arg_none(da);
     int d = all ? 0 : norm_dim(int_arg(n, "dim", 0), r);
@@ -935,13 +937,13 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     if (x->v->meta.dtype != SC_DTYPE_F32)
       return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (float32 has one)", n->target,
                       sc_dtype_name(x->v->meta.dtype));
-    cg_value *out1 = n->op->id == SC_OP_MAX_DIM && output(n, 1) ? produce(g, output(n, 1)) : NULL;
+    cg_value *out1 = with_values && output(n, 1) ? produce(g, output(n, 1)) : NULL;
     LLVMValueRef outer = all ? cg_i64(g, 1) : prod(g, x->dims, 0, d), len = all ? x->numel : x->dims[d];
     LLVMValueRef inner = all ? cg_i64(g, 1) : prod(g, x->dims, d + 1, r);
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32};
-    LLVMValueRef a[7] = {x->data, n->op->id == SC_OP_MAX_DIM ? out0->data : LLVMConstNull(g->ptr),
-                         n->op->id == SC_OP_MAX_DIM ? (out1 ? out1->data : LLVMConstNull(g->ptr)) : out0->data, outer, len,
-                         inner, LLVMConstInt(g->i32, 0, 0)};
+    LLVMValueRef a[7] = {x->data, with_values ? out0->data : LLVMConstNull(g->ptr),
+                         with_values ? (out1 ? out1->data : LLVMConstNull(g->ptr)) : out0->data, outer, len, inner,
+                         LLVMConstInt(g->i32, is_min, 0)};
     cg_call(g, "sc_k_arg_reduce_f32", g->voidt, p, 7, a, 7, false);
     return true;
   }
