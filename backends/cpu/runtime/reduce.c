@@ -205,8 +205,9 @@ static bool rows_pass(const float *x, int64_t outer, int64_t len, int what, cons
 }
 
 static bool reduce_rows(const float *x, float *y, int64_t outer, int64_t len, int op, double correction) {
-  double *v = sc_rt_alloc(2 * outer * (int64_t)sizeof(double)), *mean = v + outer;
+  double *v = sc_rt_alloc(2 * outer * (int64_t)sizeof(double));
   if (!v) return false;
+  double *mean = v + outer;
   bool ok = rows_pass(x, outer, len, op == SC_REDUCE_MAX ? PART_MAX : op == SC_REDUCE_MIN ? PART_MIN : PART_SUM, NULL, v);
   if (ok && op == SC_REDUCE_VAR) {
     for (int64_t r = 0; r < outer; r++) mean[r] = v[r] / (double)len;
@@ -320,8 +321,9 @@ static bool reduce_spans(const float *x, float *y, int32_t ndim, const int64_t *
   int64_t span = size[groups - 1], spans = out_n * red_n / span;
   bool span_reduced = red[groups - 1];
   bool extreme = op == SC_REDUCE_MAX || op == SC_REDUCE_MIN, is_min = op == SC_REDUCE_MIN;
-  double *acc = sc_rt_alloc(2 * out_n * (int64_t)sizeof(double)), *mean = acc + out_n;
+  double *acc = sc_rt_alloc(2 * out_n * (int64_t)sizeof(double));
   if (!acc) return false;
+  double *mean = acc + out_n;
   bool avx2 = sc_rt_has_avx2();
   for (int pass = 0; pass < (op == SC_REDUCE_VAR ? 2 : 1); pass++) {
     for (int64_t o = 0; o < out_n; o++) acc[o] = extreme ? (is_min ? INFINITY : -INFINITY) : 0;
