@@ -36,6 +36,7 @@ static const reduction cases[] = {
     {4, {4, 5, 6, 7}, {1, 0, 1, 0}},      /* scattered: kept spans */
     {4, {3, 1, 4, 37}, {1, 1, 0, 1}},     /* scattered, a size-1 dim between */
     {3, {3, 8, 2}, {1, 1, 1}},            /* everything, over three dims */
+    {3, {4, 5, 5}, {0, 1, 1}},            /* short rows: 8-element steps and a tail */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 

@@ -151,8 +151,8 @@ static void activate(float *y, int64_t n, int act) {
     gelu_avx2(y, NULL, n);
     return;
   }
-  if (act == SC_ACT_RELU)
-    for (int64_t i = 0; i < n; i++) y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+  if (act == SC_ACT_RELU) /* NaN stays NaN, as in torch */
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i];
   else if (act == SC_ACT_RELU6)
     for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i] > 6.0f ? 6.0f : y[i];
   else if (act == SC_ACT_GELU)
@@ -319,6 +319,16 @@ static int conv_images_side_by_side(const float *x, const float *w, const float 
 int sc_k_conv2d_act_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                         int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                         int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
+  if (sc_conv_direct_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, groups, oh, ow, act)) {
+    sc_conv_direct_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, ph, pw, dh, dw, groups, oh, ow, act);
+    return SHAPEC_OK;
+  }
+  return sc_k_conv2d_im2col_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+}
+
+int sc_k_conv2d_im2col_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                           int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                           int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
   int64_t cg = c / groups, og = o / groups, cols = oh * ow, rows = cg * kh * kw;
   if (cg == 1 && og == 1) {
     depthwise_job j = {x, w, bias, y, c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, act};

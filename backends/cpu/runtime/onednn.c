@@ -538,8 +538,11 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   const dnnl_memory_desc_t *residual_layout =
       residual && (layout & SC_CONV_RESIDUAL_KERNEL_LAYOUT) ? source_layout(&residual) : NULL;
   int64_t macs = n * o * oh * ow * (c / (groups > 0 ? groups : 1)) * kh * kw;
-  /* a source in the kernel's layout came from oneDNN, which must read it (or put it back in NCHW) */
-  bool use = src_layout || residual_layout || (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS);
+  /* a source in the kernel's layout came from oneDNN, which must read it (or put it back in NCHW);
+   * a convolution the direct kernel takes is faster there, unless every one must go to oneDNN */
+  bool direct = dnnl.mode != 2 && sc_conv_direct_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, groups, oh, ow,
+                                                      residual ? SC_ACT_NONE : act);
+  bool use = src_layout || residual_layout || (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && !direct);
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
   site *s = use ? site_of(slot) : NULL;

@@ -128,6 +128,14 @@ __attribute__((target("avx2,fma"), always_inline)) static inline double sum_span
       }
     fold_into(acc, _mm256_add_ps(_mm256_add_ps(a[0], a[1]), _mm256_add_ps(a[2], a[3])));
   }
+  for (; i + 8 <= n; i += 8) { /* short rows: not one scalar chain of dependent adds */
+    __m256 v = _mm256_loadu_ps(x + i);
+    if (squares) {
+      v = _mm256_sub_ps(v, m);
+      v = _mm256_mul_ps(v, v);
+    }
+    fold_into(acc, v);
+  }
   double s = hsum_pd(acc[0], acc[1]);
   for (; i < n; i++) s += squares ? ((double)x[i] - mean) * ((double)x[i] - mean) : x[i];
   return s;
@@ -164,6 +172,7 @@ static double span_part_base(const float *x, int64_t n, int what, double mean) {
 /* Rows are cut in chunks of this many elements whatever the thread count: long rows
  * spread over the threads and add up the same way on any number of them. */
 enum { ROW_CHUNK = 1 << 15 };
+enum { SMALL_ROWS = 64 }; /* partial sums kept on the stack up to this many */
 
 typedef struct rows_job {
   const float *x;
@@ -189,7 +198,8 @@ static void row_chunks(void *arg, int64_t begin, int64_t end) {
  * when out of memory. */
 static bool rows_pass(const float *x, int64_t outer, int64_t len, int what, const double *mean, double *out) {
   int64_t chunks = (len + ROW_CHUNK - 1) / ROW_CHUNK;
-  double *part = sc_rt_alloc(outer * chunks * (int64_t)sizeof(double));
+  double small[SMALL_ROWS]; /* a tiny model's reduction makes no call to malloc */
+  double *part = outer * chunks <= SMALL_ROWS ? small : sc_rt_alloc(outer * chunks * (int64_t)sizeof(double));
   if (!part) return false;
   rows_job j = {x, len, chunks, what, mean, part};
   sc_rt_parallel_for(row_chunks, &j, outer * chunks, 16384 / (len < ROW_CHUNK ? len : ROW_CHUNK) + 1);
@@ -200,12 +210,13 @@ static bool rows_pass(const float *x, int64_t outer, int64_t len, int what, cons
       v = what <= PART_SQUARES ? v + p[c] : isnan(v) || isnan(p[c]) ? NAN : (what == PART_MIN ? fmin(v, p[c]) : fmax(v, p[c]));
     out[r] = v;
   }
-  sc_rt_free(part);
+  if (part != small) sc_rt_free(part);
   return true;
 }
 
 static bool reduce_rows(const float *x, float *y, int64_t outer, int64_t len, int op, double correction) {
-  double *v = sc_rt_alloc(2 * outer * (int64_t)sizeof(double));
+  double small[2 * SMALL_ROWS];
+  double *v = outer <= SMALL_ROWS ? small : sc_rt_alloc(2 * outer * (int64_t)sizeof(double));
   if (!v) return false;
   double *mean = v + outer;
   bool ok = rows_pass(x, outer, len, op == SC_REDUCE_MAX ? PART_MAX : op == SC_REDUCE_MIN ? PART_MIN : PART_SUM, NULL, v);
@@ -215,7 +226,7 @@ static bool reduce_rows(const float *x, float *y, int64_t outer, int64_t len, in
   }
   for (int64_t r = 0; ok && r < outer; r++)
     y[r] = (float)(op == SC_REDUCE_MEAN ? v[r] / (double)len : op == SC_REDUCE_VAR ? v[r] / ((double)len - correction) : v[r]);
-  sc_rt_free(v);
+  if (v != small) sc_rt_free(v);
   return ok;
 }
 

@@ -1,0 +1,176 @@
+/* Small convolutions (sc_k_conv2d_act_f32, which takes them to backends/cpu/runtime/
+ * conv_direct.c) against a double reference: padding on every side, strides down the rows,
+ * dilation, groups and depthwise, output runs that leave every remainder after the 32-output
+ * blocks, with and without bias, each activation; the guard that keeps strided widths,
+ * GELU and large problems out; images in one call as alone; one thread and two alike; and
+ * inputs whose neighbours in memory are NaN, which a read past the image would spread. */
+#include <check.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cpu/runtime/kernels.h"
+#include "backends/llvm/runtime_abi.h"
+#include "run_suite.h"
+#include "shapec/runtime.h"
+
+typedef struct geometry {
+  int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+} geometry;
+
+static const geometry cases[] = {
+    {2, 1, 5, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1},   /* the tutorial-sized model: one run of 33 wide outputs */
+    {1, 3, 9, 8, 4, 3, 3, 1, 1, 0, 0, 1, 1, 1},   /* no padding: runs of 58 (32 + 26) */
+    {3, 2, 7, 6, 3, 3, 2, 2, 1, 1, 0, 1, 1, 1},   /* stride 2 down the rows: a run per row */
+    {2, 4, 9, 8, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2},   /* dilation 2, two groups */
+    {2, 5, 6, 7, 5, 3, 3, 2, 1, 1, 2, 1, 2, 5},   /* depthwise, stride (2, 1), dilation (1, 2) */
+    {1, 2, 12, 12, 2, 5, 5, 1, 1, 2, 2, 1, 1, 1}, /* 5x5, a plane of 16x16 */
+    {4, 1, 3, 1, 2, 3, 1, 1, 1, 1, 0, 1, 1, 1},   /* one column */
+    {1, 2, 1, 9, 3, 1, 3, 1, 1, 0, 1, 1, 1, 1},   /* one row: conv1d's shape */
+    {2, 3, 4, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* 1x1 with padding */
+    {1, 1, 30, 30, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1}, /* a run of 958: many full blocks */
+};
+enum { N_CASES = sizeof cases / sizeof *cases };
+
+static int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+
+static int64_t fill(float *v, int64_t n, int seed) {
+  for (int64_t i = 0; i < n; i++) v[i] = (float)(((i * 7919 + seed * 104729) % 2003) / 2003.0 - 0.5) * 2.0f;
+  return n;
+}
+
+static double act_ref(double v, int act) {
+  if (act == SC_ACT_RELU) return v > 0 ? v : 0;
+  if (act == SC_ACT_RELU6) return v < 0 ? 0 : v > 6 ? 6 : v;
+  return v;
+}
+
+static void reference(const geometry *g, const float *x, const float *w, const float *bias, double *y, int act) {
+  int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+  int64_t cg = g->c / g->groups, og = g->o / g->groups;
+  for (int64_t b = 0; b < g->n; b++)
+    for (int64_t oc = 0; oc < g->o; oc++)
+      for (int64_t oy = 0; oy < oh; oy++)
+        for (int64_t ox = 0; ox < ow; ox++) {
+          double s = bias ? bias[oc] : 0;
+          for (int64_t ci = 0; ci < cg; ci++)
+            for (int64_t i = 0; i < g->kh; i++)
+              for (int64_t j = 0; j < g->kw; j++) {
+                int64_t iy = oy * g->sh - g->ph + i * g->dh, ix = ox * g->sw - g->pw + j * g->dw;
+                if (iy < 0 || iy >= g->h || ix < 0 || ix >= g->w) continue;
+                s += (double)w[((oc * cg + ci) * g->kh + i) * g->kw + j] *
+                     x[((b * g->c + oc / og * cg + ci) * g->h + iy) * g->w + ix];
+              }
+          y[((b * g->o + oc) * oh + oy) * ow + ox] = act_ref(s, act);
+        }
+}
+
+static bool fits(const geometry *g, int act) {
+  int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+  return sc_conv_direct_fits(g->c, g->h, g->w, g->o, g->kh, g->kw, g->sh, g->sw, g->ph, g->pw, g->dh, g->groups, oh, ow, act);
+}
+
+/* y from sc_k_conv2d_act_f32; x sits between NaN guards of 64 floats either side, and the
+ * output between 64 floats either side that must stay as they were */
+static void run(const geometry *g, const float *x_in, const float *w, const float *bias, float *y, int act) {
+  int64_t nx = g->n * g->c * g->h * g->w;
+  int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+  int64_t ny = g->n * g->o * oh * ow;
+  float *guarded = malloc(sizeof(float) * (size_t)(nx + 128)), *out = malloc(sizeof(float) * (size_t)(ny + 128));
+  for (int64_t i = 0; i < nx + 128; i++) guarded[i] = NAN;
+  for (int64_t i = 0; i < ny + 128; i++) out[i] = 12345.0f;
+  memcpy(guarded + 64, x_in, sizeof(float) * (size_t)nx);
+  int rc = sc_k_conv2d_act_f32(guarded + 64, w, bias, out + 64, g->n, g->c, g->h, g->w, g->o, g->kh, g->kw, g->sh, g->sw, g->ph,
+                               g->pw, g->dh, g->dw, g->groups, oh, ow, act);
+  ck_assert_int_eq(rc, SHAPEC_OK);
+  for (int64_t i = 0; i < 64; i++)
+    ck_assert_msg(out[i] == 12345.0f && out[64 + ny + i] == 12345.0f, "a write outside the output, %lld floats away",
+                  (long long)(out[i] != 12345.0f ? i - 64 : i + 1));
+  memcpy(y, out + 64, sizeof(float) * (size_t)ny);
+  free(guarded), free(out);
+}
+
+START_TEST(test_matches_reference) {
+  static const int acts[] = {SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6};
+  for (int ci = 0; ci < N_CASES; ci++) {
+    const geometry *g = &cases[ci];
+    int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+    int64_t nx = g->n * g->c * g->h * g->w, nw = g->o * (g->c / g->groups) * g->kh * g->kw, ny = g->n * g->o * oh * ow;
+    float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw), *bias = malloc(sizeof(float) * (size_t)g->o);
+    float *y = malloc(sizeof(float) * (size_t)ny);
+    double *want = malloc(sizeof(double) * (size_t)ny);
+    fill(x, nx, ci), fill(w, nw, ci + 100), fill(bias, g->o, ci + 200);
+    for (size_t a = 0; a < sizeof acts / sizeof *acts; a++)
+      for (int with_bias = 0; with_bias <= 1; with_bias++) {
+        ck_assert_msg(fits(g, acts[a]), "case %d: not taken by the direct kernel", ci);
+        run(g, x, w, with_bias ? bias : NULL, y, acts[a]);
+        reference(g, x, w, with_bias ? bias : NULL, want, acts[a]);
+        for (int64_t i = 0; i < ny; i++)
+          ck_assert_msg(fabs(y[i] - want[i]) <= 1e-5 * (1 + fabs(want[i])), "case %d act %d bias %d: [%lld] = %.9g, want %.9g", ci,
+                        acts[a], with_bias, (long long)i, y[i], want[i]);
+      }
+    free(x), free(w), free(bias), free(y), free(want);
+  }
+}
+END_TEST
+
+/* each image of a batch comes out as it does alone, and one thread gives two's bits */
+START_TEST(test_batch_and_threads) {
+  for (int ci = 0; ci < N_CASES; ci++) {
+    geometry g = cases[ci];
+    g.n = 5;
+    int64_t oh = out_size(g.h, g.kh, g.sh, g.ph, g.dh), ow = out_size(g.w, g.kw, g.sw, g.pw, g.dw);
+    int64_t per_x = g.c * g.h * g.w, per_y = g.o * oh * ow, nw = g.o * (g.c / g.groups) * g.kh * g.kw;
+    float *x = malloc(sizeof(float) * (size_t)(5 * per_x)), *w = malloc(sizeof(float) * (size_t)nw);
+    float *y[2] = {malloc(sizeof(float) * (size_t)(5 * per_y)), malloc(sizeof(float) * (size_t)(5 * per_y))};
+    float *alone = malloc(sizeof(float) * (size_t)per_y);
+    fill(x, 5 * per_x, ci), fill(w, nw, ci + 100);
+    for (int t = 0; t < 2; t++) {
+      shapec_model_set_num_threads(t + 1);
+      run(&g, x, w, NULL, y[t], SC_ACT_NONE);
+    }
+    ck_assert_msg(memcmp(y[0], y[1], sizeof(float) * (size_t)(5 * per_y)) == 0, "case %d: one thread and two differ", ci);
+    geometry one = g;
+    one.n = 1;
+    for (int64_t b = 0; b < 5; b++) {
+      run(&one, x + b * per_x, w, NULL, alone, SC_ACT_NONE);
+      ck_assert_msg(memcmp(alone, y[0] + b * per_y, sizeof(float) * (size_t)per_y) == 0, "case %d: image %lld differs alone", ci,
+                    (long long)b);
+    }
+    free(x), free(w), free(y[0]), free(y[1]), free(alone);
+  }
+}
+END_TEST
+
+/* what the direct kernel leaves to im2col and the GEMM */
+START_TEST(test_guard) {
+  geometry strided = {1, 2, 9, 9, 2, 3, 3, 1, 2, 1, 1, 1, 1, 1};
+  ck_assert(!fits(&strided, SC_ACT_NONE)); /* stride 2 along the width */
+  ck_assert(!fits(&cases[0], SC_ACT_GELU));
+  geometry pointwise = {2, 3, 4, 4, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1};
+  ck_assert(!fits(&pointwise, SC_ACT_NONE)); /* its input is the GEMM's matrix as it stands */
+  geometry large = {1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  ck_assert(!fits(&large, SC_ACT_NONE)); /* resnet's layers */
+  geometry wide_plane = {1, 1, 100, 100, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1};
+  ck_assert(!fits(&wide_plane, SC_ACT_NONE)); /* 10,000 floats: more than the stack buffers */
+  /* and the strided one still computes right through im2col */
+  int64_t ny = 2 * 9 * 5, nx = 2 * 81, nw = 2 * 2 * 9;
+  float x[162], w[36], y[90];
+  double want[90];
+  fill(x, nx, 1), fill(w, nw, 2);
+  run(&strided, x, w, NULL, y, SC_ACT_NONE);
+  reference(&strided, x, w, NULL, want, SC_ACT_NONE);
+  for (int64_t i = 0; i < ny; i++) ck_assert_msg(fabs(y[i] - want[i]) <= 1e-5 * (1 + fabs(want[i])), "[%lld]", (long long)i);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("conv_direct");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_matches_reference);
+  tcase_add_test(tc, test_batch_and_threads);
+  tcase_add_test(tc, test_guard);
+  suite_add_tcase(s, tc);
+  return tu_run(s);
+}
