@@ -48,7 +48,8 @@ static void run(const shape *s) {
       double t0 = now_ns();
       for (int i = 0; i < calls; i++) {
         if (kind == DIRECT)
-          sc_conv_direct_f32(x, w, b, y, s->n, s->c, s->h, s->h, s->o, s->k, s->k, 1, p, p, 1, 1, s->groups, oh, oh, SC_ACT_RELU);
+          sc_conv_direct_f32(x, w, b, y, s->n, s->c, s->h, s->h, s->o, s->k, s->k, 1, 1, p, p, 1, 1, s->groups, oh, oh,
+                             SC_ACT_RELU);
         else if (kind == BUILT_IN)
           sc_k_conv2d_im2col_f32(x, w, b, y, s->n, s->c, s->h, s->h, s->o, s->k, s->k, 1, 1, p, p, 1, 1, s->groups, oh, oh, SC_ACT_RELU);
         else

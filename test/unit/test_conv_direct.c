@@ -1,9 +1,11 @@
 /* Small convolutions (sc_k_conv2d_act_f32, which takes them to backends/cpu/runtime/
- * conv_direct.c) against a double reference: padding on every side, strides down the rows,
- * dilation, groups and depthwise, output runs that leave every remainder after the 32-output
- * blocks, with and without bias, each activation; the guard that keeps strided widths,
- * GELU and large problems out; images in one call as alone; one thread and two alike; and
- * inputs whose neighbours in memory are NaN, which a read past the image would spread. */
+ * conv_direct.c) against a double reference: padding on every side, strides down the rows
+ * and along them (the width split in phases), dilation, groups and depthwise, output runs
+ * that leave every remainder after the 32-output blocks, with and without bias, each
+ * activation; the guard that keeps 1x1s without stride or padding, GELU, wide kernels and
+ * large problems out; images in one call as alone; one thread and two alike; inputs whose
+ * neighbours in memory are NaN, which a read past the image would spread; and no write
+ * outside the output. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -30,6 +32,10 @@ static const geometry cases[] = {
     {1, 2, 1, 9, 3, 1, 3, 1, 1, 0, 1, 1, 1, 1},   /* one row: conv1d's shape */
     {2, 3, 4, 4, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1},   /* 1x1 with padding */
     {1, 1, 30, 30, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1}, /* a run of 958: many full blocks */
+    {2, 3, 9, 9, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* stride 2 both ways: two phases */
+    {1, 2, 8, 11, 3, 2, 3, 1, 3, 0, 2, 1, 2, 1},  /* stride 3 along the width, dilation 2: taps in all phases */
+    {2, 4, 7, 8, 4, 3, 3, 1, 2, 1, 1, 1, 1, 4},   /* depthwise, stride 2 along the width */
+    {1, 1, 5, 20, 2, 1, 16, 1, 1, 0, 0, 1, 1, 1}, /* sixteen kernel columns, the most taken */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 
@@ -145,8 +151,8 @@ END_TEST
 
 /* what the direct kernel leaves to im2col and the GEMM */
 START_TEST(test_guard) {
-  geometry strided = {1, 2, 9, 9, 2, 3, 3, 1, 2, 1, 1, 1, 1, 1};
-  ck_assert(!fits(&strided, SC_ACT_NONE)); /* stride 2 along the width */
+  geometry wide_kernel = {1, 1, 5, 20, 2, 1, 17, 1, 1, 0, 0, 1, 1, 1};
+  ck_assert(!fits(&wide_kernel, SC_ACT_NONE)); /* 17 kernel columns */
   ck_assert(!fits(&cases[0], SC_ACT_GELU));
   geometry pointwise = {2, 3, 4, 4, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1};
   ck_assert(!fits(&pointwise, SC_ACT_NONE)); /* its input is the GEMM's matrix as it stands */
@@ -154,13 +160,13 @@ START_TEST(test_guard) {
   ck_assert(!fits(&large, SC_ACT_NONE)); /* resnet's layers */
   geometry wide_plane = {1, 1, 100, 100, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1};
   ck_assert(!fits(&wide_plane, SC_ACT_NONE)); /* 10,000 floats: more than the stack buffers */
-  /* and the strided one still computes right through im2col */
-  int64_t ny = 2 * 9 * 5, nx = 2 * 81, nw = 2 * 2 * 9;
-  float x[162], w[36], y[90];
-  double want[90];
+  /* and the wide kernel still computes right through im2col */
+  int64_t ny = 2 * 5 * 4, nx = 100, nw = 2 * 17;
+  float x[100], w[34], y[40];
+  double want[40];
   fill(x, nx, 1), fill(w, nw, 2);
-  run(&strided, x, w, NULL, y, SC_ACT_NONE);
-  reference(&strided, x, w, NULL, want, SC_ACT_NONE);
+  run(&wide_kernel, x, w, NULL, y, SC_ACT_NONE);
+  reference(&wide_kernel, x, w, NULL, want, SC_ACT_NONE);
   for (int64_t i = 0; i < ny; i++) ck_assert_msg(fabs(y[i] - want[i]) <= 1e-5 * (1 + fabs(want[i])), "[%lld]", (long long)i);
 }
 END_TEST

@@ -6,7 +6,9 @@
  * kernel tap is then one multiply-add of a shifted run of the padded plane into the output
  * laid out at the padded width ("wide" rows), with no bounds test; the columns past the
  * output's width, which read across a row's end, are dropped when the output is written.
- * With stride 1 along the height too, the whole plane is one run per tap. */
+ * With stride 1 along the height too, the whole plane is one run per tap.  A stride s along
+ * the width becomes stride 1 by splitting each padded plane into s planes of every s-th
+ * column ("phases"): tap j reads phase (j d) mod s from column (j d) / s on. */
 #include <immintrin.h>
 #include <stdbool.h>
 #include <string.h>
@@ -21,12 +23,14 @@
  * beyond it, with 16 channels in and out, oneDNN's blocking over channels wins. */
 enum { DIRECT_MAX_FLOATS = 4096, DIRECT_MAX_MACS = 1 << 16 };
 enum { SLACK = 16 }; /* floats after the buffers' contents that vector loads and stores may run into */
+enum { DIRECT_MAX_KW = 16 }; /* kernel columns, each with its offset into the phases */
 
 typedef struct direct_conv {
   const float *x, *w, *bias;
   float *y;
-  int64_t c, h, wd, o, kh, kw, sh, ph, pw, dh, dw, groups, oh, ow;
+  int64_t c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow;
   int64_t hp, wp; /* the padded plane */
+  int64_t wq;     /* its phases' width, ceil(wp / sw): the wide rows' too */
   int act;
 } direct_conv;
 
@@ -40,20 +44,22 @@ bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh
                          int64_t ph, int64_t pw, int64_t dh, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
   /* a 1x1 convolution without stride or padding reads its input as the GEMM's matrix: 3x faster */
   bool pointwise = kh == 1 && kw == 1 && sh == 1 && ph == 0 && pw == 0;
-  if (sw != 1 || pointwise || act == SC_ACT_GELU || groups <= 0 || oh <= 0 || ow <= 0 || c > DIRECT_MAX_FLOATS || o > DIRECT_MAX_FLOATS ||
-      h > DIRECT_MAX_FLOATS || wd > DIRECT_MAX_FLOATS || kh > DIRECT_MAX_FLOATS || kw > DIRECT_MAX_FLOATS)
+  if (sw < 1 || sw > DIRECT_MAX_FLOATS || pointwise || act == SC_ACT_GELU || groups <= 0 || oh <= 0 || ow <= 0 ||
+      c > DIRECT_MAX_FLOATS || o > DIRECT_MAX_FLOATS || h > DIRECT_MAX_FLOATS || wd > DIRECT_MAX_FLOATS ||
+      kh > DIRECT_MAX_FLOATS || kw > DIRECT_MAX_KW)
     return false;
-  int64_t wp = wd + 2 * pw, hp = padded_height(h, ph, oh, sh, kh, dh);
-  if (ow > wp || c * hp * wp > DIRECT_MAX_FLOATS || oh * wp > DIRECT_MAX_FLOATS) return false;
-  return o * (c / groups) * kh * kw * oh * wp <= DIRECT_MAX_MACS;
+  int64_t wp = wd + 2 * pw, hp = padded_height(h, ph, oh, sh, kh, dh), wq = (wp + sw - 1) / sw;
+  if (ow > wq || c * sw * hp * wq > DIRECT_MAX_FLOATS || oh * wq > DIRECT_MAX_FLOATS) return false;
+  return o * (c / groups) * kh * kw * oh * wq <= DIRECT_MAX_MACS;
 }
 
 /* The taps of one output channel over one run of `len` wide outputs: out[t] = bias +
- * sum over (ci, i, j) of w[ci, i, j] in[ci * plane + i * row_step + j * col_step + t].
+ * sum over (ci, i, j) of w[ci, i, j] in[ci * plane + i * row_step + col_off[j] + t].
  * The geometry of the taps, shared by every run of a plane. */
 typedef struct taps {
   const float *w; /* [cg, kh, kw] */
-  int64_t cg, kh, kw, plane, row_step, col_step;
+  int64_t cg, kh, kw, plane, row_step;
+  int64_t col_off[DIRECT_MAX_KW]; /* where kernel column j starts: its phase's plane and column */
 } taps;
 
 /* A block of 8 nv outputs held in nv registers across all taps, so each output is stored
@@ -71,7 +77,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void block_taps
       const float *row = in + ci * k->plane + i * k->row_step;
       for (int64_t j = 0; j < k->kw; j++) {
         __m256 tap = _mm256_set1_ps(*wk++);
-        const float *src = row + j * k->col_step;
+        const float *src = row + k->col_off[j];
         for (int v = 0; v < nv; v++) acc[v] = _mm256_fmadd_ps(tap, _mm256_loadu_ps(src + 8 * v), acc[v]);
       }
     }
@@ -101,7 +107,7 @@ static void run_taps(const taps *k, const float *in, float bias, float *out, int
   for (int64_t ci = 0; ci < k->cg; ci++)
     for (int64_t i = 0; i < k->kh; i++)
       for (int64_t j = 0; j < k->kw; j++, wk++) {
-        const float *src = in + ci * k->plane + i * k->row_step + j * k->col_step;
+        const float *src = in + ci * k->plane + i * k->row_step + k->col_off[j];
         for (int64_t t = 0; t < len; t++) out[t] += *wk * src[t];
       }
 }
@@ -143,7 +149,7 @@ __attribute__((target("avx2,fma"))) static void pad_image_avx2(const direct_conv
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   int64_t plane = p->hp * p->wp;
   for (int64_t i = 0; i < p->c * plane + SLACK; i += 8) _mm256_storeu_ps(padded + i, _mm256_setzero_ps());
-  for (int64_t ci = 0; ci < p->c; ci++)
+  for (int64_t ci = 0; ci < p->c; ci++) /* sw = 1: wq = wp, one phase */
     for (int64_t iy = 0; iy < p->h; iy++) {
       const float *src = x + (ci * p->h + iy) * p->wd;
       float *dst = padded + ci * plane + (iy + p->ph) * p->wp + p->pw;
@@ -152,30 +158,39 @@ __attribute__((target("avx2,fma"))) static void pad_image_avx2(const direct_conv
     }
 }
 
+/* The same for any stride along the width, element by element: padded column q s + f of
+ * a channel goes to column q of its phase f, at [ci, f, row, q]; the slack after them zeroed. */
+static void pad_image_phases(const direct_conv *p, const float *x, float *padded) {
+  int64_t phase = p->hp * p->wq, channel = p->sw * phase;
+  memset(padded, 0, (size_t)(p->c * channel + SLACK) * sizeof(float));
+  for (int64_t ci = 0; ci < p->c; ci++)
+    for (int64_t iy = 0; iy < p->h; iy++)
+      for (int64_t ix = 0; ix < p->wd; ix++) {
+        int64_t col = ix + p->pw;
+        padded[ci * channel + col % p->sw * phase + (iy + p->ph) * p->wq + col / p->sw] = x[(ci * p->h + iy) * p->wd + ix];
+      }
+}
+
 /* One image: its channels into `padded`, then each output channel through `wide`. */
 static void direct_image(const direct_conv *p, const float *x, float *y, float *padded, float *wide) {
-  int64_t hp = p->hp, wp = p->wp, plane = hp * wp, cg = p->c / p->groups, og = p->o / p->groups;
-  if (sc_rt_has_avx2()) {
-    pad_image_avx2(p, x, padded);
-  } else {
-    memset(padded, 0, (size_t)(p->c * plane) * sizeof(float));
-    for (int64_t ci = 0; ci < p->c; ci++)
-      for (int64_t iy = 0; iy < p->h; iy++)
-        memcpy(padded + ci * plane + (iy + p->ph) * wp + p->pw, x + (ci * p->h + iy) * p->wd, (size_t)p->wd * sizeof(float));
-  }
+  int64_t wq = p->wq, channel = p->sw * p->hp * wq, cg = p->c / p->groups, og = p->o / p->groups;
+  if (p->sw == 1 && sc_rt_has_avx2()) pad_image_avx2(p, x, padded);
+  else pad_image_phases(p, x, padded);
   /* runs of wide output: one over the whole plane with stride 1 down the rows, else a row each */
-  int64_t runs = p->sh == 1 ? 1 : p->oh, run_len = p->sh == 1 ? (p->oh - 1) * wp + p->ow : p->ow;
+  int64_t runs = p->sh == 1 ? 1 : p->oh, run_len = p->sh == 1 ? (p->oh - 1) * wq + p->ow : p->ow;
+  taps k = {NULL, cg, p->kh, p->kw, channel, p->dh * wq, {0}};
+  for (int64_t j = 0; j < p->kw; j++) k.col_off[j] = j * p->dw % p->sw * p->hp * wq + j * p->dw / p->sw;
   for (int64_t oc = 0; oc < p->o; oc++) {
-    taps k = {p->w + oc * cg * p->kh * p->kw, cg, p->kh, p->kw, plane, p->dh * wp, p->dw};
-    const float *xg = padded + (oc / og) * cg * plane;
+    k.w = p->w + oc * cg * p->kh * p->kw;
+    const float *xg = padded + (oc / og) * cg * channel;
     float b = p->bias ? p->bias[oc] : 0.0f;
-    for (int64_t r = 0; r < runs; r++) run_taps(&k, xg + r * p->sh * wp, b, wide + r * wp, run_len);
+    for (int64_t r = 0; r < runs; r++) run_taps(&k, xg + r * p->sh * wq, b, wide + r * wq, run_len);
     float *out = y + oc * p->oh * p->ow;
     if (sc_rt_has_avx2()) {
-      finish_plane_avx2(wide, wp, out, p->oh, p->ow, p->act, (p->o - oc) * p->oh * p->ow);
+      finish_plane_avx2(wide, wq, out, p->oh, p->ow, p->act, (p->o - oc) * p->oh * p->ow);
     } else {
       for (int64_t oy = 0; oy < p->oh; oy++)
-        for (int64_t ox = 0; ox < p->ow; ox++) out[oy * p->ow + ox] = activated(wide[oy * wp + ox], p->act);
+        for (int64_t ox = 0; ox < p->ow; ox++) out[oy * p->ow + ox] = activated(wide[oy * wq + ox], p->act);
     }
   }
 }
@@ -188,10 +203,11 @@ static void direct_images(void *arg, int64_t begin, int64_t end) {
 }
 
 void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
-                        int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t ph, int64_t pw, int64_t dh,
-                        int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
-  direct_conv p = {x, w, bias, y, c, h, wd, o, kh, kw, sh, ph, pw, dh, dw, groups, oh, ow,
-                   padded_height(h, ph, oh, sh, kh, dh), wd + 2 * pw, act};
-  int64_t macs = o * (c / groups) * kh * kw * oh * p.wp;
+                        int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                        int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
+  int64_t wp = wd + 2 * pw;
+  direct_conv p = {x, w, bias, y, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow,
+                   padded_height(h, ph, oh, sh, kh, dh), wp, (wp + sw - 1) / sw, act};
+  int64_t macs = o * (c / groups) * kh * kw * oh * p.wq;
   sc_rt_parallel_for(direct_images, &p, n, macs > 0 ? 65536 / macs + 1 : n);
 }

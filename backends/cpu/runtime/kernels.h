@@ -175,13 +175,14 @@ int sc_k_conv2d_im2col_f32(const float *x, const float *w, const float *bias, fl
                            int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                            int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act);
 /* ---- convolutions too small for im2col and a GEMM (conv_direct.c) ---- */
-/* Whether sc_conv_direct_f32 takes this convolution: stride 1 along the width, an image's
- * padded input small, few multiply-adds; act is not GELU. */
+/* Whether sc_conv_direct_f32 takes this convolution: an image's padded input small, few
+ * multiply-adds, at most 16 kernel columns, not a 1x1 without stride or padding; act is
+ * not GELU. */
 bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                          int64_t ph, int64_t pw, int64_t dh, int64_t groups, int64_t oh, int64_t ow, int32_t act);
 void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
-                        int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t ph, int64_t pw, int64_t dh,
-                        int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act);
+                        int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                        int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act);
 /* The same through oneDNN when it is there and the problem is large (onednn.c): *site keeps
  * the plans made for the shapes seen and, when weights_constant, the weights laid out for
  * them; the built-in kernel above otherwise.  residual: NULL, or a tensor of the output's

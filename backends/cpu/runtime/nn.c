@@ -320,7 +320,7 @@ int sc_k_conv2d_act_f32(const float *x, const float *w, const float *bias, float
                         int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                         int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
   if (sc_conv_direct_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, groups, oh, ow, act)) {
-    sc_conv_direct_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, ph, pw, dh, dw, groups, oh, ow, act);
+    sc_conv_direct_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
     return SHAPEC_OK;
   }
   return sc_k_conv2d_im2col_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
