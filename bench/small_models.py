@@ -2,7 +2,9 @@
 """small_models.py - the call time of tiny models, and reductions beside PyTorch 1.13 eager.
 
 Tiny models (a linear layer, a two-layer MLP with tanh, an elementwise sigmoid, layer norm
-with softmax, a 3x3 convolution summed over its pixels, a transposing reshape): each
+with softmax, a 3x3 convolution summed over its pixels, a transposing reshape, a small CNN
+(strided convolution, batch norm, ReLU, max pool, linear), multi-head attention over four
+tokens, an embedding averaged over a sequence): each
 exported by torch 2.14 with a dynamic batch, compiled by shapec, and timed with
 build/bench_checks (shapec_model_run: the guard checks and the computation, zero-filled
 inputs), the median over batches of calls, in nanoseconds.
@@ -23,7 +25,8 @@ SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 TINY = {  # name: input shapes for bench_checks
     "linear": ["2x4"], "mlp_tanh": ["2x8"], "sigmoid": ["2x5", "2x5"], "norm_softmax": ["3x8"],
-    "conv_sum": ["2x1x5x5"], "reshape": ["2x3x4"],
+    "conv_sum": ["2x1x5x5"], "reshape": ["2x3x4"], "tiny_cnn": ["2x1x8x8"], "attention": ["2x4x8"],
+    "embedding_mean": ["2x3"],
 }
 REDUCTIONS = {  # name: (shape, what it computes)
     "sum_last": ((256, 4096), "x.sum(-1)"), "mean_mid": ((64, 512, 64), "x.mean(1)"),
@@ -49,6 +52,7 @@ def export_all(out):
             return self.fn(self, *xs)
 
     nn = torch.nn
+    F = torch.nn.functional
     tiny = {
         "linear": Wrap(lambda s, x: torch.relu(s.l(x)), l=nn.Linear(4, 3)),
         "mlp_tanh": Wrap(lambda s, x: s.b(torch.tanh(s.a(x))), a=nn.Linear(8, 16), b=nn.Linear(16, 2)),
@@ -56,10 +60,16 @@ def export_all(out):
         "norm_softmax": Wrap(lambda s, x: torch.softmax(s.n(x), -1), n=nn.LayerNorm(8)),
         "conv_sum": Wrap(lambda s, x: s.c(x).relu().sum(dim=(2, 3)), c=nn.Conv2d(1, 2, 3, padding=1)),
         "reshape": Wrap(lambda s, x: x.view(x.shape[0], -1).transpose(0, 1).contiguous() + 1),
+        "tiny_cnn": Wrap(lambda s, x: s.l(torch.flatten(F.max_pool2d(torch.relu(s.n(s.c(x))), 2), 1)),
+                         c=nn.Conv2d(1, 4, 3, stride=2, padding=1), n=nn.BatchNorm2d(4), l=nn.Linear(16, 3)),
+        "attention": Wrap(lambda s, x: s.a(x, x, x, need_weights=False)[0], a=nn.MultiheadAttention(8, 2, batch_first=True)),
+        "embedding_mean": Wrap(lambda s, x: s.e(x).mean(1), e=nn.Embedding(10, 4)),
     }
+    examples = {"embedding_mean": lambda shape: torch.randint(0, 10, shape)}
     batch = Dim("batch", min=1, max=4096)
     for name, m in tiny.items():
-        args = tuple(torch.randn(*[int(d) for d in s.split("x")]) for s in TINY[name])
+        make = examples.get(name, lambda shape: torch.randn(*shape))
+        args = tuple(make([int(d) for d in s.split("x")]) for s in TINY[name])
         ds = tuple({0: batch} for _ in args)
         save(export(m.eval(), args, dynamic_shapes=(ds,)), os.path.join(out, name + ".pt2"))  # (ds,): *xs
     for name, (shape, expr) in REDUCTIONS.items():

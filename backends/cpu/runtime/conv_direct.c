@@ -32,6 +32,7 @@ typedef struct direct_conv {
   int64_t hp, wp; /* the padded plane */
   int64_t wq;     /* its phases' width, ceil(wp / sw): the wide rows' too */
   int act;
+  int64_t col_off[DIRECT_MAX_KW]; /* where kernel column j starts: its phase's plane and column */
 } direct_conv;
 
 static int64_t padded_height(int64_t h, int64_t ph, int64_t oh, int64_t sh, int64_t kh, int64_t dh) {
@@ -59,7 +60,7 @@ bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh
 typedef struct taps {
   const float *w; /* [cg, kh, kw] */
   int64_t cg, kh, kw, plane, row_step;
-  int64_t col_off[DIRECT_MAX_KW]; /* where kernel column j starts: its phase's plane and column */
+  const int64_t *col_off; /* direct_conv's */
 } taps;
 
 /* A block of 8 nv outputs held in nv registers across all taps, so each output is stored
@@ -69,7 +70,7 @@ typedef struct taps {
  * and they made this convolution 30% slower.)  nv is a constant where this is inlined. */
 __attribute__((target("avx2,fma"), always_inline)) static inline void block_taps(const taps *k, const float *in, float bias,
                                                                                  float *out, int nv) {
-  __m256 acc[4];
+  __m256 acc[6];
   for (int v = 0; v < nv; v++) acc[v] = _mm256_set1_ps(bias);
   const float *wk = k->w;
   for (int64_t ci = 0; ci < k->cg; ci++)
@@ -86,13 +87,18 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void block_taps
 
 __attribute__((target("avx2,fma"))) static void run_taps_avx2(const taps *k, const float *in, float bias, float *out,
                                                                int64_t len) {
+  /* the rest is left at 17 to 48 outputs (or fewer, when that is all), one block of up to
+   * six registers: each tap's multiply-adds wait on the last tap's (4 cycles), so a short
+   * block of its own after the full ones would cost as much again */
   int64_t t = 0;
-  for (; t + 32 <= len; t += 32) block_taps(k, in + t, bias, out + t, 4);
-  switch ((len - t + 7) / 8) { /* the rest: 1 to 31 outputs */
+  for (; len - t > 48; t += 32) block_taps(k, in + t, bias, out + t, 4);
+  switch ((len - t + 7) / 8) {
   case 1: block_taps(k, in + t, bias, out + t, 1); break;
   case 2: block_taps(k, in + t, bias, out + t, 2); break;
   case 3: block_taps(k, in + t, bias, out + t, 3); break;
   case 4: block_taps(k, in + t, bias, out + t, 4); break;
+  case 5: block_taps(k, in + t, bias, out + t, 5); break;
+  case 6: block_taps(k, in + t, bias, out + t, 6); break;
   default: break;
   }
 }
@@ -164,11 +170,13 @@ static void pad_image_phases(const direct_conv *p, const float *x, float *padded
   int64_t phase = p->hp * p->wq, channel = p->sw * phase;
   memset(padded, 0, (size_t)(p->c * channel + SLACK) * sizeof(float));
   for (int64_t ci = 0; ci < p->c; ci++)
-    for (int64_t iy = 0; iy < p->h; iy++)
-      for (int64_t ix = 0; ix < p->wd; ix++) {
-        int64_t col = ix + p->pw;
-        padded[ci * channel + col % p->sw * phase + (iy + p->ph) * p->wq + col / p->sw] = x[(ci * p->h + iy) * p->wd + ix];
-      }
+    for (int64_t iy = 0; iy < p->h; iy++) {
+      const float *src = x + (ci * p->h + iy) * p->wd - p->pw; /* src[col]: padded column col, where it is inside */
+      float *dst = padded + ci * channel + (iy + p->ph) * p->wq;
+      for (int64_t f = 0; f < p->sw; f++, dst += phase) /* no division per element */
+        for (int64_t q = 0, col = f; q < p->wq; q++, col += p->sw)
+          if (col >= p->pw && col < p->pw + p->wd) dst[q] = src[col];
+    }
 }
 
 /* One image: its channels into `padded`, then each output channel through `wide`. */
@@ -178,8 +186,7 @@ static void direct_image(const direct_conv *p, const float *x, float *y, float *
   else pad_image_phases(p, x, padded);
   /* runs of wide output: one over the whole plane with stride 1 down the rows, else a row each */
   int64_t runs = p->sh == 1 ? 1 : p->oh, run_len = p->sh == 1 ? (p->oh - 1) * wq + p->ow : p->ow;
-  taps k = {NULL, cg, p->kh, p->kw, channel, p->dh * wq, {0}};
-  for (int64_t j = 0; j < p->kw; j++) k.col_off[j] = j * p->dw % p->sw * p->hp * wq + j * p->dw / p->sw;
+  taps k = {NULL, cg, p->kh, p->kw, channel, p->dh * wq, p->col_off};
   for (int64_t oc = 0; oc < p->o; oc++) {
     k.w = p->w + oc * cg * p->kh * p->kw;
     const float *xg = padded + (oc / og) * cg * channel;
@@ -207,7 +214,9 @@ void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float
                         int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
   int64_t wp = wd + 2 * pw;
   direct_conv p = {x, w, bias, y, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow,
-                   padded_height(h, ph, oh, sh, kh, dh), wp, (wp + sw - 1) / sw, act};
+                   padded_height(h, ph, oh, sh, kh, dh), wp, (wp + sw - 1) / sw, act, {0}};
+  for (int64_t j = 0; j < kw; j++) /* two divisions a column cost 15% of a tiny convolution: not for sw = 1 */
+    p.col_off[j] = sw == 1 ? j * dw : j * dw % sw * p.hp * p.wq + j * dw / sw;
   int64_t macs = o * (c / groups) * kh * kw * oh * p.wq;
   sc_rt_parallel_for(direct_images, &p, n, macs > 0 ? 65536 / macs + 1 : n);
 }
