@@ -3,6 +3,7 @@
  * a message from the entry point being built. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lower.h"
 
@@ -67,8 +68,32 @@ void cg_fail_argument_if(cg *g, LLVMValueRef cond, const char *message) {
   LLVMPositionBuilderAtEnd(g->B, ok);
 }
 
+/* The block that fails with fmt, which takes no arguments, in the current function: one
+ * per message, however many checks branch to it (a 10,000-node graph's entry function had
+ * 7,000 such blocks, most of them the size checks' one message, and code generation at
+ * level none costs per block and instruction).  NULL where fmt has not failed yet. */
+static LLVMBasicBlockRef shared_fail(cg *g, const char *fmt) {
+  if (g->fails_exit != g->exit_bb) { /* another function */
+    g->fails_exit = g->exit_bb;
+    g->n_fail_blocks = 0;
+  }
+  for (int i = 0; i < g->n_fail_blocks; i++)
+    if (strcmp(g->fail_formats[i], fmt) == 0) return g->fail_blocks[i];
+  return NULL;
+}
+
 void cg_fail_msg_if(cg *g, LLVMValueRef cond, const char *fmt, LLVMValueRef *args, unsigned n) {
-  LLVMBasicBlockRef fail = cg_block(g, "fail"), ok = cg_block(g, "ok");
+  LLVMBasicBlockRef shared = n == 0 ? shared_fail(g, fmt) : NULL, ok = cg_block(g, "ok");
+  if (shared) {
+    LLVMBuildCondBr(g->B, cond, shared, ok);
+    LLVMPositionBuilderAtEnd(g->B, ok);
+    return;
+  }
+  LLVMBasicBlockRef fail = cg_block(g, "fail");
+  if (n == 0 && g->n_fail_blocks < (int)(sizeof g->fail_blocks / sizeof *g->fail_blocks)) {
+    g->fail_formats[g->n_fail_blocks] = sc_arena_strdup(&g->ctx->arena, fmt); /* fmt may be the caller's buffer */
+    g->fail_blocks[g->n_fail_blocks++] = fail;
+  }
   LLVMBuildCondBr(g->B, cond, fail, ok);
   LLVMPositionBuilderAtEnd(g->B, fail);
   LLVMValueRef call_args[24] = {g->err, g->errlen, cg_cstr(g, fmt)};

@@ -114,6 +114,11 @@ struct cg {
   /* the function being built */
   LLVMValueRef fn, err, errlen, syms, rc_slot, buffers;
   LLVMBasicBlockRef exit_bb;
+  /* failures whose message takes no arguments share one block per message in the function
+   * that exit_bb ends (cg_fail_msg_if) */
+  LLVMBasicBlockRef fails_exit, fail_blocks[8];
+  const char *fail_formats[8];
+  int n_fail_blocks;
   int n_buffers, cap_buffers;
   int n_loops;                       /* outlined parallel loops so far */
   sc_strmap loop_bodies;             /* an outlined loop's printed body -> its function */
