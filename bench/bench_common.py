@@ -39,3 +39,14 @@ def timeit(fn, budget=0.6, min_runs=3):
         if len(times) >= 2000:
             break
     return statistics.median(times) * 1e3
+
+
+def slowest_phases(stderr, k=3):
+    """The k slowest phases `shapec export -v` reported on stderr ("shapec: [  0.1 s] NAME: 0.02 s"),
+    as "NAME 0.02 s, ..."."""
+    phases = []
+    for line in stderr.splitlines():
+        if line.startswith("shapec: ["):
+            name, secs = line.split("] ", 1)[1].rsplit(": ", 1)
+            phases.append((float(secs.split()[0]), name))
+    return ", ".join(f"{name} {s:.2f} s" for s, name in sorted(phases, reverse=True)[:k])

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 
+from bench_common import slowest_phases
+
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -57,12 +59,7 @@ def main():
         r = subprocess.run(["taskset", "-c", "1", "/usr/bin/time", "-f", "peak_kb %M", shapec, "export", model, "-o",
                             os.path.join(out, f"out_{b}"), "-q", "-v"], capture_output=True, text=True, check=True)
         total = time.perf_counter() - t0
-        phases = []
-        for line in r.stderr.splitlines():
-            if line.startswith("shapec: ["):
-                name, secs = line.split("] ", 1)[1].rsplit(": ", 1)
-                phases.append((float(secs.split()[0]), name))
-        top = ", ".join(f"{name} {s:.2f} s" for s, name in sorted(phases, reverse=True)[:3])
+        top = slowest_phases(r.stderr)
         peak = int(re.search(r"peak_kb (\d+)", r.stderr).group(1)) // 1024
         nodes = len(json.loads(subprocess.run(["unzip", "-p", model, "*/models/model.json"], capture_output=True,
                                               check=True).stdout)["graph_module"]["graph"]["nodes"])

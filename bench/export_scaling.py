@@ -11,6 +11,8 @@ import sys
 import tempfile
 import time
 
+from bench_common import slowest_phases
+
 import torch
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,10 +36,5 @@ for layers in [int(a) for a in sys.argv[2:]] or [250, 500, 1000, 2000]:
         r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o",
                             os.path.join(tmp, "out"), "-q", "-v"], capture_output=True, text=True, check=True)
         total = time.perf_counter() - t0
-        phases = []
-        for line in r.stderr.splitlines():
-            if line.startswith("shapec: ["):
-                name, secs = line.split("] ", 1)[1].rsplit(": ", 1)
-                phases.append((float(secs.split()[0]), name))
-        top = ", ".join(f"{name} {s:.2f} s" for s, name in sorted(phases, reverse=True)[:3])
+        top = slowest_phases(r.stderr)
         print(f"| {layers} | {nodes} | {total:.2f} | {top} |", flush=True)
