@@ -3,7 +3,8 @@
  * [b, l, h, e] rows (the layout a linear layer leaves) and written back that way, k read
  * transposed, query counts that leave partial tiles and blocks, key counts that leave
  * partial panels and span several chunks of the product with v, widths that leave masked
- * columns, masks broadcast over batch items and rows, causal limits, one and two threads;
+ * columns, fewer keys than a panel (the plain loop), masks broadcast over batch items and
+ * rows, causal limits, one and two threads;
  * and ATen's answers at the edges: no keys gives zeros, a fully masked row gives NaN. */
 #include <check.h>
 #include <math.h>
@@ -103,6 +104,7 @@ START_TEST(test_matches_reference) {
       {2, 1, 7, 600, 8, 24},    /* three chunks; fewer rows than a block */
       {1, 1, 1, 1, 1, 1},
       {3, 2, 25, 17, 64, 16},   /* a block and one row */
+      {2, 2, 9, 7, 5, 6},       /* fewer keys than a panel: the plain loop */
   };
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
     for (int transposed_k = 0; transposed_k <= 1; transposed_k++)

@@ -376,7 +376,7 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
       const float *v = j->v + o * j->vs[0] + i * j->vs[1];
       const float *mask = j->mask ? j->mask + o * j->ms[0] + i * j->ms[1] : NULL;
       float *out = j->out + o * j->os[0] + i * j->os[1];
-      if (!avx2) {
+      if (!avx2 || j->s < PANEL) { /* fewer keys than a panel: packing and 16-wide tiles would be mostly padding */
         block_plain(j, q, k, v, mask, out, r0, r1, scores);
         continue;
       }
