@@ -50,3 +50,14 @@ def slowest_phases(stderr, k=3):
             name, secs = line.split("] ", 1)[1].rsplit(": ", 1)
             phases.append((float(secs.split()[0]), name))
     return ", ".join(f"{name} {s:.2f} s" for s, name in sorted(phases, reverse=True)[:k])
+
+
+def take_out_dir(args, default):
+    """`--out DIR` removed from the list args (in place), its DIR returned, created; else default."""
+    out = default
+    if "--out" in args:
+        i = args.index("--out")
+        out = args[i + 1]
+        del args[i:i + 2]
+    os.makedirs(out, exist_ok=True)
+    return out

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from bench_common import slowest_phases
+from bench_common import slowest_phases, take_out_dir
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -41,13 +41,9 @@ def main():
         sys.exit(__doc__)
     shapec = os.path.abspath(sys.argv[1])
     args = sys.argv[2:]
-    out = "/tmp/shapec-encoders"
-    if "--out" in args:
-        out = args[args.index("--out") + 1]
-        del args[args.index("--out"):args.index("--out") + 2]
+    out = take_out_dir(args, "/tmp/shapec-encoders")
     reuse = "--reuse" in args
     blocks = [int(a) for a in args if a != "--reuse"] or [50, 200]
-    os.makedirs(out, exist_ok=True)
     missing = [b for b in blocks if not (reuse and os.path.exists(os.path.join(out, f"encoders_{b}.pt2")))]
     if missing:
         subprocess.run(["bash", os.path.join(SRC, "scripts", "real-torch.sh"), "run", "bench/export_encoders.py",

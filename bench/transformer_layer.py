@@ -14,6 +14,8 @@ import re
 import subprocess
 import sys
 
+from bench_common import take_out_dir
+
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -53,12 +55,8 @@ def main():
     import numpy as np
     shapec = os.path.abspath(sys.argv[1])
     args = sys.argv[2:]
-    out = "/tmp/shapec-transformer-layer"
-    if "--out" in args:
-        out = args[args.index("--out") + 1]
-        del args[args.index("--out"):args.index("--out") + 2]
+    out = take_out_dir(args, "/tmp/shapec-transformer-layer")
     batches = [int(a) for a in args] or [1, 8]
-    os.makedirs(out, exist_ok=True)
     r = subprocess.run(["taskset", "-c", "1", "bash", os.path.join(SRC, "scripts", "real-torch.sh"), "run",
                         "bench/transformer_layer.py", "--torch", out] + [str(b) for b in batches], cwd=SRC, check=True,
                        capture_output=True, text=True)
