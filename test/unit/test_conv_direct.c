@@ -158,6 +158,9 @@ START_TEST(test_guard) {
   ck_assert(!fits(&pointwise, SC_ACT_NONE)); /* its input is the GEMM's matrix as it stands */
   geometry large = {1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1};
   ck_assert(!fits(&large, SC_ACT_NONE)); /* resnet's layers */
+  /* sizes whose padded plane's product would overflow int64 if the guard multiplied first */
+  ck_assert(!sc_conv_direct_fits(1, 1, 1, 1, 3, 3, 1, 1, (int64_t)1 << 40, (int64_t)1 << 40, 1, 1, 1, 1, SC_ACT_NONE));
+  ck_assert(!sc_conv_direct_fits(1, 1, 1, 1, 3, 3, 1, 1, 0, 0, (int64_t)1 << 62, 1, 1, 1, SC_ACT_NONE));
   geometry wide_plane = {1, 1, 100, 100, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1};
   ck_assert(!fits(&wide_plane, SC_ACT_NONE)); /* 10,000 floats: more than the stack buffers */
   /* and the wide kernel still computes right through im2col */

@@ -52,9 +52,12 @@ bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh
                          int64_t ph, int64_t pw, int64_t dh, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
   /* a 1x1 convolution without stride or padding reads its input as the GEMM's matrix: 3x faster */
   bool pointwise = kh == 1 && kw == 1 && sh == 1 && ph == 0 && pw == 0;
+  /* every size bounded first, so that the products below cannot overflow */
   if (sw < 1 || sh < 1 || sw > DIRECT_MAX_FLOATS || sh > DIRECT_MAX_FLOATS || pointwise || act == SC_ACT_GELU ||
-      groups <= 0 || oh <= 0 || ow <= 0 || c > DIRECT_MAX_FLOATS || o > DIRECT_MAX_FLOATS || h > DIRECT_MAX_FLOATS ||
-      wd > DIRECT_MAX_FLOATS || kh > DIRECT_MAX_K || kw > DIRECT_MAX_K)
+      groups <= 0 || oh <= 0 || ow <= 0 || oh > DIRECT_MAX_FLOATS || ow > DIRECT_MAX_FLOATS || c > DIRECT_MAX_FLOATS ||
+      o > DIRECT_MAX_FLOATS || h > DIRECT_MAX_FLOATS || wd > DIRECT_MAX_FLOATS || kh < 1 || kw < 1 ||
+      kh > DIRECT_MAX_K || kw > DIRECT_MAX_K || ph < 0 || pw < 0 || ph > DIRECT_MAX_FLOATS ||
+      pw > DIRECT_MAX_FLOATS || dh < 1 || dh > DIRECT_MAX_FLOATS)
     return false;
   int64_t wp = wd + 2 * pw, hp = padded_height(h, ph, oh, sh, kh, dh), wq = ceil_div(wp, sw), hq = ceil_div(hp, sh);
   if (ow > wq || c * sh * sw * hq * wq > DIRECT_MAX_FLOATS || oh * wq > DIRECT_MAX_FLOATS) return false;
