@@ -532,12 +532,12 @@ static const sc_expr *mono_divide(sc_ctx *ctx, const sc_expr *m, const sc_expr *
   return q;
 }
 
-/* a // b with b = c*M for a monomial M of positive sizes dividing every term of a:
- * (M*A) // (c*M) is A // c.  NULL when it does not apply. */
-static const sc_expr *cancel_monomial(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
-  int64_t cb;
-  const sc_expr *mb = mono_of(ctx, b, &cb);
-  if (!mb || cb <= 0) return NULL;
+/* a / M for b = c*M, a monomial M of positive sizes that divides every term of a, with c
+ * > 0 (*mono: M, *coeff: c); NULL when b is not such a monomial or M does not divide a. */
+static const sc_expr *divide_by_monomial(sc_ctx *ctx, const sc_expr *a, const sc_expr *b, const sc_expr **mono,
+                                         int64_t *coeff) {
+  const sc_expr *mb = mono_of(ctx, b, coeff);
+  if (!mb || *coeff <= 0) return NULL;
   term_list tl = {0};
   uint32_t n = a->kind == SC_EXPR_ADD ? a->n_args : 1;
   for (uint32_t i = 0; i < n; i++) {
@@ -550,7 +550,16 @@ static const sc_expr *cancel_monomial(sc_ctx *ctx, const sc_expr *a, const sc_ex
     }
     terms_add(&tl, c, q->kind == SC_EXPR_INT ? NULL : q);
   }
-  return sc_expr_floordiv(ctx, terms_build(ctx, &tl), sc_expr_int(ctx, cb));
+  *mono = mb;
+  return terms_build(ctx, &tl);
+}
+
+/* a // b with b = c*M as above: (M*A) // (c*M) is A // c.  NULL when it does not apply. */
+static const sc_expr *cancel_monomial(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  const sc_expr *mono;
+  int64_t c;
+  const sc_expr *q = divide_by_monomial(ctx, a, b, &mono, &c);
+  return q ? sc_expr_floordiv(ctx, q, sc_expr_int(ctx, c)) : NULL;
 }
 
 /* (k*d*X + Y) // d is k*X + Y // d: terms that are whole multiples of d leave the
@@ -573,7 +582,7 @@ static const sc_expr *pull_multiples(sc_ctx *ctx, const sc_expr *a, int64_t d) {
 }
 
 const sc_expr *sc_expr_floordiv(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
-  int64_t bv;
+  int64_t bv = 1; /* set when b is a constant */
   if (!sc_expr_is_const(b, &bv) || bv == 0) {
     if (a == b) return sc_expr_int(ctx, 1);
     const sc_expr *c = bv == 0 && sc_expr_is_const(b, NULL) ? NULL : cancel_monomial(ctx, a, b);
@@ -594,9 +603,16 @@ const sc_expr *sc_expr_floordiv(sc_ctx *ctx, const sc_expr *a, const sc_expr *b)
 }
 
 const sc_expr *sc_expr_mod(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
-  int64_t bv;
+  int64_t bv = 1; /* set when b is a constant */
   if (a == b) return sc_expr_int(ctx, 0);
-  if (!sc_expr_is_const(b, &bv) || bv == 0) return binary_node(ctx, SC_EXPR_MOD, a, b);
+  if (!sc_expr_is_const(b, &bv) || bv == 0) {
+    /* Mod(M*A, c*M) is M*Mod(A, c) for positive sizes M, as sympy folds Mod(s, 2*s) to s
+     * (torch 2.14's guards on nn.MultiheadAttention's head split hold such terms) */
+    const sc_expr *mono;
+    int64_t c;
+    const sc_expr *q = bv == 0 && sc_expr_is_const(b, NULL) ? NULL : divide_by_monomial(ctx, a, b, &mono, &c);
+    return q ? sc_expr_mul(ctx, mono, sc_expr_mod(ctx, q, sc_expr_int(ctx, c))) : binary_node(ctx, SC_EXPR_MOD, a, b);
+  }
   if (bv == 1 || bv == -1) return sc_expr_int(ctx, 0);
   if (a->kind == SC_EXPR_INT) return sc_expr_int(ctx, py_mod(a->value, bv));
   /* terms whose coefficient is a multiple of b do not change the remainder */

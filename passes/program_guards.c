@@ -207,8 +207,10 @@ static const sc_expr *parse_atom(parser *ps) {
     return sc_expr_bool(ps->ctx, false);
   }
   if (accept(ps, "L")) return parse_input_path(ps);
-  bool is_max = accept(ps, "Max") || accept(ps, "max");
-  if (is_max || accept(ps, "Min") || accept(ps, "min")) {
+  /* sympy's Max and Min, Python's max and min, and torch.sym_max / torch.sym_min, which
+   * torch 2.14 writes for a size that is at least 1 (MultiheadAttention's head split) */
+  bool is_max = accept(ps, "torch.sym_max") || accept(ps, "Max") || accept(ps, "max");
+  if (is_max || accept(ps, "torch.sym_min") || accept(ps, "Min") || accept(ps, "min")) {
     const char *fn = sc_arena_printf(&ps->ctx->arena, "%.*s", (int)(ps->at - at - 0), at);
     while (*fn == ' ') fn++;
     if (!expect(ps, "(")) return NULL;

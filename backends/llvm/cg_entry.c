@@ -1195,6 +1195,7 @@ bool cg_emit_entry_points(cg *g) {
   cg_plan_attention(g);
   cg_plan_strided_views(g);
   cg_plan_lifetimes(g);
+  cg_plan_view_chains(g);
   LLVMValueRef cpu_shapes = NULL, cpu_run = NULL, cuda_shapes = NULL, cuda_run = NULL;
   if (g->has_cpu && !emit_path(g, false, &cpu_shapes, &cpu_run)) return false;
   if (!g->has_cuda) {

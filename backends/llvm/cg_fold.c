@@ -21,14 +21,14 @@
 #include "lower.h"
 #include "runtime_abi.h"
 
-static const sc_arg *node_arg(const sc_node *n, const char *name) {
+const sc_arg *cg_node_arg(const sc_node *n, const char *name) {
   for (size_t k = 0; k < n->n_inputs; k++)
     if (strcmp(n->inputs[k].name, name) == 0) return &n->inputs[k].arg;
   return NULL;
 }
 
 const sc_value *cg_tensor_input(const sc_node *n, const char *name) {
-  const sc_arg *a = node_arg(n, name);
+  const sc_arg *a = cg_node_arg(n, name);
   if (!a || !a->n_items || a->items[0].is_none || !a->items[0].value) return NULL;
   return a->items[0].value->kind == SC_VALUE_TENSOR ? a->items[0].value : NULL;
 }
@@ -60,13 +60,13 @@ bool cg_is_constant_weight(cg *g, const sc_value *v) {
 }
 
 static double float_input(const sc_node *n, const char *name, double def) {
-  const sc_arg *a = node_arg(n, name);
+  const sc_arg *a = cg_node_arg(n, name);
   if (!a || !a->n_items || a->items[0].value) return def;
   return a->kind == SC_ARG_FLOAT ? a->items[0].f : a->kind == SC_ARG_INT ? (double)a->items[0].i : def;
 }
 
 static bool bool_input(const sc_node *n, const char *name, bool def) {
-  const sc_arg *a = node_arg(n, name);
+  const sc_arg *a = cg_node_arg(n, name);
   if (!a || !a->n_items || a->items[0].value || a->kind != SC_ARG_BOOL) return def;
   return a->items[0].b;
 }
@@ -93,11 +93,11 @@ static int sole_batch_norm_reader(cg *g, size_t conv) {
 
 bool cg_is_conv2d_like(const sc_node *n) {
   return (n->op->id == SC_OP_CONV2D || n->op->id == SC_OP_CONVOLUTION) &&
-         !(node_arg(n, "transposed") && bool_input(n, "transposed", false));
+         !(cg_node_arg(n, "transposed") && bool_input(n, "transposed", false));
 }
 
 static bool is_string_input(const sc_node *n, const char *name, const char *want) {
-  const sc_arg *a = node_arg(n, name);
+  const sc_arg *a = cg_node_arg(n, name);
   if (!a || !a->n_items || a->kind != SC_ARG_STRING) return strcmp(want, "none") == 0; /* the default */
   return strcmp(a->items[0].s, want) == 0;
 }

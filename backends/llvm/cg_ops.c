@@ -187,6 +187,13 @@ static bool lower_view(cg *g, const sc_node *n) {
     check_inferred_size(g, n);
   cg_value *co = cg_get(g, out);
   cg_set_dims(g, co);
+  if (co->chain_base) { /* a step of a chain attention reads in place (cg_view_chains.c) */
+    co->data = co->chain_offset ? offset_ptr(g, co->chain_base->data, cg_expr(g, co->chain_offset), out->meta.dtype)
+                                : co->chain_base->data;
+    cg_note_alias(g, co, co->chain_base);
+    co->ready = true;
+    return true;
+  }
   int r = out->meta.rank, rx = x->v->meta.rank;
   LLVMValueRef xs[CG_MAX_RANK], st[CG_MAX_RANK];
   strides_of(g, x, xs);
@@ -430,7 +437,8 @@ static void attention_strides(cg *g, const cg_value *x, const cg_value *out, int
   int r = x->v->meta.rank, xb = r - 2;
   LLVMValueRef bs[CG_MAX_RANK], s[CG_MAX_RANK];
   strides_of(g, base, bs);
-  for (int d = 0; d < r; d++) s[d] = bs[x->view_base ? x->view_perm[d] : d];
+  for (int d = 0; d < r; d++)
+    s[d] = x->chain_offset ? cg_expr(g, x->chain_strides[d]) : bs[x->view_base ? x->view_perm[d] : d];
   for (int level = 0; level < 2; level++) {
     int d = nb - 2 + level, k = d - (nb - xb); /* the output's dim, x's dim */
     int64_t one;
@@ -514,7 +522,7 @@ static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
   if (mask && mask->v->meta.rank < 2)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %d-D mask has no CPU lowering yet (give "
                     "the mask its [..., L, S] dims)", mask->v->meta.rank);
-  cg_value *out = produce(g, ov);
+  cg_value *out = product_output(g, ov); /* maybe the permutation after it (cg_transpose.c) */
   int r = out->v->meta.rank, nb = r - 2, rq = q->v->meta.rank;
   LLVMValueRef dims[6], st[18];
   dims[2] = out->dims[r - 2];

@@ -48,8 +48,7 @@ static bool matrix_operand(const sc_node *n, const char *name) {
   }
 }
 
-/* The permutation a t, transpose or permute node applies: out dim d is input dim perm[d]. */
-static void perm_of(const sc_node *n, int rank, int *perm) {
+void cg_permutation_of(const sc_node *n, int rank, int *perm) {
   for (int d = 0; d < rank; d++) perm[d] = d;
   if (rank < 2) return;
   for (size_t k = 0; k < n->n_inputs; k++) {
@@ -191,8 +190,10 @@ static bool list_reads(view_plan *vp) {
   return true;
 }
 
-/* A strided product whose only reader is a materialized permutation keeping the last dim
- * last writes its result there, permuted (attention's transpose(1, 2) after softmax @ V). */
+/* A strided product or scaled_dot_product_attention (rank 3 or 4) whose only reader is a
+ * materialized permutation keeping the last dim last writes its result there, permuted
+ * (attention's transpose(1, 2) after softmax @ V; nn.MultiheadAttention's permute(2, 0, 1, 3)
+ * after its attention). */
 static void plan_permuted_results(cg *g, const view_plan *vp) {
   const sc_graph *gr = vp->gr;
   for (size_t p = 0; p < gr->n_nodes; p++) {
@@ -202,7 +203,8 @@ static void plan_permuted_results(cg *g, const view_plan *vp) {
     int rank = out->meta.rank;
     if (!in || in->def_node < 0 || rank < 3 || vp->perm[p][rank - 1] != rank - 1) continue;
     const sc_node *producer = &gr->nodes[in->def_node];
-    if (!cg_is_strided_product(producer) || cg_get(g, in)->uses != 1 || in->meta.rank != rank) continue;
+    bool attention = producer->op->id == SC_OP_SDPA && rank <= 4 && in->meta.dtype == SC_DTYPE_F32;
+    if ((!cg_is_strided_product(producer) && !attention) || cg_get(g, in)->uses != 1 || in->meta.rank != rank) continue;
     cg_value *prod = cg_get(g, in), *target = cg_get(g, out);
     if (prod->view_base || prod->inlined) continue;
     prod->view_base = target;
@@ -233,7 +235,7 @@ void cg_plan_transposes(cg *g) {
         v->meta.rank < 2)
       continue;
     vp.candidate[i] = vp.view[i] = true;
-    perm_of(nd, v->meta.rank, vp.perm[i]);
+    cg_permutation_of(nd, v->meta.rank, vp.perm[i]);
   }
   if (!list_reads(&vp)) goto done;
   /* every candidate starts as a view; one whose reader cannot read it in place is

@@ -69,6 +69,13 @@ typedef struct cg_value {
   bool strided;
   LLVMValueRef view_strides[CG_MAX_RANK];
   bool writes_into_base;             /* a product that writes its result into view_base, permuted */
+  /* a step of a chain of views that attention reads in place (cg_view_chains.c): no copy
+   * (elided), an alias of chain_base; at the chain's end, the elements are chain_base's
+   * from chain_offset on, through chain_strides (symbolic, in elements) */
+  bool chain_elided;
+  struct cg_value *chain_base;
+  const sc_expr *chain_offset;
+  const sc_expr *chain_strides[CG_MAX_RANK];
   /* lifetime (cg_lifetime.c) */
   int last_use;                      /* position of the last node that reads it; INT_MAX for graph outputs */
   struct cg_value *owner;            /* the value whose buffer holds its elements; NULL for inputs and weights */
@@ -193,6 +200,7 @@ struct cg {
     int conv_sites, conv_residuals, kernel_layout_outputs; /* cg_epilogue.c, cg_conv_layout.c */
     int attentions;                                        /* cg_attention.c */
     int strided_views;                                     /* cg_strided_views.c */
+    int view_chains;                                       /* cg_view_chains.c */
   } absorbed;
   /* the CPU path's planned workspace (cg_workspace.c) */
   struct {
@@ -260,6 +268,8 @@ bool cg_is_constant_weight(cg *g, const sc_value *v);
 /* A convolution node (not a transposed one) and its tensor argument `name`, or NULL. */
 bool cg_is_conv2d_like(const sc_node *n);
 const sc_value *cg_tensor_input(const sc_node *n, const char *name);
+/* n's argument `name`, or NULL. */
+const sc_arg *cg_node_arg(const sc_node *n, const char *name);
 /* A float32 2-D convolution over a batched NCHW input with one output: what the CPU path
  * runs through oneDNN with epilogues and blocked layouts (cg_conv_layout.c). */
 bool cg_is_batched_conv2d(const sc_node *n);
@@ -317,6 +327,15 @@ void cg_plan_product_epilogues(cg *g);
 /* bmm, or matmul of two rank-3 or rank-4 operands with the same batch dims: the products the
  * CPU path computes through strides (sc_k_bmm_strided_f32). */
 bool cg_is_strided_product(const sc_node *n);
+/* The permutation a t, transpose or permute node applies: out dim d is input dim perm[d]. */
+void cg_permutation_of(const sc_node *n, int rank, int *perm);
+
+/* ---- cg_view_chains.c ---- */
+/* Marks the chains of views (view, select, transpose, contiguous, ...) that end at an
+ * operand of scaled_dot_product_attention as a strided view of a compact tensor: the kernel
+ * reads them in place and the steps no other node reads emit no copy (after
+ * cg_plan_lifetimes: the chain's base lives until the attention). */
+void cg_plan_view_chains(cg *g);
 
 /* ---- cg_attention.c ---- */
 /* softmax(q @ k^T * c) @ v, the intermediates read by nothing else: one kernel at the second

@@ -108,6 +108,37 @@ class StridedViews(torch.nn.Module):
         return a, b, c, d, e, f, g
 
 
+class TorchLayer(torch.nn.Module):
+    """torch's own nn.TransformerEncoderLayer: scaled_dot_product_attention reads q, k and v
+    through the chain of views that splits the heads off the in-projection (unflatten,
+    transpose, contiguous, select, view; backends/llvm/cg_view_chains.c) and writes its
+    result permuted for the out-projection."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerEncoderLayer(32, 4, 48, batch_first=True, dropout=0.0)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+class ChainsShared(torch.nn.Module):
+    """Chains of views before attention that must stay copies, next to ones that need not:
+    a selected head that is also a graph output (copied, and so are the steps before it,
+    which the other two heads read in place), a transpose, contiguous and transpose back
+    (in place), and one head tensor read as query, key and value."""
+
+    def forward(self, x, y):
+        b, t, e = x.shape
+        qkv = x.reshape(b, t, 3, 2, e // 6).permute(2, 0, 3, 1, 4)
+        q, k = qkv[0], qkv[1]
+        v = qkv[2].transpose(-2, -1).contiguous().transpose(-2, -1)
+        a = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+        yq = y.view(b, t, 2, -1).transpose(1, 2)
+        c = torch.nn.functional.scaled_dot_product_attention(yq, yq, yq, is_causal=True)
+        return a, c, k
+
+
 def export(name, module, samples, others, dynamic):
     if sys.argv[1:] and name not in sys.argv[1:]:
         return
@@ -150,3 +181,6 @@ export("long_attention", LongAttention(), [randn(6, 37, 20), randn(6, 300, 20), 
 W = Dim("w", min=4, max=64)
 export("strided_views", StridedViews(), [randn(4, 6, 5), randn(4, 1, 5)], [randn(3, 10, 7), randn(3, 1, 7)],
        ({0: B, 1: Dim("t", min=4, max=64), 2: W}, {0: B, 2: W}))
+export("torch_layer", TorchLayer(), [randn(2, 16, 32)], [randn(1, 5, 32)], ({0: B, 1: T},))
+export("chains_shared", ChainsShared(), [randn(2, 9, 24), randn(2, 9, 16)], [randn(3, 4, 24), randn(3, 4, 16)],
+       ({0: B, 1: T}, {0: B, 1: T}))

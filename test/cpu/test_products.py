@@ -32,6 +32,14 @@ ABSORBED = {
     "residuals": (0, 0, 0, 1, 0),
     "strided_views": (0, 0, 0, 0, 0),     # not: a ReLU between (fused with the add), r after the layer, alpha 2, read twice
     "long_attention": (1, 0, 1, 0, 1),  # k^T; / 3; 300 and 530 keys (chunks of the kernel), width 20
+    "torch_layer": (0, 1, 0, 0, 0),     # the attention's result written permuted for the out-projection
+    "chains_shared": (0, 0, 0, 0, 0),
+}
+
+# attention operands read through chains of views (backends/llvm/cg_view_chains.c)
+CHAINS = {
+    "torch_layer": 3,    # q, k and v split off the in-projection
+    "chains_shared": 5,  # q, v and the one head tensor three times; not k (a graph output)
 }
 
 failures = []
@@ -63,6 +71,10 @@ def check_case(case, target, flags, want):
                       r"(\d+) residual adds; (\d+) attentions run as one kernel", r.stderr)
         got = tuple(int(v) for v in m.groups()) if m else None
         check(got == want, f"{case} ({target}): the products absorbed {got}, want {want}")
+        if case in CHAINS:
+            m = re.search(r"(\d+) attention operands read through chains of views", r.stderr)
+            got = int(m.group(1)) if m else None
+            check(got == CHAINS[case], f"{case} ({target}): {got} attention operands read through chains, want {CHAINS[case]}")
         if case in VIEWS_IN_PLACE:
             m = re.search(r"(\d+) views read in place by fused loops", r.stderr)
             got = int(m.group(1)) if m else None

@@ -301,6 +301,44 @@ class SmallCNN(nn.Module):
         return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
 
 
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention on one tensor (query, key and value), as nn.TransformerEncoderLayer
+    calls it."""
+
+    def __init__(self, mha):
+        super().__init__()
+        self.mha = mha
+
+    def forward(self, x):
+        return self.mha(x, x, x, need_weights=False)[0]
+
+
+class CrossAttention(nn.Module):
+    def __init__(self, mha):
+        super().__init__()
+        self.mha = mha
+
+    def forward(self, x, memory):
+        return self.mha(x, memory, memory, need_weights=False)[0]
+
+
+class PackedHeads(nn.Module):
+    """Attention with the heads split off one projection by reshape, permute and indexing
+    (the ViT / timm spelling), or by unbind."""
+
+    def __init__(self, e, h, unbind):
+        super().__init__()
+        self.h, self.unbind = h, unbind
+        self.qkv, self.proj = nn.Linear(e, 3 * e), nn.Linear(e, e)
+
+    def forward(self, x):
+        b, s, e = x.shape
+        qkv = self.qkv(x).reshape(b, s, 3, self.h, e // self.h).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.unbind(0) if self.unbind else (qkv[0], qkv[1], qkv[2])
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=self.unbind)
+        return self.proj(y.transpose(1, 2).reshape(b, s, e))
+
+
 def zoo_cases():
     """The zoo: name, module (eval mode), args, spec.  The big torchvision models are
     listed by zoo_big_cases()."""
@@ -313,6 +351,15 @@ def zoo_cases():
         ("zoo_mlp", mlp, (r(8, 32),), ({0: Dim("batch", max=1024)},), {}),
         ("zoo_small_cnn", SmallCNN().eval(), (r(2, 3, 32, 32),), ({0: Dim("batch", max=64)},), {}),
         ("zoo_transformer_encoder", enc, (r(2, 10, 32),), ({0: Dim("batch", max=64), 1: Dim("seq", max=128)},), {}),
+        # the head splits that attention reads through strides (backends/llvm/cg_view_chains.c)
+        ("zoo_mha_seq_first", SelfAttention(nn.MultiheadAttention(32, 4).eval()), (r(10, 3, 32),),
+         ({0: Dim("seq", max=128), 1: Dim("batch", max=64)},), {}),
+        ("zoo_mha_cross", CrossAttention(nn.MultiheadAttention(32, 2, batch_first=True).eval()), (r(2, 5, 32), r(2, 7, 32)),
+         ({0: Dim("batch", max=64), 1: Dim("queries", max=128)}, {0: Dim("batch", max=64), 1: Dim("keys", max=128)}), {}),
+        ("zoo_heads_index", PackedHeads(32, 4, False).eval(), (r(2, 9, 32),),
+         ({0: Dim("batch", max=64), 1: Dim("seq", max=128)},), {}),
+        ("zoo_heads_unbind", PackedHeads(32, 4, True).eval(), (r(2, 9, 32),),
+         ({0: Dim("batch", max=64), 1: Dim("seq", max=128)},), {}),
         # slices whose clamps tracing decided with n >= 2: ep.module() runs n = 0 and 1
         case("zoo_slice_floor", slice_floor, (r(5, 3),), {"x": {0: Dim("n", min=0, max=64)}}),
     ]

@@ -96,8 +96,7 @@ static void check_shape(const shape *sh, int transposed_k, int mask_kind, int ca
   free(q), free(k), free(v), free(mask), free(out), free(scratch), free(want);
 }
 
-START_TEST(test_matches_reference) {
-  static const shape shapes[] = {
+static const shape shapes[] = {
       {2, 4, 128, 128, 64, 64}, /* the zoo encoder's heads */
       {1, 3, 29, 37, 5, 3},     /* partial tiles, a partial panel, 3 of 16 columns */
       {1, 2, 50, 300, 20, 20},  /* two chunks of keys, a tail of 4 columns */
@@ -105,12 +104,30 @@ START_TEST(test_matches_reference) {
       {1, 1, 1, 1, 1, 1},
       {3, 2, 25, 17, 64, 16},   /* a block and one row */
       {2, 2, 9, 7, 5, 6},       /* fewer keys than a panel: the plain loop */
-  };
+      {1, 2, 13, 48, 7, 40},    /* an odd number of panels; 32 + 8 columns (16 lanes: one full tile, one half) */
+      {1, 1, 6, 33, 3, 17},     /* one key past two panels; 16 + 1 columns */
+};
+
+static void check_all_shapes(void) {
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
     for (int transposed_k = 0; transposed_k <= 1; transposed_k++)
       for (int mask_kind = 0; mask_kind <= 2; mask_kind++)
         for (int causal = 0; causal <= 1; causal++)
           for (int threads = 1; threads <= 2; threads++) check_shape(&shapes[i], transposed_k, mask_kind, causal, threads);
+}
+
+START_TEST(test_matches_reference) { check_all_shapes(); }
+END_TEST
+
+/* A library built for AVX-512 takes the 16-lane tiles (two key panels, 32 columns): every
+ * shape again through them.  (Each test runs in its own process, so the verdict set here
+ * stays here.) */
+START_TEST(test_avx512_matches_reference) {
+  char err[200];
+  if (!sc_rt_has_avx2() || sc_rt_cpu_has("avx512f", 7) != 1) return; /* nothing to take here */
+  ck_assert_int_eq(sc_rt_cpu_supported("avx2,fma,avx512f", err, sizeof err), SHAPEC_OK);
+  ck_assert(sc_rt_has_avx512());
+  check_all_shapes();
 }
 END_TEST
 
@@ -138,6 +155,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_matches_reference);
   tcase_add_test(tc, test_edges);
+  tcase_add_test(tc, test_avx512_matches_reference);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

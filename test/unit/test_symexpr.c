@@ -39,6 +39,13 @@ static const struct {
     {"(s0*s1 + s2)//s0", "((s0*s1 + s2)//s0)"},
     {"Mod(s0, 4)", "Mod(s0, 4)"},
     {"Mod(s0 + 8, 4)", "Mod(s0, 4)"},
+    /* a divisor that is a multiple of every term: sympy's Mod(s, 2*s) is s for sizes */
+    {"Mod(s0, 2*s0)", "s0"},
+    {"Mod(32*s0, 2*s0)", "0"},
+    {"Mod(3*s0*s1, 2*s0)", "s0*Mod(3*s1, 2)"},
+    {"Mod(s0*s1 + s0, s0)", "0"},
+    {"Mod(s0 + 1, s0)", "Mod(s0 + 1, s0)"},
+    {"Mod(s1, s0)", "Mod(s1, s0)"},
     {"Max(s0, s1)", "Max(s0, s1)"},
     {"Max(s1, s0)", "Max(s0, s1)"},
     {"Min(s0, 3, 5)", "Min(3, s0)"},

@@ -1,0 +1,335 @@
+/* cg_view_chains.c - the views between a linear layer and attention, read in place.
+ *
+ * nn.MultiheadAttention splits its heads off the in-projection's [s, b, 3 * e] output with
+ * unflatten, unsqueeze, transpose, squeeze, contiguous, three selects and, per head tensor,
+ * view(s, b * h, d), transpose(0, 1) and view(b, h, s, d).  Each step lowered alone is a copy
+ * (contiguous, the selects, the transposes: 9 MB per call at [8, 128, 256]), although the
+ * tensor attention finally reads is a plain strided view of the projection's output:
+ * q[b, h, i, c] is proj[i, b, c + h * d] (and k, v at + e, + 2 e).  An intermediate step need
+ * not be one: view(s, b * h, d) of the selected [s, b, e] merges b and h, whose strides do
+ * not line up, which is why torch copies first.
+ *
+ * So each dim is tracked here as a list of factors (size, stride), outermost first, all
+ * symbolic: a view regroups the factors (splitting one where a size divides it), a permute
+ * reorders dims, a select moves the offset.  When the chain ends at an operand of
+ * scaled_dot_product_attention with one factor per dim, the kernel reads the chain's start
+ * through those strides, and every step of the chain whose readers are all such chains
+ * emits nothing.  A size that cannot be proven to divide another leaves the chain as it was.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower.h"
+
+enum { MAX_FACTORS = 4 };
+
+typedef struct factor {
+  const sc_expr *size, *stride;
+} factor;
+
+typedef struct layout {
+  int rank;
+  int n[CG_MAX_RANK]; /* factors of each dim; 0 for a dim of size 1 */
+  factor f[CG_MAX_RANK][MAX_FACTORS];
+  const sc_expr *offset;
+} layout;
+
+static bool is_chain_op(const sc_node *n) {
+  if (!n->op || n->n_outputs != 1 || !n->outputs[0].n_items) return false;
+  switch (n->op->id) {
+    case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: case SC_OP_RESHAPE: case SC_OP_FLATTEN: case SC_OP_UNFLATTEN:
+    case SC_OP_UNSQUEEZE: case SC_OP_SQUEEZE_DIM: case SC_OP_SQUEEZE_DIMS: case SC_OP_CONTIGUOUS: case SC_OP_ALIAS:
+    case SC_OP_T: case SC_OP_TRANSPOSE: case SC_OP_PERMUTE: case SC_OP_SELECT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool is_one(const sc_expr *e) {
+  int64_t v;
+  return sc_expr_is_const(e, &v) && v == 1;
+}
+
+/* q with q * b == a, or NULL when that cannot be shown for every value of the symbols. */
+static const sc_expr *exact_quotient(sc_ctx *ctx, const sc_expr *a, const sc_expr *b) {
+  const sc_expr *q = sc_expr_floordiv(ctx, a, b);
+  return q && sc_expr_mul(ctx, q, b) == a ? q : NULL;
+}
+
+/* A compact tensor of shape v->shape. */
+static void compact_layout(sc_ctx *ctx, const sc_value *v, layout *l) {
+  const sc_expr *stride = sc_expr_int(ctx, 1);
+  l->rank = v->meta.rank;
+  l->offset = sc_expr_int(ctx, 0);
+  for (int d = l->rank - 1; d >= 0; d--) {
+    l->n[d] = is_one(v->shape[d]) ? 0 : 1;
+    l->f[d][0] = (factor){v->shape[d], stride};
+    stride = sc_expr_mul(ctx, stride, v->shape[d]);
+  }
+}
+
+/* The same elements in row-major order regrouped into dims of the given sizes (view,
+ * reshape, flatten, unflatten, squeeze, unsqueeze): innermost dims first, each takes
+ * whole factors from the end while its size is a multiple of their product, and splits
+ * the next one where the size left divides it. */
+static bool regroup(sc_ctx *ctx, const layout *in, const sc_expr *const *sizes, int rank, layout *out) {
+  factor all[CG_MAX_RANK * MAX_FACTORS];
+  int n = 0;
+  for (int d = 0; d < in->rank; d++)
+    for (int k = 0; k < in->n[d]; k++) all[n++] = in->f[d][k];
+  out->rank = rank;
+  out->offset = in->offset;
+  for (int d = rank - 1; d >= 0; d--) {
+    factor got[MAX_FACTORS];
+    int taken = 0;
+    const sc_expr *have = sc_expr_int(ctx, 1);
+    while (have != sizes[d]) {
+      const sc_expr *need = exact_quotient(ctx, sizes[d], have);
+      if (!need || !n || taken == MAX_FACTORS) return false;
+      factor last = all[n - 1];
+      if (last.size == need || (exact_quotient(ctx, need, last.size) != NULL)) {
+        got[taken++] = last; /* the whole factor */
+        n--;
+      } else {
+        const sc_expr *outer = exact_quotient(ctx, last.size, need);
+        if (!outer) return false;
+        got[taken++] = (factor){need, last.stride};
+        all[n - 1] = (factor){outer, sc_expr_mul(ctx, last.stride, need)};
+      }
+      have = sc_expr_mul(ctx, have, got[taken - 1].size);
+    }
+    out->n[d] = taken;
+    for (int k = 0; k < taken; k++) out->f[d][k] = got[taken - 1 - k];
+  }
+  return n == 0;
+}
+
+/* Merges a dim's factors where the outer one's stride is the inner one's span; whether
+ * every dim ends as one factor (a plain strided view). */
+static bool single_factors(sc_ctx *ctx, layout *l) {
+  for (int d = 0; d < l->rank; d++) {
+    while (l->n[d] > 1) {
+      factor *o = &l->f[d][l->n[d] - 2], *i = &l->f[d][l->n[d] - 1];
+      if (o->stride != sc_expr_mul(ctx, i->stride, i->size)) return false;
+      *o = (factor){sc_expr_mul(ctx, o->size, i->size), i->stride};
+      l->n[d]--;
+    }
+  }
+  return true;
+}
+
+/* The layout of node n's output from its input's, or false. */
+static bool step(cg *g, const sc_node *n, const layout *in, layout *out) {
+  sc_ctx *ctx = g->ctx;
+  const sc_value *v = n->outputs[0].items[0].value;
+  int r = v->meta.rank;
+  switch (n->op->id) {
+    case SC_OP_CONTIGUOUS: case SC_OP_ALIAS:
+      *out = *in;
+      return true;
+    case SC_OP_T: case SC_OP_TRANSPOSE: case SC_OP_PERMUTE: {
+      int perm[CG_MAX_RANK];
+      if (r != in->rank) return false;
+      cg_permutation_of(n, r, perm);
+      out->rank = r;
+      out->offset = in->offset;
+      for (int d = 0; d < r; d++) {
+        if (perm[d] < 0 || perm[d] >= r) return false;
+        out->n[d] = in->n[perm[d]];
+        memcpy(out->f[d], in->f[perm[d]], sizeof out->f[d]);
+      }
+      return true;
+    }
+    case SC_OP_SELECT: {
+      const sc_arg *dim = cg_node_arg(n, "dim"), *index = cg_node_arg(n, "index");
+      if (!dim || !index || !dim->n_items || !index->n_items || dim->items[0].value || index->items[0].value) return false;
+      int64_t d = dim->items[0].i < 0 ? dim->items[0].i + in->rank : dim->items[0].i;
+      if (d < 0 || d >= in->rank || r != in->rank - 1) return false;
+      const sc_expr *stride;
+      if (in->n[d] == 0) stride = sc_expr_int(ctx, 0); /* a dim of size 1: index 0 (or -1) */
+      else if (in->n[d] == 1) stride = in->f[d][0].stride;
+      else return false;
+      const sc_expr *size = in->n[d] ? in->f[d][0].size : sc_expr_int(ctx, 1);
+      const sc_expr *at = sc_expr_int(ctx, index->items[0].i);
+      if (index->items[0].i < 0) at = sc_expr_add(ctx, at, size); /* the analysis checked the range */
+      out->rank = r;
+      out->offset = sc_expr_add(ctx, in->offset, sc_expr_mul(ctx, at, stride));
+      for (int k = 0, o = 0; k < in->rank; k++) {
+        if (k == d) continue;
+        out->n[o] = in->n[k];
+        memcpy(out->f[o], in->f[k], sizeof out->f[o]);
+        o++;
+      }
+      return true;
+    }
+    default:
+      return regroup(ctx, in, v->shape, r, out);
+  }
+}
+
+/* Whether a value's memory is its own compact buffer, laid out by no other plan. */
+static bool plain_compact(cg *g, const sc_value *v) {
+  const cg_value *cv = cg_get(g, v);
+  return !cv->inlined && !cv->view_base && !cv->strided && !cv->transposed && !cv->writes_into_base &&
+         !cv->chain_base && v->meta.dtype == SC_DTYPE_F32;
+}
+
+typedef struct chain {
+  int nodes[64]; /* the chain's nodes, first to last */
+  int len;
+  const sc_value *base;
+  layout end;
+} chain;
+
+/* The chain of views ending in value v: its start (a compact tensor) and v's layout over
+ * it; false when there is none or it is not a strided view. */
+static bool trace(cg *g, const sc_value *v, chain *c) {
+  const sc_graph *gr = g->p->graph;
+  c->len = 0;
+  const sc_value *at = v;
+  while (at->def_node >= 0 && is_chain_op(&gr->nodes[at->def_node])) {
+    if (c->len == (int)(sizeof c->nodes / sizeof *c->nodes)) return false;
+    const sc_node *n = &gr->nodes[at->def_node];
+    c->nodes[c->len++] = at->def_node;
+    at = cg_tensor_input(n, "self");
+    if (!at) return false;
+  }
+  if (!c->len || !plain_compact(g, at) || at->meta.rank > CG_MAX_RANK) return false;
+  c->base = at;
+  for (int i = 0, j = c->len - 1; i < j; i++, j--) {
+    int t = c->nodes[i];
+    c->nodes[i] = c->nodes[j];
+    c->nodes[j] = t;
+  }
+  layout l;
+  compact_layout(g->ctx, at, &l);
+  for (int i = 0; i < c->len; i++) {
+    const sc_node *n = &gr->nodes[c->nodes[i]];
+    const sc_value *out = n->outputs[0].items[0].value;
+    if (!out || out->kind != SC_VALUE_TENSOR || out->meta.rank > CG_MAX_RANK || out->meta.dtype != SC_DTYPE_F32)
+      return false;
+    const cg_value *cv = cg_get(g, out);
+    if (cv->inlined || cv->view_base || cv->strided || cv->transposed || cv->written_by_producer) return false;
+    layout next;
+    if (!step(g, n, &l, &next)) return false;
+    l = next;
+  }
+  c->end = l;
+  return single_factors(g->ctx, &c->end);
+}
+
+static const char *const OPERANDS[3] = {"query", "key", "value"};
+
+/* Which of query, key and value argument `name` of attention node n is, or -1. */
+static int operand_index(const sc_node *n, const char *name) {
+  if (n->op->id != SC_OP_SDPA) return -1;
+  for (int k = 0; k < 3; k++)
+    if (strcmp(name, OPERANDS[k]) == 0) return k;
+  return -1;
+}
+
+/* How many readers of value v are operands whose chain ends in v and stands. */
+static int chain_reads(const cg *g, const chain *chains, const sc_value *v) {
+  const sc_graph *gr = g->p->graph;
+  int reads = 0;
+  for (size_t u = 0; u < gr->n_nodes; u++) {
+    const sc_node *un = &gr->nodes[u];
+    for (size_t k = 0; k < un->n_inputs; k++) {
+      int which = operand_index(un, un->inputs[k].name);
+      const sc_arg *a = &un->inputs[k].arg;
+      if (which >= 0 && a->n_items && a->items[0].value == v && chains[3 * u + (size_t)which].len) reads++;
+    }
+  }
+  return reads;
+}
+
+static const sc_value *end_of(const cg *g, const chain *c) {
+  return g->p->graph->nodes[c->nodes[c->len - 1]].outputs[0].items[0].value;
+}
+
+void cg_plan_view_chains(cg *g) {
+  if (g->has_cuda || !g->folded) return;
+  const sc_graph *gr = g->p->graph;
+  size_t n = gr->n_nodes;
+  chain *chains = calloc(3 * (n ? n : 1), sizeof *chains); /* per attention node and operand */
+  bool *elided = calloc(n ? n : 1, sizeof *elided);
+  if (!chains || !elided) goto done;
+  for (size_t i = 0; i < n; i++) {
+    const sc_node *nd = &gr->nodes[i];
+    /* past two batch dims the host path copies the operands compact (cg_ops.c, sdpa_host) */
+    if (nd->op->id != SC_OP_SDPA || g->folded[i].into || nd->outputs[0].items[0].value->meta.rank > 4) continue;
+    for (int k = 0; k < 3; k++) {
+      const sc_value *x = cg_tensor_input(nd, OPERANDS[k]);
+      chain *c = &chains[3 * i + k];
+      if (!x || !trace(g, x, c)) {
+        c->len = 0;
+        continue;
+      }
+      int r = c->end.rank;
+      /* the kernel reads v's rows as contiguous vectors */
+      if (k == 2 && c->end.n[r - 1] && !is_one(c->end.f[r - 1][0].stride)) c->len = 0;
+    }
+  }
+  /* the chain's end is read in place, so only by such operands (not by a mask, another
+   * node or as a graph output) */
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t c = 0; c < 3 * n; c++) {
+      if (!chains[c].len) continue;
+      const sc_value *end = end_of(g, &chains[c]);
+      if (chain_reads(g, chains, end) != cg_get(g, end)->uses) {
+        chains[c].len = 0;
+        changed = true;
+      }
+    }
+  }
+  /* a step of a chain emits nothing when every reader of its result does not either, or is
+   * an operand whose chain ends there; the other steps stay copies for their other readers */
+  for (size_t c = 0; c < 3 * n; c++)
+    for (int j = 0; j < chains[c].len; j++) elided[chains[c].nodes[j]] = true;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < n; i++) {
+      if (!elided[i]) continue;
+      const sc_value *v = gr->nodes[i].outputs[0].items[0].value;
+      int reads = chain_reads(g, chains, v);
+      for (size_t u = 0; u < n; u++) {
+        const sc_node *un = &gr->nodes[u];
+        if (!elided[u] || !is_chain_op(un)) continue;
+        const sc_value *in = cg_tensor_input(un, "self");
+        reads += in == v;
+      }
+      if (reads != cg_get(g, v)->uses) {
+        elided[i] = false;
+        changed = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    if (elided[i]) cg_get(g, gr->nodes[i].outputs[0].items[0].value)->chain_elided = true;
+  for (size_t c = 0; c < 3 * n; c++) {
+    chain *ch = &chains[c];
+    if (!ch->len) continue;
+    cg_value *end = cg_get(g, end_of(g, ch)), *base = cg_get(g, ch->base);
+    end->chain_base = base;
+    end->chain_offset = ch->end.offset;
+    for (int d = 0; d < ch->end.rank; d++)
+      end->chain_strides[d] = ch->end.n[d] ? ch->end.f[d][0].stride : sc_expr_int(g->ctx, 0);
+    /* the attention reads the base: it lives until then, whichever steps are copies */
+    int at = (int)(c / 3);
+    if (base->last_use < at) base->last_use = at;
+    g->absorbed.view_chains++;
+  }
+  for (size_t i = 0; i < n; i++) { /* an elided step aliases its chain's base */
+    if (!elided[i]) continue;
+    cg_value *cv = cg_get(g, gr->nodes[i].outputs[0].items[0].value);
+    if (cv->chain_base) continue;
+    const sc_value *at = gr->nodes[i].outputs[0].items[0].value;
+    while (at->def_node >= 0 && is_chain_op(&gr->nodes[at->def_node])) at = cg_tensor_input(&gr->nodes[at->def_node], "self");
+    cv->chain_base = cg_get(g, at);
+  }
+done:
+  free(chains);
+  free(elided);
+}
