@@ -571,6 +571,49 @@ static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *t
       return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, x, fconst(ct, 0), "pos"), x,
                              LLVMBuildFMul(g->B, x, fconst(ct, s), "neg"), "lrelu");
     }
+    case SC_OP_ELU: { /* torch 2.14 takes expm1: elu(-1e-9) is -1e-9, elu(-0.0) is -0.0 */
+      x = operand(g, c, n, "self", ct, &has);
+      bool p;
+      double alpha = scalar(n, "alpha", 1, &p), sc = scalar(n, "scale", 1, &p), in = scalar(n, "input_scale", 1, &p);
+      LLVMValueRef neg = libm1(g, "expm1", LLVMBuildFMul(g->B, x, fconst(ct, in), "xi"));
+      return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, x, fconst(ct, 0), "pos"),
+                             LLVMBuildFMul(g->B, x, fconst(ct, sc), "p"), LLVMBuildFMul(g->B, neg, fconst(ct, alpha * sc), "n"),
+                             "elu");
+    }
+    case SC_OP_CELU: { /* alpha * expm1(x / alpha) below 0 */
+      x = operand(g, c, n, "self", ct, &has);
+      bool p;
+      double alpha = scalar(n, "alpha", 1, &p);
+      LLVMValueRef neg = libm1(g, "expm1", LLVMBuildFDiv(g->B, x, fconst(ct, alpha), "xa"));
+      return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, x, fconst(ct, 0), "pos"), x,
+                             LLVMBuildFMul(g->B, neg, fconst(ct, alpha), "n"), "celu");
+    }
+    case SC_OP_SOFTPLUS: { /* log1p(exp(beta x)) / beta, x itself past the threshold */
+      x = operand(g, c, n, "self", ct, &has);
+      bool p;
+      double beta = scalar(n, "beta", 1, &p), threshold = scalar(n, "threshold", 20, &p);
+      LLVMValueRef bx = LLVMBuildFMul(g->B, x, fconst(ct, beta), "bx");
+      LLVMValueRef soft = LLVMBuildFDiv(g->B, libm1(g, "log1p", intrinsic1(g, "llvm.exp", bx)), fconst(ct, beta), "sp");
+      return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, bx, fconst(ct, threshold), "big"), x, soft, "softplus");
+    }
+    case SC_OP_FLOOR: case SC_OP_CEIL: case SC_OP_ROUND: case SC_OP_TRUNC: { /* integers are already whole */
+      static const char *const fn[] = {"llvm.floor", "llvm.ceil", "llvm.roundeven", "llvm.trunc"};
+      x = operand(g, c, n, "self", ct, &has);
+      return f ? intrinsic1(g, fn[n->op->id - SC_OP_FLOOR], x) : x; /* round: halves to even, as torch */
+    }
+    case SC_OP_SIGN: { /* (x > 0) - (x < 0): 0 for 0, -0 and NaN, as torch */
+      x = operand(g, c, n, "self", ct, &has);
+      LLVMValueRef pos = f ? LLVMBuildFCmp(g->B, LLVMRealOGT, x, fconst(ct, 0), "pos")
+                           : LLVMBuildICmp(g->B, LLVMIntSGT, x, LLVMConstInt(ct, 0, 0), "pos");
+      LLVMValueRef neg = f ? LLVMBuildFCmp(g->B, LLVMRealOLT, x, fconst(ct, 0), "neg")
+                           : LLVMBuildICmp(g->B, LLVMIntSLT, x, LLVMConstInt(ct, 0, 0), "neg");
+      LLVMValueRef one = f ? fconst(ct, 1) : LLVMConstInt(ct, 1, 0), zero = f ? fconst(ct, 0) : LLVMConstInt(ct, 0, 0);
+      LLVMValueRef minus = f ? fconst(ct, -1) : LLVMConstInt(ct, (unsigned long long)-1, 1);
+      return LLVMBuildSelect(g->B, pos, one, LLVMBuildSelect(g->B, neg, minus, zero, "s"), "sign");
+    }
+    case SC_OP_LOG1P: return libm1(g, "log1p", operand(g, c, n, "self", ct, &has));
+    case SC_OP_EXPM1: return libm1(g, "expm1", operand(g, c, n, "self", ct, &has));
+    case SC_OP_LOG2: return libm1(g, "log2", operand(g, c, n, "self", ct, &has));
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: {
       x = operand(g, c, n, "self", ct, &has);
       bool pl, ph;

@@ -110,6 +110,19 @@ CASES = {
                         [f([4, 19])], [f([3, 41])], [[A, A]]),
     "activations": (lambda s, x: F.relu(x) + F.gelu(x) + F.gelu(x, approximate="tanh") + F.silu(x) + F.hardtanh(x, -0.5, 0.5)
                     + F.hardswish(x) + F.hardsigmoid(x) + F.leaky_relu(x, 0.1) + torch.clamp(x, min=-0.2), [f([2, 3, 5])], [f([3, 2, 7])], [[A, A, A]]),
+    # rounding and sign at halves, zeros and NaN (round: PyTorch 1.13 cannot trace it
+    # symbolically; the real-torch corpus has it, test/real/cases.py unary_more)
+    "rounding_sign": (lambda s, x: (torch.floor(x * 4), torch.ceil(x * 4), torch.trunc(x * 4),
+                                    torch.sign(x.masked_fill(x.abs() < 0.2, 0.0)),
+                                    torch.floor(x.masked_fill(x > 0.5, float("nan")) * 8) / 2),
+                      [f([4, 33])], [f([3, 65])], [[A, A]]),
+    "rounding_int": (lambda s, i: (torch.floor(i), torch.ceil(i), torch.sign(i - 25)), [i64([4, 3], 50)], [i64([2, 9], 50)],
+                     [[A, A]]),
+    # log1p, expm1 and log2 near 0 and at the edges
+    "log1p_expm1": (lambda s, x: (torch.log1p(x.abs() * 1e-6), torch.log1p(x * 0.9), torch.expm1(x * 1e-7), torch.expm1(x * 30),
+                                  torch.log2(x.abs() * 64)), [f([4, 33])], [f([3, 65])], [[A, A]]),
+    "elu_softplus": (lambda s, x: (F.elu(x * 3), F.elu(x, alpha=0.5), F.softplus(x * 30), F.softplus(x * 4, beta=2, threshold=5),
+                                   F.celu(x, 1.5)), [f([2, 3, 5])], [f([3, 2, 7])], [[A, A, A]]),
     "max_min": (lambda s, x, y: torch.maximum(x, y) - torch.minimum(x, y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),
     "where": (lambda s, c, x, y: torch.where(c, x, y), [b8([4, 1]), f([3]), f([4, 3])], [b8([5, 1]), f([6]), f([5, 6])], [[A, None], [A], [A, A]]),
     "compare": (lambda s, x, y: (x > y) | (x <= 0.1) & ~(x == y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),

@@ -272,6 +272,11 @@ def small_cases():
     c.append(case("index_select", lambda m, x, i: x.index_select(0, i), (r(6, 3), torch.tensor([0, 2, 4])), ({0: AUTO}, {0: AUTO})))
     c.append(case("dropout_eval", lambda m, x: F.dropout(x, 0.5, training=False), (r(6, 3),), ({0: AUTO},)))
     c.append(case("clamp_sigmoid", lambda m, x: torch.sigmoid(x).clamp(0.2, 0.8), (r(6, 3),), ({0: AUTO},)))
+    # rounding (halves to even), sign, log1p / expm1 / log2, elu / celu / softplus
+    c.append(case("unary_more", lambda m, x: (torch.round(torch.floor(x * 8) / 2) * 10 + torch.floor(x * 3) + torch.ceil(x) + torch.trunc(x * 5),
+                                              torch.sign(x) * torch.log1p(x.abs()) + torch.expm1(x) + torch.log2(x.abs() + 1),
+                                              F.elu(x) + F.celu(x, 0.5) + F.softplus(x * 8, beta=2, threshold=6)),
+                  (r(6, 5),), ({0: AUTO, 1: AUTO},)))
     return c
 
 
