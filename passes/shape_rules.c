@@ -762,6 +762,26 @@ static bool rule_repeat(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
+/* pad / constant_pad_nd: pad holds (before, after) pairs from the last dim backwards; a
+ * negative entry crops, and no size may end below 0. */
+static bool rule_pad(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape in = {0};
+  if (!x || !shape_of(rc, x, &in)) return false;
+  const sc_expr *pad[2 * MAX_RANK];
+  int n = ints_arg(rc, "pad", pad, 2 * MAX_RANK, -1);
+  if (n < 0) return false;
+  if (n % 2 || n / 2 > in.rank)
+    return rule_error(rc, "padding length must be divisible by 2 and at most twice the rank %d (got %d)", in.rank, n);
+  shape out = in;
+  for (int i = 0; i < n / 2; i++) {
+    int d = in.rank - 1 - i;
+    out.d[d] = sc_expr_add(rc->ctx, sc_expr_add(rc->ctx, in.d[d], pad[2 * i]), pad[2 * i + 1]);
+    guard(rc, "pad", sc_expr_rel(rc->ctx, SC_EXPR_GE, out.d[d], sc_expr_int(rc->ctx, 0)));
+  }
+  return set_out(rc, 0, &out);
+}
+
 /* Reductions over `dims` (NULL or empty: all), keeping them as 1 when keepdim. */
 static bool reduce_shape(sc_rule_ctx *rc, const shape *in, const int64_t *dims, int n, bool all, bool keepdim, shape *out) {
   bool red[MAX_RANK] = {0};
@@ -1308,6 +1328,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_CAT: return rule_cat(rc, false);
     case SC_OP_STACK: return rule_cat(rc, true);
     case SC_OP_REPEAT: return rule_repeat(rc);
+    case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return rule_pad(rc);
+    case SC_OP_FLIP: return rule_same_as(rc, "self");
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
     case SC_OP_GATHER: return rule_gather(rc);

@@ -1001,8 +1001,102 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   return true;
 }
 
+/* Item i of list argument `name` as a run-time i64 (a SymInt or a constant). */
+static LLVMValueRef list_item(cg *g, const sc_node *n, const char *name, size_t i) {
+  const sc_arg *a = arg(n, name);
+  return a->items[i].value ? cg_expr(g, a->items[i].value->sym) : cg_i64(g, a->items[i].i);
+}
+
+/* pad (constant mode) and constant_pad_nd: the output filled with the value, then x's part
+ * that survives the cropping (negative pads) copied into place. */
+static bool lower_pad(cg *g, const sc_node *n) {
+  const sc_arg *mode = arg(n, "mode");
+  if (!arg_none(mode) && mode->kind == SC_ARG_STRING && strcmp(mode->items[0].s, "constant") != 0)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "pad in '%s' mode has no lowering yet (only 'constant'; "
+                    "export after run_decompositions() to get it as indexing ops)", mode->items[0].s);
+  cg_value *x = tensor(g, n, "self");
+  cg_value *out = produce(g, output(n, 0));
+  sc_dtype dt = out->v->meta.dtype;
+  LLVMTypeRef t = cg_llvm_type(g, dt);
+  if (!t) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no lowering", n->target, sc_dtype_name(dt));
+  double value = float_arg(n, "value", 0);
+  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
+  LLVMValueRef slot = LLVMBuildAlloca(g->B, mem, "v");
+  LLVMBuildStore(g->B, (t == g->f32 || t == g->f64) ? LLVMConstReal(t, value) : LLVMConstInt(mem, (unsigned long long)(int64_t)value, 1), slot);
+  LLVMTypeRef fp[4] = {g->ptr, g->i64, g->ptr, g->i64};
+  LLVMValueRef fa[4] = {out->data, out->numel, slot, cg_elem_size(g, dt)};
+  cg_call(g, "sc_k_fill", g->voidt, fp, 4, fa, 4, false);
+  int r = out->v->meta.rank;
+  size_t pairs = arg(n, "pad")->n_items / 2;
+  LLVMValueRef xs[CG_MAX_RANK], os[CG_MAX_RANK], shape[CG_MAX_RANK], src_off = cg_i64(g, 0), dst_off = cg_i64(g, 0);
+  strides_of(g, x, xs);
+  strides_of(g, out, os);
+  LLVMValueRef zero = cg_i64(g, 0);
+  for (int d = 0; d < r; d++) {
+    shape[d] = x->dims[d];
+    if (r - 1 - d >= (int)pairs) continue;
+    size_t i = (size_t)(r - 1 - d);
+    LLVMValueRef before = list_item(g, n, "pad", 2 * i), after = list_item(g, n, "pad", 2 * i + 1);
+    /* a negative pad crops x; a positive one moves it into the output */
+    LLVMValueRef crop_lo = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, before, zero, "n"), LLVMBuildNeg(g->B, before, "c"), zero, "lo");
+    LLVMValueRef crop_hi = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, after, zero, "n"), LLVMBuildNeg(g->B, after, "c"), zero, "hi");
+    LLVMValueRef keep = LLVMBuildSub(g->B, LLVMBuildSub(g->B, x->dims[d], crop_lo, "k"), crop_hi, "k");
+    /* ATen crops with narrow() before it pads, and refuses a crop past the input */
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, keep, zero, "e"), "narrow(): length must be non-negative.", NULL, 0);
+    shape[d] = keep;
+    src_off = LLVMBuildAdd(g->B, src_off, LLVMBuildMul(g->B, crop_lo, xs[d], "so"), "so");
+    LLVMValueRef shift = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, before, zero, "p"), before, zero, "sh");
+    dst_off = LLVMBuildAdd(g->B, dst_off, LLVMBuildMul(g->B, shift, os[d], "do"), "do");
+  }
+  /* the kept part: x itself when no pad is negative, else read through x's strides into a
+   * compact buffer first */
+  LLVMValueRef esize = cg_elem_size(g, dt), tmp = x->data;
+  bool crops = false;
+  for (size_t i = 0; i < 2 * pairs; i++) {
+    const sc_arg_item *it = &arg(n, "pad")->items[i];
+    crops |= it->value != NULL || it->i < 0;
+  }
+  if (crops) {
+    cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
+    scratch->last_use = g->node;
+    tmp = cg_alloc_buffer(g, scratch, LLVMBuildMul(g->B, prod(g, shape, 0, r), esize, "bytes"));
+    strided_copy(g, offset_ptr(g, x->data, src_off, dt), tmp, r, shape, xs, dt);
+  }
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[6] = {tmp, offset_ptr(g, out->data, dst_off, dt), LLVMConstInt(g->i32, (unsigned)r, 0),
+                       array_i64(g, shape, r), array_i64(g, os, r), esize};
+  cg_call(g, "sc_k_copy_into", g->voidt, p, 6, a, 6, false);
+  return true;
+}
+
+/* flip: x read backwards along the flipped dims (negative strides from their last element). */
+static bool lower_flip(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  cg_value *out = produce(g, output(n, 0));
+  int r = out->v->meta.rank;
+  LLVMValueRef st[CG_MAX_RANK], start = cg_i64(g, 0);
+  strides_of(g, x, st);
+  bool flipped[CG_MAX_RANK] = {false};
+  const sc_arg *dims = arg(n, "dims");
+  for (size_t i = 0; dims && i < dims->n_items; i++) {
+    int d = norm_dim(dims->items[i].i, r);
+    if (d >= 0 && d < r) flipped[d] = true;
+  }
+  for (int d = 0; d < r; d++) {
+    if (!flipped[d]) continue;
+    LLVMValueRef last = LLVMBuildSub(g->B, x->dims[d], cg_i64(g, 1), "last");
+    last = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, last, cg_i64(g, 0), "e"), cg_i64(g, 0), last, "last");
+    start = LLVMBuildAdd(g->B, start, LLVMBuildMul(g->B, last, st[d], "o"), "start");
+    st[d] = LLVMBuildNeg(g->B, st[d], "neg");
+  }
+  strided_copy(g, offset_ptr(g, x->data, start, out->v->meta.dtype), out->data, r, out->dims, st, out->v->meta.dtype);
+  return true;
+}
+
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
+    case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return lower_pad(g, n);
+    case SC_OP_FLIP: return lower_flip(g, n);
     case SC_OP_CAT: return lower_cat(g, n, false);
     case SC_OP_STACK: return lower_cat(g, n, true);
     case SC_OP_REPEAT: {

@@ -123,6 +123,10 @@ CASES = {
                                   torch.log2(x.abs() * 64)), [f([4, 33])], [f([3, 65])], [[A, A]]),
     "elu_softplus": (lambda s, x: (F.elu(x * 3), F.elu(x, alpha=0.5), F.softplus(x * 30), F.softplus(x * 4, beta=2, threshold=5),
                                    F.celu(x, 1.5)), [f([2, 3, 5])], [f([3, 2, 7])], [[A, A, A]]),
+    # flips of one, two and every dim (padding: PyTorch 1.13 cannot trace it symbolically;
+    # the real-torch corpus has it, test/real/cases.py pad_flip)
+    "flip": (lambda s, x: (torch.flip(x, [0]), torch.flip(x, [1, 2]), torch.flip(x, [-1, 0, 1]) * 2),
+             [f([2, 3, 5])], [f([3, 4, 7])], [[A, A, A]]),
     "max_min": (lambda s, x, y: torch.maximum(x, y) - torch.minimum(x, y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),
     "where": (lambda s, c, x, y: torch.where(c, x, y), [b8([4, 1]), f([3]), f([4, 3])], [b8([5, 1]), f([6]), f([5, 6])], [[A, None], [A], [A, A]]),
     "compare": (lambda s, x, y: (x > y) | (x <= 0.1) & ~(x == y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),

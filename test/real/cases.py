@@ -272,6 +272,12 @@ def small_cases():
     c.append(case("index_select", lambda m, x, i: x.index_select(0, i), (r(6, 3), torch.tensor([0, 2, 4])), ({0: AUTO}, {0: AUTO})))
     c.append(case("dropout_eval", lambda m, x: F.dropout(x, 0.5, training=False), (r(6, 3),), ({0: AUTO},)))
     c.append(case("clamp_sigmoid", lambda m, x: torch.sigmoid(x).clamp(0.2, 0.8), (r(6, 3),), ({0: AUTO},)))
+    # constant padding (aten.pad, constant_pad_nd once decomposed): growing, cropping with
+    # negative pads, both at once, an int tensor; flips
+    c.append(case("pad_flip", lambda m, x, i: (F.pad(x, (1, 2)), F.pad(x, (0, 1, 2, 0), value=-1.5),
+                                              F.pad(x, (-1, 2, 1, -1)), F.pad(x, (1, 1, 1, 1, 1, 1), value=3.0),
+                                              F.pad(i, (2, 0), value=7), torch.flip(x, [1, 2]), torch.flip(i, [0])),
+                  (r(2, 3, 5), torch.arange(12).reshape(4, 3)), ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO})))
     # rounding (halves to even), sign, log1p / expm1 / log2, elu / celu / softplus
     c.append(case("unary_more", lambda m, x: (torch.round(torch.floor(x * 8) / 2) * 10 + torch.floor(x * 3) + torch.ceil(x) + torch.trunc(x * 5),
                                               torch.sign(x) * torch.log1p(x.abs()) + torch.expm1(x) + torch.log2(x.abs() + 1),
