@@ -782,6 +782,33 @@ static bool rule_pad(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
+/* upsample_nearest2d.vec: [n, c, h, w] to output_size, or to floor(h * sh), floor(w * sw)
+ * for scale_factors, which must be whole numbers here (a symbolic size times 1.5 has no
+ * exact form in these expressions). */
+static bool rule_upsample_nearest2d(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "input", true);
+  shape s = {0};
+  if (!x || !shape_of(rc, x, &s)) return false;
+  if (s.rank != 4) return rule_error(rc, "upsample_nearest2d expects a 4-D input, got %d dims", s.rank);
+  const sc_expr *o[MAX_RANK];
+  int n = ints_arg(rc, "output_size", o, MAX_RANK, 0);
+  if (n < 0) return false;
+  if (n == 2) {
+    s.d[2] = o[0], s.d[3] = o[1];
+    return set_out(rc, 0, &s);
+  }
+  const sc_arg *f = arg(rc, "scale_factors");
+  if (n != 0 || arg_is_none(f) || f->kind != SC_ARG_FLOATS || f->n_items != 2)
+    return rule_error(rc, "upsample_nearest2d needs output_size or two scale_factors");
+  for (int k = 0; k < 2; k++) {
+    double v = f->items[k].f;
+    if (!(v >= 1 && v <= 1 << 20 && v == (double)(int64_t)v))
+      return rule_error(rc, "upsample_nearest2d by %g has no exact size rule here (whole scale factors only)", v);
+    s.d[2 + k] = sc_expr_mul(rc->ctx, s.d[2 + k], sc_expr_int(rc->ctx, (int64_t)v));
+  }
+  return set_out(rc, 0, &s);
+}
+
 /* Reductions over `dims` (NULL or empty: all), keeping them as 1 when keepdim. */
 static bool reduce_shape(sc_rule_ctx *rc, const shape *in, const int64_t *dims, int n, bool all, bool keepdim, shape *out) {
   bool red[MAX_RANK] = {0};
@@ -826,6 +853,35 @@ static bool rule_softmax(sc_rule_ctx *rc) {
 }
 
 /* The trailing dims of the input must equal normalized_shape, as must weight and bias. */
+/* group_norm(input [n, c, ...], num_groups, weight [c], bias [c]) and native_group_norm
+ * (which names the sizes and also gives the groups' mean and 1 / std, [n, groups]). */
+static bool rule_group_norm(sc_rule_ctx *rc, bool native) {
+  const sc_value *x = tensor_arg(rc, "input", true);
+  shape in = {0};
+  if (!x || !shape_of(rc, x, &in)) return false;
+  if (in.rank < 2) return rule_error(rc, "group_norm expects an input of at least 2 dims, got %d", in.rank);
+  const sc_expr *groups[1];
+  if (ints_arg(rc, native ? "group" : "num_groups", groups, 1, -1) != 1) return false;
+  int64_t g, c;
+  if (!sc_expr_is_const(groups[0], &g) || g <= 0) return rule_error(rc, "group_norm needs a positive constant group count");
+  if (sc_expr_is_const(in.d[1], &c) && c % g)
+    return rule_error(rc, "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+                      "with %lld channels and num_groups=%lld", (long long)c, (long long)g);
+  static const char *const params[] = {"weight", "bias"};
+  for (int p = 0; p < 2; p++) {
+    const sc_value *w = tensor_arg(rc, params[p], false);
+    shape ws = {0};
+    if (!w) continue;
+    if (!shape_of(rc, w, &ws)) return false;
+    if (ws.rank != 1) return rule_error(rc, "%s must have one dim, the channels", params[p]);
+    eq_guard(rc, "group_norm", ws.d[0], in.d[1]);
+  }
+  if (!set_out(rc, 0, &in)) return false;
+  if (!native) return true;
+  shape stat = {2, {in.d[0], groups[0]}};
+  return set_out(rc, 1, &stat) && set_out(rc, 2, &stat);
+}
+
 static bool rule_layer_norm(sc_rule_ctx *rc, bool native) {
   const sc_value *x = tensor_arg(rc, "input", true);
   shape in = {0};
@@ -1296,6 +1352,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_BATCH_NORM: return rule_batch_norm(rc, false);
     case SC_OP_NATIVE_LAYER_NORM: return rule_layer_norm(rc, true);
     case SC_OP_LAYER_NORM: return rule_layer_norm(rc, false);
+    case SC_OP_GROUP_NORM: return rule_group_norm(rc, false);
+    case SC_OP_NATIVE_GROUP_NORM: return rule_group_norm(rc, true);
     case SC_OP_SOFTMAX: case SC_OP_SOFTMAX_INT: case SC_OP_LOG_SOFTMAX: case SC_OP_LOG_SOFTMAX_INT:
       return rule_softmax(rc);
     case SC_OP_SUM_DIM: case SC_OP_MEAN_DIM: return rule_reduce(rc, "dim", true, 1);
@@ -1330,6 +1388,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_REPEAT: return rule_repeat(rc);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return rule_pad(rc);
     case SC_OP_FLIP: return rule_same_as(rc, "self");
+    case SC_OP_UPSAMPLE_NEAREST2D: return rule_upsample_nearest2d(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
     case SC_OP_GATHER: return rule_gather(rc);

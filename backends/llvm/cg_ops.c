@@ -907,6 +907,38 @@ static bool lower_norm(cg *g, const sc_node *n) {
       cg_call(g, "sc_k_layer_norm_f32", g->voidt, p, 9, a, 9, false);
       return true;
     }
+    case SC_OP_GROUP_NORM: case SC_OP_NATIVE_GROUP_NORM: {
+      /* each group of a sample, [c / groups, ...] elements, is a row of a layer norm without
+       * weights (its mean and 1 / std are native_group_norm's [n, groups] outputs); then the
+       * channels' weight and bias as a batch norm with mean 0 and variance 1 (exactly
+       * x * w + b: 1 / sqrt(1 + 0) is 1) */
+      bool native = n->op->id == SC_OP_NATIVE_GROUP_NORM;
+      cg_value *x = tensor(g, n, "input");
+      cg_value *out = produce(g, output(n, 0));
+      cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
+      cg_value *mean = native && output(n, 1) ? produce(g, output(n, 1)) : NULL;
+      cg_value *rstd = native && output(n, 2) ? produce(g, output(n, 2)) : NULL;
+      int r = x->v->meta.rank;
+      LLVMValueRef groups = cg_i64(g, int_arg(n, native ? "group" : "num_groups", 1));
+      LLVMValueRef pixels = prod(g, x->dims, 2, r), rows = LLVMBuildMul(g->B, x->dims[0], groups, "rows");
+      LLVMValueRef shown[1] = {pixels}; /* ATen refuses empty images */
+      cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLE, pixels, cg_i64(g, 0), "empty"),
+                     "Expected HxW to be greater than 0, got %lld", shown, 1);
+      /* the row length from the channels: x->dims[1] / groups (whole: the shape rule checked it) */
+      LLVMValueRef inner = LLVMBuildMul(g->B, LLVMBuildSDiv(g->B, x->dims[1], groups, "cg"), pixels, "inner");
+      LLVMTypeRef p[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->f64};
+      LLVMValueRef a[9] = {x->data, out->data, LLVMConstNull(g->ptr), LLVMConstNull(g->ptr),
+                           mean ? mean->data : LLVMConstNull(g->ptr), rstd ? rstd->data : LLVMConstNull(g->ptr), rows,
+                           inner, LLVMConstReal(g->f64, float_arg(n, "eps", 1e-5))};
+      cg_call(g, "sc_k_layer_norm_f32", g->voidt, p, 9, a, 9, false);
+      if (!w && !b) return true;
+      LLVMTypeRef bp[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->f64};
+      LLVMValueRef ba[10] = {out->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
+                             LLVMConstNull(g->ptr), LLVMConstNull(g->ptr), x->dims[0], x->dims[1], pixels,
+                             LLVMConstReal(g->f64, 0.0)};
+      cg_call(g, "sc_k_batch_norm_f32", g->voidt, bp, 10, ba, 10, false);
+      return true;
+    }
     case SC_OP_SOFTMAX: case SC_OP_SOFTMAX_INT: case SC_OP_LOG_SOFTMAX: case SC_OP_LOG_SOFTMAX_INT: {
       cg_value *x = tensor(g, n, "self");
       cg_value *out = produce(g, output(n, 0));
@@ -1093,8 +1125,32 @@ static bool lower_flip(cg *g, const sc_node *n) {
   return true;
 }
 
+/* upsample_nearest2d by whole powers of two: ATen's source index floor(o * (1 / k)) is
+ * o / k exactly there, so each input element is repeated k times along each dim, a strided
+ * copy of x read as [n, c, h, kh, w, kw] with strides 0 on the repeats.  Other factors
+ * round 1 / k in float32 (floor(25 * (1 / 25.0f)) is 0), which this copy would not. */
+static bool lower_upsample_nearest2d(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "input");
+  const sc_value *ov = output(n, 0);
+  int64_t k[2];
+  for (int d = 0; d < 2; d++) {
+    const sc_expr *in = x->v->shape[2 + d], *out = ov->shape[2 + d], *q = sc_expr_floordiv(g->ctx, out, in);
+    if (!q || sc_expr_mul(g->ctx, q, in) != out || !sc_expr_is_const(q, &k[d]) || k[d] < 1 || (k[d] & (k[d] - 1)))
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "upsample_nearest2d from %s to %s has no lowering yet "
+                      "(whole power-of-two factors only)", sc_expr_to_string(g->ctx, in), sc_expr_to_string(g->ctx, out));
+  }
+  cg_value *out = produce(g, ov);
+  LLVMValueRef xs[CG_MAX_RANK];
+  strides_of(g, x, xs);
+  LLVMValueRef shape[6] = {x->dims[0], x->dims[1], x->dims[2], cg_i64(g, k[0]), x->dims[3], cg_i64(g, k[1])};
+  LLVMValueRef st[6] = {xs[0], xs[1], xs[2], cg_i64(g, 0), xs[3], cg_i64(g, 0)};
+  strided_copy(g, x->data, out->data, 6, shape, st, out->v->meta.dtype);
+  return true;
+}
+
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
+    case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return lower_pad(g, n);
     case SC_OP_FLIP: return lower_flip(g, n);
     case SC_OP_CAT: return lower_cat(g, n, false);

@@ -278,6 +278,14 @@ def small_cases():
                                               F.pad(x, (-1, 2, 1, -1)), F.pad(x, (1, 1, 1, 1, 1, 1), value=3.0),
                                               F.pad(i, (2, 0), value=7), torch.flip(x, [1, 2]), torch.flip(i, [0])),
                   (r(2, 3, 5), torch.arange(12).reshape(4, 3)), ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO})))
+    # group norm with weights (nn.GroupNorm) and without, nearest upsampling by scale and by
+    # size (x2, x4 by 1), and by 3, which shapec refuses (float32's 1 / 3 rounds ATen's index)
+    c.append(case("group_norm_upsample", lambda m, x: (m.gn(x), F.group_norm(x * 3 + 1, 4, eps=1e-3),
+                                                      F.interpolate(x, scale_factor=2, mode="nearest"),
+                                                      F.interpolate(x, size=(4 * x.shape[2], x.shape[3]), mode="nearest")),
+                  (r(2, 4, 3, 5),), ({0: AUTO, 2: AUTO, 3: AUTO},), gn=nn.GroupNorm(2, 4)))
+    c.append(case("upsample_by_3", lambda m, x: F.interpolate(x, scale_factor=3, mode="nearest"), (r(1, 2, 3, 4),),
+                  ({0: AUTO, 2: AUTO, 3: AUTO},)))
     # rounding (halves to even), sign, log1p / expm1 / log2, elu / celu / softplus
     c.append(case("unary_more", lambda m, x: (torch.round(torch.floor(x * 8) / 2) * 10 + torch.floor(x * 3) + torch.ceil(x) + torch.trunc(x * 5),
                                               torch.sign(x) * torch.log1p(x.abs()) + torch.expm1(x) + torch.log2(x.abs() + 1),
