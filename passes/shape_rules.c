@@ -1081,23 +1081,25 @@ static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
   return set_out(rc, 0, &out);
 }
 
-static bool rule_pool(sc_rule_ctx *rc, int n_outputs) {
+/* max and average pooling over the last `sp` dims (1 or 2) of a batched or unbatched input */
+static bool rule_pool(sc_rule_ctx *rc, int n_outputs, int sp) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
-  if (s.rank != 3 && s.rank != 4) return rule_error(rc, "2-D pooling expects a 3-D or 4-D input");
+  if (s.rank != sp + 1 && s.rank != sp + 2)
+    return rule_error(rc, "%d-D pooling expects a %d-D or %d-D input", sp, sp + 1, sp + 2);
   int64_t k[2], st[2], pad[2], dil[2];
-  if (!spatial_arg(rc, "kernel_size", 2, 1, k) || !spatial_arg(rc, "padding", 2, 0, pad) ||
-      !spatial_arg(rc, "dilation", 2, 1, dil))
+  if (!spatial_arg(rc, "kernel_size", sp, 1, k) || !spatial_arg(rc, "padding", sp, 0, pad) ||
+      !spatial_arg(rc, "dilation", sp, 1, dil))
     return false;
   int64_t sv[MAX_RANK];
   int m = 0;
   if (!const_ints_arg(rc, "stride", sv, MAX_RANK, &m, 0)) return false;
-  for (int i = 0; i < 2; i++) st[i] = m == 0 ? k[i] : m == 1 ? sv[0] : sv[i];
+  for (int i = 0; i < sp; i++) st[i] = m == 0 ? k[i] : m == 1 ? sv[0] : sv[i];
   bool ceil_mode = bool_arg(rc, "ceil_mode", false);
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < sp; i++) {
     if (st[i] <= 0 || k[i] <= 0) return rule_error(rc, "kernel and stride must be positive");
-    const sc_expr *in = s.d[s.rank - 2 + i];
+    const sc_expr *in = s.d[s.rank - sp + i];
     const sc_expr *o;
     if (!ceil_mode) {
       o = conv_out(rc, in, k[i], st[i], pad[i], dil[i]);
@@ -1110,7 +1112,7 @@ static bool rule_pool(sc_rule_ctx *rc, int n_outputs) {
         o = sc_expr_sub(rc->ctx, o, sc_expr_int(rc->ctx, 1));
     }
     guard(rc, "pool", sc_expr_rel(rc->ctx, SC_EXPR_GE, o, sc_expr_int(rc->ctx, 1)));
-    s.d[s.rank - 2 + i] = o;
+    s.d[s.rank - sp + i] = o;
   }
   for (int i = 0; i < n_outputs; i++)
     if (!set_out(rc, i, &s)) return false;
@@ -1345,8 +1347,9 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_CONVOLUTION: return rule_conv(rc, 0);
     case SC_OP_CONV1D: return rule_conv(rc, 1);
     case SC_OP_CONV2D: return rule_conv(rc, 2);
-    case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: return rule_pool(rc, 1);
-    case SC_OP_MAX_POOL2D_INDICES: return rule_pool(rc, 2);
+    case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: return rule_pool(rc, 1, 2);
+    case SC_OP_MAX_POOL2D_INDICES: return rule_pool(rc, 2, 2);
+    case SC_OP_MAX_POOL1D: case SC_OP_AVG_POOL1D: return rule_pool(rc, 1, 1);
     case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: return rule_adaptive_pool(rc);
     case SC_OP_BATCH_NORM_INFER: return rule_batch_norm(rc, true);
     case SC_OP_BATCH_NORM: return rule_batch_norm(rc, false);

@@ -817,21 +817,25 @@ static bool lower_pool(cg *g, const sc_node *n) {
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes];
   cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
   int r = x->v->meta.rank;
-  LLVMValueRef nc = prod(g, x->dims, 0, r - 2), h = x->dims[r - 2], w = x->dims[r - 1];
-  LLVMValueRef oh = out->dims[r - 2], ow = out->dims[r - 1];
-  if (n->op->id != SC_OP_ADAPTIVE_AVG_POOL2D && n->op->id != SC_OP_ADAPTIVE_AVG_POOL2D_) check_spatial_output(g, n, out, r - 2);
+  /* a 1-D pool is the 2-D one over [nc, 1, w] with a kernel of height 1 */
+  bool one_d = n->op->id == SC_OP_MAX_POOL1D || n->op->id == SC_OP_AVG_POOL1D;
+  int sp = one_d ? 1 : 2;
+  LLVMValueRef nc = prod(g, x->dims, 0, r - sp), h = one_d ? cg_i64(g, 1) : x->dims[r - 2], w = x->dims[r - 1];
+  LLVMValueRef oh = one_d ? cg_i64(g, 1) : out->dims[r - 2], ow = out->dims[r - 1];
+  if (n->op->id != SC_OP_ADAPTIVE_AVG_POOL2D && n->op->id != SC_OP_ADAPTIVE_AVG_POOL2D_) check_spatial_output(g, n, out, r - sp);
   if (n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D || n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D_) {
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64};
     LLVMValueRef a[7] = {x->data, out->data, nc, h, w, oh, ow};
     cg_call(g, "sc_k_adaptive_avg_pool2d_f32", g->voidt, p, 7, a, 7, false);
     return true;
   }
-  int64_t k[2], st[2], pad[2], dil[2];
-  spatial(n, "kernel_size", k, 2, 1);
-  if (!spatial(n, "stride", st, 2, 0)) st[0] = k[0], st[1] = k[1];
-  spatial(n, "padding", pad, 2, 0);
-  spatial(n, "dilation", dil, 2, 1);
-  if (n->op->id == SC_OP_AVG_POOL2D) {
+  int64_t k[2] = {1, 1}, st[2] = {1, 1}, pad[2] = {0, 0}, dil[2] = {1, 1};
+  int wd = one_d ? 1 : 0; /* a 1-D pool's numbers are the width's */
+  spatial(n, "kernel_size", k + wd, sp, 1);
+  if (!spatial(n, "stride", st + wd, sp, 0)) st[0] = k[0], st[1] = k[1];
+  spatial(n, "padding", pad + wd, sp, 0);
+  spatial(n, "dilation", dil + wd, sp, 1);
+  if (n->op->id == SC_OP_AVG_POOL2D || n->op->id == SC_OP_AVG_POOL1D) {
     LLVMTypeRef p[15] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32, g->i64};
     LLVMValueRef a[15] = {x->data, out->data, nc, h, w, cg_i64(g, k[0]), cg_i64(g, k[1]), cg_i64(g, st[0]), cg_i64(g, st[1]),
                           cg_i64(g, pad[0]), cg_i64(g, pad[1]), oh, ow,

@@ -125,8 +125,9 @@ CASES = {
                                    F.celu(x, 1.5)), [f([2, 3, 5])], [f([3, 2, 7])], [[A, A, A]]),
     # flips of one, two and every dim (padding: PyTorch 1.13 cannot trace it symbolically;
     # the real-torch corpus has it, test/real/cases.py pad_flip)
-    # (group norm and nearest upsampling: PyTorch 1.13 cannot trace them symbolically; the
-    # real-torch corpus has them, test/real/cases.py group_norm_upsample)
+    # (group norm, nearest upsampling and 1-D pooling: PyTorch 1.13 cannot trace them
+    # symbolically; the real-torch corpus has them, test/real/cases.py group_norm_upsample
+    # and pool1d)
     "flip": (lambda s, x: (torch.flip(x, [0]), torch.flip(x, [1, 2]), torch.flip(x, [-1, 0, 1]) * 2),
              [f([2, 3, 5])], [f([3, 4, 7])], [[A, A, A]]),
     "max_min": (lambda s, x, y: torch.maximum(x, y) - torch.minimum(x, y), [f([4, 3]), f([4, 3])], [f([2, 5]), f([2, 5])], [[A, A], [A, A]]),

@@ -284,6 +284,12 @@ def small_cases():
                                                       F.interpolate(x, scale_factor=2, mode="nearest"),
                                                       F.interpolate(x, size=(4 * x.shape[2], x.shape[3]), mode="nearest")),
                   (r(2, 4, 3, 5),), ({0: AUTO, 2: AUTO, 3: AUTO},), gn=nn.GroupNorm(2, 4)))
+    # 1-D pooling (avg_pool1d and max_pool1d in torch 2.14's IR), batched and not, with
+    # stride, padding, dilation and ceil mode
+    c.append(case("pool1d", lambda m, x, u: (F.max_pool1d(x, 3), F.max_pool1d(x, 3, 2, 1, dilation=2), F.avg_pool1d(x, 2),
+                                            F.avg_pool1d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+                                            F.max_pool1d(u, 2, ceil_mode=True)),
+                  (r(2, 3, 11), r(4, 9)), ({0: AUTO, 2: AUTO}, {1: AUTO})))
     c.append(case("upsample_by_3", lambda m, x: F.interpolate(x, scale_factor=3, mode="nearest"), (r(1, 2, 3, 4),),
                   ({0: AUTO, 2: AUTO, 3: AUTO},)))
     # rounding (halves to even), sign, log1p / expm1 / log2, elu / celu / softplus
