@@ -1041,7 +1041,8 @@ static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
   bool batched = sx.rank == sp + 2;
   if (!batched && sx.rank != sp + 1) return rule_error(rc, "input of rank %d for a %d-D convolution", sx.rank, sp);
   int64_t stride[MAX_RANK], pad[MAX_RANK], dil[MAX_RANK], outpad[MAX_RANK], groups;
-  bool transposed = bool_arg(rc, "transposed", false);
+  bool transposed = bool_arg(rc, "transposed", false) || rc->node->op->id == SC_OP_CONV_TRANSPOSE1D ||
+                    rc->node->op->id == SC_OP_CONV_TRANSPOSE2D;
   if (!spatial_arg(rc, "stride", sp, 1, stride) || !spatial_arg(rc, "padding", sp, 0, pad) ||
       !spatial_arg(rc, "dilation", sp, 1, dil) || !spatial_arg(rc, "output_padding", sp, 0, outpad) ||
       !const_int_arg(rc, "groups", 1, false, &groups))
@@ -1068,7 +1069,9 @@ static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
       o = sc_expr_add(rc->ctx, sc_expr_mul(rc->ctx, sc_expr_sub(rc->ctx, in, sc_expr_int(rc->ctx, 1)), sc_expr_int(rc->ctx, stride[i])),
                       sc_expr_int(rc->ctx, -2 * pad[i] + dil[i] * (k - 1) + outpad[i] + 1));
     }
-    guard(rc, "conv", sc_expr_rel(rc->ctx, SC_EXPR_GE, o, sc_expr_int(rc->ctx, 1)));
+    /* a transposed convolution may give an empty output (torch 2.14: conv_transpose1d
+     * of one element with kernel 4, stride 3, padding 2 is 0 long); a convolution may not */
+    guard(rc, "conv", sc_expr_rel(rc->ctx, SC_EXPR_GE, o, sc_expr_int(rc->ctx, transposed ? 0 : 1)));
     out.d[c + 1 + i] = o;
   }
   const sc_value *bias = tensor_arg(rc, "bias", false);
@@ -1347,6 +1350,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_CONVOLUTION: return rule_conv(rc, 0);
     case SC_OP_CONV1D: return rule_conv(rc, 1);
     case SC_OP_CONV2D: return rule_conv(rc, 2);
+    case SC_OP_CONV_TRANSPOSE1D: return rule_conv(rc, 1);
+    case SC_OP_CONV_TRANSPOSE2D: return rule_conv(rc, 2);
     case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: return rule_pool(rc, 1, 2);
     case SC_OP_MAX_POOL2D_INDICES: return rule_pool(rc, 2, 2);
     case SC_OP_MAX_POOL1D: case SC_OP_AVG_POOL1D: return rule_pool(rc, 1, 1);

@@ -752,7 +752,8 @@ static LLVMValueRef new_site(cg *g, const char *name) {
 }
 
 static bool lower_conv(cg *g, const sc_node *n) {
-  bool transposed = int_arg(n, "transposed", 0) != 0;
+  bool transposed = int_arg(n, "transposed", 0) != 0 || n->op->id == SC_OP_CONV_TRANSPOSE1D ||
+                    n->op->id == SC_OP_CONV_TRANSPOSE2D;
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
   cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
@@ -765,6 +766,17 @@ static bool lower_conv(cg *g, const sc_node *n) {
   bool batched = x->v->meta.rank == sp + 2;
   int c = batched ? 1 : 0;
   if (!transposed) check_spatial_output(g, n, out, c + 1);
+  if (transposed) { /* ATen refuses an empty image unless the batch or the channels are empty too */
+    int r = x->v->meta.rank;
+    LLVMValueRef empty = LLVMConstInt(g->i1, 0, 0), zero = cg_i64(g, 0);
+    for (int d = c + 1; d < r; d++) empty = LLVMBuildOr(g->B, empty, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[d], zero, "e"), "e");
+    LLVMValueRef items = prod(g, x->dims, 0, c + 1);
+    char fmt[160] = "Only zero batch or zero channel inputs are supported, but got input shape: [";
+    for (int d = 0; d < r; d++) strncat(fmt, d ? ", %lld" : "%lld", sizeof fmt - strlen(fmt) - 1);
+    strncat(fmt, "]", sizeof fmt - strlen(fmt) - 1);
+    cg_fail_msg_if(g, LLVMBuildAnd(g->B, empty, LLVMBuildICmp(g->B, LLVMIntNE, items, zero, "some"), "bad"), fmt, x->dims,
+                   (unsigned)r);
+  }
   LLVMValueRef one = cg_i64(g, 1);
   LLVMValueRef h = sp == 2 ? x->dims[c + 1] : one, wd = x->dims[c + sp];
   LLVMValueRef oh = sp == 2 ? out->dims[c + 1] : one, ow = out->dims[c + sp];

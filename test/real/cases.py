@@ -290,6 +290,13 @@ def small_cases():
                                             F.avg_pool1d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
                                             F.max_pool1d(u, 2, ceil_mode=True)),
                   (r(2, 3, 11), r(4, 9)), ({0: AUTO, 2: AUTO}, {1: AUTO})))
+    # transposed convolutions as torch 2.14's IR names them (conv_transpose2d.input,
+    # conv_transpose1d): stride, padding, output padding, groups, dilation, no bias
+    c.append(case("conv_transpose", lambda m, x, y: (m.up(x), m.grouped(x), m.line(y)), (r(2, 4, 5, 6), r(2, 3, 7)),
+                  ({0: AUTO, 2: AUTO, 3: AUTO}, {0: AUTO, 2: AUTO}),
+                  up=nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1),
+                  grouped=nn.ConvTranspose2d(4, 6, (2, 3), stride=(1, 2), groups=2, dilation=(2, 1), bias=False),
+                  line=nn.ConvTranspose1d(3, 2, 4, stride=3, padding=2)))
     c.append(case("upsample_by_3", lambda m, x: F.interpolate(x, scale_factor=3, mode="nearest"), (r(1, 2, 3, 4),),
                   ({0: AUTO, 2: AUTO, 3: AUTO},)))
     # rounding (halves to even), sign, log1p / expm1 / log2, elu / celu / softplus
