@@ -229,19 +229,20 @@ static int operand_index(const sc_node *n, const char *name) {
   return -1;
 }
 
-/* How many readers of value v are operands whose chain ends in v and stands. */
-static int chain_reads(const cg *g, const chain *chains, const sc_value *v) {
+/* For each node, how many of its result's readers are operands whose chain ends there and
+ * stands (reads[node], one int per node). */
+static void count_operand_reads(const cg *g, const chain *chains, int *reads) {
   const sc_graph *gr = g->p->graph;
-  int reads = 0;
+  memset(reads, 0, gr->n_nodes * sizeof *reads);
   for (size_t u = 0; u < gr->n_nodes; u++) {
     const sc_node *un = &gr->nodes[u];
     for (size_t k = 0; k < un->n_inputs; k++) {
       int which = operand_index(un, un->inputs[k].name);
       const sc_arg *a = &un->inputs[k].arg;
-      if (which >= 0 && a->n_items && a->items[0].value == v && chains[3 * u + (size_t)which].len) reads++;
+      if (which < 0 || !a->n_items || !a->items[0].value || a->items[0].value->def_node < 0) continue;
+      if (chains[3 * u + (size_t)which].len) reads[a->items[0].value->def_node]++;
     }
   }
-  return reads;
 }
 
 static const sc_value *end_of(const cg *g, const chain *c) {
@@ -254,7 +255,8 @@ void cg_plan_view_chains(cg *g) {
   size_t n = gr->n_nodes;
   chain *chains = calloc(3 * (n ? n : 1), sizeof *chains); /* per attention node and operand */
   bool *elided = calloc(n ? n : 1, sizeof *elided);
-  if (!chains || !elided) goto done;
+  int *operand_reads = calloc(n ? n : 1, sizeof *operand_reads), *step_reads = calloc(n ? n : 1, sizeof *step_reads);
+  if (!chains || !elided || !operand_reads || !step_reads) goto done;
   for (size_t i = 0; i < n; i++) {
     const sc_node *nd = &gr->nodes[i];
     /* past two batch dims the host path copies the operands compact (cg_ops.c, sdpa_host) */
@@ -275,10 +277,11 @@ void cg_plan_view_chains(cg *g) {
    * node or as a graph output) */
   for (bool changed = true; changed;) {
     changed = false;
+    count_operand_reads(g, chains, operand_reads);
     for (size_t c = 0; c < 3 * n; c++) {
       if (!chains[c].len) continue;
       const sc_value *end = end_of(g, &chains[c]);
-      if (chain_reads(g, chains, end) != cg_get(g, end)->uses) {
+      if (operand_reads[end->def_node] != cg_get(g, end)->uses) {
         chains[c].len = 0;
         changed = true;
       }
@@ -288,19 +291,18 @@ void cg_plan_view_chains(cg *g) {
    * an operand whose chain ends there; the other steps stay copies for their other readers */
   for (size_t c = 0; c < 3 * n; c++)
     for (int j = 0; j < chains[c].len; j++) elided[chains[c].nodes[j]] = true;
+  count_operand_reads(g, chains, operand_reads);
   for (bool changed = true; changed;) {
     changed = false;
+    memset(step_reads, 0, n * sizeof *step_reads); /* readers that are elided steps */
+    for (size_t u = 0; u < n; u++) {
+      const sc_value *in = elided[u] ? cg_tensor_input(&gr->nodes[u], "self") : NULL;
+      if (in && in->def_node >= 0) step_reads[in->def_node]++;
+    }
     for (size_t i = 0; i < n; i++) {
       if (!elided[i]) continue;
       const sc_value *v = gr->nodes[i].outputs[0].items[0].value;
-      int reads = chain_reads(g, chains, v);
-      for (size_t u = 0; u < n; u++) {
-        const sc_node *un = &gr->nodes[u];
-        if (!elided[u] || !is_chain_op(un)) continue;
-        const sc_value *in = cg_tensor_input(un, "self");
-        reads += in == v;
-      }
-      if (reads != cg_get(g, v)->uses) {
+      if (operand_reads[i] + step_reads[i] != cg_get(g, v)->uses) {
         elided[i] = false;
         changed = true;
       }
@@ -332,4 +334,6 @@ void cg_plan_view_chains(cg *g) {
 done:
   free(chains);
   free(elided);
+  free(operand_reads);
+  free(step_reads);
 }
