@@ -57,16 +57,20 @@ static const sc_expr *exact_quotient(sc_ctx *ctx, const sc_expr *a, const sc_exp
   return q && sc_expr_mul(ctx, q, b) == a ? q : NULL;
 }
 
-/* A compact tensor of shape v->shape. */
-static void compact_layout(sc_ctx *ctx, const sc_value *v, layout *l) {
+/* A compact tensor of shape v->shape; false for one with a dim of constant size 0 (no
+ * elements to view, nor sizes to divide by). */
+static bool compact_layout(sc_ctx *ctx, const sc_value *v, layout *l) {
   const sc_expr *stride = sc_expr_int(ctx, 1);
   l->rank = v->meta.rank;
   l->offset = sc_expr_int(ctx, 0);
   for (int d = l->rank - 1; d >= 0; d--) {
+    int64_t size;
+    if (sc_expr_is_const(v->shape[d], &size) && size == 0) return false;
     l->n[d] = is_one(v->shape[d]) ? 0 : 1;
     l->f[d][0] = (factor){v->shape[d], stride};
     stride = sc_expr_mul(ctx, stride, v->shape[d]);
   }
+  return true;
 }
 
 /* The same elements in row-major order regrouped into dims of the given sizes (view,
@@ -76,6 +80,10 @@ static void compact_layout(sc_ctx *ctx, const sc_value *v, layout *l) {
 static bool regroup(sc_ctx *ctx, const layout *in, const sc_expr *const *sizes, int rank, layout *out) {
   factor all[CG_MAX_RANK * MAX_FACTORS];
   int n = 0;
+  for (int d = 0; d < rank; d++) { /* a dim of constant size 0 has no elements to regroup (nor a quotient) */
+    int64_t v;
+    if (sc_expr_is_const(sizes[d], &v) && v == 0) return false;
+  }
   for (int d = 0; d < in->rank; d++)
     for (int k = 0; k < in->n[d]; k++) all[n++] = in->f[d][k];
   out->rank = rank;
@@ -203,7 +211,7 @@ static bool trace(cg *g, const sc_value *v, chain *c) {
     c->nodes[j] = t;
   }
   layout l;
-  compact_layout(g->ctx, at, &l);
+  if (!compact_layout(g->ctx, at, &l)) return false;
   for (int i = 0; i < c->len; i++) {
     const sc_node *n = &gr->nodes[c->nodes[i]];
     const sc_value *out = n->outputs[0].items[0].value;
