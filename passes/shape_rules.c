@@ -482,11 +482,17 @@ static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
   return set_out(rc, 0, &out);
 }
 
+/* expand to `size`, or expand_as: to other's shape */
 static bool rule_expand(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape in = {0}, out = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
-  out.rank = ints_arg(rc, "size", out.d, MAX_RANK, -1);
+  if (rc->node->op->id == SC_OP_EXPAND_AS) {
+    const sc_value *other = tensor_arg(rc, "other", true);
+    if (!other || !shape_of(rc, other, &out)) return false;
+  } else {
+    out.rank = ints_arg(rc, "size", out.d, MAX_RANK, -1);
+  }
   if (out.rank < in.rank) return rule_error(rc, "expand to fewer dimensions than the input has");
   for (int i = 0; i < out.rank; i++) {
     int k = i - (out.rank - in.rank);
@@ -1371,6 +1377,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MAX: case SC_OP_MIN: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_ARGMAX: case SC_OP_ARGMIN: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_ANY_DIM: return rule_reduce(rc, "dim", false, 1);
+    case SC_OP_LINALG_VECTOR_NORM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_MAX_DIM: case SC_OP_MIN_DIM: return rule_reduce(rc, "dim", false, 2);
     case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: return rule_view(rc, "size");
     case SC_OP_RESHAPE: return rule_view(rc, "shape");
@@ -1383,7 +1390,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_UNSQUEEZE: return rule_unsqueeze(rc);
     case SC_OP_SQUEEZE_DIM: return rule_squeeze(rc, false);
     case SC_OP_SQUEEZE_DIMS: return rule_squeeze(rc, true);
-    case SC_OP_EXPAND: return rule_expand(rc);
+    case SC_OP_EXPAND: case SC_OP_EXPAND_AS: return rule_expand(rc);
     case SC_OP_SLICE: return rule_slice(rc);
     case SC_OP_SELECT: return rule_select(rc);
     case SC_OP_NARROW: return rule_narrow(rc);

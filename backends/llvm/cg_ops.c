@@ -233,7 +233,7 @@ static bool lower_view(cg *g, const sc_node *n) {
       for (int d = 0; d < r; d++) st[d] = xs[perm[d]];
       break;
     }
-    case SC_OP_EXPAND:
+    case SC_OP_EXPAND: case SC_OP_EXPAND_AS:
       for (int d = 0; d < r; d++) {
         int k = d - (r - rx);
         int64_t one;
@@ -970,9 +970,61 @@ static bool lower_norm(cg *g, const sc_node *n) {
   }
 }
 
+/* linalg_vector_norm: |x|^ord into a scratch buffer, the reduction over it, the root. */
+static bool lower_vector_norm(cg *g, const sc_node *n, cg_value *x) {
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
+                    n->target);
+  if (x->v->meta.dtype != SC_DTYPE_F32 || !arg_none(arg(n, "dtype")))
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s (or with a dtype) has no CPU lowering (float32 "
+                    "has one)", n->target, sc_dtype_name(x->v->meta.dtype));
+  double ord = float_arg(n, "ord", 2);
+  if (isnan(ord)) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with a NaN order", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank;
+  int32_t mask[CG_MAX_RANK] = {0};
+  int64_t dims[CG_MAX_RANK];
+  int k = ints(n, "dim", dims, CG_MAX_RANK);
+  for (int i = 0; i < r; i++) mask[i] = k == 0;
+  for (int i = 0; i < k; i++) mask[norm_dim(dims[i], r)] = 1;
+  if (ord < 0 || ord == INFINITY) { /* no identity: ATen refuses an empty reduction, with these words */
+    char shown[32];
+    if (isinf(ord)) snprintf(shown, sizeof shown, "%s", ord > 0 ? "inf" : "-inf");
+    else if (ord == floor(ord)) snprintf(shown, sizeof shown, "%lld", (long long)ord);
+    else snprintf(shown, sizeof shown, "%g", ord);
+    char fmt[300];
+    if (k == 0) {
+      snprintf(fmt, sizeof fmt, "linalg.vector_norm cannot compute the %s norm on an empty tensor because the operation "
+               "does not have an identity", shown);
+      cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, x->numel, cg_i64(g, 0), "empty"), fmt, NULL, 0);
+    }
+    for (int i = 0; i < k; i++) {
+      snprintf(fmt, sizeof fmt, "linalg.vector_norm cannot compute the %s norm on the dimension %lldbecause this "
+               "dimension is empty and the operation does not have an identity", shown, (long long)dims[i]);
+      cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[norm_dim(dims[i], r)], cg_i64(g, 0), "empty"), fmt, NULL, 0);
+    }
+  }
+  cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
+  scratch->last_use = g->node;
+  LLVMValueRef tmp = cg_alloc_buffer(g, scratch, LLVMBuildMul(g->B, x->numel, cg_i64(g, 4), "bytes"));
+  LLVMTypeRef mp[4] = {g->ptr, g->ptr, g->i64, g->f64};
+  LLVMValueRef ma[4] = {x->data, tmp, x->numel, LLVMConstReal(g->f64, ord)};
+  cg_call(g, "sc_k_vector_norm_map_f32", g->voidt, mp, 4, ma, 4, false);
+  int op = isinf(ord) ? (ord > 0 ? SC_REDUCE_MAX : SC_REDUCE_MIN) : SC_REDUCE_SUM;
+  LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->f64};
+  LLVMValueRef a[7] = {tmp, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i32(g, mask, r),
+                       LLVMConstInt(g->i32, (unsigned)op, 0), LLVMConstReal(g->f64, 0)};
+  cg_call(g, "sc_k_reduce_f32", g->voidt, p, 7, a, 7, false);
+  LLVMTypeRef fp[3] = {g->ptr, g->i64, g->f64};
+  LLVMValueRef fa[3] = {out->data, out->numel, LLVMConstReal(g->f64, ord)};
+  cg_call(g, "sc_k_vector_norm_finish_f32", g->voidt, fp, 3, fa, 3, false);
+  return true;
+}
+
 static bool lower_reduce(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
+  if (n->op->id == SC_OP_LINALG_VECTOR_NORM) return lower_vector_norm(g, n, x);
   if (n->op->id == SC_OP_ANY_DIM) {
     int d = norm_dim(int_arg(n, "dim", 0), r);
     cg_value *out = produce(g, output(n, 0));

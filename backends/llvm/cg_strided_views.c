@@ -14,7 +14,7 @@
 static bool is_view_op(const sc_node *n) {
   if (!n->op || n->n_outputs != 1) return false;
   switch (n->op->id) {
-    case SC_OP_SLICE: case SC_OP_SELECT: case SC_OP_NARROW: case SC_OP_EXPAND:
+    case SC_OP_SLICE: case SC_OP_SELECT: case SC_OP_NARROW: case SC_OP_EXPAND: case SC_OP_EXPAND_AS:
     case SC_OP_PERMUTE: case SC_OP_TRANSPOSE: case SC_OP_T:
       return true;
     default:

@@ -297,6 +297,13 @@ def small_cases():
                   up=nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1),
                   grouped=nn.ConvTranspose2d(4, 6, (2, 3), stride=(1, 2), groups=2, dilation=(2, 1), bias=False),
                   line=nn.ConvTranspose1d(3, 2, 4, stride=3, padding=2)))
+    # linalg_vector_norm of orders 2 (F.normalize, with expand_as; x.norm()), 1, inf, -inf and
+    # 3, over dims and over everything, kept and not
+    c.append(case("vector_norm", lambda m, x: (F.normalize(x, dim=-1), x.norm(), torch.linalg.vector_norm(x, 1, dim=(0, 2), keepdim=True),
+                                              torch.linalg.vector_norm(x, float("inf"), dim=1),
+                                              torch.linalg.vector_norm(x, float("-inf"), dim=-1),
+                                              torch.linalg.vector_norm(x, 3, dim=1)),
+                  (r(2, 3, 5),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
     c.append(case("upsample_by_3", lambda m, x: F.interpolate(x, scale_factor=3, mode="nearest"), (r(1, 2, 3, 4),),
                   ({0: AUTO, 2: AUTO, 3: AUTO},)))
     # rounding (halves to even), sign, log1p / expm1 / log2, elu / celu / softplus

@@ -233,6 +233,11 @@ void sc_k_attention_f32(const float *q, const float *k, const float *v, const fl
                         int64_t scratch_bytes);
 
 /* ---- reductions (reduce.c) ---- */
+/* linalg_vector_norm in three steps: y[i] = |x[i]|^ord (x^2 for 2, |x| for 1 and +-inf,
+ * x != 0 for 0), then sc_k_reduce_f32 (a sum, or max / min for +-inf), then y^(1 / ord)
+ * (sqrt for 2) over the n results. */
+void sc_k_vector_norm_map_f32(const float *x, float *y, int64_t n, double ord);
+void sc_k_vector_norm_finish_f32(float *y, int64_t n, double ord);
 void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
                      double correction);
 /* The sum of integers or bools over the reduced dims, in int64 (torch's sum of a bool or

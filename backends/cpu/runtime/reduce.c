@@ -475,3 +475,25 @@ void sc_k_arg_reduce_f32(const float *x, float *values, int64_t *indices, int64_
       if (indices) indices[o * inner + j] = best;
     }
 }
+
+/* ---- linalg_vector_norm's elementwise steps (the sum between them is sc_k_reduce_f32's) */
+
+void sc_k_vector_norm_map_f32(const float *x, float *y, int64_t n, double ord) {
+  if (ord == 2) {
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] * x[i];
+  } else if (ord == 1 || isinf(ord)) {
+    for (int64_t i = 0; i < n; i++) y[i] = fabsf(x[i]);
+  } else if (ord == 0) { /* the count of nonzeros (NaN counts, as in torch) */
+    for (int64_t i = 0; i < n; i++) y[i] = x[i] != 0.0f;
+  } else {
+    for (int64_t i = 0; i < n; i++) y[i] = powf(fabsf(x[i]), (float)ord);
+  }
+}
+
+void sc_k_vector_norm_finish_f32(float *y, int64_t n, double ord) {
+  if (ord == 2) {
+    for (int64_t i = 0; i < n; i++) y[i] = sqrtf(y[i]);
+  } else if (ord != 1 && ord != 0 && !isinf(ord)) {
+    for (int64_t i = 0; i < n; i++) y[i] = powf(y[i], (float)(1.0 / ord));
+  }
+}
