@@ -1378,6 +1378,15 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ARGMAX: case SC_OP_ARGMIN: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_ANY_DIM: return rule_reduce(rc, "dim", false, 1);
     case SC_OP_LINALG_VECTOR_NORM: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_CUMSUM: {
+      const sc_value *x = tensor_arg(rc, "self", true);
+      shape s = {0};
+      int64_t dim;
+      if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, true, &dim)) return false;
+      int d;
+      if (!norm_dim(rc, dim, s.rank ? s.rank : 1, &d)) return false;
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_MAX_DIM: case SC_OP_MIN_DIM: return rule_reduce(rc, "dim", false, 2);
     case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: return rule_view(rc, "size");
     case SC_OP_RESHAPE: return rule_view(rc, "shape");

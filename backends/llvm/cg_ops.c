@@ -1021,10 +1021,39 @@ static bool lower_vector_norm(cg *g, const sc_node *n, cg_value *x) {
   return true;
 }
 
+/* cumsum over one dim: float32 into float32, integers and bools into int64 (torch's
+ * default); another dtype argument is refused. */
+static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
+                    n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
+  LLVMValueRef outer = prod(g, x->dims, 0, d), len = r ? x->dims[d] : cg_i64(g, 1), inner = prod(g, x->dims, d + 1, r);
+  sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
+  int kind = in_dt == SC_DTYPE_BOOL || in_dt == SC_DTYPE_U8 ? 0 : in_dt == SC_DTYPE_I8 ? 1 : in_dt == SC_DTYPE_I16 ? 2
+           : in_dt == SC_DTYPE_I32 ? 3 : in_dt == SC_DTYPE_I64 ? 4 : -1;
+  if (in_dt == SC_DTYPE_F32 && out_dt == SC_DTYPE_F32) {
+    LLVMTypeRef p[5] = {g->ptr, g->ptr, g->i64, g->i64, g->i64};
+    LLVMValueRef a[5] = {x->data, out->data, outer, len, inner};
+    cg_call(g, "sc_k_cumsum_f32", g->voidt, p, 5, a, 5, false);
+    return true;
+  }
+  if (kind >= 0 && out_dt == SC_DTYPE_I64) {
+    LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->i64, g->i64, g->i64};
+    LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), outer, len, inner};
+    cg_call(g, "sc_k_cumsum_i64", g->voidt, p, 6, a, 6, false);
+    return true;
+  }
+  return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, and integers "
+                  "or bools into int64, have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
+}
+
 static bool lower_reduce(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_LINALG_VECTOR_NORM) return lower_vector_norm(g, n, x);
+  if (n->op->id == SC_OP_CUMSUM) return lower_cumsum(g, n, x);
   if (n->op->id == SC_OP_ANY_DIM) {
     int d = norm_dim(int_arg(n, "dim", 0), r);
     cg_value *out = produce(g, output(n, 0));

@@ -304,6 +304,11 @@ def small_cases():
                                               torch.linalg.vector_norm(x, float("-inf"), dim=-1),
                                               torch.linalg.vector_norm(x, 3, dim=1)),
                   (r(2, 3, 5),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
+    # cumsum of floats (summed in double, as ATen's CPU kernel), of an int64 mask as position
+    # ids are made from it, of bools (into int64), over a negative dim
+    c.append(case("cumsum", lambda m, x, mask: (torch.cumsum(x, 1), x.cumsum(-1) * 2, (mask.cumsum(1) - 1) * mask,
+                                               (x > 0).cumsum(0)),
+                  (r(3, 6, 4), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 0, 0, 0]])), ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO})))
     c.append(case("upsample_by_3", lambda m, x: F.interpolate(x, scale_factor=3, mode="nearest"), (r(1, 2, 3, 4),),
                   ({0: AUTO, 2: AUTO, 3: AUTO},)))
     # rounding (halves to even), sign, log1p / expm1 / log2, elu / celu / softplus

@@ -237,6 +237,10 @@ void sc_k_attention_f32(const float *q, const float *k, const float *v, const fl
  * x != 0 for 0), then sc_k_reduce_f32 (a sum, or max / min for +-inf), then y^(1 / ord)
  * (sqrt for 2) over the n results. */
 void sc_k_vector_norm_map_f32(const float *x, float *y, int64_t n, double ord);
+/* cumsum over the middle dim of [outer, n, inner]: float32 summed in double (as ATen's CPU
+ * kernel accumulates), or integers and bools (kind as for sc_k_sum_i64) into int64. */
+void sc_k_cumsum_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
+void sc_k_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
 void sc_k_vector_norm_finish_f32(float *y, int64_t n, double ord);
 void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
                      double correction);

@@ -497,3 +497,31 @@ void sc_k_vector_norm_finish_f32(float *y, int64_t n, double ord) {
     for (int64_t i = 0; i < n; i++) y[i] = powf(y[i], (float)(1.0 / ord));
   }
 }
+
+/* ---- cumsum ------------------------------------------------------------------------- */
+
+void sc_k_cumsum_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner) {
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++) {
+      double acc = 0;
+      for (int64_t i = 0; i < n; i++) {
+        int64_t at = (o * n + i) * inner + j;
+        acc += x[at];
+        y[at] = (float)acc;
+      }
+    }
+}
+
+void sc_k_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner) {
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++) {
+      uint64_t acc = 0; /* wraps as torch's int64 sums do */
+      for (int64_t i = 0; i < n; i++) {
+        int64_t at = (o * n + i) * inner + j;
+        int64_t v = kind == 0 ? ((const uint8_t *)x)[at] : kind == 1 ? ((const int8_t *)x)[at]
+                  : kind == 2 ? ((const int16_t *)x)[at] : kind == 3 ? ((const int32_t *)x)[at] : ((const int64_t *)x)[at];
+        acc += (uint64_t)v;
+        y[at] = (int64_t)acc;
+      }
+    }
+}
