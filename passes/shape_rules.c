@@ -859,6 +859,20 @@ static bool rule_softmax(sc_rule_ctx *rc) {
 }
 
 /* The trailing dims of the input must equal normalized_shape, as must weight and bias. */
+/* A normalization's optional weight and bias: each of the shape `want` (n dims). */
+static bool affine_params(sc_rule_ctx *rc, const char *rule, const sc_expr *const *want, int n) {
+  static const char *const params[] = {"weight", "bias"};
+  for (int p = 0; p < 2; p++) {
+    const sc_value *w = tensor_arg(rc, params[p], false);
+    shape ws = {0};
+    if (!w) continue;
+    if (!shape_of(rc, w, &ws)) return false;
+    if (ws.rank != n) return rule_error(rc, "%s must have %d dim%s (%s)", params[p], n, n == 1 ? "" : "s", rule);
+    for (int i = 0; i < n; i++) eq_guard(rc, rule, ws.d[i], want[i]);
+  }
+  return true;
+}
+
 /* group_norm(input [n, c, ...], num_groups, weight [c], bias [c]) and native_group_norm
  * (which names the sizes and also gives the groups' mean and 1 / std, [n, groups]). */
 static bool rule_group_norm(sc_rule_ctx *rc, bool native) {
@@ -873,15 +887,7 @@ static bool rule_group_norm(sc_rule_ctx *rc, bool native) {
   if (sc_expr_is_const(in.d[1], &c) && c % g)
     return rule_error(rc, "Expected number of channels in input to be divisible by num_groups, but got input of shape "
                       "with %lld channels and num_groups=%lld", (long long)c, (long long)g);
-  static const char *const params[] = {"weight", "bias"};
-  for (int p = 0; p < 2; p++) {
-    const sc_value *w = tensor_arg(rc, params[p], false);
-    shape ws = {0};
-    if (!w) continue;
-    if (!shape_of(rc, w, &ws)) return false;
-    if (ws.rank != 1) return rule_error(rc, "%s must have one dim, the channels", params[p]);
-    eq_guard(rc, "group_norm", ws.d[0], in.d[1]);
-  }
+  if (!affine_params(rc, "group_norm", &in.d[1], 1)) return false;
   if (!set_out(rc, 0, &in)) return false;
   if (!native) return true;
   shape stat = {2, {in.d[0], groups[0]}};
@@ -897,15 +903,7 @@ static bool rule_layer_norm(sc_rule_ctx *rc, bool native) {
   if (n < 0) return rule_error(rc, "missing normalized_shape");
   if (n > in.rank) return rule_error(rc, "normalized_shape is longer than the input's shape");
   for (int i = 0; i < n; i++) in.d[in.rank - n + i] = eq_guard(rc, "layer_norm", in.d[in.rank - n + i], norm[i]);
-  static const char *const params[] = {"weight", "bias"};
-  for (int p = 0; p < 2; p++) {
-    const sc_value *w = tensor_arg(rc, params[p], false);
-    shape ws = {0};
-    if (!w) continue;
-    if (!shape_of(rc, w, &ws)) return false;
-    if (ws.rank != n) return rule_error(rc, "%s must have the normalized shape", params[p]);
-    for (int i = 0; i < n; i++) eq_guard(rc, "layer_norm", ws.d[i], norm[i]);
-  }
+  if (!affine_params(rc, "layer_norm", norm, n)) return false;
   if (!set_out(rc, 0, &in)) return false;
   if (!native) return true;
   shape stat = in;

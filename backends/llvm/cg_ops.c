@@ -1136,6 +1136,21 @@ static LLVMValueRef list_item(cg *g, const sc_node *n, const char *name, size_t 
   return a->items[i].value ? cg_expr(g, a->items[i].value->sym) : cg_i64(g, a->items[i].i);
 }
 
+/* Every element of out set to `value` in out's dtype (sc_k_fill); false, with the error
+ * reported, for a dtype without a lowering. */
+static bool fill_with(cg *g, const sc_node *n, cg_value *out, double value) {
+  sc_dtype dt = out->v->meta.dtype;
+  LLVMTypeRef t = cg_llvm_type(g, dt);
+  if (!t) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering", n->target, sc_dtype_name(dt));
+  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
+  LLVMValueRef slot = LLVMBuildAlloca(g->B, mem, "v");
+  LLVMBuildStore(g->B, (t == g->f32 || t == g->f64) ? LLVMConstReal(t, value) : LLVMConstInt(mem, (unsigned long long)(int64_t)value, 1), slot);
+  LLVMTypeRef p[4] = {g->ptr, g->i64, g->ptr, g->i64};
+  LLVMValueRef a[4] = {out->data, out->numel, slot, cg_elem_size(g, dt)};
+  cg_call(g, "sc_k_fill", g->voidt, p, 4, a, 4, false);
+  return true;
+}
+
 /* pad (constant mode) and constant_pad_nd: the output filled with the value, then x's part
  * that survives the cropping (negative pads) copied into place. */
 static bool lower_pad(cg *g, const sc_node *n) {
@@ -1146,15 +1161,7 @@ static bool lower_pad(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   cg_value *out = produce(g, output(n, 0));
   sc_dtype dt = out->v->meta.dtype;
-  LLVMTypeRef t = cg_llvm_type(g, dt);
-  if (!t) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no lowering", n->target, sc_dtype_name(dt));
-  double value = float_arg(n, "value", 0);
-  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
-  LLVMValueRef slot = LLVMBuildAlloca(g->B, mem, "v");
-  LLVMBuildStore(g->B, (t == g->f32 || t == g->f64) ? LLVMConstReal(t, value) : LLVMConstInt(mem, (unsigned long long)(int64_t)value, 1), slot);
-  LLVMTypeRef fp[4] = {g->ptr, g->i64, g->ptr, g->i64};
-  LLVMValueRef fa[4] = {out->data, out->numel, slot, cg_elem_size(g, dt)};
-  cg_call(g, "sc_k_fill", g->voidt, fp, 4, fa, 4, false);
+  if (!fill_with(g, n, out, float_arg(n, "value", 0))) return false;
   int r = out->v->meta.rank;
   size_t pairs = arg(n, "pad")->n_items / 2;
   LLVMValueRef xs[CG_MAX_RANK], os[CG_MAX_RANK], shape[CG_MAX_RANK], src_off = cg_i64(g, 0), dst_off = cg_i64(g, 0);
@@ -1306,15 +1313,7 @@ static bool lower_creation(cg *g, const sc_node *n) {
   double value = n->op->id == SC_OP_ONES || n->op->id == SC_OP_ONES_LIKE || n->op->id == SC_OP_NEW_ONES ? 1
                  : (n->op->id == SC_OP_FULL || n->op->id == SC_OP_FULL_LIKE) ? float_arg(n, "fill_value", 0)
                  : n->op->id == SC_OP_SCALAR_TENSOR ? float_arg(n, "s", 0) : 0;
-  LLVMTypeRef t = cg_llvm_type(g, dt);
-  if (!t) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering", n->target, sc_dtype_name(dt));
-  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
-  LLVMValueRef slot = LLVMBuildAlloca(g->B, mem, "v");
-  LLVMBuildStore(g->B, (t == g->f32 || t == g->f64) ? LLVMConstReal(t, value) : LLVMConstInt(mem, (unsigned long long)(int64_t)value, 1), slot);
-  LLVMTypeRef p[4] = {g->ptr, g->i64, g->ptr, g->i64};
-  LLVMValueRef a[4] = {out->data, out->numel, slot, cg_elem_size(g, dt)};
-  cg_call(g, "sc_k_fill", g->voidt, p, 4, a, 4, false);
-  return true;
+  return fill_with(g, n, out, value);
 }
 
 /* item() / _local_scalar_dense: the one element as an int64 symbol.  nonzero: the count
