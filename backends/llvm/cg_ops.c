@@ -1110,14 +1110,26 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
   int kind = in_dt == SC_DTYPE_BOOL || in_dt == SC_DTYPE_U8 ? 0 : in_dt == SC_DTYPE_I8 ? 1 : in_dt == SC_DTYPE_I16 ? 2
            : in_dt == SC_DTYPE_I32 ? 3 : in_dt == SC_DTYPE_I64 ? 4 : -1;
-  if (op == SC_REDUCE_SUM && kind >= 0 && out_dt == SC_DTYPE_I64) { /* (x > 0).sum(): a count */
+  /* (x > 0).sum(): a count in int64; mask.sum(dtype=torch.float32) the same count as float32 */
+  if (op == SC_REDUCE_SUM && kind >= 0 && (out_dt == SC_DTYPE_I64 || out_dt == SC_DTYPE_F32)) {
     if (g->cuda)
-      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into int64 has no CUDA lowering yet (export "
-                      "for the CPU)", n->target, sc_dtype_name(in_dt));
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CUDA lowering yet (export "
+                      "for the CPU)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
+    LLVMValueRef counts = out->data;
+    if (out_dt == SC_DTYPE_F32) {
+      cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
+      scratch->last_use = g->node;
+      counts = cg_alloc_buffer(g, scratch, LLVMBuildMul(g->B, out->numel, cg_i64(g, 8), "bytes"));
+    }
     LLVMTypeRef pi[6] = {g->ptr, g->ptr, g->i32, g->i32, g->ptr, g->ptr};
-    LLVMValueRef ai[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), LLVMConstInt(g->i32, (unsigned)r, 0),
+    LLVMValueRef ai[6] = {x->data, counts, LLVMConstInt(g->i32, (unsigned)kind, 0), LLVMConstInt(g->i32, (unsigned)r, 0),
                           array_i64(g, x->dims, r), array_i32(g, mask, r)};
     cg_call(g, "sc_k_sum_i64", g->voidt, pi, 6, ai, 6, false);
+    if (out_dt == SC_DTYPE_F32) {
+      LLVMTypeRef pc[3] = {g->ptr, g->ptr, g->i64};
+      LLVMValueRef ac[3] = {counts, out->data, out->numel};
+      cg_call(g, "sc_k_i64_to_f32", g->voidt, pc, 3, ac, 3, false);
+    }
     return true;
   }
   if (in_dt != SC_DTYPE_F32 || out_dt != SC_DTYPE_F32)

@@ -309,6 +309,11 @@ def small_cases():
     c.append(case("cumsum", lambda m, x, mask: (torch.cumsum(x, 1), x.cumsum(-1) * 2, (mask.cumsum(1) - 1) * mask,
                                                (x > 0).cumsum(0)),
                   (r(3, 6, 4), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 0, 0, 0]])), ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO})))
+    # sums of bools and ints asked for in float32 (a masked mean's count), and the count
+    # norm (order 0), whose decomposition is such a sum
+    c.append(case("sum_as_float", lambda m, x, mask: ((x * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True, dtype=torch.float32),
+                                                     torch.sum(x > 0, dtype=torch.float32), torch.linalg.vector_norm(x.relu(), 0, dim=2)),
+                  (r(2, 5, 3), torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 0]])), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
     c.append(case("upsample_by_3", lambda m, x: F.interpolate(x, scale_factor=3, mode="nearest"), (r(1, 2, 3, 4),),
                   ({0: AUTO, 2: AUTO, 3: AUTO},)))
     # rounding (halves to even), sign, log1p / expm1 / log2, elu / celu / softplus

@@ -525,3 +525,7 @@ void sc_k_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int
       }
     }
 }
+
+void sc_k_i64_to_f32(const int64_t *x, float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = (float)x[i];
+}
