@@ -3,7 +3,7 @@
  * [b, l, h, e] rows (the layout a linear layer leaves) and written back that way, k read
  * transposed, query counts that leave partial tiles and blocks, key counts that leave
  * partial panels and span several chunks of the product with v, widths that leave masked
- * columns, fewer keys than a panel (the plain loop), masks broadcast over batch items and
+ * columns, fewer keys than a panel (a row's scores in two vectors), masks broadcast over batch items and
  * rows, causal limits, one and two threads;
  * and ATen's answers at the edges: no keys gives zeros, a fully masked row gives NaN. */
 #include <check.h>
@@ -103,7 +103,10 @@ static const shape shapes[] = {
       {2, 1, 7, 600, 8, 24},    /* three chunks; fewer rows than a block */
       {1, 1, 1, 1, 1, 1},
       {3, 2, 25, 17, 64, 16},   /* a block and one row */
-      {2, 2, 9, 7, 5, 6},       /* fewer keys than a panel: the plain loop */
+      {2, 2, 9, 7, 5, 6},       /* fewer keys than a panel: one row at a time, 8 + 6 columns masked */
+      {2, 2, 4, 4, 4, 4},       /* nn.MultiheadAttention(8, 2) over four tokens */
+      {1, 3, 11, 15, 3, 37},    /* 15 keys (two vectors), three column steps, a tail of 5 */
+      {2, 1, 5, 9, 17, 16},     /* 9 keys: one past the first vector */
       {1, 2, 13, 48, 7, 40},    /* an odd number of panels; 32 + 8 columns (16 lanes: one full tile, one half) */
       {1, 1, 6, 33, 3, 17},     /* one key past two panels; 16 + 1 columns */
 };

@@ -485,6 +485,117 @@ __attribute__((target("avx512f,avx2,fma"))) static void block_rows16(const atten
   }
 }
 
+/* ---- fewer keys than a panel (nn.MultiheadAttention over a few tokens) ------------- */
+
+/* The lanes [0, w) of 8, as a maskload's mask. */
+__attribute__((target("avx2"))) static __m256i lanes8(int64_t w) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(w < 8 ? w : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* The largest lane; a NaN lane is ignored unless all are (then -inf), as lanes_max. */
+__attribute__((target("avx2"))) static inline float lanes_max_shuffled(__m256 x) {
+  x = _mm256_blendv_ps(x, _mm256_set1_ps(-INFINITY), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+}
+
+/* The sum of the lanes. */
+__attribute__((target("avx2"))) static inline float lanes_sum(__m256 x) {
+  __m128 h = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+}
+
+/* k of a batch item with fewer keys than a panel: one panel, zero past s. */
+static void pack_few_keys(const attention_job *j, const float *k, float *kp) {
+  memset(kp, 0, (size_t)(j->e * PANEL) * sizeof *kp);
+  for (int64_t key = 0; key < j->s; key++)
+    for (int64_t d = 0; d < j->e; d++) kp[d * PANEL + key] = k[key * j->ks[2] + d * j->ks[3]];
+}
+
+/* Rows [r, r + R) when s < 16: the keys are one packed panel, so a row's scores are one
+ * vector (two past 8 keys: `halves`), its softmax stays in registers, and its output is s
+ * rows of v scaled and added, 8 columns at a time.  R rows go together so that their
+ * chains (the products, the exponential's polynomial, the sums) overlap.  The tiles above
+ * would compute and walk 16-key panels for a few keys, and the plain loop waited on one
+ * addition at a time (the tiny attention's [2, 2, 8, 4] took 2.9 us). */
+__attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_rows(int R, int halves,
+                                                                                   const attention_job *j,
+                                                                                   const float *q, const float *v,
+                                                                                   const float *mask, float *out,
+                                                                                   int64_t r, const float *kp,
+                                                                                   float *scores) {
+  const __m256 scale = _mm256_set1_ps(j->scale), none = _mm256_set1_ps(-INFINITY);
+  const __m256 in[2] = {_mm256_castsi256_ps(lanes8(j->s)), _mm256_castsi256_ps(lanes8(j->s - 8))};
+  __m256 a[4][2], inv[4];
+  for (int t = 0; t < R; t++) a[t][0] = a[t][1] = _mm256_setzero_ps();
+  for (int64_t d = 0; d < j->e; d++)
+    for (int h = 0; h < halves; h++) {
+      __m256 kd = _mm256_load_ps(kp + d * PANEL + 8 * h);
+      for (int t = 0; t < R; t++)
+        a[t][h] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + (r + t) * j->qs[2] + d * j->qs[3]), kd, a[t][h]);
+    }
+  for (int t = 0; t < R; t++) {
+    float *row = scores + t * PANEL;
+    for (int h = 0; h < halves; h++) a[t][h] = _mm256_mul_ps(a[t][h], scale);
+    if (mask || j->causal) {
+      for (int h = 0; h < halves; h++) _mm256_store_ps(row + 8 * h, a[t][h]);
+      limit_row(j, row, mask ? mask + (r + t) * j->ms[2] : NULL, j->causal ? r + t : j->s);
+      for (int h = 0; h < halves; h++) a[t][h] = _mm256_load_ps(row + 8 * h);
+    }
+    __m256 m = _mm256_blendv_ps(none, a[t][0], in[0]);
+    if (halves == 2) m = _mm256_max_ps(_mm256_blendv_ps(none, a[t][1], in[1]), m); /* a NaN lane keeps m */
+    float mx = lanes_max_shuffled(m);
+    __m256 shift = _mm256_set1_ps(mx), sum8 = _mm256_setzero_ps();
+    for (int h = 0; h < halves; h++) { /* keys past s give 0 */
+      __m256 p = _mm256_and_ps(exp_nonpositive8(_mm256_sub_ps(a[t][h], shift)), in[h]);
+      _mm256_store_ps(row + 8 * h, p);
+      sum8 = _mm256_add_ps(sum8, p);
+    }
+    float sum = lanes_sum(sum8);
+    if (isinf(mx)) sum = NAN; /* a fully masked row (or an infinite score): NaN, as ATen */
+    inv[t] = _mm256_set1_ps(1.0f / sum); /* float inputs: as (float)(1.0 / sum) */
+  }
+  for (int64_t c = 0; c < j->ev; c += 8) {
+    int64_t w = j->ev - c < 8 ? j->ev - c : 8;
+    __m256i cols = lanes8(w);
+    __m256 o[4];
+    for (int t = 0; t < R; t++) o[t] = _mm256_setzero_ps();
+    for (int64_t key = 0; key < j->s; key++) {
+      __m256 b = _mm256_maskload_ps(v + key * j->vs[2] + c, cols);
+      for (int t = 0; t < R; t++) o[t] = _mm256_fmadd_ps(_mm256_broadcast_ss(scores + t * PANEL + key), b, o[t]);
+    }
+    for (int t = 0; t < R; t++) {
+      float *orow = out + (r + t) * j->os[2] + c, part[8];
+      __m256 y = _mm256_mul_ps(o[t], inv[t]);
+      if (w == 8) {
+        _mm256_storeu_ps(orow, y);
+        continue;
+      }
+      _mm256_storeu_ps(part, y); /* a masked store is microcoded on AMD: a few plain ones instead */
+      for (int64_t x = 0; x < w; x++) orow[x] = part[x];
+    }
+  }
+}
+
+/* few_keys_rows over rows [first, last), four at a time, with R and halves as constants. */
+__attribute__((target("avx2,fma"))) static void block_few_keys(const attention_job *j, const float *q, const float *v,
+                                                                const float *mask, float *out, int64_t first,
+                                                                int64_t last, const float *kp, float *scores) {
+#define ROWS_OF(R) (j->s > 8 ? few_keys_rows(R, 2, j, q, v, mask, out, r, kp, scores) \
+                             : few_keys_rows(R, 1, j, q, v, mask, out, r, kp, scores))
+  int64_t r = first;
+  for (; r + 4 <= last; r += 4) ROWS_OF(4);
+  switch (last - r) {
+    case 3: ROWS_OF(3); break;
+    case 2: ROWS_OF(2); break;
+    case 1: ROWS_OF(1); break;
+    default: break;
+  }
+#undef ROWS_OF
+}
+
 /* ---- without AVX2: the same steps, one row at a time -------------------------------- */
 
 static void block_plain(const attention_job *j, const float *q, const float *k, const float *v, const float *mask,
@@ -526,8 +637,14 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
       const float *v = j->v + o * j->vs[0] + i * j->vs[1];
       const float *mask = j->mask ? j->mask + o * j->ms[0] + i * j->ms[1] : NULL;
       float *out = j->out + o * j->os[0] + i * j->os[1];
-      if (!avx2 || j->s < PANEL) { /* fewer keys than a panel: packing and 16-wide tiles would be mostly padding */
+      if (!avx2) {
         block_plain(j, q, k, v, mask, out, r0, r1, scores);
+        continue;
+      }
+      if (j->s < PANEL) {
+        if (packed != b) pack_few_keys(j, k, kp);
+        packed = b;
+        block_few_keys(j, q, v, mask, out, r0, r1, kp, scores);
         continue;
       }
       if (packed != b) { /* consecutive items share a batch item: pack its keys once */

@@ -1,0 +1,80 @@
+/* Products of at most 2,048 multiply-adds (the tiny path of sc_k_bmm_f32,
+ * backends/cpu/runtime/gemm.c) against a double-precision reference: A and B each upright
+ * or transposed, column counts that leave a masked vector (1-7 past a multiple of 8) and
+ * several 32-column steps, odd row counts (a row without its pair), a batch, alpha and
+ * beta (beta 0 must not read C, which holds NaN).  Around the limit, the products on
+ * either side of it (OpenBLAS past it) agree with the same reference. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "backends/cpu/runtime/kernels.h"
+#include "run_suite.h"
+
+static float value(unsigned *state) {
+  *state = *state * 1103515245u + 12345u;
+  return (float)((*state >> 8) % 2001) / 1000.0f - 1.0f;
+}
+
+/* C = alpha op(A) op(B) + beta C for `batch` products, checked element by element. */
+static void check_product(int64_t batch, int64_t m, int64_t n, int64_t k, int trans_a, int trans_b, float alpha,
+                          float beta, unsigned *state) {
+  int64_t sa = m * k, sb = k * n, sc = m * n;
+  float *a = malloc(sizeof(float) * (size_t)(batch * sa)), *b = malloc(sizeof(float) * (size_t)(batch * sb));
+  float *c = malloc(sizeof(float) * (size_t)(batch * sc)), *c0 = malloc(sizeof(float) * (size_t)(batch * sc));
+  for (int64_t x = 0; x < batch * sa; x++) a[x] = value(state);
+  for (int64_t x = 0; x < batch * sb; x++) b[x] = value(state);
+  for (int64_t x = 0; x < batch * sc; x++) c[x] = c0[x] = beta == 0.0f ? NAN : value(state);
+  ck_assert_int_eq(sc_k_bmm_f32(batch, m, n, k, a, sa, trans_a, b, sb, trans_b, c, alpha, beta), SHAPEC_OK);
+  for (int64_t t = 0; t < batch; t++)
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double want = 0;
+        for (int64_t p = 0; p < k; p++) {
+          double x = trans_a ? a[t * sa + p * m + i] : a[t * sa + i * k + p];
+          double y = trans_b ? b[t * sb + j * k + p] : b[t * sb + p * n + j];
+          want += x * y;
+        }
+        want *= alpha;
+        if (beta != 0.0f) want += (double)beta * c0[t * sc + i * n + j];
+        float got = c[t * sc + i * n + j];
+        ck_assert_msg(fabs(got - want) <= 1e-5 * (1.0 + (double)k), "[%lld] %lldx%lldx%lld A^T %d B^T %d alpha %g beta %g: "
+                      "C[%lld][%lld] = %.9g, want %.9g", (long long)t, (long long)m, (long long)n, (long long)k, trans_a,
+                      trans_b, alpha, beta, (long long)i, (long long)j, got, want);
+      }
+  free(a), free(b), free(c), free(c0);
+}
+
+START_TEST(test_matches_reference) {
+  static const int64_t ms[] = {1, 2, 3, 8}, ns[] = {1, 3, 8, 9, 24, 31, 33, 70}, ks[] = {1, 2, 8, 9};
+  static const float alphas[] = {1.0f, 0.5f}, betas[] = {0.0f, 1.0f, 0.25f};
+  unsigned state = 7;
+  for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+      for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+        for (int trans = 0; trans < 4; trans++)
+          for (int ab = 0; ab < 6; ab++)
+            check_product(2, ms[mi], ns[ni], ks[ki], trans & 1, trans >> 1, alphas[ab % 2], betas[ab / 2], &state);
+}
+END_TEST
+
+/* 8 x 16 x 16 (2,048: the tiny path) and 8 x 16 x 17 (OpenBLAS), and the tiny
+ * attention's in-projection, 8 x 24 x 8, as a linear layer computes it. */
+START_TEST(test_at_the_limit) {
+  unsigned state = 11;
+  for (int trans = 0; trans < 4; trans++) {
+    check_product(1, 8, 16, 16, trans & 1, trans >> 1, 1.0f, 0.0f, &state);
+    check_product(1, 8, 16, 17, trans & 1, trans >> 1, 1.0f, 1.0f, &state);
+  }
+  check_product(1, 8, 24, 8, 0, 1, 1.0f, 1.0f, &state);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("tiny_gemm");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, test_matches_reference);
+  tcase_add_test(tc, test_at_the_limit);
+  suite_add_tcase(s, tc);
+  return tu_run(s);
+}
