@@ -81,6 +81,10 @@ int sc_rt_blas_ready(char *err, size_t errlen) {
  * attention's in-projection, 8 x 24 x 8, spent 200 ns in OpenBLAS). */
 enum { TINY_GEMM = 2048 }; /* m * n * k at most */
 
+bool sc_k_tiny_product(int64_t m, int64_t n, int64_t k) {
+  return k > 0 && m <= TINY_GEMM && n <= TINY_GEMM && k <= TINY_GEMM && m * n * k <= TINY_GEMM;
+}
+
 /* lda, ldb, ldc: the distance between rows of the matrices as stored (BLAS's meaning).
  * A transposed operand is first copied upright (at most TINY_GEMM floats): a linear
  * layer's weights [n, k] become [k, n].  Each row of C is then built as a sum of rows of B
@@ -251,7 +255,7 @@ int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
   if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) return SHAPEC_ERR_ARGUMENT; /* blasint is 32-bit */
   if (m == 0 || n == 0) return SHAPEC_OK;
   if (sc_rt_blas_error()) return SHAPEC_ERR_CPU; /* prepare reported it with a message */
-  if (k > 0 && m * n * k <= TINY_GEMM) {
+  if (sc_k_tiny_product(m, n, k)) {
     for (int64_t i = 0; i < batch; i++)
       tiny_gemm(m, n, k, a + i * a_batch_stride, trans_a ? m : k, trans_a, b + i * b_batch_stride, trans_b ? k : n, trans_b,
                 c + i * m * n, n, alpha, beta);

@@ -140,10 +140,20 @@ typedef struct plan {
 
 enum { SITE_PLANS = 8 };
 
+/* A linear layer's constant weights [n, k] copied upright ([k, n]) for the built-in tiny
+ * product (gemm.c), which would otherwise copy them so on every call: 40% of the tiny
+ * attention's in-projection. */
+typedef struct upright_weights {
+  const float *from;
+  int64_t n, k;
+  float data[];
+} upright_weights;
+
 typedef struct site {
   pthread_mutex_t lock;
   int n_plans;
   plan plans[SITE_PLANS];
+  _Atomic(upright_weights *) upright; /* made once, then only read */
 } site;
 
 static void destroy_plan(plan *p) {
@@ -743,20 +753,37 @@ static bool make_linear_plan(plan *p, const conv_shape *key) {
 }
 
 /* The built-in path: the bias broadcast into y's rows, OpenBLAS, then the activation and
- * the residual; without an activation OpenBLAS starts from bias + residual. */
-static int linear_builtin(const float *x, const float *w, const float *bias, const float *residual, float *y, int64_t m,
-                          int64_t n, int64_t k, int32_t act) {
+ * the residual; without an activation OpenBLAS starts from bias + residual.  w is [n, k],
+ * or [k, n] when `upright`. */
+static int linear_builtin(const float *x, const float *w, int32_t upright, const float *bias, const float *residual,
+                          float *y, int64_t m, int64_t n, int64_t k, int32_t act) {
   bool start_from_residual = residual && act == SC_ACT_NONE;
   if (start_from_residual)
     for (int64_t r = 0; r < m; r++)
       for (int64_t j = 0; j < n; j++) y[r * n + j] = residual[r * n + j] + (bias ? bias[j] : 0.0f);
   else if (bias)
     for (int64_t r = 0; r < m; r++) memcpy(y + r * n, bias, (size_t)n * sizeof(float));
-  int rc = sc_k_bmm_f32(1, m, n, k, x, 0, 0, w, 0, 1, y, 1.0f, bias || start_from_residual ? 1.0f : 0.0f);
+  int rc = sc_k_bmm_f32(1, m, n, k, x, 0, 0, w, 0, !upright, y, 1.0f, bias || start_from_residual ? 1.0f : 0.0f);
   if (rc == SHAPEC_OK && act != SC_ACT_NONE) sc_k_activation_f32(y, m * n, act);
   if (rc == SHAPEC_OK && residual && !start_from_residual)
     for (int64_t e = 0; e < m * n; e++) y[e] += residual[e];
   return rc;
+}
+
+/* The site's upright copy of the constant w [n, k], made on the first call; NULL when
+ * memory runs out (the caller then reads w as it is). */
+static const float *upright_copy(site *s, const float *w, int64_t n, int64_t k) {
+  upright_weights *u = atomic_load(&s->upright);
+  if (!u) {
+    upright_weights *fresh = malloc(sizeof *fresh + (size_t)(n * k) * sizeof(float)), *expected = NULL;
+    if (!fresh) return NULL;
+    *fresh = (upright_weights){w, n, k};
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t p = 0; p < k; p++) fresh->data[p * n + j] = w[j * k + p];
+    if (atomic_compare_exchange_strong(&s->upright, &expected, fresh)) u = fresh;
+    else free(fresh), u = expected;
+  }
+  return u->from == w && u->n == n && u->k == k ? u->data : NULL;
 }
 
 int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
@@ -774,8 +801,13 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
   bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && !vector && !tall;
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
+  if (!use && weights_constant && sc_k_tiny_product(m, n, k)) {
+    site *t = site_of(slot);
+    const float *up = t ? upright_copy(t, w, n, k) : NULL;
+    if (up) return linear_builtin(x, up, 1, bias, residual, y, m, n, k, act);
+  }
   site *s = use ? site_of(slot) : NULL;
-  if (!s) return linear_builtin(x, w, bias, residual, y, m, n, k, act);
+  if (!s) return linear_builtin(x, w, 0, bias, residual, y, m, n, k, act);
   int threads = openmp_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   /* kh = 0 marks a linear layer's key; a site holds one kind */
@@ -783,7 +815,7 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
                     .has_residual = residual != NULL};
   int rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_linear_plan, NULL);
   if (callers != threads) dnnl.omp_set_num_threads(callers);
-  if (rc == NOT_RAN) return linear_builtin(x, w, bias, residual, y, m, n, k, act);
+  if (rc == NOT_RAN) return linear_builtin(x, w, 0, bias, residual, y, m, n, k, act);
   return rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
 }
 
