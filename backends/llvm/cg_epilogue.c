@@ -77,6 +77,21 @@ static bool read_between(const sc_graph *gr, size_t from, size_t to, const sc_va
   return false;
 }
 
+/* What y renames when it is the output of an identity at inference (dropout, as
+ * nn.TransformerEncoderLayer has before each residual add; detach, alias), each step its
+ * input's only reader: the value that node computes.  Those nodes rename their input
+ * (lower_view), so the add may take the product's buffer through them. */
+static cg_value *through_renames(cg *g, cg_value *y) {
+  for (;;) {
+    const sc_node *d = &g->p->graph->nodes[y->v->def_node];
+    int id = d->op->id;
+    if (id != SC_OP_DROPOUT && id != SC_OP_DETACH && id != SC_OP_ALIAS) return y;
+    cg_value *x = only_reader_of(g, d, id == SC_OP_DROPOUT ? "input" : "self");
+    if (!x || x->v->meta.rank != y->v->meta.rank) return y;
+    y = x;
+  }
+}
+
 /* r + linear(x) or linear(x) + r, same shapes: the layer's residual. */
 static void plan_residual(cg *g, size_t i) {
   const sc_graph *gr = g->p->graph;
@@ -89,6 +104,7 @@ static void plan_residual(cg *g, size_t i) {
     cg_value *y = only_reader_of(g, n, side ? "other" : "self");
     const sc_value *r = cg_tensor_input(n, side ? "self" : "other");
     if (!y || !r || r == y->v || r->meta.dtype != SC_DTYPE_F32 || r->meta.rank != out->meta.rank) continue;
+    y = through_renames(g, y);
     size_t l = (size_t)y->v->def_node;
     const sc_node *ln = &gr->nodes[l];
     const sc_value *w = ln->op->id == SC_OP_LINEAR ? cg_tensor_input(ln, "weight") : NULL;

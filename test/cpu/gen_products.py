@@ -81,6 +81,24 @@ class Residuals(torch.nn.Module):
         return h + l5, l5 * 0.5
 
 
+class DropoutResiduals(torch.nn.Module):
+    """Residual adds with an inference dropout between the layer and the add, as in
+    nn.TransformerEncoderLayer: taken through it; not when the value is read again (torch's
+    trace reads the dropout's output for every later use of l2 and d3)."""
+
+    def __init__(self, d=24):
+        super().__init__()
+        self.l1, self.l2, self.l3 = (torch.nn.Linear(d, d) for _ in range(3))
+        self.drop = torch.nn.Dropout(0.1)
+
+    def forward(self, x):
+        h = x + self.drop(self.l1(x))
+        l2 = self.l2(h)
+        h = h + self.drop(l2)
+        d3 = self.drop(self.l3(h))
+        return h + d3, l2 * 2.0, d3 * 0.5
+
+
 class LongAttention(torch.nn.Module):
     """Attention spelled out with bmm over more keys than one chunk of the fused kernel
     (backends/cpu/runtime/attention.c), a head width that leaves a partial tile, a
@@ -175,6 +193,7 @@ export("shared_views", SharedViews(), [randn(2, 3, 16, 8), randn(2, 3, 12, 8)], 
 export("bmm", Bmm(), [randn(16, 4, 8), randn(12, 4, 8)], [randn(5, 2, 8), randn(9, 2, 8)],
        ({0: T, 1: B}, {0: Dim("s", min=2, max=512), 1: B}))
 export("residuals", Residuals(), [randn(2, 10, 24)], [randn(1, 3, 24)], ({0: B, 1: T},))
+export("dropout_residuals", DropoutResiduals(), [randn(2, 10, 24)], [randn(1, 3, 24)], ({0: B, 1: T},))
 S = Dim("s", min=2, max=2048)
 export("long_attention", LongAttention(), [randn(6, 37, 20), randn(6, 300, 20), randn(6, 300, 20)],
        [randn(2, 9, 20), randn(2, 530, 20), randn(2, 530, 20)], ({0: B, 1: T}, {0: B, 1: S}, {0: B, 1: S}))

@@ -32,7 +32,8 @@ ABSORBED = {
     "residuals": (0, 0, 0, 1, 0),
     "strided_views": (0, 0, 0, 0, 0),     # not: a ReLU between (fused with the add), r after the layer, alpha 2, read twice
     "long_attention": (1, 0, 1, 0, 1),  # k^T; / 3; 300 and 530 keys (chunks of the kernel), width 20
-    "torch_layer": (0, 1, 0, 0, 0),     # the attention's result written permuted for the out-projection
+    "dropout_residuals": (0, 0, 0, 1, 0),  # through the first dropout only: the other two are read twice
+    "torch_layer": (0, 1, 0, 1, 0),     # the attention's result written permuted; the second residual (through dropout)
     "chains_shared": (0, 0, 0, 0, 0),
 }
 
