@@ -336,6 +336,9 @@ DIRECT = {
     # the 2x2 / 2 pool's own loop (nn.c, max_pool_2x2), an odd width's last column left out
     "max_pool2d_2x2_nan": (aten("max_pool2d.default"), [fnan([2, 3, 8, 9])], [fnan([1, 3, 6, 7])], [[A, None, A, A]],
                            [X0, ("kernel_size", IS([2, 2])), ("stride", IS([2, 2]))]),
+    # rows of 9 and 14 outputs: steps of four and tails of one and two, an odd height's last row left out
+    "max_pool2d_2x2_wide": (aten("max_pool2d.default"), [fnan([2, 2, 6, 19])], [fnan([3, 2, 5, 29])], [[A, None, A, A]],
+                            [X0, ("kernel_size", IS([2, 2])), ("stride", IS([2, 2]))]),
     "max_pool2d_with_indices_op": (aten("max_pool2d_with_indices.default"), [f([2, 3, 9, 8])], [f([1, 3, 6, 7])],
                                    [[A, None, A, A]], [X0, ("kernel_size", IS([3, 3])), ("stride", IS([2, 2])),
                                                        ("padding", IS([1, 1]))]),

@@ -473,7 +473,46 @@ static bool plain_2x2(const max_pool_job *j) {
 
 static inline float max_step(float b, float v) { return (v > b || v != v) && b == b ? v : b; }
 
+/* max of a and b lane by lane, a NaN kept (vmaxps alone returns b where either is NaN). */
+__attribute__((target("avx2"))) static inline __m256 max_keeping_nan(__m256 a, __m256 b) {
+  return _mm256_blendv_ps(_mm256_max_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+
+/* max_pool_2x2 in vectors: the two input rows' maximum, then that of each pair of columns,
+ * four outputs a step.  (One expression per output waited on four dependent selects: a
+ * tiny CNN's pool of eight [4, 4] planes took 0.18 us.)  NaN as in max_step: any NaN
+ * among the four taps gives a NaN (one of theirs, not always the first). */
+__attribute__((target("avx2"))) static void max_pool_2x2_avx2(const max_pool_job *j, int64_t begin, int64_t end) {
+  int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
+  const __m256i pairs = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7), lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int64_t p = begin; p < end; p++)
+    for (int64_t oy = 0; oy < oh; oy++) {
+      const float *r0 = j->x + (p * h + 2 * oy) * w, *r1 = r0 + w;
+      float *yr = j->y + (p * oh + oy) * ow;
+      for (int64_t ox = 0; ox < ow; ox += 4) {
+        int64_t n = ow - ox < 4 ? ow - ox : 4; /* outputs this step, from 2 n input columns */
+        __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(2 * n)), lane);
+        __m256 a = _mm256_maskload_ps(r0 + 2 * ox, in), b = _mm256_maskload_ps(r1 + 2 * ox, in);
+        /* even columns in the low half, odd ones in the high half: rows first, then pairs */
+        __m256 m = max_keeping_nan(_mm256_permutevar8x32_ps(a, pairs), _mm256_permutevar8x32_ps(b, pairs));
+        __m128 lo = _mm256_castps256_ps128(m), hi = _mm256_extractf128_ps(m, 1);
+        __m128 y = _mm_blendv_ps(_mm_max_ps(lo, hi), lo, _mm_cmpunord_ps(lo, lo));
+        if (n == 4) {
+          _mm_storeu_ps(yr + ox, y);
+        } else {
+          float part[4];
+          _mm_storeu_ps(part, y);
+          for (int64_t k = 0; k < n; k++) yr[ox + k] = part[k];
+        }
+      }
+    }
+}
+
 static void max_pool_2x2(const max_pool_job *j, int64_t begin, int64_t end) {
+  if (sc_rt_has_avx2()) {
+    max_pool_2x2_avx2(j, begin, end);
+    return;
+  }
   int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
   for (int64_t p = begin; p < end; p++)
     for (int64_t oy = 0; oy < oh; oy++) {
