@@ -85,27 +85,14 @@ bool sc_k_tiny_product(int64_t m, int64_t n, int64_t k) {
   return k > 0 && m <= TINY_GEMM && n <= TINY_GEMM && k <= TINY_GEMM && m * n * k <= TINY_GEMM;
 }
 
-/* lda, ldb, ldc: the distance between rows of the matrices as stored (BLAS's meaning).
- * A transposed operand is first copied upright (at most TINY_GEMM floats): a linear
- * layer's weights [n, k] become [k, n].  Each row of C is then built as a sum of rows of B
+/* C = alpha A B + beta C with A and B upright; lda, ldb, ldc: the distance between rows of
+ * the matrices as stored (BLAS's meaning).  Each row of C is built as a sum of rows of B
  * scaled by A's elements: the loop over C's columns has no dependence between iterations
  * and vectorizes, where one dot product per element waited on its own additions (a tiny
  * convolution's 2x9 by 9x25 product).  Each element adds its k products in order. */
-__attribute__((always_inline)) static inline void tiny_gemm_body(int64_t m, int64_t n, int64_t k, const float *a,
-                                                                 int64_t lda, int32_t trans_a, const float *b,
-                                                                 int64_t ldb, int32_t trans_b, float *c, int64_t ldc,
-                                                                 float alpha, float beta) {
-  float a_up[TINY_GEMM], b_up[TINY_GEMM], row[TINY_GEMM];
-  if (trans_a) {
-    for (int64_t i = 0; i < m; i++)
-      for (int64_t p = 0; p < k; p++) a_up[i * k + p] = a[p * lda + i];
-    a = a_up, lda = k;
-  }
-  if (trans_b) {
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t p = 0; p < k; p++) b_up[p * n + j] = b[j * ldb + p];
-    b = b_up, ldb = n;
-  }
+static void tiny_rows_plain(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+                            float *c, int64_t ldc, float alpha, float beta) {
+  float row[TINY_GEMM];
   for (int64_t i = 0; i < m; i++) {
     for (int64_t j = 0; j < n; j++) row[j] = 0.0f;
     for (int64_t p = 0; p < k; p++) {
@@ -127,10 +114,10 @@ __attribute__((target("avx2"))) static inline __m256i lanes8(int64_t w) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(w < 8 ? w : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/* Rows of C, V vectors of 8 columns from j0 (the last one `tail` masked), each kept in a
- * register across the k steps; two rows at a time, so that four to eight chains of
- * multiply-adds overlap.  A row kept in memory instead waited on its store and reload at
- * every step (in-projection 8 x 24 x 8: 0.27 us). */
+/* tiny_rows_plain for V vectors of 8 columns (w of them, the last vector `tail` masked),
+ * each kept in a register across the k steps; two rows at a time, so that four to eight
+ * chains of multiply-adds overlap.  A row kept in memory instead waited on its store and
+ * reload at every step (in-projection 8 x 24 x 8: 0.27 us). */
 __attribute__((target("avx2,fma"), always_inline)) static inline void tiny_rows_avx2(int V, int64_t m, int64_t k,
                                                                                     const float *a, int64_t lda,
                                                                                     const float *b, int64_t ldb,
@@ -164,21 +151,10 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void tiny_rows_
   }
 }
 
-__attribute__((target("avx2,fma"))) static void tiny_gemm_avx2(int64_t m, int64_t n, int64_t k, const float *a,
-                                                                int64_t lda, int32_t trans_a, const float *b,
-                                                                int64_t ldb, int32_t trans_b, float *c, int64_t ldc,
-                                                                float alpha, float beta) {
-  float a_up[TINY_GEMM], b_up[TINY_GEMM];
-  if (trans_a) {
-    for (int64_t i = 0; i < m; i++)
-      for (int64_t p = 0; p < k; p++) a_up[i * k + p] = a[p * lda + i];
-    a = a_up, lda = k;
-  }
-  if (trans_b) {
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t p = 0; p < k; p++) b_up[p * n + j] = b[j * ldb + p];
-    b = b_up, ldb = n;
-  }
+/* tiny_rows_avx2 over C's columns, 32 at a time. */
+__attribute__((target("avx2,fma"))) static void tiny_columns_avx2(int64_t m, int64_t n, int64_t k, const float *a,
+                                                                   int64_t lda, const float *b, int64_t ldb, float *c,
+                                                                   int64_t ldc, float alpha, float beta) {
   for (int64_t j0 = 0; j0 < n; j0 += 32) {
     int64_t w = n - j0 < 32 ? n - j0 : 32;
     switch ((w + 7) / 8) {
@@ -190,10 +166,23 @@ __attribute__((target("avx2,fma"))) static void tiny_gemm_avx2(int64_t m, int64_
   }
 }
 
+/* A product of at most TINY_GEMM multiply-adds.  A transposed operand is first copied
+ * upright (at most TINY_GEMM floats): a linear layer's weights [n, k] become [k, n]. */
 static void tiny_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, int32_t trans_a, const float *b,
                       int64_t ldb, int32_t trans_b, float *c, int64_t ldc, float alpha, float beta) {
-  if (sc_rt_has_avx2()) tiny_gemm_avx2(m, n, k, a, lda, trans_a, b, ldb, trans_b, c, ldc, alpha, beta);
-  else tiny_gemm_body(m, n, k, a, lda, trans_a, b, ldb, trans_b, c, ldc, alpha, beta);
+  float a_up[TINY_GEMM], b_up[TINY_GEMM];
+  if (trans_a) {
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < k; p++) a_up[i * k + p] = a[p * lda + i];
+    a = a_up, lda = k;
+  }
+  if (trans_b) {
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t p = 0; p < k; p++) b_up[p * n + j] = b[j * ldb + p];
+    b = b_up, ldb = n;
+  }
+  if (sc_rt_has_avx2()) tiny_columns_avx2(m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+  else tiny_rows_plain(m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
 }
 
 /* One product C = alpha * op(A) @ op(B) + beta * C, with the distances between stored rows
