@@ -3,6 +3,7 @@
 #include <cpuid.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -76,11 +77,17 @@ int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
   return v;
 }
 
-int sc_rt_has_avx512(void) { return library_avx512; }
+int sc_rt_has_avx512(void) { return library_avx512 && sc_rt_has_avx2(); }
 
+/* SHAPEC_NO_AVX2 (set, not "0") makes the kernels take their paths for CPUs without AVX2 on
+ * one that has it: the tests run those paths so, and a user can compare the two. */
 int sc_rt_has_avx2(void) {
   static _Atomic int known = -1; /* cpuid is slow on virtual machines: ask once */
   int v = known;
-  if (v < 0) known = v = sc_rt_cpu_has("avx2", 4) == 1 && sc_rt_cpu_has("fma", 3) == 1;
+  if (v < 0) {
+    const char *off = getenv("SHAPEC_NO_AVX2");
+    bool held = off && *off && strcmp(off, "0") != 0;
+    known = v = !held && sc_rt_cpu_has("avx2", 4) == 1 && sc_rt_cpu_has("fma", 3) == 1;
+  }
   return v;
 }
