@@ -36,6 +36,9 @@ static const geometry cases[] = {
     {1, 2, 8, 11, 3, 2, 3, 1, 3, 0, 2, 1, 2, 1},  /* stride 3 along the width, dilation 2: taps in all phases */
     {2, 4, 7, 8, 4, 3, 3, 1, 2, 1, 1, 1, 1, 4},   /* depthwise, stride 2 along the width */
     {1, 1, 5, 20, 2, 1, 16, 1, 1, 0, 0, 1, 1, 1}, /* sixteen kernel columns, the most taken */
+    {2, 1, 8, 8, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* bench/small_models.py's tiny_cnn: [4, 4] planes */
+    {1, 2, 20, 21, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1}, /* stride 2, rows of 11: two steps of 8 a row */
+    {3, 3, 6, 5, 2, 3, 3, 1, 1, 0, 1, 1, 1, 1},   /* a [4, 5] plane, gathered: the last image's tail alone */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 

@@ -2,13 +2,19 @@
  *
  * A tiny convolution ([2, 1, 5, 5] through a 3x3 kernel: 900 multiply-adds) spent 41% of its
  * call building im2col's column matrix, a branch per element, and more setting up the GEMM.
- * Here each image is copied once into zero-padded planes.  With stride 1 along the width, a
- * kernel tap is then one multiply-add of a shifted run of the padded plane into the output
- * laid out at the padded width ("wide" rows), with no bounds test; the columns past the
- * output's width, which read across a row's end, are dropped when the output is written.
- * The whole plane is one run per tap.  Strides become 1 by splitting each padded plane into
- * sh x sw planes of every sh-th row and sw-th column ("phases"): kernel row i reads row
- * phase (i dh) mod sh from its row (i dh) / sh on, kernel column j likewise. */
+ * Here each image is copied once into zero-padded planes, and a kernel tap is one
+ * multiply-add of a shifted run of a plane into the output, with no bounds test.  The whole
+ * output plane is one run per tap.  Two layouts:
+ * - With stride 1 along the width ("wide" rows): the padded plane itself, and the output
+ *   laid out at the padded width; the columns past the output's width, which read across a
+ *   row's end, are dropped when the output is written.  A stride down the rows becomes 1 by
+ *   splitting the plane into sh planes of every sh-th row ("row phases"): kernel row i reads
+ *   row phase (i dh) mod sh from its row (i dh) / sh on.
+ * - With a stride along the width ("columns"): a plane per kernel column j, in row phases,
+ *   whose column ox holds input column ox sw + j dw - pw, ow wide.  The runs then are the
+ *   output plane itself: no dropped columns, and the taps store the output directly.  (The
+ *   wide rows' layout in column phases, which this replaced, copied a strided [4, 4] output
+ *   out of rows of 5: a fifth of tiny_cnn's convolution.) */
 #include <immintrin.h>
 #include <stdbool.h>
 #include <string.h>
@@ -24,16 +30,26 @@
  * blocking over channels wins. */
 enum { DIRECT_MAX_FLOATS = 4096, DIRECT_MAX_MACS = 1 << 16 };
 enum { SLACK = 16 }; /* floats after the buffers' contents that vector loads and stores may run into */
-enum { DIRECT_MAX_K = 16 }; /* kernel rows and columns, each with its offset into the phases */
+enum { DIRECT_MAX_K = 16 }; /* kernel rows and columns, each with its offset into the planes */
+
+/* The planes of one input channel: sh row phases, each of `columns` planes of hq rows of rw
+ * floats; plane f's column q holds input column col_first[f] + sw q (zero outside). */
+typedef struct plane_layout {
+  bool by_column;  /* a plane per kernel column (rw = ow), or the padded plane (rw = wq, sw = 1) */
+  int64_t columns; /* kw, or 1 */
+  int64_t rw, hq;  /* a row's floats; rows per row phase, ceil(hp / sh) */
+  int64_t plane;   /* hq rw */
+  int64_t channel; /* sh columns plane */
+  int64_t col_first[DIRECT_MAX_K];
+} plane_layout;
 
 typedef struct direct_conv {
   const float *x, *w, *bias;
   float *y;
   int64_t c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow;
-  int64_t hp, wp; /* the padded plane */
-  int64_t hq, wq; /* its phases', ceil(hp / sh) x ceil(wp / sw); wq is the wide rows' width too */
   int act;
-  /* where kernel row i and column j start in a channel's phases: row_off[i] + col_off[j] */
+  plane_layout in;
+  /* where kernel row i and column j start in a channel's planes: row_off[i] + col_off[j] */
   int64_t row_off[DIRECT_MAX_K], col_off[DIRECT_MAX_K];
 } direct_conv;
 
@@ -48,6 +64,22 @@ static int64_t padded_height(int64_t h, int64_t ph, int64_t oh, int64_t sh, int6
   return need > h + 2 * ph ? need : h + 2 * ph;
 }
 
+/* The layout of a convolution's input planes; sizes bounded by the caller.  Filled field by
+ * field: zeroing col_first first took a `rep stos`, 5% of a tiny convolution. */
+static void layout_for(plane_layout *l, int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                       int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t oh, int64_t ow) {
+  l->by_column = sw > 1;
+  l->columns = sw > 1 ? kw : 1;
+  l->rw = sw > 1 ? ow : wd + 2 * pw;
+  l->hq = ceil_div(padded_height(h, ph, oh, sh, kh, dh), sh);
+  l->plane = l->hq * l->rw;
+  l->channel = sh * l->columns * l->plane;
+  for (int64_t j = 0; j < l->columns; j++) l->col_first[j] = j * dw - pw;
+}
+
+/* the floats of one run: the output plane, or its wide rows */
+static int64_t run_length(const plane_layout *l, int64_t oh, int64_t ow) { return l->by_column ? oh * ow : oh * l->rw; }
+
 bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                          int64_t ph, int64_t pw, int64_t dh, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
   /* a 1x1 convolution without stride or padding reads its input as the GEMM's matrix: 3x faster */
@@ -59,39 +91,58 @@ bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh
       kh > DIRECT_MAX_K || kw > DIRECT_MAX_K || ph < 0 || pw < 0 || ph > DIRECT_MAX_FLOATS ||
       pw > DIRECT_MAX_FLOATS || dh < 1 || dh > DIRECT_MAX_FLOATS)
     return false;
-  int64_t wp = wd + 2 * pw, hp = padded_height(h, ph, oh, sh, kh, dh), wq = ceil_div(wp, sw), hq = ceil_div(hp, sh);
-  if (ow > wq || c * sh * sw * hq * wq > DIRECT_MAX_FLOATS || oh * wq > DIRECT_MAX_FLOATS) return false;
-  return o * div_by(c, groups) * kh * kw * oh * wq <= DIRECT_MAX_MACS;
+  /* the dilation along the width only moves col_first, and is not bounded otherwise */
+  plane_layout l;
+  layout_for(&l, h, wd, kh, kw, sh, sw, ph, pw, dh, 1, oh, ow);
+  int64_t run = run_length(&l, oh, ow);
+  if (ow > l.rw || c * l.channel > DIRECT_MAX_FLOATS || run > DIRECT_MAX_FLOATS) return false;
+  return o * div_by(c, groups) * kh * kw * run <= DIRECT_MAX_MACS;
 }
 
-/* The taps of one or two output channels (`pair`) over one run of `len` wide outputs:
- * out_c[t] = bias_c + sum over (ci, i, j) of w_c[ci, i, j] in[ci * plane + row_off[i] +
- * col_off[j] + t], w_1 = w_0 + cg kh kw (the next output channel's weights).  The geometry
- * of the taps, shared by every output channel of a group. */
+/* The taps of one or two output channels (`pair`) over one run of `len` outputs:
+ * out_c[t] = bias_c + sum over (ci, i, j) of w_c[ci, i, j] in[ci * channel + row_off[i] +
+ * col_off[j] + t], w_1 = w_0 + cg kh kw (the next output channel's weights), then `act`.
+ * The geometry of the taps, shared by every output channel of a group. */
 typedef struct taps {
   const float *w; /* [cg, kh, kw] */
-  int64_t cg, kh, kw, plane;
+  int64_t cg, kh, kw, channel;
   const int64_t *row_off; /* direct_conv's */
   const int64_t *col_off; /* direct_conv's */
+  int act;
 } taps;
+
+/* ReLU and ReLU6 keep NaN, as torch's do */
+static float activated(float v, int act) {
+  if (act == SC_ACT_RELU) return v < 0.0f ? 0.0f : v;
+  if (act == SC_ACT_RELU6) return v < 0.0f ? 0.0f : v > 6.0f ? 6.0f : v;
+  return v;
+}
+
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 activated8(__m256 v, int act) {
+  if (act == SC_ACT_RELU || act == SC_ACT_RELU6) v = _mm256_max_ps(_mm256_setzero_ps(), v); /* b where either is NaN */
+  if (act == SC_ACT_RELU6) v = _mm256_min_ps(_mm256_set1_ps(6.0f), v);
+  return v;
+}
 
 /* A block of 8 nv outputs of no (1 or 2) output channels held in nv x no registers across
  * all taps, so each output is stored once and each input load serves both channels.  Each
  * tap's multiply-adds wait on the last tap's (4 cycles): two channels give the core twice
- * the independent work in that time.  The last block may run up to 7 floats past the run:
- * `in` and `out` are the buffers below, which have that much zeroed slack, and the final
- * copy ignores what lands there.  (No masked stores: AMD's Zen microcodes them, and they
- * made this convolution 30% slower.)  nv and no are constants where this is inlined. */
+ * the independent work in that time.  The block's loads may run up to 7 floats past the
+ * run, into the buffers' slack.  Its last vector stores `last` floats (1 to 8): all 8 into
+ * a wide plane, whose slack takes the rest; only the run's own into an output plane, through
+ * a copy, as the floats after it may be another channel's, already written.  (No masked
+ * stores: AMD's Zen microcodes them, and they made this convolution 30% slower.)  nv and no
+ * are constants where this is inlined. */
 __attribute__((target("avx2,fma"), always_inline)) static inline void block_taps(const taps *k, const float *in,
                                                                                  const float *bias, float *const *out,
-                                                                                 int nv, int no) {
+                                                                                 int nv, int no, int last) {
   __m256 acc[2][6];
   for (int c = 0; c < no; c++)
     for (int v = 0; v < nv; v++) acc[c][v] = _mm256_set1_ps(bias[c]);
   const float *w0 = k->w, *w1 = k->w + k->cg * k->kh * k->kw;
   for (int64_t ci = 0; ci < k->cg; ci++)
     for (int64_t i = 0; i < k->kh; i++) {
-      const float *row = in + ci * k->plane + k->row_off[i];
+      const float *row = in + ci * k->channel + k->row_off[i];
       for (int64_t j = 0; j < k->kw; j++) {
         __m256 tap0 = _mm256_set1_ps(*w0++), tap1 = no == 2 ? _mm256_set1_ps(*w1++) : tap0;
         const float *src = row + k->col_off[j];
@@ -102,27 +153,37 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void block_taps
         }
       }
     }
-  for (int c = 0; c < no; c++)
-    for (int v = 0; v < nv; v++) _mm256_storeu_ps(out[c] + 8 * v, acc[c][v]);
+  for (int c = 0; c < no; c++) {
+    for (int v = 0; v < nv - 1; v++) _mm256_storeu_ps(out[c] + 8 * v, activated8(acc[c][v], k->act));
+    __m256 tail = activated8(acc[c][nv - 1], k->act);
+    if (last == 8) {
+      _mm256_storeu_ps(out[c] + 8 * (nv - 1), tail);
+    } else {
+      float part[8];
+      _mm256_storeu_ps(part, tail);
+      for (int f = 0; f < last; f++) out[c][8 * (nv - 1) + f] = part[f];
+    }
+  }
 }
 
 #define BLOCKS(no)                                                                                                   \
   do {                                                                                                               \
-    for (; len - t > 48; t += 32) block_taps(k, in + t, bias, (float *const[2]){out[0] + t, out[1] + t}, 4, no);      \
+    for (; len - t > 48; t += 32) block_taps(k, in + t, bias, (float *const[2]){out[0] + t, out[1] + t}, 4, no, 8);   \
     float *const at[2] = {out[0] + t, out[1] + t};                                                                   \
+    int last = exact ? (int)(len - t - 1) % 8 + 1 : 8;                                                               \
     switch ((len - t + 7) / 8) {                                                                                     \
-    case 1: block_taps(k, in + t, bias, at, 1, no); break;                                                           \
-    case 2: block_taps(k, in + t, bias, at, 2, no); break;                                                           \
-    case 3: block_taps(k, in + t, bias, at, 3, no); break;                                                           \
-    case 4: block_taps(k, in + t, bias, at, 4, no); break;                                                           \
-    case 5: block_taps(k, in + t, bias, at, 5, no); break;                                                           \
-    case 6: block_taps(k, in + t, bias, at, 6, no); break;                                                           \
+    case 1: block_taps(k, in + t, bias, at, 1, no, last); break;                                                     \
+    case 2: block_taps(k, in + t, bias, at, 2, no, last); break;                                                     \
+    case 3: block_taps(k, in + t, bias, at, 3, no, last); break;                                                     \
+    case 4: block_taps(k, in + t, bias, at, 4, no, last); break;                                                     \
+    case 5: block_taps(k, in + t, bias, at, 5, no, last); break;                                                     \
+    case 6: block_taps(k, in + t, bias, at, 6, no, last); break;                                                     \
     default: break;                                                                                                  \
     }                                                                                                                \
   } while (0)
 
 __attribute__((target("avx2,fma"))) static void run_taps_avx2(const taps *k, const float *in, const float *bias,
-                                                               float *const *out, int64_t len, bool pair) {
+                                                               float *const *out, int64_t len, bool pair, bool exact) {
   /* the rest is left at 17 to 48 outputs (or fewer, when that is all), one block of up to
    * six registers: a short block of its own after the full ones would wait on the same
    * chain of taps again */
@@ -132,9 +193,11 @@ __attribute__((target("avx2,fma"))) static void run_taps_avx2(const taps *k, con
 }
 #undef BLOCKS
 
-static void run_taps(const taps *k, const float *in, const float *bias, float *const *out, int64_t len, bool pair) {
+/* `exact`: out holds len floats (an output plane), else len rounded up to 8 (a wide plane) */
+static void run_taps(const taps *k, const float *in, const float *bias, float *const *out, int64_t len, bool pair,
+                     bool exact) {
   if (sc_rt_has_avx2()) {
-    run_taps_avx2(k, in, bias, out, len, pair);
+    run_taps_avx2(k, in, bias, out, len, pair, exact);
     return;
   }
   for (int c = 0; c <= pair; c++) {
@@ -143,38 +206,28 @@ static void run_taps(const taps *k, const float *in, const float *bias, float *c
     for (int64_t ci = 0; ci < k->cg; ci++)
       for (int64_t i = 0; i < k->kh; i++)
         for (int64_t j = 0; j < k->kw; j++, wk++) {
-          const float *src = in + ci * k->plane + k->row_off[i] + k->col_off[j];
+          const float *src = in + ci * k->channel + k->row_off[i] + k->col_off[j];
           for (int64_t t = 0; t < len; t++) out[c][t] += *wk * src[t];
         }
+    for (int64_t t = 0; t < len; t++) out[c][t] = activated(out[c][t], k->act);
   }
-}
-
-/* ReLU and ReLU6 keep NaN, as torch's do */
-static float activated(float v, int act) {
-  if (act == SC_ACT_RELU) return v < 0.0f ? 0.0f : v;
-  if (act == SC_ACT_RELU6) return v < 0.0f ? 0.0f : v > 6.0f ? 6.0f : v;
-  return v;
 }
 
 /* out[oy, 0..ow) = act(wide[oy, 0..ow)) for one output plane.  A row's last store may run
  * up to 7 floats into the rows or planes after it, which are written later; never past
  * `room` floats from `out`, the end of the image's output, as what follows belongs to the
  * next image, which another thread may be writing: the floats there go one by one. */
-__attribute__((target("avx2,fma"))) static void finish_plane_avx2(const float *wide, int64_t wp, float *out, int64_t oh,
+__attribute__((target("avx2,fma"))) static void finish_plane_avx2(const float *wide, int64_t rw, float *out, int64_t oh,
                                                                   int64_t ow, int act, int64_t room) {
-  const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
   for (int64_t oy = 0; oy < oh; oy++)
     for (int64_t ox = 0; ox < ow; ox += 8) {
-      const float *src = wide + oy * wp + ox;
+      const float *src = wide + oy * rw + ox;
       float *dst = out + oy * ow + ox;
       if (oy * ow + ox + 8 > room) {
         for (int64_t k = 0; k < 8 && ox + k < ow; k++) dst[k] = activated(src[k], act);
         continue;
       }
-      __m256 v = _mm256_loadu_ps(src);
-      if (act == SC_ACT_RELU || act == SC_ACT_RELU6) v = _mm256_max_ps(zero, v); /* max(a, b) is b where either is NaN */
-      if (act == SC_ACT_RELU6) v = _mm256_min_ps(six, v);
-      _mm256_storeu_ps(dst, v);
+      _mm256_storeu_ps(dst, activated8(_mm256_loadu_ps(src), act));
     }
 }
 
@@ -184,57 +237,128 @@ __attribute__((target("avx2,fma"))) static void finish_plane_avx2(const float *w
  * it, writing the masked load's zeros over padding or over rows copied after it. */
 __attribute__((target("avx2,fma"))) static void pad_image_avx2(const direct_conv *p, const float *x, float *padded) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  int64_t plane = p->hp * p->wp;
+  int64_t plane = p->in.plane;
   for (int64_t i = 0; i < p->c * plane + SLACK; i += 8) _mm256_storeu_ps(padded + i, _mm256_setzero_ps());
   for (int64_t ci = 0; ci < p->c; ci++)
     for (int64_t iy = 0; iy < p->h; iy++) {
       const float *src = x + (ci * p->h + iy) * p->wd;
-      float *dst = padded + ci * plane + (iy + p->ph) * p->wp + p->pw;
+      float *dst = padded + ci * plane + (iy + p->ph) * p->in.rw + p->pw;
       for (int64_t i = 0; i < p->wd; i += 8)
         _mm256_storeu_ps(dst + i, _mm256_maskload_ps(src + i, _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(p->wd - i)), lane)));
     }
 }
 
-/* The same for any strides, element by element: padded row r sh + g, column q sw + f of a
- * channel goes to row r, column q of phase (g, f), at [ci, g, f, r, q]. */
-static void pad_image_phases(const direct_conv *p, const float *x, float *padded) {
-  int64_t phase = p->hq * p->wq, channel = p->sh * p->sw * phase;
-  memset(padded, 0, (size_t)(p->c * channel + SLACK) * sizeof(float));
+/* The same for any layout, element by element: input row r sh + g - ph of a channel goes to
+ * row r of its row phase g, at [ci, g, f, r, q], and column col_first[f] + sw q to column q
+ * of plane f.  Every row is written whole, zeros included. */
+static void pad_image_planes(const direct_conv *p, const float *x, float *padded) {
+  const plane_layout *l = &p->in;
+  float *dst = padded;
   for (int64_t ci = 0; ci < p->c; ci++)
-    for (int64_t g = 0; g < p->sh; g++) /* no division per row or element */
-      for (int64_t r = 0, row = g; r < p->hq; r++, row += p->sh) {
-        int64_t iy = row - p->ph;
-        if (iy < 0 || iy >= p->h) continue;
-        const float *src = x + (ci * p->h + iy) * p->wd - p->pw; /* src[col]: padded column col, where it is inside */
-        float *dst = padded + ci * channel + g * p->sw * phase + r * p->wq;
-        for (int64_t f = 0; f < p->sw; f++, dst += phase)
-          for (int64_t q = 0, col = f; q < p->wq; q++, col += p->sw)
-            if (col >= p->pw && col < p->pw + p->wd) dst[q] = src[col];
-      }
+    for (int64_t g = 0; g < p->sh; g++)
+      for (int64_t f = 0; f < l->columns; f++)
+        for (int64_t r = 0; r < l->hq; r++, dst += l->rw) {
+          int64_t iy = r * p->sh + g - p->ph;
+          const float *src = x + (ci * p->h + iy) * p->wd;
+          for (int64_t q = 0, col = l->col_first[f]; q < l->rw; q++, col += p->sw)
+            dst[q] = iy >= 0 && iy < p->h && col >= 0 && col < p->wd ? src[col] : 0.0f;
+        }
+  memset(dst, 0, SLACK * sizeof(float));
 }
 
-/* One image: its channels into `padded`, then each output channel through `wide`. */
+/* The lanes of 8 input columns from `col` on that are inside a row of `width`: a
+ * maskload's mask */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256i columns_inside(int64_t col, __m256i width) {
+  __m256i at = _mm256_add_epi32(_mm256_set1_epi32((int)col), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return _mm256_and_si256(_mm256_cmpgt_epi32(at, _mm256_set1_epi32(-1)), _mm256_cmpgt_epi32(width, at));
+}
+
+/* Eight columns of a plane from `src`, its input row, from column `col` on, sw 1 or 2: for
+ * sw = 2, the even lanes of the 16 input columns from there, read with a mask (in0, in1)
+ * that zeroes the columns outside the image (the padding), which it does not read. */
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256 plane_columns(const float *src, int64_t col,
+                                                                                    int64_t sw, __m256i in0,
+                                                                                    __m256i in1) {
+  __m256 v0 = _mm256_maskload_ps(src + col, in0);
+  if (sw == 1) return v0;
+  __m256 v1 = _mm256_maskload_ps(src + col + 8, in1);
+  /* lanes 0, 2 of each 128-bit half of v0 and v1, then the halves in order */
+  __m256 even = _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+/* The same as pad_image_planes for strides along the width of 1 or 2, eight columns a step.
+ * Every row is stored whole, padding rows as zeros, in the order of memory, so that a row's
+ * last store, which runs up to 7 floats past it, lands where a later store writes (or in
+ * the slack).  The element loop took a quarter of a tiny strided model's call. */
+__attribute__((target("avx2,fma"))) static void pad_image_planes_avx2(const direct_conv *p, const float *x,
+                                                                      float *padded) {
+  const plane_layout *l = &p->in;
+  const __m256i width = _mm256_set1_epi32((int)p->wd);
+  int64_t rw = l->rw, sw = p->sw, hq = l->hq;
+  float *dst = padded;
+  for (int64_t ci = 0; ci < p->c; ci++)
+    for (int64_t g = 0; g < p->sh; g++)
+      for (int64_t f = 0; f < l->columns; f++) {
+        /* the first 8 columns' masks, the same on every row: a mask computed in the row,
+         * just before its load, made each row wait for it */
+        int64_t first = l->col_first[f];
+        __m256i first0 = columns_inside(first, width), first1 = columns_inside(first + 8, width);
+        int64_t r = 0, iy = g - p->ph; /* row r reads input row iy = r sh + g - ph */
+        for (; r < hq && iy < 0; r++, iy += p->sh, dst += rw)
+          for (int64_t q = 0; q < rw; q += 8) _mm256_storeu_ps(dst + q, _mm256_setzero_ps());
+        const float *src = x + (ci * p->h + iy) * p->wd;
+        if (rw <= 8) /* a row is one step: tiny planes, no loop */
+          for (; r < hq && iy < p->h; r++, iy += p->sh, dst += rw, src += p->sh * p->wd)
+            _mm256_storeu_ps(dst, plane_columns(src, first, sw, first0, first1));
+        else
+          for (; r < hq && iy < p->h; r++, iy += p->sh, dst += rw, src += p->sh * p->wd)
+            for (int64_t q = 0; q < rw; q += 8) {
+              int64_t col = first + sw * q; /* the input column of lane 0 */
+              __m256i in0 = q == 0 ? first0 : columns_inside(col, width);
+              __m256i in1 = q == 0 ? first1 : columns_inside(col + 8, width);
+              _mm256_storeu_ps(dst + q, plane_columns(src, col, sw, in0, in1));
+            }
+        for (; r < hq; r++, dst += rw)
+          for (int64_t q = 0; q < rw; q += 8) _mm256_storeu_ps(dst + q, _mm256_setzero_ps());
+      }
+  for (int64_t i = 0; i < SLACK; i += 8) _mm256_storeu_ps(dst + i, _mm256_setzero_ps());
+}
+
+/* One image: its channels into `padded`, then each output channel into its place, or through
+ * `wide` for the wide rows' layout. */
 static void direct_image(const direct_conv *p, const float *x, float *y, float *padded, float *wide) {
-  int64_t wq = p->wq, channel = p->sh * p->sw * p->hq * wq, cg = div_by(p->c, p->groups), og = div_by(p->o, p->groups);
-  if (p->sh == 1 && p->sw == 1 && sc_rt_has_avx2()) pad_image_avx2(p, x, padded);
-  else pad_image_phases(p, x, padded);
-  int64_t run_len = (p->oh - 1) * wq + p->ow; /* the whole wide plane, but the last row's dropped columns */
-  taps k = {NULL, cg, p->kh, p->kw, channel, p->row_off, p->col_off};
-  /* output channels two at a time within a group, when two wide planes fit */
-  bool pairs = og >= 2 && 2 * (p->oh * wq + SLACK) <= DIRECT_MAX_FLOATS + 2 * SLACK;
+  const plane_layout *l = &p->in;
+  int64_t cg = div_by(p->c, p->groups), og = div_by(p->o, p->groups), out_plane = p->oh * p->ow;
+  bool avx2 = sc_rt_has_avx2();
+  if (!l->by_column && p->sh == 1 && avx2) pad_image_avx2(p, x, padded);
+  else if (p->sw <= 2 && avx2) pad_image_planes_avx2(p, x, padded);
+  else pad_image_planes(p, x, padded);
+  /* wide rows: the whole wide plane, but the last row's dropped columns */
+  int64_t run = l->by_column ? out_plane : (p->oh - 1) * l->rw + p->ow;
+  taps k = {NULL, cg, p->kh, p->kw, l->channel, p->row_off, p->col_off, l->by_column ? p->act : SC_ACT_NONE};
+  /* output channels two at a time within a group, and when two wide planes fit */
+  bool pairs = og >= 2 && (l->by_column || 2 * (p->oh * l->rw + SLACK) <= DIRECT_MAX_FLOATS + 2 * SLACK);
   for (int64_t oc = 0; oc < p->o;) {
     bool pair = pairs && (p->groups == 1 ? oc + 1 < og : oc % og + 1 < og);
     k.w = p->w + oc * cg * p->kh * p->kw;
     float bias[2] = {p->bias ? p->bias[oc] : 0.0f, p->bias && pair ? p->bias[oc + 1] : 0.0f};
-    float *const planes[2] = {wide, wide + p->oh * wq + SLACK};
-    run_taps(&k, padded + (p->groups == 1 ? 0 : oc / og * cg * channel), bias, planes, run_len, pair);
+    const float *in = padded + (p->groups == 1 ? 0 : oc / og * cg * l->channel);
+    if (l->by_column) {
+      float *const planes[2] = {y + oc * out_plane, y + (oc + 1) * out_plane};
+      run_taps(&k, in, bias, planes, run, pair, true);
+      oc += 1 + pair;
+      continue;
+    }
+    float *const planes[2] = {wide, wide + p->oh * l->rw + SLACK};
+    run_taps(&k, in, bias, planes, run, pair, false);
     for (int c = 0; c <= pair; c++, oc++) {
-      float *out = y + oc * p->oh * p->ow;
-      if (sc_rt_has_avx2()) {
-        finish_plane_avx2(planes[c], wq, out, p->oh, p->ow, p->act, (p->o - oc) * p->oh * p->ow);
+      float *out = y + oc * out_plane;
+      if (avx2) {
+        finish_plane_avx2(planes[c], l->rw, out, p->oh, p->ow, p->act, (p->o - oc) * out_plane);
       } else {
         for (int64_t oy = 0; oy < p->oh; oy++)
-          for (int64_t ox = 0; ox < p->ow; ox++) out[oy * p->ow + ox] = activated(planes[c][oy * wq + ox], p->act);
+          for (int64_t ox = 0; ox < p->ow; ox++) out[oy * p->ow + ox] = activated(planes[c][oy * l->rw + ox], p->act);
       }
     }
   }
@@ -250,16 +374,17 @@ static void direct_images(void *arg, int64_t begin, int64_t end) {
 void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                         int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                         int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
-  int64_t wp = wd + 2 * pw;
-  direct_conv p = {x, w, bias, y, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow,
-                   0, wp, 0, ceil_div(wp, sw), act, {0}, {0}};
-  p.hp = padded_height(h, ph, oh, sh, kh, dh);
-  p.hq = ceil_div(p.hp, sh);
-  /* phase (g, f) of a channel starts at (g sw + f) hq wq; two divisions a tap cost 15% of a
+  direct_conv p; /* field by field, for the reason layout_for gives */
+  p.x = x, p.w = w, p.bias = bias, p.y = y, p.act = act;
+  p.c = c, p.h = h, p.wd = wd, p.o = o, p.kh = kh, p.kw = kw, p.sh = sh, p.sw = sw, p.ph = ph, p.pw = pw, p.dh = dh;
+  p.dw = dw, p.groups = groups, p.oh = oh, p.ow = ow;
+  layout_for(&p.in, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
+  /* row phase g of a channel starts at g columns plane; two divisions a tap cost 15% of a
    * tiny convolution: none for a stride of 1 */
-  int64_t phase = p.hq * p.wq;
-  for (int64_t i = 0; i < kh; i++) p.row_off[i] = sh == 1 ? i * dh * p.wq : i * dh % sh * sw * phase + i * dh / sh * p.wq;
-  for (int64_t j = 0; j < kw; j++) p.col_off[j] = sw == 1 ? j * dw : j * dw % sw * phase + j * dw / sw;
-  int64_t macs = o * div_by(c, groups) * kh * kw * oh * p.wq;
+  const plane_layout *l = &p.in;
+  for (int64_t i = 0; i < kh; i++)
+    p.row_off[i] = sh == 1 ? i * dh * l->rw : i * dh % sh * l->columns * l->plane + i * dh / sh * l->rw;
+  for (int64_t j = 0; j < kw; j++) p.col_off[j] = l->by_column ? j * l->plane : j * dw;
+  int64_t macs = o * div_by(c, groups) * kh * kw * run_length(l, oh, ow);
   sc_rt_parallel_for(direct_images, &p, n, macs > 0 ? 65536 / macs + 1 : n);
 }
