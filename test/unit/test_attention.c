@@ -109,6 +109,9 @@ static const shape shapes[] = {
       {2, 1, 5, 9, 17, 16},     /* 9 keys: one past the first vector */
       {1, 2, 13, 48, 7, 40},    /* an odd number of panels; 32 + 8 columns (16 lanes: one full tile, one half) */
       {1, 1, 6, 33, 3, 17},     /* one key past two panels; 16 + 1 columns */
+      {1, 2, 19, 8, 6, 21},     /* 8 keys, a row a lane: 8 + 8 + 3 rows, 8 + 8 + 5 columns */
+      {2, 1, 8, 3, 70, 9},      /* 3 keys, 70 products a score, 8 rows exactly, 8 + 1 columns */
+      {1, 1, 3, 5, 2, 4},       /* 5 keys, 3 rows in 8 lanes, 4 columns */
 };
 
 static void check_all_shapes(void) {

@@ -19,6 +19,7 @@
  * nothing. */
 #include <immintrin.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -596,6 +597,129 @@ __attribute__((target("avx2,fma"))) static void block_few_keys(const attention_j
 #undef ROWS_OF
 }
 
+/* ---- at most 8 keys: a row in each lane ---------------------------------------------- */
+
+/* Whether few_keys_lanes takes this job: at most 8 keys, q's rows contiguous (as a linear
+ * layer leaves them), and the mask's offsets within 8 rows in the gather's 32-bit indices. */
+static bool lanes_fit(const attention_job *j) {
+  int64_t most = INT32_MAX / 8;
+  return j->s <= 8 && j->qs[3] == 1 && (!j->mask || (j->ms[2] >= 0 && j->ms[2] <= most));
+}
+
+/* Eight vectors, lane t of vector c to lane c of vector t. */
+__attribute__((target("avx2"), always_inline)) static inline void transpose8(__m256 x[8]) {
+  __m256 a[8], b[8];
+  for (int i = 0; i < 8; i += 2) {
+    a[i] = _mm256_unpacklo_ps(x[i], x[i + 1]);
+    a[i + 1] = _mm256_unpackhi_ps(x[i], x[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    b[i] = _mm256_shuffle_ps(a[i], a[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    b[i + 1] = _mm256_shuffle_ps(a[i], a[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    b[i + 2] = _mm256_shuffle_ps(a[i + 1], a[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    b[i + 3] = _mm256_shuffle_ps(a[i + 1], a[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int i = 0; i < 4; i++) {
+    x[i] = _mm256_permute2f128_ps(b[i], b[i + 4], 0x20);
+    x[i + 4] = _mm256_permute2f128_ps(b[i], b[i + 4], 0x31);
+  }
+}
+
+/* Rows [r, r + n), n <= 8, of a batch item with S <= 8 keys, row r + t in lane t.  A key's
+ * scores for the eight rows are one vector, so the softmax's maximum, exponentials, sum and
+ * division go across S vectors, lane by lane, without one horizontal step; the output's
+ * columns come out as vectors over the rows and are transposed eight at a time, as are the
+ * rows of q; each key's k and v are read as broadcasts.  A group of rows is about 130
+ * instructions, where few_keys_rows took about 300 for four rows and waited on each row's
+ * horizontal maximum, sum and division in turn: the tiny attention's four items of four
+ * rows (4 keys) took 320 ns there.  S is a constant where this is inlined. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_lanes(int S, const attention_job *j,
+                                                                                    const float *q, const float *k,
+                                                                                    const float *v, const float *mask,
+                                                                                    float *out, int64_t r, int64_t n) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 live = _mm256_castsi256_ps(lanes8(n)), none = _mm256_set1_ps(-INFINITY);
+  __m256 score[8];
+  for (int key = 0; key < S; key++) score[key] = _mm256_setzero_ps();
+  for (int64_t d0 = 0; d0 < j->e; d0 += 8) {
+    /* qd[d]: q's column d0 + d over the rows, its rows loaded and transposed (a gather a
+     * column cost 17% of this kernel on Zen 4) */
+    int64_t we = j->e - d0 < 8 ? j->e - d0 : 8;
+    __m256i cols = lanes8(we);
+    __m256 qd[8];
+    for (int t = 0; t < 8; t++) {
+      const float *qr = q + (r + t) * j->qs[2] + d0;
+      qd[t] = t >= n ? _mm256_setzero_ps() : we == 8 ? _mm256_loadu_ps(qr) : _mm256_maskload_ps(qr, cols);
+    }
+    transpose8(qd);
+    for (int64_t d = 0; d < we; d++)
+      for (int key = 0; key < S; key++)
+        score[key] = _mm256_fmadd_ps(qd[d], _mm256_broadcast_ss(k + key * j->ks[2] + (d0 + d) * j->ks[3]), score[key]);
+  }
+  const __m256 scale = _mm256_set1_ps(j->scale);
+  const __m256i m_rows = mask ? _mm256_mullo_epi32(lane, _mm256_set1_epi32((int)j->ms[2])) : _mm256_setzero_si256();
+  const __m256i row = _mm256_add_epi32(lane, _mm256_set1_epi32((int)r)); /* r < l: within int32, as the dims */
+  __m256 top = none;
+  for (int key = 0; key < S; key++) {
+    score[key] = _mm256_mul_ps(score[key], scale);
+    if (mask)
+      score[key] = _mm256_add_ps(
+          score[key], _mm256_mask_i32gather_ps(_mm256_setzero_ps(), mask + r * j->ms[2] + key * j->ms[3], m_rows, live, 4));
+    if (j->causal) /* keys past the row's own: -inf */
+      score[key] = _mm256_blendv_ps(score[key], none, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(key), row)));
+    top = _mm256_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
+  }
+  __m256 sum = _mm256_setzero_ps();
+  for (int key = 0; key < S; key++) {
+    score[key] = exp_nonpositive8(_mm256_sub_ps(score[key], top));
+    sum = _mm256_add_ps(sum, score[key]);
+  }
+  /* a fully masked row, or an infinite score, leaves inf - inf = NaN among the
+   * exponentials, so its outputs are NaN, as ATen's */
+  __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), sum);
+  for (int64_t c = 0; c < j->ev; c += 8) {
+    int64_t w = j->ev - c < 8 ? j->ev - c : 8;
+    __m256 col[8];
+    for (int x = 0; x < 8; x++) {
+      col[x] = _mm256_setzero_ps();
+      if (x >= w) continue;
+      for (int key = 0; key < S; key++)
+        col[x] = _mm256_fmadd_ps(score[key], _mm256_broadcast_ss(v + key * j->vs[2] + c + x), col[x]);
+      col[x] = _mm256_mul_ps(col[x], inv);
+    }
+    transpose8(col); /* col[t]: row r + t's 8 columns */
+    for (int64_t t = 0; t < n; t++) {
+      float *orow = out + (r + t) * j->os[2] + c;
+      if (w == 8) {
+        _mm256_storeu_ps(orow, col[t]);
+        continue;
+      }
+      float part[8]; /* a masked store is microcoded on AMD: a few plain ones instead */
+      _mm256_storeu_ps(part, col[t]);
+      for (int64_t x = 0; x < w; x++) orow[x] = part[x];
+    }
+  }
+}
+
+/* few_keys_lanes over rows [first, last), eight at a time, with S as a constant. */
+__attribute__((target("avx2,fma"))) static void block_few_keys_lanes(const attention_job *j, const float *q,
+                                                                      const float *k, const float *v, const float *mask,
+                                                                      float *out, int64_t first, int64_t last) {
+  for (int64_t r = first; r < last; r += 8) {
+    int64_t n = last - r < 8 ? last - r : 8;
+    switch (j->s) {
+      case 1: few_keys_lanes(1, j, q, k, v, mask, out, r, n); break;
+      case 2: few_keys_lanes(2, j, q, k, v, mask, out, r, n); break;
+      case 3: few_keys_lanes(3, j, q, k, v, mask, out, r, n); break;
+      case 4: few_keys_lanes(4, j, q, k, v, mask, out, r, n); break;
+      case 5: few_keys_lanes(5, j, q, k, v, mask, out, r, n); break;
+      case 6: few_keys_lanes(6, j, q, k, v, mask, out, r, n); break;
+      case 7: few_keys_lanes(7, j, q, k, v, mask, out, r, n); break;
+      default: few_keys_lanes(8, j, q, k, v, mask, out, r, n); break;
+    }
+  }
+}
+
 /* ---- without AVX2: the same steps, one row at a time -------------------------------- */
 
 static void block_plain(const attention_job *j, const float *q, const float *k, const float *v, const float *mask,
@@ -625,7 +749,7 @@ static void block_plain(const attention_job *j, const float *q, const float *k, 
 /* Slot t's share of the work items: whole batch items, or blocks of their rows. */
 static void run_slots(void *arg, int64_t begin, int64_t end) {
   const attention_job *j = arg;
-  int avx2 = sc_rt_has_avx2();
+  int avx2 = sc_rt_has_avx2(), lanes = lanes_fit(j);
   for (int64_t t = begin; t < end; t++) {
     float *kp = (float *)(j->scratch + t * j->slot_bytes);
     float *scores = (float *)((char *)kp + keys_bytes(j->s, j->e));
@@ -639,6 +763,10 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
       float *out = j->out + o * j->os[0] + i * j->os[1];
       if (!avx2) {
         block_plain(j, q, k, v, mask, out, r0, r1, scores);
+        continue;
+      }
+      if (lanes) {
+        block_few_keys_lanes(j, q, k, v, mask, out, r0, r1);
         continue;
       }
       if (j->s < PANEL) {
