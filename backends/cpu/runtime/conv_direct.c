@@ -287,42 +287,50 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256 plane_co
   return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
-/* The same as pad_image_planes for strides along the width of 1 or 2, eight columns a step.
- * Every row is stored whole, padding rows as zeros, in the order of memory, so that a row's
- * last store, which runs up to 7 floats past it, lands where a later store writes (or in
- * the slack).  The element loop took a quarter of a tiny strided model's call. */
-__attribute__((target("avx2,fma"))) static void pad_image_planes_avx2(const direct_conv *p, const float *x,
-                                                                      float *padded) {
+/* The same as pad_image_planes for strides along the width of 1 or 2 (SW, a constant where
+ * this is inlined), eight columns a step.  Every row is stored whole, padding rows as
+ * zeros, in the order of memory, so that a row's last store, which runs up to 7 floats past
+ * it, lands where a later store writes (or in the slack).  The element loop took a quarter
+ * of a tiny strided model's call.  The sizes are locals: read through `p` they were loaded
+ * again after every store, which might have changed them for all the compiler knew. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void pad_planes_avx2(int SW, const direct_conv *p,
+                                                                                     const float *x, float *padded) {
   const plane_layout *l = &p->in;
-  const __m256i width = _mm256_set1_epi32((int)p->wd);
-  int64_t rw = l->rw, sw = p->sw, hq = l->hq;
+  const int64_t rw = l->rw, hq = l->hq, columns = l->columns, c = p->c, h = p->h, wd = p->wd, sh = p->sh, ph = p->ph;
+  const __m256i width = _mm256_set1_epi32((int)wd);
   float *dst = padded;
-  for (int64_t ci = 0; ci < p->c; ci++)
-    for (int64_t g = 0; g < p->sh; g++)
-      for (int64_t f = 0; f < l->columns; f++) {
+  for (int64_t ci = 0; ci < c; ci++)
+    for (int64_t g = 0; g < sh; g++)
+      for (int64_t f = 0; f < columns; f++) {
         /* the first 8 columns' masks, the same on every row: a mask computed in the row,
          * just before its load, made each row wait for it */
         int64_t first = l->col_first[f];
         __m256i first0 = columns_inside(first, width), first1 = columns_inside(first + 8, width);
-        int64_t r = 0, iy = g - p->ph; /* row r reads input row iy = r sh + g - ph */
-        for (; r < hq && iy < 0; r++, iy += p->sh, dst += rw)
+        int64_t r = 0, iy = g - ph; /* row r reads input row iy = r sh + g - ph */
+        for (; r < hq && iy < 0; r++, iy += sh, dst += rw)
           for (int64_t q = 0; q < rw; q += 8) _mm256_storeu_ps(dst + q, _mm256_setzero_ps());
-        const float *src = x + (ci * p->h + iy) * p->wd;
+        const float *src = x + (ci * h + iy) * wd;
         if (rw <= 8) /* a row is one step: tiny planes, no loop */
-          for (; r < hq && iy < p->h; r++, iy += p->sh, dst += rw, src += p->sh * p->wd)
-            _mm256_storeu_ps(dst, plane_columns(src, first, sw, first0, first1));
+          for (; r < hq && iy < h; r++, iy += sh, dst += rw, src += sh * wd)
+            _mm256_storeu_ps(dst, plane_columns(src, first, SW, first0, first1));
         else
-          for (; r < hq && iy < p->h; r++, iy += p->sh, dst += rw, src += p->sh * p->wd)
+          for (; r < hq && iy < h; r++, iy += sh, dst += rw, src += sh * wd)
             for (int64_t q = 0; q < rw; q += 8) {
-              int64_t col = first + sw * q; /* the input column of lane 0 */
+              int64_t col = first + SW * q; /* the input column of lane 0 */
               __m256i in0 = q == 0 ? first0 : columns_inside(col, width);
               __m256i in1 = q == 0 ? first1 : columns_inside(col + 8, width);
-              _mm256_storeu_ps(dst + q, plane_columns(src, col, sw, in0, in1));
+              _mm256_storeu_ps(dst + q, plane_columns(src, col, SW, in0, in1));
             }
         for (; r < hq; r++, dst += rw)
           for (int64_t q = 0; q < rw; q += 8) _mm256_storeu_ps(dst + q, _mm256_setzero_ps());
       }
   for (int64_t i = 0; i < SLACK; i += 8) _mm256_storeu_ps(dst + i, _mm256_setzero_ps());
+}
+
+__attribute__((target("avx2,fma"))) static void pad_image_planes_avx2(const direct_conv *p, const float *x,
+                                                                      float *padded) {
+  if (p->sw == 1) pad_planes_avx2(1, p, x, padded);
+  else pad_planes_avx2(2, p, x, padded);
 }
 
 /* One image: its channels into `padded`, then each output channel into its place, or through
