@@ -38,7 +38,8 @@ static const geometry cases[] = {
     {1, 1, 5, 20, 2, 1, 16, 1, 1, 0, 0, 1, 1, 1}, /* sixteen kernel columns, the most taken */
     {2, 1, 8, 8, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* bench/small_models.py's tiny_cnn: [4, 4] planes */
     {1, 2, 20, 21, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1}, /* stride 2, rows of 11: two steps of 8 a row */
-    {3, 3, 6, 5, 2, 3, 3, 1, 1, 0, 1, 1, 1, 1},   /* a [4, 5] plane, gathered: the last image's tail alone */
+    {3, 3, 6, 5, 2, 3, 3, 1, 1, 0, 1, 1, 1, 1},   /* a [4, 5] plane: the last image's tail alone */
+    {1, 3, 32, 32, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1}, /* column planes of 4,896 floats: past the wide rows' 4,096 */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 

@@ -29,6 +29,10 @@
  * channels to [2, 1, 5, 5] -> 2; beyond it, with 16 channels in and out, oneDNN's
  * blocking over channels wins. */
 enum { DIRECT_MAX_FLOATS = 4096, DIRECT_MAX_MACS = 1 << 16 };
+/* The column planes hold each input column kw / sw times (1.5 times for a 3x3 kernel with
+ * stride 2), where the phases they replaced held it once: their buffer is twice the size, so
+ * that a convolution the phases took ([8, 3, 32, 32] -> 8 with stride 2) still fits. */
+enum { DIRECT_MAX_PLANES = 2 * DIRECT_MAX_FLOATS };
 enum { SLACK = 16 }; /* floats after the buffers' contents that vector loads and stores may run into */
 enum { DIRECT_MAX_K = 16 }; /* kernel rows and columns, each with its offset into the planes */
 
@@ -95,7 +99,8 @@ bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh
   plane_layout l;
   layout_for(&l, h, wd, kh, kw, sh, sw, ph, pw, dh, 1, oh, ow);
   int64_t run = run_length(&l, oh, ow);
-  if (ow > l.rw || c * l.channel > DIRECT_MAX_FLOATS || run > DIRECT_MAX_FLOATS) return false;
+  if (ow > l.rw || c * l.channel > (l.by_column ? DIRECT_MAX_PLANES : DIRECT_MAX_FLOATS) || run > DIRECT_MAX_FLOATS)
+    return false;
   return o * div_by(c, groups) * kh * kw * run <= DIRECT_MAX_MACS;
 }
 
@@ -374,7 +379,7 @@ static void direct_image(const direct_conv *p, const float *x, float *y, float *
 
 static void direct_images(void *arg, int64_t begin, int64_t end) {
   const direct_conv *p = arg;
-  float padded[DIRECT_MAX_FLOATS + 2 * SLACK], wide[DIRECT_MAX_FLOATS + 2 * SLACK];
+  float padded[DIRECT_MAX_PLANES + 2 * SLACK], wide[DIRECT_MAX_FLOATS + 2 * SLACK];
   for (int64_t b = begin; b < end; b++)
     direct_image(p, p->x + b * p->c * p->h * p->wd, p->y + b * p->o * p->oh * p->ow, padded, wide);
 }
