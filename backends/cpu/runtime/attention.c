@@ -600,10 +600,10 @@ __attribute__((target("avx2,fma"))) static void block_few_keys(const attention_j
 /* ---- at most 8 keys: a row in each lane ---------------------------------------------- */
 
 /* Whether few_keys_lanes takes this job: at most 8 keys, q's rows contiguous (as a linear
- * layer leaves them), and the mask's offsets within 8 rows in the gather's 32-bit indices. */
+ * layer leaves them), row numbers and the mask's offsets within 8 rows in 32-bit lanes. */
 static bool lanes_fit(const attention_job *j) {
   int64_t most = INT32_MAX / 8;
-  return j->s <= 8 && j->qs[3] == 1 && (!j->mask || (j->ms[2] >= 0 && j->ms[2] <= most));
+  return j->s <= 8 && j->qs[3] == 1 && j->l <= most && (!j->mask || (j->ms[2] >= 0 && j->ms[2] <= most));
 }
 
 /* Eight vectors, lane t of vector c to lane c of vector t. */
@@ -658,7 +658,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
   }
   const __m256 scale = _mm256_set1_ps(j->scale);
   const __m256i m_rows = mask ? _mm256_mullo_epi32(lane, _mm256_set1_epi32((int)j->ms[2])) : _mm256_setzero_si256();
-  const __m256i row = _mm256_add_epi32(lane, _mm256_set1_epi32((int)r)); /* r < l: within int32, as the dims */
+  const __m256i row = _mm256_add_epi32(lane, _mm256_set1_epi32((int)r)); /* r + 7 < 2^31: lanes_fit */
   __m256 top = none;
   for (int key = 0; key < S; key++) {
     score[key] = _mm256_mul_ps(score[key], scale);
