@@ -23,7 +23,7 @@
 
 /* A convolution is taken here when an image's padded input and one wide output plane fit in
  * these buffers (on the stack) and an image costs at most this many multiply-adds, counted
- * over the wide rows.  Measured on one Zen 4 core against im2col + GEMM and oneDNN 2.6, both
+ * over its runs (the wide rows, or the output planes).  Measured on one Zen 4 core against im2col + GEMM and oneDNN 2.6, both
  * through sc_k_conv2d_site_f32 (docs/benchmarks.md, "Small convolutions"): 2.7-5x faster
  * than im2col and 7-16x faster than oneDNN up to this size, from [8, 3, 16, 16] -> 8
  * channels to [2, 1, 5, 5] -> 2; beyond it, with 16 channels in and out, oneDNN's
@@ -39,7 +39,7 @@ enum { DIRECT_MAX_K = 16 }; /* kernel rows and columns, each with its offset int
 /* The planes of one input channel: sh row phases, each of `columns` planes of hq rows of rw
  * floats; plane f's column q holds input column col_first[f] + sw q (zero outside). */
 typedef struct plane_layout {
-  bool by_column;  /* a plane per kernel column (rw = ow), or the padded plane (rw = wq, sw = 1) */
+  bool by_column;  /* a plane per kernel column (rw = ow), or the padded plane (rw = wd + 2 pw, sw = 1) */
   int64_t columns; /* kw, or 1 */
   int64_t rw, hq;  /* a row's floats; rows per row phase, ceil(hp / sh) */
   int64_t plane;   /* hq rw */
