@@ -112,6 +112,8 @@ static const shape shapes[] = {
       {1, 2, 19, 8, 6, 21},     /* 8 keys, a row a lane: 8 + 8 + 3 rows, 8 + 8 + 5 columns */
       {2, 1, 8, 3, 70, 9},      /* 3 keys, 70 products a score, 8 rows exactly, 8 + 1 columns */
       {1, 1, 3, 5, 2, 4},       /* 5 keys, 3 rows in 8 lanes, 4 columns */
+      {3, 1, 3, 6, 5, 10},      /* 3 rows an item: two items share the lanes, the third alone */
+      {1, 5, 2, 7, 9, 3},       /* 2 rows an item, five items over the heads */
 };
 
 static void check_all_shapes(void) {

@@ -625,20 +625,43 @@ __attribute__((target("avx2"), always_inline)) static inline void transpose8(__m
   }
 }
 
-/* Rows [r, r + n), n <= 8, of a batch item with S <= 8 keys, row r + t in lane t.  A key's
- * scores for the eight rows are one vector, so the softmax's maximum, exponentials, sum and
- * division go across S vectors, lane by lane, without one horizontal step; the output's
- * columns come out as vectors over the rows and are transposed eight at a time, as are the
- * rows of q; each key's k and v are read as broadcasts.  A group of rows is about 130
- * instructions, where few_keys_rows took about 300 for four rows and waited on each row's
- * horizontal maximum, sum and division in turn: the tiny attention's four items of four
- * rows (4 keys) took 320 ns there.  S is a constant where this is inlined. */
-__attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_lanes(int S, const attention_job *j,
-                                                                                    const float *q, const float *k,
-                                                                                    const float *v, const float *mask,
-                                                                                    float *out, int64_t r, int64_t n) {
+/* Where the lanes' query rows come from: lanes 4 h to 4 h + 3 (half h) are rows first[h]
+ * to first[h] + count[h] - 1 of a batch item's q, k, v and out.  Eight rows of one item
+ * are its two halves; with at most four rows, two items share the lanes. */
+typedef struct lane_rows {
+  const float *q[2], *k[2], *v[2];
+  float *out[2];
+  int64_t first[2], count[2];
+} lane_rows;
+
+/* What lane t of half t / 4 holds for one (key, column): a broadcast, or with two items
+ * (PAIR) the low half's and the high half's values side by side. */
+__attribute__((target("avx2"), always_inline)) static inline __m256 per_half(int PAIR, const float *low,
+                                                                            const float *high) {
+  if (!PAIR) return _mm256_broadcast_ss(low);
+  return _mm256_set_m128(_mm_broadcast_ss(high), _mm_broadcast_ss(low));
+}
+
+/* Up to 8 query rows with S <= 8 keys, a row a lane (lane_rows).  A key's scores for the
+ * eight rows are one vector, so the softmax's maximum, exponentials, sum and division go
+ * across S vectors, lane by lane, without one horizontal step; the output's columns come
+ * out as vectors over the rows and are transposed eight at a time, as are the rows of q;
+ * each key's k and v are read as broadcasts.  A group of rows is about 130 instructions,
+ * where few_keys_rows took about 300 for four rows and waited on each row's horizontal
+ * maximum, sum and division in turn: the tiny attention's four items of four rows (4 keys)
+ * took 320 ns there.  With PAIR two items of at most four rows share a group, which halves
+ * the groups, and so the chains of dependent steps, for a few more instructions per key
+ * (no mask then: its rows would be two gathers' worth).  S and PAIR are constants where
+ * this is inlined. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_lanes(int S, int PAIR,
+                                                                                    const attention_job *j,
+                                                                                    const lane_rows *lr,
+                                                                                    const float *mask) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256 live = _mm256_castsi256_ps(lanes8(n)), none = _mm256_set1_ps(-INFINITY);
+  const __m256 none = _mm256_set1_ps(-INFINITY);
+  const lane_rows held = *lr; /* a copy: read through lr, the fields were loaded again after every store */
+  lr = &held;
+  const int64_t rows = lr->count[0] + lr->count[1];
   __m256 score[8];
   for (int key = 0; key < S; key++) score[key] = _mm256_setzero_ps();
   for (int64_t d0 = 0; d0 < j->e; d0 += 8) {
@@ -647,24 +670,32 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
     int64_t we = j->e - d0 < 8 ? j->e - d0 : 8;
     __m256i cols = lanes8(we);
     __m256 qd[8];
-    for (int t = 0; t < 8; t++) {
-      const float *qr = q + (r + t) * j->qs[2] + d0;
-      qd[t] = t >= n ? _mm256_setzero_ps() : we == 8 ? _mm256_loadu_ps(qr) : _mm256_maskload_ps(qr, cols);
+    for (int t = 0; t < 8; t++) { /* one item's rows in a row: no halves to tell apart (20% on long runs) */
+      int h = t / 4;
+      const float *qr = PAIR ? lr->q[h] + (lr->first[h] + t % 4) * j->qs[2] + d0 : lr->q[0] + (lr->first[0] + t) * j->qs[2] + d0;
+      bool in = PAIR ? t % 4 < lr->count[h] : t < rows;
+      qd[t] = !in ? _mm256_setzero_ps() : we == 8 ? _mm256_loadu_ps(qr) : _mm256_maskload_ps(qr, cols);
     }
     transpose8(qd);
     for (int64_t d = 0; d < we; d++)
-      for (int key = 0; key < S; key++)
-        score[key] = _mm256_fmadd_ps(qd[d], _mm256_broadcast_ss(k + key * j->ks[2] + (d0 + d) * j->ks[3]), score[key]);
+      for (int key = 0; key < S; key++) {
+        int64_t at = key * j->ks[2] + (d0 + d) * j->ks[3];
+        score[key] = _mm256_fmadd_ps(qd[d], per_half(PAIR, lr->k[0] + at, lr->k[1] + at), score[key]);
+      }
   }
   const __m256 scale = _mm256_set1_ps(j->scale);
+  /* one item's rows from first[0] on, 8 in a row (lanes_fit keeps them in 32 bits) */
   const __m256i m_rows = mask ? _mm256_mullo_epi32(lane, _mm256_set1_epi32((int)j->ms[2])) : _mm256_setzero_si256();
-  const __m256i row = _mm256_add_epi32(lane, _mm256_set1_epi32((int)r)); /* r + 7 < 2^31: lanes_fit */
+  const __m256 live = _mm256_castsi256_ps(lanes8(rows));
+  const __m256i row = _mm256_add_epi32(_mm256_and_si256(lane, _mm256_set1_epi32(3)),
+                                       _mm256_setr_m128i(_mm_set1_epi32((int)lr->first[0]), _mm_set1_epi32((int)lr->first[1])));
   __m256 top = none;
   for (int key = 0; key < S; key++) {
     score[key] = _mm256_mul_ps(score[key], scale);
-    if (mask)
-      score[key] = _mm256_add_ps(
-          score[key], _mm256_mask_i32gather_ps(_mm256_setzero_ps(), mask + r * j->ms[2] + key * j->ms[3], m_rows, live, 4));
+    if (!PAIR && mask)
+      score[key] = _mm256_add_ps(score[key], _mm256_mask_i32gather_ps(_mm256_setzero_ps(),
+                                                                     mask + lr->first[0] * j->ms[2] + key * j->ms[3],
+                                                                     m_rows, live, 4));
     if (j->causal) /* keys past the row's own: -inf */
       score[key] = _mm256_blendv_ps(score[key], none, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(key), row)));
     top = _mm256_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
@@ -683,13 +714,17 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
     for (int x = 0; x < 8; x++) {
       col[x] = _mm256_setzero_ps();
       if (x >= w) continue;
-      for (int key = 0; key < S; key++)
-        col[x] = _mm256_fmadd_ps(score[key], _mm256_broadcast_ss(v + key * j->vs[2] + c + x), col[x]);
+      for (int key = 0; key < S; key++) {
+        int64_t at = key * j->vs[2] + c + x;
+        col[x] = _mm256_fmadd_ps(score[key], per_half(PAIR, lr->v[0] + at, lr->v[1] + at), col[x]);
+      }
       col[x] = _mm256_mul_ps(col[x], inv);
     }
-    transpose8(col); /* col[t]: row r + t's 8 columns */
-    for (int64_t t = 0; t < n; t++) {
-      float *orow = out + (r + t) * j->os[2] + c;
+    transpose8(col); /* col[t]: lane t's row, 8 columns */
+    for (int t = 0; t < 8; t++) {
+      int h = t / 4;
+      if (PAIR ? t % 4 >= lr->count[h] : t >= rows) continue;
+      float *orow = PAIR ? lr->out[h] + (lr->first[h] + t % 4) * j->os[2] + c : lr->out[0] + (lr->first[0] + t) * j->os[2] + c;
       if (w == 8) {
         _mm256_storeu_ps(orow, col[t]);
         continue;
@@ -701,24 +736,36 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
   }
 }
 
-/* few_keys_lanes over rows [first, last), eight at a time, with S as a constant. */
+#define WITH_KEYS(PAIR)                                                                                              \
+  switch (j->s) {                                                                                                    \
+    case 1: few_keys_lanes(1, PAIR, j, lr, mask); break;                                                             \
+    case 2: few_keys_lanes(2, PAIR, j, lr, mask); break;                                                             \
+    case 3: few_keys_lanes(3, PAIR, j, lr, mask); break;                                                             \
+    case 4: few_keys_lanes(4, PAIR, j, lr, mask); break;                                                             \
+    case 5: few_keys_lanes(5, PAIR, j, lr, mask); break;                                                             \
+    case 6: few_keys_lanes(6, PAIR, j, lr, mask); break;                                                             \
+    case 7: few_keys_lanes(7, PAIR, j, lr, mask); break;                                                             \
+    default: few_keys_lanes(8, PAIR, j, lr, mask); break;                                                            \
+  }
+
+/* Two items of at most four rows each, with S as a constant. */
+__attribute__((target("avx2,fma"))) static void lanes_pair(const attention_job *j, const lane_rows *lr) {
+  const float *mask = NULL;
+  WITH_KEYS(1)
+}
+
+/* Rows [first, last) of one batch item, eight at a time, with S as a constant. */
 __attribute__((target("avx2,fma"))) static void block_few_keys_lanes(const attention_job *j, const float *q,
                                                                       const float *k, const float *v, const float *mask,
                                                                       float *out, int64_t first, int64_t last) {
   for (int64_t r = first; r < last; r += 8) {
     int64_t n = last - r < 8 ? last - r : 8;
-    switch (j->s) {
-      case 1: few_keys_lanes(1, j, q, k, v, mask, out, r, n); break;
-      case 2: few_keys_lanes(2, j, q, k, v, mask, out, r, n); break;
-      case 3: few_keys_lanes(3, j, q, k, v, mask, out, r, n); break;
-      case 4: few_keys_lanes(4, j, q, k, v, mask, out, r, n); break;
-      case 5: few_keys_lanes(5, j, q, k, v, mask, out, r, n); break;
-      case 6: few_keys_lanes(6, j, q, k, v, mask, out, r, n); break;
-      case 7: few_keys_lanes(7, j, q, k, v, mask, out, r, n); break;
-      default: few_keys_lanes(8, j, q, k, v, mask, out, r, n); break;
-    }
+    lane_rows group = {{q, q}, {k, k}, {v, v}, {out, out}, {r, r + 4}, {n < 4 ? n : 4, n > 4 ? n - 4 : 0}};
+    const lane_rows *lr = &group;
+    WITH_KEYS(0)
   }
 }
+#undef WITH_KEYS
 
 /* ---- without AVX2: the same steps, one row at a time -------------------------------- */
 
@@ -763,6 +810,18 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
       float *out = j->out + o * j->os[0] + i * j->os[1];
       if (!avx2) {
         block_plain(j, q, k, v, mask, out, r0, r1, scores);
+        continue;
+      }
+      if (lanes && j->chunks == 1 && j->l <= 4 && !mask && it + 1 < last) { /* this item and the next */
+        int64_t o2 = (b + 1) / j->inner, i2 = (b + 1) % j->inner;
+        lane_rows lr = {{q, j->q + o2 * j->qs[0] + i2 * j->qs[1]},
+                        {k, j->k + o2 * j->ks[0] + i2 * j->ks[1]},
+                        {v, j->v + o2 * j->vs[0] + i2 * j->vs[1]},
+                        {out, j->out + o2 * j->os[0] + i2 * j->os[1]},
+                        {0, 0},
+                        {j->l, j->l}};
+        lanes_pair(j, &lr);
+        it++;
         continue;
       }
       if (lanes) {
