@@ -3,7 +3,8 @@
  * or transposed, column counts that leave a masked vector (1-7 past a multiple of 8) and
  * several 32-column steps, odd row counts (a row without its pair), a batch, alpha and
  * beta (beta 0 must not read C, which holds NaN).  Around the limit, the products on
- * either side of it (OpenBLAS past it) agree with the same reference. */
+ * either side of it (OpenBLAS past it) agree with the same reference.  And a linear
+ * layer's tiny product, whose bias starts the sums (sc_k_tiny_linear_f32). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -46,7 +47,9 @@ static void check_product(int64_t batch, int64_t m, int64_t n, int64_t k, int tr
 }
 
 START_TEST(test_matches_reference) {
-  static const int64_t ms[] = {1, 2, 3, 8}, ns[] = {1, 3, 8, 9, 24, 31, 33, 70}, ks[] = {1, 2, 8, 9};
+  /* rows: blocks of 2, 3, 4 or 8 by the column count, and part-filled last blocks; k
+   * steps: split 1, 2 or 4 ways, with 0 to 3 steps left over */
+  static const int64_t ms[] = {1, 2, 3, 4, 5, 7, 8}, ns[] = {1, 3, 8, 9, 24, 31, 33, 70}, ks[] = {1, 2, 3, 5, 8, 9};
   static const float alphas[] = {1.0f, 0.5f}, betas[] = {0.0f, 1.0f, 0.25f};
   unsigned state = 7;
   for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
@@ -70,11 +73,50 @@ START_TEST(test_at_the_limit) {
 }
 END_TEST
 
+/* y = x w + bias, w upright, with and without the bias; the rows past y are not written. */
+static void check_linear(int64_t m, int64_t n, int64_t k, int with_bias, unsigned *state) {
+  float *x = malloc(sizeof(float) * (size_t)(m * k)), *w = malloc(sizeof(float) * (size_t)(k * n));
+  float *bias = malloc(sizeof(float) * (size_t)n), *y = malloc(sizeof(float) * (size_t)((m + 1) * n));
+  for (int64_t e = 0; e < m * k; e++) x[e] = value(state);
+  for (int64_t e = 0; e < k * n; e++) w[e] = value(state);
+  for (int64_t j = 0; j < n; j++) bias[j] = value(state);
+  for (int64_t e = 0; e < (m + 1) * n; e++) y[e] = NAN;
+  if (!sc_k_tiny_linear_f32(x, w, with_bias ? bias : NULL, y, m, n, k)) {
+    ck_assert_msg(!sc_rt_has_avx2() || !sc_k_tiny_product(m, n, k), "%lldx%lldx%lld: not taken", (long long)m,
+                  (long long)n, (long long)k);
+    free(x), free(w), free(bias), free(y);
+    return;
+  }
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double want = with_bias ? bias[j] : 0.0;
+      for (int64_t p = 0; p < k; p++) want += (double)x[i * k + p] * w[p * n + j];
+      ck_assert_msg(fabs(y[i * n + j] - want) <= 1e-5 * (1.0 + (double)k), "linear %lldx%lldx%lld bias %d: y[%lld][%lld] = "
+                    "%.9g, want %.9g", (long long)m, (long long)n, (long long)k, with_bias, (long long)i, (long long)j,
+                    y[i * n + j], want);
+    }
+  for (int64_t j = 0; j < n; j++) ck_assert_msg(isnan(y[m * n + j]), "linear %lldx%lldx%lld wrote past y", (long long)m,
+                                                (long long)n, (long long)k);
+  free(x), free(w), free(bias), free(y);
+}
+
+START_TEST(test_linear_with_bias) {
+  static const int64_t ms[] = {1, 2, 3, 5, 8, 9}, ns[] = {3, 8, 13, 24, 40}, ks[] = {1, 4, 7, 16};
+  unsigned state = 5;
+  for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+      for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+        for (int b = 0; b < 2; b++) check_linear(ms[mi], ns[ni], ks[ki], b, &state);
+  ck_assert(!sc_k_tiny_linear_f32(NULL, NULL, NULL, NULL, 8, 16, 17)); /* 2,176: not tiny, nothing read */
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("tiny_gemm");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_matches_reference);
   tcase_add_test(tc, test_at_the_limit);
+  tcase_add_test(tc, test_linear_with_bias);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -115,36 +115,85 @@ __attribute__((target("avx2"))) static inline __m256i lanes8(int64_t w) {
 }
 
 /* tiny_rows_plain for V vectors of 8 columns (w of them, the last vector `tail` masked),
- * each kept in a register across the k steps; two rows at a time, so that four to eight
- * chains of multiply-adds overlap.  A row kept in memory instead waited on its store and
- * reload at every step (in-projection 8 x 24 x 8: 0.27 us). */
-__attribute__((target("avx2,fma"), always_inline)) static inline void tiny_rows_avx2(int V, int64_t m, int64_t k,
-                                                                                    const float *a, int64_t lda,
-                                                                                    const float *b, int64_t ldb,
-                                                                                    float *c, int64_t ldc, int64_t w,
+ * each kept in a register across the k steps; RB rows at a time, and the k steps split
+ * S ways (S partial sums, added at the end), so that V RB S = 8 or 9 chains of
+ * multiply-adds overlap: enough to cover an add's 4 cycles at two a cycle.  A row kept in
+ * memory instead waited on its store and reload at every step (in-projection 8 x 24 x 8:
+ * 0.27 us); two rows at a time left the in-projection's six chains, a linear layer's
+ * [2, 16] x [16, 3] one, waiting.  A block past the last row reads that row again and
+ * stores nothing for it.  `bias` (w floats, or NULL) starts every row's sums: a linear
+ * layer's bias, where copying it into C's rows first for beta 1 cost 10 ns more. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void tiny_rows_avx2(int V, int RB, int S, int64_t m,
+                                                                                    int64_t k, const float *a,
+                                                                                    int64_t lda, const float *b,
+                                                                                    int64_t ldb, float *c, int64_t ldc,
+                                                                                    int64_t w, const float *bias,
                                                                                     float alpha, float beta) {
   __m256i tail = lanes8(w - 8 * (V - 1));
-  for (int64_t i = 0; i < m; i += 2) {
-    int R = m - i >= 2 ? 2 : 1;
-    __m256 acc[2][4];
-    for (int r = 0; r < 2; r++)
-      for (int v = 0; v < V; v++) acc[r][v] = _mm256_setzero_ps();
-    for (int64_t p = 0; p < k; p++) {
+  bool masked = w < 8 * V;
+  __m256 start[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; v++)
+    start[v] = !bias                      ? _mm256_setzero_ps()
+               : v == V - 1 && masked ? _mm256_maskload_ps(bias + 8 * v, tail)
+                                      : _mm256_loadu_ps(bias + 8 * v);
+  for (int64_t i = 0; i < m; i += RB) {
+    int64_t R = m - i < RB ? m - i : RB;
+    const float *arow[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < RB; r++) arow[r] = a + (r < R ? i + r : m - 1) * lda;
+    __m256 acc[4][8][4];
+#pragma GCC unroll 8
+    for (int q = 0; q < S; q++)
+#pragma GCC unroll 8
+      for (int r = 0; r < RB; r++)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; v++) acc[q][r][v] = q == 0 ? start[v] : _mm256_setzero_ps();
+    int64_t p = 0;
+    for (; p + S <= k; p += S)
+#pragma GCC unroll 8
+      for (int q = 0; q < S; q++) {
+        const float *bp = b + (p + q) * ldb;
+        __m256 bv[4];
+#pragma GCC unroll 8
+        for (int v = 0; v < V; v++)
+          bv[v] = v == V - 1 && masked ? _mm256_maskload_ps(bp + 8 * v, tail) : _mm256_loadu_ps(bp + 8 * v);
+#pragma GCC unroll 8
+        for (int r = 0; r < RB; r++) {
+          __m256 x = _mm256_broadcast_ss(arow[r] + p + q);
+#pragma GCC unroll 8
+          for (int v = 0; v < V; v++) acc[q][r][v] = _mm256_fmadd_ps(x, bv[v], acc[q][r][v]);
+        }
+      }
+    for (; p < k; p++) { /* the last k mod S steps */
       const float *bp = b + p * ldb;
-      __m256 x0 = _mm256_broadcast_ss(a + i * lda + p), x1 = R == 2 ? _mm256_broadcast_ss(a + (i + 1) * lda + p) : x0;
+#pragma GCC unroll 8
       for (int v = 0; v < V; v++) {
-        __m256 bv = v == V - 1 ? _mm256_maskload_ps(bp + 8 * v, tail) : _mm256_loadu_ps(bp + 8 * v);
-        acc[0][v] = _mm256_fmadd_ps(x0, bv, acc[0][v]);
-        acc[1][v] = _mm256_fmadd_ps(x1, bv, acc[1][v]);
+        __m256 bv = v == V - 1 && masked ? _mm256_maskload_ps(bp + 8 * v, tail) : _mm256_loadu_ps(bp + 8 * v);
+#pragma GCC unroll 8
+        for (int r = 0; r < RB; r++) acc[0][r][v] = _mm256_fmadd_ps(_mm256_broadcast_ss(arow[r] + p), bv, acc[0][r][v]);
       }
     }
+#pragma GCC unroll 8
+    for (int q = 1; q < S; q++)
+#pragma GCC unroll 8
+      for (int r = 0; r < RB; r++)
+#pragma GCC unroll 8
+        for (int v = 0; v < V; v++) acc[0][r][v] = _mm256_add_ps(acc[0][r][v], acc[q][r][v]);
+    /* the sums copied out once, by constant indices: read by the variable ones below,
+     * acc itself lived on the stack, stored at every step (a third of the product) */
+    __m256 sums[8][4];
+#pragma GCC unroll 8
+    for (int r = 0; r < RB; r++)
+#pragma GCC unroll 4
+      for (int v = 0; v < V; v++) sums[r][v] = acc[0][r][v];
     /* as BLAS: beta 0 never reads C (which may hold NaN).  Whole vectors are stored as
      * they are; a partial last one through plain stores (a masked one is microcoded on
      * AMD).  Every element through a copy took a fifth of a tiny attention's products. */
     for (int r = 0; r < R; r++) {
       float *ci = c + (i + r) * ldc;
       for (int v = 0; v < V; v++) {
-        __m256 y = _mm256_mul_ps(acc[r][v], _mm256_set1_ps(alpha));
+        __m256 y = _mm256_mul_ps(sums[r][v], _mm256_set1_ps(alpha));
         int64_t cols = v < V - 1 ? 8 : w - 8 * v;
         if (cols == 8) {
           if (beta != 0.0f) y = _mm256_add_ps(y, _mm256_mul_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(ci + 8 * v)));
@@ -162,14 +211,22 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void tiny_rows_
 /* tiny_rows_avx2 over C's columns, 32 at a time. */
 __attribute__((target("avx2,fma"))) static void tiny_columns_avx2(int64_t m, int64_t n, int64_t k, const float *a,
                                                                    int64_t lda, const float *b, int64_t ldb, float *c,
-                                                                   int64_t ldc, float alpha, float beta) {
+                                                                   int64_t ldc, const float *bias, float alpha,
+                                                                   float beta) {
   for (int64_t j0 = 0; j0 < n; j0 += 32) {
     int64_t w = n - j0 < 32 ? n - j0 : 32;
     switch ((w + 7) / 8) {
-      case 4: tiny_rows_avx2(4, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, alpha, beta); break;
-      case 3: tiny_rows_avx2(3, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, alpha, beta); break;
-      case 2: tiny_rows_avx2(2, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, alpha, beta); break;
-      default: tiny_rows_avx2(1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, alpha, beta); break;
+      case 4: tiny_rows_avx2(4, 2, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta); break;
+      case 3: tiny_rows_avx2(3, 3, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta); break;
+      case 2:
+        if (m <= 2) tiny_rows_avx2(2, 2, 2, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
+        else tiny_rows_avx2(2, 4, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
+        break;
+      default:
+        if (m <= 2) tiny_rows_avx2(1, 2, 4, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
+        else if (m <= 4) tiny_rows_avx2(1, 4, 2, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
+        else tiny_rows_avx2(1, 8, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
+        break;
     }
   }
 }
@@ -189,8 +246,15 @@ static void tiny_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t l
       for (int64_t p = 0; p < k; p++) b_up[p * n + j] = b[j * ldb + p];
     b = b_up, ldb = n;
   }
-  if (sc_rt_has_avx2()) tiny_columns_avx2(m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+  if (sc_rt_has_avx2()) tiny_columns_avx2(m, n, k, a, lda, b, ldb, c, ldc, NULL, alpha, beta);
   else tiny_rows_plain(m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
+}
+
+bool sc_k_tiny_linear_f32(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t n,
+                          int64_t k) {
+  if (!sc_k_tiny_product(m, n, k) || !sc_rt_has_avx2()) return false;
+  tiny_columns_avx2(m, n, k, x, k, w, n, y, n, bias, 1.0f, 0.0f);
+  return true;
 }
 
 /* One product C = alpha * op(A) @ op(B) + beta * C, with the distances between stored rows
