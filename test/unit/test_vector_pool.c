@@ -2,7 +2,9 @@
  * kernel for oneDNN's nChw8c / nChw16c and NHWC tensors between convolutions) against the
  * NCHW kernel on the same values: kernels, strides, paddings, dilations and ceil-mode
  * extents, lane counts on the AVX2 path (8, 16, 24) and off it (20, 3), NaN propagated as
- * ATen does (a NaN in a window is its maximum) and -inf kept. */
+ * ATen does (a NaN in a window is its maximum) and -inf kept.  And the NCHW kernel's own
+ * 2x2 pool with stride 2 (the vector paths for rows of 4 and wider rows) against each
+ * window's maximum taken here. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -75,11 +77,42 @@ START_TEST(test_nan_wins) {
 }
 END_TEST
 
+/* 2x2, stride 2, no padding on NCHW planes: plane counts that leave 0-3 row pairs after
+ * the steps of four, rows of 4 (whole pairs of rows, or a last row left over), and other
+ * widths, with NaN and -inf among the values. */
+START_TEST(test_plain_2x2) {
+  static const int64_t sizes[][2] = {{4, 4}, {2, 4}, {6, 4}, {5, 4}, {4, 5}, {4, 8}, {3, 3}, {8, 18}};
+  unsigned state = 3;
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+    for (int64_t planes = 1; planes <= 9; planes++) {
+      int64_t h = sizes[si][0], w = sizes[si][1], oh = h / 2, ow = w / 2;
+      float *x = malloc(sizeof(float) * (size_t)(planes * h * w)), *y = malloc(sizeof(float) * (size_t)(planes * oh * ow + 1));
+      for (int64_t e = 0; e < planes * h * w; e++) x[e] = value(&state);
+      y[planes * oh * ow] = 42.0f;
+      sc_k_max_pool2d_f32(x, y, NULL, planes, h, w, 2, 2, 2, 2, 0, 0, 1, 1, oh, ow);
+      for (int64_t p = 0; p < planes; p++)
+        for (int64_t oy = 0; oy < oh; oy++)
+          for (int64_t ox = 0; ox < ow; ox++) {
+            const float *at = x + (p * h + 2 * oy) * w + 2 * ox;
+            float want = -INFINITY, taps[4] = {at[0], at[1], at[w], at[w + 1]};
+            for (int t = 0; t < 4; t++) want = isnan(want) || isnan(taps[t]) ? NAN : taps[t] > want ? taps[t] : want;
+            float got = y[(p * oh + oy) * ow + ox];
+            ck_assert_msg(same(got, want), "[%lld, %lld, %lld] plane %lld (%lld, %lld): %g, want %g", (long long)planes,
+                          (long long)h, (long long)w, (long long)p, (long long)oy, (long long)ox, got, want);
+          }
+      ck_assert_msg(y[planes * oh * ow] == 42.0f, "[%lld, %lld, %lld]: wrote past the output", (long long)planes,
+                    (long long)h, (long long)w);
+      free(x), free(y);
+    }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("vector_pool");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_matches_planes);
   tcase_add_test(tc, test_nan_wins);
+  tcase_add_test(tc, test_plain_2x2);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }
