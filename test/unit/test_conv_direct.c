@@ -40,6 +40,9 @@ static const geometry cases[] = {
     {1, 2, 20, 21, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1}, /* stride 2, rows of 11: two steps of 8 a row */
     {3, 3, 6, 5, 2, 3, 3, 1, 1, 0, 1, 1, 1, 1},   /* a [4, 5] plane: the last image's tail alone */
     {1, 3, 32, 32, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1}, /* column planes of 4,896 floats: past the wide rows' 4,096 */
+    {2, 2, 7, 7, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* [4, 4] planes of 7 channels: four, two, then one at a time */
+    {1, 4, 6, 6, 10, 3, 3, 2, 2, 1, 1, 1, 1, 2},  /* two groups of 5 over [3, 3] planes (a run of 9): four, then one */
+    {3, 1, 4, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* [2, 2] planes, four channels: a run of 4 */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 

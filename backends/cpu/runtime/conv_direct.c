@@ -104,9 +104,9 @@ bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh
   return o * div_by(c, groups) * kh * kw * run <= DIRECT_MAX_MACS;
 }
 
-/* The taps of one or two output channels (`pair`) over one run of `len` outputs:
+/* The taps of one, two or four output channels (`no`) over one run of `len` outputs:
  * out_c[t] = bias_c + sum over (ci, i, j) of w_c[ci, i, j] in[ci * channel + row_off[i] +
- * col_off[j] + t], w_1 = w_0 + cg kh kw (the next output channel's weights), then `act`.
+ * col_off[j] + t], w_c = w_0 + c cg kh kw (the next output channels' weights), then `act`.
  * The geometry of the taps, shared by every output channel of a group. */
 typedef struct taps {
   const float *w; /* [cg, kh, kw] */
@@ -129,10 +129,11 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256 activate
   return v;
 }
 
-/* A block of 8 nv outputs of no (1 or 2) output channels held in nv x no registers across
- * all taps, so each output is stored once and each input load serves both channels.  Each
- * tap's multiply-adds wait on the last tap's (4 cycles): two channels give the core twice
- * the independent work in that time.  The block's loads may run up to 7 floats past the
+/* A block of 8 nv outputs of no (1, 2, or 4 with nv <= 2) output channels held in nv x no
+ * registers across all taps, so each output is stored once and each input load serves
+ * every channel.  Each tap's multiply-adds wait on the last tap's (4 cycles): more channels
+ * give the core more independent work in that time (a run of 16, tiny_cnn's [4, 4] output
+ * planes, has 4 chains with two channels, 8 with four).  The block's loads may run up to 7 floats past the
  * run, into the buffers' slack.  Its last vector stores `last` floats (1 to 8): all 8 into
  * a wide plane, whose slack takes the rest; only the run's own into an output plane, through
  * a copy, as the floats after it may be another channel's, already written.  (No masked
@@ -141,20 +142,21 @@ __attribute__((target("avx2,fma"), always_inline)) static inline __m256 activate
 __attribute__((target("avx2,fma"), always_inline)) static inline void block_taps(const taps *k, const float *in,
                                                                                  const float *bias, float *const *out,
                                                                                  int nv, int no, int last) {
-  __m256 acc[2][6];
+  __m256 acc[4][6];
   for (int c = 0; c < no; c++)
     for (int v = 0; v < nv; v++) acc[c][v] = _mm256_set1_ps(bias[c]);
-  const float *w0 = k->w, *w1 = k->w + k->cg * k->kh * k->kw;
+  const int64_t per_channel = k->cg * k->kh * k->kw;
+  const float *wt = k->w; /* channel c's tap at wt[c per_channel] */
   for (int64_t ci = 0; ci < k->cg; ci++)
     for (int64_t i = 0; i < k->kh; i++) {
       const float *row = in + ci * k->channel + k->row_off[i];
-      for (int64_t j = 0; j < k->kw; j++) {
-        __m256 tap0 = _mm256_set1_ps(*w0++), tap1 = no == 2 ? _mm256_set1_ps(*w1++) : tap0;
+      for (int64_t j = 0; j < k->kw; j++, wt++) {
         const float *src = row + k->col_off[j];
+        __m256 tap[4]; /* then one input vector at a time: no + no nv + 1 registers, at most 15 */
+        for (int c = 0; c < no; c++) tap[c] = _mm256_broadcast_ss(wt + c * per_channel);
         for (int v = 0; v < nv; v++) {
           __m256 x = _mm256_loadu_ps(src + 8 * v);
-          acc[0][v] = _mm256_fmadd_ps(tap0, x, acc[0][v]);
-          if (no == 2) acc[1][v] = _mm256_fmadd_ps(tap1, x, acc[1][v]);
+          for (int c = 0; c < no; c++) acc[c][v] = _mm256_fmadd_ps(tap[c], x, acc[c][v]);
         }
       }
     }
@@ -187,25 +189,34 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void block_taps
     }                                                                                                                \
   } while (0)
 
+/* no: 1 or 2 output channels, or 4 over a run of at most QUAD_RUN outputs */
+enum { QUAD_RUN = 16 };
+
 __attribute__((target("avx2,fma"))) static void run_taps_avx2(const taps *k, const float *in, const float *bias,
-                                                               float *const *out, int64_t len, bool pair, bool exact) {
+                                                               float *const *out, int64_t len, int no, bool exact) {
+  if (no == 4) { /* one block of one or two vectors */
+    int last = exact ? (int)(len - 1) % 8 + 1 : 8;
+    if (len > 8) block_taps(k, in, bias, out, 2, 4, last);
+    else block_taps(k, in, bias, out, 1, 4, last);
+    return;
+  }
   /* the rest is left at 17 to 48 outputs (or fewer, when that is all), one block of up to
    * six registers: a short block of its own after the full ones would wait on the same
    * chain of taps again */
   int64_t t = 0;
-  if (pair) BLOCKS(2);
+  if (no == 2) BLOCKS(2);
   else BLOCKS(1);
 }
 #undef BLOCKS
 
 /* `exact`: out holds len floats (an output plane), else len rounded up to 8 (a wide plane) */
-static void run_taps(const taps *k, const float *in, const float *bias, float *const *out, int64_t len, bool pair,
+static void run_taps(const taps *k, const float *in, const float *bias, float *const *out, int64_t len, int no,
                      bool exact) {
   if (sc_rt_has_avx2()) {
-    run_taps_avx2(k, in, bias, out, len, pair, exact);
+    run_taps_avx2(k, in, bias, out, len, no, exact);
     return;
   }
-  for (int c = 0; c <= pair; c++) {
+  for (int c = 0; c < no; c++) {
     const float *wk = k->w + c * k->cg * k->kh * k->kw;
     for (int64_t t = 0; t < len; t++) out[c][t] = bias[c];
     for (int64_t ci = 0; ci < k->cg; ci++)
@@ -350,22 +361,27 @@ static void direct_image(const direct_conv *p, const float *x, float *y, float *
   /* wide rows: the whole wide plane, but the last row's dropped columns */
   int64_t run = l->by_column ? out_plane : (p->oh - 1) * l->rw + p->ow;
   taps k = {NULL, cg, p->kh, p->kw, l->channel, p->row_off, p->col_off, l->by_column ? p->act : SC_ACT_NONE};
-  /* output channels two at a time within a group, and when two wide planes fit */
+  /* output channels two at a time within a group, and when two wide planes fit; four at a
+   * time into short output planes */
   bool pairs = og >= 2 && (l->by_column || 2 * (p->oh * l->rw + SLACK) <= DIRECT_MAX_FLOATS + 2 * SLACK);
+  bool quads = og >= 4 && l->by_column && run <= QUAD_RUN;
   for (int64_t oc = 0; oc < p->o;) {
-    bool pair = pairs && (p->groups == 1 ? oc + 1 < og : oc % og + 1 < og);
+    int64_t left = p->groups == 1 ? og - oc : og - oc % og; /* output channels left in this group */
+    int no = quads && left >= 4 ? 4 : pairs && left >= 2 ? 2 : 1;
     k.w = p->w + oc * cg * p->kh * p->kw;
-    float bias[2] = {p->bias ? p->bias[oc] : 0.0f, p->bias && pair ? p->bias[oc + 1] : 0.0f};
+    float bias[4];
+    for (int c = 0; c < no; c++) bias[c] = p->bias ? p->bias[oc + c] : 0.0f;
     const float *in = padded + (p->groups == 1 ? 0 : oc / og * cg * l->channel);
     if (l->by_column) {
-      float *const planes[2] = {y + oc * out_plane, y + (oc + 1) * out_plane};
-      run_taps(&k, in, bias, planes, run, pair, true);
-      oc += 1 + pair;
+      float *const planes[4] = {y + oc * out_plane, y + (oc + 1) * out_plane, y + (oc + 2) * out_plane,
+                                y + (oc + 3) * out_plane};
+      run_taps(&k, in, bias, planes, run, no, true);
+      oc += no;
       continue;
     }
     float *const planes[2] = {wide, wide + p->oh * l->rw + SLACK};
-    run_taps(&k, in, bias, planes, run, pair, false);
-    for (int c = 0; c <= pair; c++, oc++) {
+    run_taps(&k, in, bias, planes, run, no, false);
+    for (int c = 0; c < no; c++, oc++) {
       float *out = y + oc * out_plane;
       if (avx2) {
         finish_plane_avx2(planes[c], l->rw, out, p->oh, p->ow, p->act, (p->o - oc) * out_plane);
