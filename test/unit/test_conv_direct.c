@@ -43,6 +43,9 @@ static const geometry cases[] = {
     {2, 2, 7, 7, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* [4, 4] planes of 7 channels: four, two, then one at a time */
     {1, 4, 6, 6, 10, 3, 3, 2, 2, 1, 1, 1, 1, 2},  /* two groups of 5 over [3, 3] planes (a run of 9): four, then one */
     {3, 1, 4, 4, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* [2, 2] planes, four channels: a run of 4 */
+    {2, 2, 5, 7, 3, 3, 2, 1, 3, 1, 0, 1, 2, 1},   /* stride 3 along 7 columns, dilation 2: planes' rows of 2 */
+    {1, 3, 6, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* 5 columns: rows of 3 */
+    {2, 1, 3, 2, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1},   /* 2 columns: rows of 1 */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 

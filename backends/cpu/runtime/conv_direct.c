@@ -343,6 +343,49 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void pad_planes
   for (int64_t i = 0; i < SLACK; i += 8) _mm256_storeu_ps(dst + i, _mm256_setzero_ps());
 }
 
+/* The first n floats of v to dst: exactly, as the float after them may be another plane's,
+ * already written. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void store_first(float *dst, __m128 v, int64_t n) {
+  if (n == 4) {
+    _mm_storeu_ps(dst, v);
+    return;
+  }
+  if (n & 2) _mm_storel_pi((__m64 *)dst, v), v = _mm_movehl_ps(v, v), dst += 2;
+  if (n & 1) _mm_store_ss(dst, v);
+}
+
+/* The column planes of images at most 8 wide, rows of at most 4 (tiny_cnn's [1, 8, 8]
+ * through a 3x3 kernel with stride 2): each input row is one (masked) load, and each
+ * plane's row one permutation of it, its lanes outside the image zeroed, stored: where
+ * pad_planes_avx2 loaded every row once per plane, two loads and two shuffles a row, 47 ns
+ * an image. */
+__attribute__((target("avx2,fma"))) static void pad_tiny_rows_avx2(const direct_conv *p, const float *x, float *padded) {
+  const plane_layout *l = &p->in;
+  const int64_t rw = l->rw, hq = l->hq, columns = l->columns, c = p->c, h = p->h, wd = p->wd, sh = p->sh, ph = p->ph;
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i width = _mm256_set1_epi32((int)wd), row_lanes = _mm256_cmpgt_epi32(width, lane);
+  __m256i pick[DIRECT_MAX_K], keep[DIRECT_MAX_K]; /* plane f's lane q: input column col_first[f] + sw q */
+  for (int64_t f = 0; f < columns; f++) {
+    __m256i col = _mm256_add_epi32(_mm256_set1_epi32((int)l->col_first[f]), _mm256_mullo_epi32(lane, _mm256_set1_epi32((int)p->sw)));
+    pick[f] = _mm256_and_si256(col, _mm256_set1_epi32(7));
+    keep[f] = _mm256_and_si256(_mm256_and_si256(_mm256_cmpgt_epi32(col, _mm256_set1_epi32(-1)), _mm256_cmpgt_epi32(width, col)),
+                               _mm256_cmpgt_epi32(_mm256_set1_epi32((int)rw), lane));
+  }
+  for (int64_t ci = 0; ci < c; ci++)
+    for (int64_t g = 0; g < sh; g++) {
+      float *planes = padded + (ci * sh + g) * columns * l->plane;
+      for (int64_t r = 0, iy = g - ph; r < hq; r++, iy += sh) {
+        __m256 in = (uint64_t)iy < (uint64_t)h ? _mm256_maskload_ps(x + (ci * h + iy) * wd, row_lanes) : _mm256_setzero_ps();
+        for (int64_t f = 0; f < columns; f++) {
+          __m256 v = _mm256_and_ps(_mm256_permutevar8x32_ps(in, pick[f]), _mm256_castsi256_ps(keep[f]));
+          store_first(planes + f * l->plane + r * rw, _mm256_castps256_ps128(v), rw);
+        }
+      }
+    }
+  float *end = padded + c * l->channel;
+  for (int64_t i = 0; i < SLACK; i += 8) _mm256_storeu_ps(end + i, _mm256_setzero_ps());
+}
+
 __attribute__((target("avx2,fma"))) static void pad_image_planes_avx2(const direct_conv *p, const float *x,
                                                                       float *padded) {
   if (p->sw == 1) pad_planes_avx2(1, p, x, padded);
@@ -356,6 +399,7 @@ static void direct_image(const direct_conv *p, const float *x, float *y, float *
   int64_t cg = div_by(p->c, p->groups), og = div_by(p->o, p->groups), out_plane = p->oh * p->ow;
   bool avx2 = sc_rt_has_avx2();
   if (!l->by_column && p->sh == 1 && avx2) pad_image_avx2(p, x, padded);
+  else if (l->by_column && p->wd <= 8 && l->rw <= 4 && avx2) pad_tiny_rows_avx2(p, x, padded);
   else if (p->sw <= 2 && avx2) pad_image_planes_avx2(p, x, padded);
   else pad_image_planes(p, x, padded);
   /* wide rows: the whole wide plane, but the last row's dropped columns */
