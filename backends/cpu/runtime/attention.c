@@ -609,16 +609,19 @@ static bool lanes_fit(const attention_job *j) {
 /* Eight vectors, lane t of vector c to lane c of vector t. */
 __attribute__((target("avx2"), always_inline)) static inline void transpose8(__m256 x[8]) {
   __m256 a[8], b[8];
+#pragma GCC unroll 8
   for (int i = 0; i < 8; i += 2) {
     a[i] = _mm256_unpacklo_ps(x[i], x[i + 1]);
     a[i + 1] = _mm256_unpackhi_ps(x[i], x[i + 1]);
   }
+#pragma GCC unroll 8
   for (int i = 0; i < 8; i += 4) {
     b[i] = _mm256_shuffle_ps(a[i], a[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
     b[i + 1] = _mm256_shuffle_ps(a[i], a[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
     b[i + 2] = _mm256_shuffle_ps(a[i + 1], a[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
     b[i + 3] = _mm256_shuffle_ps(a[i + 1], a[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
   }
+#pragma GCC unroll 8
   for (int i = 0; i < 4; i++) {
     x[i] = _mm256_permute2f128_ps(b[i], b[i + 4], 0x20);
     x[i + 4] = _mm256_permute2f128_ps(b[i], b[i + 4], 0x31);
@@ -663,6 +666,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
   lr = &held;
   const int64_t rows = lr->count[0] + lr->count[1];
   __m256 score[8];
+#pragma GCC unroll 8
   for (int key = 0; key < S; key++) score[key] = _mm256_setzero_ps();
   for (int64_t d0 = 0; d0 < j->e; d0 += 8) {
     /* qd[d]: q's column d0 + d over the rows, its rows loaded and transposed (a gather a
@@ -670,6 +674,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
     int64_t we = j->e - d0 < 8 ? j->e - d0 : 8;
     __m256i cols = lanes8(we);
     __m256 qd[8];
+#pragma GCC unroll 8
     for (int t = 0; t < 8; t++) { /* one item's rows in a row: no halves to tell apart (20% on long runs) */
       int h = t / 4;
       const float *qr = PAIR ? lr->q[h] + (lr->first[h] + t % 4) * j->qs[2] + d0 : lr->q[0] + (lr->first[0] + t) * j->qs[2] + d0;
@@ -677,11 +682,17 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
       qd[t] = !in ? _mm256_setzero_ps() : we == 8 ? _mm256_loadu_ps(qr) : _mm256_maskload_ps(qr, cols);
     }
     transpose8(qd);
-    for (int64_t d = 0; d < we; d++)
+    /* d to the constant 8: qd and score indexed by a variable lived on the stack, stored
+     * at every step */
+#pragma GCC unroll 8
+    for (int d = 0; d < 8; d++) {
+      if (d >= we) break;
+#pragma GCC unroll 8
       for (int key = 0; key < S; key++) {
         int64_t at = key * j->ks[2] + (d0 + d) * j->ks[3];
         score[key] = _mm256_fmadd_ps(qd[d], per_half(PAIR, lr->k[0] + at, lr->k[1] + at), score[key]);
       }
+    }
   }
   const __m256 scale = _mm256_set1_ps(j->scale);
   /* one item's rows from first[0] on, 8 in a row (lanes_fit keeps them in 32 bits) */
@@ -690,6 +701,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
   const __m256i row = _mm256_add_epi32(_mm256_and_si256(lane, _mm256_set1_epi32(3)),
                                        _mm256_setr_m128i(_mm_set1_epi32((int)lr->first[0]), _mm_set1_epi32((int)lr->first[1])));
   __m256 top = none;
+#pragma GCC unroll 8
   for (int key = 0; key < S; key++) {
     score[key] = _mm256_mul_ps(score[key], scale);
     if (!PAIR && mask)
@@ -701,6 +713,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
     top = _mm256_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
   }
   __m256 sum = _mm256_setzero_ps();
+#pragma GCC unroll 8
   for (int key = 0; key < S; key++) {
     score[key] = exp_nonpositive8(_mm256_sub_ps(score[key], top));
     sum = _mm256_add_ps(sum, score[key]);
@@ -711,9 +724,11 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
   for (int64_t c = 0; c < j->ev; c += 8) {
     int64_t w = j->ev - c < 8 ? j->ev - c : 8;
     __m256 col[8];
+#pragma GCC unroll 8
     for (int x = 0; x < 8; x++) {
       col[x] = _mm256_setzero_ps();
       if (x >= w) continue;
+#pragma GCC unroll 8
       for (int key = 0; key < S; key++) {
         int64_t at = key * j->vs[2] + c + x;
         col[x] = _mm256_fmadd_ps(score[key], per_half(PAIR, lr->v[0] + at, lr->v[1] + at), col[x]);
@@ -721,6 +736,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
       col[x] = _mm256_mul_ps(col[x], inv);
     }
     transpose8(col); /* col[t]: lane t's row, 8 columns */
+#pragma GCC unroll 8
     for (int t = 0; t < 8; t++) {
       int h = t / 4;
       if (PAIR ? t % 4 >= lr->count[h] : t >= rows) continue;
