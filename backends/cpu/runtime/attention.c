@@ -809,6 +809,27 @@ static void block_plain(const attention_job *j, const float *q, const float *k, 
   }
 }
 
+/* Where a work item is: batch item b = o inner + i, and its chunk of rows.  Found by
+ * division for a slot's first item, then stepped: the divisions per item (up to 40 cycles
+ * each) were a tenth of the tiny attention's kernel. */
+typedef struct item_at {
+  int64_t b, chunk, o, i;
+} item_at;
+
+static item_at item_position(const attention_job *j, int64_t it) {
+  if (it == 0) return (item_at){0, 0, 0, 0}; /* one slot's first item: no division */
+  item_at at = {it / j->chunks, it % j->chunks, 0, 0};
+  at.o = at.b / j->inner, at.i = at.b % j->inner;
+  return at;
+}
+
+static void next_item(const attention_job *j, item_at *at) {
+  if (++at->chunk < j->chunks) return;
+  at->chunk = 0, at->b++;
+  if (++at->i < j->inner) return;
+  at->i = 0, at->o++;
+}
+
 /* Slot t's share of the work items: whole batch items, or blocks of their rows. */
 static void run_slots(void *arg, int64_t begin, int64_t end) {
   const attention_job *j = arg;
@@ -816,10 +837,12 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
   for (int64_t t = begin; t < end; t++) {
     float *kp = (float *)(j->scratch + t * j->slot_bytes);
     float *scores = (float *)((char *)kp + keys_bytes(j->s, j->e));
-    int64_t first = t * j->items / j->slots, last = (t + 1) * j->items / j->slots, packed = -1;
-    for (int64_t it = first; it < last; it++) {
-      int64_t b = it / j->chunks, o = b / j->inner, i = b % j->inner;
-      int64_t r0 = it % j->chunks * j->chunk_rows, r1 = r0 + j->chunk_rows < j->l ? r0 + j->chunk_rows : j->l;
+    int64_t first = j->slots == 1 ? 0 : t * j->items / j->slots, packed = -1;
+    int64_t last = j->slots == 1 ? j->items : (t + 1) * j->items / j->slots;
+    item_at at = item_position(j, first);
+    for (int64_t it = first; it < last; it++, next_item(j, &at)) {
+      int64_t b = at.b, o = at.o, i = at.i;
+      int64_t r0 = at.chunk * j->chunk_rows, r1 = r0 + j->chunk_rows < j->l ? r0 + j->chunk_rows : j->l;
       const float *q = j->q + o * j->qs[0] + i * j->qs[1], *k = j->k + o * j->ks[0] + i * j->ks[1];
       const float *v = j->v + o * j->vs[0] + i * j->vs[1];
       const float *mask = j->mask ? j->mask + o * j->ms[0] + i * j->ms[1] : NULL;
@@ -828,8 +851,10 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
         block_plain(j, q, k, v, mask, out, r0, r1, scores);
         continue;
       }
+      item_at after = at; /* the next item */
+      next_item(j, &after);
       if (lanes && j->chunks == 1 && j->l <= 4 && !mask && it + 1 < last) { /* this item and the next */
-        int64_t o2 = (b + 1) / j->inner, i2 = (b + 1) % j->inner;
+        int64_t o2 = after.o, i2 = after.i;
         lane_rows lr = {{q, j->q + o2 * j->qs[0] + i2 * j->qs[1]},
                         {k, j->k + o2 * j->ks[0] + i2 * j->ks[1]},
                         {v, j->v + o2 * j->vs[0] + i2 * j->vs[1]},
@@ -837,7 +862,7 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
                         {0, 0},
                         {j->l, j->l}};
         lanes_pair(j, &lr);
-        it++;
+        it++, at = after;
         continue;
       }
       if (lanes) {
@@ -855,10 +880,9 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
         packed = b;
       }
       ahead next = {NULL, NULL, 0};
-      int64_t nb = (it + 1) / j->chunks;
-      if (it + 1 < last && nb != b) { /* the next item starts another batch item */
-        next.k = j->k + nb / j->inner * j->ks[0] + nb % j->inner * j->ks[1];
-        next.v = j->v + nb / j->inner * j->vs[0] + nb % j->inner * j->vs[1];
+      if (it + 1 < last && after.b != b) { /* the next item starts another batch item */
+        next.k = j->k + after.o * j->ks[0] + after.i * j->ks[1];
+        next.v = j->v + after.o * j->vs[0] + after.i * j->vs[1];
         int64_t blocks = (r1 - r0 + BLOCK - 1) / BLOCK;
         next.per_block = (j->s + blocks - 1) / blocks;
       }
@@ -870,9 +894,12 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
 void sc_k_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *out,
                         const int64_t *dims, const int64_t *strides, double scale, int32_t flags, void *scratch,
                         int64_t scratch_bytes) {
-  attention_job j = {.q = q, .k = k, .v = v, .mask = mask, .out = out, .outer = dims[0], .inner = dims[1],
-                     .l = dims[2], .s = dims[3], .e = dims[4], .ev = dims[5], .scale = (float)scale,
-                     .causal = (flags & SC_ATTENTION_CAUSAL) != 0};
+  /* field by field, every one set below: an initializer zeroed the whole job first (a `rep
+   * stos`, a quarter of this function in the tiny attention) */
+  attention_job j;
+  j.q = q, j.k = k, j.v = v, j.mask = mask, j.out = out;
+  j.outer = dims[0], j.inner = dims[1], j.l = dims[2], j.s = dims[3], j.e = dims[4], j.ev = dims[5];
+  j.scale = (float)scale, j.causal = (flags & SC_ATTENTION_CAUSAL) != 0;
   memcpy(j.qs, strides, 4 * sizeof *strides);
   memcpy(j.ks, strides + 4, 4 * sizeof *strides);
   memcpy(j.vs, strides + 8, 3 * sizeof *strides);
@@ -890,13 +917,14 @@ void sc_k_attention_f32(const float *q, const float *k, const float *v, const fl
   j.wide = sc_rt_has_avx512();
   j.slot_bytes = slot_bytes(j.s, j.e);
   j.scratch = (char *)round_up((int64_t)(uintptr_t)scratch, ALIGN);
-  int64_t slots = (scratch_bytes - ALIGN) / j.slot_bytes, threads = sc_rt_num_threads();
+  /* (one thread, one slot: none of the divisions below, which showed in a tiny call) */
+  int64_t threads = sc_rt_num_threads(), slots = threads == 1 ? 1 : (scratch_bytes - ALIGN) / j.slot_bytes;
   if (slots > threads) slots = threads;
   if (slots < 1) slots = 1; /* the caller sized the scratch for at least one */
   /* enough work items that every slot has two: blocks of rows when the batch is small */
   int64_t chunks = batch >= 2 * slots ? 1 : (2 * slots + batch - 1) / batch;
-  j.chunk_rows = round_up((j.l + chunks - 1) / chunks, ROWS);
-  j.chunks = (j.l + j.chunk_rows - 1) / j.chunk_rows;
+  j.chunk_rows = round_up(chunks == 1 ? j.l : (j.l + chunks - 1) / chunks, ROWS);
+  j.chunks = chunks == 1 ? 1 : (j.l + j.chunk_rows - 1) / j.chunk_rows;
   j.items = batch * j.chunks;
   j.slots = slots < j.items ? slots : j.items;
   sc_rt_parallel_for(run_slots, &j, j.slots, 1);
