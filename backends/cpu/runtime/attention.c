@@ -645,6 +645,25 @@ __attribute__((target("avx2"), always_inline)) static inline __m256 per_half(int
   return _mm256_set_m128(_mm_broadcast_ss(high), _mm_broadcast_ss(low));
 }
 
+/* Four floats of each of two rows (n of them, 1 to 4, the rest zero): the low half's from
+ * `low`, the high half's from `high`. */
+__attribute__((target("avx2"), always_inline)) static inline __m256 two_rows4(const float *low, const float *high,
+                                                                             int64_t n) {
+  if (n >= 4) return _mm256_set_m128(_mm_loadu_ps(high), _mm_loadu_ps(low));
+  __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32((int)n), _mm_setr_epi32(0, 1, 2, 3));
+  return _mm256_set_m128(_mm_maskload_ps(high, in), _mm_maskload_ps(low, in));
+}
+
+/* Element x (a constant, 0 to 3) of each 128-bit half, in every lane of that half. */
+__attribute__((target("avx2"), always_inline)) static inline __m256 each_half_lane(__m256 v, int x) {
+  switch (x) {
+    case 0: return _mm256_permute_ps(v, 0x00);
+    case 1: return _mm256_permute_ps(v, 0x55);
+    case 2: return _mm256_permute_ps(v, 0xAA);
+    default: return _mm256_permute_ps(v, 0xFF);
+  }
+}
+
 /* Up to 8 query rows with S <= 8 keys, a row a lane (lane_rows).  A key's scores for the
  * eight rows are one vector, so the softmax's maximum, exponentials, sum and division go
  * across S vectors, lane by lane, without one horizontal step; the output's columns come
@@ -684,6 +703,26 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
     transpose8(qd);
     /* d to the constant 8: qd and score indexed by a variable lived on the stack, stored
      * at every step */
+    if (PAIR && j->ks[3] == 1) {
+      /* each key's 4 columns of both items in one vector, a column spread over its half by
+       * an in-lane permutation: 2 loads and a permutation per 4 columns and key, where a
+       * column's two broadcasts and their join (per_half) were 3 instructions */
+#pragma GCC unroll 2
+      for (int d4 = 0; d4 < 8; d4 += 4) {
+        if (d4 >= we) break;
+#pragma GCC unroll 8
+        for (int key = 0; key < S; key++) {
+          int64_t at = key * j->ks[2] + d0 + d4;
+          __m256 kk = two_rows4(lr->k[0] + at, lr->k[1] + at, we - d4);
+#pragma GCC unroll 4
+          for (int d = 0; d < 4; d++) {
+            if (d4 + d >= we) break;
+            score[key] = _mm256_fmadd_ps(qd[d4 + d], each_half_lane(kk, d), score[key]);
+          }
+        }
+      }
+      continue;
+    }
 #pragma GCC unroll 8
     for (int d = 0; d < 8; d++) {
       if (d >= we) break;
@@ -725,16 +764,33 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
     int64_t w = j->ev - c < 8 ? j->ev - c : 8;
     __m256 col[8];
 #pragma GCC unroll 8
-    for (int x = 0; x < 8; x++) {
-      col[x] = _mm256_setzero_ps();
-      if (x >= w) continue;
+    for (int x = 0; x < 8; x++) col[x] = _mm256_setzero_ps();
+    if (PAIR) { /* each key's 4 columns of v for both items in one vector, as k's above */
+#pragma GCC unroll 2
+      for (int x4 = 0; x4 < 8; x4 += 4) {
+        if (x4 >= w) break;
 #pragma GCC unroll 8
-      for (int key = 0; key < S; key++) {
-        int64_t at = key * j->vs[2] + c + x;
-        col[x] = _mm256_fmadd_ps(score[key], per_half(PAIR, lr->v[0] + at, lr->v[1] + at), col[x]);
+        for (int key = 0; key < S; key++) {
+          int64_t at = key * j->vs[2] + c + x4;
+          __m256 vv = two_rows4(lr->v[0] + at, lr->v[1] + at, w - x4);
+#pragma GCC unroll 4
+          for (int x = 0; x < 4; x++)
+            if (x4 + x < w) col[x4 + x] = _mm256_fmadd_ps(score[key], each_half_lane(vv, x), col[x4 + x]);
+        }
       }
-      col[x] = _mm256_mul_ps(col[x], inv);
+    } else {
+#pragma GCC unroll 8
+      for (int x = 0; x < 8; x++) {
+        if (x >= w) continue;
+#pragma GCC unroll 8
+        for (int key = 0; key < S; key++) {
+          int64_t at = key * j->vs[2] + c + x;
+          col[x] = _mm256_fmadd_ps(score[key], per_half(PAIR, lr->v[0] + at, lr->v[1] + at), col[x]);
+        }
+      }
     }
+#pragma GCC unroll 8
+    for (int x = 0; x < 8; x++) col[x] = _mm256_mul_ps(col[x], inv);
     transpose8(col); /* col[t]: lane t's row, 8 columns */
 #pragma GCC unroll 8
     for (int t = 0; t < 8; t++) {
