@@ -146,20 +146,37 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void block_taps
   for (int c = 0; c < no; c++)
     for (int v = 0; v < nv; v++) acc[c][v] = _mm256_set1_ps(bias[c]);
   const int64_t per_channel = k->cg * k->kh * k->kw;
-  const float *wt = k->w; /* channel c's tap at wt[c per_channel] */
-  for (int64_t ci = 0; ci < k->cg; ci++)
-    for (int64_t i = 0; i < k->kh; i++) {
-      const float *row = in + ci * k->channel + k->row_off[i];
-      for (int64_t j = 0; j < k->kw; j++, wt++) {
-        const float *src = row + k->col_off[j];
-        __m256 tap[4]; /* then one input vector at a time: no + no nv + 1 registers, at most 15 */
-        for (int c = 0; c < no; c++) tap[c] = _mm256_broadcast_ss(wt + c * per_channel);
-        for (int v = 0; v < nv; v++) {
-          __m256 x = _mm256_loadu_ps(src + 8 * v);
-          for (int c = 0; c < no; c++) acc[c][v] = _mm256_fmadd_ps(tap[c], x, acc[c][v]);
+  if (no == 4) { /* nv <= 2: the four taps, then one input vector at a time (13 registers) */
+    const float *w0 = k->w, *w1 = w0 + per_channel, *w2 = w1 + per_channel, *w3 = w2 + per_channel;
+    for (int64_t ci = 0; ci < k->cg; ci++)
+      for (int64_t i = 0; i < k->kh; i++) {
+        const float *row = in + ci * k->channel + k->row_off[i];
+        for (int64_t j = 0; j < k->kw; j++) {
+          const float *src = row + k->col_off[j];
+          __m256 tap[4] = {_mm256_broadcast_ss(w0++), _mm256_broadcast_ss(w1++), _mm256_broadcast_ss(w2++),
+                           _mm256_broadcast_ss(w3++)};
+          for (int v = 0; v < nv; v++) {
+            __m256 x = _mm256_loadu_ps(src + 8 * v);
+            for (int c = 0; c < 4; c++) acc[c][v] = _mm256_fmadd_ps(tap[c], x, acc[c][v]);
+          }
         }
       }
-    }
+  } else {
+    const float *w0 = k->w, *w1 = k->w + per_channel;
+    for (int64_t ci = 0; ci < k->cg; ci++)
+      for (int64_t i = 0; i < k->kh; i++) {
+        const float *row = in + ci * k->channel + k->row_off[i];
+        for (int64_t j = 0; j < k->kw; j++) {
+          __m256 tap0 = _mm256_set1_ps(*w0++), tap1 = no == 2 ? _mm256_set1_ps(*w1++) : tap0;
+          const float *src = row + k->col_off[j];
+          for (int v = 0; v < nv; v++) {
+            __m256 x = _mm256_loadu_ps(src + 8 * v);
+            acc[0][v] = _mm256_fmadd_ps(tap0, x, acc[0][v]);
+            if (no == 2) acc[1][v] = _mm256_fmadd_ps(tap1, x, acc[1][v]);
+          }
+        }
+      }
+  }
   for (int c = 0; c < no; c++) {
     for (int v = 0; v < nv - 1; v++) _mm256_storeu_ps(out[c] + 8 * v, activated8(acc[c][v], k->act));
     __m256 tail = activated8(acc[c][nv - 1], k->act);
