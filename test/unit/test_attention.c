@@ -114,6 +114,9 @@ static const shape shapes[] = {
       {1, 1, 3, 5, 2, 4},       /* 5 keys, 3 rows in 8 lanes, 4 columns */
       {3, 1, 3, 6, 5, 10},      /* 3 rows an item: two items share the lanes, the third alone */
       {1, 5, 2, 7, 9, 3},       /* 2 rows an item, five items over the heads */
+      {2, 3, 3, 8, 4, 12},      /* 3 rows an item, six items: four in 16 lanes (AVX-512), then a pair; 8 + 4 columns */
+      {1, 8, 1, 1, 1, 1},       /* one row, key and column an item: two groups of four */
+      {4, 2, 4, 5, 13, 7},      /* eight items of 4 rows, 8 + 4 + 1 products a score, 7 columns */
 };
 
 static void check_all_shapes(void) {

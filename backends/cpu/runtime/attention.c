@@ -645,6 +645,30 @@ __attribute__((target("avx2"), always_inline)) static inline __m256 per_half(int
   return _mm256_set_m128(_mm_broadcast_ss(high), _mm_broadcast_ss(low));
 }
 
+/* A row of q's we columns (1 to 8) from `row`, the rest zero: up to 4 as a 16-byte load.
+ * A row a linear layer has just written arrives from its stores; a load of 32 bytes that
+ * spans two of them (the second head's four columns) waits until they reach the cache,
+ * and a masked load may not take a store's data at all. */
+__attribute__((target("avx2"), always_inline)) static inline __m256 q_row(const float *row, int64_t we, __m256i cols) {
+  if (we == 8) return _mm256_loadu_ps(row);
+  if (we == 4) return _mm256_zextps128_ps256(_mm_loadu_ps(row));
+  return _mm256_maskload_ps(row, cols);
+}
+
+/* The first w (1 to 8) floats of v to dst: whole vectors of 8 or 4 as one store, the rest
+ * float by float (a masked store is microcoded on AMD). */
+__attribute__((target("avx2"), always_inline)) static inline void store_row(float *dst, __m256 v, int64_t w) {
+  if (w == 8) {
+    _mm256_storeu_ps(dst, v);
+    return;
+  }
+  int64_t x = 0;
+  if (w >= 4) _mm_storeu_ps(dst, _mm256_castps256_ps128(v)), v = _mm256_permute2f128_ps(v, v, 0x01), x = 4;
+  float part[4];
+  _mm_storeu_ps(part, _mm256_castps256_ps128(v));
+  for (; x < w; x++) dst[x] = part[x % 4];
+}
+
 /* Four floats of each of two rows (n of them, 1 to 4, the rest zero): the low half's from
  * `low`, the high half's from `high`. */
 __attribute__((target("avx2"), always_inline)) static inline __m256 two_rows4(const float *low, const float *high,
@@ -698,7 +722,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
       int h = t / 4;
       const float *qr = PAIR ? lr->q[h] + (lr->first[h] + t % 4) * j->qs[2] + d0 : lr->q[0] + (lr->first[0] + t) * j->qs[2] + d0;
       bool in = PAIR ? t % 4 < lr->count[h] : t < rows;
-      qd[t] = !in ? _mm256_setzero_ps() : we == 8 ? _mm256_loadu_ps(qr) : _mm256_maskload_ps(qr, cols);
+      qd[t] = !in ? _mm256_setzero_ps() : q_row(qr, we, cols);
     }
     transpose8(qd);
     /* d to the constant 8: qd and score indexed by a variable lived on the stack, stored
@@ -797,13 +821,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
       int h = t / 4;
       if (PAIR ? t % 4 >= lr->count[h] : t >= rows) continue;
       float *orow = PAIR ? lr->out[h] + (lr->first[h] + t % 4) * j->os[2] + c : lr->out[0] + (lr->first[0] + t) * j->os[2] + c;
-      if (w == 8) {
-        _mm256_storeu_ps(orow, col[t]);
-        continue;
-      }
-      float part[8]; /* a masked store is microcoded on AMD: a few plain ones instead */
-      _mm256_storeu_ps(part, col[t]);
-      for (int64_t x = 0; x < w; x++) orow[x] = part[x];
+      store_row(orow, col[t], w);
     }
   }
 }
@@ -838,6 +856,156 @@ __attribute__((target("avx2,fma"))) static void block_few_keys_lanes(const atten
   }
 }
 #undef WITH_KEYS
+
+/* ---- four items of at most four rows: a row in each of 16 lanes (AVX-512) ------------ */
+
+/* Four items' q, k, v and out, at most four rows each (j->l), the same rows of each: lane t
+ * of a 16-lane vector is row t % 4 of item t / 4. */
+typedef struct quad_rows {
+  const float *q[4], *k[4], *v[4];
+  float *out[4];
+} quad_rows;
+
+/* Four floats from each item's p[i] + at (n of them, 1 to 4; the rest zero), item i's in
+ * lanes 4 i to 4 i + 3. */
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline __m512 four_rows4(const float *const *p,
+                                                                                         int64_t at, int64_t n) {
+  __m128 r[4];
+  __m128i in = _mm_cmpgt_epi32(_mm_set1_epi32((int)n), _mm_setr_epi32(0, 1, 2, 3));
+  for (int i = 0; i < 4; i++) r[i] = n >= 4 ? _mm_loadu_ps(p[i] + at) : _mm_maskload_ps(p[i] + at, in);
+  __m512 v = _mm512_castps128_ps512(r[0]);
+  v = _mm512_insertf32x4(v, r[1], 1);
+  v = _mm512_insertf32x4(v, r[2], 2);
+  return _mm512_insertf32x4(v, r[3], 3);
+}
+
+/* Element x (a constant, 0 to 3) of each 128-bit quarter, in every lane of that quarter. */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 each_quarter_lane(__m512 v, int x) {
+  switch (x) {
+    case 0: return _mm512_permute_ps(v, 0x00);
+    case 1: return _mm512_permute_ps(v, 0x55);
+    case 2: return _mm512_permute_ps(v, 0xAA);
+    default: return _mm512_permute_ps(v, 0xFF);
+  }
+}
+
+/* Two 8-lane vectors as one of 16 (lo in lanes 0-7). */
+__attribute__((target("avx512f"), always_inline)) static inline __m512 join16(__m256 lo, __m256 hi) {
+  return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+}
+
+/* few_keys_lanes with PAIR for four items at once in 16 lanes, k's columns contiguous: the
+ * two pairs' chains of dependent steps (scores, maximum, exponentials, sum, division,
+ * output) become one, each step on both halves of an AVX-512 vector.  q's rows are
+ * transposed 8 at a time and joined; k's and v's rows for the four items are read 4
+ * columns at a time, one per quarter, as few_keys_lanes's PAIR reads two. */
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void few_keys_quad(int S, const attention_job *j,
+                                                                                          const quad_rows *qr_in) {
+  const quad_rows qr = *qr_in; /* a copy: read through the pointer, the fields were loaded again after every store */
+  const int64_t rows = j->l;
+  const __m512 none = _mm512_set1_ps(-INFINITY);
+  __m512 score[8];
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) score[key] = _mm512_setzero_ps();
+  for (int64_t d0 = 0; d0 < j->e; d0 += 8) {
+    int64_t we = j->e - d0 < 8 ? j->e - d0 : 8;
+    __m256i cols = lanes8(we);
+    __m256 half[2][8]; /* items 0-1, then 2-3: 8 rows each, transposed */
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+#pragma GCC unroll 8
+      for (int t = 0; t < 8; t++) {
+        const float *row = qr.q[2 * h + t / 4] + (t % 4) * j->qs[2] + d0;
+        half[h][t] = t % 4 >= rows ? _mm256_setzero_ps() : q_row(row, we, cols);
+      }
+      transpose8(half[h]);
+    }
+#pragma GCC unroll 2
+    for (int d4 = 0; d4 < 8; d4 += 4) {
+      if (d4 >= we) break;
+#pragma GCC unroll 8
+      for (int key = 0; key < S; key++) {
+        __m512 kk = four_rows4(qr.k, key * j->ks[2] + d0 + d4, we - d4);
+#pragma GCC unroll 4
+        for (int d = 0; d < 4; d++) {
+          if (d4 + d >= we) break;
+          score[key] = _mm512_fmadd_ps(join16(half[0][d4 + d], half[1][d4 + d]), each_quarter_lane(kk, d), score[key]);
+        }
+      }
+    }
+  }
+  const __m512 scale = _mm512_set1_ps(j->scale);
+  const __m512i row = _mm512_and_si512(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                       _mm512_set1_epi32(3));
+  __m512 top = none;
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) {
+    score[key] = _mm512_mul_ps(score[key], scale);
+    if (j->causal) /* keys past the row's own: -inf */
+      score[key] = _mm512_mask_blend_ps(_mm512_cmpgt_epi32_mask(_mm512_set1_epi32(key), row), score[key], none);
+    top = _mm512_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
+  }
+  __m512 sum = _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) {
+    score[key] = exp_nonpositive16(_mm512_sub_ps(score[key], top));
+    sum = _mm512_add_ps(sum, score[key]);
+  }
+  __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), sum);
+  for (int64_t c = 0; c < j->ev; c += 8) {
+    int64_t w = j->ev - c < 8 ? j->ev - c : 8;
+    __m512 col[8];
+#pragma GCC unroll 8
+    for (int x = 0; x < 8; x++) col[x] = _mm512_setzero_ps();
+#pragma GCC unroll 2
+    for (int x4 = 0; x4 < 8; x4 += 4) {
+      if (x4 >= w) break;
+#pragma GCC unroll 8
+      for (int key = 0; key < S; key++) {
+        __m512 vv = four_rows4(qr.v, key * j->vs[2] + c + x4, w - x4);
+#pragma GCC unroll 4
+        for (int x = 0; x < 4; x++)
+          if (x4 + x < w) col[x4 + x] = _mm512_fmadd_ps(score[key], each_quarter_lane(vv, x), col[x4 + x]);
+      }
+    }
+    __m256 out[2][8];
+#pragma GCC unroll 8
+    for (int x = 0; x < 8; x++) {
+      __m512 y = _mm512_mul_ps(col[x], inv);
+      out[0][x] = _mm512_castps512_ps256(y);
+      out[1][x] = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(y), 1));
+    }
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+      transpose8(out[h]); /* out[h][t]: lane t's row, 8 columns */
+#pragma GCC unroll 8
+      for (int t = 0; t < 8; t++) {
+        if (t % 4 >= rows) continue;
+        store_row(qr.out[2 * h + t / 4] + (t % 4) * j->os[2] + c, out[h][t], w);
+      }
+    }
+  }
+}
+
+/* Whether four consecutive items go to few_keys_quad: AVX-512 (the library built for it),
+ * at most 8 keys (lanes_fit) and 4 rows, whole items, no mask, k's columns contiguous. */
+static bool quads_fit(const attention_job *j) {
+  return j->wide && lanes_fit(j) && j->chunks == 1 && j->l <= 4 && !j->mask && j->ks[3] == 1;
+}
+
+/* Four items, with S as a constant. */
+__attribute__((target("avx512f,avx2,fma"))) static void lanes_quad(const attention_job *j, const quad_rows *qr) {
+  switch (j->s) {
+    case 1: few_keys_quad(1, j, qr); break;
+    case 2: few_keys_quad(2, j, qr); break;
+    case 3: few_keys_quad(3, j, qr); break;
+    case 4: few_keys_quad(4, j, qr); break;
+    case 5: few_keys_quad(5, j, qr); break;
+    case 6: few_keys_quad(6, j, qr); break;
+    case 7: few_keys_quad(7, j, qr); break;
+    default: few_keys_quad(8, j, qr); break;
+  }
+}
 
 /* ---- without AVX2: the same steps, one row at a time -------------------------------- */
 
@@ -889,7 +1057,7 @@ static void next_item(const attention_job *j, item_at *at) {
 /* Slot t's share of the work items: whole batch items, or blocks of their rows. */
 static void run_slots(void *arg, int64_t begin, int64_t end) {
   const attention_job *j = arg;
-  int avx2 = sc_rt_has_avx2(), lanes = lanes_fit(j);
+  int avx2 = sc_rt_has_avx2(), lanes = lanes_fit(j), quads = avx2 && quads_fit(j);
   for (int64_t t = begin; t < end; t++) {
     float *kp = (float *)(j->scratch + t * j->slot_bytes);
     float *scores = (float *)((char *)kp + keys_bytes(j->s, j->e));
@@ -909,6 +1077,18 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
       }
       item_at after = at; /* the next item */
       next_item(j, &after);
+      if (quads && it + 3 < last) { /* this item and the next three */
+        quad_rows qr;
+        item_at each = at;
+        for (int n = 0; n < 4; n++, next_item(j, &each)) {
+          qr.q[n] = j->q + each.o * j->qs[0] + each.i * j->qs[1], qr.k[n] = j->k + each.o * j->ks[0] + each.i * j->ks[1];
+          qr.v[n] = j->v + each.o * j->vs[0] + each.i * j->vs[1], qr.out[n] = j->out + each.o * j->os[0] + each.i * j->os[1];
+        }
+        lanes_quad(j, &qr);
+        it += 3; /* the loop steps past the fourth */
+        for (int n = 0; n < 3; n++) next_item(j, &at);
+        continue;
+      }
       if (lanes && j->chunks == 1 && j->l <= 4 && !mask && it + 1 < last) { /* this item and the next */
         int64_t o2 = after.o, i2 = after.i;
         lane_rows lr = {{q, j->q + o2 * j->qs[0] + i2 * j->qs[1]},
