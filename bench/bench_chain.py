@@ -10,11 +10,13 @@ input and output arrays each time (no page faults on a fresh output), beside
 - the library on 32 rows (1 MB in and out, in the L2 cache), times 128: its arithmetic
   alone, the floor that no memory traffic can lower.
 Pinned to CPU 1 (one thread) and CPUs 0-1 (two); medians of 15 calls (of 100 calls for the
-32 rows).
+32 rows), in ROUNDS rounds (5) that alternate the library and the floors; each cell is the
+median of its rounds, and each round's ratio is printed beside.
 
-usage: bench/bench_chain.py SHAPEC   (Debian's /usr/bin/python3, with PyTorch 1.13)
+usage: bench/bench_chain.py SHAPEC [--rounds N]   (Debian's /usr/bin/python3, with PyTorch 1.13)
 (build/stream_copy must exist beside SHAPEC: cmake --build build --target stream_copy)"""
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -73,18 +75,28 @@ def main():
         stream_copy = os.path.join(os.path.dirname(shapec), "stream_copy")
         if not os.access(stream_copy, os.X_OK):
             sys.exit(f"bench_chain.py: {stream_copy} is missing: build it (cmake --build build --target stream_copy)")
-        print(f"gelu(x * w + b) + x on [4096, 4096] float32, {cpu}")
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 5
+        # rounds alternate the library and the floors, so that a noisy minute on this shared
+        # machine reaches both sides of a ratio; each cell is the median of its rounds
+        cells = {1: [], 2: []}
+        for _ in range(rounds):
+            for threads, cpus in ((1, "1"), (2, "0,1")):
+                r = subprocess.run(["taskset", "-c", cpus, sys.executable, os.path.abspath(__file__), "--child",
+                                    os.path.join(tmp, "out", "model.so"), str(threads)], capture_output=True,
+                                   text=True, check=True)
+                ms, copyto, arithmetic = (float(v) for v in r.stdout.split())
+                streamed = float(subprocess.run(["taskset", "-c", cpus, stream_copy, str(threads)],
+                                                capture_output=True, text=True, check=True).stdout)
+                cells[threads].append((ms, copyto, streamed, arithmetic))
+        print(f"gelu(x * w + b) + x on [4096, 4096] float32, {cpu}, medians of {rounds} rounds")
         print("| threads | shapec ms | np.copyto ms | streaming copy ms | arithmetic in cache ms "
-              "| shapec / np.copyto | shapec / streaming copy |")
-        print("|---|---|---|---|---|---|---|")
-        for threads, cpus in ((1, "1"), (2, "0,1")):
-            r = subprocess.run(["taskset", "-c", cpus, sys.executable, os.path.abspath(__file__), "--child",
-                                os.path.join(tmp, "out", "model.so"), str(threads)], capture_output=True, text=True,
-                               check=True)
-            ms, copyto, arithmetic = (float(v) for v in r.stdout.split())
-            streamed = float(subprocess.run(["taskset", "-c", cpus, stream_copy, str(threads)], capture_output=True,
-                                            text=True, check=True).stdout)
+              "| shapec / np.copyto | shapec / streaming copy | each round's shapec / streaming copy |")
+        print("|---|---|---|---|---|---|---|---|")
+        for threads, rows in cells.items():
+            ms, copyto, streamed, arithmetic = (statistics.median(col) for col in zip(*rows))
+            each = ", ".join(f"{row[0] / row[2]:.2f}" for row in rows)
             print(f"| {threads} | {ms:.2f} | {copyto:.2f} | {streamed:.2f} | {arithmetic:.2f} | {ms / copyto:.2f} "
-                  f"| {ms / streamed:.2f} |")
+                  f"| {ms / streamed:.2f} | {each} |")
+
 
 main()
