@@ -1,4 +1,4 @@
-/* nn.c - convolution (im2col + GEMM), pooling, normalization and softmax. */
+/* nn.c - convolution (im2col + GEMM), max pooling, normalization and softmax (average pooling: avg_pool.c). */
 #include <float.h>
 #include <immintrin.h>
 #include <math.h>
@@ -660,68 +660,6 @@ void sc_k_max_pool2d_f32(const float *x, float *y, int64_t *indices, int64_t nc,
   max_pool_job j = {x, y, indices, h, w, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow};
   int64_t per_plane = oh * ow * kh * kw;
   sc_rt_parallel_for(max_pool_planes, &j, nc, per_plane > 0 ? 65536 / per_plane + 1 : nc);
-}
-
-void sc_k_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh,
-                         int64_t sw, int64_t ph, int64_t pw, int64_t oh, int64_t ow, int32_t count_include_pad,
-                         int64_t divisor_override) {
-  for (int64_t p = 0; p < nc; p++) {
-    const float *xp = x + p * h * w;
-    for (int64_t oy = 0; oy < oh; oy++)
-      for (int64_t ox = 0; ox < ow; ox++) {
-        int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
-        int64_t y1 = y0 + kh < h + ph ? y0 + kh : h + ph, x1 = x0 + kw < w + pw ? x0 + kw : w + pw;
-        int64_t pool = (y1 - y0) * (x1 - x0);
-        int64_t ys = y0 < 0 ? 0 : y0, xs = x0 < 0 ? 0 : x0, ye = y1 < h ? y1 : h, xe = x1 < w ? x1 : w;
-        double sum = 0;
-        for (int64_t iy = ys; iy < ye; iy++)
-          for (int64_t ix = xs; ix < xe; ix++) sum += xp[iy * w + ix];
-        int64_t div = divisor_override ? divisor_override : count_include_pad ? pool : (ye - ys) * (xe - xs);
-        y[(p * oh + oy) * ow + ox] = div ? (float)(sum / (double)div) : 0.0f;
-      }
-  }
-}
-
-typedef struct adaptive_pool_job {
-  const float *x;
-  float *y;
-  int64_t h, w, oh, ow;
-} adaptive_pool_job;
-
-static void adaptive_avg_planes(void *arg, int64_t begin, int64_t end) {
-  const adaptive_pool_job *j = arg;
-  int64_t h = j->h, w = j->w, oh = j->oh, ow = j->ow;
-  float *y = j->y;
-  for (int64_t p = begin; p < end; p++) {
-    const float *xp = j->x + p * h * w;
-    for (int64_t oy = 0; oy < oh; oy++) {
-      int64_t ys = oy * h / oh, ye = ((oy + 1) * h + oh - 1) / oh;
-      for (int64_t ox = 0; ox < ow; ox++) {
-        int64_t xs = ox * w / ow, xe = ((ox + 1) * w + ow - 1) / ow;
-        float sum = 0;
-        for (int64_t iy = ys; iy < ye; iy++)
-          for (int64_t ix = xs; ix < xe; ix++) sum += xp[iy * w + ix];
-        y[(p * oh + oy) * ow + ox] = sum / (float)((ye - ys) * (xe - xs));
-      }
-    }
-  }
-}
-
-/* Each output averages the window torch gives it (rows [oy h / oh, ceil((oy + 1) h / oh)),
- * columns alike), the planes spread over the pool.  The global pool (a 1x1 output,
- * resnet's and mobilenet's last) is each plane's mean, which the reductions' vectorized
- * rows compute, in double ([8, 512, 14, 14] took 9.5x torch's time one window sum at a
- * time on one thread). */
-void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow) {
-  if (oh == 1 && ow == 1) {
-    int64_t shape[2] = {nc, h * w};
-    int32_t reduce[2] = {0, 1};
-    sc_k_reduce_f32(x, y, 2, shape, reduce, SC_REDUCE_MEAN, 0.0);
-    return;
-  }
-  adaptive_pool_job j = {x, y, h, w, oh, ow};
-  int64_t per_plane = h * w;
-  sc_rt_parallel_for(adaptive_avg_planes, &j, nc, per_plane > 0 ? 16384 / per_plane + 1 : nc);
 }
 
 typedef struct batch_norm_job {

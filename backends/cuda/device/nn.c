@@ -131,11 +131,11 @@ SC_KERNEL void sc_d_avg_pool2d(const float *x, float *y, int64_t nc, int64_t h, 
     int64_t y1 = y0 + kh < h + ph ? y0 + kh : h + ph, x1 = x0 + kw < w + pw ? x0 + kw : w + pw;
     int64_t pool = (y1 - y0) * (x1 - x0);
     int64_t ys = y0 < 0 ? 0 : y0, xs = x0 < 0 ? 0 : x0, ye = y1 < h ? y1 : h, xe = x1 < w ? x1 : w;
-    double sum = 0;
+    float sum = 0; /* in float, row by row, as torch's kernels add (backends/cpu/runtime/avg_pool.c) */
     for (int64_t iy = ys; iy < ye; iy++)
       for (int64_t ix = xs; ix < xe; ix++) sum += xp[iy * w + ix];
     int64_t div = divisor_override ? divisor_override : count_include_pad ? pool : (ye - ys) * (xe - xs);
-    y[t] = div ? (float)(sum / (double)div) : 0.0f;
+    y[t] = div ? sum / (float)div : 0.0f;
   }
 }
 

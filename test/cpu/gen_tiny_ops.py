@@ -1,0 +1,73 @@
+"""gen_tiny_ops.py - small programs for the runtime's paths for tiny tensors (average
+pooling, nearest upsampling, softmax over short rows, depthwise convolution, attention
+with fewer queries than keys), exported by real torch with torch's outputs at two shapes;
+test_tiny_ops.py holds shapec to them without torch.
+
+    scripts/real-torch.sh --torch 2.14 run test/cpu/gen_tiny_ops.py [CASE ...]
+
+With case names, only those are written.  Writes test/cpu/tiny_ops/<case>/: model.pt2
+(dynamic dims as given here), and for shape k in 0, 1: in<k>_<i>.npy, out<k>_<j>.npy."""
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.export import Dim
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "tiny_ops")
+torch.manual_seed(0)
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn, **modules):
+        super().__init__()
+        self.fn = fn
+        for name, m in modules.items():
+            setattr(self, name, m)
+
+    def forward(self, *xs):
+        return self.fn(self, *xs)
+
+
+def export(name, module, samples, others, dynamic):
+    if sys.argv[1:] and name not in sys.argv[1:]:
+        return
+    module.eval()
+    ep = torch.export.export(module, tuple(samples), dynamic_shapes=(dynamic,))  # (dynamic,): forward(*xs)
+    folder = os.path.join(OUT, name)
+    os.makedirs(folder, exist_ok=True)
+    torch.export.save(ep, os.path.join(folder, "model.pt2"))
+    for k, xs in enumerate((samples, others)):
+        with torch.no_grad():
+            outs = module(*xs)
+        outs = outs if isinstance(outs, tuple) else (outs,)
+        for i, x in enumerate(xs):
+            np.save(os.path.join(folder, f"in{k}_{i}.npy"), x.numpy())
+        for j, o in enumerate(outs):
+            np.save(os.path.join(folder, f"out{k}_{j}.npy"), o.contiguous().numpy())
+    print(name, [tuple(x.shape) for x in samples], [tuple(x.shape) for x in others])
+
+
+def randn(*shape):
+    return torch.randn(*shape) * 10
+
+
+def with_negative_zeros(x):
+    """x with a few whole 2x2 windows of -0.0 (their average is +0.0 in torch: its sums
+    start from 0) and some single -0.0s."""
+    x = x.clone()
+    x[..., 0:2, 0:2] = -0.0
+    x.view(-1)[5::7] = -0.0
+    return x
+
+
+B, H, W = Dim("b", min=1, max=64), Dim("h", min=4, max=64), Dim("w", min=4, max=64)
+export("avg_pool_2x2", Fn(lambda s, x: F.avg_pool2d(x, 2)), [with_negative_zeros(randn(2, 3, 8, 8))],
+       [with_negative_zeros(randn(1, 3, 7, 13))], ({0: B, 2: H, 3: W},))
+export("avg_pool_windows",
+       Fn(lambda s, x: (F.avg_pool2d(x, 3, 2, 1), F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+                        F.avg_pool2d(x, 3, 2, 0, ceil_mode=True), F.avg_pool2d(x, 2, divisor_override=3),
+                        F.avg_pool2d(x, 2, divisor_override=4), F.avg_pool2d(x, (1, 3), (1, 2)))),
+       [randn(2, 3, 9, 11)], [randn(1, 3, 6, 5)], ({0: B, 2: Dim.AUTO, 3: Dim.AUTO},))

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""The runtime's paths for tiny tensors, held to real torch 2.14's outputs.
+
+Each program of test/cpu/tiny_ops/ (written by gen_tiny_ops.py under real torch) is
+exported with its own dynamism, for this CPU and for an AVX2 one (haswell), and run at
+both stored shapes on one thread and two.  Cases in EXACT must give torch's bits; the
+others must be within 1e-5 of torch's outputs, relative to the largest.
+usage: test_tiny_ops.py SHAPEC SOURCE_DIR"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+shapec, src = sys.argv[1], sys.argv[2]
+CASES = os.path.join(src, "test", "cpu", "tiny_ops")
+# sums in torch's order and precision (backends/cpu/runtime/avg_pool.c)
+EXACT = {"avg_pool_2x2", "avg_pool_windows"}
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok - " if ok else "not ok - ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def numbered(folder, prefix):
+    return sorted(glob.glob(os.path.join(folder, f"{prefix}_*.npy")), key=lambda p: int(p.rsplit("_", 1)[1][:-4]))
+
+
+def differences(got, want, exact):
+    """What differs between an output and torch's: a description, or None."""
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)}, want {list(want.shape)}"
+    if exact:
+        same = got.view(np.uint32) == want.view(np.uint32)
+        if same.all():
+            return None
+        at = np.argwhere(~same)[0]
+        return f"{int((~same).sum())} of {got.size} outputs' bits differ, first at {list(at)}: {got[tuple(at)]!r} against {want[tuple(at)]!r}"
+    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
+    err = float(np.abs(got - want).max()) / scale if want.size else 0.0
+    return None if err <= 1e-5 else f"error {err:.1e}"
+
+
+def check_case(case, target, flags):
+    folder = os.path.join(CASES, case)
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([shapec, "export", os.path.join(folder, "model.pt2"), "-o", tmp, "-q"] + flags,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            check(False, f"{case} ({target}): exports ({r.stderr.strip()[-400:]})")
+            return
+        described = subprocess.run([shapec, "inspect", os.path.join(tmp, "model.so"), "--json"], capture_output=True,
+                                   text=True)
+        names = [i["name"] for i in json.loads(described.stdout)["inputs"] if i["kind"] == "user_input"]
+        for k in (0, 1):
+            inputs, wants = numbered(folder, f"in{k}"), numbered(folder, f"out{k}")
+            shapes = [list(np.load(p).shape) for p in inputs]
+            for threads in ("1", "2"):
+                args = [shapec, "run", os.path.join(tmp, "model.so"), "--out", os.path.join(tmp, f"r{k}{threads}")]
+                for name, p in zip(names, inputs):
+                    args += ["--input", f"{name}={p}"]
+                res = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, SHAPEC_NUM_THREADS=threads))
+                what = f"{case} ({target}): {'torch 2.14 bits' if case in EXACT else 'matches torch 2.14'} at {shapes}, {threads} thread(s)"
+                if res.returncode != 0:
+                    check(False, f"{what} ({res.stderr.strip()[-300:]})")
+                    continue
+                outs = res.stdout.split()
+                if len(outs) != len(wants):
+                    check(False, f"{what} ({len(outs)} outputs, want {len(wants)})")
+                    continue
+                problems = [f"output {j}: {d}" for j, (o, w) in enumerate(zip(outs, wants))
+                            if (d := differences(np.load(o), np.load(w), case in EXACT))]
+                check(not problems, what + (f" ({'; '.join(problems)})" if problems else ""))
+
+
+cases = sorted(os.listdir(CASES))
+check(EXACT <= set(cases), f"every exact case is stored ({sorted(EXACT - set(cases))} missing)")
+for case in cases:
+    check_case(case, "native", [])
+    check_case(case, "haswell", ["--cpu", "haswell"])
+
+print(f"# {len(failures)} failed")
+sys.exit(1 if failures else 0)
