@@ -71,3 +71,8 @@ export("avg_pool_windows",
                         F.avg_pool2d(x, 3, 2, 0, ceil_mode=True), F.avg_pool2d(x, 2, divisor_override=3),
                         F.avg_pool2d(x, 2, divisor_override=4), F.avg_pool2d(x, (1, 3), (1, 2)))),
        [randn(2, 3, 9, 11)], [randn(1, 3, 6, 5)], ({0: B, 2: Dim.AUTO, 3: Dim.AUTO},))
+export("upsample_nearest",
+       Fn(lambda s, x: (F.interpolate(x, scale_factor=2), F.interpolate(x, scale_factor=(4, 2)),
+                        x[:, :, :, None, :].expand(-1, -1, -1, 3, -1).reshape(x.shape[0], x.shape[1], -1, x.shape[3]) + 1,
+                        x.sum(1, keepdim=True).expand(-1, 3, -1, -1) * 2)),
+       [randn(2, 2, 4, 4)], [randn(1, 2, 3, 5)], ({0: B, 2: Dim.AUTO, 3: Dim.AUTO},))

@@ -82,6 +82,46 @@ START_TEST(test_matches_reference) {
 }
 END_TEST
 
+/* A gather alone against the element-wise reference (a read with repeats has no scatter). */
+static void check_gather(int ndim, const int64_t *shape, const int64_t *strides, int64_t esize) {
+  int64_t count = 1, span = 1;
+  for (int d = 0; d < ndim; d++) count *= shape[d], span += (shape[d] - 1) * strides[d];
+  ck_assert(count * esize <= MAX_BYTES && span * esize <= MAX_BYTES);
+  static unsigned char src[MAX_BYTES], got[MAX_BYTES + 1], want[MAX_BYTES + 1];
+  for (int64_t b = 0; b < MAX_BYTES; b++) src[b] = (unsigned char)(b * 7 + 3);
+  memset(got, 0xAA, sizeof got);
+  memset(want, 0xAA, sizeof want);
+  for (int64_t e = 0; e < count; e++) memcpy(want + e * esize, src + offset_of(ndim, shape, strides, e) * esize, (size_t)esize);
+  sc_k_strided_copy(src, got, ndim, shape, strides, esize);
+  ck_assert_msg(memcmp(got, want, sizeof got) == 0, "repeating gather, rank %d, esize %lld", ndim, (long long)esize);
+}
+
+/* Reads with repeats (stride 0: expand, upsample_nearest2d), which copy a repeated block
+ * once and duplicate it, and write a row's elements several times each: dims of stride 0
+ * anywhere, the last ones included, and every dim repeated (a fill). */
+START_TEST(test_repeating_gathers) {
+  static const int64_t esizes[] = {4, 1, 2, 8, 3};
+  unsigned state = 21;
+  for (int ndim = 1; ndim <= 6; ndim++)
+    for (size_t ei = 0; ei < sizeof esizes / sizeof *esizes; ei++)
+      for (int trial = 0; trial < 60; trial++) {
+        int64_t shape[6], strides[6];
+        for (int d = 0; d < ndim; d++) shape[d] = 1 + next(&state) % (ndim > 3 ? 3 : 5);
+        make_strides(ndim, shape, trial % 3 != 0, &state, strides);
+        for (int d = 0; d < ndim; d++)
+          if (next(&state) % 3 == 0 || (trial % 5 == 0 && d == ndim - 1)) strides[d] = 0;
+        if (trial == 7)
+          for (int d = 0; d < ndim; d++) strides[d] = 0;
+        check_gather(ndim, shape, strides, esizes[ei]);
+      }
+  /* upsample_nearest2d of [2, 2, 4, 4] by 2 and of [1, 3, 2, 5] by (4, 2) */
+  static const int64_t up_shape[6] = {2, 2, 4, 2, 4, 2}, up_strides[6] = {32, 16, 4, 0, 1, 0};
+  static const int64_t up2_shape[6] = {1, 3, 2, 4, 5, 2}, up2_strides[6] = {30, 10, 5, 0, 1, 0};
+  check_gather(6, up_shape, up_strides, 4);
+  check_gather(6, up2_shape, up2_strides, 4);
+}
+END_TEST
+
 /* The tiny attention's transposes: [4, 2, 8] of a [2, 4, 8] and back. */
 START_TEST(test_attention_transposes) {
   static const int64_t shape[3] = {4, 2, 8}, strides[3] = {8, 32, 1};
@@ -94,6 +134,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_matches_reference);
   tcase_add_test(tc, test_attention_transposes);
+  tcase_add_test(tc, test_repeating_gathers);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }
