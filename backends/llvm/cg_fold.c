@@ -49,12 +49,21 @@ static const float *constant_floats(cg *g, const sc_value *v, int64_t want) {
   return NULL;
 }
 
+/* A constant, or a view of one (nn.MultiheadAttention with keys other than its queries
+ * splits in_proj_weight into the query's rows and the keys' and values': without this, those
+ * layers multiplied by a transposed copy of their weights made on every call). */
 bool cg_is_constant_weight(cg *g, const sc_value *v) {
-  for (size_t i = 0; v && i < g->p->n_input_specs; i++) {
-    const sc_input_spec *s = &g->p->input_specs[i];
-    if (sc_input_spec_value(s) != v) continue;
-    bool weight = s->kind == SC_INPUT_PARAMETER || s->kind == SC_INPUT_BUFFER || s->kind == SC_INPUT_TENSOR_CONSTANT;
-    return weight && !(g->state && g->state[i]);
+  for (int depth = 0; v && depth < 16; depth++) {
+    for (size_t i = 0; i < g->p->n_input_specs; i++) {
+      const sc_input_spec *s = &g->p->input_specs[i];
+      if (sc_input_spec_value(s) != v) continue;
+      bool weight = s->kind == SC_INPUT_PARAMETER || s->kind == SC_INPUT_BUFFER || s->kind == SC_INPUT_TENSOR_CONSTANT;
+      return weight && !(g->state && g->state[i]);
+    }
+    if (v->def_node < 0 || (size_t)v->def_node >= g->p->graph->n_nodes) return false;
+    const sc_node *n = &g->p->graph->nodes[v->def_node];
+    if (!n->op || n->op->op_class != SC_OPC_VIEW || !n->n_inputs || !n->inputs[0].arg.n_items) return false;
+    v = n->inputs[0].arg.items[0].value; /* the view's input, "self" */
   }
   return false;
 }

@@ -179,6 +179,18 @@ static void check_inferred_size(cg *g, const sc_node *n) {
   cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, product, cg_i64(g, 0), "ambiguous"), fmt, dims, n_dims);
 }
 
+/* Whether a piece of compact x cut along dim d (a split's part, a slice of step 1, a
+ * select or a narrow) is compact itself: every dim before d has size 1, so the piece is one
+ * run of x's memory, which it can name instead of a copy (the rows of in_proj_weight that
+ * nn.MultiheadAttention splits off for keys other than its queries: four copies a call). */
+static bool piece_is_compact(const cg_value *x, int d) {
+  for (int k = 0; k < d; k++) {
+    int64_t size;
+    if (!sc_expr_is_const(x->v->shape[k], &size) || size != 1) return false;
+  }
+  return true;
+}
+
 static bool lower_view(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, n->op->id == SC_OP_DROPOUT ? "input" : "self");
   sc_value *out = output(n, 0);
@@ -273,6 +285,14 @@ static bool lower_view(cg *g, const sc_node *n) {
     co->ready = true;
     return true;
   }
+  bool piece = n->op->id == SC_OP_SELECT || n->op->id == SC_OP_NARROW ||
+               (n->op->id == SC_OP_SLICE && int_arg(n, "step", 1) == 1);
+  if (piece && piece_is_compact(x, norm_dim(int_arg(n, "dim", 0), rx))) {
+    co->data = base;
+    cg_note_alias(g, co, x);
+    co->ready = true;
+    return true;
+  }
   co->data = cg_alloc_buffer(g, co, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, out->meta.dtype), "bytes"));
   co->ready = true;
   strided_copy(g, base, co->data, r, co->dims, st, out->meta.dtype);
@@ -294,13 +314,18 @@ static bool lower_split(cg *g, const sc_node *n) {
     }
     cg_value *co = cg_get(g, ov);
     cg_set_dims(g, co);
-    co->data = cg_alloc_buffer(g, co, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, ov->meta.dtype), "bytes"));
+    LLVMValueRef from = offset_ptr(g, x->data, LLVMBuildMul(g->B, at, xs[d], "o"), ov->meta.dtype);
     co->ready = true;
-    LLVMValueRef st[CG_MAX_RANK];
-    for (int j = 0, o = 0; j < rx; j++)
-      if (n->op->id != SC_OP_UNBIND || j != d) st[o++] = xs[j];
-    strided_copy(g, offset_ptr(g, x->data, LLVMBuildMul(g->B, at, xs[d], "o"), ov->meta.dtype), co->data, ov->meta.rank,
-                 co->dims, st, ov->meta.dtype);
+    if (piece_is_compact(x, d)) {
+      co->data = from;
+      cg_note_alias(g, co, x);
+    } else {
+      co->data = cg_alloc_buffer(g, co, LLVMBuildMul(g->B, co->numel, cg_elem_size(g, ov->meta.dtype), "bytes"));
+      LLVMValueRef st[CG_MAX_RANK];
+      for (int j = 0, o = 0; j < rx; j++)
+        if (n->op->id != SC_OP_UNBIND || j != d) st[o++] = xs[j];
+      strided_copy(g, from, co->data, ov->meta.rank, co->dims, st, ov->meta.dtype);
+    }
     at = LLVMBuildAdd(g->B, at, n->op->id == SC_OP_UNBIND ? cg_i64(g, 1) : co->dims[d], "at");
   }
   return true;

@@ -35,7 +35,8 @@ def export(name, module, samples, others, dynamic):
     if sys.argv[1:] and name not in sys.argv[1:]:
         return
     module.eval()
-    ep = torch.export.export(module, tuple(samples), dynamic_shapes=(dynamic,))  # (dynamic,): forward(*xs)
+    # Fn's forward takes *xs: its specs are one tuple
+    ep = torch.export.export(module, tuple(samples), dynamic_shapes=(dynamic,) if isinstance(module, Fn) else dynamic)
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
     torch.export.save(ep, os.path.join(folder, "model.pt2"))
@@ -76,3 +77,42 @@ export("upsample_nearest",
                         x[:, :, :, None, :].expand(-1, -1, -1, 3, -1).reshape(x.shape[0], x.shape[1], -1, x.shape[3]) + 1,
                         x.sum(1, keepdim=True).expand(-1, 3, -1, -1) * 2)),
        [randn(2, 2, 4, 4)], [randn(1, 2, 3, 5)], ({0: B, 2: Dim.AUTO, 3: Dim.AUTO},))
+
+
+def softmaxes(s, x):
+    """Softmax and log-softmax over rows of 1 to 8 (one vector each), one row with -inf
+    entries (a mask) and one all -inf (NaN in torch)."""
+    outs = []
+    for n in (1, 3, 4, 7, 8):
+        part = x[..., :n]
+        outs += [torch.softmax(part, -1), F.log_softmax(part, -1)]
+    masked = x[..., :6].masked_fill(x[..., :6] > 5, float("-inf"))
+    return tuple(outs) + (torch.softmax(masked, -1), torch.softmax(x[..., :4] * float("-inf"), -1))
+
+
+export("softmax_short", Fn(softmaxes), [randn(3, 9)], [randn(5, 9) * 3], ({0: B},))
+
+
+class Pieces(torch.nn.Module):
+    """Pieces of tensors that are runs of their memory, named in place of a copy: a split of
+    a parameter's rows (two linear layers' weights), a select, a narrow and a slice of the
+    input along its first dim, one of them a graph output; a piece along a later dim of the
+    parameter is not a run and is copied."""
+
+    def __init__(self):
+        super().__init__()
+        self.p = torch.nn.Parameter(torch.randn(6, 4))
+        self.b = torch.nn.Parameter(torch.randn(6))
+
+    def forward(self, x):
+        w1, w2 = self.p.split([2, 4])
+        b1, b2 = self.b.split([2, 4])
+        cols = self.p[:, 1:3]
+        y = F.linear(x, w1, b1), F.linear(x, w2, b2)
+        return y + (x[0] + 1, x.narrow(0, 1, 2).relu(), x[1:], cols * 2, x[2:3])
+
+
+export("pieces", Pieces(), [randn(4, 4)], [randn(7, 4)], ({0: Dim("b3", min=3, max=64)},))
+mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+export("mha_cross", Fn(lambda s, q, kv: s.a(q, kv, kv, need_weights=False)[0], a=mha), [randn(2, 3, 8) / 10, randn(2, 5, 8) / 10],
+       [randn(3, 4, 8) / 10, randn(3, 9, 8) / 10], ({0: B}, {0: B}))

@@ -37,14 +37,21 @@ def differences(got, want, exact):
     """What differs between an output and torch's: a description, or None."""
     if got.shape != want.shape:
         return f"shape {list(got.shape)}, want {list(want.shape)}"
+    both_nan = np.isnan(got) & np.isnan(want)
     if exact:
-        same = got.view(np.uint32) == want.view(np.uint32)
+        same = (got.view(np.uint32) == want.view(np.uint32)) | both_nan
         if same.all():
             return None
         at = np.argwhere(~same)[0]
         return f"{int((~same).sum())} of {got.size} outputs' bits differ, first at {list(at)}: {got[tuple(at)]!r} against {want[tuple(at)]!r}"
-    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
-    err = float(np.abs(got - want).max()) / scale if want.size else 0.0
+    if (np.isnan(got) != np.isnan(want)).any():
+        return f"NaN at {int((np.isnan(got) != np.isnan(want)).sum())} outputs where torch has none, or the other way round"
+    got, want = np.where(both_nan, 0, got), np.where(both_nan, 0, want)
+    if (np.isinf(got) | np.isinf(want)).any() and not (got[np.isinf(want)] == want[np.isinf(want)]).all():
+        return "infinities differ"
+    finite = np.isfinite(want)
+    scale = max(1.0, float(np.abs(want[finite]).max())) if finite.any() else 1.0
+    err = float(np.abs(got[finite] - want[finite]).max()) / scale if finite.any() else 0.0
     return None if err <= 1e-5 else f"error {err:.1e}"
 
 

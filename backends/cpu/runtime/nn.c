@@ -950,6 +950,37 @@ typedef struct softmax_job {
   int32_t log;
 } softmax_job;
 
+static double log_of(double v) { return log(v); } /* `log` is a flag in the softmax's functions */
+
+/* A softmax (or log-softmax) row of at most 8 in one vector: the lanes past the row are
+ * -inf (their exponentials 0), the maximum and the sum across lanes by shuffles, the
+ * row written through a buffer (no masked stores: AMD's Zen microcodes them).  Rows of 4
+ * went through the general functions' scalar tails, libm's expf an element: 25 ns a row,
+ * half of a tiny attention's softmax(q k^T) v. */
+__attribute__((target("avx2,fma"))) static void softmax_short_row_avx2(const float *xs, float *ys, int64_t n,
+                                                                       int32_t log) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256 in = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)n), lane));
+  __m256 x = _mm256_blendv_ps(_mm256_set1_ps(-INFINITY), _mm256_maskload_ps(xs, _mm256_castps_si256(in)), in);
+  /* the maximum, NaN ignored as in max_avx2: max(x, m) returns m where x is NaN */
+  __m256 m = _mm256_max_ps(x, _mm256_set1_ps(-INFINITY));
+  m = _mm256_max_ps(m, _mm256_permute2f128_ps(m, m, 1));
+  m = _mm256_max_ps(m, _mm256_permute_ps(m, _MM_SHUFFLE(1, 0, 3, 2)));
+  m = _mm256_max_ps(m, _mm256_permute_ps(m, _MM_SHUFFLE(2, 3, 0, 1)));
+  float mx = _mm256_cvtss_f32(m);
+  /* a NaN or an infinite maximum makes the sum NaN, and so every output, as in ATen */
+  __m256 e = _mm256_and_ps(exp_nonpositive8(_mm256_sub_ps(x, m)), in);
+  double sum = hsum_avx2(e);
+  float out[8];
+  if (log) {
+    float lse = (float)(mx + log_of(sum));
+    _mm256_storeu_ps(out, _mm256_sub_ps(x, _mm256_set1_ps(lse)));
+  } else {
+    _mm256_storeu_ps(out, _mm256_mul_ps(e, _mm256_set1_ps((float)(1.0 / sum))));
+  }
+  for (int64_t i = 0; i < n; i++) ys[i] = out[i];
+}
+
 /* Rows [begin, end) of a softmax over contiguous rows of n. */
 static void softmax_rows(void *arg, int64_t begin, int64_t end) {
   const softmax_job *j = arg;
@@ -957,6 +988,10 @@ static void softmax_rows(void *arg, int64_t begin, int64_t end) {
   for (int64_t r = begin; r < end; r++) {
     const float *xs = j->x + r * j->n;
     float *ys = j->y + r * j->n;
+    if (avx2 && j->n > 0 && j->n <= 8) {
+      softmax_short_row_avx2(xs, ys, j->n, j->log);
+      continue;
+    }
     /* a NaN (ignored by the max) or an infinite max makes the sum NaN, and every output
      * NaN, as in ATen */
     float mx;
@@ -987,8 +1022,6 @@ static void softmax_rows(void *arg, int64_t begin, int64_t end) {
     }
   }
 }
-
-static double log_of(double v) { return log(v); } /* `log` is a flag in the softmax's functions */
 
 /* Softmax along dim n of [outer, n, inner], one column alone: one element at a time */
 static void softmax_column(const float *xs, float *ys, int64_t n, int64_t inner, int32_t log) {
