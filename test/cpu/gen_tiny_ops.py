@@ -116,3 +116,9 @@ export("pieces", Pieces(), [randn(4, 4)], [randn(7, 4)], ({0: Dim("b3", min=3, m
 mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)
 export("mha_cross", Fn(lambda s, q, kv: s.a(q, kv, kv, need_weights=False)[0], a=mha), [randn(2, 3, 8) / 10, randn(2, 5, 8) / 10],
        [randn(3, 4, 8) / 10, randn(3, 9, 8) / 10], ({0: B}, {0: B}))
+export("depthwise", Fn(lambda s, x: s.c(x).relu(), c=torch.nn.Conv2d(4, 4, 3, padding=1, groups=4)), [randn(2, 4, 6, 6)],
+       [randn(3, 4, 5, 7)], ({0: B, 2: Dim.AUTO, 3: Dim.AUTO},))
+export("small_convs",
+       Fn(lambda s, x: (s.a(x), s.b(x).clamp(0, 6), s.d(x)), a=torch.nn.Conv2d(3, 8, 3, padding=1),
+          b=torch.nn.Conv2d(3, 2, (2, 5), padding=(0, 2)), d=torch.nn.Conv2d(3, 6, 1, padding=1, groups=3)),
+       [randn(2, 3, 8, 8)], [randn(1, 3, 5, 3)], ({0: B, 2: Dim.AUTO, 3: Dim.AUTO},))

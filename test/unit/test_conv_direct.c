@@ -46,6 +46,10 @@ static const geometry cases[] = {
     {2, 2, 5, 7, 3, 3, 2, 1, 3, 1, 0, 1, 2, 1},   /* stride 3 along 7 columns, dilation 2: planes' rows of 2 */
     {1, 3, 6, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* 5 columns: rows of 3 */
     {2, 1, 3, 2, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1},   /* 2 columns: rows of 1 */
+    {2, 4, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 4},   /* depthwise, stride 1, [6, 6]: rows in registers */
+    {1, 4, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2},   /* two groups, [8, 8] outputs: rows of 8, 8 rows */
+    {2, 2, 8, 2, 3, 5, 7, 1, 1, 2, 3, 1, 1, 1},   /* 7 kernel columns over 2 (padding 3): rows of 2 */
+    {1, 3, 9, 3, 2, 2, 3, 1, 1, 0, 0, 1, 1, 1},   /* rows of 1, eight of them */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 
