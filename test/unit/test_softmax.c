@@ -109,6 +109,31 @@ START_TEST(test_columns_match_reference) {
 }
 END_TEST
 
+/* Rows of at most 4 go two to a vector (softmax_row_pair_avx2), an odd last one alone:
+ * every row gets the bits it gets as a softmax of its own, log or not, in place or not,
+ * with masked (-inf), NaN and +inf rows among them. */
+START_TEST(test_row_pairs_give_each_rows_bits) {
+  for (int64_t n = 1; n <= 4; n++)
+    for (int log = 0; log <= 1; log++)
+      for (int in_place = 0; in_place <= 1; in_place++) {
+        enum { ROWS = 7 };
+        float x[ROWS * 4], y[ROWS * 4], alone[4];
+        for (int64_t e = 0; e < ROWS * n; e++) x[e] = 40.0f * (float)(((e * 7919) % 1001) / 1000.0 - 0.5);
+        x[1 * n] = -INFINITY;                     /* a masked entry (all of row 1 when n is 1) */
+        if (n > 1) x[3 * n + 1] = NAN;             /* a row with NaN */
+        x[5 * n] = INFINITY;                      /* a row with +inf */
+        memcpy(y, x, sizeof x);
+        sc_k_softmax_f32(in_place ? y : x, y, ROWS, n, 1, log);
+        for (int64_t r = 0; r < ROWS; r++) {
+          sc_k_softmax_f32(x + r * n, alone, 1, n, 1, log);
+          ck_assert_msg(memcmp(y + r * n, alone, sizeof(float) * (size_t)n) == 0,
+                        "n %lld log %d in place %d: row %lld differs from the row alone (%.9g against %.9g)", (long long)n,
+                        log, in_place, (long long)r, y[r * n], alone[0]);
+        }
+      }
+}
+END_TEST
+
 /* A library built for AVX-512 takes 16 lanes for the exponentials and the scaling
  * (sc_rt_has_avx512): the same bits as 8 lanes, softmax and log-softmax, at lengths that
  * leave 8-lane and scalar tails and that cross the sum's 1024-element fold, with masked
@@ -152,6 +177,7 @@ int main(void) {
   tcase_add_test(tc, test_matches_reference);
   tcase_add_test(tc, test_edges);
   tcase_add_test(tc, test_columns_match_reference);
+  tcase_add_test(tc, test_row_pairs_give_each_rows_bits);
   tcase_add_test(tc, test_avx512_gives_the_avx2_bits);
   suite_add_tcase(s, tc);
   return tu_run(s);
