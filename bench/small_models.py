@@ -4,7 +4,9 @@
 Tiny models (a linear layer, a two-layer MLP with tanh, an elementwise sigmoid, layer norm
 with softmax, a 3x3 convolution summed over its pixels, a transposing reshape, a small CNN
 (strided convolution, batch norm, ReLU, max pool, linear), multi-head attention over four
-tokens, an embedding averaged over a sequence): each
+tokens, an embedding averaged over a sequence; then a depthwise convolution, a 2x2 average
+pool, nearest upsampling by 2, multi-head attention of 3 queries over 5 keys, softmax(x x^T)
+x, an MLP classifier with softmax, a 1-D convolution): each
 exported by torch 2.14 with a dynamic batch, compiled by shapec, and timed with
 build/bench_checks (shapec_model_run: the guard checks and the computation, zero-filled
 inputs), the median over batches of calls, in nanoseconds.
@@ -27,6 +29,9 @@ TINY = {  # name: input shapes for bench_checks
     "linear": ["2x4"], "mlp_tanh": ["2x8"], "sigmoid": ["2x5", "2x5"], "norm_softmax": ["3x8"],
     "conv_sum": ["2x1x5x5"], "reshape": ["2x3x4"], "tiny_cnn": ["2x1x8x8"], "attention": ["2x4x8"],
     "embedding_mean": ["2x3"],
+    # added in the eighth Zen 4 session, models the nine above did not reach
+    "depthwise": ["2x4x6x6"], "avg_pool": ["2x3x8x8"], "upsample": ["2x2x4x4"], "cross_attention": ["2x3x8", "2x5x8"],
+    "self_scores": ["2x4x8"], "classifier": ["2x8"], "conv1d": ["2x2x16"],
 }
 REDUCTIONS = {  # name: (shape, what it computes)
     "sum_last": ((256, 4096), "x.sum(-1)"), "mean_mid": ((64, 512, 64), "x.mean(1)"),
@@ -64,6 +69,14 @@ def export_all(out):
                          c=nn.Conv2d(1, 4, 3, stride=2, padding=1), n=nn.BatchNorm2d(4), l=nn.Linear(16, 3)),
         "attention": Wrap(lambda s, x: s.a(x, x, x, need_weights=False)[0], a=nn.MultiheadAttention(8, 2, batch_first=True)),
         "embedding_mean": Wrap(lambda s, x: s.e(x).mean(1), e=nn.Embedding(10, 4)),
+        "depthwise": Wrap(lambda s, x: s.c(x), c=nn.Conv2d(4, 4, 3, padding=1, groups=4)),
+        "avg_pool": Wrap(lambda s, x: F.avg_pool2d(x, 2)),
+        "upsample": Wrap(lambda s, x: F.interpolate(x, scale_factor=2, mode="nearest")),
+        "cross_attention": Wrap(lambda s, x, y: s.a(x, y, y, need_weights=False)[0],
+                                a=nn.MultiheadAttention(8, 2, batch_first=True)),
+        "self_scores": Wrap(lambda s, x: torch.softmax(x @ x.transpose(-1, -2), -1) @ x),
+        "classifier": Wrap(lambda s, x: torch.softmax(s.b(F.relu(s.a(x))), -1), a=nn.Linear(8, 16), b=nn.Linear(16, 4)),
+        "conv1d": Wrap(lambda s, x: torch.relu(s.c(x)), c=nn.Conv1d(2, 4, 3, padding=1)),
     }
     examples = {"embedding_mean": lambda shape: torch.randint(0, 10, shape)}
     batch = Dim("batch", min=1, max=4096)

@@ -411,52 +411,42 @@ __attribute__((target("avx2,fma"))) static void pad_image_planes_avx2(const dire
 
 /* ---- images at most 8 wide with stride 1: output rows in registers ----
  *
- * Each input row is one masked load; its kw shifted copies (lane q holding column
- * q + j - pw, zero outside the image) are built once per image by permutations.  An output
- * channel's rows (at most 8) are then one vector each, held in registers across every
- * tap: a tap is a broadcast weight times a shifted row, added to each output row that row
- * reaches, and each output row is stored once, straight into the output.  Where the wide
- * rows' layout zeroed and copied padded planes, ran the taps over runs that crossed rows'
- * ends and copied each output row out again: a depthwise [2, 4, 6, 6] took 590 ns. */
-enum { ROWS_MAX_SHIFTED = DIRECT_MAX_PLANES / 8 }; /* shifted rows (of 8 floats) an image may need */
+ * Each input row is one masked load, stored at column pw of a zeroed row of 16 floats, so
+ * that the 8 floats from column j of that row are the row shifted for kernel column j
+ * (lane q holding input column q + j - pw, zero outside the image).  An output channel's
+ * rows (at most 8) are then one vector each, held in registers across every tap: a tap is
+ * a broadcast weight times a shifted row (an unaligned load), added to each output row
+ * that row reaches, and each output row is stored once, straight into the output.  Where
+ * the wide rows' layout zeroed and copied padded planes, ran the taps over runs that
+ * crossed rows' ends and copied each output row out again: a depthwise [2, 4, 6, 6] took
+ * 590 ns. */
+enum { ROW_FLOATS = 16, ROWS_MAX = DIRECT_MAX_PLANES / ROW_FLOATS }; /* padded rows an image may need */
 
 static bool rows_fit(const direct_conv *p) {
   return p->sh == 1 && p->sw == 1 && p->dh == 1 && p->dw == 1 && p->wd <= 8 && p->ow <= 8 && p->oh <= 8 &&
-         p->kw <= 8 && p->pw < 8 && p->ph < 8 && p->c * (p->h + 2 * p->ph) * p->kw <= ROWS_MAX_SHIFTED;
+         p->kw <= 8 && p->pw < 8 && p->ph < 8 && p->c * (p->h + 2 * p->ph) <= ROWS_MAX;
 }
 
-/* shifted[(ci hp + r) kw + j], hp = h + 2 ph: padded row r of channel ci (input row
- * r - ph, or zeros) with lane q holding column q + j - pw (zero outside the image) */
-__attribute__((target("avx2,fma"), always_inline)) static inline void shift_rows(const direct_conv *p, const float *x,
-                                                                                 __m256 *shifted, int64_t kw) {
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), width = _mm256_set1_epi32((int)p->wd);
-  const __m256i row_lanes = _mm256_cmpgt_epi32(width, lane);
-  __m256i pick[8], keep[8];
-  for (int64_t j = 0; j < kw; j++) {
-    __m256i col = _mm256_add_epi32(lane, _mm256_set1_epi32((int)(j - p->pw)));
-    pick[j] = _mm256_and_si256(col, _mm256_set1_epi32(7));
-    keep[j] = _mm256_and_si256(_mm256_cmpgt_epi32(col, _mm256_set1_epi32(-1)), _mm256_cmpgt_epi32(width, col));
-  }
-  const int64_t pad = p->ph * kw;
+/* rows[(ci hp + r) ROW_FLOATS + pw + col], hp = h + 2 ph: padded row r of channel ci (input
+ * row r - ph, or zeros), zeros around its wd columns.  The zeros go first: the row's store
+ * then overwrites the ones it covers. */
+__attribute__((target("avx2,fma"))) static void pad_rows_avx2(const direct_conv *p, const float *x, float *rows) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i row_lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)p->wd), lane);
+  const __m256 zero = _mm256_setzero_ps();
+  const int64_t h = p->h, ph = p->ph, pw = p->pw, wd = p->wd;
   for (int64_t ci = 0; ci < p->c; ci++) {
-    for (int64_t e = 0; e < pad; e++) *shifted++ = _mm256_setzero_ps();
-    for (int64_t r = 0; r < p->h; r++) {
-      __m256 in = _mm256_maskload_ps(x + (ci * p->h + r) * p->wd, row_lanes);
-      for (int64_t j = 0; j < kw; j++)
-        *shifted++ = _mm256_and_ps(_mm256_permutevar8x32_ps(in, pick[j]), _mm256_castsi256_ps(keep[j]));
+    for (int64_t r = 0; r < h + 2 * ph; r++, rows += ROW_FLOATS) {
+      _mm256_storeu_ps(rows, zero);
+      _mm256_storeu_ps(rows + 8, zero);
+      int64_t iy = r - ph;
+      if (iy >= 0 && iy < h) _mm256_storeu_ps(rows + pw, _mm256_maskload_ps(x + (ci * h + iy) * wd, row_lanes));
     }
-    for (int64_t e = 0; e < pad; e++) *shifted++ = _mm256_setzero_ps();
   }
-}
-
-/* the common 3 columns with a constant count: its masks stay in registers */
-__attribute__((target("avx2,fma"))) static void shift_rows_avx2(const direct_conv *p, const float *x, __m256 *shifted) {
-  if (p->kw == 3) shift_rows(p, x, shifted, 3);
-  else shift_rows(p, x, shifted, p->kw);
 }
 
 /* The OH rows of NO output channels (1, or 2 when OH <= 6: 12 sums in registers; both
- * constants where this is inlined), each from the shifted rows of its group's cg input
+ * constants where this is inlined), each from the padded rows of its group's cg input
  * channels (`from`, per channel), then stored: as whole vectors where their lanes past ow
  * stay inside the plane (later rows overwrite them), else only the row's own floats, as
  * the next plane may be written already or belong to the next image (another thread's).
@@ -465,24 +455,24 @@ __attribute__((target("avx2,fma"))) static void shift_rows_avx2(const direct_con
  * channel alone has one chain per row: 6 over a [6, 6] plane, where 8 cover an add's
  * latency at two a cycle). */
 __attribute__((target("avx2,fma"), always_inline)) static inline void channel_rows(const direct_conv *p,
-                                                                                   const __m256 *const *from,
+                                                                                   const float *const *from,
                                                                                    const float *w, const float *bias,
                                                                                    float *out, int OH, int NO) {
   __m256 acc[2][8];
   for (int c = 0; c < NO; c++)
     for (int oy = 0; oy < OH; oy++) acc[c][oy] = _mm256_set1_ps(bias[c]);
-  const int64_t kh = p->kh, kw = p->kw, cg = div_by(p->c, p->groups), channel = (p->h + 2 * p->ph) * kw;
+  const int64_t kh = p->kh, kw = p->kw, cg = div_by(p->c, p->groups), channel = (p->h + 2 * p->ph) * ROW_FLOATS;
   const int64_t per_channel = cg * kh * kw;
   for (int64_t ci = 0; ci < cg; ci++)
     for (int64_t i = 0; i < kh; i++)
       for (int64_t j = 0; j < kw; j++) {
-        int64_t tap = (ci * kh + i) * kw + j, at = ci * channel + i * kw + j;
+        int64_t tap = (ci * kh + i) * kw + j, at = ci * channel + i * ROW_FLOATS + j;
         __m256 w0 = _mm256_set1_ps(w[tap]), w1 = NO == 2 ? _mm256_set1_ps(w[per_channel + tap]) : w0;
-        const __m256 *r0 = from[0] + at, *r1 = from[NO - 1] + at;
+        const float *r0 = from[0] + at, *r1 = from[NO - 1] + at;
 #pragma GCC unroll 8
         for (int oy = 0; oy < OH; oy++) {
-          acc[0][oy] = _mm256_fmadd_ps(w0, r0[oy * kw], acc[0][oy]);
-          if (NO == 2) acc[1][oy] = _mm256_fmadd_ps(w1, r1[oy * kw], acc[1][oy]);
+          acc[0][oy] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(r0 + oy * ROW_FLOATS), acc[0][oy]);
+          if (NO == 2) acc[1][oy] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(r1 + oy * ROW_FLOATS), acc[1][oy]);
         }
       }
   const int64_t ow = p->ow, plane = p->oh * ow;
@@ -503,12 +493,12 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void channel_ro
 
 #define CHANNEL_ROWS(OH, NO) channel_rows(p, from, w, bias, out, OH, NO)
 __attribute__((target("avx2,fma"))) static void rows_image_avx2(const direct_conv *p, const float *x, float *y,
-                                                                __m256 *shifted) {
-  shift_rows_avx2(p, x, shifted);
-  int64_t cg = div_by(p->c, p->groups), og = div_by(p->o, p->groups), group = cg * (p->h + 2 * p->ph) * p->kw;
+                                                                float *rows) {
+  pad_rows_avx2(p, x, rows);
+  int64_t cg = div_by(p->c, p->groups), og = div_by(p->o, p->groups), group = cg * (p->h + 2 * p->ph) * ROW_FLOATS;
   for (int64_t oc = 0; oc < p->o;) {
     int no = p->oh <= 6 && oc + 1 < p->o ? 2 : 1;
-    const __m256 *from[2] = {shifted + div_by(oc, og) * group, shifted + div_by(oc + no - 1, og) * group};
+    const float *from[2] = {rows + div_by(oc, og) * group, rows + div_by(oc + no - 1, og) * group};
     const float *w = p->w + oc * cg * p->kh * p->kw;
     float bias[2] = {p->bias ? p->bias[oc] : 0.0f, p->bias && no == 2 ? p->bias[oc + 1] : 0.0f};
     float *out = y + oc * p->oh * p->ow;
@@ -586,9 +576,9 @@ static void direct_image(const direct_conv *p, const float *x, float *y, float *
 static void direct_images(void *arg, int64_t begin, int64_t end) {
   const direct_conv *p = arg;
   if (rows_fit(p) && sc_rt_has_avx2()) {
-    __m256 shifted[ROWS_MAX_SHIFTED];
+    float rows[ROWS_MAX * ROW_FLOATS];
     for (int64_t b = begin; b < end; b++)
-      rows_image_avx2(p, p->x + b * p->c * p->h * p->wd, p->y + b * p->o * p->oh * p->ow, shifted);
+      rows_image_avx2(p, p->x + b * p->c * p->h * p->wd, p->y + b * p->o * p->oh * p->ow, rows);
     return;
   }
   float padded[DIRECT_MAX_PLANES + 2 * SLACK], wide[DIRECT_MAX_FLOATS + 2 * SLACK];
