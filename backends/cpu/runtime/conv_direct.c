@@ -573,14 +573,15 @@ static void direct_image(const direct_conv *p, const float *x, float *y, float *
   }
 }
 
+static void rows_images(void *arg, int64_t begin, int64_t end) {
+  const direct_conv *p = arg;
+  float rows[ROWS_MAX * ROW_FLOATS];
+  for (int64_t b = begin; b < end; b++)
+    rows_image_avx2(p, p->x + b * p->c * p->h * p->wd, p->y + b * p->o * p->oh * p->ow, rows);
+}
+
 static void direct_images(void *arg, int64_t begin, int64_t end) {
   const direct_conv *p = arg;
-  if (rows_fit(p) && sc_rt_has_avx2()) {
-    float rows[ROWS_MAX * ROW_FLOATS];
-    for (int64_t b = begin; b < end; b++)
-      rows_image_avx2(p, p->x + b * p->c * p->h * p->wd, p->y + b * p->o * p->oh * p->ow, rows);
-    return;
-  }
   float padded[DIRECT_MAX_PLANES + 2 * SLACK], wide[DIRECT_MAX_FLOATS + 2 * SLACK];
   for (int64_t b = begin; b < end; b++)
     direct_image(p, p->x + b * p->c * p->h * p->wd, p->y + b * p->o * p->oh * p->ow, padded, wide);
@@ -593,6 +594,11 @@ void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float
   p.x = x, p.w = w, p.bias = bias, p.y = y, p.act = act;
   p.c = c, p.h = h, p.wd = wd, p.o = o, p.kh = kh, p.kw = kw, p.sh = sh, p.sw = sw, p.ph = ph, p.pw = pw, p.dh = dh;
   p.dw = dw, p.groups = groups, p.oh = oh, p.ow = ow;
+  if (rows_fit(&p) && sc_rt_has_avx2()) { /* no planes to lay out */
+    int64_t macs = o * div_by(c, groups) * kh * kw * oh * 8;
+    sc_rt_parallel_for(rows_images, &p, n, 65536 / macs + 1);
+    return;
+  }
   layout_for(&p.in, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
   /* row phase g of a channel starts at g columns plane; two divisions a tap cost 15% of a
    * tiny convolution: none for a stride of 1 */
