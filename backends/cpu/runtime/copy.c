@@ -114,58 +114,11 @@ static void rows_by_three(char *compact, char *base, int64_t n0, int64_t n1, int
 #undef MOVE_SHORT
 #undef MOVE_LONG
 
-/* Between a compact tensor and a strided one (`scatter`: compact src into strided dst): the
- * strided side's contiguous suffix as one memcpy per outer index, else its innermost dim
- * element by element.  (Each element used to be a memcpy call of its own: a cat along dim
- * 1 of [64, 512, 64] and [64, 256, 64] took 21x torch's time.) */
-static void compact_strided(const char *compact, char *strided_dst, const char *strided_src, int32_t ndim,
-                            const int64_t *shape, const int64_t *strides, int64_t esize, int scatter) {
-  if (ndim == 0) {
-    memcpy(scatter ? strided_dst : (char *)compact, scatter ? compact : strided_src, (size_t)esize);
-    return;
-  }
-  int64_t span;
-  int32_t k = contiguous_suffix(ndim, shape, strides, &span);
-  int64_t run = span, run_stride = 1; /* what moves per outer index */
-  if (k == ndim) k = ndim - 1, run = shape[ndim - 1], run_stride = strides[ndim - 1];
-  if (run_stride == 1 && k <= 3) { /* rows under at most three outer dims */
-    int64_t n[3] = {1, 1, 1}, st[3] = {0, 0, 0};
-    for (int32_t i = 0; i < k; i++) n[3 - k + i] = shape[i], st[3 - k + i] = strides[i] * esize;
-    char *base = scatter ? strided_dst : (char *)strided_src;
-    rows_by_three((char *)compact, base, n[0], n[1], n[2], st[0], st[1], st[2], run * esize, scatter);
-    return;
-  }
-  /* the outer indices as an odometer whose strided offset follows it by additions (an
-   * offset recomputed from every index, and WALK's zeroed index array, were most of a
-   * tiny tensor's copy) */
-  int64_t idx[16], off = 0, outer = 1;
-  for (int32_t i = 0; i < k; i++) idx[i] = 0, outer *= shape[i];
-  for (int64_t at = 0, o = 0; o < outer; o++, at += run) {
-    if (run_stride == 1 && run * esize <= SHORT_RUN) {
-      if (scatter) copy_short(strided_dst + off * esize, compact + at * esize, run * esize);
-      else copy_short((char *)compact + at * esize, strided_src + off * esize, run * esize);
-    } else if (run_stride == 1) {
-      if (scatter) memcpy(strided_dst + off * esize, compact + at * esize, (size_t)(run * esize));
-      else memcpy((char *)compact + at * esize, strided_src + off * esize, (size_t)(run * esize));
-    } else if (scatter) {
-      move_elements(strided_dst + off * esize, compact + at * esize, run, run_stride, esize, 1);
-    } else {
-      move_elements((char *)compact + at * esize, strided_src + off * esize, run, run_stride, esize, 0);
-    }
-    for (int32_t d = k - 1; d >= 0; d--) {
-      off += strides[d];
-      if (++idx[d] < shape[d]) break;
-      off -= strides[d] * shape[d];
-      idx[d] = 0;
-    }
-  }
-}
-
-/* A gather that repeats (a stride of 0 > 1 element long: expand, upsample_nearest2d's
- * [n, c, h, kh, w, kw] with kh and kw at stride 0).  A dim of stride 0 is copied once and
+/* A gather whose last dim repeats (a stride of 0: expand, upsample_nearest2d's [n, c, h,
+ * kh, w, kw] with kh and kw at stride 0).  A dim of stride 0 is copied once and
  * then duplicated from the output it just wrote; the dims of stride 0 after the last
  * strided one repeat each element of its row, written from a register `times` times.
- * The odometer above moved runs of `times` elements one call at a time: upsampling
+ * compact_strided's odometer moved runs of `times` elements one call at a time: upsampling
  * [2, 2, 4, 4] by 2 took 415 ns. */
 typedef struct repeating_gather {
   const int64_t *shape, *strides;
@@ -240,15 +193,62 @@ static bool gathers_repeats(int32_t ndim, const int64_t *shape, const int64_t *s
   return true;
 }
 
+/* Between a compact tensor and a strided one (`scatter`: compact src into strided dst): the
+ * strided side's contiguous suffix as one memcpy per outer index, else its innermost dim
+ * element by element.  (Each element used to be a memcpy call of its own: a cat along dim
+ * 1 of [64, 512, 64] and [64, 256, 64] took 21x torch's time.) */
+static void compact_strided(const char *compact, char *strided_dst, const char *strided_src, int32_t ndim,
+                            const int64_t *shape, const int64_t *strides, int64_t esize, int scatter) {
+  if (ndim == 0) {
+    memcpy(scatter ? strided_dst : (char *)compact, scatter ? compact : strided_src, (size_t)esize);
+    return;
+  }
+  int64_t span;
+  int32_t k = contiguous_suffix(ndim, shape, strides, &span);
+  int64_t run = span, run_stride = 1; /* what moves per outer index */
+  if (k == ndim) k = ndim - 1, run = shape[ndim - 1], run_stride = strides[ndim - 1];
+  if (run_stride == 1 && k <= 3) { /* rows under at most three outer dims */
+    int64_t n[3] = {1, 1, 1}, st[3] = {0, 0, 0};
+    for (int32_t i = 0; i < k; i++) n[3 - k + i] = shape[i], st[3 - k + i] = strides[i] * esize;
+    char *base = scatter ? strided_dst : (char *)strided_src;
+    rows_by_three((char *)compact, base, n[0], n[1], n[2], st[0], st[1], st[2], run * esize, scatter);
+    return;
+  }
+  repeating_gather g;
+  if (!scatter && run_stride == 0 && gathers_repeats(ndim, shape, strides, &g)) {
+    g.esize = esize;
+    gather_repeating(&g, 0, strided_src, (char *)compact);
+    return;
+  }
+  /* the outer indices as an odometer whose strided offset follows it by additions (an
+   * offset recomputed from every index, and WALK's zeroed index array, were most of a
+   * tiny tensor's copy) */
+  int64_t idx[16], off = 0, outer = 1;
+  for (int32_t i = 0; i < k; i++) idx[i] = 0, outer *= shape[i];
+  for (int64_t at = 0, o = 0; o < outer; o++, at += run) {
+    if (run_stride == 1 && run * esize <= SHORT_RUN) {
+      if (scatter) copy_short(strided_dst + off * esize, compact + at * esize, run * esize);
+      else copy_short((char *)compact + at * esize, strided_src + off * esize, run * esize);
+    } else if (run_stride == 1) {
+      if (scatter) memcpy(strided_dst + off * esize, compact + at * esize, (size_t)(run * esize));
+      else memcpy((char *)compact + at * esize, strided_src + off * esize, (size_t)(run * esize));
+    } else if (scatter) {
+      move_elements(strided_dst + off * esize, compact + at * esize, run, run_stride, esize, 1);
+    } else {
+      move_elements((char *)compact + at * esize, strided_src + off * esize, run, run_stride, esize, 0);
+    }
+    for (int32_t d = k - 1; d >= 0; d--) {
+      off += strides[d];
+      if (++idx[d] < shape[d]) break;
+      off -= strides[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 /* dst (compact) = src read through src_strides */
 void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
                        int64_t esize) {
-  repeating_gather g;
-  if (gathers_repeats(ndim, shape, src_strides, &g)) {
-    g.esize = esize;
-    gather_repeating(&g, 0, src, dst);
-    return;
-  }
   compact_strided(dst, NULL, src, ndim, shape, src_strides, esize, 0);
 }
 
