@@ -11,7 +11,7 @@
 #include "backends/llvm/runtime_abi.h"
 #include "run_suite.h"
 
-static const int64_t lengths[] = {1, 7, 8, 15, 16, 23, 24, 256, 1000, 1031, 2063};
+static const int64_t lengths[] = {1, 4, 7, 8, 9, 15, 16, 17, 23, 24, 256, 1000, 1031, 2063};
 enum { N_LENGTHS = sizeof lengths / sizeof *lengths, ROWS = 5 };
 
 /* x[r, i]: a row's own offset and spread, so that the mean is far from 0 in some rows */
