@@ -482,6 +482,17 @@ static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
   return set_out(rc, 0, &out);
 }
 
+/* Min(1, n) expanded to n (x[:1] of a batch of n, broadcast back over it): 1 for every
+ * n >= 1 and n itself for n = 0, so valid for every n, with no guard (torch's program
+ * carries none).  The library repeats it where it is 1 when it runs (cg_ops.c). */
+static bool one_or_itself(const sc_expr *in, const sc_expr *out) {
+  int64_t v;
+  if (in->kind != SC_EXPR_MIN || in->n_args != 2) return false;
+  for (int i = 0; i < 2; i++)
+    if (sc_expr_is_const(in->args[i], &v) && v == 1 && in->args[1 - i] == out) return true;
+  return false;
+}
+
 /* expand to `size`, or expand_as: to other's shape */
 static bool rule_expand(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
@@ -503,7 +514,8 @@ static bool rule_expand(sc_rule_ctx *rc) {
       continue;
     }
     if (keep) out.d[i] = in.d[k];
-    else if (!is_one(in.d[k]) && in.d[k] != out.d[i]) out.d[i] = eq_guard(rc, "expand", in.d[k], out.d[i]);
+    else if (!is_one(in.d[k]) && in.d[k] != out.d[i] && !one_or_itself(in.d[k], out.d[i]))
+      out.d[i] = eq_guard(rc, "expand", in.d[k], out.d[i]);
   }
   return set_out(rc, 0, &out);
 }

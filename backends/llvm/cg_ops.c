@@ -250,6 +250,10 @@ static bool lower_view(cg *g, const sc_node *n) {
         int k = d - (r - rx);
         int64_t one;
         st[d] = (k < 0 || (sc_expr_is_const(x->v->shape[k], &one) && one == 1)) ? cg_i64(g, 0) : xs[k];
+        /* a size that may be 1 only when it runs (Min(1, b)) repeats then, as in the fused loops */
+        if (k >= 0 && x->v->shape[k] != out->shape[d] && !sc_expr_is_const(x->v->shape[k], &one))
+          st[d] = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[k], cg_i64(g, 1), "one"), cg_i64(g, 0),
+                                  st[d], "bst");
       }
       break;
     case SC_OP_SLICE: {

@@ -122,3 +122,11 @@ export("small_convs",
        Fn(lambda s, x: (s.a(x), s.b(x).clamp(0, 6), s.d(x)), a=torch.nn.Conv2d(3, 8, 3, padding=1),
           b=torch.nn.Conv2d(3, 2, (2, 5), padding=(0, 2)), d=torch.nn.Conv2d(3, 6, 1, padding=1, groups=3)),
        [randn(2, 3, 8, 8)], [randn(1, 3, 5, 3)], ({0: B, 2: Dim.AUTO, 3: Dim.AUTO},))
+# short rows under a broadcast (masked vectors), and y[:1] of a dynamic batch, whose size is
+# Min(1, b) to the analysis and 1 when it runs: it broadcasts
+export("short_broadcast_rows",
+       Fn(lambda s, x, y: (x / (x.pow(2).mean(1, keepdim=True) + 1e-8).sqrt(), y * y[:, :1] + 1,
+                           torch.tanh(y[:, :, :31] * y[:, :1, :31]), y.sigmoid() * y[:1],
+                           y[:1].expand(y.shape[0], -1, -1).contiguous(), y[:1].expand(y.shape[0], -1, -1) + 1)),
+       [randn(2, 4, 4, 4) / 10, randn(2, 3, 33) / 10], [randn(3, 4, 5, 3) / 10, randn(3, 3, 33) / 10],
+       ({0: B, 2: Dim.AUTO, 3: Dim.AUTO}, {0: B}))
