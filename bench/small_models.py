@@ -6,7 +6,9 @@ with softmax, a 3x3 convolution summed over its pixels, a transposing reshape, a
 (strided convolution, batch norm, ReLU, max pool, linear), multi-head attention over four
 tokens, an embedding averaged over a sequence; then a depthwise convolution, a 2x2 average
 pool, nearest upsampling by 2, multi-head attention of 3 queries over 5 keys, softmax(x x^T)
-x, an MLP classifier with softmax, a 1-D convolution): each
+x, an MLP classifier with softmax, a 1-D convolution, nn.TransformerEncoderLayer(8, 2, 16),
+x / sqrt(mean(x^2) over channels), a CNN with batch norm and global pooling, a transposed
+convolution): each
 exported by torch 2.14 with a dynamic batch, compiled by shapec, and timed with
 build/bench_checks (shapec_model_run: the guard checks and the computation, zero-filled
 inputs), the median over batches of calls, in nanoseconds.
@@ -32,6 +34,7 @@ TINY = {  # name: input shapes for bench_checks
     # added in the eighth Zen 4 session, models the nine above did not reach
     "depthwise": ["2x4x6x6"], "avg_pool": ["2x3x8x8"], "upsample": ["2x2x4x4"], "cross_attention": ["2x3x8", "2x5x8"],
     "self_scores": ["2x4x8"], "classifier": ["2x8"], "conv1d": ["2x2x16"],
+    "encoder_layer": ["2x4x8"], "rms_channels": ["2x4x4x4"], "cnn_pool": ["2x3x6x6"], "conv_transpose": ["2x2x4x4"],
 }
 REDUCTIONS = {  # name: (shape, what it computes)
     "sum_last": ((256, 4096), "x.sum(-1)"), "mean_mid": ((64, 512, 64), "x.mean(1)"),
@@ -77,6 +80,11 @@ def export_all(out):
         "self_scores": Wrap(lambda s, x: torch.softmax(x @ x.transpose(-1, -2), -1) @ x),
         "classifier": Wrap(lambda s, x: torch.softmax(s.b(F.relu(s.a(x))), -1), a=nn.Linear(8, 16), b=nn.Linear(16, 4)),
         "conv1d": Wrap(lambda s, x: torch.relu(s.c(x)), c=nn.Conv1d(2, 4, 3, padding=1)),
+        "encoder_layer": Wrap(lambda s, x: s.l(x), l=nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)),
+        "rms_channels": Wrap(lambda s, x: x / (x.pow(2).mean(1, keepdim=True) + 1e-8).sqrt()),
+        "cnn_pool": Wrap(lambda s, x: s.f(torch.flatten(F.adaptive_avg_pool2d(F.relu(s.n(s.c(x))), 1), 1)),
+                         c=nn.Conv2d(3, 4, 3, padding=1), n=nn.BatchNorm2d(4), f=nn.Linear(4, 2)),
+        "conv_transpose": Wrap(lambda s, x: s.c(x), c=nn.ConvTranspose2d(2, 2, 2, stride=2)),
     }
     examples = {"embedding_mean": lambda shape: torch.randint(0, 10, shape)}
     batch = Dim("batch", min=1, max=4096)
