@@ -11,11 +11,12 @@ program's own), and for shape k in 0, 1: in<k>_<i>.npy, out<k>_<j>.npy."""
 import os
 import sys
 
-import numpy as np
 import torch
 from torch.export import Dim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from stored_cases import save_case  # noqa: E402
 OUT = os.path.join(HERE, "products")
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
 from shapec_tools.zoo import EncoderBlock  # noqa: E402  (heads read through strides, scale, residuals)
@@ -162,17 +163,7 @@ def export(name, module, samples, others, dynamic):
         return
     module.eval()
     ep = torch.export.export(module, tuple(samples), dynamic_shapes=dynamic)
-    folder = os.path.join(OUT, name)
-    os.makedirs(folder, exist_ok=True)
-    torch.export.save(ep, os.path.join(folder, "model.pt2"))
-    for k, xs in enumerate((samples, others)):
-        with torch.no_grad():
-            outs = module(*xs)
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        for i, x in enumerate(xs):
-            np.save(os.path.join(folder, f"in{k}_{i}.npy"), x.numpy())
-        for j, o in enumerate(outs):
-            np.save(os.path.join(folder, f"out{k}_{j}.npy"), o.contiguous().numpy())
+    save_case(os.path.join(OUT, name), module, ep, samples, others)
     print(name, [n.target.__name__ for n in ep.graph.nodes if n.op == "call_function"].count("matmul.default"), "matmuls")
 
 

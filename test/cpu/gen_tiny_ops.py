@@ -10,12 +10,13 @@ With case names, only those are written.  Writes test/cpu/tiny_ops/<case>/: mode
 import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.export import Dim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from stored_cases import save_case  # noqa: E402
 OUT = os.path.join(HERE, "tiny_ops")
 torch.manual_seed(0)
 
@@ -37,17 +38,7 @@ def export(name, module, samples, others, dynamic):
     module.eval()
     # Fn's forward takes *xs: its specs are one tuple
     ep = torch.export.export(module, tuple(samples), dynamic_shapes=(dynamic,) if isinstance(module, Fn) else dynamic)
-    folder = os.path.join(OUT, name)
-    os.makedirs(folder, exist_ok=True)
-    torch.export.save(ep, os.path.join(folder, "model.pt2"))
-    for k, xs in enumerate((samples, others)):
-        with torch.no_grad():
-            outs = module(*xs)
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        for i, x in enumerate(xs):
-            np.save(os.path.join(folder, f"in{k}_{i}.npy"), x.numpy())
-        for j, o in enumerate(outs):
-            np.save(os.path.join(folder, f"out{k}_{j}.npy"), o.contiguous().numpy())
+    save_case(os.path.join(OUT, name), module, ep, samples, others)
     print(name, [tuple(x.shape) for x in samples], [tuple(x.shape) for x in others])
 
 

@@ -45,18 +45,28 @@ static int64_t offset_of(int ndim, const int64_t *shape, const int64_t *strides,
   return off;
 }
 
-static void check_case(int ndim, const int64_t *shape, const int64_t *strides, int64_t esize) {
+/* A gather (compact <- strided) against the element-wise reference; a read with repeats
+ * has no scatter. */
+static void check_gather(int ndim, const int64_t *shape, const int64_t *strides, int64_t esize) {
   int64_t count = 1, span = 1;
   for (int d = 0; d < ndim; d++) count *= shape[d], span += (shape[d] - 1) * strides[d];
   ck_assert(count * esize <= MAX_BYTES && span * esize <= MAX_BYTES);
   static unsigned char src[MAX_BYTES], got[MAX_BYTES + 1], want[MAX_BYTES + 1];
   for (int64_t b = 0; b < MAX_BYTES; b++) src[b] = (unsigned char)(b * 7 + 3);
-  /* gather: compact <- strided */
   memset(got, 0xAA, sizeof got);
   memset(want, 0xAA, sizeof want);
   for (int64_t e = 0; e < count; e++) memcpy(want + e * esize, src + offset_of(ndim, shape, strides, e) * esize, (size_t)esize);
   sc_k_strided_copy(src, got, ndim, shape, strides, esize);
   ck_assert_msg(memcmp(got, want, sizeof got) == 0, "gather, rank %d, esize %lld", ndim, (long long)esize);
+}
+
+/* The gather, then the scatter through the same strides */
+static void check_case(int ndim, const int64_t *shape, const int64_t *strides, int64_t esize) {
+  check_gather(ndim, shape, strides, esize);
+  int64_t count = 1;
+  for (int d = 0; d < ndim; d++) count *= shape[d];
+  static unsigned char src[MAX_BYTES], got[MAX_BYTES + 1], want[MAX_BYTES + 1];
+  for (int64_t b = 0; b < MAX_BYTES; b++) src[b] = (unsigned char)(b * 7 + 3);
   /* scatter: strided <- compact */
   memset(got, 0xAA, sizeof got);
   memset(want, 0xAA, sizeof want);
@@ -81,20 +91,6 @@ START_TEST(test_matches_reference) {
       }
 }
 END_TEST
-
-/* A gather alone against the element-wise reference (a read with repeats has no scatter). */
-static void check_gather(int ndim, const int64_t *shape, const int64_t *strides, int64_t esize) {
-  int64_t count = 1, span = 1;
-  for (int d = 0; d < ndim; d++) count *= shape[d], span += (shape[d] - 1) * strides[d];
-  ck_assert(count * esize <= MAX_BYTES && span * esize <= MAX_BYTES);
-  static unsigned char src[MAX_BYTES], got[MAX_BYTES + 1], want[MAX_BYTES + 1];
-  for (int64_t b = 0; b < MAX_BYTES; b++) src[b] = (unsigned char)(b * 7 + 3);
-  memset(got, 0xAA, sizeof got);
-  memset(want, 0xAA, sizeof want);
-  for (int64_t e = 0; e < count; e++) memcpy(want + e * esize, src + offset_of(ndim, shape, strides, e) * esize, (size_t)esize);
-  sc_k_strided_copy(src, got, ndim, shape, strides, esize);
-  ck_assert_msg(memcmp(got, want, sizeof got) == 0, "repeating gather, rank %d, esize %lld", ndim, (long long)esize);
-}
 
 /* Reads with repeats (stride 0: expand, upsample_nearest2d), which copy a repeated block
  * once and duplicate it, and write a row's elements several times each: dims of stride 0
