@@ -173,6 +173,10 @@ static void activate_range(void *arg, int64_t begin, int64_t end) {
 }
 
 void sc_k_activation_f32(float *y, int64_t n, int32_t act) {
+  if (n <= 16384) { /* one chunk: on this thread, without the pool's hand-off (a tiny layer's ReLU) */
+    activate(y, n, act);
+    return;
+  }
   activation_job j = {y, NULL, NULL, 0, act};
   sc_rt_parallel_for(activate_range, &j, n, 16384);
 }
