@@ -1,5 +1,6 @@
 """gen_tiny_ops.py - small programs for the runtime's paths for tiny tensors (average
-pooling, nearest upsampling, softmax over short rows, depthwise convolution, attention
+pooling, nearest upsampling, softmax over short rows, depthwise and transposed
+convolutions, attention
 with fewer queries than keys), exported by real torch with torch's outputs at two shapes;
 test_tiny_ops.py holds shapec to them without torch.
 
@@ -121,3 +122,14 @@ export("short_broadcast_rows",
                            y[:1].expand(y.shape[0], -1, -1).contiguous(), y[:1].expand(y.shape[0], -1, -1) + 1)),
        [randn(2, 4, 4, 4) / 10, randn(2, 3, 33) / 10], [randn(3, 4, 5, 3) / 10, randn(3, 3, 33) / 10],
        ({0: B, 2: Dim.AUTO, 3: Dim.AUTO}, {0: B}))
+# transposed convolutions whose taps never overlap (stride = kernel): the in-place way for
+# kw = 2 (8 columns a step, row tails of 1 to 7), output padding, kw = 3 with groups and
+# kw = 1 (one output at a time), and 20 input channels (the product way)
+export("conv_transpose_disjoint",
+       Fn(lambda s, x, v, z: (s.a(x), s.p(x), s.g(v), s.k(x), s.a2(v), s.wide(z)),
+          a=torch.nn.ConvTranspose2d(3, 4, 2, stride=2), a2=torch.nn.ConvTranspose2d(4, 2, 2, stride=2), p=torch.nn.ConvTranspose2d(3, 2, 2, stride=2, output_padding=1),
+          g=torch.nn.ConvTranspose2d(4, 6, 3, stride=3, groups=2), k=torch.nn.ConvTranspose2d(3, 2, (2, 1), stride=(2, 1)),
+          wide=torch.nn.ConvTranspose2d(20, 3, 2, stride=2)),
+       [randn(2, 3, 5, 11) / 10, randn(2, 4, 3, 6) / 10, randn(2, 20, 3, 5) / 10],
+       [randn(1, 3, 4, 12) / 10, randn(1, 4, 2, 13) / 10, randn(1, 20, 2, 8) / 10],
+       ({0: B, 2: Dim.AUTO, 3: Dim.AUTO}, {0: B, 2: Dim.AUTO, 3: Dim.AUTO}, {0: B, 2: Dim.AUTO, 3: Dim.AUTO}))

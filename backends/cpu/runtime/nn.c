@@ -374,47 +374,6 @@ int sc_k_conv2d_f32(const float *x, const float *w, const float *bias, float *y,
   return sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, SC_ACT_NONE);
 }
 
-/* Transposed convolution (the gradient of a convolution with respect to its input): per
- * image and group, col = W^T X as a GEMM ([og*kh*kw, cg] x [cg, h*w]), then each column
- * entry is added to the output pixel it lands on (col2im).  The weight is
- * [c, o/groups, kh, kw]. */
-int sc_k_conv_transpose2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
-                              int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
-                              int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
-  int64_t cg = c / groups, og = o / groups, pixels = h * wd, rows = og * kh * kw;
-  float *col = rows * pixels > 0 ? sc_rt_alloc(rows * pixels * (int64_t)sizeof(float)) : NULL;
-  if (rows * pixels > 0 && !col) return SHAPEC_ERR_MEMORY;
-  for (int64_t b = 0; b < n; b++)
-    for (int64_t g = 0; g < groups; g++) {
-      float *yg = y + (b * o + g * og) * oh * ow;
-      for (int64_t oc = 0; oc < og; oc++)
-        for (int64_t p = 0; p < oh * ow; p++) yg[oc * oh * ow + p] = bias ? bias[g * og + oc] : 0.0f;
-      if (rows * pixels == 0 || cg == 0) continue;
-      int rc = sc_k_conv_gemm_f32(rows, pixels, cg, w + g * cg * rows, 1, x + (b * c + g * cg) * pixels, 0, col, 1.0f,
-                                  0.0f);
-      if (rc) {
-        sc_rt_free(col);
-        return rc;
-      }
-      for (int64_t oc = 0; oc < og; oc++)
-        for (int64_t i = 0; i < kh; i++)
-          for (int64_t j = 0; j < kw; j++) {
-            const float *row = col + ((oc * kh + i) * kw + j) * pixels;
-            float *plane = yg + oc * oh * ow;
-            for (int64_t iy = 0; iy < h; iy++) {
-              int64_t oy = iy * sh - ph + i * dh;
-              if (oy < 0 || oy >= oh) continue;
-              for (int64_t ix = 0; ix < wd; ix++) {
-                int64_t ox = ix * sw - pw + j * dw;
-                if (ox >= 0 && ox < ow) plane[oy * ow + ox] += row[iy * wd + ix];
-              }
-            }
-          }
-    }
-  sc_rt_free(col);
-  return SHAPEC_OK;
-}
-
 typedef struct max_pool_job {
   const float *x;
   float *y;
