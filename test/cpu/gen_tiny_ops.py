@@ -1,8 +1,7 @@
 """gen_tiny_ops.py - small programs for the runtime's paths for tiny tensors (average
 pooling, nearest upsampling, softmax over short rows, depthwise and transposed
-convolutions, attention
-with fewer queries than keys), exported by real torch with torch's outputs at two shapes;
-test_tiny_ops.py holds shapec to them without torch.
+convolutions, attention with fewer queries than keys), exported by real torch with torch's
+outputs at two shapes; test_tiny_ops.py holds shapec to them without torch.
 
     scripts/real-torch.sh --torch 2.14 run test/cpu/gen_tiny_ops.py [CASE ...]
 
