@@ -1,7 +1,8 @@
 /* Layer norm over rows (sc_k_layer_norm_f32, backends/cpu/runtime/nn.c) against a double
  * reference, with and without weight and bias, at row lengths that leave tails after the
- * 16- and 8-lane bodies and one that crosses the sums' 1024-element fold; and the 16-lane
- * rows of a library built for AVX-512 against the 8-lane ones, bit for bit. */
+ * 16- and 8-lane bodies and one that crosses the sums' 1024-element fold; rows of 8 and 16
+ * taken eight at once against each row alone, bit for bit; and the 16-lane rows of a
+ * library built for AVX-512 against the 8-lane ones, bit for bit. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -59,6 +60,44 @@ START_TEST(test_matches_reference) {
 }
 END_TEST
 
+/* Rows of 8 or 16 go eight at a time, one in each lane (layer_norm_eight_rows_avx2): each
+ * row's output, mean and 1 / std must be the bits it gets alone.  19 rows: two groups of
+ * eight and a tail, with rows of -0, of one value, with a NaN, an infinity, a large offset. */
+START_TEST(test_eight_rows_give_each_rows_bits) {
+  enum { MANY = 19 };
+  static const int64_t short_lengths[] = {8, 16};
+  for (int li = 0; li < 2; li++)
+    for (int affine = 0; affine <= 1; affine++) {
+      int64_t n = short_lengths[li];
+      float x[MANY * 16], y[MANY * 16], alone[16], weight[16], bias[16], mean[MANY], rstd[MANY];
+      for (int64_t r = 0; r < MANY; r++)
+        for (int64_t i = 0; i < n; i++)
+          x[r * n + i] = (float)(r % 5 * 3 - 5) + (float)(r + 1) * (float)(((i * 7919 + r * 31) % 1009) / 1009.0 - 0.5);
+      for (int64_t i = 0; i < n; i++) {
+        x[1 * n + i] = -0.0f;           /* a row of -0 */
+        x[2 * n + i] = 3.25f;           /* one value: variance 0 */
+        x[9 * n + i] += 1e6f;           /* far from 0 */
+      }
+      x[4 * n + 3] = NAN;
+      x[10 * n + 5] = INFINITY;
+      x[11 * n + 2] = -1e-40f; /* a denormal */
+      fill_affine(weight, bias, n);
+      sc_k_layer_norm_f32(x, y, affine ? weight : NULL, affine ? bias : NULL, mean, rstd, MANY, n, 1e-5);
+      for (int64_t r = 0; r < MANY; r++) {
+        float m1, r1;
+        sc_k_layer_norm_f32(x + r * n, alone, affine ? weight : NULL, affine ? bias : NULL, &m1, &r1, 1, n, 1e-5);
+        ck_assert_msg(memcmp(&m1, &mean[r], sizeof m1) == 0 && memcmp(&r1, &rstd[r], sizeof r1) == 0,
+                      "n %lld row %lld: mean %.9g rstd %.9g with the others, %.9g %.9g alone", (long long)n, (long long)r,
+                      mean[r], rstd[r], m1, r1);
+        for (int64_t i = 0; i < n; i++)
+          ck_assert_msg(memcmp(&alone[i], &y[r * n + i], sizeof(float)) == 0,
+                        "n %lld [%lld][%lld]: %.9g with the others, %.9g alone", (long long)n, (long long)r, (long long)i,
+                        y[r * n + i], alone[i]);
+      }
+    }
+}
+END_TEST
+
 /* A library built for AVX-512 takes 16-lane sums and rows (sc_rt_has_avx512): the same
  * means, 1 / stds and outputs as the 8-lane ones, bit for bit.  Last in the suite: the
  * first library's verdict holds for the rest of the process. */
@@ -103,6 +142,7 @@ int main(void) {
   Suite *s = suite_create("layer_norm");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, test_matches_reference);
+  tcase_add_test(tc, test_eight_rows_give_each_rows_bits);
   tcase_add_test(tc, test_avx512_gives_the_avx2_bits);
   suite_add_tcase(s, tc);
   return tu_run(s);

@@ -25,6 +25,7 @@
 
 #include "kernels.h"
 #include "vec_exp.h"
+#include "vec_transpose.h"
 
 enum {
   ROWS = 6,    /* query rows per tile: 6 x 16 scores in twelve accumulators */
@@ -604,28 +605,6 @@ __attribute__((target("avx2,fma"))) static void block_few_keys(const attention_j
 static bool lanes_fit(const attention_job *j) {
   int64_t most = INT32_MAX / 8;
   return j->s <= 8 && j->qs[3] == 1 && j->l <= most && (!j->mask || (j->ms[2] >= 0 && j->ms[2] <= most));
-}
-
-/* Eight vectors, lane t of vector c to lane c of vector t. */
-__attribute__((target("avx2"), always_inline)) static inline void transpose8(__m256 x[8]) {
-  __m256 a[8], b[8];
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; i += 2) {
-    a[i] = _mm256_unpacklo_ps(x[i], x[i + 1]);
-    a[i + 1] = _mm256_unpackhi_ps(x[i], x[i + 1]);
-  }
-#pragma GCC unroll 8
-  for (int i = 0; i < 8; i += 4) {
-    b[i] = _mm256_shuffle_ps(a[i], a[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-    b[i + 1] = _mm256_shuffle_ps(a[i], a[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-    b[i + 2] = _mm256_shuffle_ps(a[i + 1], a[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-    b[i + 3] = _mm256_shuffle_ps(a[i + 1], a[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-  }
-#pragma GCC unroll 8
-  for (int i = 0; i < 4; i++) {
-    x[i] = _mm256_permute2f128_ps(b[i], b[i + 4], 0x20);
-    x[i + 4] = _mm256_permute2f128_ps(b[i], b[i + 4], 0x31);
-  }
 }
 
 /* Where the lanes' query rows come from: lanes 4 h to 4 h + 3 (half h) are rows first[h]
