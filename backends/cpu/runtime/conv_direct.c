@@ -457,7 +457,8 @@ __attribute__((target("avx2,fma"))) static void pad_rows_avx2(const direct_conv 
 __attribute__((target("avx2,fma"), always_inline)) static inline void channel_rows(const direct_conv *p,
                                                                                    const float *const *from,
                                                                                    const float *w, const float *bias,
-                                                                                   float *out, int OH, int NO) {
+                                                                                   float *out, int OH, int NO,
+                                                                                   bool SHARED) {
   __m256 acc[2][8];
   for (int c = 0; c < NO; c++)
     for (int oy = 0; oy < OH; oy++) acc[c][oy] = _mm256_set1_ps(bias[c]);
@@ -471,8 +472,12 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void channel_ro
         const float *r0 = from[0] + at, *r1 = from[NO - 1] + at;
 #pragma GCC unroll 8
         for (int oy = 0; oy < OH; oy++) {
-          acc[0][oy] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(r0 + oy * ROW_FLOATS), acc[0][oy]);
-          if (NO == 2) acc[1][oy] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(r1 + oy * ROW_FLOATS), acc[1][oy]);
+          __m256 in = _mm256_loadu_ps(r0 + oy * ROW_FLOATS);
+          /* in a register for both channels: GCC folded the load into each multiply-add,
+           * two loads a row, which made the loop wait on the load ports */
+          if (SHARED) __asm__("" : "+x"(in));
+          acc[0][oy] = _mm256_fmadd_ps(w0, in, acc[0][oy]);
+          if (NO == 2) acc[1][oy] = _mm256_fmadd_ps(w1, SHARED ? in : _mm256_loadu_ps(r1 + oy * ROW_FLOATS), acc[1][oy]);
         }
       }
   const int64_t ow = p->ow, plane = p->oh * ow;
@@ -491,7 +496,8 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void channel_ro
     }
 }
 
-#define CHANNEL_ROWS(OH, NO) channel_rows(p, from, w, bias, out, OH, NO)
+#define CHANNEL_ROWS(OH, NO) channel_rows(p, from, w, bias, out, OH, NO, false)
+#define SHARED_ROWS(OH) channel_rows(p, from, w, bias, out, OH, 2, true)
 __attribute__((target("avx2,fma"))) static void rows_image_avx2(const direct_conv *p, const float *x, float *y,
                                                                 float *rows) {
   pad_rows_avx2(p, x, rows);
@@ -502,7 +508,16 @@ __attribute__((target("avx2,fma"))) static void rows_image_avx2(const direct_con
     const float *w = p->w + oc * cg * p->kh * p->kw;
     float bias[2] = {p->bias ? p->bias[oc] : 0.0f, p->bias && no == 2 ? p->bias[oc + 1] : 0.0f};
     float *out = y + oc * p->oh * p->ow;
-    if (no == 2) {
+    if (no == 2 && from[0] == from[1]) { /* one group: each input row loaded once for both */
+      switch (p->oh) {
+        case 1: SHARED_ROWS(1); break;
+        case 2: SHARED_ROWS(2); break;
+        case 3: SHARED_ROWS(3); break;
+        case 4: SHARED_ROWS(4); break;
+        case 5: SHARED_ROWS(5); break;
+        default: SHARED_ROWS(6); break;
+      }
+    } else if (no == 2) {
       switch (p->oh) {
         case 1: CHANNEL_ROWS(1, 2); break;
         case 2: CHANNEL_ROWS(2, 2); break;
@@ -527,6 +542,7 @@ __attribute__((target("avx2,fma"))) static void rows_image_avx2(const direct_con
   }
 }
 #undef CHANNEL_ROWS
+#undef SHARED_ROWS
 
 /* One image: its channels into `padded`, then each output channel into its place, or through
  * `wide` for the wide rows' layout. */
