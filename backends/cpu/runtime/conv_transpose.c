@@ -7,7 +7,10 @@
  *   product, computed in place, row by row.  No column matrix, no product call: a tiny
  *   layer's time had been mostly their set-up.
  * - Any other: per image and group, col = W^T X as a GEMM ([og*kh*kw, cg] x [cg, h*w]),
- *   then each column entry goes to the output pixel it lands on (col2im). */
+ *   then each column entry goes to the output pixel it lands on (col2im).  With as many
+ *   images and groups as threads, each thread takes whole ones, col2im included: split
+ *   products with a serial col2im between them had left the second core idle (ConvTranspose2d
+ *   64 -> 32, 3x3/2 on [8, 64, 32, 32]: 5.8 ms on two threads, 2.9 ms now). */
 #include <immintrin.h>
 #include <stdbool.h>
 
@@ -137,12 +140,36 @@ static void add_taps(const conv_transpose_job *j, const float *col, float *plane
     }
 }
 
-/* The product way for image b, group g, with col [og * kh * kw, h * w] as scratch. */
-static int product_group(const conv_transpose_job *j, int64_t b, int64_t g, float *col) {
+/* col2im for disjoint taps: each output pixel takes exactly one column entry, so it is
+ * written once, bias included, instead of filled with the bias and then added to. */
+static void place_taps(const conv_transpose_job *j, const float *col, float *plane, float bias) {
+  int64_t pixels = j->h * j->wd, kh = j->kh, kw = j->kw, wd = j->wd, ow = j->ow;
+  for (int64_t iy = 0; iy < j->h; iy++)
+    for (int64_t i = 0; i < kh; i++) {
+      float *yr = plane + (iy * kh + i) * ow;
+      const float *tap = col + i * kw * pixels + iy * wd;
+      if (kw == 2) { /* an interleave of two rows, which vectorizes */
+        for (int64_t ix = 0; ix < wd; ix++) {
+          yr[2 * ix] = bias + tap[ix];
+          yr[2 * ix + 1] = bias + tap[pixels + ix];
+        }
+      } else {
+        for (int64_t ix = 0; ix < wd; ix++)
+          for (int64_t t = 0; t < kw; t++) yr[ix * kw + t] = bias + tap[t * pixels + ix];
+      }
+      for (int64_t ox = wd * kw; ox < ow; ox++) yr[ox] = bias;
+    }
+  for (int64_t p = j->h * kh * ow; p < j->oh * ow; p++) plane[p] = bias;
+}
+
+/* The product way for item b * groups + g (image b, group g), with col [og * kh * kw, h * w]
+ * as scratch. */
+static int product_item(const conv_transpose_job *j, int64_t item, float *col) {
+  int64_t b = item / j->groups, g = item % j->groups;
   int64_t cg = j->c / j->groups, og = j->o / j->groups, pixels = j->h * j->wd, rows = og * j->kh * j->kw;
   int64_t plane_size = j->oh * j->ow;
   float *yg = j->y + (b * j->o + g * og) * plane_size;
-  bool product = rows * pixels > 0 && cg > 0;
+  bool product = rows * pixels > 0 && cg > 0, disjoint = taps_disjoint(j);
   if (product) {
     int rc = sc_k_conv_gemm_f32(rows, pixels, cg, j->w + g * cg * rows, 1, j->x + (b * j->c + g * cg) * pixels, 0, col,
                                 1.0f, 0.0f);
@@ -150,10 +177,33 @@ static int product_group(const conv_transpose_job *j, int64_t b, int64_t g, floa
   }
   for (int64_t oc = 0; oc < og; oc++) {
     float *plane = yg + oc * plane_size, bias = j->bias ? j->bias[g * og + oc] : 0.0f;
+    const float *taps = col + oc * j->kh * j->kw * pixels;
+    if (product && disjoint) {
+      place_taps(j, taps, plane, bias);
+      continue;
+    }
     for (int64_t p = 0; p < plane_size; p++) plane[p] = bias;
-    if (product) add_taps(j, col + oc * j->kh * j->kw * pixels, plane);
+    if (product) add_taps(j, taps, plane);
   }
   return SHAPEC_OK;
+}
+
+typedef struct product_items_job {
+  const conv_transpose_job *j;
+  int rc; /* the first failure, if any */
+} product_items_job;
+
+/* Items [begin, end) on one thread with its own column matrix; their products run on this
+ * thread (the pool is busy). */
+static void product_items(void *arg, int64_t begin, int64_t end) {
+  product_items_job *pj = arg;
+  const conv_transpose_job *j = pj->j;
+  int64_t bytes = j->o / j->groups * j->kh * j->kw * j->h * j->wd * (int64_t)sizeof(float);
+  float *col = bytes > 0 ? sc_rt_alloc(bytes) : NULL;
+  int rc = bytes > 0 && !col ? SHAPEC_ERR_MEMORY : SHAPEC_OK;
+  for (int64_t it = begin; it < end && !rc; it++) rc = product_item(j, it, col);
+  sc_rt_free(col);
+  if (rc) __atomic_store_n(&pj->rc, rc, __ATOMIC_RELAXED);
 }
 
 int sc_k_conv_transpose2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
@@ -165,12 +215,11 @@ int sc_k_conv_transpose2d_f32(const float *x, const float *w, const float *bias,
     sc_rt_parallel_for(disjoint_planes, &j, n * o, per_plane > 0 ? 32768 / per_plane + 1 : n * o);
     return SHAPEC_OK;
   }
-  int64_t rows = o / groups * kh * kw, pixels = h * wd;
-  float *col = rows * pixels > 0 ? sc_rt_alloc(rows * pixels * (int64_t)sizeof(float)) : NULL;
-  if (rows * pixels > 0 && !col) return SHAPEC_ERR_MEMORY;
-  int rc = SHAPEC_OK;
-  for (int64_t b = 0; b < n && !rc; b++)
-    for (int64_t g = 0; g < groups && !rc; g++) rc = product_group(&j, b, g, col);
-  sc_rt_free(col);
-  return rc;
+  /* enough images and groups to go round: one per thread, each product on its thread
+   * (col2im then runs in parallel too); else one at a time, each product split */
+  product_items_job pj = {&j, SHAPEC_OK};
+  int64_t items = n * groups;
+  if (sc_rt_num_threads() > 1 && items >= sc_rt_num_threads()) sc_rt_parallel_for(product_items, &pj, items, 1);
+  else product_items(&pj, 0, items);
+  return pj.rc;
 }
