@@ -4,12 +4,14 @@
  * several 32-column steps, odd row counts (a row without its pair), a batch, alpha and
  * beta (beta 0 must not read C, which holds NaN).  Around the limit, the products on
  * either side of it (OpenBLAS past it) agree with the same reference.  And a linear
- * layer's tiny product, whose bias starts the sums (sc_k_tiny_linear_f32). */
+ * layer's tiny product, whose bias starts the sums and whose epilogue (ReLU or ReLU6, then a
+ * residual add) runs in registers before the store (sc_k_tiny_linear_f32). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "backends/cpu/runtime/kernels.h"
+#include "backends/llvm/runtime_abi.h"
 #include "run_suite.h"
 
 static float value(unsigned *state) {
@@ -73,31 +75,44 @@ START_TEST(test_at_the_limit) {
 }
 END_TEST
 
-/* y = x w + bias, w upright, with and without the bias; the rows past y are not written. */
-static void check_linear(int64_t m, int64_t n, int64_t k, int with_bias, unsigned *state) {
+static const int32_t acts[] = {SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6};
+
+static double activated_ref(double v, int32_t act) {
+  if (act != SC_ACT_NONE && v < 0) v = 0;
+  if (act == SC_ACT_RELU6 && v > 6) v = 6;
+  return v;
+}
+
+/* y = act(x w + bias) + residual, w upright, with and without the bias and the residual;
+ * the rows past y are not written. */
+static void check_linear(int64_t m, int64_t n, int64_t k, int with_bias, int with_residual, int32_t act,
+                         unsigned *state) {
   float *x = malloc(sizeof(float) * (size_t)(m * k)), *w = malloc(sizeof(float) * (size_t)(k * n));
   float *bias = malloc(sizeof(float) * (size_t)n), *y = malloc(sizeof(float) * (size_t)((m + 1) * n));
-  for (int64_t e = 0; e < m * k; e++) x[e] = value(state);
+  float *residual = malloc(sizeof(float) * (size_t)(m * n)); /* its exact size: no read past it */
+  for (int64_t e = 0; e < m * k; e++) x[e] = 2.0f * value(state);
   for (int64_t e = 0; e < k * n; e++) w[e] = value(state);
   for (int64_t j = 0; j < n; j++) bias[j] = value(state);
+  for (int64_t e = 0; e < m * n; e++) residual[e] = 4.0f * value(state);
   for (int64_t e = 0; e < (m + 1) * n; e++) y[e] = NAN;
-  if (!sc_k_tiny_linear_f32(x, w, with_bias ? bias : NULL, y, m, n, k)) {
+  if (!sc_k_tiny_linear_f32(x, w, with_bias ? bias : NULL, with_residual ? residual : NULL, act, y, m, n, k)) {
     ck_assert_msg(!sc_rt_has_avx2() || !sc_k_tiny_product(m, n, k), "%lldx%lldx%lld: not taken", (long long)m,
                   (long long)n, (long long)k);
-    free(x), free(w), free(bias), free(y);
+    free(x), free(w), free(bias), free(y), free(residual);
     return;
   }
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
       double want = with_bias ? bias[j] : 0.0;
       for (int64_t p = 0; p < k; p++) want += (double)x[i * k + p] * w[p * n + j];
-      ck_assert_msg(fabs(y[i * n + j] - want) <= 1e-5 * (1.0 + (double)k), "linear %lldx%lldx%lld bias %d: y[%lld][%lld] = "
-                    "%.9g, want %.9g", (long long)m, (long long)n, (long long)k, with_bias, (long long)i, (long long)j,
-                    y[i * n + j], want);
+      want = activated_ref(want, act) + (with_residual ? residual[i * n + j] : 0.0);
+      ck_assert_msg(fabs(y[i * n + j] - want) <= 1e-5 * (1.0 + (double)k), "linear %lldx%lldx%lld bias %d residual %d "
+                    "act %d: y[%lld][%lld] = %.9g, want %.9g", (long long)m, (long long)n, (long long)k, with_bias,
+                    with_residual, (int)act, (long long)i, (long long)j, y[i * n + j], want);
     }
   for (int64_t j = 0; j < n; j++) ck_assert_msg(isnan(y[m * n + j]), "linear %lldx%lldx%lld wrote past y", (long long)m,
                                                 (long long)n, (long long)k);
-  free(x), free(w), free(bias), free(y);
+  free(x), free(w), free(bias), free(y), free(residual);
 }
 
 START_TEST(test_linear_with_bias) {
@@ -106,8 +121,23 @@ START_TEST(test_linear_with_bias) {
   for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
     for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
       for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
-        for (int b = 0; b < 2; b++) check_linear(ms[mi], ns[ni], ks[ki], b, &state);
-  ck_assert(!sc_k_tiny_linear_f32(NULL, NULL, NULL, NULL, 8, 16, 17)); /* 2,176: not tiny, nothing read */
+        for (int b = 0; b < 2; b++) check_linear(ms[mi], ns[ni], ks[ki], b, 0, SC_ACT_NONE, &state);
+  ck_assert(!sc_k_tiny_linear_f32(NULL, NULL, NULL, NULL, SC_ACT_NONE, NULL, 8, 16, 17)); /* 2,176: not tiny */
+}
+END_TEST
+
+/* The epilogue: each activation kept in registers, with and without a residual, at
+ * column counts with a partial last vector; GELU is left to its own pass (false). */
+START_TEST(test_linear_epilogue) {
+  static const int64_t ms[] = {1, 3, 8, 9}, ns[] = {5, 8, 13, 24, 40}, ks[] = {3, 16};
+  unsigned state = 9;
+  for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++)
+      for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++)
+        for (int a = 0; a < 3; a++)
+          for (int r = 0; r < 2; r++) check_linear(ms[mi], ns[ni], ks[ki], 1, r, acts[a], &state);
+  float x[4] = {1, 2, 3, 4}, w[4] = {1, 0, 0, 1}, y[4];
+  ck_assert(!sc_k_tiny_linear_f32(x, w, NULL, NULL, SC_ACT_GELU, y, 2, 2, 2));
 }
 END_TEST
 
@@ -117,6 +147,7 @@ int main(void) {
   tcase_add_test(tc, test_matches_reference);
   tcase_add_test(tc, test_at_the_limit);
   tcase_add_test(tc, test_linear_with_bias);
+  tcase_add_test(tc, test_linear_epilogue);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

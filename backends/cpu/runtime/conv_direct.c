@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "vec_activation.h"
 
 /* A convolution is taken here when an image's padded input and one wide output plane fit in
  * these buffers (on the stack) and an image costs at most this many multiply-adds, counted
@@ -120,12 +121,6 @@ typedef struct taps {
 static float activated(float v, int act) {
   if (act == SC_ACT_RELU) return v < 0.0f ? 0.0f : v;
   if (act == SC_ACT_RELU6) return v < 0.0f ? 0.0f : v > 6.0f ? 6.0f : v;
-  return v;
-}
-
-__attribute__((target("avx2,fma"), always_inline)) static inline __m256 activated8(__m256 v, int act) {
-  if (act == SC_ACT_RELU || act == SC_ACT_RELU6) v = _mm256_max_ps(_mm256_setzero_ps(), v); /* b where either is NaN */
-  if (act == SC_ACT_RELU6) v = _mm256_min_ps(_mm256_set1_ps(6.0f), v);
   return v;
 }
 

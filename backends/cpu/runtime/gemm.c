@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "kernels.h"
+#include "vec_activation.h"
 
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112 }; /* cblas.h's values */
 
@@ -128,7 +129,8 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void tiny_rows_
                                                                                     int64_t lda, const float *b,
                                                                                     int64_t ldb, float *c, int64_t ldc,
                                                                                     int64_t w, const float *bias,
-                                                                                    float alpha, float beta) {
+                                                                                    float alpha, float beta,
+                                                                                    const float *residual, int act) {
   __m256i tail = lanes8(w - 8 * (V - 1));
   bool masked = w < 8 * V;
   __m256 start[4];
@@ -192,9 +194,12 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void tiny_rows_
      * AMD).  Every element through a copy took a fifth of a tiny attention's products. */
     for (int r = 0; r < R; r++) {
       float *ci = c + (i + r) * ldc;
+      const float *res = residual ? residual + (i + r) * ldc : NULL;
       for (int v = 0; v < V; v++) {
-        __m256 y = _mm256_mul_ps(sums[r][v], _mm256_set1_ps(alpha));
+        __m256 y = activated8(_mm256_mul_ps(sums[r][v], _mm256_set1_ps(alpha)), act);
         int64_t cols = v < V - 1 ? 8 : w - 8 * v;
+        /* a linear layer's epilogue: act(x W + b) + residual, before the single store */
+        if (res) y = _mm256_add_ps(y, cols == 8 ? _mm256_loadu_ps(res + 8 * v) : _mm256_maskload_ps(res + 8 * v, tail));
         if (cols == 8) {
           if (beta != 0.0f) y = _mm256_add_ps(y, _mm256_mul_ps(_mm256_set1_ps(beta), _mm256_loadu_ps(ci + 8 * v)));
           _mm256_storeu_ps(ci + 8 * v, y);
@@ -208,24 +213,26 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void tiny_rows_
   }
 }
 
-/* tiny_rows_avx2 over C's columns, 32 at a time. */
+/* tiny_rows_avx2 over C's columns, 32 at a time.  residual (laid out as C) and act
+ * (act_in_registers) are a linear layer's epilogue; NULL and SC_ACT_NONE for a product. */
 __attribute__((target("avx2,fma"))) static void tiny_columns_avx2(int64_t m, int64_t n, int64_t k, const float *a,
                                                                    int64_t lda, const float *b, int64_t ldb, float *c,
                                                                    int64_t ldc, const float *bias, float alpha,
-                                                                   float beta) {
+                                                                   float beta, const float *residual, int act) {
   for (int64_t j0 = 0; j0 < n; j0 += 32) {
     int64_t w = n - j0 < 32 ? n - j0 : 32;
+    const float *res = residual ? residual + j0 : NULL;
     switch ((w + 7) / 8) {
-      case 4: tiny_rows_avx2(4, 2, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta); break;
-      case 3: tiny_rows_avx2(3, 3, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta); break;
+      case 4: tiny_rows_avx2(4, 2, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta, res, act); break;
+      case 3: tiny_rows_avx2(3, 3, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta, res, act); break;
       case 2:
-        if (m <= 2) tiny_rows_avx2(2, 2, 2, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
-        else tiny_rows_avx2(2, 4, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
+        if (m <= 2) tiny_rows_avx2(2, 2, 2, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta, res, act);
+        else tiny_rows_avx2(2, 4, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta, res, act);
         break;
       default:
-        if (m <= 2) tiny_rows_avx2(1, 2, 4, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
-        else if (m <= 4) tiny_rows_avx2(1, 4, 2, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
-        else tiny_rows_avx2(1, 8, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta);
+        if (m <= 2) tiny_rows_avx2(1, 2, 4, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta, res, act);
+        else if (m <= 4) tiny_rows_avx2(1, 4, 2, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta, res, act);
+        else tiny_rows_avx2(1, 8, 1, m, k, a, lda, b + j0, ldb, c + j0, ldc, w, bias ? bias + j0 : NULL, alpha, beta, res, act);
         break;
     }
   }
@@ -246,14 +253,14 @@ static void tiny_gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t l
       for (int64_t p = 0; p < k; p++) b_up[p * n + j] = b[j * ldb + p];
     b = b_up, ldb = n;
   }
-  if (sc_rt_has_avx2()) tiny_columns_avx2(m, n, k, a, lda, b, ldb, c, ldc, NULL, alpha, beta);
+  if (sc_rt_has_avx2()) tiny_columns_avx2(m, n, k, a, lda, b, ldb, c, ldc, NULL, alpha, beta, NULL, SC_ACT_NONE);
   else tiny_rows_plain(m, n, k, a, lda, b, ldb, c, ldc, alpha, beta);
 }
 
-bool sc_k_tiny_linear_f32(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t n,
-                          int64_t k) {
-  if (!sc_k_tiny_product(m, n, k) || !sc_rt_has_avx2()) return false;
-  tiny_columns_avx2(m, n, k, x, k, w, n, y, n, bias, 1.0f, 0.0f);
+bool sc_k_tiny_linear_f32(const float *x, const float *w, const float *bias, const float *residual, int32_t act,
+                          float *y, int64_t m, int64_t n, int64_t k) {
+  if (!sc_k_tiny_product(m, n, k) || !sc_rt_has_avx2() || !act_in_registers(act)) return false;
+  tiny_columns_avx2(m, n, k, x, k, w, n, y, n, bias, 1.0f, 0.0f, residual, act);
   return true;
 }
 

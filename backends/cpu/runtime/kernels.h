@@ -133,10 +133,12 @@ void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask,
 /* Whether sc_k_bmm_f32 computes an m x n x k product itself, without OpenBLAS (at most
  * 2,048 multiply-adds); such a product with B upright copies nothing. */
 bool sc_k_tiny_product(int64_t m, int64_t n, int64_t k);
-/* y [m, n] = x [m, k] @ w [k, n] (upright) + bias (NULL: none) when the product is tiny
- * and the CPU has AVX2, the bias starting each row's sums; false (nothing written)
- * otherwise. */
-bool sc_k_tiny_linear_f32(const float *x, const float *w, const float *bias, float *y, int64_t m, int64_t n, int64_t k);
+/* y [m, n] = act(x [m, k] @ w [k, n] (upright) + bias) + residual [m, n] (bias, residual
+ * NULL: none) when the product is tiny, the CPU has AVX2 and act is SC_ACT_NONE, _RELU or
+ * _RELU6, the bias starting each row's sums and the rest applied before the one store;
+ * false (nothing written) otherwise. */
+bool sc_k_tiny_linear_f32(const float *x, const float *w, const float *bias, const float *residual, int32_t act,
+                          float *y, int64_t m, int64_t n, int64_t k);
 int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride, int32_t trans_a,
                  const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha, float beta);
 /* C[o, i] = alpha * op(A[o, i]) @ op(B[o, i]) + beta * C[o, i] for shape {batch0, batch1, m,

@@ -763,7 +763,9 @@ static bool make_linear_plan(plan *p, const conv_shape *key) {
 static int linear_builtin(const float *x, const float *w, int32_t upright, const float *bias, const float *residual,
                           float *y, int64_t m, int64_t n, int64_t k, int32_t act) {
   bool start_from_residual = residual && act == SC_ACT_NONE;
-  if (upright && !start_from_residual && sc_k_tiny_linear_f32(x, w, bias, y, m, n, k)) {
+  /* the whole epilogue in the product's registers */
+  if (upright && sc_k_tiny_linear_f32(x, w, bias, residual, act, y, m, n, k)) return SHAPEC_OK;
+  if (upright && !start_from_residual && sc_k_tiny_linear_f32(x, w, bias, NULL, SC_ACT_NONE, y, m, n, k)) {
     if (act != SC_ACT_NONE) sc_k_activation_f32(y, m * n, act);
     if (residual)
       for (int64_t e = 0; e < m * n; e++) y[e] += residual[e];
