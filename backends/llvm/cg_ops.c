@@ -216,6 +216,12 @@ static bool lower_view(cg *g, const sc_node *n) {
     case SC_OP_DROPOUT: case SC_OP_DETACH: case SC_OP_DETACH_: case SC_OP_LIFT_FRESH_COPY: case SC_OP_UNFLATTEN:
     case SC_OP_VIEW_AS:
       co->data = x->data; /* every tensor is compact: these only rename */
+      if (x->strided) { /* but a view on its way to fused loops (cg_strided_views.c) */
+        if (!co->strided)
+          return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a view read in place reached a reader that is no loop",
+                          n->target);
+        memcpy(co->view_strides, x->view_strides, sizeof co->view_strides);
+      }
       cg_note_alias(g, co, x);
       co->ready = true;
       return true;

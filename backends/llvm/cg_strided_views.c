@@ -35,10 +35,19 @@ static int loop_root(cg *g, const int *reader, int i) {
   return -1;
 }
 
-/* Whether every reader of value v is a fused loop of the CPU path's own: an elementwise node
- * whose loop root is not folded into a kernel (a convolution's residual, the attention
- * kernel) */
-static bool read_by_loops_only(cg *g, const sc_value *v, const int *reader) {
+/* An identity that only renames its input (dropout in eval, detach, alias): a view reaches
+ * the loops through it.  nn.TransformerEncoderLayer's transpose back to batch-first reaches
+ * its residual add through a dropout. */
+static bool passes_view_on(const sc_node *n) {
+  if (!n->op || n->n_outputs != 1 || !n->outputs[0].n_items || !n->outputs[0].items[0].value) return false;
+  return n->op->id == SC_OP_DROPOUT || n->op->id == SC_OP_DETACH || n->op->id == SC_OP_ALIAS;
+}
+
+/* Whether every reader of value v is a fused loop of the CPU path's own (an elementwise
+ * node whose loop root is not folded into a kernel: a convolution's residual, the attention
+ * kernel) or an identity whose readers all are; v is no graph output.  With `mark`, those
+ * identities' results are marked strided. */
+static bool read_by_loops_only(cg *g, const sc_value *v, const int *reader, bool mark) {
   const sc_graph *gr = g->p->graph;
   int readers = 0;
   for (size_t i = 0; i < gr->n_nodes; i++) {
@@ -48,13 +57,19 @@ static bool read_by_loops_only(cg *g, const sc_value *v, const int *reader) {
       for (size_t j = 0; j < a->n_items; j++) {
         if (a->items[j].value != v) continue;
         readers++;
+        if (passes_view_on(n) && k == 0 && j == 0) {
+          const sc_value *w = n->outputs[0].items[0].value;
+          if (!read_by_loops_only(g, w, reader, mark)) return false;
+          if (mark) cg_get(g, w)->strided = true;
+          continue;
+        }
         if (!cg_is_elementwise(n) || g->folded[i].into || g->folded[i].in_attention) return false;
         int root = loop_root(g, reader, (int)i);
         if (root < 0 || g->folded[root].into || g->folded[root].in_attention) return false;
       }
     }
   }
-  return readers > 0;
+  return readers > 0 && readers == cg_get(g, v)->uses;
 }
 
 void cg_plan_strided_views(cg *g) {
@@ -73,9 +88,9 @@ void cg_plan_strided_views(cg *g) {
     /* the input must be compact (not a view of these kinds or of cg_transpose.c's), and the
      * view not one that a product reads or writes in place already */
     if (x->strided || x->transposed || x->view_base || x->inlined || cv->view_base || cv->written_by_producer ||
-        cv->transposed || !cv->users_elementwise)
+        cv->transposed)
       continue;
-    cv->strided = read_by_loops_only(g, out, reader);
+    cv->strided = read_by_loops_only(g, out, reader, false) && read_by_loops_only(g, out, reader, true);
     g->absorbed.strided_views += cv->strided;
   }
   free(reader);

@@ -132,3 +132,11 @@ export("conv_transpose_disjoint",
        [randn(2, 3, 5, 11) / 10, randn(2, 4, 3, 6) / 10, randn(2, 20, 3, 5) / 10],
        [randn(1, 3, 4, 12) / 10, randn(1, 4, 2, 13) / 10, randn(1, 20, 2, 8) / 10],
        ({0: B, 2: Dim.AUTO, 3: Dim.AUTO}, {0: B, 2: Dim.AUTO, 3: Dim.AUTO}, {0: B, 2: Dim.AUTO, 3: Dim.AUTO}))
+# a view that reaches fused loops through identities (dropout in eval, detach, alias) is
+# read in place; one that is also an output is copied
+export("views_through_identities",
+       Fn(lambda s, x, y: (s.drop(x.transpose(0, 1)) + y, x.transpose(0, 1).detach() * 2 - y,
+                           torch.ops.aten.alias.default(x[:, 1:].transpose(0, 1)) + 1,
+                           s.drop(x.transpose(0, 1)), s.drop(x.transpose(0, 1)).sigmoid()),
+          drop=torch.nn.Dropout(0.25)),
+       [randn(4, 3, 8), randn(3, 4, 8)], [randn(6, 3, 8), randn(3, 6, 8)], ({0: B}, {1: B}))
