@@ -1333,7 +1333,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SQRT: case SC_OP_RSQRT: case SC_OP_RECIPROCAL: case SC_OP_SIN: case SC_OP_COS: case SC_OP_TANH:
     case SC_OP_ERF: case SC_OP_SIGMOID: case SC_OP_RELU: case SC_OP_RELU_: case SC_OP_GELU: case SC_OP_SILU:
     case SC_OP_ADD_: case SC_OP_MUL_:
-    case SC_OP_HARDTANH: case SC_OP_HARDTANH_: case SC_OP_HARDSWISH: case SC_OP_HARDSIGMOID: case SC_OP_LEAKY_RELU:
+    case SC_OP_HARDTANH: case SC_OP_HARDTANH_: case SC_OP_RELU6: case SC_OP_HARDSWISH: case SC_OP_HARDSIGMOID: case SC_OP_LEAKY_RELU:
     case SC_OP_ELU: case SC_OP_CELU: case SC_OP_SOFTPLUS: case SC_OP_FLOOR: case SC_OP_CEIL: case SC_OP_ROUND: case SC_OP_TRUNC:
     case SC_OP_SIGN: case SC_OP_LOG1P: case SC_OP_EXPM1: case SC_OP_LOG2:
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:

@@ -565,6 +565,7 @@ static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *t
       double lo = scalar(n, "min_val", -1, &p1), hi = scalar(n, "max_val", 1, &p2);
       return clamp_f(g, x, fconst(ct, lo), fconst(ct, hi));
     }
+    case SC_OP_RELU6: return clamp_f(g, operand(g, c, n, "self", ct, &has), fconst(ct, 0), fconst(ct, 6));
     case SC_OP_HARDSWISH: case SC_OP_HARDSIGMOID: {
       x = operand(g, c, n, "self", ct, &has);
       LLVMValueRef r6 = clamp_f(g, LLVMBuildFAdd(g->B, x, fconst(ct, 3), "p3"), fconst(ct, 0), fconst(ct, 6));

@@ -1009,6 +1009,18 @@ static LLVMValueRef disjoint(cg *g, LLVMValueRef p, LLVMValueRef bytes, LLVMValu
   return LLVMBuildOr(g->B, before, after, "disjoint");
 }
 
+/* The value whose buffer holds cv's elements when a node folded into the one before it
+ * (cg_fold.c, cg_epilogue.c: folded[node].into) computes cv; cv itself otherwise. */
+static cg_value *filled_by(cg *g, cg_value *cv) {
+  for (size_t steps = 0; steps < g->p->graph->n_nodes; steps++) {
+    int d = cv->v->def_node;
+    cg_value *into = d >= 0 ? g->folded[d].into : NULL;
+    if (!into || into == cv || into->v->meta.dtype != cv->v->meta.dtype) return cv;
+    cv = into;
+  }
+  return cv;
+}
+
 /* A graph output that a node computes into its own buffer is computed in the caller's
  * tensor instead, saving a copy of every output element (a third of an elementwise
  * model's memory traffic).  Only where the caller's elements overlap no input and no other
@@ -1049,6 +1061,13 @@ static void place_outputs(cg *g, LLVMValueRef outputs) {
       if (j != i && lens[j]) ok = LLVMBuildAnd(g->B, ok, disjoint(g, dsts[i], lens[i], dsts[j], lens[j]), "ok");
     cv->out_dst = dsts[i];
     cv->out_direct = ok;
+    /* an output computed in another value's buffer (an activation, residual add or batch
+     * norm folded into the layer before it): that value takes the caller's tensor */
+    cg_value *filler = filled_by(g, cv);
+    if (filler != cv && !filler->out_dst && first_output_index(g, filler) == (size_t)-1) {
+      filler->out_dst = dsts[i];
+      filler->out_direct = ok;
+    }
   }
 }
 
@@ -1089,7 +1108,8 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
       LLVMTypeRef cp[3] = {g->ptr, g->ptr, g->i64};
       LLVMValueRef ca[3] = {dst, cv->data, bytes};
       cg_call(g, "sc_cu_copy_device", g->voidt, cp, 3, ca, 3, false);
-    } else if (cv->placed && cv->out_dst && i == first_output_index(g, cv)) {
+    } else if (cv->owner && cv->owner->placed && cv->owner->out_dst == cv->out_dst && cv->out_dst &&
+               i == first_output_index(g, cv)) { /* computed there, by itself or the layer it folded into */
       LLVMBasicBlockRef copy = cg_block(g, "copyout"), done = cg_block(g, "copied");
       LLVMBuildCondBr(g->B, cv->out_direct, done, copy);
       LLVMPositionBuilderAtEnd(g->B, copy);

@@ -118,6 +118,7 @@ static int activation_of(const sc_node *r) {
   if ((r->op->id == SC_OP_HARDTANH || r->op->id == SC_OP_HARDTANH_) && float_input(r, "min_val", -1) == 0.0 &&
       float_input(r, "max_val", 1) == 6.0)
     return SC_ACT_RELU6;
+  if (r->op->id == SC_OP_RELU6) return SC_ACT_RELU6;
   return SC_ACT_NONE;
 }
 

@@ -140,3 +140,20 @@ export("views_through_identities",
                            s.drop(x.transpose(0, 1)), s.drop(x.transpose(0, 1)).sigmoid()),
           drop=torch.nn.Dropout(0.25)),
        [randn(4, 3, 8), randn(3, 4, 8)], [randn(6, 3, 8), randn(3, 6, 8)], ({0: B}, {1: B}))
+# outputs that a layer computes for the activation, residual add or batch norm folded
+# into it: computed in the caller's tensor (and, by outputs_over_inputs.c, aside when that
+# tensor is an input's memory)
+def scaled_linear(k, n, by):
+    layer = torch.nn.Linear(k, n)
+    with torch.no_grad():
+        layer.weight *= by
+    return layer
+
+
+export("folded_outputs",
+       Fn(lambda s, x, y: (F.relu(s.a(x)), x + s.b(x), F.relu6(s.c(x) * 4), F.relu6(s.d(x)), F.relu(s.n(s.k(y))),
+                           s.k(y) + y),
+          a=torch.nn.Linear(8, 8), b=torch.nn.Linear(8, 8), c=torch.nn.Linear(8, 8), d=scaled_linear(8, 8, 30),
+          k=torch.nn.Conv2d(2, 2, 3, padding=1), n=torch.nn.BatchNorm2d(2)),
+       [randn(3, 8) / 10, randn(2, 2, 5, 5) / 10], [randn(5, 8) / 10, randn(1, 2, 5, 5) / 10],
+       ({0: B}, {0: Dim("b2", min=1, max=64)}))

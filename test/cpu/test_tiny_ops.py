@@ -5,7 +5,9 @@ Each program of test/cpu/tiny_ops/ (written by gen_tiny_ops.py under real torch)
 exported with its own dynamism, for this CPU and for an AVX2 one (haswell), and run at
 both stored shapes on one thread and two.  Cases in EXACT must give torch's bits; the
 others must be within 1e-5 of torch's outputs, relative to the largest.
-usage: test_tiny_ops.py SHAPEC SOURCE_DIR"""
+Cases in OVER_INPUTS are also run by outputs_over_inputs.c (given as OVER_INPUTS_DRIVER)
+with each output in an input's own memory, which must give the same outputs.
+usage: test_tiny_ops.py SHAPEC SOURCE_DIR [OVER_INPUTS_DRIVER]"""
 import glob
 import json
 import os
@@ -19,6 +21,9 @@ shapec, src = sys.argv[1], sys.argv[2]
 CASES = os.path.join(src, "test", "cpu", "tiny_ops")
 # sums in torch's order and precision (backends/cpu/runtime/avg_pool.c), copies (copy.c)
 EXACT = {"avg_pool_2x2", "avg_pool_windows", "upsample_nearest"}
+# outputs a layer computes in the caller's tensor for what was folded into it
+OVER_INPUTS = {"folded_outputs"}
+driver = sys.argv[3] if len(sys.argv) > 3 else None
 
 failures = []
 
@@ -85,6 +90,10 @@ def check_case(case, target, flags):
                 problems = [f"output {j}: {d}" for j, (o, w) in enumerate(zip(outs, wants))
                             if (d := differences(np.load(o), np.load(w), case in EXACT))]
                 check(not problems, what + (f" ({'; '.join(problems)})" if problems else ""))
+        if case in OVER_INPUTS and driver:
+            shapes = ",".join("x".join(str(d) for d in np.load(p).shape) for p in numbered(folder, "in0"))
+            res = subprocess.run([driver, os.path.join(tmp, "model.so"), shapes], capture_output=True, text=True)
+            check(res.returncode == 0, f"{case} ({target}): outputs over inputs ({(res.stdout + res.stderr).strip()[-300:]})")
 
 
 cases = sorted(os.listdir(CASES))
