@@ -12,7 +12,10 @@
  * strides and leading dimension (sc_k_bmm_strided_f32 takes two batch dims).  And a
  * product whose only reader is a permutation that keeps the last dim last writes its
  * result straight into the permuted layout: attention's transpose(1, 2) before the
- * reshape(b, t, h * d) costs no copy.  (The device path keeps the last-two swaps only.) */
+ * reshape(b, t, h * d) costs no copy.  A linear layer reads a permutation of its input's
+ * leading dims in place when only chains of views to attention read its output
+ * (nn.MultiheadAttention's batch-first inputs).  (The device path keeps the last-two swaps
+ * only.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,11 +131,28 @@ static void compose(view_plan *vp) {
   }
 }
 
+/* Whether linear layer u can take its input as the rows of a permutation of the leading
+ * dims in the base's order (a linear layer treats its rows alike): its output is then in
+ * that order too, which only chains of views to attention may read (cg_view_chains.c).
+ * nn.MultiheadAttention(batch_first=True) transposes its inputs to [seq, batch, embed]
+ * before the in-projection: a copy of each input on every call. */
+static bool linear_takes_rows(cg *g, const sc_node *u, const char *name, const int *perm, int rank) {
+  if (u->op->id != SC_OP_LINEAR || strcmp(name, "input") != 0 || rank < 2 || perm[rank - 1] != rank - 1) return false;
+  const sc_value *w = cg_tensor_input(u, "weight"), *b = cg_tensor_input(u, "bias"), *out = u->outputs[0].items[0].value;
+  size_t ui = (size_t)(u - g->p->graph->nodes);
+  /* the layer's own kernel path (cg_ops.c), with no residual in the logical order */
+  if (!w || w->meta.rank != 2 || cg_get(g, w)->transposed || (b && b->meta.rank != 1) || g->folded[ui].residual ||
+      !out || out->meta.rank != rank || out->meta.dtype != SC_DTYPE_F32)
+    return false;
+  return cg_chains_take_permuted_rows(g, out, perm);
+}
+
 /* Whether node u reads a view with permutation `perm` (of rank `rank`) in place as its
  * argument `name`. */
-static bool reads_in_place(const view_plan *vp, const sc_node *u, const char *name, const int *perm, int rank) {
+static bool reads_in_place(cg *g, const view_plan *vp, const sc_node *u, const char *name, const int *perm, int rank) {
   size_t ui = (size_t)(u - vp->gr->nodes);
   if (vp->candidate[ui]) return vp->general && vp->view[ui] && strcmp(name, "self") == 0;
+  if (vp->general && linear_takes_rows(g, u, name, perm, rank)) return true;
   if (!matrix_operand(u, name)) return false;
   if (swaps_last_two(perm, rank)) return true;
   bool contiguous = perm[rank - 1] == rank - 1 || perm[rank - 2] == rank - 1;
@@ -146,7 +166,7 @@ static bool all_reads_in_place(cg *g, const view_plan *vp, size_t i) {
   for (int r = vp->first_read[i]; r < vp->first_read[i + 1]; r++) {
     const sc_node *un = &vp->gr->nodes[vp->reads[r].node];
     if (vp->reads[r].item > 0 ||
-        !reads_in_place(vp, un, un->inputs[vp->reads[r].input].name, vp->composed[i], v->meta.rank))
+        !reads_in_place(g, vp, un, un->inputs[vp->reads[r].input].name, vp->composed[i], v->meta.rank))
       return false;
     in_place++;
   }
@@ -258,6 +278,14 @@ void cg_plan_transposes(cg *g) {
     memcpy(cv->view_perm, vp.composed[i], sizeof cv->view_perm);
     cv->transposed = swaps_last_two(vp.composed[i], v->meta.rank);
     g->absorbed.views++;
+    /* a linear layer reading it leaves its output in the base's row order */
+    for (int r = vp.first_read[i]; r < vp.first_read[i + 1]; r++) {
+      const sc_node *un = &gr->nodes[vp.reads[r].node];
+      if (un->op->id != SC_OP_LINEAR) continue;
+      cg_value *out = cg_get(g, un->outputs[0].items[0].value);
+      out->rows_permuted = true;
+      memcpy(out->rows_perm, vp.composed[i], sizeof out->rows_perm);
+    }
   }
   if (vp.general) plan_permuted_results(g, &vp);
 done:

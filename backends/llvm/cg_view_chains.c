@@ -57,13 +57,17 @@ static const sc_expr *exact_quotient(sc_ctx *ctx, const sc_expr *a, const sc_exp
   return q && sc_expr_mul(ctx, q, b) == a ? q : NULL;
 }
 
-/* A compact tensor of shape v->shape; false for one with a dim of constant size 0 (no
- * elements to view, nor sizes to divide by). */
-static bool compact_layout(sc_ctx *ctx, const sc_value *v, layout *l) {
+/* A compact tensor of shape v->shape, or, with perm, one whose buffer holds its dim d as
+ * dim perm[d] (a linear layer's output in its input's row order); false for one with a
+ * dim of constant size 0 (no elements to view, nor sizes to divide by). */
+static bool compact_layout(sc_ctx *ctx, const sc_value *v, const int *perm, layout *l) {
+  int r = v->meta.rank, of[CG_MAX_RANK]; /* of[j]: the dim the buffer holds as its dim j */
+  for (int d = 0; d < r; d++) of[perm ? perm[d] : d] = d;
   const sc_expr *stride = sc_expr_int(ctx, 1);
-  l->rank = v->meta.rank;
+  l->rank = r;
   l->offset = sc_expr_int(ctx, 0);
-  for (int d = l->rank - 1; d >= 0; d--) {
+  for (int j = r - 1; j >= 0; j--) {
+    int d = of[j];
     int64_t size;
     if (sc_expr_is_const(v->shape[d], &size) && size == 0) return false;
     l->n[d] = is_one(v->shape[d]) ? 0 : 1;
@@ -211,7 +215,8 @@ static bool trace(cg *g, const sc_value *v, chain *c) {
     c->nodes[j] = t;
   }
   layout l;
-  if (!compact_layout(g->ctx, at, &l)) return false;
+  const cg_value *base = cg_get(g, at);
+  if (!compact_layout(g->ctx, at, base->rows_permuted ? base->rows_perm : NULL, &l)) return false;
   for (int i = 0; i < c->len; i++) {
     const sc_node *n = &gr->nodes[c->nodes[i]];
     const sc_value *out = n->outputs[0].items[0].value;
@@ -255,6 +260,58 @@ static void count_operand_reads(const cg *g, const chain *chains, int *reads) {
 
 static const sc_value *end_of(const cg *g, const chain *c) {
   return g->p->graph->nodes[c->nodes[c->len - 1]].outputs[0].items[0].value;
+}
+
+/* Whether node u reads value v as its "self" (a chain step's input). */
+static bool reads_as_self(const sc_node *u, const sc_value *v) { return cg_tensor_input(u, "self") == v; }
+
+bool cg_chains_take_permuted_rows(cg *g, const sc_value *v, const int *perm) {
+  if (g->has_cuda || !g->folded || v->meta.rank > CG_MAX_RANK) return false;
+  const sc_graph *gr = g->p->graph;
+  cg_value *cv = cg_get(g, v);
+  bool was = cv->rows_permuted;
+  int kept[CG_MAX_RANK];
+  memcpy(kept, cv->rows_perm, sizeof kept);
+  cv->rows_permuted = true;
+  memcpy(cv->rows_perm, perm, sizeof kept);
+  /* from v through chain steps: every reader a step of the chain or an attention operand
+   * whose chain from v stands, and read by nothing else (as cg_plan_view_chains asks) */
+  const sc_value *todo[64];
+  int n_todo = 0;
+  bool ok = true;
+  todo[n_todo++] = v;
+  while (ok && n_todo) {
+    const sc_value *w = todo[--n_todo];
+    int readers = 0, operands = 0, steps = 0;
+    for (size_t u = 0; ok && u < gr->n_nodes; u++) {
+      const sc_node *un = &gr->nodes[u];
+      for (size_t k = 0; ok && k < un->n_inputs; k++) {
+        const sc_arg *a = &un->inputs[k].arg;
+        for (size_t j = 0; ok && j < a->n_items; j++) {
+          if (a->items[j].value != w) continue;
+          readers++;
+          int which = operand_index(un, un->inputs[k].name);
+          if (which >= 0 && !g->folded[u].into && un->outputs[0].items[0].value->meta.rank <= 4) {
+            chain c;
+            int r = w->meta.rank;
+            ok = w != v && trace(g, w, &c) && c.base == v &&
+                 !(which == 2 && c.end.n[r - 1] && !is_one(c.end.f[r - 1][0].stride));
+            operands++;
+          } else if (is_chain_op(un) && reads_as_self(un, w) && n_todo < 64) {
+            todo[n_todo++] = un->outputs[0].items[0].value;
+            steps++;
+          } else {
+            ok = false;
+          }
+        }
+      }
+    }
+    /* a value the attention reads ends its chain: nothing else may read it */
+    ok = ok && readers == cg_get(g, w)->uses && readers > 0 && !(operands && steps);
+  }
+  cv->rows_permuted = was;
+  memcpy(cv->rows_perm, kept, sizeof kept);
+  return ok;
 }
 
 void cg_plan_view_chains(cg *g) {
@@ -330,6 +387,21 @@ void cg_plan_view_chains(cg *g) {
     int at = (int)(c / 3);
     if (base->last_use < at) base->last_use = at;
     g->absorbed.view_chains++;
+  }
+  /* a linear layer's output in its input's row order is no compact tensor: every read of
+   * it must be one of these chains (cg_chains_take_permuted_rows promised it) */
+  for (size_t i = 0; i < n; i++) {
+    const sc_node *nd = &gr->nodes[i];
+    const sc_value *v = nd->n_outputs && nd->outputs[0].n_items ? nd->outputs[0].items[0].value : NULL;
+    if (!v || v->kind != SC_VALUE_TENSOR || !cg_get(g, v)->rows_permuted) continue;
+    int read_in_place = operand_reads[i];
+    for (size_t u = 0; u < n; u++)
+      if (elided[u] && cg_tensor_input(&gr->nodes[u], "self") == v) read_in_place++;
+    if (read_in_place != cg_get(g, v)->uses) {
+      cg_error(g, SC_DIAG_CODEGEN, nd->path, "internal error: %s's rows in its input's order reached a reader that "
+               "reads them in order", nd->target);
+      goto done;
+    }
   }
   for (size_t i = 0; i < n; i++) { /* an elided step aliases its chain's base */
     if (!elided[i]) continue;

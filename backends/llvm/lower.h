@@ -74,6 +74,12 @@ typedef struct cg_value {
    * from chain_offset on, through chain_strides (symbolic, in elements) */
   bool chain_elided;
   struct cg_value *chain_base;
+  /* a linear layer's output in its input's row order (cg_transpose.c): the rows of a
+   * permutation of the leading dims, read in place, so dim d of this value is dim
+   * rows_perm[d] of the compact tensor its buffer holds; only chains of views to attention
+   * read it (cg_view_chains.c) */
+  bool rows_permuted;
+  int rows_perm[CG_MAX_RANK];
   const sc_expr *chain_offset;
   const sc_expr *chain_strides[CG_MAX_RANK];
   /* lifetime (cg_lifetime.c) */
@@ -336,6 +342,10 @@ void cg_permutation_of(const sc_node *n, int rank, int *perm);
  * reads them in place and the steps no other node reads emit no copy (after
  * cg_plan_lifetimes: the chain's base lives until the attention). */
 void cg_plan_view_chains(cg *g);
+/* Whether cg_plan_view_chains will read every use of v in place, through chains of views
+ * to attention operands only, when v's buffer holds it with its dims permuted by perm
+ * (dim d is the buffer's dim perm[d]). */
+bool cg_chains_take_permuted_rows(cg *g, const sc_value *v, const int *perm);
 
 /* ---- cg_attention.c ---- */
 /* softmax(q @ k^T * c) @ v, the intermediates read by nothing else: one kernel at the second

@@ -106,7 +106,7 @@ class Pieces(torch.nn.Module):
 export("pieces", Pieces(), [randn(4, 4)], [randn(7, 4)], ({0: Dim("b3", min=3, max=64)},))
 mha = torch.nn.MultiheadAttention(8, 2, batch_first=True)
 export("mha_cross", Fn(lambda s, q, kv: s.a(q, kv, kv, need_weights=False)[0], a=mha), [randn(2, 3, 8) / 10, randn(2, 5, 8) / 10],
-       [randn(3, 4, 8) / 10, randn(3, 9, 8) / 10], ({0: B}, {0: B}))
+       [randn(3, 4, 8) / 10, randn(3, 9, 8) / 10], ({0: B, 1: Dim.AUTO}, {0: B, 1: Dim.AUTO}))
 export("depthwise", Fn(lambda s, x: s.c(x).relu(), c=torch.nn.Conv2d(4, 4, 3, padding=1, groups=4)), [randn(2, 4, 6, 6)],
        [randn(3, 4, 5, 7)], ({0: B, 2: Dim.AUTO, 3: Dim.AUTO},))
 export("small_convs",
@@ -157,3 +157,20 @@ export("folded_outputs",
           k=torch.nn.Conv2d(2, 2, 3, padding=1), n=torch.nn.BatchNorm2d(2)),
        [randn(3, 8) / 10, randn(2, 2, 5, 5) / 10], [randn(5, 8) / 10, randn(1, 2, 5, 5) / 10],
        ({0: B}, {0: Dim("b2", min=1, max=64)}))
+# linear layers over a permutation of their input's leading dims: read in place, rows in
+# the input's order, where only chains of views to attention read the result
+# (nn.MultiheadAttention's batch-first inputs, self-attention); in order where anything
+# else reads it (an output, a ReLU, a view that is also an output)
+mha_self = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+
+
+def rows_orders(s, x):
+    t = x.transpose(0, 1)
+    shared = s.c(x.permute(1, 0, 2))
+    heads = shared.view(shared.shape[0], shared.shape[1] * 2, 4).transpose(0, 1)
+    return (s.a(x, x, x, need_weights=False)[0], s.b(t), F.relu(s.b(t)), heads,
+            F.scaled_dot_product_attention(heads, heads, heads))
+
+
+export("linear_rows_order", Fn(rows_orders, a=mha_self, b=torch.nn.Linear(8, 6), c=torch.nn.Linear(8, 8)),
+       [randn(2, 4, 8) / 10], [randn(3, 5, 8) / 10], ({0: B, 1: Dim("l", min=1, max=64)},))
