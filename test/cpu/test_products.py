@@ -33,7 +33,10 @@ ABSORBED = {
     "strided_views": (0, 0, 0, 0, 0),     # not: a ReLU between (fused with the add), r after the layer, alpha 2, read twice
     "long_attention": (1, 0, 1, 0, 1),  # k^T; / 3; 300 and 530 keys (chunks of the kernel), width 20
     "dropout_residuals": (0, 0, 0, 1, 0),  # through the first dropout only: the other two are read twice
-    "torch_layer": (0, 1, 0, 1, 0),     # the attention's result written permuted; the second residual (through dropout)
+    # the batch-first input's transpose read by the in-projection in place (its rows left
+    # in the input's order for the head chains); the attention's result written permuted;
+    # the second residual (through dropout)
+    "torch_layer": (1, 1, 0, 1, 0),
     "chains_shared": (0, 0, 0, 0, 0),
 }
 
