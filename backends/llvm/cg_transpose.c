@@ -109,6 +109,10 @@ typedef struct view_plan {
   int (*perm)[CG_MAX_RANK];      /* per node: its own permutation */
   int (*composed)[CG_MAX_RANK];  /* per node: the permutation of its base's dims */
   const sc_value **base;         /* per node: the compact tensor it views */
+  /* per linear node: whether it takes its input's rows permuted by rows_asked[node] (1 yes,
+   * -1 no, 0 not asked yet): the answer walks the graph, and the plan asks again each round */
+  signed char *rows_taken;
+  int (*rows_asked)[CG_MAX_RANK];
 } view_plan;
 
 static const sc_value *first_input(const sc_node *n, const char *name) {
@@ -136,15 +140,20 @@ static void compose(view_plan *vp) {
  * that order too, which only chains of views to attention may read (cg_view_chains.c).
  * nn.MultiheadAttention(batch_first=True) transposes its inputs to [seq, batch, embed]
  * before the in-projection: a copy of each input on every call. */
-static bool linear_takes_rows(cg *g, const sc_node *u, const char *name, const int *perm, int rank) {
+static bool linear_takes_rows(cg *g, const view_plan *vp, const sc_node *u, const char *name, const int *perm,
+                              int rank) {
   if (u->op->id != SC_OP_LINEAR || strcmp(name, "input") != 0 || rank < 2 || perm[rank - 1] != rank - 1) return false;
-  const sc_value *w = cg_tensor_input(u, "weight"), *b = cg_tensor_input(u, "bias"), *out = u->outputs[0].items[0].value;
   size_t ui = (size_t)(u - g->p->graph->nodes);
+  if (vp->rows_taken[ui] && memcmp(vp->rows_asked[ui], perm, (size_t)rank * sizeof *perm) == 0)
+    return vp->rows_taken[ui] > 0;
+  const sc_value *w = cg_tensor_input(u, "weight"), *b = cg_tensor_input(u, "bias"), *out = u->outputs[0].items[0].value;
   /* the layer's own kernel path (cg_ops.c), with no residual in the logical order */
-  if (!w || w->meta.rank != 2 || cg_get(g, w)->transposed || (b && b->meta.rank != 1) || g->folded[ui].residual ||
-      !out || out->meta.rank != rank || out->meta.dtype != SC_DTYPE_F32)
-    return false;
-  return cg_chains_take_permuted_rows(g, out, perm);
+  bool takes = w && w->meta.rank == 2 && !cg_get(g, w)->transposed && (!b || b->meta.rank == 1) &&
+               !g->folded[ui].residual && out && out->meta.rank == rank && out->meta.dtype == SC_DTYPE_F32 &&
+               cg_chains_take_permuted_rows(g, out, perm);
+  vp->rows_taken[ui] = takes ? 1 : -1;
+  memcpy(vp->rows_asked[ui], perm, (size_t)rank * sizeof *perm);
+  return takes;
 }
 
 /* Whether node u reads a view with permutation `perm` (of rank `rank`) in place as its
@@ -152,7 +161,7 @@ static bool linear_takes_rows(cg *g, const sc_node *u, const char *name, const i
 static bool reads_in_place(cg *g, const view_plan *vp, const sc_node *u, const char *name, const int *perm, int rank) {
   size_t ui = (size_t)(u - vp->gr->nodes);
   if (vp->candidate[ui]) return vp->general && vp->view[ui] && strcmp(name, "self") == 0;
-  if (vp->general && linear_takes_rows(g, u, name, perm, rank)) return true;
+  if (vp->general && linear_takes_rows(g, vp, u, name, perm, rank)) return true;
   if (!matrix_operand(u, name)) return false;
   if (swaps_last_two(perm, rank)) return true;
   bool contiguous = perm[rank - 1] == rank - 1 || perm[rank - 2] == rank - 1;
@@ -245,7 +254,11 @@ void cg_plan_transposes(cg *g) {
   vp.composed = calloc(n, sizeof *vp.composed);
   vp.base = calloc(n, sizeof *vp.base);
   vp.first_read = calloc(n + 1, sizeof *vp.first_read);
-  if (!vp.candidate || !vp.view || !vp.perm || !vp.composed || !vp.base || !vp.first_read) goto done;
+  vp.rows_taken = calloc(n, sizeof *vp.rows_taken);
+  vp.rows_asked = calloc(n, sizeof *vp.rows_asked);
+  if (!vp.candidate || !vp.view || !vp.perm || !vp.composed || !vp.base || !vp.first_read || !vp.rows_taken ||
+      !vp.rows_asked)
+    goto done;
   for (size_t i = 0; i < gr->n_nodes; i++) {
     const sc_node *nd = &gr->nodes[i];
     int id = nd->op->id;
@@ -296,4 +309,6 @@ done:
   free(vp.base);
   free(vp.first_read);
   free(vp.reads);
+  free(vp.rows_taken);
+  free(vp.rows_asked);
 }
