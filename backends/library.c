@@ -143,6 +143,7 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
   if (g.tm_cold) LLVMDisposeTargetMachine(g.tm_cold);
   LLVMContextDispose(g.C);
   free(g.emu_kernels);
+  free(g.reads);
   cg_weights_free(&g);
   return ok;
 }

@@ -48,26 +48,20 @@ static bool passes_view_on(const sc_node *n) {
  * kernel) or an identity whose readers all are; v is no graph output.  With `mark`, those
  * identities' results are marked strided. */
 static bool read_by_loops_only(cg *g, const sc_value *v, const int *reader, bool mark) {
-  const sc_graph *gr = g->p->graph;
-  int readers = 0;
-  for (size_t i = 0; i < gr->n_nodes; i++) {
-    const sc_node *n = &gr->nodes[i];
-    for (size_t k = 0; k < n->n_inputs; k++) {
-      const sc_arg *a = &n->inputs[k].arg;
-      for (size_t j = 0; j < a->n_items; j++) {
-        if (a->items[j].value != v) continue;
-        readers++;
-        if (passes_view_on(n) && k == 0 && j == 0) {
-          const sc_value *w = n->outputs[0].items[0].value;
-          if (!read_by_loops_only(g, w, reader, mark)) return false;
-          if (mark) cg_get(g, w)->strided = true;
-          continue;
-        }
-        if (!cg_is_elementwise(n) || g->folded[i].into || g->folded[i].in_attention) return false;
-        int root = loop_root(g, reader, (int)i);
-        if (root < 0 || g->folded[root].into || g->folded[root].in_attention) return false;
-      }
+  int readers;
+  const cg_read *reads = cg_readers(g, v, &readers);
+  for (int r = 0; r < readers; r++) {
+    int i = reads[r].node;
+    const sc_node *n = &g->p->graph->nodes[i];
+    if (passes_view_on(n) && reads[r].input == 0 && reads[r].item == 0) {
+      const sc_value *w = n->outputs[0].items[0].value;
+      if (!read_by_loops_only(g, w, reader, mark)) return false;
+      if (mark) cg_get(g, w)->strided = true;
+      continue;
     }
+    if (!cg_is_elementwise(n) || g->folded[i].into || g->folded[i].in_attention) return false;
+    int root = loop_root(g, reader, i);
+    if (root < 0 || g->folded[root].into || g->folded[root].in_attention) return false;
   }
   return readers > 0 && readers == cg_get(g, v)->uses;
 }

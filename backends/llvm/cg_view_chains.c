@@ -283,31 +283,26 @@ bool cg_chains_take_permuted_rows(cg *g, const sc_value *v, const int *perm) {
   while (ok && n_todo) {
     const sc_value *w = todo[--n_todo];
     int readers = 0, operands = 0, steps = 0;
-    for (size_t u = 0; ok && u < gr->n_nodes; u++) {
-      const sc_node *un = &gr->nodes[u];
-      for (size_t k = 0; ok && k < un->n_inputs; k++) {
-        const sc_arg *a = &un->inputs[k].arg;
-        for (size_t j = 0; ok && j < a->n_items; j++) {
-          if (a->items[j].value != w) continue;
-          readers++;
-          int which = operand_index(un, un->inputs[k].name);
-          if (which >= 0 && !g->folded[u].into && un->outputs[0].items[0].value->meta.rank <= 4) {
-            chain c;
-            int r = w->meta.rank;
-            ok = w != v && trace(g, w, &c) && c.base == v &&
-                 !(which == 2 && c.end.n[r - 1] && !is_one(c.end.f[r - 1][0].stride));
-            operands++;
-          } else if (is_chain_op(un) && reads_as_self(un, w) && n_todo < 64) {
-            todo[n_todo++] = un->outputs[0].items[0].value;
-            steps++;
-          } else {
-            ok = false;
-          }
-        }
+    const cg_read *reads = cg_readers(g, w, &readers);
+    ok = readers > 0;
+    for (int r = 0; ok && r < readers; r++) {
+      const sc_node *un = &gr->nodes[reads[r].node];
+      int which = operand_index(un, un->inputs[reads[r].input].name);
+      if (which >= 0 && !g->folded[reads[r].node].into && un->outputs[0].items[0].value->meta.rank <= 4) {
+        chain c;
+        int rank = w->meta.rank;
+        ok = w != v && trace(g, w, &c) && c.base == v &&
+             !(which == 2 && c.end.n[rank - 1] && !is_one(c.end.f[rank - 1][0].stride));
+        operands++;
+      } else if (is_chain_op(un) && reads_as_self(un, w) && n_todo < 64) {
+        todo[n_todo++] = un->outputs[0].items[0].value;
+        steps++;
+      } else {
+        ok = false;
       }
     }
     /* a value the attention reads ends its chain: nothing else may read it */
-    ok = ok && readers == cg_get(g, w)->uses && readers > 0 && !(operands && steps);
+    ok = ok && readers == cg_get(g, w)->uses && !(operands && steps);
   }
   cv->rows_permuted = was;
   memcpy(cv->rows_perm, kept, sizeof kept);

@@ -49,6 +49,11 @@ typedef struct cg_target {
 } cg_target;
 
 /* A tensor value at run time. */
+/* One read of a value: input `input`, item `item` of node `node` (cg_readers.c). */
+typedef struct cg_read {
+  int node, input, item;
+} cg_read;
+
 typedef struct cg_value {
   const sc_value *v;
   LLVMValueRef data;                 /* ptr to its elements */
@@ -80,6 +85,9 @@ typedef struct cg_value {
    * read it (cg_view_chains.c) */
   bool rows_permuted;
   int rows_perm[CG_MAX_RANK];
+  /* its readers: g->reads[first_reader ..] (cg_readers.c) */
+  int first_reader, n_readers;
+  bool readers_placed;
   const sc_expr *chain_offset;
   const sc_expr *chain_strides[CG_MAX_RANK];
   /* lifetime (cg_lifetime.c) */
@@ -208,6 +216,9 @@ struct cg {
     int strided_views;                                     /* cg_strided_views.c */
     int view_chains;                                       /* cg_view_chains.c */
   } absorbed;
+  /* every value's readers, indexed on the first question (cg_readers.c) */
+  cg_read *reads;
+  bool readers_indexed;
   /* the CPU path's planned workspace (cg_workspace.c) */
   struct {
     LLVMValueRef handle;             /* the call's workspace: sc_rt_ws_acquire's result */
@@ -335,6 +346,10 @@ void cg_plan_product_epilogues(cg *g);
 bool cg_is_strided_product(const sc_node *n);
 /* The permutation a t, transpose or permute node applies: out dim d is input dim perm[d]. */
 void cg_permutation_of(const sc_node *n, int rank, int *perm);
+
+/* ---- cg_readers.c ---- */
+/* The reads of v, in node order (*count of them); *count is -1 when memory ran out. */
+const cg_read *cg_readers(cg *g, const sc_value *v, int *count);
 
 /* ---- cg_view_chains.c ---- */
 /* Marks the chains of views (view, select, transpose, contiguous, ...) that end at an
