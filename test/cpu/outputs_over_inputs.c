@@ -129,6 +129,8 @@ int main(int argc, char **argv) {
         if (o != k) free(others[o]);
       free(shared);
     }
+  for (int j = 0; j < n_in; j++) free(in_data[j]);
+  for (int k = 0; k < n_out; k++) free(ref[k]);
   printf("%d placements of an output over an input, %d differed\n", checked, failures);
   return failures || !checked ? 1 : 0;
 }
