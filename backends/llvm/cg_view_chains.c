@@ -276,12 +276,12 @@ bool cg_chains_take_permuted_rows(cg *g, const sc_value *v, const int *perm) {
   memcpy(cv->rows_perm, perm, sizeof kept);
   /* from v through chain steps: every reader a step of the chain or an attention operand
    * whose chain from v stands, and read by nothing else (as cg_plan_view_chains asks) */
-  const sc_value *todo[64];
-  int n_todo = 0;
+  const sc_value *pending[64]; /* values whose readers are still to be looked at */
+  int n_pending = 0;
   bool ok = true;
-  todo[n_todo++] = v;
-  while (ok && n_todo) {
-    const sc_value *w = todo[--n_todo];
+  pending[n_pending++] = v;
+  while (ok && n_pending) {
+    const sc_value *w = pending[--n_pending];
     int readers = 0, operands = 0, steps = 0;
     const cg_read *reads = cg_readers(g, w, &readers);
     ok = readers > 0;
@@ -294,8 +294,8 @@ bool cg_chains_take_permuted_rows(cg *g, const sc_value *v, const int *perm) {
         ok = w != v && trace(g, w, &c) && c.base == v &&
              !(which == 2 && c.end.n[rank - 1] && !is_one(c.end.f[rank - 1][0].stride));
         operands++;
-      } else if (is_chain_op(un) && reads_as_self(un, w) && n_todo < 64) {
-        todo[n_todo++] = un->outputs[0].items[0].value;
+      } else if (is_chain_op(un) && reads_as_self(un, w) && n_pending < 64) {
+        pending[n_pending++] = un->outputs[0].items[0].value;
         steps++;
       } else {
         ok = false;
