@@ -145,5 +145,6 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
   free(g.emu_kernels);
   free(g.reads);
   cg_weights_free(&g);
+  cg_tiny_linear_free(&g);
   return ok;
 }

@@ -931,9 +931,7 @@ static void collect_syms(cg *g, ew_ctx *c, const sc_node *n) {
   }
 }
 
-/* An array of n elements in the current function's entry frame (allocated once, however
- * often the code that fills it runs). */
-static LLVMValueRef entry_array(cg *g, LLVMTypeRef elem, int n, const char *name) {
+LLVMValueRef cg_entry_array(cg *g, LLVMTypeRef elem, int n, const char *name) {
   LLVMBuilderRef entry = LLVMCreateBuilderInContext(g->C);
   LLVMBasicBlockRef first = LLVMGetEntryBasicBlock(g->fn);
   LLVMValueRef first_inst = LLVMGetFirstInstruction(first);
@@ -956,7 +954,7 @@ static void emit_device_kernel(cg *g, ew_ctx *c, LLVMValueRef rows) {
     return;
   }
   /* host: the values and the kernelParams array pointing at them */
-  LLVMValueRef values = entry_array(g, g->i64, n, "kargs"), params = entry_array(g, g->ptr, n, "kparams");
+  LLVMValueRef values = cg_entry_array(g, g->i64, n, "kargs"), params = cg_entry_array(g, g->ptr, n, "kparams");
   for (int i = 0; i < n; i++) {
     LLVMValueRef v = *slots[i];
     LLVMTypeKind kind = LLVMGetTypeKind(LLVMTypeOf(v));
@@ -1120,7 +1118,7 @@ static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
   LLVMValueRef *slots[MAX_CAPTURED];
   int n = captured(c, slots);
   /* the context lives in the entry block's frame: one slot per captured value */
-  LLVMValueRef ctx = entry_array(g, g->i64, n, "loop.ctx");
+  LLVMValueRef ctx = cg_entry_array(g, g->i64, n, "loop.ctx");
   for (int i = 0; i < n; i++) {
     LLVMValueRef v = *slots[i];
     if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind) v = LLVMBuildPtrToInt(g->B, v, g->i64, "pi");

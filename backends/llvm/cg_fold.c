@@ -33,9 +33,7 @@ const sc_value *cg_tensor_input(const sc_node *n, const char *name) {
   return a->items[0].value->kind == SC_VALUE_TENSOR ? a->items[0].value : NULL;
 }
 
-/* The float32 constant behind a graph input (a parameter or a buffer the program never
- * writes), as floats; NULL for anything else. */
-static const float *constant_floats(cg *g, const sc_value *v, int64_t want) {
+const float *cg_constant_floats(cg *g, const sc_value *v, int64_t want) {
   if (!v) return NULL;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_input_spec *s = &g->p->input_specs[i];
@@ -193,13 +191,13 @@ void cg_plan_batch_norm_folding(cg *g) {
     int j = sole_batch_norm_reader(g, i);
     if (j < 0) continue;
     const sc_node *b = &gr->nodes[j];
-    const float *w = constant_floats(g, wv, wn), *cb = NULL;
+    const float *w = cg_constant_floats(g, wv, wn), *cb = NULL;
     const sc_value *cbv = cg_tensor_input(c, "bias");
-    if (cbv && !(cb = constant_floats(g, cbv, o))) continue;
-    const float *gamma = constant_floats(g, cg_tensor_input(b, "weight"), o);
-    const float *beta = constant_floats(g, cg_tensor_input(b, "bias"), o);
-    const float *mean = constant_floats(g, cg_tensor_input(b, "running_mean"), o);
-    const float *var = constant_floats(g, cg_tensor_input(b, "running_var"), o);
+    if (cbv && !(cb = cg_constant_floats(g, cbv, o))) continue;
+    const float *gamma = cg_constant_floats(g, cg_tensor_input(b, "weight"), o);
+    const float *beta = cg_constant_floats(g, cg_tensor_input(b, "bias"), o);
+    const float *mean = cg_constant_floats(g, cg_tensor_input(b, "running_mean"), o);
+    const float *var = cg_constant_floats(g, cg_tensor_input(b, "running_var"), o);
     if (!w || !mean || !var || (cg_tensor_input(b, "weight") && !gamma) || (cg_tensor_input(b, "bias") && !beta)) continue;
     double eps = float_input(b, "eps", 1e-5);
     float *fw = malloc((size_t)wn * sizeof *fw), *fb = malloc((size_t)o * sizeof *fb);

@@ -682,6 +682,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       int act = g->folded[n - g->p->graph->nodes].act;
       /* a tensor the add after the layer adds to its output (cg_epilogue.c): that add aliases out */
       cg_value *residual = g->folded[n - g->p->graph->nodes].residual;
+      if (cg_emit_tiny_linear(g, n, x, w, bias, out, residual, act, m)) return true; /* code of its own */
       if (!g->cuda && w->v->meta.rank == 2 && !w->transposed && (!bias || bias->v->meta.rank == 1)) {
         /* oneDNN's inner product keeps the weights packed in a pointer of its own per layer
          * (backends/cpu/runtime/onednn.c) */

@@ -227,6 +227,12 @@ struct cg {
     cg_ws_plan planned;              /* the last plan made */
   } ws;
 
+  /* small linear layers' own code (cg_tiny_linear.c): one function per kind, and per node its
+   * upright weights in the blob (a node lowered by two entry points adds them once) */
+  struct cg_tiny_fn *tiny_fns;
+  int n_tiny_fns;
+  LLVMValueRef *tiny_pieces;
+
   bool failed;
   int onednn_sites;                  /* calls emitted to kernels that may run oneDNN */
 };
@@ -282,6 +288,9 @@ void cg_plan_activation_epilogues(cg *g);
 /* Whether v is a parameter, buffer or constant that the program never writes: the same
  * values on every call (a kernel may keep a copy laid out for itself). */
 bool cg_is_constant_weight(cg *g, const sc_value *v);
+/* The float32 constant behind a graph input (a parameter or a buffer the program never
+ * writes) of `want` elements, as floats known at export; NULL for anything else. */
+const float *cg_constant_floats(cg *g, const sc_value *v, int64_t want);
 /* A convolution node (not a transposed one) and its tensor argument `name`, or NULL. */
 bool cg_is_conv2d_like(const sc_node *n);
 const sc_value *cg_tensor_input(const sc_node *n, const char *name);
@@ -307,6 +316,17 @@ LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt);
 void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg);
 /* The same over [begin, end). */
 void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg *, LLVMValueRef, void *), void *arg);
+/* An array of n elements in the current function's entry frame (allocated once, however
+ * often the code that fills it runs). */
+LLVMValueRef cg_entry_array(cg *g, LLVMTypeRef elem, int n, const char *name);
+
+/* ---- cg_tiny_linear.c ---- */
+/* y = act(x w^T + bias) (+ residual) for a linear layer with constant weights of at most
+ * 64 x 64 (1,024) as code of its own for its sizes, rows m; false (nothing emitted) where it
+ * does not apply: the caller then calls the runtime. */
+bool cg_emit_tiny_linear(cg *g, const sc_node *node, cg_value *x, cg_value *w, cg_value *bias, cg_value *out,
+                         cg_value *residual, int act, LLVMValueRef m);
+void cg_tiny_linear_free(cg *g);
 
 /* ---- cg_lifetime.c ---- */
 /* Sets each value's last_use (after cg_plan_fusion). */

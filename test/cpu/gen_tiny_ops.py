@@ -174,3 +174,25 @@ def rows_orders(s, x):
 
 export("linear_rows_order", Fn(rows_orders, a=mha_self, b=torch.nn.Linear(8, 6), c=torch.nn.Linear(8, 8)),
        [randn(2, 4, 8) / 10], [randn(3, 5, 8) / 10], ({0: B, 1: Dim("l", min=1, max=64)},))
+
+
+# small linear layers with code of their own (backends/llvm/cg_tiny_linear.c): no bias over 3
+# outputs (a partial vector; NaN and inf in), 20 outputs with a folded ReLU, 20 with a folded
+# residual, 32 x 32 twice over the same weights (at 300 rows, split over the threads), a 3-D
+# input; the first shape's 7 rows leave remainders after the row blocks
+def tiny_linears(s, x, h):
+    c = s.c(s.c(s.d(h)))
+    return s.a(x), F.relu(s.b(h)), h + s.f(h), c, s.e(x.unsqueeze(1).expand(-1, 2, -1))
+
+
+def with_specials(x):
+    x = x.clone()
+    x[0, 1], x[-1, 2] = float("nan"), float("-inf")
+    return x
+
+
+export("tiny_linears", Fn(tiny_linears, a=torch.nn.Linear(5, 3, bias=False), b=torch.nn.Linear(20, 20),
+                          f=torch.nn.Linear(20, 20), c=torch.nn.Linear(32, 32), d=torch.nn.Linear(20, 32),
+                          e=torch.nn.Linear(5, 9)),
+       [with_specials(randn(7, 5) / 10), randn(7, 20) / 10], [with_specials(randn(300, 5) / 10), randn(300, 20) / 10],
+       ({0: Dim("rows", min=1, max=4096)}, {0: Dim("rows", min=1, max=4096)}))
