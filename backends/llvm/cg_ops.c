@@ -653,6 +653,12 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       cg_value *a = tensor(g, n, add ? (batched ? "batch1" : "mat1") : "self");
       cg_value *b = tensor(g, n, add ? (batched ? "batch2" : "mat2") : "mat2");
       cg_value *out = produce(g, ov);
+      /* addmm(bias, x, t(w)) or mm(x, t(w)), as older exports write nn.Linear: a linear layer */
+      cg_value *bias = add ? tensor(g, n, "self") : NULL;
+      if (!batched && b->transposed && b->view_base && a->v->meta.rank == 2 && float_arg(n, "alpha", 1) == 1 &&
+          (!add || float_arg(n, "beta", 1) == 1) && (!bias || bias->v->meta.rank == 1) &&
+          cg_emit_tiny_linear(g, n, a, b->view_base, bias, out, NULL, SC_ACT_NONE, a->dims[0]))
+        return true;
       int o = batched ? 1 : 0;
       LLVMValueRef m = a->dims[o], k = a->dims[o + 1], nn = b->dims[o + 1];
       double beta = 0;

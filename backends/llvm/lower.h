@@ -322,8 +322,8 @@ LLVMValueRef cg_entry_array(cg *g, LLVMTypeRef elem, int n, const char *name);
 
 /* ---- cg_tiny_linear.c ---- */
 /* y = act(x w^T + bias) (+ residual) for a linear layer with constant weights of at most
- * 64 x 64 (1,024) as code of its own for its sizes, rows m; false (nothing emitted) where it
- * does not apply: the caller then calls the runtime. */
+ * 64 x 64 as code of its own for its sizes, rows m; false (nothing emitted) where it does
+ * not apply: the caller then calls the runtime. */
 bool cg_emit_tiny_linear(cg *g, const sc_node *node, cg_value *x, cg_value *w, cg_value *bias, cg_value *out,
                          cg_value *residual, int act, LLVMValueRef m);
 void cg_tiny_linear_free(cg *g);

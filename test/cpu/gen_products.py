@@ -194,3 +194,6 @@ export("strided_views", StridedViews(), [randn(4, 6, 5), randn(4, 1, 5)], [randn
 export("torch_layer", TorchLayer(), [randn(2, 16, 32)], [randn(1, 5, 32)], ({0: B, 1: T},))
 export("chains_shared", ChainsShared(), [randn(2, 9, 24), randn(2, 9, 16)], [randn(3, 4, 24), randn(3, 4, 16)],
        ({0: B, 1: T}, {0: B, 1: T}))
+# wider than the linear layers with code of their own (backends/llvm/cg_tiny_linear.c): all
+# six run in the runtime (oneDNN or OpenBLAS), with its epilogues
+export("wide_encoder", EncoderBlock(96, 4, 192), [randn(2, 16, 96)], [randn(3, 7, 96)], ({0: B, 1: T},))

@@ -138,8 +138,8 @@ def check_linear_epilogue(case, in_onednn):
     """oneDNN computes a linear layer's product alone, with either of its kernels (gemm on
     AVX2, brgemm on AVX-512): the bias, activation and residual are the runtime's pass after
     it (backends/cpu/runtime/onednn.c, make_linear_plan), never oneDNN's bias or post-ops.
-    Exactly `in_onednn` layers get there: those of at most 1,024 weights run code of their
-    own (backends/llvm/cg_tiny_linear.c), on CPUs with AVX2 and FMA."""
+    Exactly `in_onednn` layers get there: on CPUs with AVX2 and FMA those of at most 64 x 64
+    weights run code of their own (backends/llvm/cg_tiny_linear.c)."""
     ok, lines = onednn_run(case)
     layers = [ln for ln in lines if ln.startswith("onednn_verbose,exec,cpu,inner_product")]
     fused = [ln for ln in layers if "post-ops" in ln or "bia_f32" in ln]
@@ -157,10 +157,10 @@ def check_no_reference_kernel(case):
     check(ok and lines and not ref, f"{case}: {len(lines)} oneDNN primitives ran, none of them its reference kernel ({ref[:2]})")
 
 
-# EncoderBlock(32, 4, 48): the feed-forward pair (48 x 32 with GELU, 32 x 48 with the residual) in
-# oneDNN; q, k, v and the out-projection (32 x 32) are tiny
+# EncoderBlock(32, 4, 48)'s six layers are tiny, EncoderBlock(96, 4, 192)'s are not
 CPU_FLAGS = set(open("/proc/cpuinfo").read().split())
-check_linear_epilogue("encoder", 2 if {"avx2", "fma"} <= CPU_FLAGS else 6)
+check_linear_epilogue("encoder", 0 if {"avx2", "fma"} <= CPU_FLAGS else 6)
+check_linear_epilogue("wide_encoder", 6)
 for case in ("bmm", "encoder", "permutes", "one_head"):
     check_no_reference_kernel(case)
 

@@ -3,7 +3,7 @@
 
 A stack of Conv -> BatchNorm -> ReLU blocks and a Linear: each batch norm folds into its
 convolution at export, so the library must hold the folded weights and biases and the
-Linear's, and neither the original convolution weights nor the batch norms' parameters and
+Linear's (upright, once, where it has code of its own), and neither the original convolution weights nor the batch norms' parameters and
 statistics.  The blob's symbol (shapec_weights, in the library's symbol table) must have
 exactly that size, the library must not be much larger than it, --emit-llvm's IR must not
 carry the bytes (they go into an object of their own, not through LLVM), and every build
@@ -82,7 +82,13 @@ module = torch.nn.Sequential(*layers).eval()
 convs = [m for m in module if isinstance(m, torch.nn.Conv2d)]
 linear = module[-1]
 want_blob = sum(padded(c.weight.numel() * 4) + padded(c.out_channels * 4) for c in convs)
-want_blob += padded(linear.weight.numel() * 4) + padded(linear.bias.numel() * 4)
+# on CPUs with AVX2 and FMA a linear layer of at most 64 x 64 weights keeps them upright,
+# [in, out rounded up to 8], then its bias (backends/llvm/cg_tiny_linear.c): one piece
+out_padded = (linear.out_features + 7) // 8 * 8
+tiny_linear = ({"avx2", "fma"} <= set(open("/proc/cpuinfo").read().split()) and linear.in_features <= 64 and
+               linear.out_features <= 64)
+want_blob += (padded((linear.in_features + 1) * out_padded * 4) if tiny_linear else
+              padded(linear.weight.numel() * 4) + padded(linear.bias.numel() * 4))
 all_weights = sum(padded(t.numel() * t.element_size()) for t in list(module.parameters()) + list(module.buffers()))
 
 with tempfile.TemporaryDirectory() as tmp:
