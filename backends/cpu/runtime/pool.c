@@ -198,6 +198,10 @@ static void run_on_openmp(sc_rt_openmp_parallel parallel, sc_rt_loop_fn fn, void
 void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chunk) {
   if (n <= 0) return;
   if (min_chunk < 1) min_chunk = 1;
+  if (n <= min_chunk) { /* one chunk (a tiny model's every kernel): no team to ask */
+    fn(ctx, 0, n);
+    return;
+  }
   int threads = sc_rt_num_threads();
   int64_t max_useful = (n + min_chunk - 1) / min_chunk;
   if (threads > max_useful) threads = (int)max_useful;
