@@ -952,6 +952,15 @@ static bool lower_norm(cg *g, const sc_node *n) {
       return true;
     }
     case SC_OP_NATIVE_LAYER_NORM: case SC_OP_LAYER_NORM: {
+      cg_value *into = g->folded[n - g->p->graph->nodes].into;
+      if (into) { /* computed by the small linear layer before it (cg_tiny_linear.c): its buffer */
+        cg_value *out = cg_get(g, output(n, 0));
+        cg_set_dims(g, out);
+        out->data = into->data;
+        cg_note_alias(g, out, into);
+        out->ready = true;
+        return true;
+      }
       cg_value *x = tensor(g, n, "input");
       cg_value *out = produce(g, output(n, 0));
       cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");

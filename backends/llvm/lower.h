@@ -207,6 +207,7 @@ struct cg {
     bool kernel_layout_residual; /* a convolution whose residual another one wrote so */
     int attention_scores;  /* softmax(scores) @ v: 1 + the node of the scores' product (cg_attention.c) */
     bool in_attention;     /* the scores' product, its scale or softmax: computed by that kernel */
+    int layer_norm;        /* a linear layer's: 1 + the layer norm node it applies to each row (cg_tiny_linear.c) */
   } *folded;
   /* what the products absorbed, for `export -v` (cg_transpose.c, cg_epilogue.c) */
   struct {
@@ -327,6 +328,10 @@ LLVMValueRef cg_entry_array(cg *g, LLVMTypeRef elem, int n, const char *name);
 bool cg_emit_tiny_linear(cg *g, const sc_node *node, cg_value *x, cg_value *w, cg_value *bias, cg_value *out,
                          cg_value *residual, int act, LLVMValueRef m);
 void cg_tiny_linear_free(cg *g);
+/* A layer norm over the rows of such a layer's output (after its folded ReLU and residual
+ * add) into the layer's code: the norm's output becomes the layer's buffer (after
+ * cg_plan_product_epilogues). */
+void cg_plan_tiny_linear_norms(cg *g);
 
 /* ---- cg_lifetime.c ---- */
 /* Sets each value's last_use (after cg_plan_fusion). */

@@ -179,10 +179,20 @@ export("linear_rows_order", Fn(rows_orders, a=mha_self, b=torch.nn.Linear(8, 6),
 # small linear layers with code of their own (backends/llvm/cg_tiny_linear.c): no bias over 3
 # outputs (a partial vector; NaN and inf in), 20 outputs with a folded ReLU, 20 with a folded
 # residual, 32 x 32 twice over the same weights (at 300 rows, split over the threads), a 3-D
-# input; the first shape's 7 rows leave remainders after the row blocks
+# input; the first shape's 7 rows leave remainders after the row blocks.  Layer norms over
+# the rows of a layer taken into its code: 20 wide after a residual, 9 wide without weights
 def tiny_linears(s, x, h):
     c = s.c(s.c(s.d(h)))
-    return s.a(x), F.relu(s.b(h)), h + s.f(h), c, s.e(x.unsqueeze(1).expand(-1, 2, -1))
+    return (s.a(x), F.relu(s.b(h)), h + s.f(h), c, s.e(x.unsqueeze(1).expand(-1, 2, -1)), s.n(h + s.g(h)),
+            F.layer_norm(s.q(x), (9,)))
+
+
+def random_norm(n):
+    norm = torch.nn.LayerNorm(n)
+    with torch.no_grad():
+        norm.weight.uniform_(0.5, 1.5)
+        norm.bias.uniform_(-0.5, 0.5)
+    return norm
 
 
 def with_specials(x):
@@ -193,6 +203,7 @@ def with_specials(x):
 
 export("tiny_linears", Fn(tiny_linears, a=torch.nn.Linear(5, 3, bias=False), b=torch.nn.Linear(20, 20),
                           f=torch.nn.Linear(20, 20), c=torch.nn.Linear(32, 32), d=torch.nn.Linear(20, 32),
-                          e=torch.nn.Linear(5, 9)),
+                          e=torch.nn.Linear(5, 9), g=torch.nn.Linear(20, 20), n=random_norm(20),
+                          q=torch.nn.Linear(5, 9)),
        [with_specials(randn(7, 5) / 10), randn(7, 20) / 10], [with_specials(randn(300, 5) / 10), randn(300, 20) / 10],
        ({0: Dim("rows", min=1, max=4096)}, {0: Dim("rows", min=1, max=4096)}))
