@@ -66,9 +66,9 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
   if (g->ctx->verbose)
     fprintf(stderr, "shapec: products absorbed %d transposes or permutes (read through strides), %d permutes of "
             "their results, %d scales, %d residual adds; %d attentions run as one kernel; %d views read in place by "
-            "fused loops; %d attention operands read through chains of views\n", g->absorbed.views,
-            g->absorbed.permuted_results, g->absorbed.scales, g->absorbed.residuals, g->absorbed.attentions,
-            g->absorbed.strided_views, g->absorbed.view_chains);
+            "fused loops; %d attention operands read through chains of views; %d out-projections over batch-first "
+            "rows\n", g->absorbed.views, g->absorbed.permuted_results, g->absorbed.scales, g->absorbed.residuals,
+            g->absorbed.attentions, g->absorbed.strided_views, g->absorbed.view_chains, g->absorbed.batch_first);
   if (g->ctx->verbose && g->absorbed.conv_sites)
     fprintf(stderr, "shapec: convolutions absorbed %d residual adds; %d outputs of convolutions and max pools stay in "
             "the kernel's layout (read only by convolutions and max pools)\n", g->absorbed.conv_residuals,

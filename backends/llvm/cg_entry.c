@@ -1207,6 +1207,7 @@ bool cg_emit_entry_points(cg *g) {
   emit_metadata(g);
   cg_plan_fusion(g);
   cg_plan_batch_norm_folding(g);
+  cg_plan_batch_first_attention(g);
   cg_plan_conv_residuals(g);
   cg_plan_activation_epilogues(g);
   cg_plan_product_epilogues(g);

@@ -105,7 +105,12 @@ static void plan_residual(cg *g, size_t i) {
     const sc_value *r = cg_tensor_input(n, side ? "self" : "other");
     if (!y || !r || r == y->v || r->meta.dtype != SC_DTYPE_F32 || r->meta.rank != out->meta.rank) continue;
     y = through_renames(g, y);
-    size_t l = (size_t)y->v->def_node;
+    /* the batch-first transpose after nn.MultiheadAttention's out-projection is that
+     * layer's buffer as it is (cg_batch_first.c) */
+    int yid = gr->nodes[y->v->def_node].op->id;
+    bool batch_first = (yid == SC_OP_TRANSPOSE || yid == SC_OP_PERMUTE) && g->folded[y->v->def_node].into;
+    cg_value *layer_out = batch_first ? g->folded[y->v->def_node].into : y;
+    size_t l = (size_t)layer_out->v->def_node;
     const sc_node *ln = &gr->nodes[l];
     const sc_value *w = ln->op->id == SC_OP_LINEAR ? cg_tensor_input(ln, "weight") : NULL;
     const sc_value *bias = cg_tensor_input(ln, "bias");
@@ -118,7 +123,7 @@ static void plan_residual(cg *g, size_t i) {
     /* the layer reads r when it runs: r must exist then, in its own buffer, unchanged until the add */
     if (!same || r->def_node >= (int)l || cg_get(g, r)->inlined || read_between(gr, l, i, r)) continue;
     g->folded[l].residual = cg_get(g, r);
-    g->folded[i].into = y;
+    g->folded[i].into = layer_out;
     g->absorbed.residuals++;
     return;
   }

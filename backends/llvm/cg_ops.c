@@ -105,7 +105,8 @@ static LLVMValueRef offset_ptr(cg *g, LLVMValueRef base, LLVMValueRef elems, sc_
 /* Contiguous strides (in elements) of a value. */
 static void strides_of(cg *g, const cg_value *cv, LLVMValueRef *st) {
   LLVMValueRef acc = cg_i64(g, 1);
-  for (int d = cv->v->meta.rank - 1; d >= 0; d--) {
+  for (int j = cv->v->meta.rank - 1; j >= 0; j--) {
+    int d = cv->held_swapped && j < 2 ? 1 - j : j; /* the buffer's dim j (cg_batch_first.c) */
     st[d] = acc;
     acc = LLVMBuildMul(g->B, acc, cv->dims[d], "s");
   }
@@ -226,6 +227,13 @@ static bool lower_view(cg *g, const sc_node *n) {
       co->ready = true;
       return true;
     case SC_OP_T: case SC_OP_TRANSPOSE: case SC_OP_PERMUTE: {
+      cg_value *into = g->folded[n - g->p->graph->nodes].into;
+      if (into) { /* batch-first rows: the linear layer's buffer as it is (cg_batch_first.c) */
+        co->data = into->data;
+        cg_note_alias(g, co, into);
+        co->ready = true;
+        return true;
+      }
       if (co->written_by_producer) { /* the product before it wrote it (cg_transpose.c) */
         co->ready = true;
         return true;

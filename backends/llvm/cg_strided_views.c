@@ -82,7 +82,7 @@ void cg_plan_strided_views(cg *g) {
     /* the input must be compact (not a view of these kinds or of cg_transpose.c's), and the
      * view not one that a product reads or writes in place already */
     if (x->strided || x->transposed || x->view_base || x->inlined || cv->view_base || cv->written_by_producer ||
-        cv->transposed)
+        cv->transposed || g->folded[i].into)
       continue;
     cv->strided = read_by_loops_only(g, out, reader, false) && read_by_loops_only(g, out, reader, true);
     g->absorbed.strided_views += cv->strided;

@@ -69,6 +69,7 @@ typedef struct cg_value {
   struct cg_value *view_base;
   int view_perm[CG_MAX_RANK];
   bool written_by_producer;          /* a permutation's output that the product before it filled */
+  bool held_swapped;                 /* its buffer holds its first two dims swapped (cg_batch_first.c) */
   /* a slice, select, narrow, expand or permutation that fused loops read where its input is
    * (cg_strided_views.c): data points into the input, view_strides are per dim, in elements */
   bool strided;
@@ -216,6 +217,7 @@ struct cg {
     int attentions;                                        /* cg_attention.c */
     int strided_views;                                     /* cg_strided_views.c */
     int view_chains;                                       /* cg_view_chains.c */
+    int batch_first;                                       /* cg_batch_first.c */
   } absorbed;
   /* every value's readers, indexed on the first question (cg_readers.c) */
   cg_read *reads;
@@ -320,6 +322,12 @@ void cg_loop_range(cg *g, LLVMValueRef begin, LLVMValueRef end, void (*body)(cg 
 /* An array of n elements in the current function's entry frame (allocated once, however
  * often the code that fills it runs). */
 LLVMValueRef cg_entry_array(cg *g, LLVMTypeRef elem, int n, const char *name);
+
+/* ---- cg_batch_first.c ---- */
+/* nn.MultiheadAttention(batch_first=True)'s out-projection over batch-first rows: the
+ * attention writes them so, and the transpose back is the projection's buffer (after
+ * cg_plan_batch_norm_folding, before the epilogue plans). */
+void cg_plan_batch_first_attention(cg *g);
 
 /* ---- cg_tiny_linear.c ---- */
 /* y = act(x w^T + bias) (+ residual) for a linear layer with constant weights of at most

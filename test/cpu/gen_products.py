@@ -133,9 +133,9 @@ class TorchLayer(torch.nn.Module):
     transpose, contiguous, select, view; backends/llvm/cg_view_chains.c) and writes its
     result permuted for the out-projection."""
 
-    def __init__(self):
+    def __init__(self, width=32, feed_forward=48):
         super().__init__()
-        self.layer = torch.nn.TransformerEncoderLayer(32, 4, 48, batch_first=True, dropout=0.0)
+        self.layer = torch.nn.TransformerEncoderLayer(width, 4, feed_forward, batch_first=True, dropout=0.0)
 
     def forward(self, x):
         return self.layer(x)
@@ -197,3 +197,6 @@ export("chains_shared", ChainsShared(), [randn(2, 9, 24), randn(2, 9, 16)], [ran
 # wider than the linear layers with code of their own (backends/llvm/cg_tiny_linear.c): all
 # six run in the runtime (oneDNN or OpenBLAS), with its epilogues
 export("wide_encoder", EncoderBlock(96, 4, 192), [randn(2, 16, 96)], [randn(3, 7, 96)], ({0: B, 1: T},))
+# the same at 96 wide: the out-projection (96 x 96) runs in the runtime, over batch-first
+# rows (backends/llvm/cg_batch_first.c), with the residual as its epilogue
+export("wide_torch_layer", TorchLayer(96, 128), [randn(2, 16, 96)], [randn(1, 5, 96)], ({0: B, 1: T},))

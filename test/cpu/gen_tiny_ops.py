@@ -207,3 +207,15 @@ export("tiny_linears", Fn(tiny_linears, a=torch.nn.Linear(5, 3, bias=False), b=t
                           q=torch.nn.Linear(5, 9)),
        [with_specials(randn(7, 5) / 10), randn(7, 20) / 10], [with_specials(randn(300, 5) / 10), randn(300, 20) / 10],
        ({0: Dim("rows", min=1, max=4096)}, {0: Dim("rows", min=1, max=4096)}))
+
+
+# nn.MultiheadAttention's batch-first result read twice (by a ReLU and an add): the
+# out-projection's rows in batch-first order are a compact tensor both loops read
+# (backends/llvm/cg_batch_first.c)
+def mha_reads(s, x):
+    o = s.a(x, x, x, need_weights=False)[0]
+    return o.relu(), o + x
+
+
+export("mha_reads", Fn(mha_reads, a=torch.nn.MultiheadAttention(8, 2, batch_first=True)), [randn(2, 4, 8) / 10],
+       [randn(3, 6, 8) / 10], ({0: B, 1: Dim("l", min=1, max=64)},))

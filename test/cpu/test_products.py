@@ -34,17 +34,22 @@ ABSORBED = {
     "long_attention": (1, 0, 1, 0, 1),  # k^T; / 3; 300 and 530 keys (chunks of the kernel), width 20
     "dropout_residuals": (0, 0, 0, 1, 0),  # through the first dropout only: the other two are read twice
     # the batch-first input's transpose read by the in-projection in place (its rows left
-    # in the input's order for the head chains); the attention's result written permuted;
-    # the second residual (through dropout)
-    "torch_layer": (1, 1, 0, 1, 0),
+    # in the input's order for the head chains); the attention's result written permuted,
+    # in batch-first rows, so that both residuals (through dropout) are the layers' epilogues
+    "torch_layer": (1, 1, 0, 2, 0),
+    "wide_torch_layer": (1, 1, 0, 2, 0),  # the same, the layers in the runtime (96 wide)
     "chains_shared": (0, 0, 0, 0, 0),
 }
 
 # attention operands read through chains of views (backends/llvm/cg_view_chains.c)
 CHAINS = {
     "torch_layer": 3,    # q, k and v split off the in-projection
+    "wide_torch_layer": 3,
     "chains_shared": 5,  # q, v and the one head tensor three times; not k (a graph output)
 }
+
+# out-projections over batch-first rows (backends/llvm/cg_batch_first.c); 0 where not listed
+BATCH_FIRST = {"torch_layer": 1, "wide_torch_layer": 1}
 
 failures = []
 
@@ -79,6 +84,10 @@ def check_case(case, target, flags, want):
             m = re.search(r"(\d+) attention operands read through chains of views", r.stderr)
             got = int(m.group(1)) if m else None
             check(got == CHAINS[case], f"{case} ({target}): {got} attention operands read through chains, want {CHAINS[case]}")
+        m = re.search(r"(\d+) out-projections over batch-first rows", r.stderr)
+        got = int(m.group(1)) if m else None
+        check(got == BATCH_FIRST.get(case, 0),
+              f"{case} ({target}): {got} out-projections over batch-first rows, want {BATCH_FIRST.get(case, 0)}")
         if case in VIEWS_IN_PLACE:
             m = re.search(r"(\d+) views read in place by fused loops", r.stderr)
             got = int(m.group(1)) if m else None
