@@ -184,6 +184,69 @@ static void normalize_row(cg *g, const tiny_fn *t, LLVMValueRef piece, LLVMValue
   }
 }
 
+static LLVMValueRef shuffle(cg *g, LLVMValueRef a, LLVMValueRef b, const int *mask) {
+  LLVMValueRef m[LANES];
+  for (int l = 0; l < LANES; l++) m[l] = LLVMConstInt(g->i32, (unsigned)mask[l], 0);
+  return LLVMBuildShuffleVector(g->B, a, b, LLVMConstVector(m, LANES), "sh");
+}
+
+/* Eight vectors of eight transposed: out[c] lane r is in[r] lane c (pairs interleaved,
+ * then pairs of pairs, then halves; LLVM's unpck, shufps and perm2f128). */
+static void transpose8(cg *g, const LLVMValueRef *in, LLVMValueRef *out) {
+  static const int lo[LANES] = {0, 8, 1, 9, 4, 12, 5, 13}, hi[LANES] = {2, 10, 3, 11, 6, 14, 7, 15};
+  static const int lo2[LANES] = {0, 1, 8, 9, 4, 5, 12, 13}, hi2[LANES] = {2, 3, 10, 11, 6, 7, 14, 15};
+  static const int lo4[LANES] = {0, 1, 2, 3, 8, 9, 10, 11}, hi4[LANES] = {4, 5, 6, 7, 12, 13, 14, 15};
+  LLVMValueRef t[LANES], u[LANES];
+  for (int q = 0; q < LANES; q += 2) {
+    t[q] = shuffle(g, in[q], in[q + 1], lo);
+    t[q + 1] = shuffle(g, in[q], in[q + 1], hi);
+  }
+  for (int h = 0; h < LANES; h += 4)
+    for (int s = 0; s < 2; s++) {
+      u[h + 2 * s] = shuffle(g, t[h + s], t[h + s + 2], lo2);
+      u[h + 2 * s + 1] = shuffle(g, t[h + s], t[h + s + 2], hi2);
+    }
+  for (int c = 0; c < 4; c++) {
+    out[c] = shuffle(g, u[c], u[c + 4], lo4);
+    out[c + 4] = shuffle(g, u[c], u[c + 4], hi4);
+  }
+}
+
+/* normalize_row for eight rows of at most eight at once: transposed, lane r of vector c is
+ * row r's value c, so each step is one vector operation for all eight rows (one square
+ * root and one division instead of eight of each, which queued on the divider), then
+ * transposed back. */
+static void normalize_block(cg *g, const tiny_fn *t, LLVMValueRef piece, LLVMValueRef *rows) {
+  LLVMTypeRef v8 = LLVMVectorType(g->f32, LANES);
+  LLVMValueRef col[LANES], z[LANES], count = splat(g, LLVMConstReal(g->f32, (double)t->n)), total = NULL, squares = NULL;
+  transpose8(g, rows, col);
+  for (int64_t c = 0; c < t->n; c++) total = total ? LLVMBuildFAdd(g->B, total, col[c], "tot") : col[c];
+  LLVMValueRef mean = LLVMBuildFDiv(g->B, total, count, "mean");
+  for (int64_t c = 0; c < t->n; c++) {
+    col[c] = LLVMBuildFSub(g->B, col[c], mean, "d");
+    LLVMValueRef sq = LLVMBuildFMul(g->B, col[c], col[c], "sq");
+    squares = squares ? LLVMBuildFAdd(g->B, squares, sq, "sqs") : sq;
+  }
+  LLVMValueRef var = LLVMBuildFAdd(g->B, LLVMBuildFDiv(g->B, squares, count, "var"), splat(g, LLVMConstReal(g->f32, t->eps)), "ve");
+  LLVMTypeRef p1[1] = {v8};
+  LLVMValueRef root = LLVMBuildCall2(g->B, LLVMFunctionType(v8, p1, 1, 0), cg_function(g, "llvm.sqrt.v8f32", v8, p1, 1, false),
+                                     &var, 1, "root");
+  LLVMValueRef rstd = LLVMBuildFDiv(g->B, splat(g, LLVMConstReal(g->f32, 1.0)), root, "rstd");
+  for (int c = 0; c < LANES; c++) col[c] = c < t->n ? LLVMBuildFMul(g->B, col[c], rstd, "z") : LLVMConstNull(v8);
+  transpose8(g, col, z);
+  int64_t n8 = LANES;
+  LLVMTypeRef fma_params[3] = {v8, v8, v8};
+  LLVMValueRef fma = cg_function(g, "llvm.fma.v8f32", v8, fma_params, 3, false);
+  LLVMValueRef gamma = LLVMBuildLoad2(g->B, v8, float_at(g, piece, cg_i64(g, (t->k + 1) * n8)), "gamma");
+  LLVMValueRef beta = LLVMBuildLoad2(g->B, v8, float_at(g, piece, cg_i64(g, (t->k + 2) * n8)), "beta");
+  LLVMSetAlignment(gamma, 32);
+  LLVMSetAlignment(beta, 32);
+  for (int r = 0; r < LANES; r++) {
+    LLVMValueRef args[3] = {z[r], gamma, beta};
+    rows[r] = LLVMBuildCall2(g->B, LLVMFunctionType(v8, fma_params, 3, 0), fma, args, 3, "normed");
+  }
+}
+
 /* Rows [i, i + rows) of y = act(x w + b) + residual, the sums of each row block in
  * registers; x [m, k], y and residual [m, n], w as upright_piece lays it out. */
 static void emit_rows(cg *g, const tiny_fn *t, LLVMValueRef *ptrs, LLVMValueRef i, int rows) {
@@ -216,23 +279,27 @@ static void emit_rows(cg *g, const tiny_fn *t, LLVMValueRef *ptrs, LLVMValueRef 
       }
     }
   }
+  for (int r = 0; r < rows; r++) { /* through the ReLU and the residual, in acc */
+    LLVMValueRef row_y = LLVMBuildMul(g->B, LLVMBuildAdd(g->B, i, cg_i64(g, r), "row"), cg_i64(g, t->n), "yrow");
+    for (int64_t v = 0; v < vectors; v++)
+      acc[r * vectors + v] = epilogue(g, t, ptrs, acc[r * vectors + v], LLVMBuildAdd(g->B, row_y, cg_i64(g, LANES * v), "yv"), v);
+  }
+  if (t->norm && rows == LANES && vectors == 1) normalize_block(g, t, ptrs[1], acc);
+  else if (t->norm)
+    for (int r = 0; r < rows; r++) normalize_row(g, t, ptrs[1], acc + r * vectors);
   for (int r = 0; r < rows; r++) {
     LLVMValueRef row_y = LLVMBuildMul(g->B, LLVMBuildAdd(g->B, i, cg_i64(g, r), "row"), cg_i64(g, t->n), "yrow");
-    LLVMValueRef y[MAX_SIDE / LANES];
-    for (int64_t v = 0; v < vectors; v++)
-      y[v] = epilogue(g, t, ptrs, acc[r * vectors + v], LLVMBuildAdd(g->B, row_y, cg_i64(g, LANES * v), "yv"), v);
-    if (t->norm) normalize_row(g, t, ptrs[1], y);
     for (int64_t v = 0; v < vectors; v++) {
-      LLVMValueRef at = LLVMBuildAdd(g->B, row_y, cg_i64(g, LANES * v), "yv");
+      LLVMValueRef at = LLVMBuildAdd(g->B, row_y, cg_i64(g, LANES * v), "yv"), y = acc[r * vectors + v];
       int64_t lanes = t->n - LANES * v < LANES ? t->n - LANES * v : LANES;
       if (lanes == LANES) {
-        LLVMSetAlignment(LLVMBuildStore(g->B, y[v], float_at(g, ptrs[2], at)), 4);
+        LLVMSetAlignment(LLVMBuildStore(g->B, y, float_at(g, ptrs[2], at)), 4);
         continue;
       }
       /* the row's last lanes one at a time: nothing past its end is written (a masked
        * store is microcoded on AMD) */
       for (int64_t l = 0; l < lanes; l++)
-        LLVMBuildStore(g->B, LLVMBuildExtractElement(g->B, y[v], cg_i64(g, l), "lane"),
+        LLVMBuildStore(g->B, LLVMBuildExtractElement(g->B, y, cg_i64(g, l), "lane"),
                        float_at(g, ptrs[2], LLVMBuildAdd(g->B, at, cg_i64(g, l), "yl")));
     }
   }

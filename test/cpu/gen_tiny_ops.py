@@ -180,11 +180,12 @@ export("linear_rows_order", Fn(rows_orders, a=mha_self, b=torch.nn.Linear(8, 6),
 # outputs (a partial vector; NaN and inf in), 20 outputs with a folded ReLU, 20 with a folded
 # residual, 32 x 32 twice over the same weights (at 300 rows, split over the threads), a 3-D
 # input; the first shape's 7 rows leave remainders after the row blocks.  Layer norms over
-# the rows of a layer taken into its code: 20 wide after a residual, 9 wide without weights
+# the rows of a layer taken into its code: 20 wide after a residual, 9 wide without weights,
+# and 8 and 5 wide (blocks of eight rows normalized as one)
 def tiny_linears(s, x, h):
     c = s.c(s.c(s.d(h)))
     return (s.a(x), F.relu(s.b(h)), h + s.f(h), c, s.e(x.unsqueeze(1).expand(-1, 2, -1)), s.n(h + s.g(h)),
-            F.layer_norm(s.q(x), (9,)))
+            F.layer_norm(s.q(x), (9,)), s.m(s.u(h) + s.j(x)), F.layer_norm(s.o(h), (5,)))
 
 
 def random_norm(n):
@@ -204,7 +205,8 @@ def with_specials(x):
 export("tiny_linears", Fn(tiny_linears, a=torch.nn.Linear(5, 3, bias=False), b=torch.nn.Linear(20, 20),
                           f=torch.nn.Linear(20, 20), c=torch.nn.Linear(32, 32), d=torch.nn.Linear(20, 32),
                           e=torch.nn.Linear(5, 9), g=torch.nn.Linear(20, 20), n=random_norm(20),
-                          q=torch.nn.Linear(5, 9)),
+                          q=torch.nn.Linear(5, 9), u=torch.nn.Linear(20, 8), j=torch.nn.Linear(5, 8), m=random_norm(8),
+                          o=torch.nn.Linear(20, 5)),
        [with_specials(randn(7, 5) / 10), randn(7, 20) / 10], [with_specials(randn(300, 5) / 10), randn(300, 20) / 10],
        ({0: Dim("rows", min=1, max=4096)}, {0: Dim("rows", min=1, max=4096)}))
 
