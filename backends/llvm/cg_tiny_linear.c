@@ -212,21 +212,33 @@ static void transpose8(cg *g, const LLVMValueRef *in, LLVMValueRef *out) {
   }
 }
 
+/* x[0] + ... + x[n - 1] added in pairs, a chain of log2 n adds rather than n - 1 */
+static LLVMValueRef tree_sum(cg *g, const LLVMValueRef *x, int n) {
+  LLVMValueRef level[LANES];
+  memcpy(level, x, (size_t)n * sizeof *level);
+  while (n > 1) {
+    int half = n / 2;
+    for (int k = 0; k < half; k++) level[k] = LLVMBuildFAdd(g->B, level[2 * k], level[2 * k + 1], "pair");
+    if (n % 2) level[half] = level[n - 1];
+    n = half + n % 2;
+  }
+  return level[0];
+}
+
 /* normalize_row for eight rows of at most eight at once: transposed, lane r of vector c is
  * row r's value c, so each step is one vector operation for all eight rows (one square
  * root and one division instead of eight of each, which queued on the divider), then
  * transposed back. */
 static void normalize_block(cg *g, const tiny_fn *t, LLVMValueRef piece, LLVMValueRef *rows) {
   LLVMTypeRef v8 = LLVMVectorType(g->f32, LANES);
-  LLVMValueRef col[LANES], z[LANES], count = splat(g, LLVMConstReal(g->f32, (double)t->n)), total = NULL, squares = NULL;
+  LLVMValueRef col[LANES], z[LANES], sq[LANES], count = splat(g, LLVMConstReal(g->f32, (double)t->n));
   transpose8(g, rows, col);
-  for (int64_t c = 0; c < t->n; c++) total = total ? LLVMBuildFAdd(g->B, total, col[c], "tot") : col[c];
-  LLVMValueRef mean = LLVMBuildFDiv(g->B, total, count, "mean");
+  LLVMValueRef mean = LLVMBuildFDiv(g->B, tree_sum(g, col, (int)t->n), count, "mean");
   for (int64_t c = 0; c < t->n; c++) {
     col[c] = LLVMBuildFSub(g->B, col[c], mean, "d");
-    LLVMValueRef sq = LLVMBuildFMul(g->B, col[c], col[c], "sq");
-    squares = squares ? LLVMBuildFAdd(g->B, squares, sq, "sqs") : sq;
+    sq[c] = LLVMBuildFMul(g->B, col[c], col[c], "sq");
   }
+  LLVMValueRef squares = tree_sum(g, sq, (int)t->n);
   LLVMValueRef var = LLVMBuildFAdd(g->B, LLVMBuildFDiv(g->B, squares, count, "var"), splat(g, LLVMConstReal(g->f32, t->eps)), "ve");
   LLVMTypeRef p1[1] = {v8};
   LLVMValueRef root = LLVMBuildCall2(g->B, LLVMFunctionType(v8, p1, 1, 0), cg_function(g, "llvm.sqrt.v8f32", v8, p1, 1, false),
