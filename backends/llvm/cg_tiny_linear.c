@@ -12,8 +12,10 @@
  * a straight run of broadcasts and multiply-adds over k unrolled steps, the weights upright
  * ([k, n] padded to whole vectors, then the bias) in a piece of the blob, so that each
  * step loads its vectors aligned, and a folded ReLU and the residual applied before the
- * one store (a folded GELU is the runtime's pass after it).  One function per (n, k, activation, residual): 2,000 Linear(16, 16) layers
- * compile one.  Large batches split the rows over the thread team.
+ * one store (a folded GELU is the runtime's pass after it).  A layer norm over the rows
+ * after it joins the same code (cg_plan_tiny_linear_norms).  One function per (n, k,
+ * activation, residual, norm): 2,000 Linear(16, 16) layers compile one.  Large batches
+ * split the rows over the thread team.
  *
  * The sums run in the order of the steps from the bias, one fused multiply-add each; the
  * runtime's kernel split them differently, so results differ from it in the last bits. */
