@@ -661,9 +661,10 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       cg_value *a = tensor(g, n, add ? (batched ? "batch1" : "mat1") : "self");
       cg_value *b = tensor(g, n, add ? (batched ? "batch2" : "mat2") : "mat2");
       cg_value *out = produce(g, ov);
-      /* addmm(bias, x, t(w)) or mm(x, t(w)), as older exports write nn.Linear: a linear layer */
+      /* addmm(bias, x, t(w)) or mm(x, t(w)), as older exports write nn.Linear: a linear layer
+       * (x's rows compact: not a transpose that the product would read by BLAS's flag) */
       cg_value *bias = add ? tensor(g, n, "self") : NULL;
-      if (!batched && b->transposed && b->view_base && a->v->meta.rank == 2 && float_arg(n, "alpha", 1) == 1 &&
+      if (!batched && b->transposed && b->view_base && a->v->meta.rank == 2 && !a->transposed && !a->view_base && float_arg(n, "alpha", 1) == 1 &&
           (!add || float_arg(n, "beta", 1) == 1) && (!bias || bias->v->meta.rank == 1) &&
           cg_emit_tiny_linear(g, n, a, b->view_base, bias, out, NULL, SC_ACT_NONE, a->dims[0]))
         return true;

@@ -221,3 +221,18 @@ def mha_reads(s, x):
 
 export("mha_reads", Fn(mha_reads, a=torch.nn.MultiheadAttention(8, 2, batch_first=True)), [randn(2, 4, 8) / 10],
        [randn(3, 6, 8) / 10], ({0: B, 1: Dim("l", min=1, max=64)},))
+
+
+# addmm and mm over t(w), as older exports write nn.Linear, take the small layers' code
+# (cg_tiny_linear.c); where the rows come transposed (x.t(), read by BLAS's flag) they must not
+class AddmmLayers(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w, self.b = torch.nn.Parameter(torch.randn(6, 5)), torch.nn.Parameter(torch.randn(6))
+
+    def forward(self, x, xt):
+        return torch.addmm(self.b, x, self.w.t()), torch.mm(x, self.w.t()), torch.addmm(self.b, xt.t(), self.w.t())
+
+
+export("addmm_layers", AddmmLayers(), [randn(7, 5), randn(5, 7)], [randn(20, 5), randn(5, 20)],
+       ({0: Dim("rows", min=1, max=4096)}, {1: Dim("rows", min=1, max=4096)}))
