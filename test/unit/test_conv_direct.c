@@ -5,7 +5,7 @@
  * activation; the guard that keeps 1x1s without stride or padding, GELU, wide kernels and
  * large problems out; images in one call as alone; one thread and two alike; inputs whose
  * neighbours in memory are NaN, which a read past the image would spread; and no write
- * outside the output. */
+ * outside the output; and all of it again through the pair-rows kernel of AVX-512 libraries. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -50,6 +50,16 @@ static const geometry cases[] = {
     {1, 4, 8, 8, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2},   /* two groups, [8, 8] outputs: rows of 8, 8 rows */
     {2, 2, 8, 2, 3, 5, 7, 1, 1, 2, 3, 1, 1, 1},   /* 7 kernel columns over 2 (padding 3): rows of 2 */
     {1, 3, 9, 3, 2, 2, 3, 1, 1, 0, 0, 1, 1, 1},   /* rows of 1, eight of them */
+    /* padded rows of at most 8: on an AVX-512 library, two output rows per register (conv_pair_rows.c) */
+    {2, 3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1},   /* bench/small_models.py's cnn_pool: four channels on one load */
+    {3, 2, 5, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1},   /* 5 rows (the last register half used), 4 channels then 1 */
+    {2, 6, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 3},   /* 3 groups of 2: four channels over two groups' rows, then two */
+    {1, 2, 4, 4, 3, 3, 3, 1, 1, 2, 2, 1, 1, 1},   /* padding 2: rows of 8, 6 output rows from 4 */
+    {1, 2, 3, 4, 2, 3, 3, 1, 1, 2, 2, 2, 2, 1},   /* dilation 2 both ways */
+    {2, 1, 1, 7, 2, 1, 3, 1, 1, 0, 0, 1, 1, 1},   /* one row: one register, half used */
+    {1, 3, 7, 6, 7, 2, 2, 1, 1, 0, 1, 1, 1, 1},   /* 2x2 kernel, 7 channels: four, two, one */
+    {2, 2, 9, 5, 3, 2, 3, 1, 1, 0, 1, 1, 1, 1},   /* 8 output rows: four registers */
+    {2, 4, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 2},   /* 2 groups of 2 */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 
@@ -111,7 +121,7 @@ static void run(const geometry *g, const float *x_in, const float *w, const floa
   free(guarded), free(out);
 }
 
-START_TEST(test_matches_reference) {
+static void check_all_cases(void) {
   static const int acts[] = {SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6};
   for (int ci = 0; ci < N_CASES; ci++) {
     const geometry *g = &cases[ci];
@@ -133,10 +143,12 @@ START_TEST(test_matches_reference) {
     free(x), free(w), free(bias), free(y), free(want);
   }
 }
+
+START_TEST(test_matches_reference) { check_all_cases(); }
 END_TEST
 
 /* each image of a batch comes out as it does alone, and one thread gives two's bits */
-START_TEST(test_batch_and_threads) {
+static void check_batch_and_threads(void) {
   for (int ci = 0; ci < N_CASES; ci++) {
     geometry g = cases[ci];
     g.n = 5;
@@ -160,6 +172,41 @@ START_TEST(test_batch_and_threads) {
     }
     free(x), free(w), free(y[0]), free(y[1]), free(alone);
   }
+}
+
+START_TEST(test_batch_and_threads) { check_batch_and_threads(); }
+END_TEST
+
+/* A library built for AVX-512 takes the cases whose padded rows are at most 8 floats wide,
+ * with stride 1, to the pair-rows kernel: every case again, and the ones it takes must be
+ * the ones expected.  (Each test runs in its own process: the verdict set here stays here.) */
+START_TEST(test_pair_rows) {
+  char err[200];
+  if (!sc_rt_has_avx2() || sc_rt_cpu_has("avx512f", 7) != 1) return; /* nothing to take here */
+  ck_assert_int_eq(sc_rt_cpu_supported("avx2,fma,avx512f", err, sizeof err), SHAPEC_OK);
+  ck_assert(sc_rt_has_avx512());
+  int taken = 0;
+  for (int ci = 0; ci < N_CASES; ci++) {
+    const geometry *g = &cases[ci];
+    int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+    bool pointwise = g->kh == 1 && g->kw == 1 && g->ph == 0 && g->pw == 0;
+    bool pair = g->sh == 1 && g->sw == 1 && g->w + 2 * g->pw <= 8 && oh <= 8 && !pointwise;
+    ck_assert_msg(sc_conv_pair_rows_fits(g->c, g->h, g->w, g->o, g->kh, g->kw, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw,
+                                         g->groups, oh, ow, SC_ACT_RELU) == pair,
+                  "case %d: pair rows %s", ci, pair ? "not taken" : "taken");
+    taken += pair;
+  }
+  ck_assert_int_ge(taken, 12);
+  ck_assert(!sc_conv_pair_rows_fits(3, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 6, 6, SC_ACT_GELU));
+  ck_assert(sc_conv_pair_rows_fits(4, 6, 6, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 6, 6, SC_ACT_NONE));
+  ck_assert(!sc_conv_pair_rows_fits(4, 6, 6, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 6, 6, SC_ACT_NONE)); /* oneDNN's */
+  ck_assert(!sc_conv_pair_rows_fits(4, 6, 6, 4, 1, 1, 1, 1, 0, 0, 1, 1, 1, 6, 6, SC_ACT_NONE));   /* a GEMM's */
+  /* sizes that would overflow if the guard multiplied before bounding them */
+  ck_assert(!sc_conv_pair_rows_fits((int64_t)1 << 40, 6, 6, 4, 3, 3, 1, 1, (int64_t)1 << 40, 1, 1, 1, 1, 6, 6, SC_ACT_NONE));
+  ck_assert(!sc_conv_pair_rows_fits(1, 6, 6, 4, (int64_t)1 << 62, 3, 1, 1, 1, 1, (int64_t)1 << 62, 1, 1, 6, 6, SC_ACT_NONE));
+  ck_assert(!sc_conv_pair_rows_fits(1, 6, 6, (int64_t)1 << 62, 3, 3, 1, 1, 1, 1, 1, 1, 1, 6, 6, SC_ACT_NONE));
+  check_all_cases();
+  check_batch_and_threads();
 }
 END_TEST
 
@@ -194,6 +241,7 @@ int main(void) {
   tcase_add_test(tc, test_matches_reference);
   tcase_add_test(tc, test_batch_and_threads);
   tcase_add_test(tc, test_guard);
+  tcase_add_test(tc, test_pair_rows);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

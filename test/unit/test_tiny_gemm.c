@@ -5,14 +5,18 @@
  * beta (beta 0 must not read C, which holds NaN).  Around the limit, the products on
  * either side of it (OpenBLAS past it) agree with the same reference.  And a linear
  * layer's tiny product, whose bias starts the sums and whose epilogue (ReLU or ReLU6, then a
- * residual add) runs in registers before the store (sc_k_tiny_linear_f32). */
+ * residual add) runs in registers before the store (sc_k_tiny_linear_f32).  Past a million
+ * multiply-adds a product runs in parts, cut by its sizes alone: the same bits on one, two
+ * and three threads. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/cpu/runtime/kernels.h"
 #include "backends/llvm/runtime_abi.h"
 #include "run_suite.h"
+#include "shapec/runtime.h"
 
 static float value(unsigned *state) {
   *state = *state * 1103515245u + 12345u;
@@ -141,6 +145,36 @@ START_TEST(test_linear_epilogue) {
 }
 END_TEST
 
+/* products split by columns (a convolution's [48, 432] x [432, 108], whose halves OpenBLAS
+ * adds up in another order than the whole on a Xeon), by rows, and in eight parts */
+START_TEST(test_parts_same_bits_on_any_thread_count) {
+  static const int64_t sizes[][3] = {{48, 108, 432}, {200, 48, 300}, {64, 1000, 300}, {33, 70, 1000}};
+  unsigned state = 11;
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    int64_t m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
+    float *a = malloc(sizeof(float) * (size_t)(m * k)), *b = malloc(sizeof(float) * (size_t)(k * n));
+    float *c[3];
+    for (int64_t x = 0; x < m * k; x++) a[x] = value(&state);
+    for (int64_t x = 0; x < k * n; x++) b[x] = value(&state);
+    for (int t = 0; t < 3; t++) {
+      c[t] = malloc(sizeof(float) * (size_t)(m * n));
+      shapec_model_set_num_threads(t + 1);
+      ck_assert_int_eq(sc_k_bmm_f32(1, m, n, k, a, 0, 0, b, 0, 0, c[t], 1.0f, 0.0f), SHAPEC_OK);
+    }
+    for (int t = 1; t < 3; t++)
+      ck_assert_msg(memcmp(c[0], c[t], sizeof(float) * (size_t)(m * n)) == 0, "%lldx%lldx%lld: %d threads differ from one",
+                    (long long)m, (long long)n, (long long)k, t + 1);
+    for (int64_t i = 0; i < m; i += 7) /* and right */
+      for (int64_t j = 0; j < n; j += 5) {
+        double want = 0;
+        for (int64_t p = 0; p < k; p++) want += (double)a[i * k + p] * b[p * n + j];
+        ck_assert_msg(fabs(c[0][i * n + j] - want) <= 1e-5 * (1.0 + (double)k), "C[%lld][%lld]", (long long)i, (long long)j);
+      }
+    free(a), free(b), free(c[0]), free(c[1]), free(c[2]);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("tiny_gemm");
   TCase *tc = tcase_create("core");
@@ -148,6 +182,7 @@ int main(void) {
   tcase_add_test(tc, test_at_the_limit);
   tcase_add_test(tc, test_linear_with_bias);
   tcase_add_test(tc, test_linear_epilogue);
+  tcase_add_test(tc, test_parts_same_bits_on_any_thread_count);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -299,14 +299,21 @@ static void product_parts(void *arg, int64_t begin, int64_t end) {
   }
 }
 
-/* A product worth splitting (a million multiply-adds) runs in parts on the pool, split along
- * the longer side of C: the other operand, which every part packs, is the smaller. */
-enum { SPLIT_MACS = 1 << 20 };
+/* A product worth splitting (a million multiply-adds a part) runs in parts on the pool,
+ * split along the longer side of C: the other operand, which every part packs, is the
+ * smaller. */
+enum { SPLIT_MACS = 1 << 20, MAX_PARTS = 8 };
 
 static void run_product(product *j) {
-  int threads = sc_rt_num_threads();
-  j->parts = threads > 1 && j->k > 0 && j->m * j->n * j->k >= SPLIT_MACS ? threads : 1;
+  /* the parts depend on the product's sizes, never on the thread count: OpenBLAS adds a
+   * part's terms in an order that depends on the part's sizes (its edge kernels; on
+   * AVX-512 also its small-product kernels), so parts cut by the thread count gave one
+   * thread and two different bits (a [48, 432] x [432, 108] product on a Xeon).  One part
+   * per SPLIT_MACS, a power of two up to MAX_PARTS, at least one row or column each. */
   j->by_rows = j->m > j->n;
+  int64_t macs = j->m * j->n * j->k, side = j->by_rows ? j->m : j->n;
+  j->parts = 1;
+  while (j->parts < MAX_PARTS && macs / (2 * j->parts) >= SPLIT_MACS && 2 * j->parts <= side) j->parts *= 2;
   if (j->parts > 1)
     sc_rt_parallel_for(product_parts, j, j->parts, 1);
   else

@@ -537,6 +537,13 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
                          int64_t ow, int32_t act, const float *residual, int32_t layout) {
   pthread_once(&once, load);
+  /* the smallest convolutions go straight to their kernel: the checks below were a tenth of
+   * a tiny CNN's call */
+  if (!layout && !residual && dnnl.mode != 2 &&
+      sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
+    sc_conv_pair_rows_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act);
+    return SHAPEC_OK;
+  }
   const dnnl_memory_desc_t *src_layout = layout & SC_CONV_IN_KERNEL_LAYOUT ? source_layout(&x) : NULL;
   const dnnl_memory_desc_t **dst_header = NULL;
   size_t dst_capacity = 0;

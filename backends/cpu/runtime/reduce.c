@@ -128,17 +128,17 @@ __attribute__((target("avx2,fma"), always_inline)) static inline double sum_span
       }
     fold_into(acc, _mm256_add_ps(_mm256_add_ps(a[0], a[1]), _mm256_add_ps(a[2], a[3])));
   }
-  for (; i + 8 <= n; i += 8) { /* short rows: not one scalar chain of dependent adds */
-    __m256 v = _mm256_loadu_ps(x + i);
+  for (; i < n; i += 8) { /* short rows: not one scalar chain of dependent adds; the last lanes masked */
+    __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n - i < 8 ? n - i : 8)),
+                                       _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 v = _mm256_maskload_ps(x + i, lanes);
     if (squares) {
       v = _mm256_sub_ps(v, m);
-      v = _mm256_mul_ps(v, v);
+      v = _mm256_and_ps(_mm256_mul_ps(v, v), _mm256_castsi256_ps(lanes));
     }
     fold_into(acc, v);
   }
-  double s = hsum_pd(acc[0], acc[1]);
-  for (; i < n; i++) s += squares ? ((double)x[i] - mean) * ((double)x[i] - mean) : x[i];
-  return s;
+  return hsum_pd(acc[0], acc[1]);
 }
 
 /* the largest (is_min: smallest) of x[0, n), NaN if any element is */
@@ -173,6 +173,7 @@ static double span_part_base(const float *x, int64_t n, int what, double mean) {
  * spread over the threads and add up the same way on any number of them. */
 enum { ROW_CHUNK = 1 << 15 };
 enum { SMALL_ROWS = 64 }; /* partial sums kept on the stack up to this many */
+enum { FEW_ROWS_FLOATS = 16384 }; /* at most this many elements in rows of at most SMALL_ROWS: one task */
 
 typedef struct rows_job {
   const float *x;
@@ -214,12 +215,22 @@ static bool rows_pass(const float *x, int64_t outer, int64_t len, int what, cons
   return true;
 }
 
+/* A few short rows' sums or extremes (one task's worth, one chunk a row) as rows_pass
+ * gives them, without its job: that was a third of a tiny model's global average pool. */
+static void few_rows(const float *x, int64_t outer, int64_t len, int what, double *out) {
+  bool avx2 = sc_rt_has_avx2();
+  for (int64_t r = 0; r < outer; r++, x += len) out[r] = avx2 ? span_part_avx2(x, len, what, 0) : span_part_base(x, len, what, 0);
+}
+
 static bool reduce_rows(const float *x, float *y, int64_t outer, int64_t len, int op, double correction) {
   double small[2 * SMALL_ROWS];
   double *v = outer <= SMALL_ROWS ? small : sc_rt_alloc(2 * outer * (int64_t)sizeof(double));
   if (!v) return false;
   double *mean = v + outer;
-  bool ok = rows_pass(x, outer, len, op == SC_REDUCE_MAX ? PART_MAX : op == SC_REDUCE_MIN ? PART_MIN : PART_SUM, NULL, v);
+  int what = op == SC_REDUCE_MAX ? PART_MAX : op == SC_REDUCE_MIN ? PART_MIN : PART_SUM;
+  bool ok = true;
+  if (outer <= SMALL_ROWS && len <= FEW_ROWS_FLOATS / SMALL_ROWS && op != SC_REDUCE_VAR) few_rows(x, outer, len, what, v);
+  else ok = rows_pass(x, outer, len, what, NULL, v);
   if (ok && op == SC_REDUCE_VAR) {
     for (int64_t r = 0; r < outer; r++) mean[r] = v[r] / (double)len;
     ok = rows_pass(x, outer, len, PART_SQUARES, mean, v);
