@@ -601,10 +601,6 @@ static void direct_images(void *arg, int64_t begin, int64_t end) {
 void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                         int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                         int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
-  if (sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) { /* AVX-512: 16 lanes */
-    sc_conv_pair_rows_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act);
-    return;
-  }
   direct_conv p; /* field by field, for the reason layout_for gives */
   p.x = x, p.w = w, p.bias = bias, p.y = y, p.act = act;
   p.c = c, p.h = h, p.wd = wd, p.o = o, p.kh = kh, p.kw = kw, p.sh = sh, p.sw = sw, p.ph = ph, p.pw = pw, p.dh = dh;

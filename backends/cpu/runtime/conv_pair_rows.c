@@ -47,9 +47,9 @@ bool sc_conv_pair_rows_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t
                             int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
                             int64_t ow, int32_t act) {
   /* each size bounded before it is multiplied */
-  if (!sc_rt_has_avx512() || sh != 1 || sw != 1 || !act_in_registers(act) || wd < 1 || pw < 0 || wd + 2 * pw > ROW ||
+  if (wd < 1 || pw < 0 || wd > ROW || pw > ROW || wd + 2 * pw > ROW || sh != 1 || sw != 1 || !act_in_registers(act) ||
       kw < 1 || kw > ROW || dw < 1 || dw > ROW || ow < 1 || ow + dw * (kw - 1) > wd + 2 * pw)
-    return false;
+    return false; /* (the common refusals first: a convolution site asks on every call) */
   if (oh < 1 || oh > 2 * MAX_VECTORS || h < 1 || h > MAX_ROWS || ph < 0 || ph > MAX_ROWS || kh < 1 ||
       kh > MAX_ROWS || dh < 1 || dh > MAX_ROWS || oh + dh * (kh - 1) > h + 2 * ph)
     return false;
@@ -59,7 +59,7 @@ bool sc_conv_pair_rows_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t
   /* what sc_conv_direct_fits leaves to oneDNN or a GEMM: many multiply-adds, or a 1x1
    * without padding (whose input is a GEMM's matrix as it stands) */
   bool pointwise = kh == 1 && kw == 1 && ph == 0 && pw == 0;
-  return !pointwise && o * (c / groups) * kh * kw * oh * (wd + 2 * pw) <= MAX_MACS;
+  return !pointwise && o * (c / groups) * kh * kw * oh * (wd + 2 * pw) <= MAX_MACS && sc_rt_has_avx512();
 }
 
 /* Padded rows of an image, in pairs: rows[(ci pairs + k) 2 ROW + q] for padded rows 2k and
