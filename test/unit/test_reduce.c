@@ -3,7 +3,8 @@
  * [outer, len, inner] slabs, the whole tensor, with dims of size 1 between, and over
  * scattered dims (spans of the innermost dims, reduced or kept); rows long enough to be cut in chunks,
  * column counts past a task's block, lengths that leave tails after the 32-element
- * steps; NaN and infinities as torch treats them; the same bits on one thread and two. */
+ * steps, a few short rows (each summed in float first) and the sizes around them; NaN and
+ * infinities as torch treats them; the same bits on one thread and two. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -37,6 +38,13 @@ static const reduction cases[] = {
     {4, {3, 1, 4, 37}, {1, 1, 0, 1}},     /* scattered, a size-1 dim between */
     {3, {3, 8, 2}, {1, 1, 1}},            /* everything, over three dims */
     {3, {4, 5, 5}, {0, 1, 1}},            /* short rows: 8-element steps and a tail */
+    /* a few rows of at most 64: each summed in float, then its lanes in double */
+    {4, {2, 4, 6, 6}, {0, 0, 1, 1}},      /* a tiny CNN's global average pool: 8 rows of 36 */
+    {2, {5, 64}, {0, 1}},                 /* eight whole blocks */
+    {2, {3, 8}, {0, 1}},                  /* one whole block */
+    {2, {64, 57}, {0, 1}},                /* as many rows as are taken so */
+    {2, {65, 57}, {0, 1}},                /* one row more: the pool's rows */
+    {2, {4, 65}, {0, 1}},                 /* rows one longer than taken so */
 };
 enum { N_CASES = sizeof cases / sizeof *cases };
 
