@@ -15,6 +15,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "backends/cuda/cuda_target.h"
+#include "backends/cuda/kernel_cache.h"
 #include "backends/library.h"
 #include "lib/base/fileio.h"
 
@@ -269,13 +270,11 @@ static LLVMMemoryBufferRef compile_ptx(cg *g, LLVMModuleRef m, const char *outdi
 
 /* Writes OUTDIR/<file> (for ptxas and for people) and replaces the host's placeholder
  * with the PTX text, NUL-terminated as the driver needs. */
-static bool install_ptx(cg *g, LLVMMemoryBufferRef ptx, const char *outdir, const char *file, LLVMValueRef *slot) {
-  const char *text = LLVMGetBufferStart(ptx);
-  size_t len = LLVMGetBufferSize(ptx);
+static bool install_ptx_text(cg *g, const char *text, size_t len, const char *outdir, const char *file,
+                             LLVMValueRef *slot) {
   while (len && text[len - 1] == 0) len--;
   bool ok = sc_file_write_atomic(g->ctx, sc_arena_printf(&g->ctx->arena, "%s/%s", outdir, file), text, len);
   LLVMValueRef init = LLVMConstStringInContext2(g->C, text, len, 0);
-  LLVMDisposeMemoryBuffer(ptx);
   LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(init), "sc_cuda_ptx");
   LLVMSetInitializer(gv, init);
   LLVMSetGlobalConstant(gv, 1);
@@ -286,17 +285,46 @@ static bool install_ptx(cg *g, LLVMMemoryBufferRef ptx, const char *outdir, cons
   return ok;
 }
 
+static bool install_ptx(cg *g, LLVMMemoryBufferRef ptx, const char *outdir, const char *file, LLVMValueRef *slot) {
+  bool ok = install_ptx_text(g, LLVMGetBufferStart(ptx), LLVMGetBufferSize(ptx), outdir, file, slot);
+  LLVMDisposeMemoryBuffer(ptx);
+  return ok;
+}
+
+/* shapec's device kernels, all of them (the launchers pick them by name): the same PTX for
+ * every model of one --cuda-arch, kept apart so that it is assembled on its own, and
+ * taken from the kernel cache where an earlier export left it (kernel_cache.h); with
+ * --emit-llvm always compiled, for its model_kernels.ll. */
+static bool finish_kernels(cg *g, const char *outdir, bool keep_ir) {
+  const char *libdevice = find_libdevice(g);
+  sc_kernel_cache cache = {NULL};
+  if (libdevice && !keep_ir)
+    cache = sc_kernel_cache_open(g->ctx, g->cuda_arch, sc_cuda_device_bc, sc_cuda_device_bc_size, libdevice);
+  size_t len;
+  char *cached = sc_kernel_cache_read(&cache, &len);
+  if (cached) {
+    if (g->ctx->verbose) fprintf(stderr, "shapec: CUDA device kernels from the cache: %s\n", cache.path);
+    bool ok = install_ptx_text(g, cached, len, outdir, "model_kernels.ptx", &g->ptx_kernels);
+    free(cached);
+    return ok;
+  }
+  LLVMModuleRef kernels = parse_bitcode(g, sc_cuda_device_bc, sc_cuda_device_bc_size, "shapec's device kernels");
+  if (!kernels) return false;
+  adopt(g, kernels);
+  LLVMMemoryBufferRef ptx = compile_ptx(g, kernels, outdir, "model_kernels", keep_ir);
+  LLVMDisposeModule(kernels);
+  if (!ptx) return false;
+  size_t size = LLVMGetBufferSize(ptx);
+  while (size && LLVMGetBufferStart(ptx)[size - 1] == 0) size--;
+  sc_kernel_cache_write(g->ctx, &cache, LLVMGetBufferStart(ptx), size);
+  if (g->ctx->verbose && cache.path) fprintf(stderr, "shapec: CUDA device kernels compiled, cached as %s\n", cache.path);
+  return install_ptx(g, ptx, outdir, "model_kernels.ptx", &g->ptx_kernels);
+}
+
 bool cuda_target_finish(cg *g, const char *outdir, bool keep_ir) {
   if (g->emulate) return finish_emulated(g);
   /* the model's fused kernels: model.ptx */
   LLVMMemoryBufferRef ptx = compile_ptx(g, g->DM, outdir, "model_device", keep_ir);
   if (!ptx || !install_ptx(g, ptx, outdir, "model.ptx", &g->ptx)) return false;
-  /* shapec's device kernels, all of them (the launchers pick them by name): the same PTX
-   * for every model of one --cuda-arch, kept apart so that it is assembled on its own */
-  LLVMModuleRef kernels = parse_bitcode(g, sc_cuda_device_bc, sc_cuda_device_bc_size, "shapec's device kernels");
-  if (!kernels) return false;
-  adopt(g, kernels);
-  ptx = compile_ptx(g, kernels, outdir, "model_kernels", keep_ir);
-  LLVMDisposeModule(kernels);
-  return ptx && install_ptx(g, ptx, outdir, "model_kernels.ptx", &g->ptx_kernels);
+  return finish_kernels(g, outdir, keep_ir);
 }
