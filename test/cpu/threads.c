@@ -1,7 +1,11 @@
 /* threads.c - one loaded model.so called from several threads at once: every thread runs
- * its own inputs many times and must get exactly the results of a serial run.
+ * its own inputs many times and must get exactly the results of a serial run.  Then
+ * threads that come and go (a thread per request): each makes one call and exits, and the
+ * heap must not grow with their number, since a thread keeps its workspace between its
+ * calls and gives it back when it exits (backends/cpu/runtime/workspace.c).
  *   usage: threads MODEL.so   (a library built from examples/tutorial) */
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +59,36 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* One call, then the thread exits. */
+static void *passing(void *arg) {
+  job *j = arg;
+  shapec_tensor in[4], out[2];
+  int64_t sh[6], osh[3];
+  float out0[16 * 3], out1[256];
+  tensors(j, in, sh, out, osh, out0, out1);
+  char err[256];
+  if (run(in, out, err, sizeof err) != 0 || memcmp(out0, j->want0, sizeof(float) * (size_t)j->b * 3) != 0)
+    __atomic_add_fetch(&j->failures, 1, __ATOMIC_RELAXED);
+  return NULL;
+}
+
+/* Bytes the heap holds (every arena, and the blocks mapped on their own). */
+static size_t heap_in_use(void) {
+  struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+/* `count` threads, two at a time, each making one call; failures counted in jobs. */
+static void come_and_go(job *jobs, int count) {
+  for (int t = 0; t < count; t += 2) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, passing, &jobs[t % THREADS]);
+    pthread_create(&b, NULL, passing, &jobs[(t + 1) % THREADS]);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) return 2;
   void *h = dlopen(argv[1], RTLD_NOW);
@@ -90,6 +124,20 @@ int main(int argc, char **argv) {
     failures += jobs[t].failures;
   }
   printf("%d threads x %d runs: %d mismatches\n", THREADS, ROUNDS, failures);
+  if (failures) return 1;
+
+  enum { WARM = 40, PASSING = 2000 };
+  come_and_go(jobs, WARM); /* the shared workspaces and glibc's per-thread arenas settle */
+  size_t before = heap_in_use();
+  come_and_go(jobs, PASSING);
+  size_t after = heap_in_use();
+  for (int t = 0; t < THREADS; t++) failures += jobs[t].failures;
+  long grew = (long)after - (long)before;
+  printf("%d threads that made one call each and exited: %d mismatches, the heap grew by %ld bytes\n", PASSING,
+         failures, grew);
+#if defined(__SANITIZE_ADDRESS__)
+  grew = 0; /* the sanitizer's allocator does not answer mallinfo2; its leak check does this job */
+#endif
   dlclose(h);
-  return failures ? 1 : 0;
+  return failures || grew > 64 * 1024 ? 1 : 0;
 }
