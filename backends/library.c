@@ -70,9 +70,9 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
             "rows\n", g->absorbed.views, g->absorbed.permuted_results, g->absorbed.scales, g->absorbed.residuals,
             g->absorbed.attentions, g->absorbed.strided_views, g->absorbed.view_chains, g->absorbed.batch_first);
   if (g->ctx->verbose && g->absorbed.conv_sites)
-    fprintf(stderr, "shapec: convolutions absorbed %d residual adds; %d outputs of convolutions and max pools stay in "
-            "the kernel's layout (read only by convolutions and max pools)\n", g->absorbed.conv_residuals,
-            g->absorbed.kernel_layout_outputs);
+    fprintf(stderr, "shapec: convolutions absorbed %d residual adds and %d global average pools; %d outputs of "
+            "convolutions and max pools stay in the kernel's layout (read only by convolutions and max pools)\n",
+            g->absorbed.conv_residuals, g->absorbed.conv_pools, g->absorbed.kernel_layout_outputs);
   if (g->ctx->verbose && g->has_cpu) {
     const cg_ws_plan *w = &g->ws.planned;
     if (w->bytes >= 0 && w->live_peak >= 0)

@@ -1213,6 +1213,7 @@ bool cg_emit_entry_points(cg *g) {
   cg_plan_product_epilogues(g);
   cg_plan_tiny_linear_norms(g);
   cg_plan_conv_layouts(g);
+  cg_plan_conv_pools(g);
   cg_plan_transposes(g);
   cg_plan_attention(g);
   cg_plan_strided_views(g);

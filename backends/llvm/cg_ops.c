@@ -807,7 +807,17 @@ static bool lower_conv(cg *g, const sc_node *n) {
                     n->op->id == SC_OP_CONV_TRANSPOSE2D;
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
-  cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
+  cg_value *out;
+  if (f->mean_hw) { /* it computes the global average pool after it (cg_conv_pool.c): into the pool's output */
+    cg_value *means = produce(g, f->mean_hw->v);
+    out = cg_get(g, output(n, 0));
+    cg_set_dims(g, out); /* its planes are never written: the nodes folded after it alias them, unread */
+    out->data = means->data;
+    cg_note_alias(g, out, means);
+    out->ready = true;
+  } else {
+    out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
+  }
   int sp = w->v->meta.rank - 2;
   if (sp < 1 || sp > 2) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%d-D convolution has no CPU lowering yet", sp);
   int64_t st[2], pad[2], dil[2];
@@ -846,6 +856,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
                         cg_i64(g, int_arg(n, "groups", 1)), oh, ow};
   for (int i = 0; i < 20; i++) p[i] = i < 4 ? g->ptr : g->i64;
   if (transposed || g->cuda) { /* the device path has no plans to keep (nor epilogues, cg_fold.c) */
+    if (f->mean_hw) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a global average pool planned off the convolution's path", n->target);
     if (f->residual) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a residual planned off the convolution's path", n->target);
     check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
     return true;
@@ -867,7 +878,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
   sp_[23] = g->ptr; /* a residual added before it (cg_epilogue.c) */
   sa[23] = f->residual ? f->residual->data : LLVMConstNull(g->ptr);
   sp_[24] = g->i32;
-  sa[24] = LLVMConstInt(g->i32, (f->kernel_layout_in ? SC_CONV_IN_KERNEL_LAYOUT : 0) |
+  sa[24] = LLVMConstInt(g->i32, (f->kernel_layout_in ? SC_CONV_IN_KERNEL_LAYOUT : 0) | (f->mean_hw ? SC_CONV_MEAN_HW : 0) |
                                     (f->kernel_layout_out ? SC_CONV_OUT_KERNEL_LAYOUT : 0) |
                                     (f->kernel_layout_residual ? SC_CONV_RESIDUAL_KERNEL_LAYOUT : 0), 0);
   g->onednn_sites++;
@@ -876,8 +887,13 @@ static bool lower_conv(cg *g, const sc_node *n) {
 }
 
 static bool lower_pool(cg *g, const sc_node *n) {
-  cg_value *x = tensor(g, n, "self");
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes];
+  if (f->pooled_by_conv) { /* the convolution before it wrote the means (cg_conv_pool.c) */
+    if (!cg_get(g, output(n, 0))->ready)
+      return cg_error(g, SC_DIAG_CODEGEN, n->path, "internal error: %s: its convolution did not run first", n->target);
+    return true;
+  }
+  cg_value *x = tensor(g, n, "self");
   cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
   int r = x->v->meta.rank;
   /* a 1-D pool is the 2-D one over [nc, 1, w] with a kernel of height 1 */
@@ -1110,6 +1126,11 @@ static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
 }
 
 static bool lower_reduce(cg *g, const sc_node *n) {
+  if (g->folded && g->folded[n - g->p->graph->nodes].pooled_by_conv) { /* a global average pool its convolution computed (cg_conv_pool.c) */
+    if (!cg_get(g, output(n, 0))->ready)
+      return cg_error(g, SC_DIAG_CODEGEN, n->path, "internal error: %s: its convolution did not run first", n->target);
+    return true;
+  }
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_LINALG_VECTOR_NORM) return lower_vector_norm(g, n, x);

@@ -209,11 +209,14 @@ struct cg {
     int attention_scores;  /* softmax(scores) @ v: 1 + the node of the scores' product (cg_attention.c) */
     bool in_attention;     /* the scores' product, its scale or softmax: computed by that kernel */
     int layer_norm;        /* a linear layer's: 1 + the layer norm node it applies to each row (cg_tiny_linear.c) */
+    struct cg_value *mean_hw; /* a convolution's: the global average pool's output it computes (cg_conv_pool.c) */
+    bool pooled_by_conv;   /* that pool: nothing left to compute */
   } *folded;
   /* what the products absorbed, for `export -v` (cg_transpose.c, cg_epilogue.c) */
   struct {
     int views, permuted_results, scales, residuals;
     int conv_sites, conv_residuals, kernel_layout_outputs; /* cg_epilogue.c, cg_conv_layout.c */
+    int conv_pools;                                        /* cg_conv_pool.c */
     int attentions;                                        /* cg_attention.c */
     int strided_views;                                     /* cg_strided_views.c */
     int view_chains;                                       /* cg_view_chains.c */
@@ -308,6 +311,10 @@ bool cg_is_batched_conv2d(const sc_node *n);
  * that tensor between them in its convolution library's own layout (after
  * cg_plan_batch_norm_folding). */
 void cg_plan_conv_layouts(cg *g);
+/* Global average pools that alone read a convolution's output (through a batch norm and an
+ * activation folded into it): the convolution computes the means (cg_conv_pool.c; after
+ * cg_plan_conv_layouts). */
+void cg_plan_conv_pools(cg *g);
 /* The bytes of such a tensor: its header and its elements with the channels padded. */
 LLVMValueRef cg_kernel_layout_bytes(cg *g, cg_value *cv);
 /* ---- cg_elementwise.c ---- */

@@ -12,6 +12,9 @@ enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_GELU /* exact (erf), linea
  * the header's first pointer is the layout's description, or NULL for compact NCHW.  The
  * buffer holds the channels rounded up to SC_KERNEL_LAYOUT_CHANNELS. */
 enum { SC_CONV_IN_KERNEL_LAYOUT = 1, SC_CONV_OUT_KERNEL_LAYOUT = 2, SC_CONV_RESIDUAL_KERNEL_LAYOUT = 4 };
+/* ... and its global average pool: y is [n, o], each output plane's mean (the adaptive
+ * average pool to 1x1 that alone read the convolution's output, cg_conv_pool.c) */
+enum { SC_CONV_MEAN_HW = 8 };
 enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
 
 /* The CUDA row kernels (layer norm, the softmax of contiguous rows): how many threads

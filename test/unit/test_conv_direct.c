@@ -210,6 +210,55 @@ START_TEST(test_pair_rows) {
 }
 END_TEST
 
+/* The same kernel's global average pool (sc_conv_pair_rows_mean_f32): every case it takes,
+ * each activation, against the reference planes' means in double; the output holds one
+ * float per plane and nothing past it; a NaN input gives NaN exactly in the planes whose
+ * outputs read it. */
+START_TEST(test_pair_rows_mean) {
+  char err[200];
+  if (!sc_rt_has_avx2() || sc_rt_cpu_has("avx512f", 7) != 1) return;
+  ck_assert_int_eq(sc_rt_cpu_supported("avx2,fma,avx512f", err, sizeof err), SHAPEC_OK);
+  static const int acts[] = {SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6};
+  int checked = 0;
+  for (int ci = 0; ci < N_CASES; ci++)
+    for (int ai = 0; ai < 3; ai++) {
+      const geometry *g = &cases[ci];
+      int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+      if (!sc_conv_pair_rows_fits(g->c, g->h, g->w, g->o, g->kh, g->kw, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw,
+                                  g->groups, oh, ow, acts[ai]))
+        continue;
+      int64_t nx = g->n * g->c * g->h * g->w, nw = g->o * (g->c / g->groups) * g->kh * g->kw, planes = g->n * g->o;
+      float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw), bias[64];
+      float *y = malloc(sizeof(float) * (size_t)(planes + 16));
+      double *want = malloc(sizeof(double) * (size_t)(planes * oh * ow));
+      fill(x, nx, 3 + ci), fill(w, nw, 5 + ci), fill(bias, g->o, 7);
+      if (ci % 2) x[nx / 2] = NAN;
+      for (int64_t i = 0; i < planes + 16; i++) y[i] = -7.0f;
+      sc_conv_pair_rows_mean_f32(x, w, bias, y, g->n, g->c, g->h, g->w, g->o, g->kh, g->kw, g->ph, g->pw, g->dh, g->dw,
+                                 g->groups, oh, ow, acts[ai]);
+      reference(g, x, w, bias, want, SC_ACT_NONE);
+      for (int64_t p = 0; p < planes; p++) {
+        double mean = 0;
+        for (int64_t k = 0; k < oh * ow; k++) { /* ReLU and ReLU6 keep a NaN, as in torch */
+          double v = want[p * oh * ow + k];
+          mean += isnan(v) ? v : act_ref(v, acts[ai]);
+        }
+        mean /= (double)(oh * ow);
+        if (isnan(mean)) {
+          ck_assert_msg(isnan(y[p]), "case %d act %d plane %lld: %g, want NaN", ci, acts[ai], (long long)p, y[p]);
+          continue;
+        }
+        ck_assert_msg(fabs(y[p] - mean) <= 2e-6 * (1 + fabs(mean)), "case %d act %d plane %lld: %.9g, want %.9g", ci,
+                      acts[ai], (long long)p, y[p], mean);
+      }
+      for (int64_t i = planes; i < planes + 16; i++) ck_assert_msg(y[i] == -7.0f, "case %d: wrote past its planes", ci);
+      free(x), free(w), free(y), free(want);
+      checked++;
+    }
+  ck_assert_int_ge(checked, 30);
+}
+END_TEST
+
 /* what the direct kernel leaves to im2col and the GEMM */
 START_TEST(test_guard) {
   geometry wide_kernel = {1, 1, 5, 20, 2, 1, 17, 1, 1, 0, 0, 1, 1, 1};
@@ -242,6 +291,7 @@ int main(void) {
   tcase_add_test(tc, test_batch_and_threads);
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_pair_rows);
+  tcase_add_test(tc, test_pair_rows_mean);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -6,7 +6,9 @@
  * reads it from the padded rows at 8 (oy + i dh) + ox + j dw: a constant offset.  One
  * unaligned 16-float load per tap thus feeds two output rows, and a channel's output is
  * ceil(oh / 2) registers held across all its taps.  The lanes ox >= ow read into the next
- * row and are dropped when the registers are compressed into the output.
+ * row and are dropped when the registers are compressed into the output.  Asked for a global
+ * average pool (sc_conv_pair_rows_mean_f32, cg_conv_pool.c), it adds each channel's kept
+ * lanes in its registers and writes one mean per plane instead.
  *
  * conv_direct.c's rows kernel (one output row per 8-lane register) made cnn_pool's [2, 3, 6,
  * 6] -> 4 convolution 62% of that model's call on a Xeon with two 512-bit FMA units; this
@@ -33,6 +35,7 @@ typedef struct pair_rows_conv {
   float *y;
   int64_t c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow;
   int act;
+  bool mean;             /* y holds each output plane's mean, not the plane */
   int64_t cg, og, taps;  /* input and output channels per group; weights per output channel */
   int64_t pairs;         /* pairs of padded rows per input channel */
   __m512i pick;          /* a pair's lane q: the element of its two input rows it holds */
@@ -113,6 +116,14 @@ __attribute__((target("avx512f,fma"), always_inline)) static inline void channel
         }
       }
   const int64_t plane = p->oh * p->ow;
+  if (p->mean) { /* the kept lanes' sum, in a tree of floats, over the plane's size */
+    for (int c = 0; c < NO; c++) {
+      __m512 sum = _mm512_maskz_mov_ps(p->keep[0], activated16(acc[c][0], p->act));
+      for (int v = 1; v < V; v++) sum = _mm512_add_ps(sum, _mm512_maskz_mov_ps(p->keep[v], activated16(acc[c][v], p->act)));
+      out[c] = _mm512_reduce_add_ps(sum) / (float)plane;
+    }
+    return;
+  }
   for (int c = 0; c < NO; c++)
     for (int v = 0; v < V; v++) {
       __m512 packed = _mm512_maskz_compress_ps(p->keep[v], activated16(acc[c][v], p->act));
@@ -143,7 +154,7 @@ __attribute__((target("avx512f,fma"))) static void image(const pair_rows_conv *p
       bias[c] = p->bias ? p->bias[oc + c] : 0.0f;
     }
     const float *w = p->w + oc * p->taps;
-    float *out = y + oc * p->oh * p->ow;
+    float *out = y + oc * (p->mean ? 1 : p->oh * p->ow);
     bool shared = from[0] == from[no - 1];
     switch (vectors) {
       case 1: WIDTHS(1); break;
@@ -160,17 +171,19 @@ __attribute__((target("avx512f,fma"))) static void image(const pair_rows_conv *p
 static void images(void *arg, int64_t begin, int64_t end) {
   const pair_rows_conv *p = arg;
   _Alignas(64) float rows[MAX_ROWS * ROW + TAIL];
-  const int64_t in = p->c * p->h * p->wd, out = p->o * p->oh * p->ow;
+  const int64_t in = p->c * p->h * p->wd, out = p->o * (p->mean ? 1 : p->oh * p->ow);
   for (int64_t b = begin; b < end; b++) image(p, p->x + b * in, p->y + b * out, rows);
 }
 
-__attribute__((target("avx512f"))) void sc_conv_pair_rows_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
-                           int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t ph, int64_t pw, int64_t dh,
-                           int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
+__attribute__((target("avx512f"))) static void pair_rows(const float *x, const float *w, const float *bias, float *y,
+                                                          int64_t n, int64_t c, int64_t h, int64_t wd, int64_t o,
+                                                          int64_t kh, int64_t kw, int64_t ph, int64_t pw, int64_t dh,
+                                                          int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act,
+                                                          bool mean) {
   pair_rows_conv p; /* field by field: an initializer zeroed the whole struct first */
   p.x = x, p.w = w, p.bias = bias, p.y = y, p.act = act;
   p.c = c, p.h = h, p.wd = wd, p.o = o, p.kh = kh, p.kw = kw, p.ph = ph, p.pw = pw, p.dh = dh, p.dw = dw;
-  p.groups = groups, p.oh = oh, p.ow = ow;
+  p.groups = groups, p.oh = oh, p.ow = ow, p.mean = mean;
   p.cg = groups == 1 ? c : c / groups, p.og = groups == 1 ? o : o / groups, p.taps = p.cg * kh * kw;
   p.pairs = (h + 2 * ph + 1) / 2;
   /* lane q: column q % ROW - pw of input row q / ROW of the pair, where that is a column */
@@ -187,4 +200,16 @@ __attribute__((target("avx512f"))) void sc_conv_pair_rows_f32(const float *x, co
   }
   int64_t macs = o * p.cg * kh * kw * oh * ROW;
   sc_rt_parallel_for(images, &p, n, 65536 / macs + 1);
+}
+
+void sc_conv_pair_rows_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                           int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+                           int64_t groups, int64_t oh, int64_t ow, int32_t act) {
+  pair_rows(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act, false);
+}
+
+void sc_conv_pair_rows_mean_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
+                                int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t ph, int64_t pw,
+                                int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
+  pair_rows(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act, true);
 }

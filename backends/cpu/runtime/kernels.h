@@ -201,11 +201,17 @@ bool sc_conv_pair_rows_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t
 void sc_conv_pair_rows_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
                            int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t ph, int64_t pw, int64_t dh,
                            int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act);
+/* The same convolution's global average pool: y[b o + oc] = the mean of output plane
+ * (b, oc), summed from the registers (no output plane is written). */
+void sc_conv_pair_rows_mean_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
+                                int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t ph, int64_t pw,
+                                int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act);
 /* The same through oneDNN when it is there and the problem is large (onednn.c): *site keeps
  * the plans made for the shapes seen and, when weights_constant, the weights laid out for
  * them; the built-in kernel above otherwise.  residual: NULL, or a tensor of the output's
  * shape added before the activation.  layout: SC_CONV_IN/OUT/RESIDUAL_KERNEL_LAYOUT, x, y
- * and residual are then buffers with a header (runtime_abi.h). */
+ * and residual are then buffers with a header (runtime_abi.h).  SC_CONV_MEAN_HW in layout: y
+ * is [n, o], the output planes' means. */
 int sc_k_conv2d_site_f32(void **site, int32_t weights_constant, const float *x, const float *w, const float *bias,
                          float *y, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,

@@ -537,6 +537,23 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
                          int64_t ow, int32_t act, const float *residual, int32_t layout) {
   pthread_once(&once, load);
+  if (layout & SC_CONV_MEAN_HW) { /* y is [n, o]: the output planes' means */
+    layout &= ~SC_CONV_MEAN_HW;
+    if (!layout && !residual && dnnl.mode != 2 &&
+        sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
+      sc_conv_pair_rows_mean_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act);
+      return SHAPEC_OK;
+    }
+    /* any other convolution: its output in a block of its own, then the pool's own kernel */
+    int64_t planes = n * o, plane = oh * ow;
+    float *full = planes && plane ? sc_rt_alloc(planes * plane * (int64_t)sizeof(float)) : NULL;
+    if (planes && plane && !full) return SHAPEC_ERR_MEMORY;
+    int rc = sc_k_conv2d_site_f32(slot, weights_constant, x, w, bias, full, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh,
+                                  dw, groups, oh, ow, act, residual, layout);
+    if (rc == SHAPEC_OK) sc_k_adaptive_avg_pool2d_f32(full, y, planes, oh, ow, 1, 1);
+    sc_rt_free(full);
+    return rc;
+  }
   /* the smallest convolutions go straight to their kernel: the checks below were a tenth of
    * a tiny CNN's call */
   if (!layout && !residual && dnnl.mode != 2 &&
