@@ -434,6 +434,31 @@ static void finalize_relations(sc_shape_env *env) {
   }
 }
 
+/* Guards that left a named Dim a single value c: torch reports it as specialized to c (its
+ * sentence for a Dim marked dynamic, as in test/diff p60053: `% 2 == 0` and `<= 2` on a Dim
+ * of min 2) with the fix "dx = c", and a divisibility c satisfies is then no violation, nor
+ * its new root (no "_dx = 1"). */
+static void pin(sc_shape_env *env, sc_violation *v, sc_symbol *s, int64_t c) {
+  v->message = sc_arena_printf(&env->ctx->arena, SC_SPECIALIZED_SENTENCE, s->name, (long long)c);
+  v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
+  v->fixes[0] = sc_arena_printf(&env->ctx->arena, "%s = %lld", s->name, (long long)c);
+  v->n_fixes = !s->unnamed_in_torch;
+  v->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = s->name, .value = c};
+}
+
+/* Divisibilities of a Dim left one value that is a multiple: no violation (see pin). */
+static void drop_met_divisibilities(sc_shape_env *env) {
+  size_t kept = 0;
+  for (size_t j = 0; j < env->n_violations; j++) {
+    const sc_violation *d = &env->violations[j];
+    const sc_symbol *s = d->fix.kind == SC_FIX_DIM_DIVISIBLE ? sc_env_find(env, d->fix.dim) : NULL;
+    bool met = s && s->range.lo == s->range.hi && s->range.lo != SC_NEG_INT_OO && s->range.lo != SC_INT_OO &&
+               d->fix.a > 0 && s->range.lo % d->fix.a == 0;
+    if (!met) env->violations[kept++] = *d;
+  }
+  env->n_violations = kept;
+}
+
 void sc_env_finalize(sc_shape_env *env) {
   finalize_relations(env);
   /* guards on the inputs in the final symbols: one recorded before a replacement of its
@@ -449,6 +474,10 @@ void sc_env_finalize(sc_shape_env *env) {
     if (v->fix.kind != SC_FIX_DIM_RANGE) continue;
     sc_symbol *s = sc_env_find(env, v->fix.dim);
     sc_range_iv r = s->range;
+    if (r.lo == r.hi && r.lo != SC_NEG_INT_OO && r.lo != SC_INT_OO) { /* the guards left it one value */
+      pin(env, v, s, r.lo);
+      continue;
+    }
     /* torch's line leaves out the min of 2 that tracing assumed; the spec --fix-spec
      * writes keeps the declared min instead, which that assumption is not a fact about.
      * A Dim that torch lost to an earlier AUTO or DYNAMIC size gets no line there. */
@@ -469,6 +498,7 @@ void sc_env_finalize(sc_shape_env *env) {
                                  s->name, src, spec_range_text(env, s->name, s->declared), (long long)s->range.lo, src,
                                  src, hi);
   }
+  drop_met_divisibilities(env);
 }
 
 /* s is about to become r: refine the range of r's one symbol from s's range. */
@@ -596,14 +626,29 @@ static bool eliminate_before(const sc_symbol *a, const sc_symbol *b) {
   return strcmp(a->name, b->name) > 0;
 }
 
-/* Eq(Mod(s, m), 0) on a named Dim: a violation whose fix makes it m * (a new root).  On
- * any other backed size torch keeps the symbol and checks the guard on every call (real
- * torch 2.14: `(L['x'].size()[0] % 2) == 0` in guards_code, x still [s77]). */
+static int64_t gcd64(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a, b = b < 0 ? -b : b;
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+/* Eq(Mod(c*s, m), 0) on a named Dim: s must be a multiple of m / gcd(c, m), a violation
+ * whose fix makes it that multiple of a new root (torch 2.14 on x [5, d]: the guard
+ * `((5*L['x'].size()[1]) % 2) == 0` and the fix d = 2*_d); a guard every value passes
+ * (c a multiple of m) is no guard.  On any other backed size torch keeps the symbol and
+ * checks the guard on every call (real torch 2.14: `(L['x'].size()[0] % 2) == 0` in
+ * guards_code, x still [s77]). */
 static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_expr *guard, const sc_provenance *prov) {
-  int64_t m;
-  if (d->kind != SC_EXPR_MOD || !sc_expr_is_const(d->args[1], &m) || m <= 1 || d->args[0]->kind != SC_EXPR_SYM)
-    return false;
-  sc_symbol *s = sc_env_find(env, d->args[0]->name);
+  int64_t m, c;
+  if (d->kind != SC_EXPR_MOD || !sc_expr_is_const(d->args[1], &m) || m <= 1) return false;
+  const sc_expr *sym = term_split(env->ctx, d->args[0], &c);
+  if (!sym || sym->kind != SC_EXPR_SYM || c == 0 || c == INT64_MIN) return false;
+  m /= gcd64(c, m);
+  if (m == 1) return true; /* c*s % m is 0 for every s */
+  sc_symbol *s = sc_env_find(env, sym->name);
   if (!s || s->origin == SC_SYM_UNBACKED || s->origin == SC_SYM_PROGRAM) return false;
   if (s->origin != SC_SYM_NAMED) {
     sc_env_input_guard(env, guard, input_text(env, guard), prov);
