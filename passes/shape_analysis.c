@@ -131,8 +131,9 @@ static bool create_int_input(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *i
   if (v->expr && sc_expr_is_const(v->expr, &traced) && d->kind != SC_DIM_STATIC) {
     v->sym = v->expr;
     if (d->kind == SC_DIM_AUTO) return true;
-    const char *fix = sc_arena_printf(&ctx->arena, "dynamic_shapes['%s'] = None", v->name);
-    sc_violation *vi = sc_env_violation(&a->env, &spec_prov, NULL, &fix, 1, SC_SPECIALIZED_SENTENCE, v->name,
+    /* torch suggests no fix line for an int marked DYNAMIC (test/diff p26103); --fix-spec
+     * still writes the constant */
+    sc_violation *vi = sc_env_violation(&a->env, &spec_prov, NULL, NULL, 0, SC_SPECIALIZED_SENTENCE, v->name,
                                         (long long)traced);
     vi->label = v->name;
     vi->note = sc_arena_printf(&ctx->arena, "the program uses %s as the constant %lld", v->name, (long long)traced);
@@ -316,7 +317,7 @@ static void no_sample(sc_ctx *ctx, const sc_program *p, const sc_value *v, int k
 /* A named Dim's root symbol, created on first use. */
 static sc_symbol *root_symbol(sc_shape_env *env, const sc_root_dim *root, const char *source, const char *path) {
   sc_symbol *s = sc_env_find(env, root->name);
-  if (s) return s;
+  if (s) return s->origin == SC_SYM_NAMED && s->dim == root ? s : NULL; /* NULL: another symbol has its name */
   sc_range_iv declared = sc_iv(root->min, root->has_max ? root->max : SC_INT_OO);
   sc_range_iv tracing = sc_iv(root->min > 2 ? root->min : 2, declared.hi);
   s = sc_env_add_symbol(env, root->name, SC_SYM_NAMED, tracing);
@@ -396,6 +397,13 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
     }
     if (d->kind == SC_DIM_NAMED) {
       sc_symbol *root = root_symbol(env, d->root, source, d->path);
+      if (!root) {
+        sc_diags_add(&ctx->diags, SC_DIAG_SPEC_BAD_LEAF, SC_SEV_ERROR, a->spec->file, d->path,
+                     "Dim '%s' has the name of one of the program's own symbols; give the Dim another name",
+                     d->root->name);
+        ok = false;
+        continue;
+      }
       const sc_expr *sym = sc_expr_sym(ctx, root->name);
       v->shape[k] = sc_expr_add(ctx, sc_expr_mul(ctx, sc_expr_int(ctx, d->coeff), sym), sc_expr_int(ctx, d->offset));
       continue;
@@ -596,6 +604,13 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
   memset(out, 0, sizeof *out);
   sc_env_init(&out->env, ctx);
   out->env.prefer_deferred_asserts = spec->prefer_deferred_asserts;
+  size_t names = spec->n_roots;
+  for (size_t i = 0; i < spec->n_roots; i++) names += spec->roots[i].n_derived;
+  out->env.reserved = sc_arena_alloc(&ctx->arena, (names + 1) * sizeof *out->env.reserved);
+  for (size_t i = 0; i < spec->n_roots; i++) {
+    out->env.reserved[out->env.n_reserved++] = spec->roots[i].name;
+    for (size_t k = 0; k < spec->roots[i].n_derived; k++) out->env.reserved[out->env.n_reserved++] = spec->roots[i].derived[k];
+  }
   out->program = p;
   out->spec = spec;
   size_t errors_before = ctx->diags.n_errors;

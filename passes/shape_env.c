@@ -52,9 +52,12 @@ sc_symbol *sc_env_add_symbol(sc_shape_env *env, const char *name, sc_sym_origin 
   return s;
 }
 
+static bool name_taken(sc_shape_env *env, const char *name);
+
 const sc_expr *sc_env_new_unbacked(sc_shape_env *env, const char *source, bool size_like) {
   char name[32];
-  snprintf(name, sizeof name, "u%d", env->next_u++);
+  do snprintf(name, sizeof name, "u%d", env->next_u++);
+  while (name_taken(env, name));
   sc_symbol *s = sc_env_add_symbol(env, name, SC_SYM_UNBACKED, size_like ? sc_iv(0, SC_INT_OO) : sc_iv_full());
   s->source = sc_arena_strdup(&env->ctx->arena, source);
   return sc_expr_sym(env->ctx, s->name);
@@ -104,9 +107,16 @@ bool sc_env_is_unbacked(sc_shape_env *env, const sc_expr *e) {
   return false;
 }
 
+/* A name a new symbol may not take: a symbol's, or a Dim's of the spec. */
+static bool name_taken(sc_shape_env *env, const char *name) {
+  for (size_t i = 0; i < env->n_reserved; i++)
+    if (strcmp(env->reserved[i], name) == 0) return true;
+  return sc_env_find(env, name) != NULL;
+}
+
 void sc_env_fresh_s(sc_shape_env *env, char name[32]) {
   do snprintf(name, 32, "s%d", env->next_s++);
-  while (sc_env_find(env, name));
+  while (name_taken(env, name));
 }
 
 void sc_env_add_fact(sc_shape_env *env, const sc_expr *cond) {

@@ -116,6 +116,9 @@ typedef struct sc_shape_env {
   sc_violation *violations;
   size_t n_violations, cap_violations;
   int next_s, next_u;      /* numbering of new s / u symbols */
+  const char **reserved;   /* names no new s / u symbol may take: the spec's Dims (a Dim named
+                              "s2" is not the AUTO size shapec would call s2) */
+  size_t n_reserved;
   const sc_expr **facts;   /* conditions known to hold (the program's own guards) */
   size_t n_facts, cap_facts;
   bool prefer_deferred_asserts; /* guards beyond the spec language on a named Dim become runtime
