@@ -585,7 +585,11 @@ static void report_violations(sc_ctx *ctx, sc_analysis *a) {
   bool fixes = false; /* what --fix-spec can apply, shown as a line or not */
   for (size_t i = 0; i < a->env.n_violations; i++)
     fixes |= a->env.violations[i].n_fixes > 0 || a->env.violations[i].fix.kind != SC_FIX_NONE;
-  if (fixes) sc_diag_set_hint(&ctx->diags, d, "shapec export --fix-spec writes the spec with these fixes applied");
+  const char **fix_lines;
+  bool listed = sc_analysis_fix_lines(ctx, a, &fix_lines) > 0;
+  if (fixes)
+    sc_diag_set_hint(&ctx->diags, d, listed ? "shapec export --fix-spec writes the spec with these fixes applied"
+                                            : "shapec export --fix-spec writes the spec with those entries made static");
   /* the spec entries to edit, whatever node the guard came from: the leaf, or the named
    * Dim's entry in "dims" (else where it is used) */
   for (size_t i = 0; i < a->env.n_violations && a->spec->file; i++) {
