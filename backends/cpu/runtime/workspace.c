@@ -49,13 +49,20 @@ static bool reserve(sc_rt_ws *ws, int64_t regions) {
 }
 
 /* The calling thread's workspace between its calls, taken and given back without the
- * shared list's two locked instructions (8% of a tiny encoder layer's call).  When the
- * thread exits it goes to the shared list (the library is never unloaded: -z nodelete,
- * so the key's destructor stays valid). */
-static __thread sc_rt_ws *own;
-static __thread bool own_registered;
-static pthread_key_t own_key;
-static pthread_once_t own_key_once = PTHREAD_ONCE_INIT;
+ * shared list's two locked instructions (8% of a tiny encoder layer's call).  It sits in
+ * a slot of the thread's, and every slot is on a global list, so that what a thread keeps
+ * stays reachable (a leak checker scans globals, not every thread-local block).  When the
+ * thread exits its workspace goes to the shared list (the library is never unloaded: -z
+ * nodelete, so the key's destructor stays valid). */
+typedef struct thread_slot {
+  sc_rt_ws *ws;
+  struct thread_slot *prev, *next;
+} thread_slot;
+static __thread thread_slot *mine;
+static thread_slot *slots;
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t slot_key;
+static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 
 static void share(sc_rt_ws *ws) {
   for (int i = 0; i < KEPT; i++) {
@@ -65,16 +72,48 @@ static void share(sc_rt_ws *ws) {
   destroy(ws);
 }
 
-static void own_at_exit(void *slot) {
-  sc_rt_ws **mine = slot;
-  if (*mine) share(*mine);
-  *mine = NULL;
+static void slot_at_exit(void *arg) {
+  thread_slot *t = arg;
+  pthread_mutex_lock(&slots_lock);
+  if (t->prev) t->prev->next = t->next;
+  else slots = t->next;
+  if (t->next) t->next->prev = t->prev;
+  pthread_mutex_unlock(&slots_lock);
+  if (t->ws) share(t->ws);
+  free(t);
+  mine = NULL;
 }
-static void make_own_key(void) { pthread_key_create(&own_key, own_at_exit); }
+/* After fork() the child may inherit the lock held by a thread that no longer exists. */
+static void reset_lock_in_child(void) { pthread_mutex_init(&slots_lock, NULL); }
+static void make_slot_key(void) {
+  pthread_key_create(&slot_key, slot_at_exit);
+  pthread_atfork(NULL, NULL, reset_lock_in_child);
+}
+
+/* The calling thread's slot, made on its first call; NULL when memory or keys run out. */
+static thread_slot *my_slot(void) {
+  if (mine) return mine;
+  pthread_once(&slot_key_once, make_slot_key);
+  thread_slot *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  if (pthread_setspecific(slot_key, t) != 0) {
+    free(t);
+    return NULL;
+  }
+  pthread_mutex_lock(&slots_lock);
+  t->next = slots;
+  if (slots) slots->prev = t;
+  slots = t;
+  pthread_mutex_unlock(&slots_lock);
+  return mine = t;
+}
 
 sc_rt_ws *sc_rt_ws_acquire(int64_t regions) {
-  sc_rt_ws *ws = own;
-  own = NULL;
+  sc_rt_ws *ws = NULL;
+  if (mine) {
+    ws = mine->ws;
+    mine->ws = NULL;
+  }
   for (int i = 0; !ws && i < KEPT; i++)
     if (atomic_load_explicit(&kept[i], memory_order_relaxed)) ws = atomic_exchange(&kept[i], NULL); /* NULL: another caller took it first */
   if (ws) {
@@ -103,24 +142,17 @@ void *sc_rt_ws_take(sc_rt_ws *ws, int64_t region, int64_t bytes) {
 
 void sc_rt_ws_release(sc_rt_ws *ws) {
   if (!ws) return;
-  if (own) {
+  thread_slot *t = my_slot();
+  if (!t || t->ws) {
     share(ws);
     return;
   }
-  if (!own_registered) { /* the thread's first: give it back when the thread exits */
-    pthread_once(&own_key_once, make_own_key);
-    if (pthread_setspecific(own_key, &own) != 0) {
-      share(ws);
-      return;
-    }
-    own_registered = true;
-  }
-  own = ws;
+  t->ws = ws;
 }
 
 void sc_rt_ws_free_kept(void) {
-  if (own) destroy(own);
-  own = NULL;
+  if (mine && mine->ws) destroy(mine->ws);
+  if (mine) mine->ws = NULL;
   for (int i = 0; i < KEPT; i++) {
     sc_rt_ws *ws = atomic_exchange(&kept[i], NULL);
     if (ws) destroy(ws);
