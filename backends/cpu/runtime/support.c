@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "thread_state.h"
 
 int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) {
   if (err && errlen) {
@@ -194,29 +193,80 @@ static void *take_cached(size_t n) {
   return p;
 }
 
-/* Small blocks (below CACHE_MIN) are kept per thread, in its state (thread_state.h): a
- * tiny model's call would otherwise spend a third of its time in aligned_alloc and free,
- * which take glibc's slow memalign path.  SC_RT_SMALL_BLOCKS per thread, returned to the
- * system when the thread exits or calls shapec_model_release_workspace. */
+/* Small blocks (below CACHE_MIN) are kept per thread: a tiny model's call would otherwise
+ * spend a third of its time in aligned_alloc and free, which take glibc's slow memalign
+ * path.  SMALL_BLOCKS per thread, returned to the system when the thread exits or calls
+ * shapec_model_release_workspace.  A thread's cache is on the heap and on a global list,
+ * so that the blocks it keeps stay reachable (a leak checker scans globals, not every
+ * thread-local block). */
+enum { SMALL_BLOCKS = 8 };
+typedef struct small_cache {
+  void *block[SMALL_BLOCKS];
+  size_t size[SMALL_BLOCKS];
+  int n;
+  struct small_cache *prev, *next;
+} small_cache;
+static __thread small_cache *small;
+static small_cache *small_caches;
+static pthread_mutex_t small_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t small_key;
+static pthread_once_t small_key_once = PTHREAD_ONCE_INIT;
+
+static void free_small_blocks(small_cache *c) {
+  for (int i = 0; i < c->n; i++) free(c->block[i]);
+  c->n = 0;
+}
+static void small_at_exit(void *arg) {
+  small_cache *c = arg;
+  pthread_mutex_lock(&small_lock);
+  if (c->prev) c->prev->next = c->next;
+  else small_caches = c->next;
+  if (c->next) c->next->prev = c->prev;
+  pthread_mutex_unlock(&small_lock);
+  free_small_blocks(c);
+  free(c);
+  small = NULL;
+}
+static void reset_small_lock_in_child(void) { pthread_mutex_init(&small_lock, NULL); }
+static void make_small_key(void) {
+  pthread_key_create(&small_key, small_at_exit);
+  pthread_atfork(NULL, NULL, reset_small_lock_in_child);
+}
+
 static void *take_small(size_t n) {
-  sc_rt_thread_state *c = sc_rt_thread_state_of_caller(false);
+  small_cache *c = small;
   if (!c) return NULL;
   int best = -1;
-  for (int i = 0; i < c->n_blocks; i++)
+  for (int i = 0; i < c->n; i++)
     if (c->size[i] >= n && (best < 0 || c->size[i] < c->size[best])) best = i;
   if (best < 0) return NULL;
   void *p = c->block[best];
-  c->n_blocks--;
-  c->block[best] = c->block[c->n_blocks];
-  c->size[best] = c->size[c->n_blocks];
+  c->n--;
+  c->block[best] = c->block[c->n];
+  c->size[best] = c->size[c->n];
   return p;
 }
 
 static bool keep_small(void *p, size_t n) {
-  sc_rt_thread_state *c = sc_rt_thread_state_of_caller(true);
-  if (!c || c->n_blocks == SC_RT_SMALL_BLOCKS) return false;
-  c->block[c->n_blocks] = p;
-  c->size[c->n_blocks++] = n;
+  if (!small) { /* the thread's first kept block: its cache, freed when it exits */
+    pthread_once(&small_key_once, make_small_key);
+    small_cache *c = calloc(1, sizeof *c);
+    if (!c) return false;
+    if (pthread_setspecific(small_key, c) != 0) {
+      free(c);
+      return false;
+    }
+    pthread_mutex_lock(&small_lock);
+    c->next = small_caches;
+    if (small_caches) small_caches->prev = c;
+    small_caches = c;
+    pthread_mutex_unlock(&small_lock);
+    small = c;
+  }
+  small_cache *c = small;
+  if (c->n == SMALL_BLOCKS) return false;
+  c->block[c->n] = p;
+  c->size[c->n++] = n;
   return true;
 }
 
@@ -257,9 +307,7 @@ void sc_rt_free(void *ptr) {
 extern void sc_cu_release_memory(void) __attribute__((weak, visibility("hidden")));
 
 __attribute__((visibility("default"))) void shapec_model_release_workspace(void) {
-  sc_rt_thread_state *t = sc_rt_thread_state_of_caller(false);
-  for (int i = 0; t && i < t->n_blocks; i++) free(t->block[i]);
-  if (t) t->n_blocks = 0;
+  if (small) free_small_blocks(small);
   sc_rt_ws_free_kept();
   pthread_mutex_lock(&cache_lock);
   for (int i = 0; i < n_cached; i++) free(cache[i]);

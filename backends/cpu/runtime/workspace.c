@@ -7,12 +7,12 @@
  * each thread keeps its own between its calls, a few more are shared (enough for that
  * many callers whose threads come and go), and a caller that finds none makes one.
  * shapec_model_release_workspace frees the shared ones and the calling thread's. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "kernels.h"
-#include "thread_state.h"
 
 struct sc_rt_ws {
   int64_t n;       /* regions */
@@ -48,10 +48,23 @@ static bool reserve(sc_rt_ws *ws, int64_t regions) {
   return true;
 }
 
-/* A thread's workspace between its calls is in its state (thread_state.h), taken and
- * given back without the shared list's two locked instructions (8% of a tiny encoder
- * layer's call); the shared list serves threads that come and go. */
-void sc_rt_ws_share(sc_rt_ws *ws) {
+/* The calling thread's workspace between its calls, taken and given back without the
+ * shared list's two locked instructions (8% of a tiny encoder layer's call).  It sits in
+ * a slot of the thread's, and every slot is on a global list, so that what a thread keeps
+ * stays reachable (a leak checker scans globals, not every thread-local block).  When the
+ * thread exits its workspace goes to the shared list (the library is never unloaded: -z
+ * nodelete, so the key's destructor stays valid). */
+typedef struct thread_slot {
+  sc_rt_ws *ws;
+  struct thread_slot *prev, *next;
+} thread_slot;
+static __thread thread_slot *mine;
+static thread_slot *slots;
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t slot_key;
+static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
+
+static void share(sc_rt_ws *ws) {
   for (int i = 0; i < KEPT; i++) {
     sc_rt_ws *none = NULL;
     if (atomic_compare_exchange_strong(&kept[i], &none, ws)) return;
@@ -59,12 +72,47 @@ void sc_rt_ws_share(sc_rt_ws *ws) {
   destroy(ws);
 }
 
+static void slot_at_exit(void *arg) {
+  thread_slot *t = arg;
+  pthread_mutex_lock(&slots_lock);
+  if (t->prev) t->prev->next = t->next;
+  else slots = t->next;
+  if (t->next) t->next->prev = t->prev;
+  pthread_mutex_unlock(&slots_lock);
+  if (t->ws) share(t->ws);
+  free(t);
+  mine = NULL;
+}
+/* After fork() the child may inherit the lock held by a thread that no longer exists. */
+static void reset_lock_in_child(void) { pthread_mutex_init(&slots_lock, NULL); }
+static void make_slot_key(void) {
+  pthread_key_create(&slot_key, slot_at_exit);
+  pthread_atfork(NULL, NULL, reset_lock_in_child);
+}
+
+/* The calling thread's slot, made on its first call; NULL when memory or keys run out. */
+static thread_slot *my_slot(void) {
+  if (mine) return mine;
+  pthread_once(&slot_key_once, make_slot_key);
+  thread_slot *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  if (pthread_setspecific(slot_key, t) != 0) {
+    free(t);
+    return NULL;
+  }
+  pthread_mutex_lock(&slots_lock);
+  t->next = slots;
+  if (slots) slots->prev = t;
+  slots = t;
+  pthread_mutex_unlock(&slots_lock);
+  return mine = t;
+}
+
 sc_rt_ws *sc_rt_ws_acquire(int64_t regions) {
-  sc_rt_thread_state *t = sc_rt_thread_state_of_caller(false);
   sc_rt_ws *ws = NULL;
-  if (t) {
-    ws = t->ws;
-    t->ws = NULL;
+  if (mine) {
+    ws = mine->ws;
+    mine->ws = NULL;
   }
   for (int i = 0; !ws && i < KEPT; i++)
     if (atomic_load_explicit(&kept[i], memory_order_relaxed)) ws = atomic_exchange(&kept[i], NULL); /* NULL: another caller took it first */
@@ -94,18 +142,17 @@ void *sc_rt_ws_take(sc_rt_ws *ws, int64_t region, int64_t bytes) {
 
 void sc_rt_ws_release(sc_rt_ws *ws) {
   if (!ws) return;
-  sc_rt_thread_state *t = sc_rt_thread_state_of_caller(true);
+  thread_slot *t = my_slot();
   if (!t || t->ws) {
-    sc_rt_ws_share(ws);
+    share(ws);
     return;
   }
   t->ws = ws;
 }
 
 void sc_rt_ws_free_kept(void) {
-  sc_rt_thread_state *t = sc_rt_thread_state_of_caller(false);
-  if (t && t->ws) destroy(t->ws);
-  if (t) t->ws = NULL;
+  if (mine && mine->ws) destroy(mine->ws);
+  if (mine) mine->ws = NULL;
   for (int i = 0; i < KEPT; i++) {
     sc_rt_ws *ws = atomic_exchange(&kept[i], NULL);
     if (ws) destroy(ws);
