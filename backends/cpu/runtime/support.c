@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "thread_slot.h"
 
 int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) {
   if (err && errlen) {
@@ -196,42 +197,24 @@ static void *take_cached(size_t n) {
 /* Small blocks (below CACHE_MIN) are kept per thread: a tiny model's call would otherwise
  * spend a third of its time in aligned_alloc and free, which take glibc's slow memalign
  * path.  SMALL_BLOCKS per thread, returned to the system when the thread exits or calls
- * shapec_model_release_workspace.  A thread's cache is on the heap and on a global list,
- * so that the blocks it keeps stay reachable (a leak checker scans globals, not every
- * thread-local block). */
+ * shapec_model_release_workspace.  A thread's cache is a slot of its own (thread_slot.h). */
 enum { SMALL_BLOCKS = 8 };
-typedef struct small_cache {
+typedef struct {
   void *block[SMALL_BLOCKS];
   size_t size[SMALL_BLOCKS];
   int n;
-  struct small_cache *prev, *next;
 } small_cache;
 static __thread small_cache *small;
-static small_cache *small_caches;
-static pthread_mutex_t small_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_key_t small_key;
-static pthread_once_t small_key_once = PTHREAD_ONCE_INIT;
 
 static void free_small_blocks(small_cache *c) {
   for (int i = 0; i < c->n; i++) free(c->block[i]);
   c->n = 0;
 }
-static void small_at_exit(void *arg) {
-  small_cache *c = arg;
-  pthread_mutex_lock(&small_lock);
-  if (c->prev) c->prev->next = c->next;
-  else small_caches = c->next;
-  if (c->next) c->next->prev = c->prev;
-  pthread_mutex_unlock(&small_lock);
-  free_small_blocks(c);
-  free(c);
+static void small_at_thread_exit(void *payload) {
+  free_small_blocks(payload);
   small = NULL;
 }
-static void reset_small_lock_in_child(void) { pthread_mutex_init(&small_lock, NULL); }
-static void make_small_key(void) {
-  pthread_key_create(&small_key, small_at_exit);
-  pthread_atfork(NULL, NULL, reset_small_lock_in_child);
-}
+static sc_rt_slot_kind small_caches = SC_RT_SLOT_KIND(small_cache, small_at_thread_exit);
 
 static void *take_small(size_t n) {
   small_cache *c = small;
@@ -248,21 +231,8 @@ static void *take_small(size_t n) {
 }
 
 static bool keep_small(void *p, size_t n) {
-  if (!small) { /* the thread's first kept block: its cache, freed when it exits */
-    pthread_once(&small_key_once, make_small_key);
-    small_cache *c = calloc(1, sizeof *c);
-    if (!c) return false;
-    if (pthread_setspecific(small_key, c) != 0) {
-      free(c);
-      return false;
-    }
-    pthread_mutex_lock(&small_lock);
-    c->next = small_caches;
-    if (small_caches) small_caches->prev = c;
-    small_caches = c;
-    pthread_mutex_unlock(&small_lock);
-    small = c;
-  }
+  if (!small) small = sc_rt_slot_make(&small_caches); /* the thread's first kept block */
+  if (!small) return false;
   small_cache *c = small;
   if (c->n == SMALL_BLOCKS) return false;
   c->block[c->n] = p;

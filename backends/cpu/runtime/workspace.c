@@ -7,12 +7,12 @@
  * each thread keeps its own between its calls, a few more are shared (enough for that
  * many callers whose threads come and go), and a caller that finds none makes one.
  * shapec_model_release_workspace frees the shared ones and the calling thread's. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "kernels.h"
+#include "thread_slot.h"
 
 struct sc_rt_ws {
   int64_t n;       /* regions */
@@ -48,22 +48,6 @@ static bool reserve(sc_rt_ws *ws, int64_t regions) {
   return true;
 }
 
-/* The calling thread's workspace between its calls, taken and given back without the
- * shared list's two locked instructions (8% of a tiny encoder layer's call).  It sits in
- * a slot of the thread's, and every slot is on a global list, so that what a thread keeps
- * stays reachable (a leak checker scans globals, not every thread-local block).  When the
- * thread exits its workspace goes to the shared list (the library is never unloaded: -z
- * nodelete, so the key's destructor stays valid). */
-typedef struct thread_slot {
-  sc_rt_ws *ws;
-  struct thread_slot *prev, *next;
-} thread_slot;
-static __thread thread_slot *mine;
-static thread_slot *slots;
-static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_key_t slot_key;
-static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
-
 static void share(sc_rt_ws *ws) {
   for (int i = 0; i < KEPT; i++) {
     sc_rt_ws *none = NULL;
@@ -72,40 +56,25 @@ static void share(sc_rt_ws *ws) {
   destroy(ws);
 }
 
-static void slot_at_exit(void *arg) {
-  thread_slot *t = arg;
-  pthread_mutex_lock(&slots_lock);
-  if (t->prev) t->prev->next = t->next;
-  else slots = t->next;
-  if (t->next) t->next->prev = t->prev;
-  pthread_mutex_unlock(&slots_lock);
-  if (t->ws) share(t->ws);
-  free(t);
+/* The calling thread's workspace between its calls, taken and given back without the
+ * shared list's two locked instructions (8% of a tiny encoder layer's call), in a slot of
+ * the thread's (thread_slot.h); when the thread exits, it goes to the shared list. */
+typedef struct {
+  sc_rt_ws *ws;
+} ws_slot;
+static __thread ws_slot *mine;
+
+static void ws_slot_at_thread_exit(void *payload) {
+  ws_slot *s = payload;
+  if (s->ws) share(s->ws);
   mine = NULL;
 }
-/* After fork() the child may inherit the lock held by a thread that no longer exists. */
-static void reset_lock_in_child(void) { pthread_mutex_init(&slots_lock, NULL); }
-static void make_slot_key(void) {
-  pthread_key_create(&slot_key, slot_at_exit);
-  pthread_atfork(NULL, NULL, reset_lock_in_child);
-}
+static sc_rt_slot_kind ws_slots = SC_RT_SLOT_KIND(ws_slot, ws_slot_at_thread_exit);
 
 /* The calling thread's slot, made on its first call; NULL when memory or keys run out. */
-static thread_slot *my_slot(void) {
-  if (mine) return mine;
-  pthread_once(&slot_key_once, make_slot_key);
-  thread_slot *t = calloc(1, sizeof *t);
-  if (!t) return NULL;
-  if (pthread_setspecific(slot_key, t) != 0) {
-    free(t);
-    return NULL;
-  }
-  pthread_mutex_lock(&slots_lock);
-  t->next = slots;
-  if (slots) slots->prev = t;
-  slots = t;
-  pthread_mutex_unlock(&slots_lock);
-  return mine = t;
+static ws_slot *my_slot(void) {
+  if (!mine) mine = sc_rt_slot_make(&ws_slots);
+  return mine;
 }
 
 sc_rt_ws *sc_rt_ws_acquire(int64_t regions) {
@@ -142,7 +111,7 @@ void *sc_rt_ws_take(sc_rt_ws *ws, int64_t region, int64_t bytes) {
 
 void sc_rt_ws_release(sc_rt_ws *ws) {
   if (!ws) return;
-  thread_slot *t = my_slot();
+  ws_slot *t = my_slot();
   if (!t || t->ws) {
     share(ws);
     return;
