@@ -20,6 +20,11 @@ and 0 (the built-in kernels), in a fresh process:
     reordered to NCHW, the four residual adds run as the convolutions' sum post-op, and the
     max pool runs the built-in blocked kernel (not oneDNN's pooling, which does not
     propagate NaN as ATen does).
+And a grouped convolution of 8 channels a group between two pointwise ones: oneDNN's
+layout-chaining hands it the first one's output as that wrote it (NHWC on AVX-512), which no
+fast kernel of oneDNN 2.6 reads for such groups; it must not run the reference kernel (a plain
+loop nest: regnet_y_400mf took 17x PyTorch's time) but a fast one on a reordered input, and
+match PyTorch.
 Exit 77 without PyTorch or without libdnnl.so.2.
 
 usage: test_onednn.py SHAPEC SOURCE_DIR"""
@@ -180,7 +185,58 @@ def reorders_of_one_call(out):
     return 0
 
 
+def make_grouped():
+    class Grouped(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Conv2d(48, 48, 1)
+            self.g = torch.nn.Conv2d(48, 48, 3, stride=2, padding=1, groups=6)
+            self.b = torch.nn.Conv2d(48, 48, 1)
+
+        def forward(self, x):
+            return self.b(F.relu(self.g(F.relu(self.a(x)))))
+
+    torch.manual_seed(0)
+    return Grouped().eval()
+
+
+def run_grouped(out):
+    """Runs in a process with DNNL_VERBOSE=1: the grouped network once on the stored input."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+    from shapec_tools.model_library import ModelLibrary
+    lib = ModelLibrary(os.path.join(out, "model.so"))
+    call, outs = lib.prepare([np.load(os.path.join(out, "x.npy"))])
+    call()
+    np.save(os.path.join(out, "got.npy"), outs[0])
+    return 0
+
+
+def check_grouped(shapec, tmp):
+    from shapec_tools.convert import convert
+    net, x = make_grouped(), torch.randn(1, 48, 28, 28, generator=torch.Generator().manual_seed(3))
+    path = convert(net, [x], tmp, input_names=["x"])
+    r = subprocess.run([shapec, "export", path, "-o", tmp, "-q"], capture_output=True, text=True)
+    check(r.returncode == 0, f"grouped: exports ({r.stderr.strip()[-300:]})")
+    if r.returncode:
+        return
+    np.save(os.path.join(tmp, "x.npy"), x.numpy())
+    env = dict(os.environ, SHAPEC_ONEDNN="always", DNNL_VERBOSE="1")
+    v = subprocess.run([sys.executable, os.path.abspath(__file__), "--grouped", tmp], env=env,
+                       capture_output=True, text=True)
+    convs = [ln.split(",")[4] for ln in v.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
+    check(v.returncode == 0 and len(convs) == 3, f"grouped: three convolutions ran in oneDNN ({convs} {v.stderr[-300:]})")
+    check(not any(c.startswith("ref") for c in convs), f"grouped: none ran oneDNN's reference kernel ({convs})")
+    if v.returncode == 0:
+        with torch.no_grad():
+            want = net(x).numpy()
+        got = np.load(os.path.join(tmp, "got.npy"))
+        err = float(np.abs(got - want).max()) / float(np.abs(want).max())
+        check(got.shape == want.shape and err < 1e-5, f"grouped: matches PyTorch (max error {err:.1e} of the scale)")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--grouped":
+        return run_grouped(sys.argv[2])
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         return child(sys.argv[2], sys.argv[3])
     if len(sys.argv) > 1 and sys.argv[1] == "--reorders":
@@ -253,6 +309,8 @@ def main():
         check(not pools, f"always: the max pool ran the built-in blocked kernel ({pools})")
         check(all(s not in to_nchw for s in ("1x32x17x23", "1x32x9x12", "1x48x9x12", "1x20x3x4")),
               f"always: the tensors between convolutions stay in oneDNN's layout (reorders to NCHW: {to_nchw})")
+    with tempfile.TemporaryDirectory() as tmp:
+        check_grouped(shapec, tmp)
     print(f"# {len(failures)} failed")
     return 1 if failures else 0
 

@@ -216,6 +216,7 @@ static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg,
 }
 
 static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity);
+static bool reference_kernel(const_dnnl_primitive_desc_t pd);
 
 /* A plan for shape k whose source is in src_given's layout (NULL: NCHW) and whose output
  * goes in the kernel's layout when that fits dst_capacity bytes (0: NCHW). */
@@ -245,6 +246,10 @@ static bool make_plan(plan *p, const conv_shape *k, const dnnl_memory_desc_t *sr
   if (winograd && !pd) pd = conv_desc(k, dnnl_convolution_winograd, &src_any, bias_md);
   /* read the source where it is when the kernel can, else let it choose and reorder */
   if (!pd && src_given) pd = conv_desc(k, dnnl_convolution_direct, src_given, bias_md);
+  if (pd && src_given && reference_kernel(pd)) { /* no fast kernel reads that layout: let it choose one */
+    dnnl.dnnl_primitive_desc_destroy(pd);
+    pd = NULL;
+  }
   if (!pd) pd = conv_desc(k, dnnl_convolution_direct, &src_any, bias_md);
   if (!pd) return false;
   return finish_plan(p, pd, dst_capacity);
@@ -261,10 +266,13 @@ static dnnl_memory_desc_t query_md(const_dnnl_primitive_desc_t pd, dnnl_query_t 
 /* Whether oneDNN chose its reference implementation ("ref:any"), which it falls back to
  * where no optimized kernel takes the layouts: a plain loop nest.  For a product that is
  * far slower than the runtime's own path (a [64, 128, 64] by [64, 64, 128] product took
- * 1.8 s in it against 2 ms in OpenBLAS), so no such product plan is made.  Convolutions
- * keep theirs: a depthwise convolution with a clip post-op on a blocked source takes the
- * reference kernel in oneDNN 2.6, and the runtime's path there would break the chain of
- * blocked layouts between convolutions (reorders to NCHW and back). */
+ * 1.8 s in it against 2 ms in OpenBLAS), so no such product plan is made.  A convolution
+ * offered its source in the layout the previous one wrote lets oneDNN choose the layout
+ * instead when only the reference kernel reads the given one (groups of 8 channels in NHWC
+ * on AVX-512: regnet_y_400mf took 17x PyTorch's time, 0.4x with a reorder); where even its
+ * own choice has no fast kernel the plan keeps the reference one, as the runtime's path
+ * there would break the chain of oneDNN layouts between convolutions (reorders to NCHW and
+ * back). */
 static bool reference_kernel(const_dnnl_primitive_desc_t pd) {
   const char *impl = NULL;
   return dnnl.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
