@@ -131,6 +131,8 @@ typedef struct sc_node {
   const char *name;          /* node name, or the first output's name when absent */
   const char *target;
   const sc_op_info *op;
+  bool inplace;              /* an in-place variant (aten.silu_) that op (aten.silu) computes,
+                                its update resolved by passes/inplace_updates.c */
   sc_named_arg *inputs;
   size_t n_inputs;
   sc_arg *outputs;

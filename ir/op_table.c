@@ -1,6 +1,8 @@
 /* op_table.c - operator table lookups; see op_table.h. */
 #include "op_table.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,21 @@ const sc_op_info *sc_op_lookup(const char *target) {
     if (strcmp(ops[i].target, target) == 0) return &ops[i];
   return NULL;
 }
+
+const sc_op_info *sc_op_lookup_inplace(const char *target) {
+  static const char prefix[] = "torch.ops.aten.";
+  size_t np = sizeof prefix - 1;
+  if (strncmp(target, prefix, np) != 0) return NULL;
+  const char *dot = strchr(target + np, '.');
+  if (!dot || dot - target < (ptrdiff_t)np + 2 || dot[-1] != '_' || dot[-2] == '_') return NULL;
+  char functional[128];
+  int n = snprintf(functional, sizeof functional, "%.*s%s", (int)(dot - 1 - target), target, dot);
+  if (n < 0 || (size_t)n >= sizeof functional) return NULL;
+  const sc_op_info *op = sc_op_lookup(functional);
+  return op && op->op_class == SC_OPC_ELEMENTWISE ? op : NULL;
+}
+
+const char *sc_op_self_name(const sc_op_info *op) { return op->id == SC_OP_DROPOUT ? "input" : "self"; }
 
 const sc_op_info *sc_op_get(sc_op_id id) { return (unsigned)id < SC_OP_COUNT ? &ops[id] : NULL; }
 

@@ -35,6 +35,13 @@ typedef struct sc_op_info {
 /* Returns the entry for a serialized target, or NULL. */
 const sc_op_info *sc_op_lookup(const char *target);
 const sc_op_info *sc_op_get(sc_op_id id);
+/* For the in-place variant of a known elementwise operator ("torch.ops.aten.silu_.default"),
+ * the functional one it updates its first argument with ("torch.ops.aten.silu.default");
+ * NULL for any other target. */
+const sc_op_info *sc_op_lookup_inplace(const char *target);
+/* The name of an operator's first tensor argument in its schema: "self", or "input" for
+ * aten.dropout (whose in-place variant calls it self). */
+const char *sc_op_self_name(const sc_op_info *op);
 /* Fills `out` with up to `max` known targets closest to `target` (edit distance), best
  * first; returns how many. */
 size_t sc_op_closest(const char *target, const char **out, size_t max);

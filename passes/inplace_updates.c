@@ -7,6 +7,7 @@
 
 static bool is_inplace(const sc_node *n) {
   if (!n->op) return false;
+  if (n->inplace) return true;
   switch (n->op->id) {
     case SC_OP_ADD_: case SC_OP_MUL_: case SC_OP_RELU_: case SC_OP_HARDTANH_: return true;
     default: return false;

@@ -613,6 +613,7 @@ static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int 
   bool ok = sc_jr_string_field(&r->jr, obj, "target", true, &n->target);
   if (ok && n->target) {
     n->op = sc_op_lookup(n->target);
+    if (!n->op && (n->op = sc_op_lookup_inplace(n->target))) n->inplace = true;
     if (!n->op) {
       const char *close[3];
       size_t nc = sc_op_closest(n->target, close, 3);
@@ -656,6 +657,9 @@ static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int 
       sc_jr_pop(&r->jr, s2);
     }
     sc_jr_pop(&r->jr, saved);
+    /* an in-place variant's self is the functional operator's first argument */
+    if (n->inplace && n->n_inputs && n->inputs[0].name && strcmp(n->inputs[0].name, "self") == 0)
+      n->inputs[0].name = sc_op_self_name(n->op);
   }
   if (outputs) {
     size_t saved = sc_jr_push_key(&r->jr, "outputs");

@@ -236,3 +236,23 @@ class AddmmLayers(torch.nn.Module):
 
 export("addmm_layers", AddmmLayers(), [randn(7, 5), randn(5, 7)], [randn(20, 5), randn(5, 20)],
        ({0: Dim("rows", min=1, max=4096)}, {1: Dim("rows", min=1, max=4096)}))
+
+
+def inplace_activations(s, x):
+    """The in-place variants torch.export keeps (torchvision's inplace=True modules): each
+    updates a fresh tensor, and sub_ reads one that hardswish_ updated before."""
+    y = x * 1.5
+    a = F.hardswish(y, inplace=True)
+    b = F.silu(x + 1, inplace=True)
+    c = F.dropout(x - 1, 0.5, training=False, inplace=True)
+    d = torch.sigmoid_(x * 2)
+    e = F.leaky_relu(x * 3, 0.1, inplace=True)
+    f = (x * 4).clamp_(-1, 2)
+    g = F.hardsigmoid(x * 5, inplace=True)
+    h = F.elu(x * 0.5, inplace=True)
+    i = (x * 6).tanh_()
+    j = (x * 7).sub_(y)
+    return a + b + c + d + e, f + g + h + i + j
+
+
+export("inplace_activations", Fn(inplace_activations), [randn(3, 8) / 10], [randn(5, 8) / 10], ({0: B},))

@@ -327,6 +327,44 @@ START_TEST(test_unknown_operator_suggests_closest) {
 }
 END_TEST
 
+/* An in-place variant of a known elementwise operator is read as that operator, marked
+ * in place; other trailing underscores are not. */
+START_TEST(test_inplace_variants) {
+  const sc_op_info *op = sc_op_lookup_inplace("torch.ops.aten.silu_.default");
+  ck_assert_ptr_nonnull(op);
+  ck_assert_int_eq(op->id, SC_OP_SILU);
+  op = sc_op_lookup_inplace("torch.ops.aten.sub_.Tensor");
+  ck_assert_ptr_nonnull(op);
+  ck_assert_int_eq(op->id, SC_OP_SUB_TENSOR);
+  ck_assert_str_eq(sc_op_self_name(sc_op_lookup_inplace("torch.ops.aten.dropout_.default")), "input");
+  ck_assert_str_eq(sc_op_self_name(op), "self");
+  ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.silu.default"));   /* not in place */
+  ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.silu_.int"));      /* no such overload */
+  ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.__and__.Tensor")); /* a dunder */
+  ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.index_put_.default")); /* not elementwise */
+  ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten._.default"));
+  ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.prims.silu_.default"));
+
+  sc_ctx *ctx = sc_ctx_new();
+  cJSON *root = tu_example_model();
+  cJSON *nodes = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "graph_module"), "graph"), "nodes");
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 0), "target")), "torch.ops.aten.add.Tensor");
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 4), "target")), "torch.ops.aten.add.Tensor");
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(nodes, 0), "target", cJSON_CreateString("torch.ops.aten.add_.Tensor"));
+  cJSON_ReplaceItemInObject(cJSON_GetArrayItem(nodes, 4), "target", cJSON_CreateString("torch.ops.aten.sub_.Tensor"));
+  sc_program *p = tu_read_model_tree(ctx, root);
+  cJSON_Delete(root);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_int_eq(ctx->diags.n_errors, 0);
+  ck_assert_int_eq(p->graph->nodes[0].op->id, SC_OP_ADD_); /* a listed one stays itself */
+  ck_assert(!p->graph->nodes[0].inplace);
+  ck_assert_int_eq(p->graph->nodes[4].op->id, SC_OP_SUB_TENSOR);
+  ck_assert(p->graph->nodes[4].inplace);
+  ck_assert_str_eq(p->graph->nodes[4].target, "torch.ops.aten.sub_.Tensor"); /* as the file names it */
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_exact_large_integers) {
   /* integers past 2^53 are read exactly, not through a double */
   sc_ctx *ctx = sc_ctx_new();
@@ -407,6 +445,7 @@ int main(void) {
   tcase_add_test(tc, test_unknown_operator_suggests_closest);
   tcase_add_test(tc, test_any_schema_minor);
   tcase_add_test(tc, test_exact_large_integers);
+  tcase_add_test(tc, test_inplace_variants);
   tcase_add_test(tc, test_numbers_as_python_writes_them);
   tcase_add_test(tc, test_errors_keep_going);
   suite_add_tcase(s, tc);
