@@ -20,11 +20,13 @@ and 0 (the built-in kernels), in a fresh process:
     reordered to NCHW, the four residual adds run as the convolutions' sum post-op, and the
     max pool runs the built-in blocked kernel (not oneDNN's pooling, which does not
     propagate NaN as ATen does).
-And a grouped convolution of 8 channels a group between two pointwise ones: oneDNN's
-layout-chaining hands it the first one's output as that wrote it (NHWC on AVX-512), which no
-fast kernel of oneDNN 2.6 reads for such groups; it must not run the reference kernel (a plain
-loop nest: regnet_y_400mf took 17x PyTorch's time) but a fast one on a reordered input, and
-match PyTorch.
+And two grouped convolutions between pointwise ones, each matching PyTorch: oneDNN's
+layout chaining hands a convolution its source as the previous one wrote it, which may only
+have slower kernels than another layout: groups of 8 channels in NHWC only the reference
+kernel on AVX-512 (regnet_y_400mf took 17x PyTorch's time), and the 8-channel blocks that
+a grouped AVX2 kernel writes (groups of 4) only AVX2 kernels for the 1x1 convolutions after
+it (resnext50).  None may run the reference kernel, and on an AVX-512 CPU every one must
+run an AVX-512 kernel.
 Exit 77 without PyTorch or without libdnnl.so.2.
 
 usage: test_onednn.py SHAPEC SOURCE_DIR"""
@@ -185,16 +187,17 @@ def reorders_of_one_call(out):
     return 0
 
 
-def make_grouped():
+def make_grouped(channels, groups, widen):
     class Grouped(torch.nn.Module):
         def __init__(self):
             super().__init__()
-            self.a = torch.nn.Conv2d(48, 48, 1)
-            self.g = torch.nn.Conv2d(48, 48, 3, stride=2, padding=1, groups=6)
-            self.b = torch.nn.Conv2d(48, 48, 1)
+            self.a = torch.nn.Conv2d(channels, channels, 1)
+            self.g = torch.nn.Conv2d(channels, channels, 3, stride=2, padding=1, groups=groups)
+            self.b = torch.nn.Conv2d(channels, channels * widen, 1)
+            self.c = torch.nn.Conv2d(channels * widen, channels, 1)
 
         def forward(self, x):
-            return self.b(F.relu(self.g(F.relu(self.a(x)))))
+            return self.c(F.relu(self.b(F.relu(self.g(F.relu(self.a(x)))))))
 
     torch.manual_seed(0)
     return Grouped().eval()
@@ -211,12 +214,13 @@ def run_grouped(out):
     return 0
 
 
-def check_grouped(shapec, tmp):
+def check_grouped(shapec, tmp, channels, groups, widen):
     from shapec_tools.convert import convert
-    net, x = make_grouped(), torch.randn(1, 48, 28, 28, generator=torch.Generator().manual_seed(3))
+    what = f"grouped {channels}/{groups}"
+    net, x = make_grouped(channels, groups, widen), torch.randn(1, channels, 28, 28, generator=torch.Generator().manual_seed(3))
     path = convert(net, [x], tmp, input_names=["x"])
     r = subprocess.run([shapec, "export", path, "-o", tmp, "-q"], capture_output=True, text=True)
-    check(r.returncode == 0, f"grouped: exports ({r.stderr.strip()[-300:]})")
+    check(r.returncode == 0, f"{what}: exports ({r.stderr.strip()[-300:]})")
     if r.returncode:
         return
     np.save(os.path.join(tmp, "x.npy"), x.numpy())
@@ -224,14 +228,18 @@ def check_grouped(shapec, tmp):
     v = subprocess.run([sys.executable, os.path.abspath(__file__), "--grouped", tmp], env=env,
                        capture_output=True, text=True)
     convs = [ln.split(",")[4] for ln in v.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
-    check(v.returncode == 0 and len(convs) == 3, f"grouped: three convolutions ran in oneDNN ({convs} {v.stderr[-300:]})")
-    check(not any(c.startswith("ref") for c in convs), f"grouped: none ran oneDNN's reference kernel ({convs})")
+    check(v.returncode == 0 and len(convs) == 4, f"{what}: four convolutions ran in oneDNN ({convs} {v.stderr[-300:]})")
+    check(not any(c.startswith("ref") for c in convs), f"{what}: none ran oneDNN's reference kernel ({convs})")
+    with open("/proc/cpuinfo") as fp:
+        avx512 = " avx512f " in fp.read()
+    if avx512:
+        check(all("avx512" in c for c in convs), f"{what}: every one ran an AVX-512 kernel ({convs})")
     if v.returncode == 0:
         with torch.no_grad():
             want = net(x).numpy()
         got = np.load(os.path.join(tmp, "got.npy"))
         err = float(np.abs(got - want).max()) / float(np.abs(want).max())
-        check(got.shape == want.shape and err < 1e-5, f"grouped: matches PyTorch (max error {err:.1e} of the scale)")
+        check(got.shape == want.shape and err < 1e-5, f"{what}: matches PyTorch (max error {err:.1e} of the scale)")
 
 
 def main():
@@ -309,8 +317,9 @@ def main():
         check(not pools, f"always: the max pool ran the built-in blocked kernel ({pools})")
         check(all(s not in to_nchw for s in ("1x32x17x23", "1x32x9x12", "1x48x9x12", "1x20x3x4")),
               f"always: the tensors between convolutions stay in oneDNN's layout (reorders to NCHW: {to_nchw})")
-    with tempfile.TemporaryDirectory() as tmp:
-        check_grouped(shapec, tmp)
+    for channels, groups, widen in ((48, 6, 1), (128, 32, 2)):  # regnet's groups of 8, resnext's of 4
+        with tempfile.TemporaryDirectory() as tmp:
+            check_grouped(shapec, tmp, channels, groups, widen)
     print(f"# {len(failures)} failed")
     return 1 if failures else 0
 

@@ -216,7 +216,7 @@ static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg,
 }
 
 static bool finish_plan(plan *p, dnnl_primitive_desc_t pd, size_t dst_capacity);
-static bool reference_kernel(const_dnnl_primitive_desc_t pd);
+static int kernel_rank(const_dnnl_primitive_desc_t pd);
 
 /* A plan for shape k whose source is in src_given's layout (NULL: NCHW) and whose output
  * goes in the kernel's layout when that fits dst_capacity bytes (0: NCHW). */
@@ -245,10 +245,15 @@ static bool make_plan(plan *p, const conv_shape *k, const dnnl_memory_desc_t *sr
   if (winograd && src_given) pd = conv_desc(k, dnnl_convolution_winograd, src_given, bias_md);
   if (winograd && !pd) pd = conv_desc(k, dnnl_convolution_winograd, &src_any, bias_md);
   /* read the source where it is when the kernel can, else let it choose and reorder */
-  if (!pd && src_given) pd = conv_desc(k, dnnl_convolution_direct, src_given, bias_md);
-  if (pd && src_given && reference_kernel(pd)) { /* no fast kernel reads that layout: let it choose one */
-    dnnl.dnnl_primitive_desc_destroy(pd);
-    pd = NULL;
+  if (!pd && src_given) {
+    pd = conv_desc(k, dnnl_convolution_direct, src_given, bias_md);
+    dnnl_primitive_desc_t chosen = pd ? conv_desc(k, dnnl_convolution_direct, &src_any, bias_md) : NULL;
+    if (chosen && kernel_rank(chosen) > kernel_rank(pd)) { /* a better kernel reads another layout */
+      dnnl.dnnl_primitive_desc_destroy(pd);
+      pd = chosen;
+    } else if (chosen) {
+      dnnl.dnnl_primitive_desc_destroy(chosen);
+    }
   }
   if (!pd) pd = conv_desc(k, dnnl_convolution_direct, &src_any, bias_md);
   if (!pd) return false;
@@ -263,20 +268,34 @@ static dnnl_memory_desc_t query_md(const_dnnl_primitive_desc_t pd, dnnl_query_t 
   return md ? *md : none;
 }
 
+/* The implementation oneDNN chose, as its verbose log names it ("brgconv:avx512_core"). */
+static const char *kernel_name(const_dnnl_primitive_desc_t pd) {
+  const char *impl = NULL;
+  return dnnl.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl ? impl : "";
+}
+
 /* Whether oneDNN chose its reference implementation ("ref:any"), which it falls back to
  * where no optimized kernel takes the layouts: a plain loop nest.  For a product that is
  * far slower than the runtime's own path (a [64, 128, 64] by [64, 64, 128] product took
- * 1.8 s in it against 2 ms in OpenBLAS), so no such product plan is made.  A convolution
- * offered its source in the layout the previous one wrote lets oneDNN choose the layout
- * instead when only the reference kernel reads the given one (groups of 8 channels in NHWC
- * on AVX-512: regnet_y_400mf took 17x PyTorch's time, 0.4x with a reorder); where even its
- * own choice has no fast kernel the plan keeps the reference one, as the runtime's path
- * there would break the chain of oneDNN layouts between convolutions (reorders to NCHW and
- * back). */
-static bool reference_kernel(const_dnnl_primitive_desc_t pd) {
-  const char *impl = NULL;
-  return dnnl.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl &&
-         strncmp(impl, "ref", 3) == 0;
+ * 1.8 s in it against 2 ms in OpenBLAS), so no such product plan is made. */
+static bool reference_kernel(const_dnnl_primitive_desc_t pd) { return strncmp(kernel_name(pd), "ref", 3) == 0; }
+
+/* How fast a kind of convolution kernel is, by the instructions it uses: the reference loop
+ * nest 0, oneDNN's GEMM-based one 1, SSE 2, AVX and AVX2 3, AVX-512 4.  A convolution is
+ * offered its source in the layout the previous one wrote, and some layouts only have
+ * slower kernels: groups of 8 channels in NHWC only the reference one on AVX-512
+ * (regnet_y_400mf took 17x PyTorch's time), and the 8-channel blocks a grouped AVX2 kernel
+ * writes only AVX2 kernels for the 1x1 convolutions after it (resnext50: 145 ms of them
+ * at batch 2).  Where oneDNN's own choice of layout has a faster kind, the plan takes it and
+ * reorders the source. */
+static int kernel_rank(const_dnnl_primitive_desc_t pd) {
+  const char *impl = kernel_name(pd);
+  if (strncmp(impl, "ref", 3) == 0) return 0;
+  if (strstr(impl, "avx512")) return 4;
+  if (strstr(impl, "avx")) return 3;
+  if (strstr(impl, "sse")) return 2;
+  if (strstr(impl, "gemm")) return 1;
+  return 3;
 }
 
 /* The memory descriptors, primitive and reorders of a plan whose user layouts are set,
