@@ -2,11 +2,14 @@
  * rows through skinny.c).
  *
  * OpenBLAS picks its kernels when it is loaded, from cpuid; a CPU model it does not know
- * (virtual machines report "Intel Xeon Processor") gets the SSE3 "Prescott" kernels, 3-4x
- * slower than the AVX-512 ones.  So the library loads OpenBLAS itself on first use, after
- * setting OPENBLAS_CORETYPE from the instruction sets this CPU really has, unless the user
- * set it.  (A copy of OpenBLAS already loaded into the process under the same name keeps
- * the kernels it chose.) */
+ * (virtual machines report "Intel Xeon Processor", and CPUs newer than the build) gets the
+ * SSE3 "Prescott" kernels, 3-4x slower than the AVX-512 ones.  So the library loads OpenBLAS
+ * itself on first use, after setting OPENBLAS_CORETYPE from the instruction sets this CPU
+ * really has, unless the user set it.  A process may have loaded OpenBLAS before (numpy
+ * does, at its import), with the kernels it chose then; where those are slower than this
+ * CPU's, the library loads a private copy in a namespace of its own (dlmopen), which
+ * chooses again. */
+#define _GNU_SOURCE /* dlmopen */
 #include <dlfcn.h>
 #include <immintrin.h>
 #include <pthread.h>
@@ -14,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "kernels.h"
 #include "vec_activation.h"
@@ -24,6 +29,7 @@ typedef void (*sgemm_fn)(int order, int ta, int tb, int m, int n, int k, float a
                          const float *b, int ldb, float beta, float *c, int ldc);
 typedef void (*set_threads_fn)(int n);
 typedef int (*get_threads_fn)(void);
+typedef char *(*core_name_fn)(void);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static sgemm_fn sgemm;
@@ -50,6 +56,38 @@ static void single_threaded_blas(void) {
   if (set_threads && get_threads && get_threads() != 1) set_threads(1);
 }
 
+/* How fast OpenBLAS's kernels for a core type are, by the instructions they use. */
+static int core_rank(const char *core) {
+  if (!core) return 0;
+  if (strcasecmp(core, "SkylakeX") == 0 || strcasecmp(core, "Cooperlake") == 0 || strcasecmp(core, "SapphireRapids") == 0)
+    return 3;
+  if (strcasecmp(core, "Haswell") == 0 || strcasecmp(core, "Zen") == 0) return 2;
+  if (strcasecmp(core, "Sandybridge") == 0) return 1;
+  return 0;
+}
+
+/* A copy of OpenBLAS of its own, for a process whose OpenBLAS chose slower kernels than
+ * `core` before the library set OPENBLAS_CORETYPE: in a new link namespace, so that it is
+ * loaded and chooses again (dlopen would return the copy already there), single-threaded
+ * from its start (its own pool threads would never be used).  NULL where that fails or it
+ * chooses no better. */
+static void *private_copy(const char *core, int rank_now) {
+  const char *threads = getenv("OPENBLAS_NUM_THREADS");
+  char *saved = threads ? strdup(threads) : NULL;
+  setenv("OPENBLAS_NUM_THREADS", "1", 1);
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  void *h = dlmopen(LM_ID_NEWLM, "libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (saved) setenv("OPENBLAS_NUM_THREADS", saved, 1);
+  else unsetenv("OPENBLAS_NUM_THREADS");
+  free(saved);
+  core_name_fn name = h ? (core_name_fn)dlsym(h, "openblas_get_corename") : NULL;
+  if (h && (!name || core_rank(name()) <= rank_now)) {
+    dlclose(h);
+    h = NULL;
+  }
+  return h;
+}
+
 static void load(void) {
   const char *core = blas_core();
   if (core) setenv("OPENBLAS_CORETYPE", core, 0);
@@ -57,6 +95,13 @@ static void load(void) {
   if (!h) {
     snprintf(load_error, sizeof load_error, "cannot load OpenBLAS (apt-get install libopenblas0): %s", dlerror());
     return;
+  }
+  core_name_fn name = (core_name_fn)dlsym(h, "openblas_get_corename");
+  const char *chosen = name ? name() : NULL;
+  const char *wanted = getenv("OPENBLAS_CORETYPE"); /* the user's, or this CPU's */
+  if (chosen && wanted && core_rank(chosen) < core_rank(wanted)) {
+    void *mine = private_copy(wanted, core_rank(chosen));
+    if (mine) h = mine;
   }
   set_threads = (set_threads_fn)dlsym(h, "openblas_set_num_threads");
   get_threads = (get_threads_fn)dlsym(h, "openblas_get_num_threads");
