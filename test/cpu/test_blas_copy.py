@@ -18,20 +18,6 @@ import sys
 import tempfile
 
 
-def core_for_this_cpu():
-    flags = set()
-    with open("/proc/cpuinfo") as fp:
-        for line in fp:
-            if line.startswith("flags"):
-                flags = set(line.split(":", 1)[1].split())
-                break
-    if {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"} <= flags:
-        return "SkylakeX"
-    if {"avx2", "fma"} <= flags:
-        return "Haswell"
-    return "Sandybridge" if "avx" in flags else None
-
-
 def child(folder, numpy_core, threads):
     """numpy_core: the OPENBLAS_CORETYPE numpy's OpenBLAS loads with; prints the copies of
     OpenBLAS mapped and the largest error."""
@@ -62,7 +48,9 @@ def main():
     except ImportError:
         print("skipped: PyTorch is not installed (apt-get install python3-torch)")
         return 77
-    best = core_for_this_cpu()
+    sys.path.insert(0, os.path.join(src, "bench"))
+    from bench_common import openblas_core  # the core type the library wants on this CPU (runtime/gemm.c)
+    best = openblas_core()
     if not best:
         print("skipped: no OpenBLAS core type better than Prescott on this CPU")
         return 77
