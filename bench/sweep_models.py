@@ -38,6 +38,35 @@ def models():
     def encoder(**kw):
         return Layer(nn.TransformerEncoderLayer(dropout=0.0, batch_first=True, **kw))
 
+    class MaskedEncoder(nn.Module):  # BERT-like: a key padding mask beside the tokens
+        def __init__(self):
+            super().__init__()
+            self.stack = nn.TransformerEncoder(nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, batch_first=True),
+                                               2, enable_nested_tensor=False)
+
+        def forward(self, x, keep):
+            return self.stack(x, src_key_padding_mask=keep < 0)
+
+    class GroupNormBlock(nn.Module):  # a diffusion UNet's residual block
+        def __init__(self, c=64):
+            super().__init__()
+            self.n1, self.c1 = nn.GroupNorm(8, c), nn.Conv2d(c, c, 3, padding=1)
+            self.n2, self.c2 = nn.GroupNorm(8, c), nn.Conv2d(c, c, 3, padding=1)
+
+        def forward(self, x):
+            h = self.c1(nn.functional.silu(self.n1(x)))
+            return x + self.c2(nn.functional.silu(self.n2(h)))
+
+    class AudioFrontEnd(nn.Module):  # wav2vec-like strided 1-D convolutions with GELU
+        def __init__(self):
+            super().__init__()
+            self.convs = nn.ModuleList([nn.Conv1d(1, 128, 10, 5)] + [nn.Conv1d(128, 128, 3, 2) for _ in range(4)])
+
+        def forward(self, x):
+            for c in self.convs:
+                x = nn.functional.gelu(c(x))
+            return x
+
     image = [(2, 3, 224, 224)]
     return {
         "resnext50": (tv.resnext50_32x4d, image),
@@ -55,6 +84,9 @@ def models():
         "decoder": (lambda: Layer(nn.TransformerDecoderLayer(256, 4, 1024, dropout=0.0, batch_first=True)),
                     [(2, 32, 256), (2, 48, 256)]),
         "gru": (lambda: Layer(nn.GRU(64, 128, batch_first=True)), [(4, 50, 64)]),
+        "masked_encoder": (MaskedEncoder, [(2, 64, 256), (2, 64)]),
+        "groupnorm_block": (GroupNormBlock, [(2, 64, 32, 32)]),
+        "audio_frontend": (AudioFrontEnd, [(2, 1, 16000)]),
     }
 
 
