@@ -39,7 +39,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
       return n->op->id == SC_OP_NEW_ZEROS || n->op->id == SC_OP_NEW_ONES ? SC_DTYPE_UNKNOWN : self;
     case SC_OP_LINEAR: case SC_OP_CONVOLUTION: case SC_OP_CONV1D: case SC_OP_CONV2D: case SC_OP_LAYER_NORM:
     case SC_OP_CONV_TRANSPOSE1D: case SC_OP_CONV_TRANSPOSE2D:
-    case SC_OP_BATCH_NORM: case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_GROUP_NORM:
+    case SC_OP_BATCH_NORM: case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_GROUP_NORM:
       return input;
     case SC_OP_NATIVE_GROUP_NORM: return input;
     case SC_OP_NATIVE_LAYER_NORM: case SC_OP_BATCH_NORM_INFER: return k == 0 ? input : SC_DTYPE_UNKNOWN;

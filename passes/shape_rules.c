@@ -803,11 +803,14 @@ static bool rule_pad(sc_rule_ctx *rc) {
 /* upsample_nearest2d.vec: [n, c, h, w] to output_size, or to floor(h * sh), floor(w * sw)
  * for scale_factors, which must be whole numbers here (a symbolic size times 1.5 has no
  * exact form in these expressions). */
-static bool rule_upsample_nearest2d(sc_rule_ctx *rc) {
+/* upsample_nearest2d and upsample_bilinear2d (.vec): the output size given, or the input's
+ * times whole scale factors (floor(size * factor) is exact only for those). */
+static bool rule_upsample2d(sc_rule_ctx *rc) {
+  const char *what = rc->node->op->id == SC_OP_UPSAMPLE_BILINEAR2D ? "upsample_bilinear2d" : "upsample_nearest2d";
   const sc_value *x = tensor_arg(rc, "input", true);
   shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
-  if (s.rank != 4) return rule_error(rc, "upsample_nearest2d expects a 4-D input, got %d dims", s.rank);
+  if (s.rank != 4) return rule_error(rc, "%s expects a 4-D input, got %d dims", what, s.rank);
   const sc_expr *o[MAX_RANK];
   int n = ints_arg(rc, "output_size", o, MAX_RANK, 0);
   if (n < 0) return false;
@@ -817,11 +820,11 @@ static bool rule_upsample_nearest2d(sc_rule_ctx *rc) {
   }
   const sc_arg *f = arg(rc, "scale_factors");
   if (n != 0 || arg_is_none(f) || f->kind != SC_ARG_FLOATS || f->n_items != 2)
-    return rule_error(rc, "upsample_nearest2d needs output_size or two scale_factors");
+    return rule_error(rc, "%s needs output_size or two scale_factors", what);
   for (int k = 0; k < 2; k++) {
     double v = f->items[k].f;
     if (!(v >= 1 && v <= 1 << 20 && v == (double)(int64_t)v))
-      return rule_error(rc, "upsample_nearest2d by %g has no exact size rule here (whole scale factors only)", v);
+      return rule_error(rc, "%s by %g has no exact size rule here (whole scale factors only)", what, v);
     s.d[2 + k] = sc_expr_mul(rc->ctx, s.d[2 + k], sc_expr_int(rc->ctx, (int64_t)v));
   }
   return set_out(rc, 0, &s);
@@ -1422,7 +1425,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_REPEAT: return rule_repeat(rc);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return rule_pad(rc);
     case SC_OP_FLIP: return rule_same_as(rc, "self");
-    case SC_OP_UPSAMPLE_NEAREST2D: return rule_upsample_nearest2d(rc);
+    case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: return rule_upsample2d(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
     case SC_OP_GATHER: return rule_gather(rc);

@@ -1322,6 +1322,29 @@ static bool lower_flip(cg *g, const sc_node *n) {
   return true;
 }
 
+/* upsample_bilinear2d of float32 NCHW planes (runtime upsample.c), with the program's
+ * scale factors where it gave them instead of an output size (they set the sampling
+ * positions, which an output size rounded down from them would not). */
+static bool lower_upsample_bilinear2d(cg *g, const sc_node *n) {
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
+                    n->target);
+  cg_value *x = tensor(g, n, "input");
+  if (x->v->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (float32 has one)", n->target,
+                    sc_dtype_name(x->v->meta.dtype));
+  double scale[2] = {0, 0};
+  const sc_arg *f = arg(n, "scale_factors");
+  if (!arg_none(f) && f->kind == SC_ARG_FLOATS && f->n_items == 2) scale[0] = f->items[0].f, scale[1] = f->items[1].f;
+  cg_value *out = produce(g, output(n, 0));
+  LLVMTypeRef p[10] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32, g->f64, g->f64};
+  LLVMValueRef a[10] = {x->data, out->data, prod(g, x->dims, 0, 2), x->dims[2], x->dims[3], out->dims[2], out->dims[3],
+                        LLVMConstInt(g->i32, int_arg(n, "align_corners", 0) != 0, 0), LLVMConstReal(g->f64, scale[0]),
+                        LLVMConstReal(g->f64, scale[1])};
+  check_rc(g, cg_call(g, "sc_k_upsample_bilinear2d_f32", g->i32, p, 10, a, 10, false));
+  return true;
+}
+
 /* upsample_nearest2d by whole powers of two: ATen's source index floor(o * (1 / k)) is
  * o / k exactly there, so each input element is repeated k times along each dim, a strided
  * copy of x read as [n, c, h, kh, w, kw] with strides 0 on the repeats.  Other factors
@@ -1348,6 +1371,7 @@ static bool lower_upsample_nearest2d(cg *g, const sc_node *n) {
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
+    case SC_OP_UPSAMPLE_BILINEAR2D: return lower_upsample_bilinear2d(g, n);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return lower_pad(g, n);
     case SC_OP_FLIP: return lower_flip(g, n);
     case SC_OP_CAT: return lower_cat(g, n, false);

@@ -256,3 +256,18 @@ def inplace_activations(s, x):
 
 
 export("inplace_activations", Fn(inplace_activations), [randn(3, 8) / 10], [randn(5, 8) / 10], ({0: B},))
+
+
+def bilinear(s, x, z):
+    """upsample_bilinear2d.vec in its forms: whole scale factors with and without
+    align_corners, an output size (shrinking one side), a size read from another input, and a
+    transposed (strided) input."""
+    return (F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=False),
+            F.interpolate(x, scale_factor=3, mode="bilinear", align_corners=True),
+            F.interpolate(x, size=(7, 3), mode="bilinear", align_corners=False),
+            F.interpolate(x, size=z.shape[-2:], mode="bilinear", align_corners=False),
+            F.interpolate(x.transpose(2, 3), scale_factor=2, mode="bilinear", align_corners=False))
+
+
+export("upsample_bilinear", Fn(bilinear), [randn(2, 3, 4, 5), randn(2, 1, 9, 11)], [randn(3, 3, 6, 4), randn(3, 1, 5, 13)],
+       ({0: B, 2: H, 3: W}, {0: B, 2: Dim("zh", min=2, max=64), 3: Dim("zw", min=2, max=64)}))

@@ -20,7 +20,7 @@ import numpy as np
 shapec, src = sys.argv[1], sys.argv[2]
 CASES = os.path.join(src, "test", "cpu", "tiny_ops")
 # sums in torch's order and precision (backends/cpu/runtime/avg_pool.c), copies (copy.c)
-EXACT = {"avg_pool_2x2", "avg_pool_windows", "upsample_nearest"}
+EXACT = {"avg_pool_2x2", "avg_pool_windows", "upsample_nearest", "upsample_bilinear"}
 # outputs a layer computes in the caller's tensor for what was folded into it
 OVER_INPUTS = {"folded_outputs"}
 driver = sys.argv[3] if len(sys.argv) > 3 else None

@@ -238,6 +238,10 @@ void sc_k_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_
                          int64_t sw, int64_t ph, int64_t pw, int64_t oh, int64_t ow, int32_t count_include_pad,
                          int64_t divisor_override);
 void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow);
+/* upsample_bilinear2d over nc planes (upsample.c); scale_h, scale_w: the program's scale
+ * factors, or 0 where it gave an output size. */
+int sc_k_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                 int32_t align_corners, double scale_h, double scale_w);
 void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const float *bias, const float *mean,
                          const float *var, int64_t n, int64_t c, int64_t inner, double eps);
 void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
