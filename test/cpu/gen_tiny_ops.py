@@ -271,3 +271,9 @@ def bilinear(s, x, z):
 
 export("upsample_bilinear", Fn(bilinear), [randn(2, 3, 4, 5), randn(2, 1, 9, 11)], [randn(3, 3, 6, 4), randn(3, 1, 5, 13)],
        ({0: B, 2: H, 3: W}, {0: B, 2: Dim("zh", min=2, max=64), 3: Dim("zw", min=2, max=64)}))
+
+
+# a linear layer of many rows (test_slow_blas.py: OpenBLAS computes it on two threads, unless
+# the process's OpenBLAS runs slower kernels than this CPU's)
+export("tall_linear", Fn(lambda s, x: s.l(x), l=torch.nn.Linear(64, 96)), [randn(128, 64) / 10], [randn(80, 64) / 10],
+       ({0: Dim("rows", min=1, max=4096)},))

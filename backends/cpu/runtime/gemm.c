@@ -2,14 +2,14 @@
  * rows through skinny.c).
  *
  * OpenBLAS picks its kernels when it is loaded, from cpuid; a CPU model it does not know
- * (virtual machines report "Intel Xeon Processor", and CPUs newer than the build) gets the
- * SSE3 "Prescott" kernels, 3-4x slower than the AVX-512 ones.  So the library loads OpenBLAS
- * itself on first use, after setting OPENBLAS_CORETYPE from the instruction sets this CPU
- * really has, unless the user set it.  A process may have loaded OpenBLAS before (numpy
- * does, at its import), with the kernels it chose then; where those are slower than this
- * CPU's, the library loads a private copy in a namespace of its own (dlmopen), which
- * chooses again. */
-#define _GNU_SOURCE /* dlmopen */
+ * (virtual machines report "Intel Xeon Processor") gets the SSE3 "Prescott" kernels, 3-4x
+ * slower than the AVX-512 ones.  So the library loads OpenBLAS itself on first use, after
+ * setting OPENBLAS_CORETYPE from the instruction sets this CPU really has, unless the user
+ * set it.  A copy of OpenBLAS already loaded into the process (numpy loads it at its
+ * import) keeps the kernels it chose then; where those are slower than this CPU's, the
+ * linear layers go to oneDNN instead (onednn.c, sc_rt_blas_slow).  A private copy in a
+ * namespace of its own (dlmopen) chose again, but made glibc abort later thread creations
+ * ("_dl_allocate_tls_init: Assertion `listp != NULL' failed"). */
 #include <dlfcn.h>
 #include <immintrin.h>
 #include <pthread.h>
@@ -35,6 +35,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static sgemm_fn sgemm;
 static set_threads_fn set_threads;
 static get_threads_fn get_threads;
+static bool slow_kernels;
 static char load_error[256];
 
 /* The OPENBLAS_CORETYPE this CPU's instruction sets deserve; NULL: let OpenBLAS choose. */
@@ -66,28 +67,6 @@ static int core_rank(const char *core) {
   return 0;
 }
 
-/* A copy of OpenBLAS of its own, for a process whose OpenBLAS chose slower kernels than
- * `core` before the library set OPENBLAS_CORETYPE: in a new link namespace, so that it is
- * loaded and chooses again (dlopen would return the copy already there), single-threaded
- * from its start (its own pool threads would never be used).  NULL where that fails or it
- * chooses no better. */
-static void *private_copy(const char *core, int rank_now) {
-  const char *threads = getenv("OPENBLAS_NUM_THREADS");
-  char *saved = threads ? strdup(threads) : NULL;
-  setenv("OPENBLAS_NUM_THREADS", "1", 1);
-  setenv("OPENBLAS_CORETYPE", core, 1);
-  void *h = dlmopen(LM_ID_NEWLM, "libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-  if (saved) setenv("OPENBLAS_NUM_THREADS", saved, 1);
-  else unsetenv("OPENBLAS_NUM_THREADS");
-  free(saved);
-  core_name_fn name = h ? (core_name_fn)dlsym(h, "openblas_get_corename") : NULL;
-  if (h && (!name || core_rank(name()) <= rank_now)) {
-    dlclose(h);
-    h = NULL;
-  }
-  return h;
-}
-
 static void load(void) {
   const char *core = blas_core();
   if (core) setenv("OPENBLAS_CORETYPE", core, 0);
@@ -96,18 +75,19 @@ static void load(void) {
     snprintf(load_error, sizeof load_error, "cannot load OpenBLAS (apt-get install libopenblas0): %s", dlerror());
     return;
   }
-  core_name_fn name = (core_name_fn)dlsym(h, "openblas_get_corename");
-  const char *chosen = name ? name() : NULL;
-  const char *wanted = getenv("OPENBLAS_CORETYPE"); /* the user's, or this CPU's */
-  if (chosen && wanted && core_rank(chosen) < core_rank(wanted)) {
-    void *mine = private_copy(wanted, core_rank(chosen));
-    if (mine) h = mine;
-  }
   set_threads = (set_threads_fn)dlsym(h, "openblas_set_num_threads");
   get_threads = (get_threads_fn)dlsym(h, "openblas_get_num_threads");
   sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
   if (!sgemm) snprintf(load_error, sizeof load_error, "libopenblas.so.0 has no cblas_sgemm");
+  core_name_fn name = (core_name_fn)dlsym(h, "openblas_get_corename");
+  const char *wanted = getenv("OPENBLAS_CORETYPE"); /* the user's, or this CPU's */
+  slow_kernels = name && wanted && core_rank(name()) < core_rank(wanted);
   single_threaded_blas();
+}
+
+bool sc_rt_blas_slow(void) {
+  pthread_once(&once, load);
+  return slow_kernels;
 }
 
 const char *sc_rt_blas_error(void) {

@@ -94,6 +94,9 @@ void sc_rt_onednn_load(void);
 /* ---- OpenBLAS (gemm.c) ---- */
 /* Loads OpenBLAS on first use; NULL when it is there, else why it is not. */
 const char *sc_rt_blas_error(void);
+/* Whether the process's OpenBLAS runs slower kernels than this CPU's (loaded before the
+ * library chose its core type, by numpy for one). */
+bool sc_rt_blas_slow(void);
 /* The same as a return code: SHAPEC_OK, or SHAPEC_ERR_CPU with the message. */
 int sc_rt_blas_ready(char *err, size_t errlen);
 

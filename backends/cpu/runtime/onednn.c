@@ -862,6 +862,9 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
    * beat OpenMP's hand-off between the library's pool loops (the encoder block at batch 8
    * on two threads: 7.7 ms against 8.7) */
   bool tall = m > 64 && sc_rt_num_threads() > 1;
+  /* neither where the process's OpenBLAS runs slower kernels than this CPU's (gemm.c): a
+   * pre-norm encoder layer on two threads took 20 ms so, against 7 on one */
+  if ((vector || tall) && sc_rt_blas_slow()) vector = tall = false;
   bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && !vector && !tall;
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
