@@ -277,3 +277,10 @@ export("upsample_bilinear", Fn(bilinear), [randn(2, 3, 4, 5), randn(2, 1, 9, 11)
 # the process's OpenBLAS runs slower kernels than this CPU's)
 export("tall_linear", Fn(lambda s, x: s.l(x), l=torch.nn.Linear(64, 96)), [randn(128, 64) / 10], [randn(80, 64) / 10],
        ({0: Dim("rows", min=1, max=4096)},))
+
+# products that are not linear layers, split in parts by the library's pool
+# (test_slow_blas.py): a batched one read through a transpose, a plain one of many rows
+PB, PN = Dim("pb", min=1, max=64), Dim("pn", min=2, max=4096)
+export("tall_products", Fn(lambda s, x, y: (torch.bmm(x, y.transpose(1, 2)), x.reshape(-1, 64) @ y[0].t())),
+       [randn(4, 128, 64) / 10, randn(4, 128, 64) / 10], [randn(2, 96, 64) / 10, randn(2, 96, 64) / 10],
+       ({0: PB, 1: PN}, {0: PB, 1: PN}))

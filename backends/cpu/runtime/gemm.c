@@ -7,7 +7,8 @@
  * setting OPENBLAS_CORETYPE from the instruction sets this CPU really has, unless the user
  * set it.  A copy of OpenBLAS already loaded into the process (numpy loads it at its
  * import) keeps the kernels it chose then; where those are slower than this CPU's, the
- * linear layers go to oneDNN instead (onednn.c, sc_rt_blas_slow).  A private copy in a
+ * linear layers go to oneDNN instead (onednn.c, sc_rt_blas_slow), and every other
+ * product's parts to oneDNN's sgemm (part_product).  A private copy in a
  * namespace of its own (dlmopen) chose again, but made glibc abort later thread creations
  * ("_dl_allocate_tls_init: Assertion `listp != NULL' failed"). */
 #include <dlfcn.h>
@@ -55,6 +56,13 @@ static const char *blas_core(void) {
  * the process may share this OpenBLAS (numpy's) and change its count. */
 static void single_threaded_blas(void) {
   if (set_threads && get_threads && get_threads() != 1) set_threads(1);
+}
+
+/* Before a product's parts run: OpenBLAS on one thread, and oneDNN loaded on the calling
+ * thread where it takes the parts (loading it moves the pool onto OpenMP's team). */
+static void prepare_products(void) {
+  single_threaded_blas();
+  if (slow_kernels) sc_rt_onednn_load();
 }
 
 /* How fast OpenBLAS's kernels for a core type are, by the instructions they use. */
@@ -299,6 +307,17 @@ typedef struct product {
   float alpha, beta;
 } product;
 
+/* One single-threaded product of a part: OpenBLAS's, or oneDNN's where the process's
+ * OpenBLAS runs slower kernels than this CPU's (numpy loaded it first on a CPU it does not
+ * know: a [2048, 256] x [256, 256] product and eight [256, 256] x [256, 256] ones on two
+ * threads took 13.3 ms so, 2.4 ms with this CPU's kernels). */
+static void part_product(int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                         int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+  if (slow_kernels && sc_rt_onednn_sgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
+  sgemm(ROW_MAJOR, trans_a ? TRANS : NO_TRANS, trans_b ? TRANS : NO_TRANS, (int)m, (int)n, (int)k, alpha, a, (int)lda, b,
+        (int)ldb, beta, c, (int)ldc);
+}
+
 /* Parts [begin, end) of a product split by rows of C (and A) or by columns of C (and B). */
 static void product_parts(void *arg, int64_t begin, int64_t end) {
   const product *j = arg;
@@ -319,8 +338,7 @@ static void product_parts(void *arg, int64_t begin, int64_t end) {
     }
     if (sc_rt_skinny_product(m, n, j->k, a, j->lda, j->trans_a, b, j->ldb, j->trans_b, c, j->ldc, j->alpha, j->beta))
       continue;
-    sgemm(ROW_MAJOR, j->trans_a ? TRANS : NO_TRANS, j->trans_b ? TRANS : NO_TRANS, (int)m, (int)n, (int)j->k, j->alpha,
-          a, (int)j->lda, b, (int)j->ldb, j->beta, c, (int)j->ldc);
+    part_product(j->trans_a, j->trans_b, m, n, j->k, j->alpha, a, j->lda, b, j->ldb, j->beta, c, j->ldc);
   }
 }
 
@@ -361,7 +379,7 @@ int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
                 c + i * m * n, n, alpha, beta);
     return SHAPEC_OK;
   }
-  single_threaded_blas();
+  prepare_products();
   for (int64_t i = 0; i < batch; i++) {
     float *ci = c + i * m * n;
     if (k == 0) {
@@ -409,8 +427,7 @@ static void strided_item(const strided_gemm *j, int64_t item) {
   if (sc_rt_skinny_product(j->m, j->n, j->k, a, j->as[2], j->trans_a, b, j->bs[2], j->trans_b, c, j->cs[2], j->alpha,
                            j->beta))
     return;
-  sgemm(ROW_MAJOR, j->trans_a ? TRANS : NO_TRANS, j->trans_b ? TRANS : NO_TRANS, (int)j->m, (int)j->n, (int)j->k,
-        j->alpha, a, (int)j->as[2], b, (int)j->bs[2], j->beta, c, (int)j->cs[2]);
+  part_product(j->trans_a, j->trans_b, j->m, j->n, j->k, j->alpha, a, j->as[2], b, j->bs[2], j->beta, c, j->cs[2]);
 }
 
 static void strided_items(void *arg, int64_t begin, int64_t end) {
@@ -439,7 +456,7 @@ int sc_k_bmm_strided_f32(const int64_t *shape, const float *a, const int64_t *a_
   strided_gemm j = {batch1, m, n, k, a, b, c, as, bs, cs, trans_a, trans_b, tiny, alpha, beta};
   int64_t items = batch0 * batch1;
   int threads = sc_rt_num_threads();
-  if (!tiny) single_threaded_blas();
+  if (!tiny) prepare_products();
   /* attention's many small products: whole products to each worker of the pool */
   if (threads > 1 && items >= threads && !tiny) {
     sc_rt_parallel_for(strided_items, &j, items, 1);

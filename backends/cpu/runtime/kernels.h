@@ -97,6 +97,10 @@ const char *sc_rt_blas_error(void);
 /* Whether the process's OpenBLAS runs slower kernels than this CPU's (loaded before the
  * library chose its core type, by numpy for one). */
 bool sc_rt_blas_slow(void);
+/* One part of a product by oneDNN's sgemm on the calling thread (onednn.c), for gemm.c
+ * where the process's OpenBLAS is slow; false without oneDNN. */
+bool sc_rt_onednn_sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                        int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
 /* The same as a return code: SHAPEC_OK, or SHAPEC_ERR_CPU with the message. */
 int sc_rt_blas_ready(char *err, size_t errlen);
 

@@ -60,7 +60,8 @@
   X(dnnl_reorder_primitive_desc_create)                                                                               \
   X(dnnl_primitive_create)                                                                                            \
   X(dnnl_primitive_destroy)                                                                                           \
-  X(dnnl_primitive_execute)
+  X(dnnl_primitive_execute)                                                                                            \
+  X(dnnl_sgemm)
 
 static struct {
 #define DECLARE(name) __typeof__(name) *name;
@@ -971,6 +972,22 @@ static int run_product_plan(const product_plan *p, const float *a, const float *
   for (int i = 0; i < cm.n; i++) dnnl.dnnl_memory_destroy(cm.m[i]);
   sc_rt_free(scratch);
   return rc;
+}
+
+/* C = alpha op(A) op(B) + beta C, row-major, by oneDNN's sgemm on the calling thread alone:
+ * one part of a product that the library's pool splits (gemm.c), where the process's
+ * OpenBLAS runs slower kernels than this CPU's (sc_rt_blas_slow).  A part's result does not
+ * depend on the thread count, as with OpenBLAS.  false: oneDNN is not there. */
+bool sc_rt_onednn_sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                        int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+  pthread_once(&once, load);
+  if (!dnnl.mode) return false;
+  int callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : 1;
+  if (callers != 1) dnnl.omp_set_num_threads(1);
+  bool ok = dnnl.dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+            dnnl_success;
+  if (callers != 1) dnnl.omp_set_num_threads(callers);
+  return ok;
 }
 
 static product_site *product_site_of(void **slot) {
