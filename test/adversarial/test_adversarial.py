@@ -33,15 +33,11 @@ sys.path.insert(0, os.path.join(HERE, "..", "real"))
 import thin  # noqa: E402
 from test_corpus import DL, NP, Tensor  # noqa: E402
 
-failures = []
-counts = {"cases": 0}
+sys.path.insert(0, os.path.dirname(HERE))  # test/, for tap
+import tap  # noqa: E402
 
-
-def check(ok, what):
-    counts["cases"] += 1
-    if not ok:
-        failures.append(what)
-        print("not ok - " + what, flush=True)
+checks = tap.Checks(quiet=True)  # over a thousand cases: only the failures are printed
+check = checks.check
 
 
 # ---- one call of the C ABI in a child process ---------------------------------------------
@@ -334,8 +330,7 @@ def main(argv):
                 so = os.path.join(out, "model.so")
                 attack_library(f"{label} ({mode})", so, report)
                 attack_run(f"{label} ({mode})", shapec, so, report, out)
-    print(f"# {counts['cases']} adversarial cases, {len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish(f"# {checks.count} adversarial cases, {len(checks.failures)} failed")
 
 
 if __name__ == "__main__":

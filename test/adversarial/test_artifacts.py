@@ -24,13 +24,11 @@ import sys
 import tempfile
 import time
 
-failures = []
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
 
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 def export(shapec, model, out, env=None, extra=()):
@@ -175,8 +173,7 @@ def main(argv):
         failed_export_keeps(shapec, tut, src, tmp)
         full_disk(shapec, tut, tmp)
         bad_libraries(shapec, os.path.join(tmp, "keep-out"), src, tmp)
-    print(f"# {len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

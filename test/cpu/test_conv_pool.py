@@ -16,26 +16,21 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    import torch
-    import torch.nn.functional as F
-except ImportError:
-    print("skipped: PyTorch is not installed")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
+tap.require_torch()
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools.convert import convert  # noqa: E402
 from shapec_tools.model_library import ModelLibrary  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 torch.manual_seed(0)
@@ -149,5 +144,4 @@ with tempfile.TemporaryDirectory() as tmp:
             check(all(np.array_equal(a, b, equal_nan=True) for a, b in zip(got[1], got[2])),
                   f"{name} at {shape}: one thread and two give the same bits")
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

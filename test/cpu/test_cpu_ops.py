@@ -16,13 +16,13 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    import torch
-    import torch.nn.functional as F
-except ImportError:
-    print("skipped: PyTorch is not installed")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
+tap.require_torch()
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
@@ -477,13 +477,8 @@ def direct_program(target, xs, args, ref=None):
     return program
 
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 def make(desc, seed):
@@ -588,5 +583,4 @@ for name in sys.argv[3:] or list(CASES) + list(DIRECT):
         if bundle.DIR:
             bundle.save("ops", name, out, names, bundled)
 
-print(f"# {len(failures)} failed of {len(sys.argv[3:] or list(CASES) + list(DIRECT))} cases")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish(f"# {len(checks.failures)} failed of {len(sys.argv[3:] or list(CASES) + list(DIRECT))} cases"))

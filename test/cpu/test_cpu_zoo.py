@@ -16,12 +16,12 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    import torch
-except ImportError:
-    print("skipped: PyTorch is not installed (apt-get install python3-torch python3-torchvision)")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
+tap.require_torch(" (apt-get install python3-torch python3-torchvision)")
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
@@ -57,13 +57,8 @@ CASES = {
     "resnet18@dims": ({"x": ["batch", None, "h", "h"], "__dims__": {"batch": {"min": 1, "max": 8}, "h": {"min": 32, "max": 96}}},
                       [{"x": [1, 3, 32, 32]}, {"x": [2, 3, 96, 96]}, {"x": [3, 3, 45, 45]}]),
 }
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 DEVICES = cuda_checks.devices()
@@ -201,5 +196,4 @@ for name in sys.argv[3:] or list(CASES):
             check(res.returncode == 3 and "does not belong to this library" in res.stderr,
                   f"{name}: another export's weights file is refused: {res.stderr.strip()[-200:]}")
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -14,23 +14,20 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
 try:
     import numpy as np
 except ImportError:
-    print("skipped: NumPy is not installed")
-    sys.exit(77)
+    tap.skip("NumPy is not installed")
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "test", "cuda"))
 import cuda_checks  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -68,5 +65,4 @@ with tempfile.TemporaryDirectory() as tmp:
                   "[0, 100]" in res.stderr, f"x.item() = {item} on {device} is refused with its range: "
                   f"{res.stderr.strip()[-200:]}")
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

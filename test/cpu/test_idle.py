@@ -14,6 +14,9 @@ workers are held to a short spin (GOMP_SPINCOUNT, onednn.c).  Models, from the z
 by the PyTorch installed here): the MLP and the encoder block (products), and resnet18 with
 every convolution through oneDNN (OpenMP).  Each runs in a fresh process that first waits
 0.5 s, so that numpy's own OpenBLAS threads, which spin after they start, are quiet.
+The children load numpy (so OpenBLAS) before the library with this CPU's OpenBLAS core type;
+the MLP once more with numpy's OpenBLAS on SSE3 kernels, where the library's products go to
+oneDNN's (gemm.c): then its loops run on OpenMP's team.
 Exit 77 without PyTorch.
 
 usage: test_idle.py SHAPEC SOURCE_DIR"""
@@ -25,10 +28,20 @@ import tempfile
 
 LIMIT_MS = 10.0
 
+
+def load_numpy():
+    """numpy, its OpenBLAS loaded with the core type the parent chose (NUMPY_OPENBLAS_CORE),
+    before the library, which then sets its own."""
+    os.environ["OPENBLAS_CORETYPE"] = os.environ.get("NUMPY_OPENBLAS_CORE", "")
+    import numpy as np
+    del os.environ["OPENBLAS_CORETYPE"]
+    return np
+
+
 if len(sys.argv) == 4 and sys.argv[1] == "--child":  # MODEL.so INPUT.npy
     import time
 
-    import numpy as np
+    np = load_numpy()
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
     from shapec_tools.model_library import ModelLibrary
     time.sleep(0.5)
@@ -51,7 +64,7 @@ if len(sys.argv) == 4 and sys.argv[1] == "--child":  # MODEL.so INPUT.npy
 if len(sys.argv) == 4 and sys.argv[1] == "--fork-child":  # MODEL.so INPUT.npy: exit 0, or 3 if it differs
     import signal
 
-    import numpy as np
+    np = load_numpy()
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
     from shapec_tools.model_library import ModelLibrary
     lib = ModelLibrary(sys.argv[2])
@@ -68,36 +81,31 @@ if len(sys.argv) == 4 and sys.argv[1] == "--fork-child":  # MODEL.so INPUT.npy: 
     _, status = os.waitpid(pid, 0)
     sys.exit(os.waitstatus_to_exitcode(status) if os.waitstatus_to_exitcode(status) >= 0 else 100)
 
-try:
-    import numpy as np
-    import torch
-except ImportError:
-    print("skipped: PyTorch is not installed (apt-get install python3-torch python3-torchvision)")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
+tap.require_torch(" (apt-get install python3-torch python3-torchvision)")  # the zoo's models need it
+import numpy as np  # noqa: E402
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools import zoo  # noqa: E402
 
-failures = []
+checks = tap.Checks()
+check = checks.check
 
 
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+HAVE_ONEDNN = tap.have_onednn()
 
+sys.path.insert(0, os.path.join(src, "bench"))
+from bench_common import openblas_core  # noqa: E402  (the core type the library wants here)
 
-try:
-    import ctypes
-    ctypes.CDLL("libdnnl.so.2")
-    HAVE_ONEDNN = True
-except OSError:
-    HAVE_ONEDNN = False
-
+BEST = {"NUMPY_OPENBLAS_CORE": openblas_core() or ""}
 # name, input shape, environment, whether its layers go through oneDNN
-CASES = [("mlp", [64, 784], {}, False), ("encoder", [4, 64, 256], {}, True),
-         ("resnet18", [2, 3, 96, 96], {"SHAPEC_ONEDNN": "always"}, True)]
+CASES = [("mlp", [64, 784], BEST, False), ("encoder", [4, 64, 256], BEST, True),
+         ("resnet18", [2, 3, 96, 96], dict(BEST, SHAPEC_ONEDNN="always"), True)]
+if openblas_core():  # a CPU with kernels better than SSE3's
+    CASES.append(("mlp", [64, 784], {"NUMPY_OPENBLAS_CORE": "Prescott"}, True))
 
 with tempfile.TemporaryDirectory() as tmp:
     for name, shape, env, onednn in CASES:
@@ -129,5 +137,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode == 0, f"{name}{flags}: a child forked after a call computes the same, without hanging "
                                  f"(exit {r.returncode}; 100: killed by a signal) {r.stderr.strip()[-200:]}")
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

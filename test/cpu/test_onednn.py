@@ -30,7 +30,6 @@ run an AVX-512 kernel.
 Exit 77 without PyTorch or without libdnnl.so.2.
 
 usage: test_onednn.py SHAPEC SOURCE_DIR"""
-import ctypes
 import json
 import os
 import re
@@ -40,6 +39,9 @@ import tempfile
 import threading
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
 
 if "--child" not in sys.argv:
     try:
@@ -97,13 +99,8 @@ def inputs(shape, seed):
     return [torch.randn(n, 3, h, w, generator=g), torch.randn(8, 20, 3, 3, generator=g) * 0.1]
 
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 def child(mode, out):
@@ -171,7 +168,7 @@ def child(mode, out):
     with open("/proc/self/maps") as fp:
         loaded = "libdnnl.so" in fp.read()
     check(loaded == (mode != "0"), f"{mode}: libdnnl is {'loaded' if loaded else 'not loaded'}")
-    return 1 if failures else 0
+    return 1 if checks.failures else 0
 
 
 def reorders_of_one_call(out):
@@ -249,15 +246,10 @@ def main():
         return child(sys.argv[2], sys.argv[3])
     if len(sys.argv) > 1 and sys.argv[1] == "--reorders":
         return reorders_of_one_call(sys.argv[2])
-    if "torch" not in sys.modules:
-        print("skipped: PyTorch is not installed (apt-get install python3-torch)")
-        return 77
+    if "torch" not in sys.modules:  # its import at the top failed
+        tap.skip("PyTorch is not installed (apt-get install python3-torch)")
     shapec, src = sys.argv[1], sys.argv[2]
-    try:
-        ctypes.CDLL("libdnnl.so.2")
-    except OSError:
-        print("skipped: libdnnl.so.2 is not installed (apt-get install libdnnl2)")
-        return 77
+    tap.require_onednn()
     sys.path.insert(0, os.path.join(src, "tools"))
     from shapec_tools.convert import convert
     with tempfile.TemporaryDirectory() as tmp:
@@ -320,8 +312,7 @@ def main():
     for channels, groups, widen in ((48, 6, 1), (128, 32, 2)):  # regnet's groups of 8, resnext's of 4
         with tempfile.TemporaryDirectory() as tmp:
             check_grouped(shapec, tmp, channels, groups, widen)
-    print(f"# {len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
 shapec, src = sys.argv[1], sys.argv[2]
 CASES = os.path.join(src, "test", "cpu", "products")
 
@@ -51,13 +54,8 @@ CHAINS = {
 # out-projections over batch-first rows (backends/llvm/cg_batch_first.c); 0 where not listed
 BATCH_FIRST = {"torch_layer": 1, "wide_torch_layer": 1}
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 # views whose every reader is a fused loop, read there in place (backends/llvm/cg_strided_views.c):
@@ -182,5 +180,4 @@ for case in sorted(ABSORBED):
     check_case(case, "native", [], want[:4] + (0,) if host_avx512 else want)
     check_case(case, "haswell", ["--cpu", "haswell"], want)
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -17,11 +17,13 @@ and every run matches PyTorch.
 Exit 77 without libdnnl, or on a CPU without AVX (no core type better than Prescott).
 
 usage: test_slow_blas.py SHAPEC SOURCE_DIR"""
-import ctypes
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
 
 TINY_OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tiny_ops")
 
@@ -73,23 +75,14 @@ def main():
     if sys.argv[1] == "--child":
         return child(sys.argv[2], sys.argv[3], sys.argv[4])
     shapec, src = sys.argv[1], sys.argv[2]
-    try:
-        ctypes.CDLL("libdnnl.so.2")
-    except OSError:
-        print("skipped: libdnnl.so.2 is not installed (apt-get install libdnnl2)")
-        return 77
+    tap.require_onednn()
     sys.path.insert(0, os.path.join(src, "bench"))
     from bench_common import openblas_core  # the core type the library wants on this CPU (runtime/gemm.c)
     best = openblas_core()
     if not best:
-        print("skipped: no OpenBLAS core type better than Prescott on this CPU")
-        return 77
-    failures = []
-
-    def check(ok, what):
-        print(("ok - " if ok else "not ok - ") + what, flush=True)
-        if not ok:
-            failures.append(what)
+        tap.skip("no OpenBLAS core type better than Prescott on this CPU")
+    checks = tap.Checks()
+    check = checks.check
 
     with tempfile.TemporaryDirectory() as tmp:
         for case in ("tall_linear", "tall_products"):
@@ -112,8 +105,7 @@ def main():
         check(ok and err < 1e-5, f"tall_products on SSE3 kernels (SHAPEC_ONEDNN=0): matches PyTorch (error {err}) {stderr}")
         check(rerouted != prescott, "tall_products, numpy's OpenBLAS with SSE3 kernels: not computed by them "
               f"(bits {rerouted} against {prescott} with oneDNN off)")
-    print(f"# {len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

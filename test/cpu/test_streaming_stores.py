@@ -31,12 +31,12 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    import torch
-except ImportError:
-    print("skipped: PyTorch is not installed (apt-get install python3-torch)")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
+tap.require_torch(" (apt-get install python3-torch)")
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
@@ -44,13 +44,8 @@ from shapec_tools.convert import convert  # noqa: E402
 from shapec_tools.model_library import ModelLibrary  # noqa: E402
 from shapec_tools.zoo import Chain  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 def export(model_json, out, *args):
@@ -166,5 +161,4 @@ with tempfile.TemporaryDirectory() as tmp:
     numbers(tmp)
     other_dtypes(tmp)
 
-print(f"{len(failures)} failed" if failures else "all passed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish(f"{len(checks.failures)} failed" if checks.failures else "all passed"))

@@ -17,6 +17,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
 shapec, src = sys.argv[1], sys.argv[2]
 CASES = os.path.join(src, "test", "cpu", "tiny_ops")
 # sums in torch's order and precision (backends/cpu/runtime/avg_pool.c), copies (copy.c)
@@ -25,13 +28,8 @@ EXACT = {"avg_pool_2x2", "avg_pool_windows", "upsample_nearest", "upsample_bilin
 OVER_INPUTS = {"folded_outputs"}
 driver = sys.argv[3] if len(sys.argv) > 3 else None
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 def numbered(folder, prefix):
@@ -102,5 +100,4 @@ for case in cases:
     check_case(case, "native", [])
     check_case(case, "haswell", ["--cpu", "haswell"])
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

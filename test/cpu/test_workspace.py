@@ -24,14 +24,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
 shapec, steady, src = sys.argv[1], sys.argv[2], sys.argv[3]
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 PLAN = re.compile(r"workspace: (\d+) buffers in (\d+) regions, ([\d.]+) MiB at the example shapes "
@@ -98,5 +96,4 @@ with tempfile.TemporaryDirectory() as tmp:
             if lib:
                 steady_state(name, lib, shapes, convolutions=True)
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -14,24 +14,19 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    import torch
-except ImportError:
-    print("skipped: PyTorch is not installed")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
+tap.require_torch()
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools.convert import convert  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 class SharedConvBlock(torch.nn.Module):
@@ -95,5 +90,4 @@ with tempfile.TemporaryDirectory() as tmp:
             err = float(np.abs(got - want).max()) if got is not None and got.shape == want.shape else float("inf")
             check(err < 1e-5, f"the {device} path matches PyTorch (largest difference {err:.1e}; {r.stderr.strip()[-200:]})")
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -12,23 +12,20 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
 try:
     import numpy as np
 except ImportError:
-    print("skipped: numpy is not installed")
-    sys.exit(77)
+    tap.skip("numpy is not installed")
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
 from shapec_tools.model_library import Device, DType, Tensor  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 def tensors(arrays, device_type, device_id=0, keep=None):
@@ -101,5 +98,4 @@ with tempfile.TemporaryDirectory() as tmp:
         t.join()
     check(len(results) == 80 and all(results), f"4 threads x 20 calls on the CUDA path at once: {sum(results)} of 80 right")
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -16,17 +16,15 @@ import tempfile
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
 shapec_bin, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 sys.path.insert(0, os.path.join(src, "python"))
 import shapec  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 case = os.path.join(src, "test", "real", "corpus", "2.14", "zoo_tutorial")
@@ -108,5 +106,4 @@ with tempfile.TemporaryDirectory() as tmp:
         check(m.output_shapes(**wider)[0][0] == sample["w"].shape[0] + 2,
               "the static library refuses a size the dynamic one, loaded in the same process, accepts")
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -21,6 +21,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_corpus import close, filled, run_outputs  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
 AUTO = "_DimHint.AUTO"
 # name, factory, --input shapes, spec (torch's serialized form), shapes to run (past a
 # range end included: both must refuse)
@@ -37,13 +40,8 @@ CASES = [
      [[[2, 16, 256]], [[1, 2, 256]], [[3, 512, 256]], [[2, 513, 256]], [[2, 1, 256]]]),
 ]
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 def run(cmd):
@@ -133,14 +131,12 @@ def main(argv):
     shapec, src = argv[1], argv[2]
     root = os.environ.get("SHAPEC_REAL_TORCH_DIR", "/var/lib/shapec/real-torch")
     if not os.path.exists(os.path.join(root, "sid", ".shapec-ready")):
-        print(f"skipped: no PyTorch 2.14 chroot under {root} (scripts/real-torch.sh --torch 2.14 setup)")
-        return 77
+        tap.skip(f"no PyTorch 2.14 chroot under {root} (scripts/real-torch.sh --torch 2.14 setup)")
     with tempfile.TemporaryDirectory(prefix="shapec-converter-") as tmp:
         for case in CASES:
             check_case(shapec, src, tmp, *case)
         check_errors(src, tmp)
-    print(f"# {len(failures)} failed")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

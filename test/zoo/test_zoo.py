@@ -10,11 +10,11 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import torch
-except ImportError:
-    print("skipped: PyTorch is not installed (apt-get install python3-torch python3-torchvision)")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
+tap.require_torch(" (apt-get install python3-torch python3-torchvision)")
+import torch  # noqa: E402
 
 shapec, src = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(src, "tools"))
@@ -22,13 +22,8 @@ from shapec_tools import zoo  # noqa: E402
 from shapec_tools.convert import convert  # noqa: E402
 from shapec_tools.evaluate import evaluate  # noqa: E402
 
-failures = []
-
-
-def check(ok, what):
-    print(("ok - " if ok else "not ok - ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+checks = tap.Checks()
+check = checks.check
 
 
 def export(model, spec, out):
@@ -119,5 +114,4 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True, env=env)
     check(r.returncode == 2 and "cannot load" in r.stderr, "torch2shapec: a missing factory is a clear error")
 
-print(f"# {len(failures)} failed")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())
