@@ -1086,12 +1086,17 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   if (!bind_graph_inputs(g, inputs)) return;
   if (!g->cuda) place_outputs(g, outputs);
   /* oneDNN loaded before the first loop, so that all of them run on its OpenMP team (pool.c);
-   * the call goes again when no layer turned out to need it */
+   * the call goes again when no layer turned out to need it.  Without such layers, products
+   * that may run in OpenBLAS load it where the process's OpenBLAS is slow (gemm.c). */
   LLVMValueRef load_onednn = g->cuda ? NULL : cg_call(g, "sc_rt_onednn_load", g->voidt, NULL, 0, NULL, 0, false);
-  int sites = g->onednn_sites;
+  LLVMValueRef load_for_products =
+      g->cuda ? NULL : cg_call(g, "sc_rt_onednn_load_for_products", g->voidt, NULL, 0, NULL, 0, false);
+  int sites = g->onednn_sites, products = g->blas_products;
   emit_nodes(g);
   if (g->failed) return;
-  if (load_onednn && g->onednn_sites == sites) LLVMInstructionEraseFromParent(load_onednn);
+  bool onednn_layers = g->onednn_sites != sites;
+  if (load_onednn && !onednn_layers) LLVMInstructionEraseFromParent(load_onednn);
+  if (load_for_products && (onednn_layers || g->blas_products == products)) LLVMInstructionEraseFromParent(load_for_products);
   check_outputs(g, outputs, true);
   /* copy results into the caller's tensors (unless computed there) */
   for (size_t i = 0; i < g->p->n_output_specs; i++) {

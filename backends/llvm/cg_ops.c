@@ -132,6 +132,7 @@ static LLVMValueRef bmm(cg *g, LLVMValueRef batch, LLVMValueRef m, LLVMValueRef 
   LLVMTypeRef p[13] = {g->i64, g->i64, g->i64, g->i64, g->ptr, g->i64, g->i32, g->ptr, g->i64, g->i32, g->ptr, g->f32, g->f32};
   LLVMValueRef v[13] = {batch, m, n, k, a, a_stride, LLVMConstInt(g->i32, (unsigned)ta, 0), b, b_stride,
                         LLVMConstInt(g->i32, (unsigned)tb, 0), c, f32c(g, alpha), f32c(g, beta)};
+  g->blas_products++;
   LLVMValueRef rc = cg_call(g, "sc_k_bmm_f32", g->i32, p, 13, v, 13, false);
   check_rc(g, rc);
   return rc;
@@ -858,6 +859,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
   if (transposed || g->cuda) { /* the device path has no plans to keep (nor epilogues, cg_fold.c) */
     if (f->mean_hw) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a global average pool planned off the convolution's path", n->target);
     if (f->residual) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a residual planned off the convolution's path", n->target);
+    g->blas_products++; /* the runtime's convolutions may take OpenBLAS's products */
     check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose2d_f32" : "sc_k_conv2d_f32", g->i32, p, 20, a, 20, false));
     return true;
   }

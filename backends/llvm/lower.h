@@ -241,6 +241,7 @@ struct cg {
 
   bool failed;
   int onednn_sites;                  /* calls emitted to kernels that may run oneDNN */
+  int blas_products;                 /* calls emitted to kernels that may run OpenBLAS */
 };
 
 /* ---- cg_builder.c: IR helpers ---- */

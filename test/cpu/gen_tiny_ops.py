@@ -284,3 +284,6 @@ PB, PN = Dim("pb", min=1, max=64), Dim("pn", min=2, max=4096)
 export("tall_products", Fn(lambda s, x, y: (torch.bmm(x, y.transpose(1, 2)), x.reshape(-1, 64) @ y[0].t())),
        [randn(4, 128, 64) / 10, randn(4, 128, 64) / 10], [randn(2, 96, 64) / 10, randn(2, 96, 64) / 10],
        ({0: PB, 1: PN}, {0: PB, 1: PN}))
+# a plain product alone: no layer of the library loads oneDNN for it
+export("tall_mm", Fn(lambda s, x, y: x @ y.t()), [randn(512, 64) / 10, randn(128, 64) / 10],
+       [randn(300, 64) / 10, randn(96, 64) / 10], ({0: Dim("mm_rows", min=2, max=4096)}, {0: Dim("mm_cols", min=2, max=4096)}))

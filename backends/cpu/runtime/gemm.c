@@ -8,12 +8,14 @@
  * set it.  A copy of OpenBLAS already loaded into the process (numpy loads it at its
  * import) keeps the kernels it chose then; where those are slower than this CPU's, the
  * linear layers go to oneDNN instead (onednn.c, sc_rt_blas_slow), and every other
- * product's parts to oneDNN's sgemm (part_product).  A private copy in a
+ * product's parts to oneDNN's sgemm (part_product), which onednn.c registers here when it
+ * loads oneDNN (sc_rt_blas_set_backup: this file does not call up into it).  A private copy in a
  * namespace of its own (dlmopen) chose again, but made glibc abort later thread creations
  * ("_dl_allocate_tls_init: Assertion `listp != NULL' failed"). */
 #include <dlfcn.h>
 #include <immintrin.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +36,7 @@ typedef char *(*core_name_fn)(void);
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static sgemm_fn sgemm;
+static _Atomic(sc_rt_part_sgemm_fn) backup; /* oneDNN's, registered when onednn.c loads it */
 static set_threads_fn set_threads;
 static get_threads_fn get_threads;
 static bool slow_kernels;
@@ -56,13 +59,6 @@ static const char *blas_core(void) {
  * the process may share this OpenBLAS (numpy's) and change its count. */
 static void single_threaded_blas(void) {
   if (set_threads && get_threads && get_threads() != 1) set_threads(1);
-}
-
-/* Before a product's parts run: OpenBLAS on one thread, and oneDNN loaded on the calling
- * thread where it takes the parts (loading it moves the pool onto OpenMP's team). */
-static void prepare_products(void) {
-  single_threaded_blas();
-  if (slow_kernels) sc_rt_onednn_load();
 }
 
 /* How fast OpenBLAS's kernels for a core type are, by the instructions they use. */
@@ -92,6 +88,8 @@ static void load(void) {
   slow_kernels = name && wanted && core_rank(name()) < core_rank(wanted);
   single_threaded_blas();
 }
+
+void sc_rt_blas_set_backup(sc_rt_part_sgemm_fn fn) { atomic_store(&backup, fn); }
 
 bool sc_rt_blas_slow(void) {
   pthread_once(&once, load);
@@ -313,7 +311,8 @@ typedef struct product {
  * threads took 13.3 ms so, 2.4 ms with this CPU's kernels). */
 static void part_product(int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                          int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
-  if (slow_kernels && sc_rt_onednn_sgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
+  sc_rt_part_sgemm_fn other = slow_kernels ? atomic_load(&backup) : NULL;
+  if (other && other(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) return;
   sgemm(ROW_MAJOR, trans_a ? TRANS : NO_TRANS, trans_b ? TRANS : NO_TRANS, (int)m, (int)n, (int)k, alpha, a, (int)lda, b,
         (int)ldb, beta, c, (int)ldc);
 }
@@ -379,7 +378,7 @@ int sc_k_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
                 c + i * m * n, n, alpha, beta);
     return SHAPEC_OK;
   }
-  prepare_products();
+  single_threaded_blas();
   for (int64_t i = 0; i < batch; i++) {
     float *ci = c + i * m * n;
     if (k == 0) {
@@ -456,7 +455,7 @@ int sc_k_bmm_strided_f32(const int64_t *shape, const float *a, const int64_t *a_
   strided_gemm j = {batch1, m, n, k, a, b, c, as, bs, cs, trans_a, trans_b, tiny, alpha, beta};
   int64_t items = batch0 * batch1;
   int threads = sc_rt_num_threads();
-  if (!tiny) prepare_products();
+  if (!tiny) single_threaded_blas();
   /* attention's many small products: whole products to each worker of the pool */
   if (threads > 1 && items >= threads && !tiny) {
     sc_rt_parallel_for(strided_items, &j, items, 1);

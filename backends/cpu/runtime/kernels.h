@@ -90,6 +90,9 @@ bool sc_rt_pool_in_forked_child(void);
 /* Loads oneDNN (once; onednn.c) unless SHAPEC_ONEDNN=0: a library whose layers may use it
  * calls this before its first loop. */
 void sc_rt_onednn_load(void);
+/* The same for a library whose products may run in OpenBLAS, where the process's OpenBLAS
+ * runs slower kernels than this CPU's: oneDNN then computes their parts. */
+void sc_rt_onednn_load_for_products(void);
 
 /* ---- OpenBLAS (gemm.c) ---- */
 /* Loads OpenBLAS on first use; NULL when it is there, else why it is not. */
@@ -97,10 +100,12 @@ const char *sc_rt_blas_error(void);
 /* Whether the process's OpenBLAS runs slower kernels than this CPU's (loaded before the
  * library chose its core type, by numpy for one). */
 bool sc_rt_blas_slow(void);
-/* One part of a product by oneDNN's sgemm on the calling thread (onednn.c), for gemm.c
- * where the process's OpenBLAS is slow; false without oneDNN. */
-bool sc_rt_onednn_sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
-                        int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+/* A single-threaded product for gemm.c to use instead of the process's OpenBLAS where that
+ * is slow: oneDNN's, registered by onednn.c when it loads oneDNN; false: not computed. */
+typedef bool (*sc_rt_part_sgemm_fn)(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                                    const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                                    int64_t ldc);
+void sc_rt_blas_set_backup(sc_rt_part_sgemm_fn fn);
 /* The same as a return code: SHAPEC_OK, or SHAPEC_ERR_CPU with the message. */
 int sc_rt_blas_ready(char *err, size_t errlen);
 

@@ -78,6 +78,20 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 enum { MIN_MACS = 1 << 16 }; /* below this the built-in kernel is as fast (fixed costs) */
 
+/* C = alpha op(A) op(B) + beta C, row-major, by oneDNN's sgemm on the calling thread alone:
+ * one part of a product that the library's pool splits (gemm.c), where the process's
+ * OpenBLAS runs slower kernels than this CPU's (sc_rt_blas_slow).  A part's result does not
+ * depend on the thread count, as with OpenBLAS. */
+static bool part_sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                       int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+  int callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : 1;
+  if (callers != 1) dnnl.omp_set_num_threads(1);
+  bool ok = dnnl.dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+            dnnl_success;
+  if (callers != 1) dnnl.omp_set_num_threads(callers);
+  return ok;
+}
+
 static void load(void) {
   const char *env = getenv("SHAPEC_ONEDNN");
   if (env && strcmp(env, "0") == 0) return;
@@ -105,9 +119,14 @@ static void load(void) {
   if (parallel && dnnl.omp_set_num_threads) sc_rt_pool_join_openmp(parallel);
   const char *wino = getenv("SHAPEC_ONEDNN_WINOGRAD");
   dnnl.winograd = !(wino && strcmp(wino, "0") == 0);
+  sc_rt_blas_set_backup(part_sgemm);
 }
 
 void sc_rt_onednn_load(void) { pthread_once(&once, load); }
+
+void sc_rt_onednn_load_for_products(void) {
+  if (sc_rt_blas_slow()) pthread_once(&once, load);
+}
 
 /* OpenMP's team for a oneDNN primitive: the library's count, but one thread in a child
  * forked after the parent computed: libgomp's workers did not survive the fork, and a team
@@ -859,14 +878,12 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
    * batch 1: 0.067 ms against 0.076); with more threads oneDNN's split keeps each core's
    * share of the packed weights in its cache (0.017 ms on two) */
   bool vector = m == 1 && sc_rt_num_threads() == 1;
-  /* many rows on several threads: OpenBLAS's threads, already awake from the layer before,
-   * beat OpenMP's hand-off between the library's pool loops (the encoder block at batch 8
-   * on two threads: 7.7 ms against 8.7) */
-  bool tall = m > 64 && sc_rt_num_threads() > 1;
-  /* neither where the process's OpenBLAS runs slower kernels than this CPU's (gemm.c): a
-   * pre-norm encoder layer on two threads took 20 ms so, against 7 on one */
-  if ((vector || tall) && sc_rt_blas_slow()) vector = tall = false;
-  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && !vector && !tall;
+  /* (Many rows on several threads went to OpenBLAS's parts too, once ahead of oneDNN while
+   * the two ran on different thread teams; with the pool on OpenMP's team oneDNN is ahead
+   * there: the zoo's encoder block at batch 8 on two threads 10.2-11.9 -> 7.9-8.7 ms, batch
+   * 1 1.6-1.7 -> 0.9-1.15, on the Xeon of 2026-11-29.  Where the process's OpenBLAS is slow,
+   * the layers the built-in path computes take oneDNN's products: gemm.c.) */
+  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && !vector;
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
   if (!use && weights_constant && sc_k_tiny_product(m, n, k)) {
@@ -974,22 +991,6 @@ static int run_product_plan(const product_plan *p, const float *a, const float *
   return rc;
 }
 
-/* C = alpha op(A) op(B) + beta C, row-major, by oneDNN's sgemm on the calling thread alone:
- * one part of a product that the library's pool splits (gemm.c), where the process's
- * OpenBLAS runs slower kernels than this CPU's (sc_rt_blas_slow).  A part's result does not
- * depend on the thread count, as with OpenBLAS.  false: oneDNN is not there. */
-bool sc_rt_onednn_sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
-                        int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
-  pthread_once(&once, load);
-  if (!dnnl.mode) return false;
-  int callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : 1;
-  if (callers != 1) dnnl.omp_set_num_threads(1);
-  bool ok = dnnl.dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
-            dnnl_success;
-  if (callers != 1) dnnl.omp_set_num_threads(callers);
-  return ok;
-}
-
 static product_site *product_site_of(void **slot) {
   product_site *s = atomic_load((_Atomic(product_site *) *)slot);
   if (s) return s;
@@ -1010,10 +1011,11 @@ int sc_k_bmm_strided_site_f32(void **slot, const int64_t *shape, const float *a,
   int64_t macs = 1;
   bool fits = true; /* the count of multiply-adds fits in 64 bits */
   for (int i = 0; i < 5; i++) fits = fits && !__builtin_mul_overflow(macs, shape[i], &macs);
-  /* on several threads the library's pool splits the products (sc_k_bmm_strided_f32):
-   * OpenMP's hand-off between the pool's loops made the encoder block slower there (batch
-   * 1 on two threads: 1.2 -> 1.9 ms; batch 8: 8.5 -> 10.5 ms) */
-  bool use = fits && (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && sc_rt_num_threads() == 1);
+  /* on any thread count: once the pool's loops ran on a team of their own, OpenMP's
+   * hand-off made the encoder block slower on two threads than the pool's parts of
+   * OpenBLAS products (batch 8: 8.5 -> 10.5 ms); with the pool on OpenMP's team it is
+   * ahead (batch 8: 7.8 -> 7.5 ms, the Xeon of 2026-11-29) */
+  bool use = fits && (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS);
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
   product_site *s = use ? product_site_of(slot) : NULL;
