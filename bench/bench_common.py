@@ -41,6 +41,19 @@ def timeit(fn, budget=0.6, min_runs=3):
     return statistics.median(times) * 1e3
 
 
+def median_ms(fn, runs, warmup=2):
+    """The median of `runs` calls of fn after `warmup` calls, in ms: a fixed count of calls,
+    where timeit above fills a time budget."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return sorted(times)[runs // 2] * 1e3
+
+
 def slowest_phases(stderr, k=3):
     """The k slowest phases `shapec export -v` reported on stderr ("shapec: [  0.1 s] NAME: 0.02 s"),
     as "NAME 0.02 s, ..."."""

@@ -100,23 +100,16 @@ def export_all(out):
 
 def time_reductions(out):
     """Pinned child: one table row per reduction."""
-    import time
-
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bench_common  # sets OPENBLAS_CORETYPE before numpy and torch
     import numpy as np
     import torch
     sys.path.insert(0, os.path.join(SRC, "tools"))
     from shapec_tools.model_library import ModelLibrary
     torch.set_num_threads(1)
 
-    def median(fn, n=30):
-        for _ in range(3):
-            fn()
-        ts = []
-        for _ in range(n):
-            t = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t)
-        return sorted(ts)[n // 2] * 1e3
+    def median(fn):
+        return bench_common.median_ms(fn, 30, warmup=3)
 
     for name, (shape, expr) in REDUCTIONS.items():
         x = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)

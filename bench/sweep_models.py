@@ -125,21 +125,10 @@ def export_all(out, names):
         print(f"{name}: exported", flush=True)
 
 
-def median_ms(fn, runs):
-    fn()
-    fn()
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return sorted(times)[runs // 2] * 1e3
-
-
 def measure(shapec, out, name, threads):
     """In a child pinned to `threads` CPUs: one table row, or why there is none."""
     sys.path.insert(0, HERE)
-    import bench_common  # noqa: F401  (sets OPENBLAS_CORETYPE before numpy and torch)
+    import bench_common  # sets OPENBLAS_CORETYPE before numpy and torch
     import numpy as np
     import torch
     sys.path.insert(0, os.path.join(HERE, "..", "tools"))
@@ -169,8 +158,8 @@ def measure(shapec, out, name, threads):
     txs = [torch.from_numpy(x) for x in xs]
     runs = 5 if want.size * xs[0].size > 1e9 or xs[0].ndim == 4 else 15
     with torch.no_grad():
-        eager = median_ms(lambda: m(*txs), runs)
-        ours = median_ms(run, runs)
+        eager = bench_common.median_ms(lambda: m(*txs), runs)
+        ours = bench_common.median_ms(run, runs)
     return (f"| {name} | {'x'.join(map(str, xs[0].shape))} | {threads} | {ours:.3f} | {eager:.3f} | "
             f"**{ours / eager:.2f}** | {err:.1e} |")
 
