@@ -234,6 +234,10 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
     if (cold) LLVMDisposeModule(cold);
     return false;
   }
+  if (!cg_gelu_table_inline(g, g->tm)) {
+    if (cold) LLVMDisposeModule(cold);
+    return false;
+  }
   sc_mark_streaming_stores(g->M);
   LLVMMemoryBufferRef obj, cold_obj = NULL;
   t = sc_phase_start();

@@ -1,6 +1,8 @@
 /* erf_fit.h - the float32 erf that shapec computes without a library call, shared by the
  * generated loops (backends/llvm/cg_elementwise.c) and the runtime's GELU
  * (backends/cpu/runtime/nn.c), so a fused GELU and a layer's GELU give the same bits.
+ * Libraries built for AVX-512 take their GELU's erf from gelu_table.h instead (no division);
+ * torch.erf itself is this fit everywhere.
  *
  * erf(x) = x * P(x^2) / Q(x^2) for |x| < SC_ERF_CLAMP, the result clamped to [-1, 1];
  * from the clamp on it is exactly +-1, as float32's erf is there.  P and Q (degree 5 each) were fitted by weighted

@@ -241,6 +241,8 @@ struct cg {
 
   bool failed;
   int onednn_sites;                  /* calls emitted to kernels that may run oneDNN */
+  int gelu_table_calls;              /* GELUs emitted as cg_gelu_table.c's calls */
+  int loops_built;                   /* loops cg_loop_range has built: is a loop innermost? */
   int blas_products;                 /* calls emitted to kernels that may run OpenBLAS */
 };
 
@@ -276,6 +278,14 @@ void cg_set_dims(cg *g, cg_value *cv);
 LLVMValueRef cg_elem_size(cg *g, sc_dtype dt);
 /* Whether the library computes on a CPU with AVX-512F (512-bit loops, streaming stores). */
 bool cg_has_avx512(const cg *g);
+/* ---- cg_gelu_table.c: the exact GELU's erf on AVX-512 ---- */
+/* Whether GELU takes gelu_table.h's pieces (libraries for AVX-512 CPUs, host code). */
+bool cg_gelu_table_wanted(const cg *g);
+/* 0.5 erf(a / sqrt 2) of a = |x| >= 0 (float32), as a call that the vectorizer widens and
+ * cg_gelu_table_inline later inlines. */
+LLVMValueRef cg_gelu_half_erf_table(cg *g, LLVMValueRef a);
+/* After O3: inlines the vector variants the vectorizer called (false, with the error, if LLVM fails). */
+bool cg_gelu_table_inline(cg *g, LLVMTargetMachineRef tm);
 /* Marks outlined loops whose line-aligned vector stores stream past the caches; the CPU
  * target sets the stores' !nontemporal after optimization (cpu_target.c). */
 #define CG_STREAM_ATTR "shapec-stream-stores"

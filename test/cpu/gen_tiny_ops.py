@@ -287,3 +287,25 @@ export("tall_products", Fn(lambda s, x, y: (torch.bmm(x, y.transpose(1, 2)), x.r
 # a plain product alone: no layer of the library loads oneDNN for it
 export("tall_mm", Fn(lambda s, x, y: x @ y.t()), [randn(512, 64) / 10, randn(128, 64) / 10],
        [randn(300, 64) / 10, randn(96, 64) / 10], ({0: Dim("mm_rows", min=2, max=4096)}, {0: Dim("mm_cols", min=2, max=4096)}))
+
+
+def gelu_sweep(rows):
+    """rows x 64 values over [-12, 12], with the neighbourhoods of GELU's clamp (|x| = 5.5426)
+    and of the edges of gelu_table.h's pieces (|x| = k sqrt 2 / 4) at float32's spacing."""
+    x = torch.linspace(-12, 12, rows * 64)
+    edges = torch.tensor([k * 2 ** 0.5 / 4 for k in range(1, 17)] + [5.5425944] * 8)
+    near = (edges[:, None] * (1 + torch.arange(-4, 4)[None, :] * 2.0 ** -23)).reshape(-1)
+    x[: near.numel()] = near
+    x[near.numel(): 2 * near.numel()] = -near
+    return x.reshape(rows, 64)
+
+
+# the exact GELU of a linear layer, computed by the runtime's pass after the product, and of a
+# fused loop, computed by the generated code: an identity layer leaves x as it is, so the two
+# outputs must have the same bits (test_tiny_ops.py)
+identity = torch.nn.Linear(64, 64)
+with torch.no_grad():
+    identity.weight.copy_(torch.eye(64))
+    identity.bias.zero_()
+export("gelu_layer_and_loop", Fn(lambda s, x: (F.gelu(s.l(x)), F.gelu(x)), l=identity), [gelu_sweep(300)],
+       [gelu_sweep(77)], ({0: Dim("gelu_rows", min=1, max=4096)},))

@@ -3,7 +3,8 @@
  * double-precision references:
  * the exact GELU over its whole range, lengths that leave a tail after the 8-lane body and
  * one long enough to be split between threads, and the values torch gives at the edges
- * (gelu(-inf) and NaN are NaN, gelu(inf) is inf). */
+ * (gelu(-inf) and NaN are NaN, gelu(inf) is inf); the 16-piece erf of gelu_table.h over the
+ * floats; each vector width's GELU against its scalar model, bit for bit. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 
 #include "backends/cpu/runtime/kernels.h"
 #include "backends/llvm/erf_fit.h"
+#include "backends/llvm/gelu_table.h"
 #include "backends/llvm/runtime_abi.h"
 #include "run_suite.h"
 
@@ -145,18 +147,53 @@ START_TEST(test_linear_epilogue) {
 }
 END_TEST
 
-/* A library built for AVX-512 takes the 16-lane GELU and adds (sc_rt_has_avx512): the same
- * bits as the 8-lane ones, element for element, over a sweep of [-12, 12], the values
- * around the clamp, the edges and rows whose length leaves a tail after either body.  Last
- * in the suite: the first library's verdict holds for the rest of the process. */
-START_TEST(test_avx512_gives_the_avx2_bits) {
+/* gelu_table.h's 0.5 erf(a / sqrt 2) over the non-negative floats (every 997th up to 8, and
+ * all those within 0.05 of the clamp): within 3.6e-8 of erf in double (its fit's
+ * 3.54e-8), exactly 1/2 from the clamp on (to infinity), and the clamp's 1/2 for NaN. */
+START_TEST(test_gelu_table_accuracy) {
+  double worst = 0;
+  float clamp = (float)SC_GELU_CLAMP;
+  for (float a = 0.0f; a < 8.0f;) {
+    double want = 0.5 * erf((double)a / sqrt(2.0)), got = sc_gelu_half_erf(a);
+    ck_assert_msg(fabs(got - want) <= 3.6e-8, "0.5 erf(%.9g / sqrt 2) = %.9g, want %.9g", a, got, want);
+    if (fabs(got - want) > worst) worst = fabs(got - want);
+    if (a >= clamp) ck_assert_msg(got == 0.5, "0.5 erf(%.9g / sqrt 2) = %.9g past the clamp", a, got);
+    uint32_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    bits += fabsf(a - clamp) < 0.05f ? 1 : 997;
+    memcpy(&a, &bits, sizeof bits);
+  }
+  ck_assert(worst > 1e-9); /* the sweep compared something */
+  for (int e = 3; e < 128; e++) ck_assert(sc_gelu_half_erf(ldexpf(1.0f, e)) == 0.5f);
+  ck_assert(sc_gelu_half_erf(INFINITY) == 0.5f && sc_gelu_half_erf(NAN) == 0.5f);
+}
+END_TEST
+
+/* Scalar models of the two vector GELUs, with their operations in their order: 8 lanes
+ * (libraries for AVX2 CPUs) the fused rational fit of erf_fit.h, 16 lanes (libraries for
+ * AVX-512) the pieces of gelu_table.h.  NaN takes the clamp in fminf as in vminps. */
+static float gelu_rational_model(float x) {
+  float ax = fabsf(x);
+  float half_erf = fminf(half_erf_fit(fminf(ax, (float)SC_GELU_CLAMP), true), 0.5f);
+  return fmaf(ax, half_erf, x * 0.5f);
+}
+
+static float gelu_table_model(float x) { return fmaf(fabsf(x), sc_gelu_half_erf(fabsf(x)), x * 0.5f); }
+
+/* The runtime's GELU and its linear epilogue give each width's model's bits, element for
+ * element: 8 lanes by default, 16 once a library built for AVX-512 says so
+ * (sc_rt_has_avx512), over a sweep of [-12, 12], the values around the clamp, the edges and
+ * rows whose length leaves a tail after either body.  These are the bits the generated
+ * loops give for the same library (test_tiny_ops.py's gelu_layer_and_loop).  Last in the
+ * suite: the first library's verdict holds for the rest of the process. */
+START_TEST(test_each_width_gives_its_models_bits) {
   char err[256];
-  if (!sc_rt_has_avx2() || sc_rt_cpu_has("avx512f", 7) != 1) return; /* nothing to compare here */
+  if (!sc_rt_has_avx2()) return; /* the scalar GELU: erff's bits, tested above */
   ck_assert(!sc_rt_has_avx512());
   enum { N = 40037, COLS = 53, ROWS = N / COLS };
   size_t bytes = sizeof(float) * N;
   float *x = malloc(bytes), *residual = malloc(bytes), bias[COLS];
-  float *gelu[2] = {malloc(bytes), malloc(bytes)}, *epilogue[2] = {malloc(bytes), malloc(bytes)};
+  float *gelu = malloc(bytes), *epilogue = malloc(bytes);
   float clamp = (float)SC_GELU_CLAMP;
   for (int i = 0; i < N; i++) {
     x[i] = -12.0f + 24.0f * (float)i / (float)(N - 1);
@@ -167,22 +204,26 @@ START_TEST(test_avx512_gives_the_avx2_bits) {
   for (int c = 0; c < COLS; c++) bias[c] = -1.0f + 0.04f * (float)c;
   for (int wide = 0; wide < 2; wide++) {
     if (wide) { /* as a library built for AVX-512 does on its first call */
+      if (sc_rt_cpu_has("avx512f", 7) != 1) break;
       ck_assert_int_eq(sc_rt_cpu_supported("avx2,fma,avx512f", err, sizeof err), SHAPEC_OK);
       ck_assert(sc_rt_has_avx512());
     }
-    memcpy(gelu[wide], x, bytes);
-    sc_k_activation_f32(gelu[wide], N, SC_ACT_GELU);
-    memcpy(epilogue[wide], x, bytes);
-    sc_k_linear_epilogue_f32(epilogue[wide], bias, residual, ROWS, COLS, SC_ACT_GELU);
-    sc_k_linear_epilogue_f32(epilogue[wide] + ROWS * COLS, bias, residual, 1, N - ROWS * COLS, SC_ACT_NONE);
+    float (*model)(float) = wide ? gelu_table_model : gelu_rational_model;
+    memcpy(gelu, x, bytes);
+    sc_k_activation_f32(gelu, N, SC_ACT_GELU);
+    memcpy(epilogue, x, bytes);
+    sc_k_linear_epilogue_f32(epilogue, bias, residual, ROWS, COLS, SC_ACT_GELU);
+    for (int i = 0; i < N; i++) {
+      float want = model(x[i]);
+      ck_assert_msg(memcmp(&gelu[i], &want, sizeof(float)) == 0 || (isnan(gelu[i]) && isnan(want)),
+                    "%d lanes: gelu(%.9g) = %.9g, its model %.9g", wide ? 16 : 8, x[i], gelu[i], want);
+      if (i >= ROWS * COLS) continue;
+      want = model(x[i] + bias[i % COLS]) + residual[i];
+      ck_assert_msg(memcmp(&epilogue[i], &want, sizeof(float)) == 0 || (isnan(epilogue[i]) && isnan(want)),
+                    "%d lanes: linear epilogue [%d] = %.9g, its model %.9g", wide ? 16 : 8, i, epilogue[i], want);
+    }
   }
-  for (int i = 0; i < N; i++) {
-    ck_assert_msg(memcmp(&gelu[0][i], &gelu[1][i], sizeof(float)) == 0, "gelu(%.9g): 8 lanes %.9g, 16 lanes %.9g", x[i],
-                  gelu[0][i], gelu[1][i]);
-    ck_assert_msg(memcmp(&epilogue[0][i], &epilogue[1][i], sizeof(float)) == 0,
-                  "linear epilogue [%d]: 8 lanes %.9g, 16 lanes %.9g", i, epilogue[0][i], epilogue[1][i]);
-  }
-  free(x), free(residual), free(gelu[0]), free(gelu[1]), free(epilogue[0]), free(epilogue[1]);
+  free(x), free(residual), free(gelu), free(epilogue);
 }
 END_TEST
 
@@ -195,7 +236,8 @@ int main(void) {
   tcase_add_test(tc, test_gelu_saturates_from_the_clamp);
   tcase_add_test(tc, test_relu_and_relu6);
   tcase_add_test(tc, test_linear_epilogue);
-  tcase_add_test(tc, test_avx512_gives_the_avx2_bits);
+  tcase_add_test(tc, test_gelu_table_accuracy);
+  tcase_add_test(tc, test_each_width_gives_its_models_bits);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -10,6 +10,7 @@
 #include "vec_exp.h"
 #include "vec_transpose.h"
 #include "backends/llvm/erf_fit.h"
+#include "backends/llvm/gelu_table.h"
 
 /* The output columns ox in [lo, hi) whose input column ox*s - p + j*d lies in [0, w). */
 static void valid_columns(int64_t ow, int64_t w, int64_t s, int64_t p, int64_t off, int64_t *lo, int64_t *hi) {
@@ -70,7 +71,8 @@ static void im2col(const float *xg, float *col, int64_t cg, int64_t h, int64_t w
   sc_rt_parallel_for(im2col_channels, &j, cg, per_channel > 0 ? 32768 / per_channel + 1 : cg);
 }
 
-/* Exact GELU as the generated loops compute it (backends/llvm/erf_fit.h): 0.5 x +
+/* Exact GELU as the generated loops of libraries for AVX2 CPUs compute it
+ * (backends/llvm/erf_fit.h): 0.5 x +
  * |x| (0.5 erf(|x| / sqrt 2)), the fit taken at |x| with the 0.5 and the 1 / sqrt 2 folded
  * into its coefficients.  One division and ten multiply-adds for 8 lanes: 0.37 ns an
  * element on one core, against 0.63 for Abramowitz and Stegun's erf over libmvec's expf,
@@ -108,23 +110,25 @@ __attribute__((target("avx2,fma"))) static void gelu_avx2(float *y, const float 
   }
 }
 
-/* gelu8's operations in 16 lanes: the same bits, with half the instructions (on AMD's Zen 4,
- * whose 512-bit operations take two cycles, the encoder's GELU pass still went from 2.9% to
- * 1.9% of the block). */
+/* The exact GELU of libraries built for AVX-512, as their generated loops compute it
+ * (backends/llvm/cg_gelu_table.c): 0.5 x + |x| (0.5 erf(|x| / sqrt 2)) with 0.5 erf from
+ * gelu_table.h's 16 pieces, each lane's coefficients picked by a permute; no division.  The
+ * same operations in the same order, so a layer's GELU and a fused one give the same bits
+ * (other bits than gelu8's, which libraries for AVX2 CPUs take with their loops). */
 __attribute__((target("avx512f"))) static __m512 gelu16(__m512 x) {
-  const double in = 0.7071067811865476;
-  const __m512 half = _mm512_set1_ps(0.5f), clamp = _mm512_set1_ps((float)SC_GELU_CLAMP);
+  const __m512 rounder = _mm512_set1_ps(SC_GELU_ROUNDER);
   __m512 ax = _mm512_abs_ps(x);
-  __m512 a = _mm512_min_ps(ax, clamp); /* the clamp where ax is NaN */
-  __m512 a2 = _mm512_mul_ps(a, a);
-  __m512 num = _mm512_set1_ps((float)sc_erf_num(SC_ERF_DEGREE, 0.5, in));
-  __m512 den = _mm512_set1_ps((float)sc_erf_den(SC_ERF_DEGREE, in));
-  for (int d = SC_ERF_DEGREE - 1; d >= 0; d--) {
-    num = _mm512_fmadd_ps(num, a2, _mm512_set1_ps((float)sc_erf_num(d, 0.5, in)));
-    den = _mm512_fmadd_ps(den, a2, _mm512_set1_ps((float)sc_erf_den(d, in)));
-  }
-  __m512 half_erf = _mm512_min_ps(_mm512_div_ps(_mm512_mul_ps(a, num), den), half);
-  return _mm512_fmadd_ps(ax, half_erf, _mm512_mul_ps(x, half));
+  /* the clamp where ax is NaN: vminps returns its second operand then */
+  __m512 t = _mm512_min_ps(_mm512_fmadd_ps(ax, _mm512_set1_ps(SC_GELU_T_SCALE), _mm512_set1_ps(-0.5f)),
+                           _mm512_set1_ps(SC_GELU_T_CLAMP));
+  __m512 m = _mm512_add_ps(t, rounder);
+  __m512 u = _mm512_sub_ps(t, _mm512_sub_ps(m, rounder));
+  __m512i piece = _mm512_castps_si512(m); /* vpermps reads the low 4 bits */
+  __m512 p = _mm512_permutexvar_ps(piece, _mm512_loadu_ps(sc_gelu_table[SC_GELU_DEGREE]));
+  for (int d = SC_GELU_DEGREE - 1; d >= 0; d--)
+    p = _mm512_fmadd_ps(p, u, _mm512_permutexvar_ps(piece, _mm512_loadu_ps(sc_gelu_table[d])));
+  __m512 half_erf = _mm512_min_ps(p, _mm512_set1_ps(0.5f));
+  return _mm512_fmadd_ps(ax, half_erf, _mm512_mul_ps(x, _mm512_set1_ps(0.5f)));
 }
 
 /* y = gelu(y + bias) over n elements; bias may be NULL. */
