@@ -45,18 +45,13 @@ static LLVMValueRef min2(cg *g, LLVMValueRef a, LLVMValueRef b) {
 }
 
 /* Coefficient `degree` of piece k, k in the low 4 bits of each lane of `index`: a permute
- * of the table's row where t is a vector (16 lanes: vpermps; 8: vpermi2ps over the row's two
- * halves), a load from the table where it is a scalar. */
-static LLVMValueRef coefficient(cg *g, LLVMValueRef table, int degree, LLVMValueRef index) {
-  LLVMTypeRef t = LLVMTypeOf(index);
-  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) {
-    LLVMValueRef at[3] = {LLVMConstInt(g->i64, 0, 0), LLVMConstInt(g->i64, (unsigned long long)degree, 0),
-                          LLVMBuildZExt(g->B, index, g->i64, "k")};
-    LLVMTypeRef table_type = LLVMArrayType2(LLVMArrayType2(g->f32, SC_GELU_PIECES), SC_GELU_DEGREE + 1);
-    return LLVMBuildLoad2(g->B, g->f32, LLVMBuildInBoundsGEP2(g->B, table_type, table, at, 3, "c"), "c");
-  }
+ * of the table's row where index is a vector (16 lanes: vpermps; 8: vpermi2ps over the
+ * row's two halves), an element of it where index is a scalar. */
+static LLVMValueRef coefficient(cg *g, int degree, LLVMValueRef index) {
   LLVMValueRef row[SC_GELU_PIECES];
   for (int k = 0; k < SC_GELU_PIECES; k++) row[k] = LLVMConstReal(g->f32, sc_gelu_table[degree][k]);
+  LLVMTypeRef t = LLVMTypeOf(index);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return LLVMBuildExtractElement(g->B, LLVMConstVector(row, 16), index, "c");
   if (LLVMGetVectorSize(t) == 16) {
     LLVMValueRef args[2] = {LLVMConstVector(row, 16), index};
     return call_intrinsic(g, "llvm.x86.avx512.permvar.sf.512", NULL, args, 2);
@@ -66,7 +61,7 @@ static LLVMValueRef coefficient(cg *g, LLVMValueRef table, int degree, LLVMValue
 }
 
 /* The body: 0.5 erf(a / sqrt 2) of a = |x| (float or vector of floats), gelu_table.h's steps. */
-static LLVMValueRef half_erf_body(cg *g, LLVMValueRef table, LLVMValueRef a) {
+static LLVMValueRef half_erf_body(cg *g, LLVMValueRef a) {
   LLVMTypeRef ft = LLVMTypeOf(a);
   bool vector = LLVMGetTypeKind(ft) == LLVMVectorTypeKind;
   LLVMTypeRef it = vector ? LLVMVectorType(g->i32, LLVMGetVectorSize(ft)) : g->i32;
@@ -76,8 +71,8 @@ static LLVMValueRef half_erf_body(cg *g, LLVMValueRef table, LLVMValueRef a) {
   LLVMValueRef u = LLVMBuildFSub(g->B, t, LLVMBuildFSub(g->B, m, rounder, "k_f"), "u");
   LLVMValueRef index = LLVMBuildBitCast(g->B, m, it, "k_bits");
   if (!vector) index = LLVMBuildAnd(g->B, index, LLVMConstInt(g->i32, SC_GELU_PIECES - 1, 0), "k");
-  LLVMValueRef p = coefficient(g, table, SC_GELU_DEGREE, index);
-  for (int d = SC_GELU_DEGREE - 1; d >= 0; d--) p = fma3(g, p, u, coefficient(g, table, d, index));
+  LLVMValueRef p = coefficient(g, SC_GELU_DEGREE, index);
+  for (int d = SC_GELU_DEGREE - 1; d >= 0; d--) p = fma3(g, p, u, coefficient(g, d, index));
   return min2(g, p, splat(g, ft, 0.5f));
 }
 
@@ -95,13 +90,13 @@ static LLVMValueRef define(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef
 
 /* The vector variant of `lanes` lanes, and its masked twin (the mask is ignored: every lane's
  * arithmetic is harmless), kept alive for the vectorizer through llvm.compiler.used. */
-static void define_variants(cg *g, LLVMValueRef table, unsigned lanes) {
+static void define_variants(cg *g, unsigned lanes) {
   LLVMTypeRef vt = LLVMVectorType(g->f32, lanes);
   char name[64];
   snprintf(name, sizeof name, HALF_ERF "_v%u", lanes);
   LLVMValueRef fn = define(g, name, vt, &vt, 1, true);
   LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
-  LLVMBuildRet(g->B, half_erf_body(g, table, LLVMGetParam(fn, 0)));
+  LLVMBuildRet(g->B, half_erf_body(g, LLVMGetParam(fn, 0)));
   LLVMTypeRef masked_params[2] = {vt, LLVMVectorType(g->i1, lanes)};
   snprintf(name, sizeof name, HALF_ERF "_m%u", lanes);
   LLVMValueRef masked = define(g, name, vt, masked_params, 2, true);
@@ -121,24 +116,11 @@ static LLVMValueRef half_erf_function(cg *g) {
   if (fn) return fn;
   LLVMBuilderRef caller = g->B; /* the caller's insert point stays where it is */
   g->B = LLVMCreateBuilderInContext(g->C);
-  LLVMTypeRef row = LLVMArrayType2(g->f32, SC_GELU_PIECES), table_type = LLVMArrayType2(row, SC_GELU_DEGREE + 1);
-  LLVMValueRef rows[SC_GELU_DEGREE + 1];
-  for (int d = 0; d <= SC_GELU_DEGREE; d++) {
-    LLVMValueRef c[SC_GELU_PIECES];
-    for (int k = 0; k < SC_GELU_PIECES; k++) c[k] = LLVMConstReal(g->f32, sc_gelu_table[d][k]);
-    rows[d] = LLVMConstArray2(g->f32, c, SC_GELU_PIECES);
-  }
-  LLVMValueRef table = LLVMAddGlobal(g->M, table_type, HALF_ERF "_table");
-  LLVMSetInitializer(table, LLVMConstArray2(row, rows, SC_GELU_DEGREE + 1));
-  LLVMSetGlobalConstant(table, 1);
-  LLVMSetAlignment(table, 64);
-  LLVMSetLinkage(table, LLVMInternalLinkage);
-
   fn = define(g, HALF_ERF, g->f32, &g->f32, 1, false);
   LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
-  LLVMBuildRet(g->B, half_erf_body(g, table, LLVMGetParam(fn, 0)));
-  define_variants(g, table, 16);
-  if (strstr(g->cpu_features, "avx512vl")) define_variants(g, table, 8);
+  LLVMBuildRet(g->B, half_erf_body(g, LLVMGetParam(fn, 0)));
+  define_variants(g, 16);
+  if (strstr(g->cpu_features, "avx512vl")) define_variants(g, 8);
   LLVMDisposeBuilder(g->B);
   g->B = caller;
   return fn;
