@@ -105,6 +105,9 @@ CASES = {
                     [f([4, 33])], [f([3, 65])], [[A, A]]),
     # erf and gelu are inline float32 rationals (cg_elementwise.c): far into the tails too
     "erf_wide": (lambda s, x: torch.erf(x * 3) + F.gelu(x * 5) - torch.erf(x * 0.001) * 1000, [f([4, 40])], [f([3, 77])], [[A, A]]),
+    # rows of 5 under a broadcast: masked loops of 8 lanes, where libraries for AVX-512 take
+    # the GELU's 8-lane pieces (vpermi2ps, cg_gelu_table.c)
+    "gelu_short_rows": (lambda s, x: F.gelu(x * 4 + s.b), [f([6, 5])], [f([9, 5])], [[A, None]], {"b": torch.randn(5)}),
     # past the fit's clamp erf is exactly +-1: gelu(-inf) is NaN and gelu(-10) is 0, as in ATen
     "gelu_infinities": (lambda s, x: F.gelu(x.masked_fill(x > 1.0, float("inf")).masked_fill(x < -1.0, float("-inf")) * 12),
                         [f([4, 19])], [f([3, 41])], [[A, A]]),
