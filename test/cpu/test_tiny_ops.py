@@ -5,7 +5,8 @@ Each program of test/cpu/tiny_ops/ (written by gen_tiny_ops.py under real torch)
 exported with its own dynamism, for this CPU and for an AVX2 one (haswell), and run at
 both stored shapes on one thread and two.  Cases in EXACT must give torch's bits; the
 others must be within 1e-5 of torch's outputs, relative to the largest.
-Cases in SAME_BITS have pairs of outputs that must have the same bits as each other.
+Cases in SAME_BITS have pairs of outputs that must have the same bits as each other; they
+are also exported for a CPU without AVX2 (x86-64).
 Cases in OVER_INPUTS are also run by outputs_over_inputs.c (given as OVER_INPUTS_DRIVER)
 with each output in an input's own memory, which must give the same outputs.
 usage: test_tiny_ops.py SHAPEC SOURCE_DIR [OVER_INPUTS_DRIVER]"""
@@ -25,10 +26,12 @@ shapec, src = sys.argv[1], sys.argv[2]
 CASES = os.path.join(src, "test", "cpu", "tiny_ops")
 # sums in torch's order and precision (backends/cpu/runtime/avg_pool.c), copies (copy.c)
 EXACT = {"avg_pool_2x2", "avg_pool_windows", "upsample_nearest", "upsample_bilinear"}
-# the exact GELU of a linear layer (the runtime's pass) and of a fused loop (generated code);
-# not with the runtime's kernels held to their paths for CPUs without AVX2 (SHAPEC_NO_AVX2),
-# whose GELU is libm's erff
-SAME_BITS = {} if os.environ.get("SHAPEC_NO_AVX2", "") not in ("", "0") else {"gelu_layer_and_loop": [(0, 1)]}
+# the exact GELU of a linear layer (the runtime's pass) and of a fused loop (generated code),
+# also for a library built for a CPU without AVX2 (x86-64), whose layers compute as its loops
+# do on any CPU; with the runtime's kernels held to their paths for CPUs without AVX2
+# (SHAPEC_NO_AVX2) only there, as a library for AVX2 or AVX-512 keeps its loops
+SAME_BITS = {"gelu_layer_and_loop": [(0, 1)]}
+HELD_TO_NO_AVX2 = os.environ.get("SHAPEC_NO_AVX2", "") not in ("", "0")
 # outputs a layer computes in the caller's tensor for what was folded into it
 OVER_INPUTS = {"folded_outputs"}
 driver = sys.argv[3] if len(sys.argv) > 3 else None
@@ -65,6 +68,7 @@ def differences(got, want, exact):
 
 def check_case(case, target, flags):
     folder = os.path.join(CASES, case)
+    same_bits = SAME_BITS.get(case, []) if target == "x86-64" or not HELD_TO_NO_AVX2 else []
     with tempfile.TemporaryDirectory() as tmp:
         r = subprocess.run([shapec, "export", os.path.join(folder, "model.pt2"), "-o", tmp, "-q"] + flags,
                            capture_output=True, text=True)
@@ -83,7 +87,7 @@ def check_case(case, target, flags):
                     args += ["--input", f"{name}={p}"]
                 res = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, SHAPEC_NUM_THREADS=threads))
                 what = (f"{case} ({target}): {'torch 2.14 bits' if case in EXACT else 'matches torch 2.14'}"
-                        f"{', outputs ' + str(SAME_BITS[case]) + ' the same bits' if case in SAME_BITS else ''} at {shapes}, "
+                        f"{', outputs ' + str(same_bits) + ' the same bits' if same_bits else ''} at {shapes}, "
                         f"{threads} thread(s)")
                 if res.returncode != 0:
                     check(False, f"{what} ({res.stderr.strip()[-300:]})")
@@ -94,7 +98,7 @@ def check_case(case, target, flags):
                     continue
                 problems = [f"output {j}: {d}" for j, (o, w) in enumerate(zip(outs, wants))
                             if (d := differences(np.load(o), np.load(w), case in EXACT))]
-                for a, b in SAME_BITS.get(case, []):
+                for a, b in same_bits:
                     got_a, got_b = np.load(outs[a]), np.load(outs[b])
                     differ = got_a.view(np.uint32) != got_b.view(np.uint32)
                     if differ.any():
@@ -109,10 +113,12 @@ def check_case(case, target, flags):
 
 
 cases = sorted(os.listdir(CASES))
-check(EXACT | {"gelu_layer_and_loop"} <= set(cases),
-      f"every exact case is stored ({sorted((EXACT | {'gelu_layer_and_loop'}) - set(cases))} missing)")
+check(EXACT | set(SAME_BITS) <= set(cases),
+      f"every exact case is stored ({sorted((EXACT | set(SAME_BITS)) - set(cases))} missing)")
 for case in cases:
     check_case(case, "native", [])
     check_case(case, "haswell", ["--cpu", "haswell"])
+    if case in SAME_BITS:
+        check_case(case, "x86-64", ["--cpu", "x86-64"])
 
 sys.exit(checks.finish())

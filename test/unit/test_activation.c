@@ -169,26 +169,33 @@ START_TEST(test_gelu_table_accuracy) {
 }
 END_TEST
 
-/* Scalar models of the two vector GELUs, with their operations in their order: 8 lanes
- * (libraries for AVX2 CPUs) the fused rational fit of erf_fit.h, 16 lanes (libraries for
- * AVX-512) the pieces of gelu_table.h.  NaN takes the clamp in fminf as in vminps. */
+/* Scalar models of the runtime's GELUs, with their operations in their order: one element
+ * at a time (libraries for CPUs without AVX2) the rational fit of erf_fit.h unfused, 8 lanes
+ * (libraries for AVX2 CPUs) the same fused, 16 lanes (libraries for AVX-512) the pieces of
+ * gelu_table.h.  NaN takes the clamp in fminf as in vminps. */
 static float gelu_rational_model(float x) {
   float ax = fabsf(x);
   float half_erf = fminf(half_erf_fit(fminf(ax, (float)SC_GELU_CLAMP), true), 0.5f);
   return fmaf(ax, half_erf, x * 0.5f);
 }
 
+static float gelu_unfused_model(float x) {
+  volatile float ax = fabsf(x); /* volatile: the product and the sum rounded apart */
+  volatile float half_erf = fminf(half_erf_fit(fminf(ax, (float)SC_GELU_CLAMP), false), 0.5f);
+  volatile float product = ax * half_erf;
+  return product + x * 0.5f;
+}
+
 static float gelu_table_model(float x) { return fmaf(fabsf(x), sc_gelu_half_erf(fabsf(x)), x * 0.5f); }
 
 /* The runtime's GELU and its linear epilogue give each width's model's bits, element for
- * element: 8 lanes by default, 16 once a library built for AVX-512 says so
- * (sc_rt_has_avx512), over a sweep of [-12, 12], the values around the clamp, the edges and
+ * element: 8 lanes by default (one element at a time with SHAPEC_NO_AVX2), 16 once a
+ * library built for AVX-512 says so (sc_rt_has_avx512), over a sweep of [-12, 12], the values around the clamp, the edges and
  * rows whose length leaves a tail after either body.  These are the bits the generated
  * loops give for the same library (test_tiny_ops.py's gelu_layer_and_loop).  Last in the
  * suite: the first library's verdict holds for the rest of the process. */
 START_TEST(test_each_width_gives_its_models_bits) {
   char err[256];
-  if (!sc_rt_has_avx2()) return; /* the scalar GELU: erff's bits, tested above */
   ck_assert(!sc_rt_has_avx512());
   enum { N = 40037, COLS = 53, ROWS = N / COLS };
   size_t bytes = sizeof(float) * N;
@@ -203,12 +210,13 @@ START_TEST(test_each_width_gives_its_models_bits) {
   x[N - 1] = NAN, x[N - 2] = INFINITY, x[N - 3] = -INFINITY, x[N - 4] = -0.0f;
   for (int c = 0; c < COLS; c++) bias[c] = -1.0f + 0.04f * (float)c;
   for (int wide = 0; wide < 2; wide++) {
+    int lanes = wide ? 16 : sc_rt_has_avx2() ? 8 : 1;
     if (wide) { /* as a library built for AVX-512 does on its first call */
-      if (sc_rt_cpu_has("avx512f", 7) != 1) break;
+      if (sc_rt_cpu_has("avx512f", 7) != 1 || !sc_rt_has_avx2()) break;
       ck_assert_int_eq(sc_rt_cpu_supported("avx2,fma,avx512f", err, sizeof err), SHAPEC_OK);
       ck_assert(sc_rt_has_avx512());
     }
-    float (*model)(float) = wide ? gelu_table_model : gelu_rational_model;
+    float (*model)(float) = lanes == 16 ? gelu_table_model : lanes == 8 ? gelu_rational_model : gelu_unfused_model;
     memcpy(gelu, x, bytes);
     sc_k_activation_f32(gelu, N, SC_ACT_GELU);
     memcpy(epilogue, x, bytes);
@@ -216,11 +224,11 @@ START_TEST(test_each_width_gives_its_models_bits) {
     for (int i = 0; i < N; i++) {
       float want = model(x[i]);
       ck_assert_msg(memcmp(&gelu[i], &want, sizeof(float)) == 0 || (isnan(gelu[i]) && isnan(want)),
-                    "%d lanes: gelu(%.9g) = %.9g, its model %.9g", wide ? 16 : 8, x[i], gelu[i], want);
+                    "%d lanes: gelu(%.9g) = %.9g, its model %.9g", lanes, x[i], gelu[i], want);
       if (i >= ROWS * COLS) continue;
       want = model(x[i] + bias[i % COLS]) + residual[i];
       ck_assert_msg(memcmp(&epilogue[i], &want, sizeof(float)) == 0 || (isnan(epilogue[i]) && isnan(want)),
-                    "%d lanes: linear epilogue [%d] = %.9g, its model %.9g", wide ? 16 : 8, i, epilogue[i], want);
+                    "%d lanes: linear epilogue [%d] = %.9g, its model %.9g", lanes, i, epilogue[i], want);
     }
   }
   free(x), free(residual), free(gelu), free(epilogue);

@@ -63,6 +63,9 @@ static int check_features(const char *features, char *err, size_t errlen) {
  * library's own feature list): the runtime's kernels take 16 lanes only then, so a library
  * built for an AVX2 CPU (--cpu haswell) computes as it would there. */
 static _Atomic int library_avx512;
+/* Whether the library was built for a CPU with AVX2 and FMA; -1 until a library says (the
+ * unit tests call kernels without one): then this CPU's. */
+static _Atomic int library_avx2 = -1;
 
 /* cpuid traps to the hypervisor on virtual machines (tens of microseconds), so the answer,
  * which cannot change while the process runs, is computed once.  A library checks one
@@ -72,12 +75,17 @@ int sc_rt_cpu_supported(const char *features, char *err, size_t errlen) {
   int v = verdict;
   if (v == SHAPEC_OK) return SHAPEC_OK;
   v = check_features(features, err, errlen);
-  if (v == SHAPEC_OK) library_avx512 = features && strstr(features, "avx512f") != NULL;
+  if (v == SHAPEC_OK) {
+    library_avx512 = features && strstr(features, "avx512f") != NULL;
+    library_avx2 = features && strstr(features, "avx2") != NULL && strstr(features, "fma") != NULL;
+  }
   verdict = v;
   return v;
 }
 
 int sc_rt_has_avx512(void) { return library_avx512 && sc_rt_has_avx2(); }
+
+int sc_rt_library_has_avx2(void) { return library_avx2 != 0 && sc_rt_has_avx2(); }
 
 /* SHAPEC_NO_AVX2 (set, not "0") makes the kernels take their paths for CPUs without AVX2 on
  * one that has it: the tests run those paths so, and a user can compare the two. */

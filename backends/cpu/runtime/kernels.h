@@ -57,6 +57,9 @@ int sc_rt_cpu_supported(const char *features, char *err, size_t errlen);
 int sc_rt_has_avx2(void);
 /* the library was built for AVX-512 (sc_rt_cpu_supported has checked this CPU has it) */
 int sc_rt_has_avx512(void);
+/* the library was built for a CPU with AVX2 and FMA, and this CPU has them (with no library
+ * yet: this CPU's answer); where a kernel must compute as the library's own loops do */
+int sc_rt_library_has_avx2(void);
 
 /* ---- products of at most 4 rows (skinny.c) ---- */
 /* C = alpha * A @ op(B) + beta * C, B streamed once, when m <= 4, A is not transposed, and

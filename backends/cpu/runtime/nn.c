@@ -146,13 +146,31 @@ __attribute__((target("avx512f"))) static void gelu_avx512(float *y, const float
   }
 }
 
-/* The activation fused after a convolution or a linear layer (SC_ACT_*), over n outputs. */
+/* gelu8's operations on one element without fused multiply-adds: the GELU that the loops of
+ * a library built for a CPU without AVX2 and FMA compute (the fit's multiply-adds are a
+ * multiplication and an addition there), so that such a library's layers give its loops'
+ * bits on any CPU.  (This file is built for the baseline x86-64: nothing here is fused.) */
+static float gelu1(float x) {
+  const double in = 0.7071067811865476;
+  float ax = fabsf(x), a = fminf(ax, (float)SC_GELU_CLAMP), a2 = a * a; /* the clamp where ax is NaN */
+  float num = (float)sc_erf_num(SC_ERF_DEGREE, 0.5, in), den = (float)sc_erf_den(SC_ERF_DEGREE, in);
+  for (int d = SC_ERF_DEGREE - 1; d >= 0; d--) {
+    num = num * a2 + (float)sc_erf_num(d, 0.5, in);
+    den = den * a2 + (float)sc_erf_den(d, in);
+  }
+  float half_erf = fminf(a * num / den, 0.5f);
+  return ax * half_erf + x * 0.5f;
+}
+
+/* The activation fused after a convolution or a linear layer (SC_ACT_*), over n outputs.
+ * The GELU is the one the library's own loops compute: 16-lane pieces for AVX-512
+ * libraries, the fused 8-lane rational for AVX2 ones, gelu1 for the others. */
 static void activate(float *y, int64_t n, int act) {
   if (act == SC_ACT_GELU && sc_rt_has_avx512()) {
     gelu_avx512(y, NULL, n);
     return;
   }
-  if (act == SC_ACT_GELU && sc_rt_has_avx2()) {
+  if (act == SC_ACT_GELU && sc_rt_library_has_avx2()) {
     gelu_avx2(y, NULL, n);
     return;
   }
@@ -161,7 +179,7 @@ static void activate(float *y, int64_t n, int act) {
   else if (act == SC_ACT_RELU6)
     for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i] > 6.0f ? 6.0f : y[i];
   else if (act == SC_ACT_GELU)
-    for (int64_t i = 0; i < n; i++) y[i] = 0.5f * y[i] * (1.0f + erff(y[i] * 0.70710678118654752f));
+    for (int64_t i = 0; i < n; i++) y[i] = gelu1(y[i]);
 }
 
 typedef struct activation_job {
@@ -230,7 +248,7 @@ static void linear_epilogue_rows(void *arg, int64_t begin, int64_t end) {
     bool after = j->act != SC_ACT_NONE; /* the residual comes after the activation */
     if (j->act == SC_ACT_GELU && sc_rt_has_avx512()) {
       gelu_avx512(row, j->bias, j->cols);
-    } else if (j->act == SC_ACT_GELU && sc_rt_has_avx2()) {
+    } else if (j->act == SC_ACT_GELU && sc_rt_library_has_avx2()) {
       gelu_avx2(row, j->bias, j->cols);
     } else {
       add(row, j->bias, after ? NULL : residual, j->cols);
