@@ -146,25 +146,39 @@ __attribute__((target("avx512f"))) static void gelu_avx512(float *y, const float
   }
 }
 
-/* gelu8's operations on one element without fused multiply-adds: the GELU that the loops of
+/* gelu8's operations in 4 SSE lanes without fused multiply-adds: the GELU that the loops of
  * a library built for a CPU without AVX2 and FMA compute (the fit's multiply-adds are a
  * multiplication and an addition there), so that such a library's layers give its loops'
- * bits on any CPU.  (This file is built for the baseline x86-64: nothing here is fused.) */
-static float gelu1(float x) {
+ * bits on any CPU.  Lane by lane these are single IEEE operations, as a scalar loop's. */
+static __m128 gelu4(__m128 x) {
   const double in = 0.7071067811865476;
-  float ax = fabsf(x), a = fminf(ax, (float)SC_GELU_CLAMP), a2 = a * a; /* the clamp where ax is NaN */
-  float num = (float)sc_erf_num(SC_ERF_DEGREE, 0.5, in), den = (float)sc_erf_den(SC_ERF_DEGREE, in);
+  __m128 ax = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
+  __m128 a = _mm_min_ps(ax, _mm_set1_ps((float)SC_GELU_CLAMP)); /* the clamp where ax is NaN */
+  __m128 a2 = _mm_mul_ps(a, a);
+  __m128 num = _mm_set1_ps((float)sc_erf_num(SC_ERF_DEGREE, 0.5, in));
+  __m128 den = _mm_set1_ps((float)sc_erf_den(SC_ERF_DEGREE, in));
   for (int d = SC_ERF_DEGREE - 1; d >= 0; d--) {
-    num = num * a2 + (float)sc_erf_num(d, 0.5, in);
-    den = den * a2 + (float)sc_erf_den(d, in);
+    num = _mm_add_ps(_mm_mul_ps(num, a2), _mm_set1_ps((float)sc_erf_num(d, 0.5, in)));
+    den = _mm_add_ps(_mm_mul_ps(den, a2), _mm_set1_ps((float)sc_erf_den(d, in)));
   }
-  float half_erf = fminf(a * num / den, 0.5f);
-  return ax * half_erf + x * 0.5f;
+  __m128 half_erf = _mm_min_ps(_mm_div_ps(_mm_mul_ps(a, num), den), _mm_set1_ps(0.5f));
+  return _mm_add_ps(_mm_mul_ps(ax, half_erf), _mm_mul_ps(x, _mm_set1_ps(0.5f)));
+}
+
+static void gelu_sse(float *y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, gelu4(_mm_loadu_ps(y + i)));
+  if (i < n) { /* the last few through a padded copy, so they get the same function */
+    float tail[4] = {0};
+    memcpy(tail, y + i, (size_t)(n - i) * sizeof(float));
+    _mm_storeu_ps(tail, gelu4(_mm_loadu_ps(tail)));
+    memcpy(y + i, tail, (size_t)(n - i) * sizeof(float));
+  }
 }
 
 /* The activation fused after a convolution or a linear layer (SC_ACT_*), over n outputs.
  * The GELU is the one the library's own loops compute: 16-lane pieces for AVX-512
- * libraries, the fused 8-lane rational for AVX2 ones, gelu1 for the others. */
+ * libraries, the fused 8-lane rational for AVX2 ones, gelu4's unfused one for the others. */
 static void activate(float *y, int64_t n, int act) {
   if (act == SC_ACT_GELU && sc_rt_has_avx512()) {
     gelu_avx512(y, NULL, n);
@@ -179,7 +193,7 @@ static void activate(float *y, int64_t n, int act) {
   else if (act == SC_ACT_RELU6)
     for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i] > 6.0f ? 6.0f : y[i];
   else if (act == SC_ACT_GELU)
-    for (int64_t i = 0; i < n; i++) y[i] = gelu1(y[i]);
+    gelu_sse(y, n);
 }
 
 typedef struct activation_job {
