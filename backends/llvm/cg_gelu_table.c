@@ -1,10 +1,11 @@
 /* cg_gelu_table.c - the exact GELU's 0.5 erf(|x| / sqrt 2) for libraries built for AVX-512:
- * the 16-piece polynomial of gelu_table.h, whose coefficients a permute picks per lane.
+ * the 32-piece polynomial of gelu_table.h, whose coefficients a permute picks per lane.
  *
- * The loop vectorizer cannot widen a lookup into a 16-entry table except as a gather, so each
+ * The loop vectorizer cannot widen a lookup into a 32-entry table except as a gather, so each
  * element calls sc_gelu_half_erf, a scalar function that the vectorizer replaces by its
- * vector variants (a "vector-function-abi-variant" call attribute): 16 lanes with vpermps,
- * 8 with vpermi2ps (AVX-512VL), each also masked for the loops' masked row ends.  The variants
+ * vector variants (a "vector-function-abi-variant" call attribute): 16 lanes and 8
+ * (AVX-512VL, computed in the low half of 16), each also masked for the loops' masked row
+ * ends; every coefficient is one vpermi2ps over the table row's two halves.  The variants
  * are always-inline; the optimizer's inliner has run before the vectorizer, so
  * cg_gelu_table_inline runs it again after O3.  Elements that no vector computes (a loop the
  * vectorizer leaves scalar) call the scalar function, which does the same operations. */
@@ -44,20 +45,45 @@ static LLVMValueRef min2(cg *g, LLVMValueRef a, LLVMValueRef b) {
   return call_intrinsic(g, "llvm.minnum", LLVMTypeOf(a), args, 2);
 }
 
-/* Coefficient `degree` of piece k, k in the low 4 bits of each lane of `index`: a permute
- * of the table's row where index is a vector (16 lanes: vpermps; 8: vpermi2ps over the
- * row's two halves), an element of it where index is a scalar. */
+static LLVMValueRef shuffle(cg *g, LLVMValueRef v, unsigned lanes) {
+  LLVMValueRef mask[16];
+  unsigned from = LLVMGetVectorSize(LLVMTypeOf(v));
+  for (unsigned i = 0; i < lanes; i++) mask[i] = i < from ? LLVMConstInt(g->i32, i, 0) : LLVMGetUndef(g->i32);
+  return LLVMBuildShuffleVector(g->B, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(mask, lanes), "");
+}
+
+/* Coefficient `degree` of piece k, k in the low 5 bits of each lane of `index`: one
+ * vpermi2ps over the table row's two halves where index is a vector (8 lanes widened to 16:
+ * vpermi2ps of 8 lanes reaches 16 entries only), an element of the row where index is a
+ * scalar. */
 static LLVMValueRef coefficient(cg *g, int degree, LLVMValueRef index) {
   LLVMValueRef row[SC_GELU_PIECES];
   for (int k = 0; k < SC_GELU_PIECES; k++) row[k] = LLVMConstReal(g->f32, sc_gelu_table[degree][k]);
   LLVMTypeRef t = LLVMTypeOf(index);
-  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind) return LLVMBuildExtractElement(g->B, LLVMConstVector(row, 16), index, "c");
-  if (LLVMGetVectorSize(t) == 16) {
-    LLVMValueRef args[2] = {LLVMConstVector(row, 16), index};
-    return call_intrinsic(g, "llvm.x86.avx512.permvar.sf.512", NULL, args, 2);
+  if (LLVMGetTypeKind(t) != LLVMVectorTypeKind)
+    return LLVMBuildExtractElement(g->B, LLVMConstVector(row, SC_GELU_PIECES), index, "c");
+  unsigned lanes = LLVMGetVectorSize(t);
+  LLVMValueRef args[3] = {LLVMConstVector(row, 16), lanes == 16 ? index : shuffle(g, index, 16), LLVMConstVector(row + 16, 16)};
+  LLVMValueRef c = call_intrinsic(g, "llvm.x86.avx512.vpermi2var.ps.512", NULL, args, 3);
+  return lanes == 16 ? c : shuffle(g, c, lanes);
+}
+
+/* u = t - round(t), exactly: one vreduceps where the CPU has AVX-512DQ (rounding as the
+ * MXCSR says, as the rounder's addition does), else a subtraction of the rounded value. */
+static LLVMValueRef fraction(cg *g, LLVMValueRef t, LLVMValueRef m, LLVMValueRef rounder) {
+  LLVMTypeRef ft = LLVMTypeOf(t);
+  if (LLVMGetTypeKind(ft) == LLVMVectorTypeKind && strstr(g->cpu_features, "avx512dq")) {
+    enum { MXCSR_ROUNDING = 4, NO_PRECISION_EXCEPTION = 8 };
+    LLVMValueRef imm = LLVMConstInt(g->i32, MXCSR_ROUNDING | NO_PRECISION_EXCEPTION, 0);
+    if (LLVMGetVectorSize(ft) == 16) {
+      LLVMValueRef args[5] = {t, imm, LLVMConstNull(ft), LLVMConstAllOnes(g->i16),
+                              LLVMConstInt(g->i32, 4, 0) /* the current rounding, no SAE */};
+      return call_intrinsic(g, "llvm.x86.avx512.mask.reduce.ps.512", NULL, args, 5);
+    }
+    LLVMValueRef args[4] = {t, imm, LLVMConstNull(ft), LLVMConstAllOnes(g->i8)};
+    return call_intrinsic(g, "llvm.x86.avx512.mask.reduce.ps.256", NULL, args, 4);
   }
-  LLVMValueRef args[3] = {LLVMConstVector(row, 8), index, LLVMConstVector(row + 8, 8)};
-  return call_intrinsic(g, "llvm.x86.avx512.vpermi2var.ps.256", NULL, args, 3);
+  return LLVMBuildFSub(g->B, t, LLVMBuildFSub(g->B, m, rounder, "k_f"), "u");
 }
 
 /* The body: 0.5 erf(a / sqrt 2) of a = |x| (float or vector of floats), gelu_table.h's steps. */
@@ -68,12 +94,12 @@ static LLVMValueRef half_erf_body(cg *g, LLVMValueRef a) {
   LLVMValueRef rounder = splat(g, ft, SC_GELU_ROUNDER);
   LLVMValueRef t = min2(g, fma3(g, a, splat(g, ft, SC_GELU_T_SCALE), splat(g, ft, -0.5f)), splat(g, ft, SC_GELU_T_CLAMP));
   LLVMValueRef m = LLVMBuildFAdd(g->B, t, rounder, "m");
-  LLVMValueRef u = LLVMBuildFSub(g->B, t, LLVMBuildFSub(g->B, m, rounder, "k_f"), "u");
+  LLVMValueRef u = fraction(g, t, m, rounder);
   LLVMValueRef index = LLVMBuildBitCast(g->B, m, it, "k_bits");
   if (!vector) index = LLVMBuildAnd(g->B, index, LLVMConstInt(g->i32, SC_GELU_PIECES - 1, 0), "k");
   LLVMValueRef p = coefficient(g, SC_GELU_DEGREE, index);
   for (int d = SC_GELU_DEGREE - 1; d >= 0; d--) p = fma3(g, p, u, coefficient(g, d, index));
-  return min2(g, p, splat(g, ft, 0.5f));
+  return p;
 }
 
 static LLVMValueRef define(cg *g, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, unsigned n, bool inline_it) {

@@ -1,21 +1,23 @@
 /* gelu_table.h - the exact GELU's 0.5 erf(|x| / sqrt 2) for libraries built for AVX-512: a
- * polynomial in 16 pieces whose coefficients a 16-lane permute picks, with no division.  The
- * rational fit of erf_fit.h needs one, and on Intel's 512-bit units that division and its
- * ten multiply-adds bound the elementwise chain (docs/benchmarks.md).  Shared by the
- * generated loops (backends/llvm/cg_gelu_table.c) and the runtime's 16-lane GELU
- * (backends/cpu/runtime/nn.c), which evaluate it with the same operations, so a fused GELU
- * and a layer's GELU give the same bits; libraries for other CPUs keep erf_fit.h.
+ * polynomial in 32 pieces whose coefficients a permute of two registers (vpermi2ps) picks
+ * for 16 lanes, with no division.  The rational fit of erf_fit.h needs one, and on Intel's
+ * 512-bit units that division and its ten multiply-adds bound the elementwise chain
+ * (docs/benchmarks.md).  Shared by the generated loops (backends/llvm/cg_gelu_table.c) and
+ * the runtime's 16-lane GELU (backends/cpu/runtime/nn.c), which evaluate it with the same
+ * operations, so a fused GELU and a layer's GELU give the same bits; libraries for other
+ * CPUs keep erf_fit.h.
  *
  * With t = min(|x| SC_GELU_T_SCALE - 1/2, SC_GELU_T_CLAMP) (one fused multiply-add and a
  * min), piece k = round(t) (t + 1.5 2^23 leaves it in the low mantissa bits, which the
- * permute reads) and u = t - k in [-1/2, 1/2]:
- *   0.5 erf(|x| / sqrt 2) = min(sum_d sc_gelu_table[d][k] u^d, 1/2),
+ * permute reads) and u = t - k in [-1/2, 1/2] (exact: vreduceps computes it in one step
+ * where the CPU has AVX-512DQ, with the same bits):
+ *   0.5 erf(|x| / sqrt 2) = sum_d sc_gelu_table[d][k] u^d,
  * Horner's rule with fused multiply-adds, highest degree first.  Piece k covers |x| / sqrt 2
- * in [k / 4, (k + 1) / 4]; t stops at the clamp (SC_GELU_CLAMP), where the last piece passes
- * 1/2, so the result is exactly 1/2 from there on.  Fitted by scripts/fit_gelu_table.py:
- * at most 3.6e-8 from 0.5 erf (1.2 ulp of values just under 1/2; erf_fit.h's rational is
- * 3.8e-7 relative).  Beyond the piece's own error it reaches 1/2 from |x| = 5.4616, where
- * float32's erf rounds to 1/2 from 5.5426. */
+ * in [k / 8, (k + 1) / 8]; the last is the constant 1/2 (float32's 0.5 erf rounds to 1/2
+ * all through it) and t stops in its middle, so the result is exactly 1/2 from |x| = 5.48
+ * on, NaN included, and no piece passes 1/2 (test_activation checks every float there), so
+ * no final min is needed.  Fitted by scripts/fit_gelu_table.py: at most 3.9e-8 from 0.5 erf
+ * (1.3 ulp of values just under 1/2; erf_fit.h's rational is 3.8e-7 relative). */
 #ifndef SC_GELU_TABLE_H
 #define SC_GELU_TABLE_H
 
@@ -23,19 +25,18 @@
 #include <stdint.h>
 #include <string.h>
 
-#define SC_GELU_PIECES 16
-#define SC_GELU_DEGREE 5
+#define SC_GELU_PIECES 32
+#define SC_GELU_DEGREE 4
 #define SC_GELU_ROUNDER 0x1.8p23f /* 1.5 2^23: t + it has round(t) in its low bits */
-#define SC_GELU_T_SCALE 0x1.6a09e6p+1f
-#define SC_GELU_T_CLAMP 0x1.e5a88cp+3f
+#define SC_GELU_T_SCALE 0x1.6a09e6p+2f
+#define SC_GELU_T_CLAMP 0x1.fp+4f
 
 static const float sc_gelu_table[SC_GELU_DEGREE + 1][SC_GELU_PIECES] = {
-    {0x1.1f5e1ap-4f, 0x1.9dd0d2p-3f, 0x1.3f196ep-2f, 0x1.91724ap-2f, 0x1.c6dad2p-2f, 0x1.e5768cp-2f, 0x1.f4f694p-2f, 0x1.fbe61ep-2f, 0x1.fea422p-2f, 0x1.ff996p-2f, 0x1.ffe514p-2f, 0x1.fff9bap-2f, 0x1.fffeb4p-2f, 0x1.ffffc4p-2f, 0x1.fffff6p-2f, 0x1p-1f},
-    {0x1.1c62fap-3f, 0x1.f5f0cep-4f, 0x1.86e96ap-4f, 0x1.0cab62p-4f, 0x1.45e99cp-5f, 0x1.5ce596p-6f, 0x1.499d46p-7f, 0x1.12ceb2p-8f, 0x1.94624cp-10f, 0x1.06918cp-11f, 0x1.2ce89ep-13f, 0x1.30539ep-15f, 0x1.0f9e3ap-17f, 0x1.abe0fep-20f, 0x1.296ae6p-22f, 0x1.2f507p-22f},
-    {-0x1.1c615ap-8f, -0x1.7872cep-7f, -0x1.e8a248p-7f, -0x1.d62b8cp-7f, -0x1.6ea75ep-7f, -0x1.dfbd44p-8f, -0x1.0bd0d4p-8f, -0x1.01a262p-9f, -0x1.ada76cp-11f, -0x1.37c942p-12f, -0x1.8ae6ecp-14f, -0x1.b56306p-16f, -0x1.a84574p-18f, -0x1.68d9e8p-20f, -0x1.0d5934p-22f, -0x1.9feddep-23f},
-    {-0x1.6f53d8p-9f, -0x1.e10628p-10f, -0x1.c81682p-12f, 0x1.7c995p-11f, 0x1.4cb2bcp-10f, 0x1.4375p-10f, 0x1.d6647ep-11f, 0x1.143e36p-11f, 0x1.0ea54ep-12f, 0x1.c1ebdcp-14f, 0x1.407d5p-15f, 0x1.89d9e8p-17f, 0x1.a36428p-19f, 0x1.843a98p-21f, 0x1.392dfp-23f, -0x1.74c666p-19f},
-    {0x1.1741dap-13f, 0x1.52c422p-12f, 0x1.6768f4p-12f, 0x1.cb6094p-13f, 0x1.d03de8p-15f, -0x1.eb3cbap-15f, -0x1.9487a2p-14f, -0x1.59663ap-14f, -0x1.b096p-15f, -0x1.b0bbd6p-16f, -0x1.66488p-17f, -0x1.f450d4p-19f, -0x1.29ea56p-20f, -0x1.30cf6ep-22f, -0x1.0d4f36p-24f, 0x1.f2b3dcp-23f},
-    {0x1.a80ca6p-15f, 0x1.734fbp-16f, -0x1.baf078p-17f, -0x1.113d66p-15f, -0x1.f43658p-16f, -0x1.f611f8p-17f, -0x1.2de6f8p-20f, 0x1.7331cep-18f, 0x1.97c56ap-18f, 0x1.11f5ap-18f, 0x1.15a362p-19f, 0x1.c4e8fp-21f, 0x1.3252c8p-22f, 0x1.5d588ap-24f, 0x1.53672cp-26f, 0x1.fd5a3p-18f},
+    {0x1.207d48p-5f, 0x1.ac45e4p-4f, 0x1.5da9f4p-3f, 0x1.db081cp-3f, 0x1.25b8a8p-2f, 0x1.569244p-2f, 0x1.7fb9cp-2f, 0x1.a1551ap-2f, 0x1.bbef1p-2f, 0x1.d0580cp-2f, 0x1.df85eap-2f, 0x1.ea773p-2f, 0x1.f21cap-2f, 0x1.f74a6ep-2f, 0x1.fab0dep-2f, 0x1.fcdaccp-2f, 0x1.fe308p-2f, 0x1.fefccep-2f, 0x1.ff7338p-2f, 0x1.ffb5bep-2f, 0x1.ffd9f8p-2f, 0x1.ffed16p-2f, 0x1.fff6dep-2f, 0x1.fffbb8p-2f, 0x1.fffe0ep-2f, 0x1.ffff24p-2f, 0x1.ffffa2p-2f, 0x1.ffffd8p-2f, 0x1.fffffp-2f, 0x1.fffffap-2f, 0x1.fffffep-2f, 0x1p-1f},
+    {0x1.1fbd1ep-4f, 0x1.16e2dp-4f, 0x1.05fd3ap-4f, 0x1.dd1678p-5f, 0x1.a5075p-5f, 0x1.681ff8p-5f, 0x1.2a8dd8p-5f, 0x1.dfca3ep-6f, 0x1.75a93p-6f, 0x1.1a0dd6p-6f, 0x1.9cb5d6p-7f, 0x1.24a7c6p-7f, 0x1.924714p-8f, 0x1.0bf97cp-8f, 0x1.5a08dp-9f, 0x1.b115cap-10f, 0x1.06add2p-10f, 0x1.34d764p-11f, 0x1.5ff1b2p-12f, 0x1.84b908p-13f, 0x1.a02292p-14f, 0x1.afc62ap-15f, 0x1.b2378cp-16f, 0x1.a73dp-17f, 0x1.8fd826p-18f, 0x1.6e1f02p-19f, 0x1.44ed6ep-20f, 0x1.177f02p-21f, 0x1.d20a28p-23f, 0x1.7896cap-24f, 0x1.26f1bcp-25f, 0x0p+0f},
+    {-0x1.1fbd0cp-11f, -0x1.a2541ep-10f, -0x1.477c74p-9f, -0x1.a1739p-9f, -0x1.d9a81ep-9f, -0x1.ef2bdap-9f, -0x1.e52666p-9f, -0x1.c1cd84p-9f, -0x1.8d03b2p-9f, -0x1.4ef066p-9f, -0x1.0ed752p-9f, -0x1.a4b132p-10f, -0x1.3a4794p-10f, -0x1.c4352p-11f, -0x1.399822p-11f, -0x1.a38d64p-12f, -0x1.0ee38p-12f, -0x1.51cc02p-13f, -0x1.96f01ep-14f, -0x1.d9c27cp-15f, -0x1.0a96d6p-15f, -0x1.221a1p-16f, -0x1.31503ap-17f, -0x1.36d23cp-18f, -0x1.32232ep-19f, -0x1.23c29cp-20f, -0x1.0d16aep-21f, -0x1.e06694p-23f, -0x1.9f1554p-24f, -0x1.5b2f2p-25f, -0x1.19223cp-26f, 0x0p+0f},
+    {-0x1.7c1a04p-12f, -0x1.593bd6p-12f, -0x1.18c63cp-12f, -0x1.8856e8p-13f, -0x1.9c7946p-14f, -0x1.aacf08p-17f, 0x1.fb8f68p-15f, 0x1.e3656p-14f, 0x1.38aad6p-13f, 0x1.55bc72p-13f, 0x1.5002fep-13f, 0x1.3162e6p-13f, 0x1.043f54p-13f, 0x1.a3767cp-14f, 0x1.41717cp-14f, 0x1.d63eaap-15f, 0x1.49364ap-15f, 0x1.ba14d6p-16f, 0x1.1d1d92p-16f, 0x1.61b0fp-17f, 0x1.a662c4p-18f, 0x1.e5fc9ap-19f, 0x1.0d8aecp-19f, 0x1.206a9ep-20f, 0x1.29d5dep-21f, 0x1.28f112p-22f, 0x1.1ded54p-23f, 0x1.09fc8cp-24f, 0x1.de38a2p-26f, 0x1.9f880ep-27f, 0x1.5d1034p-28f, 0x0p+0f},
+    {0x1.1e6e5p-18f, 0x1.97befep-17f, 0x1.319bb4p-16f, 0x1.6b9182p-16f, 0x1.752f8ep-16f, 0x1.52b9ccp-16f, 0x1.0f68eap-16f, 0x1.746ebep-17f, 0x1.896402p-18f, 0x1.44a45ap-20f, -0x1.3f7c4cp-19f, -0x1.3cb274p-18f, -0x1.89ab2ep-18f, -0x1.95b81ep-18f, -0x1.74e6ccp-18f, -0x1.3b1bdp-18f, -0x1.f16a5cp-19f, -0x1.722504p-19f, -0x1.0541d2p-19f, -0x1.5f454ep-20f, -0x1.c33182p-21f, -0x1.157152p-21f, -0x1.4740bap-22f, -0x1.72ba68p-23f, -0x1.93ccf6p-24f, -0x1.a742fcp-25f, -0x1.ab463cp-26f, -0x1.9fa814p-27f, -0x1.85e01ap-28f, -0x1.60c2d4p-29f, -0x1.340408p-30f, 0x0p+0f},
 };
 
 /* The piecewise 0.5 erf(a / sqrt 2) of a = |x| in scalar float32, with the same operations
@@ -49,7 +50,7 @@ static inline float sc_gelu_half_erf(float a) {
   int k = (int)(bits & (SC_GELU_PIECES - 1));
   float p = sc_gelu_table[SC_GELU_DEGREE][k];
   for (int d = SC_GELU_DEGREE - 1; d >= 0; d--) p = fmaf(p, u, sc_gelu_table[d][k]);
-  return fminf(p, 0.5f);
+  return p;
 }
 
 #endif

@@ -112,8 +112,9 @@ __attribute__((target("avx2,fma"))) static void gelu_avx2(float *y, const float 
 
 /* The exact GELU of libraries built for AVX-512, as their generated loops compute it
  * (backends/llvm/cg_gelu_table.c): 0.5 x + |x| (0.5 erf(|x| / sqrt 2)) with 0.5 erf from
- * gelu_table.h's 16 pieces, each lane's coefficients picked by a permute; no division.  The
- * same operations in the same order, so a layer's GELU and a fused one give the same bits
+ * gelu_table.h's 32 pieces, each lane's coefficients picked by a permute of two registers;
+ * no division.  The same operations in the same order (u by a subtraction where the loops
+ * may take vreduceps: both exact), so a layer's GELU and a fused one give the same bits
  * (other bits than gelu8's, which libraries for AVX2 CPUs take with their loops). */
 __attribute__((target("avx512f"))) static __m512 gelu16(__m512 x) {
   const __m512 rounder = _mm512_set1_ps(SC_GELU_ROUNDER);
@@ -123,11 +124,12 @@ __attribute__((target("avx512f"))) static __m512 gelu16(__m512 x) {
                            _mm512_set1_ps(SC_GELU_T_CLAMP));
   __m512 m = _mm512_add_ps(t, rounder);
   __m512 u = _mm512_sub_ps(t, _mm512_sub_ps(m, rounder));
-  __m512i piece = _mm512_castps_si512(m); /* vpermps reads the low 4 bits */
-  __m512 p = _mm512_permutexvar_ps(piece, _mm512_loadu_ps(sc_gelu_table[SC_GELU_DEGREE]));
-  for (int d = SC_GELU_DEGREE - 1; d >= 0; d--)
-    p = _mm512_fmadd_ps(p, u, _mm512_permutexvar_ps(piece, _mm512_loadu_ps(sc_gelu_table[d])));
-  __m512 half_erf = _mm512_min_ps(p, _mm512_set1_ps(0.5f));
+  __m512i piece = _mm512_castps_si512(m); /* vpermi2ps reads the low 5 bits */
+#define SC_GELU_COEFFICIENT(d) \
+  _mm512_permutex2var_ps(_mm512_loadu_ps(sc_gelu_table[d]), piece, _mm512_loadu_ps(sc_gelu_table[d] + 16))
+  __m512 half_erf = SC_GELU_COEFFICIENT(SC_GELU_DEGREE);
+  for (int d = SC_GELU_DEGREE - 1; d >= 0; d--) half_erf = _mm512_fmadd_ps(half_erf, u, SC_GELU_COEFFICIENT(d));
+#undef SC_GELU_COEFFICIENT
   return _mm512_fmadd_ps(ax, half_erf, _mm512_mul_ps(x, _mm512_set1_ps(0.5f)));
 }
 
