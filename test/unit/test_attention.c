@@ -117,6 +117,12 @@ static const shape shapes[] = {
       {2, 3, 3, 8, 4, 12},      /* 3 rows an item, six items: four in 16 lanes (AVX-512), then a pair; 8 + 4 columns */
       {1, 8, 1, 1, 1, 1},       /* one row, key and column an item: two groups of four */
       {4, 2, 4, 5, 13, 7},      /* eight items of 4 rows, 8 + 4 + 1 products a score, 7 columns */
+      /* heads of at most 4 columns, four items in 16 lanes (AVX-512: q and out transposed
+       * within quarters): rows, keys and columns short of 4 */
+      {2, 2, 3, 5, 3, 2},       /* 3 rows, 5 keys, 3 products a score, 2 columns */
+      {1, 4, 2, 8, 4, 3},       /* 2 rows, 8 keys, 3 columns */
+      {2, 4, 4, 7, 2, 4},       /* two groups of four, 7 keys, 2 products */
+      {3, 2, 1, 2, 4, 1},       /* one row, 2 keys, one column; six items: a group and a pair */
 };
 
 static void check_all_shapes(void) {

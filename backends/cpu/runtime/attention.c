@@ -972,8 +972,100 @@ static bool quads_fit(const attention_job *j) {
   return j->wide && lanes_fit(j) && j->chunks == 1 && j->l <= 4 && !j->mask && j->ks[3] == 1;
 }
 
+/* Four 16-lane vectors transposed within each 128-bit quarter: out[c] lane 4 i + r is in[r]
+ * lane 4 i + c (unpack pairs, then pairs of pairs: eight in-lane shuffles). */
+__attribute__((target("avx512f"), always_inline)) static inline void transpose_quarters(const __m512 in[4], __m512 out[4]) {
+  __m512 a = _mm512_unpacklo_ps(in[0], in[1]), b = _mm512_unpackhi_ps(in[0], in[1]);
+  __m512 c = _mm512_unpacklo_ps(in[2], in[3]), d = _mm512_unpackhi_ps(in[2], in[3]);
+  out[0] = _mm512_shuffle_ps(a, c, 0x44), out[1] = _mm512_shuffle_ps(a, c, 0xEE);
+  out[2] = _mm512_shuffle_ps(b, d, 0x44), out[3] = _mm512_shuffle_ps(b, d, 0xEE);
+}
+
+/* few_keys_quad for heads of at most 4 columns (q, k and v; an 8-wide model's two heads):
+ * the same arithmetic in the same order, so the same bits, with a quarter's transposes in
+ * place of 8 x 8 ones.  q's row r of the four items is read into one vector (item i's 4
+ * columns in quarter i), four of them transposed within quarters give column d of every
+ * lane; the output goes back the same way, a quarter per item and row. */
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void few_keys_quad4(int S, const attention_job *j,
+                                                                                           const quad_rows *qr_in) {
+  const quad_rows qr = *qr_in;
+  const int64_t rows = j->l, e = j->e, ev = j->ev;
+  const __m512 none = _mm512_set1_ps(-INFINITY);
+  __m512 q_rows[4], q_col[4], score[8];
+#pragma GCC unroll 4
+  for (int r = 0; r < 4; r++) q_rows[r] = r < rows ? four_rows4(qr.q, r * j->qs[2], e) : _mm512_setzero_ps();
+  transpose_quarters(q_rows, q_col);
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) {
+    __m512 kk = four_rows4(qr.k, key * j->ks[2], e);
+    score[key] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (int d = 0; d < 4; d++)
+      if (d < e) score[key] = _mm512_fmadd_ps(q_col[d], each_quarter_lane(kk, d), score[key]);
+  }
+  const __m512 scale = _mm512_set1_ps(j->scale);
+  const __m512i row = _mm512_and_si512(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                       _mm512_set1_epi32(3));
+  __m512 top = none;
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) {
+    score[key] = _mm512_mul_ps(score[key], scale);
+    if (j->causal) /* keys past the row's own: -inf */
+      score[key] = _mm512_mask_blend_ps(_mm512_cmpgt_epi32_mask(_mm512_set1_epi32(key), row), score[key], none);
+    top = _mm512_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
+  }
+  __m512 sum = _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) {
+    score[key] = exp_nonpositive16(_mm512_sub_ps(score[key], top));
+    sum = _mm512_add_ps(sum, score[key]);
+  }
+  __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), sum);
+  __m512 col[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()}, out[4];
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) {
+    __m512 vv = four_rows4(qr.v, key * j->vs[2], ev);
+#pragma GCC unroll 4
+    for (int x = 0; x < 4; x++)
+      if (x < ev) col[x] = _mm512_fmadd_ps(score[key], each_quarter_lane(vv, x), col[x]);
+  }
+#pragma GCC unroll 4
+  for (int x = 0; x < 4; x++) col[x] = _mm512_mul_ps(col[x], inv);
+  transpose_quarters(col, out); /* out[r] quarter i: item i's row r */
+#pragma GCC unroll 4
+  for (int r = 0; r < 4; r++) {
+    if (r >= rows) break;
+    __m128 quarter[4] = {_mm512_castps512_ps128(out[r]), _mm512_extractf32x4_ps(out[r], 1),
+                         _mm512_extractf32x4_ps(out[r], 2), _mm512_extractf32x4_ps(out[r], 3)};
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; i++) {
+      float *dst = qr.out[i] + r * j->os[2];
+      if (ev == 4) {
+        _mm_storeu_ps(dst, quarter[i]);
+        continue;
+      }
+      float part[4]; /* fewer: float by float (a masked store is microcoded on AMD) */
+      _mm_storeu_ps(part, quarter[i]);
+      for (int64_t x = 0; x < ev; x++) dst[x] = part[x];
+    }
+  }
+}
+
 /* Four items, with S as a constant. */
 __attribute__((target("avx512f,avx2,fma"))) static void lanes_quad(const attention_job *j, const quad_rows *qr) {
+  if (j->e <= 4 && j->ev <= 4) {
+    switch (j->s) {
+      case 1: few_keys_quad4(1, j, qr); break;
+      case 2: few_keys_quad4(2, j, qr); break;
+      case 3: few_keys_quad4(3, j, qr); break;
+      case 4: few_keys_quad4(4, j, qr); break;
+      case 5: few_keys_quad4(5, j, qr); break;
+      case 6: few_keys_quad4(6, j, qr); break;
+      case 7: few_keys_quad4(7, j, qr); break;
+      default: few_keys_quad4(8, j, qr); break;
+    }
+    return;
+  }
   switch (j->s) {
     case 1: few_keys_quad(1, j, qr); break;
     case 2: few_keys_quad(2, j, qr); break;
