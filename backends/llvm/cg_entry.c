@@ -678,15 +678,27 @@ static void reset_values(cg *g) {
 }
 
 /* The call's buffers: on the CPU, the planned workspace, and slots for the compact copies
- * of strided inputs; on the device, a slot per buffer.  Every slot starts NULL so that the
- * exit can free them all. */
+ * of strided inputs; on the device, a slot per buffer.  Every slot taken starts NULL so
+ * that the exit can free them all: the memset here covers every value's slot until
+ * close_workspace knows how many were taken (a tiny model takes none, and zeroing its 97
+ * slots was a memset call of 776 bytes each run). */
 static void open_workspace(cg *g) {
   size_t cap = count_values(g);
   g->buffers = LLVMBuildArrayAlloca(g->B, g->ptr, cg_i64(g, (int64_t)cap), "buffers");
   g->n_buffers = 0;
   g->cap_buffers = (int)cap;
-  LLVMBuildMemSet(g->B, g->buffers, LLVMConstInt(g->i8, 0, 0), cg_i64(g, (int64_t)(cap * sizeof(void *))), 8);
+  g->buffers_zeroing =
+      LLVMBuildMemSet(g->B, g->buffers, LLVMConstInt(g->i8, 0, 0), cg_i64(g, (int64_t)(cap * sizeof(void *))), 8);
   if (!g->cuda) cg_workspace_open(g);
+}
+
+/* The memset of open_workspace, cut to the slots taken (or gone without any). */
+static void trim_buffers_zeroing(cg *g) {
+  LLVMValueRef zeroing = g->buffers_zeroing;
+  g->buffers_zeroing = NULL;
+  if (!zeroing || LLVMGetInstructionOpcode(zeroing) != LLVMCall || g->n_buffers > g->cap_buffers) return;
+  if (g->n_buffers == 0) LLVMInstructionEraseFromParent(zeroing);
+  else LLVMSetOperand(zeroing, 2, cg_i64(g, (int64_t)g->n_buffers * (int64_t)sizeof(void *)));
 }
 
 static void close_workspace(cg *g) {
@@ -698,6 +710,7 @@ static void close_workspace(cg *g) {
     cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
   }
   if (g->n_buffers > g->cap_buffers) cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: workspace slots overflow");
+  trim_buffers_zeroing(g);
   if (!g->cuda) cg_workspace_close(g);
 }
 

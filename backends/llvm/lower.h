@@ -142,6 +142,7 @@ struct cg {
   const char *fail_formats[8];
   int n_fail_blocks;
   int n_buffers, cap_buffers;
+  LLVMValueRef buffers_zeroing;      /* the memset that starts g->buffers' slots NULL */
   int n_loops;                       /* outlined parallel loops so far */
   sc_strmap loop_bodies;             /* an outlined loop's printed body -> its function */
   sc_strmap cstrs;                   /* text -> its constant string global in cstrs_module (cg_cstr) */
