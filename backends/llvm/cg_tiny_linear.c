@@ -227,21 +227,40 @@ static LLVMValueRef tree_sum(cg *g, const LLVMValueRef *x, int n) {
   return level[0];
 }
 
-/* normalize_row for eight rows of at most eight at once: transposed, lane r of vector c is
- * row r's value c, so each step is one vector operation for all eight rows (one square
+/* normalize_row for up to eight rows of at most eight at once: transposed, lane r of vector
+ * c is row r's value c, so each step is one vector operation for all eight rows (one square
  * root and one division instead of eight of each, which queued on the divider), then
- * transposed back. */
-static void normalize_block(cg *g, const tiny_fn *t, LLVMValueRef piece, LLVMValueRef *rows) {
+ * transposed back.  Fewer rows than eight (a block's rows left over, which a thread's
+ * share of a large batch can leave anywhere) take the same steps with rows of zeros beside
+ * them, so that a row has the same bits wherever it falls. */
+static void normalize_block(cg *g, const tiny_fn *t, LLVMValueRef piece, LLVMValueRef *y, int n_rows) {
   LLVMTypeRef v8 = LLVMVectorType(g->f32, LANES);
+  LLVMValueRef rows[LANES];
+  for (int r = 0; r < LANES; r++) rows[r] = r < n_rows ? y[r] : LLVMConstNull(v8);
   LLVMValueRef col[LANES], z[LANES], sq[LANES], count = splat(g, LLVMConstReal(g->f32, (double)t->n));
+  LLVMTypeRef fma_params[3] = {v8, v8, v8};
+  LLVMValueRef fma = cg_function(g, "llvm.fma.v8f32", v8, fma_params, 3, false);
+  /* Where n is a power of 2, sum / n is exact (sum * (1 / n)), so the step after it fuses
+   * with it and rounds as the two did (barring subnormal sums): two multiply-adds off the
+   * chain's latency, which is the tiny layer's whole time. */
+  bool exact_mean = (t->n & (t->n - 1)) == 0;
+  LLVMValueRef inv_n = splat(g, LLVMConstReal(g->f32, 1.0 / (double)t->n)), eps = splat(g, LLVMConstReal(g->f32, t->eps));
   transpose8(g, rows, col);
-  LLVMValueRef mean = LLVMBuildFDiv(g->B, tree_sum(g, col, (int)t->n), count, "mean");
+  LLVMValueRef sum = tree_sum(g, col, (int)t->n), neg_sum = LLVMBuildFNeg(g->B, sum, "neg_sum");
+  LLVMValueRef mean = exact_mean ? NULL : LLVMBuildFDiv(g->B, sum, count, "mean");
   for (int64_t c = 0; c < t->n; c++) {
-    col[c] = LLVMBuildFSub(g->B, col[c], mean, "d");
+    LLVMValueRef args[3] = {neg_sum, inv_n, col[c]};
+    col[c] = exact_mean ? LLVMBuildCall2(g->B, LLVMFunctionType(v8, fma_params, 3, 0), fma, args, 3, "d")
+                        : LLVMBuildFSub(g->B, col[c], mean, "d");
     sq[c] = LLVMBuildFMul(g->B, col[c], col[c], "sq");
   }
-  LLVMValueRef squares = tree_sum(g, sq, (int)t->n);
-  LLVMValueRef var = LLVMBuildFAdd(g->B, LLVMBuildFDiv(g->B, squares, count, "var"), splat(g, LLVMConstReal(g->f32, t->eps)), "ve");
+  LLVMValueRef squares = tree_sum(g, sq, (int)t->n), var;
+  if (exact_mean) {
+    LLVMValueRef args[3] = {squares, inv_n, eps};
+    var = LLVMBuildCall2(g->B, LLVMFunctionType(v8, fma_params, 3, 0), fma, args, 3, "ve");
+  } else {
+    var = LLVMBuildFAdd(g->B, LLVMBuildFDiv(g->B, squares, count, "var"), eps, "ve");
+  }
   LLVMTypeRef p1[1] = {v8};
   LLVMValueRef root = LLVMBuildCall2(g->B, LLVMFunctionType(v8, p1, 1, 0), cg_function(g, "llvm.sqrt.v8f32", v8, p1, 1, false),
                                      &var, 1, "root");
@@ -249,15 +268,13 @@ static void normalize_block(cg *g, const tiny_fn *t, LLVMValueRef piece, LLVMVal
   for (int c = 0; c < LANES; c++) col[c] = c < t->n ? LLVMBuildFMul(g->B, col[c], rstd, "z") : LLVMConstNull(v8);
   transpose8(g, col, z);
   int64_t n8 = LANES;
-  LLVMTypeRef fma_params[3] = {v8, v8, v8};
-  LLVMValueRef fma = cg_function(g, "llvm.fma.v8f32", v8, fma_params, 3, false);
   LLVMValueRef gamma = LLVMBuildLoad2(g->B, v8, float_at(g, piece, cg_i64(g, (t->k + 1) * n8)), "gamma");
   LLVMValueRef beta = LLVMBuildLoad2(g->B, v8, float_at(g, piece, cg_i64(g, (t->k + 2) * n8)), "beta");
   LLVMSetAlignment(gamma, 32);
   LLVMSetAlignment(beta, 32);
-  for (int r = 0; r < LANES; r++) {
+  for (int r = 0; r < n_rows; r++) {
     LLVMValueRef args[3] = {z[r], gamma, beta};
-    rows[r] = LLVMBuildCall2(g->B, LLVMFunctionType(v8, fma_params, 3, 0), fma, args, 3, "normed");
+    y[r] = LLVMBuildCall2(g->B, LLVMFunctionType(v8, fma_params, 3, 0), fma, args, 3, "normed");
   }
 }
 
@@ -298,7 +315,7 @@ static void emit_rows(cg *g, const tiny_fn *t, LLVMValueRef *ptrs, LLVMValueRef 
     for (int64_t v = 0; v < vectors; v++)
       acc[r * vectors + v] = epilogue(g, t, ptrs, acc[r * vectors + v], LLVMBuildAdd(g->B, row_y, cg_i64(g, LANES * v), "yv"), v);
   }
-  if (t->norm && rows == LANES && vectors == 1) normalize_block(g, t, ptrs[1], acc);
+  if (t->norm && vectors == 1) normalize_block(g, t, ptrs[1], acc, rows);
   else if (t->norm)
     for (int r = 0; r < rows; r++) normalize_row(g, t, ptrs[1], acc + r * vectors);
   for (int r = 0; r < rows; r++) {

@@ -211,6 +211,15 @@ export("tiny_linears", Fn(tiny_linears, a=torch.nn.Linear(5, 3, bias=False), b=t
        ({0: Dim("rows", min=1, max=4096)}, {0: Dim("rows", min=1, max=4096)}))
 
 
+# Layer norms taken into tiny layers' code on batches large enough to split over threads
+# (from 1,025 rows for 8 x 8): a thread's share can end in rows left over after the blocks
+# of eight, which must be normalized with the block's very steps.  8 wide after a residual
+# (its mean a multiply-add: 1/8 is exact), 6 wide (a division).
+export("linear_norm_threads", Fn(lambda s, x: (s.m(x + s.a(x)), s.n(s.b(x))), a=torch.nn.Linear(8, 8),
+                                 b=torch.nn.Linear(8, 6), m=random_norm(8), n=random_norm(6)),
+       [randn(1500, 8) / 10], [randn(2311, 8) / 10], ({0: Dim("rows", min=1, max=8192)},))
+
+
 # nn.MultiheadAttention's batch-first result read twice (by a ReLU and an add): the
 # out-projection's rows in batch-first order are a compact tensor both loops read
 # (backends/llvm/cg_batch_first.c)

@@ -7,6 +7,7 @@ both stored shapes on one thread and two.  Cases in EXACT must give torch's bits
 others must be within 1e-5 of torch's outputs, relative to the largest.
 Cases in SAME_BITS have pairs of outputs that must have the same bits as each other; they
 are also exported for a CPU without AVX2 (x86-64).
+Cases in SAME_ON_THREADS must give the same bits on one thread and two.
 Cases in OVER_INPUTS are also run by outputs_over_inputs.c (given as OVER_INPUTS_DRIVER)
 with each output in an input's own memory, which must give the same outputs.
 usage: test_tiny_ops.py SHAPEC SOURCE_DIR [OVER_INPUTS_DRIVER]"""
@@ -32,6 +33,8 @@ EXACT = {"avg_pool_2x2", "avg_pool_windows", "upsample_nearest", "upsample_bilin
 # (SHAPEC_NO_AVX2) only there, as a library for AVX2 or AVX-512 keeps its loops
 SAME_BITS = {"gelu_layer_and_loop": [(0, 1)]}
 HELD_TO_NO_AVX2 = os.environ.get("SHAPEC_NO_AVX2", "") not in ("", "0")
+# rows of a tiny layer's layer norm wherever a thread's share of the batch puts them
+SAME_ON_THREADS = {"linear_norm_threads"}
 # outputs a layer computes in the caller's tensor for what was folded into it
 OVER_INPUTS = {"folded_outputs"}
 driver = sys.argv[3] if len(sys.argv) > 3 else None
@@ -81,6 +84,7 @@ def check_case(case, target, flags):
         for k in (0, 1):
             inputs, wants = numbered(folder, f"in{k}"), numbered(folder, f"out{k}")
             shapes = [list(np.load(p).shape) for p in inputs]
+            by_threads = {}
             for threads in ("1", "2"):
                 args = [shapec, "run", os.path.join(tmp, "model.so"), "--out", os.path.join(tmp, f"r{k}{threads}")]
                 for name, p in zip(names, inputs):
@@ -106,6 +110,11 @@ def check_case(case, target, flags):
                         problems.append(f"outputs {a} and {b}: {int(differ.sum())} differ in their bits, first at "
                                         f"{list(at)}: {got_a[at]!r} against {got_b[at]!r}")
                 check(not problems, what + (f" ({'; '.join(problems)})" if problems else ""))
+                by_threads[threads] = [np.load(o) for o in outs]
+            if case in SAME_ON_THREADS and len(by_threads) == 2:
+                differ = [int((a.view(np.uint32) != b.view(np.uint32)).sum()) for a, b in zip(by_threads["1"], by_threads["2"])]
+                check(not any(differ), f"{case} ({target}) at {shapes}: one thread and two give the same bits "
+                      f"(elements differing per output: {differ})")
         if case in OVER_INPUTS and driver:
             shapes = ",".join("x".join(str(d) for d in np.load(p).shape) for p in numbered(folder, "in0"))
             res = subprocess.run([driver, os.path.join(tmp, "model.so"), shapes], capture_output=True, text=True)
@@ -113,8 +122,8 @@ def check_case(case, target, flags):
 
 
 cases = sorted(os.listdir(CASES))
-check(EXACT | set(SAME_BITS) <= set(cases),
-      f"every exact case is stored ({sorted((EXACT | set(SAME_BITS)) - set(cases))} missing)")
+check(EXACT | set(SAME_BITS) | SAME_ON_THREADS <= set(cases),
+      f"every exact case is stored ({sorted((EXACT | set(SAME_BITS) | SAME_ON_THREADS) - set(cases))} missing)")
 for case in cases:
     check_case(case, "native", [])
     check_case(case, "haswell", ["--cpu", "haswell"])
