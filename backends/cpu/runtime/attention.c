@@ -873,6 +873,30 @@ __attribute__((target("avx512f"), always_inline)) static inline __m512 join16(__
   return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
 }
 
+/* Four items' scores over S keys in 16 lanes (lane t: item t / 4's row t % 4), in place:
+ * scaled, limited where causal, less the row's maximum, exponentials; returns 1 / their sum. */
+__attribute__((target("avx512f,avx2,fma"), always_inline)) static inline __m512 quad_softmax(int S, const attention_job *j,
+                                                                                           __m512 *score) {
+  const __m512 none = _mm512_set1_ps(-INFINITY), scale = _mm512_set1_ps(j->scale);
+  const __m512i row = _mm512_and_si512(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                       _mm512_set1_epi32(3));
+  __m512 top = none;
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) {
+    score[key] = _mm512_mul_ps(score[key], scale);
+    if (j->causal) /* keys past the row's own: -inf */
+      score[key] = _mm512_mask_blend_ps(_mm512_cmpgt_epi32_mask(_mm512_set1_epi32(key), row), score[key], none);
+    top = _mm512_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
+  }
+  __m512 sum = _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (int key = 0; key < S; key++) {
+    score[key] = exp_nonpositive16(_mm512_sub_ps(score[key], top));
+    sum = _mm512_add_ps(sum, score[key]);
+  }
+  return _mm512_div_ps(_mm512_set1_ps(1.0f), sum);
+}
+
 /* few_keys_lanes with PAIR for four items at once in 16 lanes, k's columns contiguous: the
  * two pairs' chains of dependent steps (scores, maximum, exponentials, sum, division,
  * output) become one, each step on both halves of an AVX-512 vector.  q's rows are
@@ -882,7 +906,6 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fe
                                                                                           const quad_rows *qr_in) {
   const quad_rows qr = *qr_in; /* a copy: read through the pointer, the fields were loaded again after every store */
   const int64_t rows = j->l;
-  const __m512 none = _mm512_set1_ps(-INFINITY);
   __m512 score[8];
 #pragma GCC unroll 8
   for (int key = 0; key < S; key++) score[key] = _mm512_setzero_ps();
@@ -913,24 +936,7 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fe
       }
     }
   }
-  const __m512 scale = _mm512_set1_ps(j->scale);
-  const __m512i row = _mm512_and_si512(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                       _mm512_set1_epi32(3));
-  __m512 top = none;
-#pragma GCC unroll 8
-  for (int key = 0; key < S; key++) {
-    score[key] = _mm512_mul_ps(score[key], scale);
-    if (j->causal) /* keys past the row's own: -inf */
-      score[key] = _mm512_mask_blend_ps(_mm512_cmpgt_epi32_mask(_mm512_set1_epi32(key), row), score[key], none);
-    top = _mm512_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
-  }
-  __m512 sum = _mm512_setzero_ps();
-#pragma GCC unroll 8
-  for (int key = 0; key < S; key++) {
-    score[key] = exp_nonpositive16(_mm512_sub_ps(score[key], top));
-    sum = _mm512_add_ps(sum, score[key]);
-  }
-  __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), sum);
+  __m512 inv = quad_softmax(S, j, score);
   for (int64_t c = 0; c < j->ev; c += 8) {
     int64_t w = j->ev - c < 8 ? j->ev - c : 8;
     __m512 col[8];
@@ -990,7 +996,6 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fe
                                                                                            const quad_rows *qr_in) {
   const quad_rows qr = *qr_in;
   const int64_t rows = j->l, e = j->e, ev = j->ev;
-  const __m512 none = _mm512_set1_ps(-INFINITY);
   __m512 q_rows[4], q_col[4], score[8];
 #pragma GCC unroll 4
   for (int r = 0; r < 4; r++) q_rows[r] = r < rows ? four_rows4(qr.q, r * j->qs[2], e) : _mm512_setzero_ps();
@@ -1003,24 +1008,7 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fe
     for (int d = 0; d < 4; d++)
       if (d < e) score[key] = _mm512_fmadd_ps(q_col[d], each_quarter_lane(kk, d), score[key]);
   }
-  const __m512 scale = _mm512_set1_ps(j->scale);
-  const __m512i row = _mm512_and_si512(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                       _mm512_set1_epi32(3));
-  __m512 top = none;
-#pragma GCC unroll 8
-  for (int key = 0; key < S; key++) {
-    score[key] = _mm512_mul_ps(score[key], scale);
-    if (j->causal) /* keys past the row's own: -inf */
-      score[key] = _mm512_mask_blend_ps(_mm512_cmpgt_epi32_mask(_mm512_set1_epi32(key), row), score[key], none);
-    top = _mm512_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
-  }
-  __m512 sum = _mm512_setzero_ps();
-#pragma GCC unroll 8
-  for (int key = 0; key < S; key++) {
-    score[key] = exp_nonpositive16(_mm512_sub_ps(score[key], top));
-    sum = _mm512_add_ps(sum, score[key]);
-  }
-  __m512 inv = _mm512_div_ps(_mm512_set1_ps(1.0f), sum);
+  __m512 inv = quad_softmax(S, j, score);
   __m512 col[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()}, out[4];
 #pragma GCC unroll 8
   for (int key = 0; key < S; key++) {
@@ -1052,31 +1040,25 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fe
 }
 
 /* Four items, with S as a constant. */
+#define QUAD_WITH_KEYS(FN)                                                                                           \
+  switch (j->s) {                                                                                                    \
+    case 1: FN(1, j, qr); break;                                                                                     \
+    case 2: FN(2, j, qr); break;                                                                                     \
+    case 3: FN(3, j, qr); break;                                                                                     \
+    case 4: FN(4, j, qr); break;                                                                                     \
+    case 5: FN(5, j, qr); break;                                                                                     \
+    case 6: FN(6, j, qr); break;                                                                                     \
+    case 7: FN(7, j, qr); break;                                                                                     \
+    default: FN(8, j, qr); break;                                                                                    \
+  }
 __attribute__((target("avx512f,avx2,fma"))) static void lanes_quad(const attention_job *j, const quad_rows *qr) {
   if (j->e <= 4 && j->ev <= 4) {
-    switch (j->s) {
-      case 1: few_keys_quad4(1, j, qr); break;
-      case 2: few_keys_quad4(2, j, qr); break;
-      case 3: few_keys_quad4(3, j, qr); break;
-      case 4: few_keys_quad4(4, j, qr); break;
-      case 5: few_keys_quad4(5, j, qr); break;
-      case 6: few_keys_quad4(6, j, qr); break;
-      case 7: few_keys_quad4(7, j, qr); break;
-      default: few_keys_quad4(8, j, qr); break;
-    }
-    return;
-  }
-  switch (j->s) {
-    case 1: few_keys_quad(1, j, qr); break;
-    case 2: few_keys_quad(2, j, qr); break;
-    case 3: few_keys_quad(3, j, qr); break;
-    case 4: few_keys_quad(4, j, qr); break;
-    case 5: few_keys_quad(5, j, qr); break;
-    case 6: few_keys_quad(6, j, qr); break;
-    case 7: few_keys_quad(7, j, qr); break;
-    default: few_keys_quad(8, j, qr); break;
+    QUAD_WITH_KEYS(few_keys_quad4)
+  } else {
+    QUAD_WITH_KEYS(few_keys_quad)
   }
 }
+#undef QUAD_WITH_KEYS
 
 /* ---- without AVX2: the same steps, one row at a time -------------------------------- */
 
