@@ -680,8 +680,8 @@ static void reset_values(cg *g) {
 /* The call's buffers: on the CPU, the planned workspace, and slots for the compact copies
  * of strided inputs; on the device, a slot per buffer.  Every slot taken starts NULL so
  * that the exit can free them all: the memset here covers every value's slot until
- * close_workspace knows how many were taken (a tiny model takes none, and zeroing its 97
- * slots was a memset call of 776 bytes each run). */
+ * close_workspace knows how many were taken (a tiny model takes one per input: zeroing a
+ * slot for each of its 97 values was a memset call of 776 bytes each run). */
 static void open_workspace(cg *g) {
   size_t cap = count_values(g);
   g->buffers = LLVMBuildArrayAlloca(g->B, g->ptr, cg_i64(g, (int64_t)cap), "buffers");
