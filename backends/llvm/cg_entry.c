@@ -155,16 +155,77 @@ static LLVMValueRef tensor_ptr(cg *g, LLVMValueRef array, int index) {
   return LLVMBuildGEP2(g->B, g->tensor_t, array, idx, 1, "t");
 }
 
-static LLVMValueRef check_tensor(cg *g, LLVMValueRef tp, const char *what, sc_dtype dtype, int rank, bool strided_ok) {
+/* Whether tensor tp is plainly what sc_rt_check_tensor accepts: the device, rank and dtype
+ * the model needs, no strides (compact), sizes at least 0 whose product and bytes fit in
+ * int64, and data unless it is empty.  Inline, since the call cost a tiny model's run more
+ * than its arithmetic; anything else (strides given, or a fault to explain) goes to the call. */
+static LLVMValueRef plainly_fine(cg *g, LLVMValueRef tp, int code, int bits, int rank) {
+  LLVMValueRef device = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 1, "dev"), "device");
+  LLVMValueRef ndim = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 2, "nd"), "ndim");
+  /* {code, bits, lanes} as one little-endian int */
+  LLVMValueRef kind = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 3, "dt"), "dtype");
+  LLVMValueRef strides = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 5, "st"), "strides");
+  unsigned want_kind = (unsigned)code | (unsigned)bits << 8 | 1u << 16;
+  LLVMValueRef ok = LLVMBuildAnd(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, device, LLVMConstInt(g->i32, g->cuda ? 2 : 1, 0), "d"),
+                                 LLVMBuildICmp(g->B, LLVMIntEQ, ndim, LLVMConstInt(g->i32, (unsigned)rank, 0), "n"), "ok");
+  ok = LLVMBuildAnd(g->B, ok, LLVMBuildICmp(g->B, LLVMIntEQ, kind, LLVMConstInt(g->i32, want_kind, 0), "k"), "ok");
+  ok = LLVMBuildAnd(g->B, ok, LLVMBuildIsNull(g->B, strides, "compact"), "ok");
+  if (rank == 0) { /* one element: it must be there */
+    LLVMValueRef data = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 0, "da"), "data");
+    return LLVMBuildAnd(g->B, ok, LLVMBuildIsNotNull(g->B, data, "data"), "ok");
+  }
+  LLVMBasicBlockRef sizes = cg_block(g, "sizes"), from = LLVMGetInsertBlock(g->B), after = cg_block(g, "checked");
+  LLVMValueRef shape = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 4, "sh"), "shape");
+  LLVMBuildCondBr(g->B, LLVMBuildAnd(g->B, ok, LLVMBuildIsNotNull(g->B, shape, "has"), "ok"), sizes, after);
+  LLVMPositionBuilderAtEnd(g->B, sizes);
+  unsigned id = LLVMLookupIntrinsicID("llvm.smul.with.overflow", 23);
+  LLVMTypeRef over[1] = {g->i64};
+  LLVMTypeRef mul_type = LLVMIntrinsicGetType(g->C, id, over, 1);
+  LLVMValueRef mul = LLVMGetIntrinsicDeclaration(g->M, id, over, 1), numel = cg_i64(g, 1), fits = LLVMConstInt(g->i1, 1, 0);
+  for (int d = 0; d < rank; d++) {
+    LLVMValueRef idx[1] = {cg_i64(g, d)};
+    LLVMValueRef size = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "size");
+    /* the call's order: each partial product must fit (a later 0 does not excuse it) */
+    LLVMValueRef args[2] = {numel, size};
+    LLVMValueRef r = LLVMBuildCall2(g->B, mul_type, mul, args, 2, "numel");
+    fits = LLVMBuildAnd(g->B, fits, LLVMBuildNot(g->B, LLVMBuildExtractValue(g->B, r, 1, "o"), "no"), "fits");
+    fits = LLVMBuildAnd(g->B, fits, LLVMBuildICmp(g->B, LLVMIntSGE, size, cg_i64(g, 0), "pos"), "fits");
+    numel = LLVMBuildExtractValue(g->B, r, 0, "n");
+  }
+  int64_t esize = bits / 8 ? bits / 8 : 1;
+  fits = LLVMBuildAnd(g->B, fits, LLVMBuildICmp(g->B, LLVMIntULE, numel, cg_i64(g, INT64_MAX / esize), "bytes"), "fits");
+  LLVMValueRef data = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 0, "da"), "data");
+  LLVMValueRef has_data = LLVMBuildOr(g->B, LLVMBuildIsNotNull(g->B, data, "data"),
+                                      LLVMBuildICmp(g->B, LLVMIntEQ, numel, cg_i64(g, 0), "empty"), "has");
+  fits = LLVMBuildAnd(g->B, fits, has_data, "fits");
+  LLVMBasicBlockRef sized = LLVMGetInsertBlock(g->B);
+  LLVMBuildBr(g->B, after);
+  LLVMPositionBuilderAtEnd(g->B, after);
+  LLVMValueRef phi = LLVMBuildPhi(g->B, g->i1, "plain");
+  LLVMValueRef vals[2] = {LLVMConstInt(g->i1, 0, 0), fits};
+  LLVMBasicBlockRef bbs[2] = {from, sized};
+  LLVMAddIncoming(phi, vals, bbs, 2);
+  return phi;
+}
+
+/* Fails the call unless tensor tp is what the model needs (sc_rt_check_tensor's checks and
+ * message); the plain case is checked inline, the call made only for the rest. */
+static void check_tensor(cg *g, LLVMValueRef tp, const char *what, sc_dtype dtype, int rank, bool strided_ok) {
   int code, bits;
   dl_dtype(dtype, &code, &bits);
+  LLVMBasicBlockRef inspect = cg_block(g, "inspect"), slow = cg_block(g, "check_call"), fine = cg_block(g, "fine");
+  LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, tp, "none"), slow, inspect);
+  LLVMPositionBuilderAtEnd(g->B, inspect);
+  LLVMBuildCondBr(g->B, plainly_fine(g, tp, code, bits, rank), fine, slow);
+  LLVMPositionBuilderAtEnd(g->B, slow);
   LLVMTypeRef params[9] = {g->ptr, g->ptr, g->i32, g->i32, g->i32, g->i32, g->i32, g->ptr, g->i64};
   LLVMValueRef args[9] = {tp, cg_cstr(g, what), LLVMConstInt(g->i32, g->cuda ? 2 : 1, 0),
                           LLVMConstInt(g->i32, (unsigned)rank, 0), LLVMConstInt(g->i32, (unsigned)code, 0),
                           LLVMConstInt(g->i32, (unsigned)bits, 0), LLVMConstInt(g->i32, strided_ok, 0), g->err, g->errlen};
   LLVMValueRef rc = cg_call(g, "sc_rt_check_tensor", g->i32, params, 9, args, 9, false);
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
-  return rc;
+  LLVMBuildBr(g->B, fine);
+  LLVMPositionBuilderAtEnd(g->B, fine);
 }
 
 /* Whether the program writes back to this user input (user_input_mutation). */
@@ -382,12 +443,28 @@ static LLVMValueRef emit_prepare(cg *g) {
   LLVMValueRef inputs = LLVMGetParam(fn, 0);
   g->syms = LLVMGetParam(fn, 1);
   {
+    /* the CPU's instruction sets and the BLAS library cannot change while the process
+     * runs: once both passed, later calls skip the two calls (a tenth of a tiny model's run) */
+    LLVMValueRef ready = LLVMAddGlobal(g->M, g->i32, g->cuda ? "sc_ready_cuda" : "sc_ready_cpu");
+    LLVMSetLinkage(ready, LLVMInternalLinkage);
+    LLVMSetInitializer(ready, LLVMConstInt(g->i32, 0, 0));
+    LLVMValueRef seen = LLVMBuildLoad2(g->B, g->i32, ready, "ready");
+    LLVMSetOrdering(seen, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(seen, 4);
+    LLVMBasicBlockRef first = cg_block(g, "first_call"), checked = cg_block(g, "cpu_ready");
+    LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntNE, seen, LLVMConstInt(g->i32, 0, 0), "seen"), checked, first);
+    LLVMPositionBuilderAtEnd(g->B, first);
     LLVMTypeRef p3[3] = {g->ptr, g->ptr, g->i64};
     LLVMValueRef a3[3] = {cg_cstr(g, g->cpu_features), g->err, g->errlen};
     LLVMValueRef rc = cg_call(g, "sc_rt_cpu_supported", g->i32, p3, 3, a3, 3, false);
     cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "cpu"), rc);
     LLVMValueRef blas = cg_call(g, "sc_rt_blas_ready", g->i32, p3 + 1, 2, a3 + 1, 2, false);
     cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, blas, LLVMConstInt(g->i32, 0, 0), "blas"), blas);
+    LLVMValueRef mark = LLVMBuildStore(g->B, LLVMConstInt(g->i32, 1, 0), ready);
+    LLVMSetOrdering(mark, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(mark, 4);
+    LLVMBuildBr(g->B, checked);
+    LLVMPositionBuilderAtEnd(g->B, checked);
   }
   size_t n_call = sc_program_n_call_inputs(g->p);
   if (n_call)
@@ -746,10 +823,19 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
       LLVMValueRef sidx[1] = {cg_i64(g, slot)};
       LLVMValueRef owned = LLVMBuildGEP2(g->B, g->ptr, g->buffers, sidx, 1, "owned");
       LLVMValueRef data = LLVMBuildAlloca(g->B, g->ptr, "indata");
+      /* without strides the elements are compact: the caller's data, no call */
+      LLVMValueRef base = tensor_field(g, inputs, (int)user, 0, g->ptr), off = tensor_field(g, inputs, (int)user, 6, g->i64);
+      LLVMBuildStore(g->B, LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "in"), data);
+      LLVMBasicBlockRef strided = cg_block(g, "strided"), bound_in = cg_block(g, "input_bound");
+      LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, tensor_field(g, inputs, (int)user, 5, g->ptr), "compact"), bound_in,
+                      strided);
+      LLVMPositionBuilderAtEnd(g->B, strided);
       LLVMTypeRef dp[6] = {g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
       LLVMValueRef da[6] = {tensor_ptr(g, inputs, (int)user), cg_elem_size(g, v->meta.dtype), data, owned, g->err, g->errlen};
       LLVMValueRef rc = cg_call(g, "sc_rt_input_data", g->i32, dp, 6, da, 6, false);
       cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "nomem"), rc);
+      LLVMBuildBr(g->B, bound_in);
+      LLVMPositionBuilderAtEnd(g->B, bound_in);
       cv->data = LLVMBuildLoad2(g->B, g->ptr, data, "in");
       user++;
     } else if (s->kind == SC_INPUT_USER) {

@@ -80,7 +80,10 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
   }
   if (t->ndim != ndim)
     return sc_rt_fail(err, errlen, "%s has %d dims but the model needs %d", what, (int)t->ndim, (int)ndim);
-  if (t->dtype.code != code || t->dtype.bits != bits || t->dtype.lanes != 1)
+  if (t->dtype.lanes != 1)
+    return sc_rt_fail(err, errlen, "%s has %d lanes per element but the model needs 1 (%s)", what, (int)t->dtype.lanes,
+                      dtype_name(code, bits));
+  if (t->dtype.code != code || t->dtype.bits != bits)
     return sc_rt_fail(err, errlen, "%s is %s but the model needs %s", what, dtype_name(t->dtype.code, t->dtype.bits),
                       dtype_name(code, bits));
   if (ndim && !t->shape) {
