@@ -783,8 +783,14 @@ static void close_workspace(cg *g) {
   for (int i = 0; i < g->n_buffers; i++) {
     LLVMValueRef idx[1] = {cg_i64(g, i)};
     LLVMValueRef p = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"), "p");
+    /* most slots stay NULL (a compact input needs no copy): no call for those */
+    LLVMBasicBlockRef free_it = cg_block(g, "free"), next = cg_block(g, "freed");
+    LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, p, "none"), next, free_it);
+    LLVMPositionBuilderAtEnd(g->B, free_it);
     LLVMValueRef args[1] = {p};
     cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
+    LLVMBuildBr(g->B, next);
+    LLVMPositionBuilderAtEnd(g->B, next);
   }
   if (g->n_buffers > g->cap_buffers) cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: workspace slots overflow");
   trim_buffers_zeroing(g);

@@ -888,12 +888,13 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline __m512 
       score[key] = _mm512_mask_blend_ps(_mm512_cmpgt_epi32_mask(_mm512_set1_epi32(key), row), score[key], none);
     top = _mm512_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
   }
-  __m512 sum = _mm512_setzero_ps();
 #pragma GCC unroll 8
-  for (int key = 0; key < S; key++) {
-    score[key] = exp_nonpositive16(_mm512_sub_ps(score[key], top));
-    sum = _mm512_add_ps(sum, score[key]);
-  }
+  for (int key = 0; key < S; key++) score[key] = exp_nonpositive16(_mm512_sub_ps(score[key], top));
+  /* the sum from the first key's term: 0 + e is e for every e >= 0 (or NaN), one add less
+   * on the chain, the same bits as the other paths' sums from 0 */
+  __m512 sum = score[0];
+#pragma GCC unroll 8
+  for (int key = 1; key < S; key++) sum = _mm512_add_ps(sum, score[key]);
   return _mm512_div_ps(_mm512_set1_ps(1.0f), sum);
 }
 
@@ -1003,9 +1004,11 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline void fe
 #pragma GCC unroll 8
   for (int key = 0; key < S; key++) {
     __m512 kk = four_rows4(qr.k, key * j->ks[2], e);
-    score[key] = _mm512_setzero_ps();
+    /* the first product alone where the other paths add it to 0: only a zero's sign can
+     * differ, which the maximum's subtraction and the exponential do not see */
+    score[key] = _mm512_mul_ps(q_col[0], each_quarter_lane(kk, 0));
 #pragma GCC unroll 4
-    for (int d = 0; d < 4; d++)
+    for (int d = 1; d < 4; d++)
       if (d < e) score[key] = _mm512_fmadd_ps(q_col[d], each_quarter_lane(kk, d), score[key]);
   }
   __m512 inv = quad_softmax(S, j, score);
