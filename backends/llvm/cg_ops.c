@@ -496,20 +496,45 @@ static void attention_strides(cg *g, const cg_value *x, const cg_value *out, int
   }
 }
 
+/* Whether an attention's sizes (outer, inner, l, s, e, ev) make it one that
+ * sc_k_attention_tiny_f32 may take: at most 4 queries over at most 8 keys, heads at most
+ * 64 wide, all known at export (the batch may vary). */
+static bool tiny_attention(LLVMValueRef *dims) {
+  static const int64_t most[4] = {4, 8, 64, 64};
+  for (int d = 0; d < 4; d++)
+    if (!LLVMIsAConstantInt(dims[2 + d]) || LLVMConstIntGetSExtValue(dims[2 + d]) < 1 ||
+        LLVMConstIntGetSExtValue(dims[2 + d]) > most[d])
+      return false;
+  return true;
+}
+
 /* out = softmax(q k^T * scale + mask) v: dims (outer, inner, l, s, e, ev) and the 18
  * strides of sc_k_attention_f32; its scratch from the workspace, dead after this node. */
 static void attention_call(cg *g, LLVMValueRef q, LLVMValueRef k, LLVMValueRef v, LLVMValueRef mask, LLVMValueRef out,
                            LLVMValueRef *dims, LLVMValueRef *strides, LLVMValueRef scale, int flags) {
-  LLVMValueRef dims_at = array_i64(g, dims, 6);
+  LLVMValueRef dims_at = array_i64(g, dims, 6), strides_at = array_i64(g, strides, 18);
+  LLVMBasicBlockRef done = NULL;
+  if (cg_has_avx512(g) && LLVMIsNull(mask) && tiny_attention(dims)) { /* first on the calling thread, no scratch */
+    LLVMTypeRef tp[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->f64, g->i32};
+    LLVMValueRef ta[9] = {q, k, v, mask, out, dims_at, strides_at, scale, LLVMConstInt(g->i32, (unsigned)flags, 0)};
+    LLVMValueRef took = cg_call(g, "sc_k_attention_tiny_f32", g->i32, tp, 9, ta, 9, false);
+    LLVMBasicBlockRef general = cg_block(g, "attention.general");
+    done = cg_block(g, "attention.done");
+    LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntNE, took, LLVMConstInt(g->i32, 0, 0), "took"), done, general);
+    LLVMPositionBuilderAtEnd(g->B, general);
+  }
   LLVMTypeRef sp[1] = {g->ptr};
   LLVMValueRef bytes = cg_call(g, "sc_k_attention_scratch_bytes", g->i64, sp, 1, &dims_at, 1, false);
   cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
   scratch->last_use = g->node;
   LLVMValueRef at = cg_alloc_buffer(g, scratch, bytes);
   LLVMTypeRef p[11] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->f64, g->i32, g->ptr, g->i64};
-  LLVMValueRef a[11] = {q, k, v, mask, out, dims_at, array_i64(g, strides, 18), scale,
-                        LLVMConstInt(g->i32, (unsigned)flags, 0), at, bytes};
+  LLVMValueRef a[11] = {q, k, v, mask, out, dims_at, strides_at, scale, LLVMConstInt(g->i32, (unsigned)flags, 0), at, bytes};
   cg_call(g, "sc_k_attention_f32", g->voidt, p, 11, a, 11, false);
+  if (done) {
+    LLVMBuildBr(g->B, done);
+    LLVMPositionBuilderAtEnd(g->B, done);
+  }
 }
 
 /* The output's batch levels for sc_k_attention_f32: its last two batch dims. */

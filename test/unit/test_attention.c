@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backends/cpu/runtime/kernels.h"
 #include "run_suite.h"
@@ -166,6 +167,69 @@ START_TEST(test_edges) {
 }
 END_TEST
 
+/* The tiny entry (sc_k_attention_tiny_f32, no scratch, the calling thread) takes a small
+ * call and gives the general kernel's bits, on one thread and two; it leaves anything else
+ * (a mask, more rows or keys, items not in fours, k transposed, many multiply-adds) untouched
+ * and says so. */
+static int tiny_against_general(const shape *sh, int transposed_k, int with_mask, int causal) {
+  int64_t o = sh->outer, h = sh->inner;
+  int64_t st[18] = {sh->l * h * sh->e, sh->e, h * sh->e, 1,
+                    transposed_k ? h * sh->e * sh->s : sh->s * h * sh->e, transposed_k ? sh->e * sh->s : sh->e,
+                    transposed_k ? 1 : h * sh->e, transposed_k ? sh->s : 1,
+                    sh->s * h * sh->ev, sh->ev, h * sh->ev,
+                    sh->l * h * sh->ev, sh->ev, h * sh->ev,
+                    0, 0, sh->s, 1};
+  int64_t n_out = o * sh->l * h * sh->ev, dims[6] = {o, h, sh->l, sh->s, sh->e, sh->ev};
+  float *q = filled(o * sh->l * h * sh->e, 1), *k = filled(o * sh->s * h * sh->e, 2);
+  float *v = filled(o * sh->s * h * sh->ev, 3), *mask = with_mask ? filled(sh->l * sh->s, 4) : NULL;
+  float *tiny = filled(n_out, 5), *general = filled(n_out, 6), *before = filled(n_out, 5);
+  int flags = causal ? SC_ATTENTION_CAUSAL : 0, took = -1;
+  double scale = 0.5;
+  for (int threads = 1; threads <= 2; threads++) {
+    shapec_model_set_num_threads(threads);
+    int64_t bytes = sc_k_attention_scratch_bytes(dims);
+    void *scratch = malloc((size_t)bytes);
+    sc_k_attention_f32(q, k, v, mask, general, dims, st, scale, flags, scratch, bytes);
+    free(scratch);
+    memcpy(tiny, before, (size_t)n_out * sizeof *tiny);
+    took = sc_k_attention_tiny_f32(q, k, v, mask, tiny, dims, st, scale, flags);
+    ck_assert(took == 0 || took == 1);
+    const float *want = took ? general : before; /* declined: nothing written */
+    for (int64_t x = 0; x < n_out; x++)
+      ck_assert_msg(memcmp(&tiny[x], &want[x], sizeof *tiny) == 0,
+                    "[%lld %lld %lld %lld %lld %lld] k^T %d mask %d causal %d threads %d took %d: out[%lld] = %.9g, "
+                    "want %.9g", (long long)o, (long long)h, (long long)sh->l, (long long)sh->s, (long long)sh->e,
+                    (long long)sh->ev, transposed_k, with_mask, causal, threads, took, (long long)x, tiny[x], want[x]);
+  }
+  free(q), free(k), free(v), free(mask), free(tiny), free(general), free(before);
+  return took;
+}
+
+START_TEST(test_tiny_entry) {
+  char err[200];
+  if (!sc_rt_has_avx2() || sc_rt_cpu_has("avx512f", 7) != 1) return; /* it takes nothing here */
+  ck_assert_int_eq(sc_rt_cpu_supported("avx2,fma,avx512f", err, sizeof err), SHAPEC_OK);
+  static const shape takes[] = {
+      {2, 2, 4, 4, 4, 4},   /* nn.TransformerEncoderLayer(8, 2) at [2, 4, 8] */
+      {1, 4, 3, 5, 3, 2},   /* short rows, keys and columns */
+      {4, 2, 1, 8, 16, 16}, /* wider heads, 8 keys */
+      {3, 4, 2, 7, 8, 5},   /* three groups of four */
+  };
+  for (size_t i = 0; i < sizeof takes / sizeof *takes; i++)
+    for (int causal = 0; causal <= 1; causal++) ck_assert_int_eq(tiny_against_general(&takes[i], 0, 0, causal), 1);
+  static const shape declines[] = {
+      {1, 2, 4, 4, 4, 4},      /* two items, not four */
+      {2, 2, 5, 4, 4, 4},      /* five rows */
+      {2, 2, 4, 9, 4, 4},      /* nine keys */
+      {2, 2, 4, 4, 65, 4},     /* heads 65 wide */
+      {64, 4, 4, 8, 32, 32},   /* more multiply-adds than a tiny call's */
+  };
+  for (size_t i = 0; i < sizeof declines / sizeof *declines; i++) ck_assert_int_eq(tiny_against_general(&declines[i], 0, 0, 0), 0);
+  ck_assert_int_eq(tiny_against_general(&takes[0], 1, 0, 0), 0); /* k transposed */
+  ck_assert_int_eq(tiny_against_general(&takes[0], 0, 1, 0), 0); /* a mask */
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("attention");
   TCase *tc = tcase_create("core");
@@ -173,6 +237,7 @@ int main(void) {
   tcase_add_test(tc, test_matches_reference);
   tcase_add_test(tc, test_edges);
   tcase_add_test(tc, test_avx512_matches_reference);
+  tcase_add_test(tc, test_tiny_entry);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

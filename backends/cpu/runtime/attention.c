@@ -1219,20 +1219,40 @@ void sc_k_attention_f32(const float *q, const float *k, const float *v, const fl
   j.chunks = chunks == 1 ? 1 : (j.l + j.chunk_rows - 1) / j.chunk_rows;
   j.items = batch * j.chunks;
   j.slots = slots < j.items ? slots : j.items;
-  if (j.slots == 1 && j.items % 4 == 0 && sc_rt_has_avx2() && quads_fit(&j)) {
-    /* a tiny call (a small model's heads): its items four at a time, here, without run_slots'
-     * set-up for every path (a tenth of the tiny attention) */
-    int64_t o = 0, i = 0; /* batch item o inner + i, stepped (no divisions) */
-    for (int64_t b = 0; b < batch; b += 4) {
-      quad_rows qr;
-      for (int n = 0; n < 4; n++) {
-        qr.q[n] = q + o * j.qs[0] + i * j.qs[1], qr.k[n] = k + o * j.ks[0] + i * j.ks[1];
-        qr.v[n] = v + o * j.vs[0] + i * j.vs[1], qr.out[n] = out + o * j.os[0] + i * j.os[1];
-        if (++i == j.inner) i = 0, o++;
-      }
-      lanes_quad(&j, &qr);
-    }
-    return;
-  }
   sc_rt_parallel_for(run_slots, &j, j.slots, 1);
+}
+
+/* A tiny call (a small model's heads): its items four at a time through lanes_quad on the
+ * calling thread, with no scratch and none of sc_k_attention_f32's set-up, which cost as
+ * much as the arithmetic (the entry takes this before it asks for scratch).  Such a call's
+ * work is too short to share with another thread.  0 when the call is not such: the
+ * caller then takes sc_k_attention_f32, with the same bits (its paths compute alike). */
+enum { TINY_MACS = 16384 }; /* the call's multiply-adds at most */
+int sc_k_attention_tiny_f32(const float *q, const float *k, const float *v, const float *mask, float *out,
+                            const int64_t *dims, const int64_t *strides, double scale, int32_t flags) {
+  attention_job j;
+  j.outer = dims[0], j.inner = dims[1], j.l = dims[2], j.s = dims[3], j.e = dims[4], j.ev = dims[5];
+  int64_t batch = j.outer * j.inner; /* the entry's sizes: each fits, and so does their product */
+  if (mask || batch <= 0 || batch % 4 || j.l < 1 || j.l > 4 || j.s < 1 || j.s > 8 || j.e < 1 || j.e > 64 ||
+      j.ev < 1 || j.ev > 64 || batch > TINY_MACS / (j.l * j.s * (j.e + j.ev)) || !sc_rt_has_avx512() || !sc_rt_has_avx2())
+    return 0;
+  j.q = q, j.k = k, j.v = v, j.mask = NULL, j.out = out;
+  j.scale = (float)scale, j.causal = (flags & SC_ATTENTION_CAUSAL) != 0;
+  memcpy(j.qs, strides, 4 * sizeof *strides);
+  memcpy(j.ks, strides + 4, 4 * sizeof *strides);
+  memcpy(j.vs, strides + 8, 3 * sizeof *strides);
+  memcpy(j.os, strides + 11, 3 * sizeof *strides);
+  j.wide = 1, j.chunks = 1;
+  if (!quads_fit(&j)) return 0;
+  int64_t o = 0, i = 0; /* batch item o inner + i, stepped (no divisions) */
+  for (int64_t b = 0; b < batch; b += 4) {
+    quad_rows qr;
+    for (int n = 0; n < 4; n++) {
+      qr.q[n] = q + o * j.qs[0] + i * j.qs[1], qr.k[n] = k + o * j.ks[0] + i * j.ks[1];
+      qr.v[n] = v + o * j.vs[0] + i * j.vs[1], qr.out[n] = out + o * j.os[0] + i * j.os[1];
+      if (++i == j.inner) i = 0, o++;
+    }
+    lanes_quad(&j, &qr);
+  }
+  return 1;
 }

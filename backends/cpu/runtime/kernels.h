@@ -274,6 +274,10 @@ int64_t sc_k_attention_scratch_bytes(const int64_t *dims);
 void sc_k_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *out,
                         const int64_t *dims, const int64_t *strides, double scale, int32_t flags, void *scratch,
                         int64_t scratch_bytes);
+/* The same for a tiny call, on the calling thread without scratch: 1, or 0 (nothing done)
+ * where the call is not tiny or its layout not the one this takes. */
+int sc_k_attention_tiny_f32(const float *q, const float *k, const float *v, const float *mask, float *out,
+                            const int64_t *dims, const int64_t *strides, double scale, int32_t flags);
 
 /* ---- reductions (reduce.c) ---- */
 /* linalg_vector_norm in three steps: y[i] = |x[i]|^ord (x^2 for 2, |x| for 1 and +-inf,
