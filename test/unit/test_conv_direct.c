@@ -5,7 +5,8 @@
  * activation; the guard that keeps 1x1s without stride or padding, GELU, wide kernels and
  * large problems out; images in one call as alone; one thread and two alike; inputs whose
  * neighbours in memory are NaN, which a read past the image would spread; and no write
- * outside the output; and all of it again through the pair-rows kernel of AVX-512 libraries. */
+ * outside the output; and all of it again through the pair-rows and gather kernels of AVX-512
+ * libraries. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -148,9 +149,9 @@ START_TEST(test_matches_reference) { check_all_cases(); }
 END_TEST
 
 /* each image of a batch comes out as it does alone, and one thread gives two's bits */
-static void check_batch_and_threads(void) {
-  for (int ci = 0; ci < N_CASES; ci++) {
-    geometry g = cases[ci];
+static void check_batch_and_threads_of(const geometry *list, int count) {
+  for (int ci = 0; ci < count; ci++) {
+    geometry g = list[ci];
     g.n = 5;
     int64_t oh = out_size(g.h, g.kh, g.sh, g.ph, g.dh), ow = out_size(g.w, g.kw, g.sw, g.pw, g.dw);
     int64_t per_x = g.c * g.h * g.w, per_y = g.o * oh * ow, nw = g.o * (g.c / g.groups) * g.kh * g.kw;
@@ -173,6 +174,8 @@ static void check_batch_and_threads(void) {
     free(x), free(w), free(y[0]), free(y[1]), free(alone);
   }
 }
+
+static void check_batch_and_threads(void) { check_batch_and_threads_of(cases, N_CASES); }
 
 START_TEST(test_batch_and_threads) { check_batch_and_threads(); }
 END_TEST
@@ -259,6 +262,78 @@ START_TEST(test_pair_rows_mean) {
 }
 END_TEST
 
+/* Geometries for the gather kernel of AVX-512 libraries (conv_gather.c): output planes of
+ * at most 16 pixels from input planes of at most 64 floats. */
+static const geometry gather_cases[] = {
+    {2, 1, 8, 8, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1},   /* bench/small_models.py's tiny_cnn: 64 floats in, [4, 4] out */
+    {2, 2, 1, 16, 4, 1, 3, 1, 1, 0, 1, 1, 1, 1},  /* its conv1d: Conv1d(2, 4, 3, padding=1) over 16, one register in */
+    {1, 3, 4, 8, 10, 3, 3, 1, 2, 1, 1, 1, 1, 1},  /* 32 floats in (two registers), 10 channels: 8 then 2 */
+    {2, 2, 7, 7, 3, 3, 3, 2, 2, 0, 0, 1, 1, 1},   /* 49 floats (four registers), no padding: [3, 3] */
+    {1, 4, 5, 9, 4, 2, 3, 2, 3, 2, 1, 2, 2, 2},   /* strides (2, 3), padding (2, 1), dilation 2, two groups */
+    {3, 6, 4, 4, 6, 3, 3, 1, 1, 1, 1, 1, 1, 6},   /* depthwise over [4, 4] planes */
+    {1, 1, 2, 2, 2, 5, 5, 1, 1, 2, 2, 1, 1, 1},   /* 25 taps, most of them in the padding */
+    {2, 9, 4, 4, 17, 1, 1, 2, 2, 0, 0, 1, 1, 1},  /* 1x1 with stride 2, 17 channels: 8, 8, then 1 */
+    {2, 2, 3, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1},   /* [3, 5] out: 15 of the 16 lanes */
+};
+enum { N_GATHER = sizeof gather_cases / sizeof *gather_cases };
+
+static bool gather_fits(const geometry *g, int act) {
+  int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+  return sc_conv_gather_fits(g->c, g->h, g->w, g->o, g->kh, g->kw, g->sh, g->sw, g->ph, g->pw, g->dh, g->dw, g->groups,
+                             oh, ow, act);
+}
+
+/* The gather kernel takes exactly those (of the cases above, the ones its bounds admit),
+ * gives the direct kernel's bits where that takes them too (the same sums in the same
+ * order), each activation, with and without bias, matches the reference with NaN around
+ * its input (a read past a plane would show), writes nothing outside the output, and one
+ * thread gives two's bits, an image alone its bits in a batch. */
+START_TEST(test_gather) {
+  char err[200];
+  if (!sc_rt_has_avx2() || sc_rt_cpu_has("avx512f", 7) != 1) return; /* nothing to take here */
+  ck_assert_int_eq(sc_rt_cpu_supported("avx2,fma,avx512f", err, sizeof err), SHAPEC_OK);
+  static const int acts[] = {SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6};
+  int same_as_direct = 0;
+  for (int ci = 0; ci < N_GATHER; ci++) {
+    const geometry *g = &gather_cases[ci];
+    int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+    int64_t nx = g->n * g->c * g->h * g->w, nw = g->o * (g->c / g->groups) * g->kh * g->kw, ny = g->n * g->o * oh * ow;
+    float *x = malloc(sizeof(float) * (size_t)nx), *w = malloc(sizeof(float) * (size_t)nw), *bias = malloc(sizeof(float) * (size_t)g->o);
+    float *y = malloc(sizeof(float) * (size_t)ny), *direct = malloc(sizeof(float) * (size_t)ny);
+    double *want = malloc(sizeof(double) * (size_t)ny);
+    fill(x, nx, ci + 7), fill(w, nw, ci + 107), fill(bias, g->o, ci + 207);
+    for (size_t a = 0; a < sizeof acts / sizeof *acts; a++)
+      for (int with_bias = 0; with_bias <= 1; with_bias++) {
+        ck_assert_msg(gather_fits(g, acts[a]), "gather case %d: not taken", ci);
+        run(g, x, w, with_bias ? bias : NULL, y, acts[a]);
+        reference(g, x, w, with_bias ? bias : NULL, want, acts[a]);
+        for (int64_t i = 0; i < ny; i++)
+          ck_assert_msg(fabs(y[i] - want[i]) <= 1e-5 * (1 + fabs(want[i])), "gather case %d act %d bias %d: [%lld] = %.9g, "
+                        "want %.9g", ci, acts[a], with_bias, (long long)i, y[i], want[i]);
+        if (!fits(g, acts[a])) continue;
+        sc_conv_direct_f32(x, w, with_bias ? bias : NULL, direct, g->n, g->c, g->h, g->w, g->o, g->kh, g->kw, g->sh, g->sw,
+                           g->ph, g->pw, g->dh, g->dw, g->groups, oh, ow, acts[a]);
+        ck_assert_msg(memcmp(y, direct, sizeof(float) * (size_t)ny) == 0, "gather case %d act %d bias %d: not the direct "
+                      "kernel's bits", ci, acts[a], with_bias);
+        same_as_direct++;
+      }
+    free(x), free(w), free(bias), free(y), free(direct), free(want);
+  }
+  ck_assert_int_ge(same_as_direct, 30);
+  check_batch_and_threads_of(gather_cases, N_GATHER);
+  /* what it leaves to the others */
+  geometry more_pixels = {1, 1, 5, 5, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1}; /* [5, 5]: 25 outputs */
+  geometry big_plane = {1, 1, 5, 13, 2, 3, 3, 2, 4, 0, 0, 1, 1, 1};  /* 65 floats in, [2, 3] out */
+  geometry pointwise = {2, 3, 4, 4, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1};
+  geometry many_taps = {1, 1, 8, 8, 1, 6, 6, 2, 2, 1, 1, 1, 1, 1};  /* 36 taps */
+  ck_assert(!gather_fits(&more_pixels, SC_ACT_NONE) && !gather_fits(&big_plane, SC_ACT_NONE));
+  ck_assert(!gather_fits(&pointwise, SC_ACT_NONE) && !gather_fits(&many_taps, SC_ACT_NONE));
+  ck_assert(!gather_fits(&gather_cases[0], SC_ACT_GELU));
+  ck_assert(!sc_conv_gather_fits(1, 8, 8, (int64_t)1 << 62, 3, 3, 2, 2, 1, 1, 1, 1, 1, 4, 4, SC_ACT_NONE));
+  ck_assert(!sc_conv_gather_fits((int64_t)1 << 40, 8, 8, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 4, 4, SC_ACT_NONE));
+}
+END_TEST
+
 /* what the direct kernel leaves to im2col and the GEMM */
 START_TEST(test_guard) {
   geometry wide_kernel = {1, 1, 5, 20, 2, 1, 17, 1, 1, 0, 0, 1, 1, 1};
@@ -292,6 +367,7 @@ int main(void) {
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_pair_rows);
   tcase_add_test(tc, test_pair_rows_mean);
+  tcase_add_test(tc, test_gather);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -60,8 +60,16 @@ typedef struct direct_conv {
 
 /* a tiny convolution's call is short enough that a 64-bit division (up to 40 cycles) shows:
  * none for the usual strides of 1 and groups of 1 */
-static inline int64_t ceil_div(int64_t a, int64_t b) { return b == 1 ? a : (a + b - 1) / b; }
-static inline int64_t div_by(int64_t a, int64_t b) { return b == 1 ? a : a / b; }
+static inline int64_t div_by(int64_t a, int64_t b) { return b == 1 ? a : b == 2 ? a >> 1 : a / b; } /* a >= 0 */
+static inline int64_t ceil_div(int64_t a, int64_t b) { return div_by(a + b - 1, b); }
+static inline int64_t mod_by(int64_t a, int64_t b) { return b == 1 ? 0 : b == 2 ? a & 1 : a % b; }
+/* images per share of a call's work among the threads: ~65,536 multiply-adds; a call smaller
+ * than that (a tiny model's) is one share, without the division */
+static inline int64_t images_per_share(int64_t n, int64_t macs) {
+  int64_t work;
+  if (macs <= 0 || (!__builtin_mul_overflow(n, macs, &work) && work <= 65536)) return n > 0 ? n : 1;
+  return 65536 / macs + 1;
+}
 
 static int64_t padded_height(int64_t h, int64_t ph, int64_t oh, int64_t sh, int64_t kh, int64_t dh) {
   /* the rows the taps read: up to (oh - 1) sh + (kh - 1) dh, which may stop short of h + 2 ph */
@@ -607,7 +615,7 @@ void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float
   p.dw = dw, p.groups = groups, p.oh = oh, p.ow = ow;
   if (rows_fit(&p) && sc_rt_has_avx2()) { /* no planes to lay out */
     int64_t macs = o * div_by(c, groups) * kh * kw * oh * 8;
-    sc_rt_parallel_for(rows_images, &p, n, 65536 / macs + 1);
+    sc_rt_parallel_for(rows_images, &p, n, images_per_share(n, macs));
     return;
   }
   layout_for(&p.in, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow);
@@ -615,8 +623,8 @@ void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float
    * tiny convolution: none for a stride of 1 */
   const plane_layout *l = &p.in;
   for (int64_t i = 0; i < kh; i++)
-    p.row_off[i] = sh == 1 ? i * dh * l->rw : i * dh % sh * l->columns * l->plane + i * dh / sh * l->rw;
+    p.row_off[i] = sh == 1 ? i * dh * l->rw : mod_by(i * dh, sh) * l->columns * l->plane + div_by(i * dh, sh) * l->rw;
   for (int64_t j = 0; j < kw; j++) p.col_off[j] = l->by_column ? j * l->plane : j * dw;
   int64_t macs = o * div_by(c, groups) * kh * kw * run_length(l, oh, ow);
-  sc_rt_parallel_for(direct_images, &p, n, macs > 0 ? 65536 / macs + 1 : n);
+  sc_rt_parallel_for(direct_images, &p, n, images_per_share(n, macs));
 }

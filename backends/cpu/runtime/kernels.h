@@ -207,6 +207,15 @@ bool sc_conv_direct_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh
 void sc_conv_direct_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                         int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                         int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act);
+/* Convolutions whose output plane is at most 16 pixels and input plane at most 64 floats,
+ * on an AVX-512 library: each tap one permute of the plane in registers (conv_gather.c),
+ * with conv_direct.c's bits; asked for before the kernels below. */
+bool sc_conv_gather_fits(int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                         int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow,
+                         int32_t act);
+void sc_conv_gather_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
+                        int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                        int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act);
 /* Of those, the ones whose padded rows are at most 8 floats wide, with stride 1, on an
  * AVX-512 library: two output rows per 16-lane register (conv_pair_rows.c), which
  * sc_k_conv2d_act_f32 and sc_k_conv2d_site_f32 ask for before anything else. */

@@ -602,9 +602,17 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
     return rc;
   }
   /* the smallest convolutions go straight to their kernel: the checks below were a tenth of
-   * a tiny CNN's call */
-  if (!layout && !residual && dnnl.mode != 2 &&
-      sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
+   * a tiny CNN's call.  Their source is in NCHW; an output that could have taken the
+   * kernel's layout (a max pool or convolution reads it) is written in NCHW, as the
+   * built-in kernels below write it, its header saying so. */
+  bool nchw_in = !(layout & (SC_CONV_IN_KERNEL_LAYOUT | SC_CONV_RESIDUAL_KERNEL_LAYOUT)) && !residual && dnnl.mode != 2;
+  if (nchw_in && sc_conv_gather_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
+    if (layout & SC_CONV_OUT_KERNEL_LAYOUT) output_header(&y);
+    sc_conv_gather_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+    return SHAPEC_OK;
+  }
+  if (nchw_in && sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
+    if (layout & SC_CONV_OUT_KERNEL_LAYOUT) output_header(&y);
     sc_conv_pair_rows_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act);
     return SHAPEC_OK;
   }
