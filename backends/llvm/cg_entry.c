@@ -449,7 +449,7 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMSetLinkage(ready, LLVMInternalLinkage);
     LLVMSetInitializer(ready, LLVMConstInt(g->i32, 0, 0));
     LLVMValueRef seen = LLVMBuildLoad2(g->B, g->i32, ready, "ready");
-    LLVMSetOrdering(seen, LLVMAtomicOrderingMonotonic);
+    LLVMSetOrdering(seen, LLVMAtomicOrderingAcquire); /* what the checks set up is seen too */
     LLVMSetAlignment(seen, 4);
     LLVMBasicBlockRef first = cg_block(g, "first_call"), checked = cg_block(g, "cpu_ready");
     LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntNE, seen, LLVMConstInt(g->i32, 0, 0), "seen"), checked, first);
@@ -461,7 +461,7 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMValueRef blas = cg_call(g, "sc_rt_blas_ready", g->i32, p3 + 1, 2, a3 + 1, 2, false);
     cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, blas, LLVMConstInt(g->i32, 0, 0), "blas"), blas);
     LLVMValueRef mark = LLVMBuildStore(g->B, LLVMConstInt(g->i32, 1, 0), ready);
-    LLVMSetOrdering(mark, LLVMAtomicOrderingMonotonic);
+    LLVMSetOrdering(mark, LLVMAtomicOrderingRelease);
     LLVMSetAlignment(mark, 4);
     LLVMBuildBr(g->B, checked);
     LLVMPositionBuilderAtEnd(g->B, checked);
