@@ -155,6 +155,19 @@ static LLVMValueRef tensor_ptr(cg *g, LLVMValueRef array, int index) {
   return LLVMBuildGEP2(g->B, g->tensor_t, array, idx, 1, "t");
 }
 
+/* Ends the current block with a branch to `join` and returns, there, `value` when the
+ * branch came from here and false when it came from `skipped`. */
+static LLVMValueRef false_unless(cg *g, LLVMBasicBlockRef skipped, LLVMValueRef value, LLVMBasicBlockRef join) {
+  LLVMBasicBlockRef computed = LLVMGetInsertBlock(g->B);
+  LLVMBuildBr(g->B, join);
+  LLVMPositionBuilderAtEnd(g->B, join);
+  LLVMValueRef phi = LLVMBuildPhi(g->B, g->i1, "either");
+  LLVMValueRef vals[2] = {LLVMConstInt(g->i1, 0, 0), value};
+  LLVMBasicBlockRef from[2] = {skipped, computed};
+  LLVMAddIncoming(phi, vals, from, 2);
+  return phi;
+}
+
 /* Whether tensor tp is plainly what sc_rt_check_tensor accepts: the device, rank and dtype
  * the model needs, no strides (compact), sizes at least 0 whose product and bytes fit in
  * int64, and data unless it is empty.  Inline, since the call cost a tiny model's run more
@@ -198,14 +211,7 @@ static LLVMValueRef plainly_fine(cg *g, LLVMValueRef tp, int code, int bits, int
   LLVMValueRef has_data = LLVMBuildOr(g->B, LLVMBuildIsNotNull(g->B, data, "data"),
                                       LLVMBuildICmp(g->B, LLVMIntEQ, numel, cg_i64(g, 0), "empty"), "has");
   fits = LLVMBuildAnd(g->B, fits, has_data, "fits");
-  LLVMBasicBlockRef sized = LLVMGetInsertBlock(g->B);
-  LLVMBuildBr(g->B, after);
-  LLVMPositionBuilderAtEnd(g->B, after);
-  LLVMValueRef phi = LLVMBuildPhi(g->B, g->i1, "plain");
-  LLVMValueRef vals[2] = {LLVMConstInt(g->i1, 0, 0), fits};
-  LLVMBasicBlockRef bbs[2] = {from, sized};
-  LLVMAddIncoming(phi, vals, bbs, 2);
-  return phi;
+  return false_unless(g, from, fits, after);
 }
 
 /* Fails the call unless tensor tp is what the model needs (sc_rt_check_tensor's checks and
@@ -1250,13 +1256,7 @@ static LLVMValueRef on_cuda(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
   LLVMPositionBuilderAtEnd(g->B, look);
   LLVMValueRef type = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, g->tensor_t, array, 1, "dev"), "type");
   LLVMValueRef is = LLVMBuildICmp(g->B, LLVMIntEQ, type, LLVMConstInt(g->i32, 2, 0), "cuda");
-  LLVMBuildBr(g->B, done);
-  LLVMPositionBuilderAtEnd(g->B, done);
-  LLVMValueRef phi = LLVMBuildPhi(g->B, g->i1, "on_cuda");
-  LLVMValueRef vals[2] = {LLVMConstInt(g->i1, 0, 0), is};
-  LLVMBasicBlockRef blocks[2] = {here, look};
-  LLVMAddIncoming(phi, vals, blocks, 2);
-  return phi;
+  return false_unless(g, here, is, done);
 }
 
 /* public(inputs, X, [stream,] err, errlen): the CUDA path for CUDA tensors (or when the

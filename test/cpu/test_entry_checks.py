@@ -24,23 +24,12 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
 import tap  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tools"))
+from shapec_tools.model_library import Device, DType, Tensor  # noqa: E402  (the ABI's structs)
+
 shapec, src = sys.argv[1], sys.argv[2]
 checks = tap.Checks()
 check = checks.check
-
-
-class Device(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DType(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", Device), ("ndim", ctypes.c_int32), ("dtype", DType),
-                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
-                ("byte_offset", ctypes.c_uint64)]
 
 
 def tensor(keep, array=None, shape=None, strides=None, data=None, offset=0, code=2, bits=32, lanes=1, device=1,
@@ -51,8 +40,9 @@ def tensor(keep, array=None, shape=None, strides=None, data=None, offset=0, code
     dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
     st = None
     if strides is not None:
-        st = (ctypes.c_int64 * max(1, len(strides)))(*strides)
-        keep.append(st)
+        held = (ctypes.c_int64 * max(1, len(strides)))(*strides)
+        keep.append(held)
+        st = ctypes.cast(held, ctypes.c_void_p)
     keep += [dims, array]
     if data is None and array is not None:
         data = array.ctypes.data

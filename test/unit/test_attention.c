@@ -53,15 +53,22 @@ static void reference_row(const float *q, const float *k, const float *v, const 
 
 /* Runs the kernel on `sh` with heads interleaved in rows ([outer, rows, inner, width]),
  * k transposed when asked, and checks every output against the reference. */
+/* The kernel's 18 strides for heads interleaved in rows: q, v and out [outer, rows, inner,
+ * width]; k that, or [outer, inner, e, s] when transposed; no mask. */
+static void interleaved_strides(const shape *sh, int transposed_k, int64_t *st) {
+  int64_t h = sh->inner;
+  const int64_t all[18] = {sh->l * h * sh->e, sh->e, h * sh->e, 1,
+                           transposed_k ? h * sh->e * sh->s : sh->s * h * sh->e, transposed_k ? sh->e * sh->s : sh->e,
+                           transposed_k ? 1 : h * sh->e, transposed_k ? sh->s : 1,
+                           sh->s * h * sh->ev, sh->ev, h * sh->ev,
+                           sh->l * h * sh->ev, sh->ev, h * sh->ev,
+                           0, 0, 0, 0};
+  memcpy(st, all, sizeof all);
+}
+
 static void check_shape(const shape *sh, int transposed_k, int mask_kind, int causal, int threads) {
-  int64_t o = sh->outer, h = sh->inner;
-  /* q, v, out: [outer, rows, inner, width]; k: that, or [outer, inner, e, s] when transposed */
-  int64_t st[18] = {sh->l * h * sh->e, sh->e, h * sh->e, 1,
-                    transposed_k ? h * sh->e * sh->s : sh->s * h * sh->e, transposed_k ? sh->e * sh->s : sh->e,
-                    transposed_k ? 1 : h * sh->e, transposed_k ? sh->s : 1,
-                    sh->s * h * sh->ev, sh->ev, h * sh->ev,
-                    sh->l * h * sh->ev, sh->ev, h * sh->ev,
-                    0, 0, 0, 0};
+  int64_t o = sh->outer, h = sh->inner, st[18];
+  interleaved_strides(sh, transposed_k, st);
   if (mask_kind == 1) { /* one [l, s] mask for every batch item */
     st[16] = sh->s, st[17] = 1;
   } else if (mask_kind == 2) { /* [outer, 1, 1, s]: per batch, broadcast over heads and rows (padding) */
@@ -172,13 +179,9 @@ END_TEST
  * (a mask, more rows or keys, items not in fours, k transposed, many multiply-adds) untouched
  * and says so. */
 static int tiny_against_general(const shape *sh, int transposed_k, int with_mask, int causal) {
-  int64_t o = sh->outer, h = sh->inner;
-  int64_t st[18] = {sh->l * h * sh->e, sh->e, h * sh->e, 1,
-                    transposed_k ? h * sh->e * sh->s : sh->s * h * sh->e, transposed_k ? sh->e * sh->s : sh->e,
-                    transposed_k ? 1 : h * sh->e, transposed_k ? sh->s : 1,
-                    sh->s * h * sh->ev, sh->ev, h * sh->ev,
-                    sh->l * h * sh->ev, sh->ev, h * sh->ev,
-                    0, 0, sh->s, 1};
+  int64_t o = sh->outer, h = sh->inner, st[18];
+  interleaved_strides(sh, transposed_k, st);
+  st[16] = sh->s, st[17] = 1; /* one [l, s] mask, where there is one */
   int64_t n_out = o * sh->l * h * sh->ev, dims[6] = {o, h, sh->l, sh->s, sh->e, sh->ev};
   float *q = filled(o * sh->l * h * sh->e, 1), *k = filled(o * sh->s * h * sh->e, 2);
   float *v = filled(o * sh->s * h * sh->ev, 3), *mask = with_mask ? filled(sh->l * sh->s, 4) : NULL;

@@ -122,6 +122,18 @@ static void run(const geometry *g, const float *x_in, const float *w, const floa
   free(guarded), free(out);
 }
 
+/* y from run() on geometry g, held to the reference in double (want: its room) */
+static void run_against_reference(const char *label, int ci, const geometry *g, const float *x, const float *w,
+                                  const float *bias, float *y, double *want, int act) {
+  int64_t oh = out_size(g->h, g->kh, g->sh, g->ph, g->dh), ow = out_size(g->w, g->kw, g->sw, g->pw, g->dw);
+  int64_t ny = g->n * g->o * oh * ow;
+  run(g, x, w, bias, y, act);
+  reference(g, x, w, bias, want, act);
+  for (int64_t i = 0; i < ny; i++)
+    ck_assert_msg(fabs(y[i] - want[i]) <= 1e-5 * (1 + fabs(want[i])), "%s %d act %d bias %d: [%lld] = %.9g, want %.9g",
+                  label, ci, act, bias != NULL, (long long)i, y[i], want[i]);
+}
+
 static void check_all_cases(void) {
   static const int acts[] = {SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6};
   for (int ci = 0; ci < N_CASES; ci++) {
@@ -135,11 +147,7 @@ static void check_all_cases(void) {
     for (size_t a = 0; a < sizeof acts / sizeof *acts; a++)
       for (int with_bias = 0; with_bias <= 1; with_bias++) {
         ck_assert_msg(fits(g, acts[a]), "case %d: not taken by the direct kernel", ci);
-        run(g, x, w, with_bias ? bias : NULL, y, acts[a]);
-        reference(g, x, w, with_bias ? bias : NULL, want, acts[a]);
-        for (int64_t i = 0; i < ny; i++)
-          ck_assert_msg(fabs(y[i] - want[i]) <= 1e-5 * (1 + fabs(want[i])), "case %d act %d bias %d: [%lld] = %.9g, want %.9g", ci,
-                        acts[a], with_bias, (long long)i, y[i], want[i]);
+        run_against_reference("case", ci, g, x, w, with_bias ? bias : NULL, y, want, acts[a]);
       }
     free(x), free(w), free(bias), free(y), free(want);
   }
@@ -305,11 +313,7 @@ START_TEST(test_gather) {
     for (size_t a = 0; a < sizeof acts / sizeof *acts; a++)
       for (int with_bias = 0; with_bias <= 1; with_bias++) {
         ck_assert_msg(gather_fits(g, acts[a]), "gather case %d: not taken", ci);
-        run(g, x, w, with_bias ? bias : NULL, y, acts[a]);
-        reference(g, x, w, with_bias ? bias : NULL, want, acts[a]);
-        for (int64_t i = 0; i < ny; i++)
-          ck_assert_msg(fabs(y[i] - want[i]) <= 1e-5 * (1 + fabs(want[i])), "gather case %d act %d bias %d: [%lld] = %.9g, "
-                        "want %.9g", ci, acts[a], with_bias, (long long)i, y[i], want[i]);
+        run_against_reference("gather case", ci, g, x, w, with_bias ? bias : NULL, y, want, acts[a]);
         if (!fits(g, acts[a])) continue;
         sc_conv_direct_f32(x, w, with_bias ? bias : NULL, direct, g->n, g->c, g->h, g->w, g->o, g->kh, g->kw, g->sh, g->sw,
                            g->ph, g->pw, g->dh, g->dw, g->groups, oh, ow, acts[a]);
