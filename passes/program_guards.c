@@ -265,30 +265,51 @@ static const sc_expr *parse_unary(parser *ps) {
   return parse_power(ps);
 }
 
+/* a * b // c % d ...: left to right, the factors of each run of `*` multiplied at once and
+ * the text built in one buffer, so that a chain of n operators takes O(n log^2 n) where a
+ * product rebuilt and a text reprinted at each operator took O(n^2).  A `//` or `%` nests
+ * the expression one level deeper, bounded as parentheses are. */
 static const sc_expr *parse_term(parser *ps) {
-  const sc_expr *acc = parse_unary(ps);
-  while (acc) {
-    const char *l = ps->shown, *op;
-    int lp = ps->prec;
-    if (accept(ps, "//")) {
-      op = "//";
-      const sc_expr *r = parse_unary(ps);
-      acc = r ? sc_expr_floordiv(ps->ctx, acc, r) : NULL;
-    } else if (accept(ps, "*")) {
-      op = "*";
-      const sc_expr *r = parse_unary(ps);
-      acc = r ? sc_expr_mul(ps->ctx, acc, r) : NULL;
-    } else if (accept(ps, "%")) {
-      op = "%";
-      const sc_expr *r = parse_unary(ps);
-      acc = r ? sc_expr_mod(ps->ctx, acc, r) : NULL;
-    } else if (skip_space(ps), *ps->at == '/') {
-      return fail(ps, ps->at, "true division (/) is not supported in a size guard");
-    } else {
+  const sc_expr *first = parse_unary(ps);
+  if (!first) return NULL;
+  sc_expr_terms run = {0}; /* the factors of the current run of `*` */
+  sc_expr_terms_push(&run, first);
+  sc_strbuf shown = {0};
+  sc_strbuf_append(&shown, shown_at(ps, ps->shown, ps->prec, P_TERM));
+  bool several = false, ok = true;
+  int nested = 0;
+  for (;;) {
+    const char *op;
+    if (accept(ps, "//")) op = "//";
+    else if (accept(ps, "*")) op = "*";
+    else if (accept(ps, "%")) op = "%";
+    else if (skip_space(ps), *ps->at == '/') {
+      ok = fail(ps, ps->at, "true division (/) is not supported in a size guard") != NULL;
+      break;
+    } else break;
+    if (*op != '*' && ps->depth + ++nested > MAX_DEPTH) {
+      ok = fail(ps, ps->at, "the guard nests too deeply") != NULL;
       break;
     }
-    if (acc) show_binary(ps, l, lp, op, ps->shown, ps->prec, P_TERM);
+    const sc_expr *r = parse_unary(ps);
+    if (!r) {
+      ok = false;
+      break;
+    }
+    sc_strbuf_printf(&shown, " %s %s", op, shown_at(ps, ps->shown, ps->prec, P_TERM + 1));
+    several = true;
+    if (*op == '*') {
+      sc_expr_terms_push(&run, r);
+      continue;
+    }
+    const sc_expr *acc = sc_expr_nary(ps->ctx, SC_EXPR_MUL, run.items, run.n);
+    run.n = 0;
+    sc_expr_terms_push(&run, *op == '/' ? sc_expr_floordiv(ps->ctx, acc, r) : sc_expr_mod(ps->ctx, acc, r));
   }
+  const sc_expr *acc = ok ? sc_expr_nary(ps->ctx, SC_EXPR_MUL, run.items, run.n) : NULL;
+  if (acc && several) show(ps, sc_arena_strdup(&ps->ctx->arena, sc_strbuf_cstr(&shown)), P_TERM);
+  sc_expr_terms_free(&run);
+  sc_strbuf_free(&shown);
   return acc;
 }
 
