@@ -1,29 +1,33 @@
 #!/usr/bin/env bash
 # fuzz.sh - builds the libFuzzer harnesses of test/fuzz/ and runs them (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--smoke] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--shapec PATH] [--smoke] [TARGET...]
 #
-# Targets: model analysis spec pt2 safetensors npy pickle expr baseline observations (default: all).
+# Targets: model analysis spec pt2 safetensors npy pickle expr baseline observations
+# pt2_members entry (default: all).  entry calls libraries that PATH (default: DIR/../shapec,
+# the main build's when DIR is its fuzz/ folder) exports; without one it is skipped.
 # Each runs N seconds (default 60), J at a time (default: the number of CPUs), on a corpus
 # DIR/corpus/TARGET seeded from the project's own test files; what it finds (crashes,
 # leaks, timeouts, out-of-memory) goes to DIR/findings/TARGET/.  Prints one line per
 # target: executions, corpus size, findings.  Exit 1 when anything was found.
-# --smoke: replays the seeds and runs a few seconds each (the CTest test fuzz_smoke).
+# --smoke: replays the seeds and runs a few seconds each (the CTest test fuzz_smoke); entry
+# then calls three of its libraries.  FUZZ_ENTRY_SKIP=a,b leaves entry's programs a and b out.
 # Needs clang-19 and libclang-rt-19-dev (scripts/bootstrap.sh installs them).
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
-seconds=60 jobs=$(nproc) build="$src/build-fuzz" smoke=0 targets=()
+seconds=60 jobs=$(nproc) build="$src/build-fuzz" smoke=0 targets=() shapec="" 
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --build) build="$2"; shift 2 ;;
+    --shapec) shapec="$2"; shift 2 ;;
     --smoke) smoke=1; seconds=4; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(model analysis spec pt2 safetensors npy pickle expr baseline observations)
+[ ${#targets[@]} -gt 0 ] || targets=(model analysis spec pt2 safetensors npy pickle expr baseline observations pt2_members entry)
 
 command -v clang-19 >/dev/null || { echo "fuzz: clang-19 is missing (scripts/bootstrap.sh)" >&2; exit 77; }
 ls /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
@@ -31,6 +35,19 @@ ls /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/nul
 
 cmake -S "$src/test/fuzz" -B "$build" -DCMAKE_C_COMPILER=clang-19 -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build "$build" -j"$jobs" >/dev/null
+
+# ---- entry: the libraries it calls, exported by shapec ---------------------------------------
+if printf '%s\n' "${targets[@]}" | grep -qx entry; then
+  [ -n "$shapec" ] || shapec="$(dirname "$build")/shapec"
+  models=()
+  [ "$smoke" = 1 ] && models=(tutorial index_select conv_pool)
+  if [ -x "$shapec" ] && python3 "$src/test/fuzz/entry_models.py" "$shapec" "$src" "$build/entry-models" "${models[@]}" >/dev/null; then
+    export SHAPEC_FUZZ_ENTRY_MODELS="$build/entry-models"
+  else
+    echo "fuzz: entry skipped: no shapec at $shapec to export its libraries (--shapec PATH)" >&2
+    targets=($(printf '%s\n' "${targets[@]}" | grep -vx entry))
+  fi
+fi
 
 # ---- seed corpora: the project's own files -----------------------------------------------
 seed() { # seed TARGET FILE... : copies the files (at most 256 KB each) into the corpus
@@ -82,6 +99,10 @@ for t in "${targets[@]}"; do
     expr) seed "$t" "$src"/test/fuzz/seeds/expr/* ;;
     baseline) seed "$t" "$src"/test/golden/expected/*.report.json ;;
     observations) seed "$t" "$src"/test/fuzz/seeds/observations/* ;;
+    pt2_members) # the members of every archive, in the harness's field format
+      python3 "$src/test/fuzz/pt2_members_seeds.py" "$build/corpus/$t" 262144 "$src"/test/real/corpus/2.*/*/*.pt2 \
+        --pickles "$src"/test/real/fixtures/*.pt >/dev/null ;;
+    entry) seed "$t" "$src"/test/fuzz/seeds/entry/* ;;
   esac
 done
 
@@ -93,9 +114,14 @@ run_one() {
   local opts=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1
               -artifact_prefix="$build/findings/$t/" -max_len=262144)
   case "$t" in model|analysis|spec|baseline|observations) opts+=(-dict="$src/test/fuzz/json.dict") ;; esac
+  if [ "$t" = pt2_members ]; then # the JSON tokens and the pickle's
+    cat "$src/test/fuzz/json.dict" "$src/test/fuzz/pt2_members.dict" >"$build/pt2_members.dict"
+    opts+=(-dict="$build/pt2_members.dict")
+  fi
   # a long run goes on past a finding (each one is kept); the smoke run stops at the first
   [ "$smoke" = 1 ] || opts+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   [ "$t" = expr ] && opts+=(-max_len=4096)
+  [ "$t" = entry ] && opts+=(-max_len=4096)
   "$build/fuzz_$t" "${opts[@]}" "$build/corpus/$t" >"$log" 2>&1 || true
   local execs corpus found
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -n 1)
