@@ -110,9 +110,20 @@ static bool produce(sc_ctx *ctx, const sc_export_options *opts, sc_export_result
 /* Where the outputs now are: the output folder's names for what was staged. */
 static const char *published(sc_ctx *ctx, const sc_publish *pub, const char *staged, const char *as) {
   if (!staged) return NULL;
-  size_t n = strlen(pub->staging);
-  if (strncmp(staged, pub->staging, n) != 0) return staged; /* --report FILE: written where asked */
-  return sc_arena_printf(&ctx->arena, "%s/%s", pub->final, as ? as : staged + n + 1);
+  size_t n = strlen(pub->staged_in);
+  if (strncmp(staged, pub->staged_in, n) != 0) return staged; /* --report FILE: written where asked */
+  return sc_arena_printf(&ctx->arena, "%s/%s", pub->named, as ? as : staged + n + 1);
+}
+
+/* The files an export reads, which its output folder must not hold (NULL entries: none):
+ * model, spec, weights, then each observations path. */
+static const char *const *export_inputs(sc_ctx *ctx, const sc_export_options *opts) {
+  const char **inputs = sc_arena_alloc(&ctx->arena, (opts->n_observed + 3) * sizeof *inputs);
+  inputs[0] = opts->model;
+  inputs[1] = opts->spec;
+  inputs[2] = opts->weights ? opts->weights : sc_driver_default_weights(ctx, opts->model);
+  for (size_t i = 0; i < opts->n_observed; i++) inputs[3 + i] = opts->observed[i];
+  return inputs;
 }
 
 /* --observed: the spec every rank infers alike from the same observations. */
@@ -184,11 +195,12 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     return ok && ctx->diags.n_errors == 0;
   }
   sc_publish pub;
-  if (!sc_publish_begin(ctx, opts->outdir ? opts->outdir : "shapec-out", &pub)) {
+  if (!sc_publish_begin(ctx, opts->outdir ? opts->outdir : "shapec-out", export_inputs(ctx, opts),
+                        opts->n_observed + 3, &pub)) {
     cJSON_Delete(fixed);
     return false;
   }
-  ok = produce(ctx, opts, out, fixed, ok, pub.staging);
+  ok = produce(ctx, opts, out, fixed, ok, pub.staged_in);
   t = sc_phase_start();
   cJSON_Delete(fixed);
   if (ok || !sc_publish_has_library(&pub)) {
@@ -205,7 +217,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     out->report_path = published(ctx, &pub, out->report_path, "constraints.failed.json");
     out->library_path = NULL;
   }
-  sc_publish_end(&pub);
+  sc_publish_end(ctx, &pub);
   sc_phase_end(ctx, "publish the outputs", t);
   return ok && ctx->diags.n_errors == 0;
 }
