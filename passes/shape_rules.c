@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/strbuf.h"
+
 #define MAX_RANK 16
 
 typedef struct shape {
@@ -748,7 +750,7 @@ static bool rule_index_select(sc_rule_ctx *rc) {
   if (!x || !index || !shape_of(rc, x, &s) || !shape_of(rc, index, &is) || !const_int_arg(rc, "dim", 0, true, &dim) ||
       !norm_dim(rc, dim, s.rank, &d))
     return false;
-  if (is.rank > 1) return rule_error(rc, "index must be a vector");
+  if (is.rank > 1) return rule_error(rc, "index_select(): Index is supposed to be a vector");
   if (s.rank) s.d[d] = is.rank ? is.d[0] : sc_expr_int(rc->ctx, 1);
   return set_out(rc, 0, &s);
 }
@@ -763,7 +765,37 @@ static bool rule_embedding(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
-static bool rule_gather(sc_rule_ctx *rc) { return rule_same_as(rc, "index"); }
+/* Sizes as torch prints them: "[4, 7]" (a symbolic size as its expression). */
+static const char *sizes_text(sc_rule_ctx *rc, const shape *s) {
+  sc_strbuf sb = {0};
+  sc_strbuf_append(&sb, "[");
+  for (int i = 0; i < s->rank; i++) sc_strbuf_printf(&sb, "%s%s", i ? ", " : "", sc_expr_to_string(rc->ctx, s->d[i]));
+  sc_strbuf_append(&sb, "]");
+  const char *text = sc_arena_strdup(&rc->ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return text;
+}
+
+/* gather: the output has the index's shape.  torch checks (unless the index is empty) that
+ * the ranks agree, a 0-d tensor counting as 1-d, and that the index is no larger than self
+ * apart from dim: here where both sizes are known, in the library's kernel where not. */
+static bool rule_gather(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true), *index = tensor_arg(rc, "index", true);
+  shape s = {0}, is = {0};
+  int64_t dim = 0, n = 1, a, b;
+  int d = 0;
+  if (!x || !index || !shape_of(rc, x, &s) || !shape_of(rc, index, &is) || !const_int_arg(rc, "dim", 0, true, &dim) ||
+      !norm_dim(rc, dim, s.rank, &d))
+    return false;
+  bool empty = sc_expr_is_const(numel(rc, &is, 0, is.rank), &n) && n == 0;
+  if (!empty && (s.rank ? s.rank : 1) != (is.rank ? is.rank : 1))
+    return rule_error(rc, "Index tensor must have the same number of dimensions as input tensor");
+  for (int i = 0; !empty && i < s.rank && i < is.rank; i++)
+    if (i != d && sc_expr_is_const(is.d[i], &a) && sc_expr_is_const(s.d[i], &b) && a > b)
+      return rule_error(rc, "Size does not match at dimension %d expected index %s to be no larger than self %s apart "
+                        "from dimension %d", i, sizes_text(rc, &is), sizes_text(rc, &s), d);
+  return set_out(rc, 0, &is);
+}
 
 static bool rule_repeat(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);

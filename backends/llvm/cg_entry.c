@@ -168,10 +168,30 @@ static LLVMValueRef false_unless(cg *g, LLVMBasicBlockRef skipped, LLVMValueRef 
   return phi;
 }
 
+/* Whether data + tp's byte_offset, and `bytes` after it, stay inside the address space
+ * (an offset of 2^64 - 4 would read the 4 bytes before data), the offset at most 2^63 - 1:
+ * sc_rt_check_tensor's check on a compact tensor. */
+static LLVMValueRef offset_fits(cg *g, LLVMValueRef tp, LLVMValueRef data, LLVMValueRef bytes) {
+  LLVMValueRef off = LLVMBuildLoad2(g->B, g->i64, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 6, "bo"), "byte_offset");
+  unsigned id = LLVMLookupIntrinsicID("llvm.uadd.with.overflow", 23);
+  LLVMTypeRef over[1] = {g->i64};
+  LLVMTypeRef add_type = LLVMIntrinsicGetType(g->C, id, over, 1);
+  LLVMValueRef add = LLVMGetIntrinsicDeclaration(g->M, id, over, 1);
+  LLVMValueRef a1[2] = {LLVMBuildPtrToInt(g->B, data, g->i64, "base"), off};
+  LLVMValueRef first = LLVMBuildCall2(g->B, add_type, add, a1, 2, "first");
+  LLVMValueRef a2[2] = {LLVMBuildExtractValue(g->B, first, 0, "at"), bytes};
+  LLVMValueRef end = LLVMBuildCall2(g->B, add_type, add, a2, 2, "end");
+  LLVMValueRef wraps = LLVMBuildOr(g->B, LLVMBuildExtractValue(g->B, first, 1, "o1"), LLVMBuildExtractValue(g->B, end, 1, "o2"),
+                                   "wraps");
+  return LLVMBuildAnd(g->B, LLVMBuildNot(g->B, wraps, "inside"), LLVMBuildICmp(g->B, LLVMIntSGE, off, cg_i64(g, 0), "small"),
+                      "fits");
+}
+
 /* Whether tensor tp is plainly what sc_rt_check_tensor accepts: the device, rank and dtype
  * the model needs, no strides (compact), sizes at least 0 whose product and bytes fit in
- * int64, and data unless it is empty.  Inline, since the call cost a tiny model's run more
- * than its arithmetic; anything else (strides given, or a fault to explain) goes to the call. */
+ * int64, data unless it is empty, and a byte_offset that does not wrap.  Inline, since the
+ * call cost a tiny model's run more than its arithmetic; anything else (strides given, or a
+ * fault to explain) goes to the call. */
 static LLVMValueRef plainly_fine(cg *g, LLVMValueRef tp, int code, int bits, int rank) {
   LLVMValueRef device = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 1, "dev"), "device");
   LLVMValueRef ndim = LLVMBuildLoad2(g->B, g->i32, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 2, "nd"), "ndim");
@@ -183,9 +203,11 @@ static LLVMValueRef plainly_fine(cg *g, LLVMValueRef tp, int code, int bits, int
                                  LLVMBuildICmp(g->B, LLVMIntEQ, ndim, LLVMConstInt(g->i32, (unsigned)rank, 0), "n"), "ok");
   ok = LLVMBuildAnd(g->B, ok, LLVMBuildICmp(g->B, LLVMIntEQ, kind, LLVMConstInt(g->i32, want_kind, 0), "k"), "ok");
   ok = LLVMBuildAnd(g->B, ok, LLVMBuildIsNull(g->B, strides, "compact"), "ok");
+  int64_t esize = bits / 8 ? bits / 8 : 1;
   if (rank == 0) { /* one element: it must be there */
     LLVMValueRef data = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 0, "da"), "data");
-    return LLVMBuildAnd(g->B, ok, LLVMBuildIsNotNull(g->B, data, "data"), "ok");
+    ok = LLVMBuildAnd(g->B, ok, LLVMBuildIsNotNull(g->B, data, "data"), "ok");
+    return LLVMBuildAnd(g->B, ok, offset_fits(g, tp, data, cg_i64(g, esize)), "ok");
   }
   LLVMBasicBlockRef sizes = cg_block(g, "sizes"), from = LLVMGetInsertBlock(g->B), after = cg_block(g, "checked");
   LLVMValueRef shape = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 4, "sh"), "shape");
@@ -205,12 +227,12 @@ static LLVMValueRef plainly_fine(cg *g, LLVMValueRef tp, int code, int bits, int
     fits = LLVMBuildAnd(g->B, fits, LLVMBuildICmp(g->B, LLVMIntSGE, size, cg_i64(g, 0), "pos"), "fits");
     numel = LLVMBuildExtractValue(g->B, r, 0, "n");
   }
-  int64_t esize = bits / 8 ? bits / 8 : 1;
   fits = LLVMBuildAnd(g->B, fits, LLVMBuildICmp(g->B, LLVMIntULE, numel, cg_i64(g, INT64_MAX / esize), "bytes"), "fits");
   LLVMValueRef data = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildStructGEP2(g->B, g->tensor_t, tp, 0, "da"), "data");
   LLVMValueRef has_data = LLVMBuildOr(g->B, LLVMBuildIsNotNull(g->B, data, "data"),
                                       LLVMBuildICmp(g->B, LLVMIntEQ, numel, cg_i64(g, 0), "empty"), "has");
   fits = LLVMBuildAnd(g->B, fits, has_data, "fits");
+  fits = LLVMBuildAnd(g->B, fits, offset_fits(g, tp, data, LLVMBuildMul(g->B, numel, cg_i64(g, esize), "nbytes")), "fits");
   return false_unless(g, from, fits, after);
 }
 
@@ -1313,7 +1335,52 @@ static bool emit_path(cg *g, bool cuda, LLVMValueRef *shapes, LLVMValueRef *run)
   return !g->failed;
 }
 
+/* A user input's argument when it is not a value the graph computes with, for a message:
+ * `the string constant "hello"`. */
+static const char *constant_text(cg *g, const sc_arg *a) {
+  const sc_arg_item *it = a->n_items ? &a->items[0] : NULL;
+  if (!it) return "an argument with no value";
+  switch (a->kind) {
+    case SC_ARG_STRING: return sc_arena_printf(&g->ctx->arena, "the string constant \"%s\"", it->s ? it->s : "");
+    case SC_ARG_INT: return sc_arena_printf(&g->ctx->arena, "the int constant %lld", (long long)it->i);
+    case SC_ARG_FLOAT: return sc_arena_printf(&g->ctx->arena, "the float constant %.17g", it->f);
+    case SC_ARG_BOOL: return it->b ? "the bool constant True" : "the bool constant False";
+    case SC_ARG_NONE: return "None";
+    default: return "a constant the library cannot take";
+  }
+}
+
+/* Every user input must be a value the C ABI passes: a tensor, or an int the program keeps
+ * symbolic.  A constant written as a user input (torch writes a str, int, float, bool or
+ * None argument as a constant_input, which shapec bakes in or takes as a checked scalar)
+ * is refused here, before the tables read its name.  Records SC0313 at the input's path. */
+static bool check_user_inputs(cg *g) {
+  sc_call_input ci;
+  for (size_t k = 0; sc_program_call_input(g->p, k, &ci); k++) {
+    const sc_value *v = ci.value;
+    if (ci.spec->kind != SC_INPUT_USER || (v && (v->kind == SC_VALUE_TENSOR || v->kind == SC_VALUE_SYM_INT))) continue;
+    sc_diag *d;
+    if (!v) {
+      const char *what = constant_text(g, &ci.spec->arg);
+      d = sc_diags_add(&g->ctx->diags, SC_DIAG_SIGNATURE_MISMATCH, SC_SEV_ERROR, g->p->file, ci.spec->path,
+                       "user input %zu is %s, not a tensor or a symbolic int; a model library takes tensors and "
+                       "scalars only", k, what);
+      sc_diag_set_hint(&g->ctx->diags, d, "a constant argument of forward() belongs in a constant_input spec, as "
+                       "torch.export writes it: {\"constant_input\": {\"name\": \"s\", \"value\": ...}} (shapec "
+                       "bakes a string in and takes an int, float or bool as a checked scalar), or make it an "
+                       "attribute of the module");
+    } else {
+      d = sc_diags_add(&g->ctx->diags, SC_DIAG_CODEGEN_UNSUPPORTED, SC_SEV_ERROR, g->p->file, ci.spec->path,
+                       "user input %zu ('%s') is neither a tensor nor an int; the library takes tensors, ints and "
+                       "constant scalars", k, ci.name ? ci.name : "?");
+    }
+    g->failed = true;
+  }
+  return !g->failed;
+}
+
 bool cg_emit_entry_points(cg *g) {
+  if (!check_user_inputs(g)) return false;
   emit_metadata(g);
   cg_plan_fusion(g);
   cg_plan_batch_norm_folding(g);

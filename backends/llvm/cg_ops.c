@@ -1395,6 +1395,47 @@ static bool lower_upsample_nearest2d(cg *g, const sc_node *n) {
   return true;
 }
 
+/* embedding, index_select and gather: the kernel checks every index (gather: and that the
+ * index is no larger than the source apart from dim) before it touches memory and fails
+ * the call with torch's words; the CUDA launchers the same after their kernel. */
+static bool lower_index_read(cg *g, const sc_node *n) {
+  bool emb = n->op->id == SC_OP_EMBEDDING;
+  cg_value *src = tensor(g, n, emb ? "weight" : "self"), *idx = tensor(g, n, emb ? "indices" : "index");
+  if (!src || !idx) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  if (idx->v->meta.dtype != SC_DTYPE_I64)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with %s indices has no CPU lowering yet", n->target,
+                    sc_dtype_name(idx->v->meta.dtype));
+  cg_value *out = produce(g, output(n, 0));
+  int r = src->v->meta.rank, d = emb ? 0 : norm_dim(int_arg(n, "dim", 0), r);
+  LLVMValueRef esize = cg_elem_size(g, src->v->meta.dtype);
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target)), rc;
+  if (n->op->id == SC_OP_GATHER) { /* a 0-d tensor is [1], as torch's checks see it */
+    int ri = idx->v->meta.rank, k = r ? r : 1;
+    if ((ri ? ri : 1) != k)
+      return cg_error(g, SC_DIAG_CODEGEN, n->path, "gather: index of rank %d for self of rank %d", ri, r);
+    LLVMValueRef xs[CG_MAX_RANK], is[CG_MAX_RANK];
+    for (int i = 0; i < k; i++) {
+      xs[i] = r ? src->dims[i] : cg_i64(g, 1);
+      is[i] = ri ? idx->dims[i] : cg_i64(g, 1);
+    }
+    LLVMTypeRef p[11] = {g->ptr, g->ptr, g->ptr, g->i32, g->i32, g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->i64};
+    LLVMValueRef a[11] = {src->data, idx->data, out->data, LLVMConstInt(g->i32, (unsigned)k, 0),
+                          LLVMConstInt(g->i32, (unsigned)d, 0), array_i64(g, xs, k), array_i64(g, is, k), esize,
+                          node, g->err, g->errlen};
+    rc = cg_call(g, "sc_k_gather", g->i32, p, 11, a, 11, false);
+  } else {
+    LLVMValueRef n_src = r ? src->dims[d] : cg_i64(g, 1);
+    LLVMValueRef outer = r ? prod(g, src->dims, 0, d) : cg_i64(g, 1), inner = r ? prod(g, src->dims, d + 1, r) : cg_i64(g, 1);
+    LLVMTypeRef p[13] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32, g->i32, g->ptr, g->ptr,
+                         g->i64};
+    LLVMValueRef a[13] = {src->data, idx->data, out->data, outer, n_src, idx->numel, inner, esize,
+                          LLVMConstInt(g->i32, (unsigned)r, 0), LLVMConstInt(g->i32, (unsigned)d, 0), node, g->err, g->errlen};
+    rc = cg_call(g, "sc_k_index_select", g->i32, p, 13, a, 13, false);
+  }
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+  return true;
+}
+
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
@@ -1415,31 +1456,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
       cg_call(g, "sc_k_repeat", g->voidt, p, 6, a, 6, false);
       return true;
     }
-    case SC_OP_EMBEDDING: case SC_OP_INDEX_SELECT: case SC_OP_GATHER: {
-      bool emb = n->op->id == SC_OP_EMBEDDING;
-      cg_value *src = tensor(g, n, emb ? "weight" : "self"), *idx = tensor(g, n, emb ? "indices" : "index");
-      if (idx->v->meta.dtype != SC_DTYPE_I64)
-        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with %s indices has no CPU lowering yet", n->target,
-                        sc_dtype_name(idx->v->meta.dtype));
-      cg_value *out = produce(g, output(n, 0));
-      int r = src->v->meta.rank, d = emb ? 0 : norm_dim(int_arg(n, "dim", 0), r);
-      LLVMValueRef outer = prod(g, src->dims, 0, d), inner = prod(g, src->dims, d + 1, r);
-      LLVMValueRef n_idx = n->op->id == SC_OP_GATHER ? idx->dims[d] : idx->numel;
-      if (!g->cuda) { /* the device path clamps a bad index in its kernel; the host checks them here */
-        LLVMTypeRef cp[3] = {g->ptr, g->i64, g->i64};
-        LLVMValueRef ca[3] = {idx->data, idx->numel, src->dims[d]};
-        LLVMValueRef in_range = cg_call(g, "sc_k_indices_in_range", g->i32, cp, 3, ca, 3, false);
-        char fmt[300];
-        snprintf(fmt, sizeof fmt, "index out of range in self: an index of node '%s' (%s) is outside a dimension of "
-                 "size %%lld", n->name, n->target);
-        LLVMValueRef args[1] = {src->dims[d]};
-        cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, in_range, LLVMConstInt(g->i32, 0, 0), "oob"), fmt, args, 1);
-      }
-      LLVMTypeRef p[8] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64};
-      LLVMValueRef a[8] = {src->data, idx->data, out->data, outer, src->dims[d], n_idx, inner, cg_elem_size(g, src->v->meta.dtype)};
-      cg_call(g, n->op->id == SC_OP_GATHER ? "sc_k_gather" : "sc_k_index_select", g->voidt, p, 8, a, 8, false);
-      return true;
-    }
+    case SC_OP_EMBEDDING: case SC_OP_INDEX_SELECT: case SC_OP_GATHER: return lower_index_read(g, n);
     default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
   }
 }

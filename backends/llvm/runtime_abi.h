@@ -26,6 +26,20 @@ enum { SC_ROW_THREADS = 32 };
 /* sc_k_attention_f32's flags: keys after a query's own position masked out (is_causal) */
 enum { SC_ATTENTION_CAUSAL = 1 };
 
+/* Torch's words for a bad index (sc_k_gather, sc_k_index_select and their CUDA launchers;
+ * no op wraps a negative index), each message then naming the node.  gather: an index
+ * outside its dimension, and an index larger than its source apart from dim (sizes printed
+ * as torch prints them, "[4, 7]").  index_select (and embedding, torch's index_select on
+ * dim 0 of its weight) words it as the CPU kernel torch runs: a source of rank 2 or more
+ * with no elements says SELECT_EMPTY when its dim has size 0, else SELECT_DATA_BOUNDS, as
+ * does dim 1 of any source of rank 2 or more; everything else SELECT_SELF. */
+#define SC_INDEX_GATHER_MSG "index %lld is out of bounds for dimension %d with size %lld"
+#define SC_GATHER_SIZE_MSG "Size does not match at dimension %d expected index %s to be no larger than self %s apart " \
+                           "from dimension %d"
+#define SC_INDEX_SELECT_SELF_MSG "index out of range in self"
+#define SC_INDEX_SELECT_DATA_BOUNDS_MSG "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld"
+#define SC_INDEX_SELECT_EMPTY_MSG "index_select(): self indexing axis dim should be positive"
+
 /* sc_k_reduce_f32's op */
 enum { SC_REDUCE_SUM, SC_REDUCE_MEAN, SC_REDUCE_MAX, SC_REDUCE_MIN, SC_REDUCE_VAR };
 

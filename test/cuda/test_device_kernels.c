@@ -206,31 +206,51 @@ static void test_fill_arange(void) {
     }
 }
 
+/* Both sides failed with the same code and message. */
+static void same_failure(int got, int want, const char *got_msg, const char *want_msg) {
+  if (got != want) fail("code %d, want %d", got, want);
+  else if (strcmp(got_msg, want_msg) != 0) fail("message '%s', want '%s'", got_msg, want_msg);
+}
+
 static void test_index_gather(void) {
-  static const int64_t dims[][4] = {{2, 5, 3, 4}, {1, 7, 9, 1}, {3, 4, 0, 2}, {0, 3, 2, 2}, {2, 6, 4, 5}};
+  /* {outer, n_src, n_index, inner}; gather's index is [outer - cut, n_index, inner - cut] */
+  static const int64_t dims[][4] = {{2, 5, 3, 4}, {1, 7, 9, 1}, {3, 4, 0, 2}, {0, 3, 2, 2}, {2, 6, 4, 5}, {3, 1, 5, 3}};
   static const int64_t esizes[] = {4, 8, 2};
-  for (int i = 0; i < 5; i++)
-    for (int e = 0; e < 3; e++) {
-      int64_t outer = dims[i][0], n_src = dims[i][1], n_index = dims[i][2], inner = dims[i][3], es = esizes[e];
-      int64_t n_out = outer * n_index * inner;
-      unsigned char *src = brandn(outer * n_src * inner * es + 1);
-      int64_t *index = xmalloc(n_out * 8 + 8);
-      for (int64_t j = 0; j < n_out + 1; j++) index[j] = irand(2 * n_src) - n_src; /* negative too */
-      begin_case("index_select case %d esize %lld", i, (long long)es);
-      void *want = cpu_out(n_out * es), *got = dev_out(n_out * es);
-      sc_k_index_select(src, index, want, outer, n_src, n_index, inner, es);
-      sc_cu_index_select(src, index, got, outer, n_src, n_index, inner, es);
-      same_bytes(got, want, n_out * es, "dst");
-      end_case();
-      free(want), free(got);
-      begin_case("gather case %d esize %lld", i, (long long)es);
-      want = cpu_out(n_out * es), got = dev_out(n_out * es);
-      sc_k_gather(src, index, want, outer, n_src, n_index, inner, es);
-      sc_cu_gather(src, index, got, outer, n_src, n_index, inner, es);
-      same_bytes(got, want, n_out * es, "dst");
-      end_case();
-      free(want), free(got), free(src), free(index);
-    }
+  char want_msg[256], got_msg[256];
+  for (int i = 0; i < 6; i++)
+    for (int e = 0; e < 3; e++)
+      for (int bad = 0; bad < 2; bad++) {
+        int64_t outer = dims[i][0], n_src = dims[i][1], n_index = dims[i][2], inner = dims[i][3], es = esizes[e];
+        int64_t cut = i % 2 && outer > 1 && inner > 1 ? 1 : 0, n_out = outer * n_index * inner;
+        unsigned char *src = brandn(outer * n_src * inner * es + 1);
+        int64_t n_ix = n_out > n_index ? n_out : n_index, *index = xmalloc(n_ix * 8 + 8);
+        for (int64_t j = 0; j < n_ix + 1; j++) index[j] = irand(n_src);
+        if (bad && n_index) index[irand(n_index)] = (i % 3 == 0 ? -1 : n_src) - (int64_t)irand(2) * ((int64_t)1 << 62);
+        begin_case("index_select case %d esize %lld%s", i, (long long)es, bad ? " bad index" : "");
+        void *want = cpu_out(n_out * es), *got = dev_out(n_out * es);
+        int rw = sc_k_index_select(src, index, want, outer, n_src, n_index, inner, es, 3, 1 + i % 2, "node 'x'", want_msg,
+                                   sizeof want_msg);
+        int rg = sc_cu_index_select(src, index, got, outer, n_src, n_index, inner, es, 3, 1 + i % 2, "node 'x'", got_msg,
+                                    sizeof got_msg);
+        if (bad && n_index) same_failure(rg, rw, got_msg, want_msg);
+        else if (rw || rg) fail("codes %d and %d for good indices", rg, rw);
+        else same_bytes(got, want, n_out * es, "dst");
+        end_case();
+        free(want), free(got);
+        begin_case("gather case %d esize %lld%s", i, (long long)es, bad ? " bad index" : "");
+        int64_t ss[3] = {outer, n_src, inner}, is[3] = {outer - cut, n_index, inner - cut};
+        int64_t n_g = is[0] * is[1] * is[2];
+        for (int64_t j = 0; j < n_out; j++) index[j] = irand(n_src);
+        if (bad && n_g) index[irand(n_g)] = (i % 3 == 0 ? -1 : n_src) - (int64_t)irand(2) * ((int64_t)1 << 62);
+        want = cpu_out(n_g * es), got = dev_out(n_g * es);
+        rw = sc_k_gather(src, index, want, 3, 1, ss, is, es, "node 'x'", want_msg, sizeof want_msg);
+        rg = sc_cu_gather(src, index, got, 3, 1, ss, is, es, "node 'x'", got_msg, sizeof got_msg);
+        if (bad && n_g) same_failure(rg, rw, got_msg, want_msg);
+        else if (rw || rg) fail("codes %d and %d for good indices", rg, rw);
+        else same_bytes(got, want, n_g * es, "dst");
+        end_case();
+        free(want), free(got), free(src), free(index);
+      }
 }
 
 static void test_repeat(void) {

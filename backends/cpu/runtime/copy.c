@@ -1,7 +1,9 @@
 /* copy.c - data movement kernels: strided copies (permute, expand, slice, cat), fills,
  * arange, index_select / embedding, gather and repeat. */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -270,59 +272,118 @@ void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_flo
   }
 }
 
-int32_t sc_k_indices_in_range(const int64_t *index, int64_t n, int64_t size) {
+/* The position of the first index outside [0, size), or -1.  No op wraps a negative index
+ * (torch raises on it), and a size of 0 leaves no index in range. */
+static int64_t first_bad_index(const int64_t *index, int64_t n, int64_t size) {
   for (int64_t i = 0; i < n; i++)
-    if (index[i] < -size || index[i] >= size) return 0;
-  return 1;
+    if ((uint64_t)index[i] >= (uint64_t)size) return i;
+  return -1;
+}
+
+/* Torch's words (fmt, its arguments), then the node's name; SHAPEC_ERR_SHAPE. */
+static int index_fail(char *err, size_t errlen, const char *node, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int index_fail(char *err, size_t errlen, const char *node, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    if (k >= 0 && (size_t)k < errlen && node) snprintf(err + k, errlen - (size_t)k, " (%s)", node);
+  }
+  return SHAPEC_ERR_SHAPE;
+}
+
+/* Sizes as torch prints them: "[4, 7]". */
+static void sizes_text(char *buf, size_t n, const int64_t *shape, int32_t ndim) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int32_t d = 0; d < ndim && k < n; d++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? ", " : "", (long long)shape[d]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+}
+
+/* index_select's failure for its first bad index (of n_index) in torch's words, which
+ * depend on the source's rank, dim and emptiness (runtime_abi.h); SHAPEC_OK when none. */
+static int check_select_indices(const int64_t *index, int64_t outer, int64_t n_src, int64_t n_index, int64_t inner,
+                                int32_t ndim, int32_t dim, const char *node, char *err, size_t errlen) {
+  if (n_index == 0) return SHAPEC_OK;
+  bool empty = ndim > 1 && (outer == 0 || n_src == 0 || inner == 0);
+  if (empty && n_src == 0) return index_fail(err, errlen, node, SC_INDEX_SELECT_EMPTY_MSG);
+  int64_t bad = first_bad_index(index, n_index, n_src);
+  if (bad < 0) return SHAPEC_OK;
+  if (empty || (ndim > 1 && dim == 1))
+    return index_fail(err, errlen, node, SC_INDEX_SELECT_DATA_BOUNDS_MSG, (long long)index[bad], (long long)n_src);
+  return index_fail(err, errlen, node, SC_INDEX_SELECT_SELF_MSG);
 }
 
 /* src [outer, n_src, inner] -> dst [outer, n_index, inner], picking rows by index. */
-void sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
-                       int64_t inner, int64_t esize) {
-  const char *s = src;
-  char *d = dst;
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t i = 0; i < n_index; i++) {
-      int64_t r = index[i] < 0 ? index[i] + n_src : index[i];
-      if (r < 0 || r >= n_src) r = 0; /* the entry point checked the indices' range */
-      memcpy(d + ((o * n_index + i) * inner) * esize, s + ((o * n_src + r) * inner) * esize, (size_t)(inner * esize));
-    }
-}
-
-/* dst[o, i, j] = src[o, index[o, i, j], j] (the entry point checked the indices' range);
- * elements of 1, 2, 4 and 8 bytes as loads and stores, not a memcpy call each */
-#define GATHER_ELEMENTS(T)                                                                                   \
-  for (int64_t o = 0; o < outer; o++)                                                                       \
-    for (int64_t i = 0; i < n_index; i++) {                                                                 \
-      const int64_t *ix = index + (o * n_index + i) * inner;                                                \
-      T *dr = (T *)dst + (o * n_index + i) * inner;                                                         \
-      const T *so = (const T *)src + o * n_src * inner;                                                     \
-      for (int64_t j = 0; j < inner; j++) {                                                                 \
-        int64_t r = ix[j] < 0 ? ix[j] + n_src : ix[j];                                                      \
-        dr[j] = so[(r < 0 || r >= n_src ? 0 : r) * inner + j];                                              \
-      }                                                                                                     \
-    }
-void sc_k_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
-                 int64_t inner, int64_t esize) {
-  switch (esize) {
-    case 1: GATHER_ELEMENTS(uint8_t) return;
-    case 2: GATHER_ELEMENTS(uint16_t) return;
-    case 4: GATHER_ELEMENTS(uint32_t) return;
-    case 8: GATHER_ELEMENTS(uint64_t) return;
-    default: break;
-  }
+int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
+                      int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node, char *err,
+                      size_t errlen) {
+  int rc = check_select_indices(index, outer, n_src, n_index, inner, ndim, dim, node, err, errlen);
+  if (rc) return rc;
   const char *s = src;
   char *d = dst;
   for (int64_t o = 0; o < outer; o++)
     for (int64_t i = 0; i < n_index; i++)
-      for (int64_t j = 0; j < inner; j++) {
-        int64_t r = index[(o * n_index + i) * inner + j];
-        if (r < 0) r += n_src;
-        if (r < 0 || r >= n_src) r = 0;
-        memcpy(d + ((o * n_index + i) * inner + j) * esize, s + ((o * n_src + r) * inner + j) * esize, (size_t)esize);
-      }
+      memcpy(d + ((o * n_index + i) * inner) * esize, s + ((o * n_src + index[i]) * inner) * esize,
+             (size_t)(inner * esize));
+  return SHAPEC_OK;
 }
-#undef GATHER_ELEMENTS
+
+/* dst[i...] = src[i...] with i[dim] replaced by index[i...], over the index's shape: a row
+ * of the index's last dim at a time, the source read with its own (compact) strides ss.
+ * Elements of 1, 2, 4 and 8 bytes as loads and stores, not a memcpy call each. */
+#define GATHER_ROW(T)                                                                                        \
+  for (int64_t j = 0; j < len; j++) ((T *)dr)[j] = ((const T *)src)[base + j * step + ix[j] * pick];
+static void gather_rows(const char *src, const int64_t *index, char *dst, int32_t ndim, int32_t dim, const int64_t *ss,
+                        const int64_t *index_shape, int64_t n, int64_t esize) {
+  int32_t last = ndim - 1;
+  int64_t len = index_shape[last], rows = n / len, step = last == dim ? 0 : ss[last], pick = ss[dim];
+  int64_t at[16] = {0}; /* the row's coordinates over dims [0, last) */
+  for (int64_t row = 0; row < rows; row++) {
+    int64_t base = 0;
+    for (int32_t d = 0; d < last; d++)
+      if (d != dim) base += at[d] * ss[d];
+    const int64_t *ix = index + row * len;
+    char *dr = dst + row * len * esize;
+    switch (esize) {
+      case 1: GATHER_ROW(uint8_t) break;
+      case 2: GATHER_ROW(uint16_t) break;
+      case 4: GATHER_ROW(uint32_t) break;
+      case 8: GATHER_ROW(uint64_t) break;
+      default:
+        for (int64_t j = 0; j < len; j++)
+          memcpy(dr + j * esize, src + (base + j * step + ix[j] * pick) * esize, (size_t)esize);
+    }
+    for (int32_t d = last - 1; d >= 0 && ++at[d] == index_shape[d]; d--) at[d] = 0;
+  }
+}
+#undef GATHER_ROW
+
+int sc_k_gather(const void *src, const int64_t *index, void *dst, int32_t ndim, int32_t dim, const int64_t *src_shape,
+                const int64_t *index_shape, int64_t esize, const char *node, char *err, size_t errlen) {
+  int64_t n = 1, ss[16];
+  for (int32_t d = 0; d < ndim; d++) n *= index_shape[d];
+  if (n == 0) return SHAPEC_OK;
+  for (int32_t d = 0; d < ndim; d++) {
+    if (d == dim || index_shape[d] <= src_shape[d]) continue;
+    char is[400], xs[400];
+    sizes_text(is, sizeof is, index_shape, ndim);
+    sizes_text(xs, sizeof xs, src_shape, ndim);
+    return index_fail(err, errlen, node, SC_GATHER_SIZE_MSG, (int)d, is, xs, (int)dim);
+  }
+  int64_t bad = first_bad_index(index, n, src_shape[dim]);
+  if (bad >= 0) return index_fail(err, errlen, node, SC_INDEX_GATHER_MSG, (long long)index[bad], (int)dim,
+                                  (long long)src_shape[dim]);
+  int64_t st = 1;
+  for (int32_t d = ndim - 1; d >= 0; d--) {
+    ss[d] = st;
+    st *= src_shape[d];
+  }
+  gather_rows(src, index, dst, ndim, dim, ss, index_shape, n, esize);
+  return SHAPEC_OK;
+}
 
 /* Dims [k, ndim) of the repeat: the source block at s (src_block[k] bytes per index of dim
  * k) tiled into the output block at d.  Each source row is copied once, then the output

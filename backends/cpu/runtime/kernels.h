@@ -124,12 +124,17 @@ void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *sha
                     int64_t esize);
 void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
 void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_float);
-/* 1 when every index lies in [-size, size), else 0 (torch raises on the others). */
-int32_t sc_k_indices_in_range(const int64_t *index, int64_t n, int64_t size);
-void sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
-                       int64_t inner, int64_t esize);
-void sc_k_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
-                 int64_t inner, int64_t esize);
+/* index_select and embedding: src [outer, n_src, inner] (rank ndim, the rows along dim) ->
+ * dst [outer, n_index, inner], rows picked by index.  gather: dst (the index's shape) = src
+ * at the index along dim, where every other size of the index is at most the source's
+ * (ndim >= 1: a 0-d tensor passes as [1]).  Both check every index (and gather the sizes)
+ * before touching memory: on a bad one they write nothing and return SHAPEC_ERR_SHAPE with
+ * torch's words (runtime_abi.h) and `node`. */
+int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
+                      int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node, char *err,
+                      size_t errlen);
+int sc_k_gather(const void *src, const int64_t *index, void *dst, int32_t ndim, int32_t dim, const int64_t *src_shape,
+                const int64_t *index_shape, int64_t esize, const char *node, char *err, size_t errlen);
 void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
                  int64_t esize);
 

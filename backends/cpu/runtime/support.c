@@ -98,14 +98,16 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
   }
   if (__builtin_mul_overflow(numel, (int64_t)(bits / 8 ? bits / 8 : 1), &bytes))
     return sc_rt_fail(err, errlen, "%s has more bytes than int64 counts", what);
+  int64_t reach = 0;
+  uint64_t extent = (uint64_t)bytes; /* the bytes from the first element's address on */
   if (t->strides && numel > 1 && strided_ok) { /* any strides: the reach of each must fit in int64 */
-    int64_t reach = 0;
     for (int32_t i = 0; i < ndim; i++) {
       int64_t step = t->strides[i] < 0 ? -t->strides[i] : t->strides[i], span;
       if (t->strides[i] == INT64_MIN || __builtin_mul_overflow(step, t->shape[i] - 1, &span) ||
           __builtin_mul_overflow(span, (int64_t)(bits / 8 ? bits / 8 : 1), &span) || __builtin_add_overflow(reach, span, &reach))
         return sc_rt_fail(err, errlen, "%s has strides that reach past what int64 counts", what);
     }
+    extent = (uint64_t)reach + (uint64_t)(bits / 8 ? bits / 8 : 1);
   } else if (t->strides && numel > 1) {
     int64_t expect = 1;
     for (int32_t i = ndim - 1; i >= 0; i--) {
@@ -116,6 +118,17 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
   }
   if (!t->data && numel) {
     if (err && errlen) snprintf(err, errlen, "%s has no data", what);
+    return SHAPEC_ERR_ARGUMENT;
+  }
+  /* data + byte_offset, and the span after it, must stay inside the address space: an
+   * offset of 2^64 - 4 would otherwise read the 4 bytes before data */
+  uintptr_t end;
+  if (t->byte_offset > (uint64_t)INT64_MAX || __builtin_add_overflow((uintptr_t)t->data, (uintptr_t)t->byte_offset, &end) ||
+      __builtin_add_overflow(end, (uintptr_t)extent, &end)) {
+    if (err && errlen)
+      snprintf(err, errlen, "%s has byte_offset %llu, which from data %p wraps around the address space; pass the "
+               "offset of its first element within the buffer at data (at most 2^63 - 1 bytes)", what,
+               (unsigned long long)t->byte_offset, t->data);
     return SHAPEC_ERR_ARGUMENT;
   }
   return SHAPEC_OK;

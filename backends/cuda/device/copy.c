@@ -53,26 +53,34 @@ SC_KERNEL void sc_d_arange(void *dst, int64_t n, double start, double step, int3
   }
 }
 
-/* src [outer, n_src, inner] -> dst [outer, n_index, inner], rows picked by index. */
+/* src [outer, n_src, inner] -> dst [outer, n_index, inner], rows picked by index.  An index
+ * outside [0, n_src) reads and writes nothing and sets *bad; the launcher then fails the
+ * call with torch's words. */
 SC_KERNEL void sc_d_index_select(const char *src, const int64_t *index, char *dst, int64_t outer, int64_t n_src,
-                                 int64_t n_index, int64_t inner, int64_t esize) {
+                                 int64_t n_index, int64_t inner, int64_t esize, int32_t *bad) {
   SC_GRID_LOOP(t, outer * n_index * inner) {
-    int64_t j = t % inner, oi = t / inner, i = oi % n_index, o = oi / n_index;
-    int64_t r = index[i] < 0 ? index[i] + n_src : index[i];
-    if (r < 0 || r >= n_src) r = 0; /* the entry point checked the indices' range */
+    int64_t j = t % inner, oi = t / inner, i = oi % n_index, o = oi / n_index, r = index[i];
+    if ((uint64_t)r >= (uint64_t)n_src) {
+      *bad = 1;
+      continue;
+    }
     copy_any(dst + t * esize, src + ((o * n_src + r) * inner + j) * esize, esize);
   }
 }
 
-/* dst[o, i, j] = src[o, index[o, i, j], j] */
-SC_KERNEL void sc_d_gather(const char *src, const int64_t *index, char *dst, int64_t outer, int64_t n_src,
-                           int64_t n_index, int64_t inner, int64_t esize) {
-  SC_GRID_LOOP(t, outer * n_index * inner) {
-    int64_t j = t % inner, o = t / inner / n_index;
+/* dst[i...] = src[i...] with i[dim] replaced by index[i...], over the index's n elements of
+ * index_shape: the source offset from the other coordinates (src_strides, 0 at dim) plus
+ * the index times pick, dim's stride.  A bad index as in sc_d_index_select. */
+SC_KERNEL void sc_d_gather(const char *src, const int64_t *index, char *dst, int32_t ndim, sc_dims index_shape,
+                           sc_dims src_strides, int64_t pick, int64_t n_src, int64_t esize, int64_t n, int32_t *bad) {
+  SC_GRID_LOOP(t, n) {
     int64_t r = index[t];
-    if (r < 0) r += n_src;
-    if (r < 0 || r >= n_src) r = 0;
-    copy_any(dst + t * esize, src + ((o * n_src + r) * inner + j) * esize, esize);
+    if ((uint64_t)r >= (uint64_t)n_src) {
+      *bad = 1;
+      continue;
+    }
+    int64_t off = strided_offset(t, ndim, &index_shape, &src_strides) + r * pick;
+    copy_any(dst + t * esize, src + off * esize, esize);
   }
 }
 

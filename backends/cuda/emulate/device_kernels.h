@@ -15,9 +15,9 @@ void sc_d_copy_into(const char *src, char *dst, int32_t ndim, sc_dims shape, sc_
 void sc_d_fill(char *dst, int64_t n, sc_dims value, int64_t esize);
 void sc_d_arange(void *dst, int64_t n, double start, double step, int32_t is_float);
 void sc_d_index_select(const char *src, const int64_t *index, char *dst, int64_t outer, int64_t n_src, int64_t n_index,
-                       int64_t inner, int64_t esize);
-void sc_d_gather(const char *src, const int64_t *index, char *dst, int64_t outer, int64_t n_src, int64_t n_index,
-                 int64_t inner, int64_t esize);
+                       int64_t inner, int64_t esize, int32_t *bad);
+void sc_d_gather(const char *src, const int64_t *index, char *dst, int32_t ndim, sc_dims index_shape, sc_dims src_strides,
+                 int64_t pick, int64_t n_src, int64_t esize, int64_t n, int32_t *bad);
 void sc_d_repeat(const char *src, char *dst, int32_t ndim, sc_dims src_shape, sc_dims out_shape, int64_t esize,
                  int64_t n);
 

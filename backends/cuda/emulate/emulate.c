@@ -131,6 +131,7 @@ typedef unsigned char *ubytes;
 typedef const uint8_t *cu8;
 typedef const int64_t *ci64;
 typedef int64_t *i64p;
+typedef int32_t *i32p;
 typedef const float *cf32;
 typedef float *f32p;
 typedef const double *cf64;
@@ -152,11 +153,11 @@ static void k_any(void **p) {
 }
 static void k_index_select(void **p) {
   sc_d_index_select(A(0, cstr), A(1, ci64), A(2, bytes), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int64_t),
-                    A(7, int64_t));
+                    A(7, int64_t), A(8, i32p));
 }
 static void k_gather(void **p) {
-  sc_d_gather(A(0, cstr), A(1, ci64), A(2, bytes), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int64_t),
-              A(7, int64_t));
+  sc_d_gather(A(0, cstr), A(1, ci64), A(2, bytes), A(3, int32_t), A(4, sc_dims), A(5, sc_dims), A(6, int64_t),
+              A(7, int64_t), A(8, int64_t), A(9, int64_t), A(10, i32p));
 }
 static void k_repeat(void **p) {
   sc_d_repeat(A(0, cstr), A(1, bytes), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int64_t), A(6, int64_t));

@@ -3,6 +3,8 @@
  * kernel over its work items (see ops.h for the contract). */
 #include "ops.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,16 +86,115 @@ void sc_cu_any(const void *src, void *dst, int64_t outer, int64_t len, int64_t i
   sc_cu_launch("sc_d_any", outer * inner, p);
 }
 
-void sc_cu_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src,
-                        int64_t n_index, int64_t inner, int64_t esize) {
-  void *p[] = {&src, &index, &dst, &outer, &n_src, &n_index, &inner, &esize};
-  sc_cu_launch("sc_d_index_select", outer * n_index * inner, p);
+/* ---- reads at data-dependent indices: the kernel skips a bad index and raises a flag;
+ * the launcher waits for it and, when raised, finds the first bad index on the host and
+ * fails the call with torch's words (the CPU kernels' messages, copy.c) ---- */
+
+/* Torch's words (fmt, its arguments), then the node's name; SHAPEC_ERR_SHAPE. */
+static int index_fail(char *err, size_t errlen, const char *node, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int index_fail(char *err, size_t errlen, const char *node, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    if (k >= 0 && (size_t)k < errlen && node) snprintf(err + k, errlen - (size_t)k, " (%s)", node);
+  }
+  return SHAPEC_ERR_SHAPE;
 }
 
-void sc_cu_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
-                  int64_t inner, int64_t esize) {
-  void *p[] = {&src, &index, &dst, &outer, &n_src, &n_index, &inner, &esize};
-  sc_cu_launch("sc_d_gather", outer * n_index * inner, p);
+/* A zeroed device flag for an index kernel; NULL on failure (recorded). */
+static int32_t *index_flag(void) {
+  int32_t zero = 0, *flag = sc_cu_alloc((int64_t)sizeof zero);
+  if (flag) sc_cu_copy_to_device(flag, &zero, (int64_t)sizeof zero);
+  return flag;
+}
+
+/* The position of the first of the n device indices outside [0, size), copied to the host
+ * to find it (*value its value); -1 when none is, or on failure (recorded). */
+static int64_t host_first_bad_index(const int64_t *d_index, int64_t n, int64_t size, int64_t *value) {
+  int64_t *h = malloc((size_t)n * sizeof *h), bad = -1;
+  if (!h) {
+    sc_cu_fail("out of host memory for %lld indices", (long long)n);
+    return -1;
+  }
+  sc_cu_copy_to_host(h, d_index, n * (int64_t)sizeof *h);
+  for (int64_t i = 0; i < n && !sc_cu_status(); i++)
+    if ((uint64_t)h[i] >= (uint64_t)size) {
+      bad = i, *value = h[i];
+      break;
+    }
+  free(h);
+  return bad;
+}
+
+/* After the kernel (this waits for it): -1 when its flag stayed down, else the first bad
+ * index as host_first_bad_index finds it.  Frees the flag. */
+static int64_t flagged_bad_index(int32_t *flag, const int64_t *d_index, int64_t n, int64_t size, int64_t *value) {
+  int32_t raised = 0;
+  sc_cu_copy_to_host(&raised, flag, (int64_t)sizeof raised);
+  sc_cu_free(flag);
+  return raised && !sc_cu_status() ? host_first_bad_index(d_index, n, size, value) : -1;
+}
+
+int sc_cu_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src,
+                       int64_t n_index, int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node,
+                       char *err, size_t errlen) {
+  int64_t value = 0, bad;
+  if (n_index <= 0) return SHAPEC_OK;
+  int empty = ndim > 1 && outer * n_src * inner == 0;
+  if (empty && n_src == 0) return index_fail(err, errlen, node, SC_INDEX_SELECT_EMPTY_MSG);
+  if (outer * inner == 0) { /* no thread would read the indices */
+    bad = host_first_bad_index(index, n_index, n_src, &value);
+  } else {
+    int32_t *flag = index_flag();
+    if (!flag) return sc_cu_status();
+    void *p[] = {&src, &index, &dst, &outer, &n_src, &n_index, &inner, &esize, &flag};
+    sc_cu_launch("sc_d_index_select", outer * n_index * inner, p);
+    bad = flagged_bad_index(flag, index, n_index, n_src, &value);
+  }
+  if (bad < 0) return sc_cu_status();
+  if (empty || (ndim > 1 && dim == 1))
+    return index_fail(err, errlen, node, SC_INDEX_SELECT_DATA_BOUNDS_MSG, (long long)value, (long long)n_src);
+  return index_fail(err, errlen, node, SC_INDEX_SELECT_SELF_MSG);
+}
+
+/* Sizes as torch prints them: "[4, 7]". */
+static void sizes_text(char *buf, size_t n, const int64_t *shape, int32_t ndim) {
+  size_t k = (size_t)snprintf(buf, n, "[");
+  for (int32_t d = 0; d < ndim && k < n; d++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? ", " : "", (long long)shape[d]);
+  if (k < n) snprintf(buf + k, n - k, "]");
+}
+
+int sc_cu_gather(const void *src, const int64_t *index, void *dst, int32_t ndim, int32_t dim, const int64_t *src_shape,
+                 const int64_t *index_shape, int64_t esize, const char *node, char *err, size_t errlen) {
+  if (!dims_ok(ndim, "gather")) return sc_cu_status();
+  int64_t n = product(index_shape, ndim);
+  if (n <= 0) return SHAPEC_OK;
+  for (int32_t d = 0; d < ndim; d++) {
+    if (d == dim || index_shape[d] <= src_shape[d]) continue;
+    char is[400], xs[400];
+    sizes_text(is, sizeof is, index_shape, ndim);
+    sizes_text(xs, sizeof xs, src_shape, ndim);
+    return index_fail(err, errlen, node, SC_GATHER_SIZE_MSG, (int)d, is, xs, (int)dim);
+  }
+  int64_t strides[16], st = 1, pick, n_src = src_shape[dim], value;
+  for (int32_t d = ndim - 1; d >= 0; d--) {
+    strides[d] = st;
+    st *= src_shape[d];
+  }
+  pick = strides[dim];
+  strides[dim] = 0;
+  sc_dims ish = sc_cu_dims(index_shape, ndim), sst = sc_cu_dims(strides, ndim);
+  int32_t *flag = index_flag();
+  if (!flag) return sc_cu_status();
+  void *p[] = {&src, &index, &dst, &ndim, &ish, &sst, &pick, &n_src, &esize, &n, &flag};
+  sc_cu_launch("sc_d_gather", n, p);
+  if (flagged_bad_index(flag, index, n, n_src, &value) >= 0)
+    return index_fail(err, errlen, node, SC_INDEX_GATHER_MSG, (long long)value, (int)dim, (long long)n_src);
+  return sc_cu_status();
 }
 
 void sc_cu_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,

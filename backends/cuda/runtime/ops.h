@@ -19,10 +19,14 @@ void sc_cu_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *sh
 void sc_cu_fill(void *dst, int64_t n, const void *value, int64_t esize);
 void sc_cu_arange(void *dst, int64_t n, double start, double step, int32_t is_float);
 void sc_cu_any(const void *src, void *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float);
-void sc_cu_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src,
-                        int64_t n_index, int64_t inner, int64_t esize);
-void sc_cu_gather(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
-                  int64_t inner, int64_t esize);
+/* index_select and gather check every index as the CPU kernels do (and fail the same way,
+ * writing the message into err): the kernel skips a bad one and raises a flag, which the
+ * launcher waits for; so these two wait for their kernel. */
+int sc_cu_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src,
+                       int64_t n_index, int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node,
+                       char *err, size_t errlen);
+int sc_cu_gather(const void *src, const int64_t *index, void *dst, int32_t ndim, int32_t dim, const int64_t *src_shape,
+                 const int64_t *index_shape, int64_t esize, const char *node, char *err, size_t errlen);
 void sc_cu_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
                   int64_t esize);
 
