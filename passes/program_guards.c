@@ -267,8 +267,8 @@ static const sc_expr *parse_unary(parser *ps) {
 
 /* a * b // c % d ...: left to right, the factors of each run of `*` multiplied at once and
  * the text built in one buffer, so that a chain of n operators takes O(n log^2 n) where a
- * product rebuilt and a text reprinted at each operator took O(n^2).  A `//` or `%` nests
- * the expression one level deeper, bounded as parentheses are. */
+ * product rebuilt and a text reprinted at each operator took O(n^2).  A `//` or `%` that
+ * stays in the expression nests it one level deeper, bounded as parentheses are. */
 static const sc_expr *parse_term(parser *ps) {
   const sc_expr *first = parse_unary(ps);
   if (!first) return NULL;
@@ -284,13 +284,11 @@ static const sc_expr *parse_term(parser *ps) {
     else if (accept(ps, "*")) op = "*";
     else if (accept(ps, "%")) op = "%";
     else if (skip_space(ps), *ps->at == '/') {
-      ok = fail(ps, ps->at, "true division (/) is not supported in a size guard") != NULL;
+      fail(ps, ps->at, "true division (/) is not supported in a size guard");
+      ok = false;
       break;
     } else break;
-    if (*op != '*' && ps->depth + ++nested > MAX_DEPTH) {
-      ok = fail(ps, ps->at, "the guard nests too deeply") != NULL;
-      break;
-    }
+    const char *at = ps->at;
     const sc_expr *r = parse_unary(ps);
     if (!r) {
       ok = false;
@@ -303,8 +301,14 @@ static const sc_expr *parse_term(parser *ps) {
       continue;
     }
     const sc_expr *acc = sc_expr_nary(ps->ctx, SC_EXPR_MUL, run.items, run.n);
+    acc = *op == '/' ? sc_expr_floordiv(ps->ctx, acc, r) : sc_expr_mod(ps->ctx, acc, r);
+    if ((acc->kind == SC_EXPR_FLOORDIV || acc->kind == SC_EXPR_MOD) && ps->depth + ++nested > MAX_DEPTH) {
+      fail(ps, at, "the guard nests too deeply");
+      ok = false;
+      break;
+    }
     run.n = 0;
-    sc_expr_terms_push(&run, *op == '/' ? sc_expr_floordiv(ps->ctx, acc, r) : sc_expr_mod(ps->ctx, acc, r));
+    sc_expr_terms_push(&run, acc);
   }
   const sc_expr *acc = ok ? sc_expr_nary(ps->ctx, SC_EXPR_MUL, run.items, run.n) : NULL;
   if (acc && several) show(ps, sc_arena_strdup(&ps->ctx->arena, sc_strbuf_cstr(&shown)), P_TERM);
