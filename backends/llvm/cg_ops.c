@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lib/base/strbuf.h"
 #include "lower.h"
 #include "runtime_abi.h"
 
@@ -193,6 +194,26 @@ static bool piece_is_compact(const cg_value *x, int d) {
   return true;
 }
 
+/* select at an index from data (an item()): the guards checked only what the analysis
+ * knew, so the index is checked here before it addresses memory, in torch's words. */
+static void check_select_index(cg *g, const sc_node *n, cg_value *x, int d, LLVMValueRef at) {
+  int rx = x->v->meta.rank;
+  LLVMValueRef size = x->dims[d], args[1 + CG_MAX_RANK] = {at};
+  LLVMValueRef bad = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, at, LLVMBuildNeg(g->B, size, "lo"), "under"),
+                                 LLVMBuildICmp(g->B, LLVMIntSGE, at, size, "over"), "bad");
+  sc_strbuf fmt = {0};
+  sc_strbuf_append(&fmt, "select(): index %lld out of range for tensor of size [");
+  for (int k = 0; k < rx; k++) {
+    sc_strbuf_append(&fmt, k ? ", %lld" : "%lld");
+    args[1 + k] = x->dims[k];
+  }
+  sc_strbuf_printf(&fmt, "] at dimension %d (node '", d);
+  for (const char *c = n->name; c && *c; c++) sc_strbuf_append(&fmt, *c == '%' ? "%%" : (char[2]){*c, 0});
+  sc_strbuf_append(&fmt, "')");
+  cg_fail_msg_if(g, bad, sc_strbuf_cstr(&fmt), args, (unsigned)(1 + rx));
+  sc_strbuf_free(&fmt);
+}
+
 static bool lower_view(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, n->op->id == SC_OP_DROPOUT ? "input" : "self");
   sc_value *out = output(n, 0);
@@ -288,6 +309,7 @@ static bool lower_view(cg *g, const sc_node *n) {
     case SC_OP_SELECT: case SC_OP_NARROW: {
       int d = norm_dim(int_arg(n, "dim", 0), rx);
       LLVMValueRef at = int_value(g, n, n->op->id == SC_OP_SELECT ? "index" : "start", 0);
+      if (n->op->id == SC_OP_SELECT && !LLVMIsConstant(at)) check_select_index(g, n, x, d, at);
       LLVMValueRef neg = LLVMBuildICmp(g->B, LLVMIntSLT, at, cg_i64(g, 0), "neg");
       at = LLVMBuildSelect(g->B, neg, LLVMBuildAdd(g->B, at, x->dims[d], "w"), at, "at");
       base = offset_ptr(g, x->data, LLVMBuildMul(g->B, at, xs[d], "o"), x->v->meta.dtype);

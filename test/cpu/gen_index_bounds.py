@@ -1,5 +1,5 @@
 """gen_index_bounds.py - programs that read memory at indices from their inputs (gather,
-index_select, embedding), exported by real torch, with torch's answer for each index tried:
+index_select, embedding, select at an item()), exported by real torch, with torch's answer for each index tried:
 in range, at the edges (0, size - 1) and out of it (size, -1, -size, -size - 1, +-2^62).
 test_index_bounds.py holds shapec's libraries to them without torch.
 
@@ -130,6 +130,13 @@ m, ep = export("embedding", lambda w, i: torch.nn.functional.embedding(i, w), [w
 add("embedding", m, ep, [w, torch.tensor([[5, 0, 1], [2, 3, 4]])], "in range")
 for v in values(6):
     add("embedding", m, ep, [w, index((2, 3), v, at=4)], f"{v} at [1, 1]")
+
+# select at an index from data: x[i.item()] (torch checks it in select's kernel, the program
+# has no assert for it)
+x = data(4, 3)
+m, ep = export("select_item", lambda x, i: x[i.item()] * 2, [x, torch.tensor(1)])
+for v in values(4):
+    add("select_item", m, ep, [x, torch.tensor(v)], f"{v}")
 
 os.makedirs(OUT, exist_ok=True)
 for name, p in programs.items():
