@@ -49,28 +49,24 @@ sc_range_iv sc_iv_mul(sc_range_iv a, sc_range_iv b) {
   return hull4(c);
 }
 
+/* a // b at the corners of two ranges, with sympy's limits where a bound is infinite:
+ * x // +-oo is 0 or -1 for a finite x, and +-oo // +-oo is an infinity of the sign of the
+ * quotient (torch's ValueRanges turns sympy's nan there into that infinity).  b != 0. */
 static int64_t floordiv_pt(int64_t a, int64_t b) {
-  /* b != 0 and finite here */
-  if (is_inf(a)) return (a > 0) == (b > 0) ? SC_INT_OO : SC_NEG_INT_OO;
+  bool neg = (a < 0) != (b < 0);
+  if (is_inf(a)) return neg ? SC_NEG_INT_OO : SC_INT_OO;
+  if (is_inf(b)) return a == 0 || !neg ? 0 : -1;
   if (a == INT64_MIN && b == -1) return SC_INT_OO;
   int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  if ((a % b != 0) && neg) q--;
   return q;
 }
 
+/* For a divisor range of one sign the quotient is monotone in each operand, so its
+ * extremes are at the four corners, infinite ones included ([int_oo, int_oo], the range of
+ * a constant that saturated, gives 0 for a finite dividend). */
 sc_range_iv sc_iv_floordiv(sc_range_iv a, sc_range_iv b) {
-  /* only a divisor range of one sign gives a useful bound */
   if (b.lo <= 0 && b.hi >= 0) return sc_iv_full();
-  if (is_inf(b.lo) || is_inf(b.hi)) {
-    /* |b| >= min|b| > 0: the quotient lies between the extremes and 0 (or -1) */
-    int64_t m = b.lo > 0 ? b.lo : b.hi;
-    sc_range_iv r = sc_iv_floordiv(a, sc_iv_point(m));
-    if (r.lo > 0) r.lo = 0;
-    if (r.hi < -1) r.hi = -1;
-    if (r.hi < 0 && a.lo >= 0) r.hi = 0;
-    if (r.lo > -1 && a.lo < 0) r.lo = -1;
-    return r;
-  }
   int64_t c[4] = {floordiv_pt(a.lo, b.lo), floordiv_pt(a.lo, b.hi), floordiv_pt(a.hi, b.lo), floordiv_pt(a.hi, b.hi)};
   return hull4(c);
 }

@@ -44,6 +44,30 @@ START_TEST(test_interval_arithmetic) {
 }
 END_TEST
 
+/* Divisors whose range is infinite: a constant past int64 saturates to int_oo, whose range
+ * is [int_oo, int_oo] (s77 // 2**62 // 2, or 63 halvings).  A finite dividend gives 0 or
+ * -1 there, as sympy's x // oo; the interval code once recursed on such a divisor forever. */
+static const struct {
+  int64_t alo, ahi, blo, bhi, lo, hi;
+} floordiv_cases[] = {
+    {4, SC_INT_OO, SC_INT_OO, SC_INT_OO, 0, SC_INT_OO},
+    {3, 10, SC_INT_OO, SC_INT_OO, 0, 0},
+    {-5, -3, SC_INT_OO, SC_INT_OO, -1, -1},
+    {3, 5, SC_NEG_INT_OO, SC_NEG_INT_OO, -1, -1},
+    {0, 0, SC_NEG_INT_OO, SC_NEG_INT_OO, 0, 0},
+    {3, 10, SC_NEG_INT_OO, -2, -5, -1},
+    {-7, 9, 2, SC_INT_OO, -4, 4},
+    {SC_NEG_INT_OO, SC_INT_OO, SC_INT_OO, SC_INT_OO, SC_NEG_INT_OO, SC_INT_OO},
+};
+
+START_TEST(test_floordiv_by_infinite_divisor) {
+  sc_range_iv r = sc_iv_floordiv(sc_iv(floordiv_cases[_i].alo, floordiv_cases[_i].ahi),
+                                 sc_iv(floordiv_cases[_i].blo, floordiv_cases[_i].bhi));
+  ck_assert_int_eq(r.lo, floordiv_cases[_i].lo);
+  ck_assert_int_eq(r.hi, floordiv_cases[_i].hi);
+}
+END_TEST
+
 static bool ranges(void *env, const char *name, sc_range_iv *out) {
   (void)env;
   if (strcmp(name, "s0") == 0) *out = sc_iv(2, SC_INT_OO);
@@ -61,6 +85,23 @@ static const struct {
     {"(s1//2) <= 4", SC_TRUE},  {"Max(s0, s1) >= 4", SC_TRUE}, {"Min(s0, s1) >= 4", SC_UNKNOWN},
     {"(s0 >= 2) & (s1 > 9)", SC_FALSE}, {"(s0 < 2) | (s1 > 3)", SC_TRUE}, {"u9 >= 0", SC_UNKNOWN},
 };
+
+/* Whole size expressions whose divisor saturates: the range is found, and is sound. */
+START_TEST(test_range_of_saturated_divisions) {
+  sc_ctx *c = sc_ctx_new();
+  char chain[400] = "s0";
+  for (int i = 0; i < 63; i++) strcat(chain, "//2");
+  const char *texts[] = {"s0//4611686018427387904//2", chain, "Mod(s0//4611686018427387904//2, 3)"};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    const sc_expr *e = sc_expr_parse(c, texts[i], NULL, NULL);
+    ck_assert_ptr_nonnull(e);
+    sc_range_iv r = sc_expr_range(e, ranges, NULL);
+    ck_assert_msg(r.lo == 0 && r.hi >= 0, "%s: [%lld, %lld]", texts[i], (long long)r.lo, (long long)r.hi);
+    ck_assert_int_ne(sc_expr_decide(sc_expr_rel(c, SC_EXPR_GE, e, sc_expr_int(c, 0)), ranges, NULL), SC_FALSE);
+  }
+  sc_ctx_free(c);
+}
+END_TEST
 
 START_TEST(test_decide) {
   sc_ctx *ctx = sc_ctx_new();
@@ -347,11 +388,73 @@ START_TEST(test_facts_compare_differences) {
 }
 END_TEST
 
+/* A guard on a division by a saturated constant: no bound comes of it (the peeled bound
+ * would pass int64), so it stays a check, not a contradiction. */
+START_TEST(test_saturated_divisor_is_no_bound) {
+  sc_symbol *s = sym("s1", SC_SYM_AUTO, 32, sc_iv(2, SC_INT_OO));
+  guard("(s1//9223372036854775807) <= 1");
+  ck_assert_int_eq(env.n_violations, 0);
+  ck_assert_int_eq(s->range.lo, 2);
+  ck_assert(s->range.hi == SC_INT_OO);
+  ck_assert_int_eq(last_outcome(), SC_GUARD_RUNTIME_ASSERT);
+}
+END_TEST
+
+/* The values of one symbol a linear relation allows: what SC0607 compares. */
+static const struct {
+  const char *cond, *sym;
+  int64_t lo, hi;
+} linear_cases[] = {
+    {"2*s0 + 1 >= 9", "s0", 4, SC_INT_OO},
+    {"2*s0 >= 9", "s0", 5, SC_INT_OO},
+    {"s0 < 5", "s0", SC_NEG_INT_OO, 4},
+    {"10 - s0 > 3", "s0", SC_NEG_INT_OO, 6},
+    {"Eq(3*s0, 12)", "s0", 4, 4},
+    {"Eq(2*s0, 3)", "s0", 1, 0}, /* no integer: empty */
+    {"s0*s1 >= 2", NULL, 0, 0},
+    {"Mod(s0, 2) >= 1", NULL, 0, 0},
+    {"Ne(s0, 3)", NULL, 0, 0},
+    {"s0 + 9223372036854775807 >= 0", NULL, 0, 0}, /* a saturated constant is no bound */
+};
+
+START_TEST(test_linear_bound) {
+  sym("s0", SC_SYM_AUTO, 6, sc_iv(2, SC_INT_OO));
+  sym("s1", SC_SYM_AUTO, 4, sc_iv(2, SC_INT_OO));
+  sc_range_iv r;
+  const char *name = sc_env_linear_bound(&env, sc_expr_parse(ctx, linear_cases[_i].cond, NULL, NULL), &r);
+  if (!linear_cases[_i].sym) {
+    ck_assert_msg(name == NULL, "%s", linear_cases[_i].cond);
+    return;
+  }
+  ck_assert_msg(name && strcmp(name, linear_cases[_i].sym) == 0, "%s", linear_cases[_i].cond);
+  ck_assert_int_eq(r.lo, linear_cases[_i].lo);
+  ck_assert_int_eq(r.hi, linear_cases[_i].hi);
+}
+END_TEST
+
+/* A guard the ranges rule out is marked as never holding (the analysis reports it as the
+ * program's own contradiction when no spec symbol is in it); one false only for the sample
+ * is not. */
+START_TEST(test_never_holds_is_marked) {
+  sc_env_new_unbacked(&env, "item()", false);
+  guard("u0 >= 10");
+  guard("u0 <= 5");
+  ck_assert_int_eq(env.n_violations, 1);
+  ck_assert(env.violations[0].never_holds);
+  sym("s0", SC_SYM_AUTO, 600, sc_iv(2, SC_INT_OO));
+  guard("s0 <= 512");
+  ck_assert_int_eq(env.n_violations, 2);
+  ck_assert(!env.violations[1].never_holds);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("shape_env");
   TCase *ranges_tc = tcase_create("ranges");
   tcase_add_test(ranges_tc, test_interval_arithmetic);
   tcase_add_loop_test(ranges_tc, test_decide, 0, sizeof decide_cases / sizeof decide_cases[0]);
+  tcase_add_loop_test(ranges_tc, test_floordiv_by_infinite_divisor, 0, sizeof floordiv_cases / sizeof floordiv_cases[0]);
+  tcase_add_test(ranges_tc, test_range_of_saturated_divisions);
   suite_add_tcase(s, ranges_tc);
   TCase *tc = tcase_create("decisions");
   tcase_add_checked_fixture(tc, setup, teardown);
@@ -375,6 +478,9 @@ int main(void) {
   tcase_add_test(tc, test_false_for_the_sample_is_a_violation);
   tcase_add_test(tc, test_unbacked_checks);
   tcase_add_test(tc, test_facts_compare_differences);
+  tcase_add_test(tc, test_saturated_divisor_is_no_bound);
+  tcase_add_loop_test(tc, test_linear_bound, 0, sizeof linear_cases / sizeof linear_cases[0]);
+  tcase_add_test(tc, test_never_holds_is_marked);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }
