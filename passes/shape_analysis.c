@@ -2,6 +2,7 @@
  * program's own metas; see shape_analysis.h. */
 #include "shape_analysis.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -604,6 +605,377 @@ static void report_violations(sc_ctx *ctx, sc_analysis *a) {
   }
 }
 
+/* ---- programs that no input satisfies (SC0607) ----------------------------------------
+ *
+ * torch never writes such a program: tracing stops on the first contradiction ("Expected
+ * cond to be True, but got False.", "Cannot create Dim with inconsistent min=10, max=5",
+ * ZeroDivisionError).  An edited or hand-written file can still hold one, and its library
+ * would refuse every call; the export refuses the file instead, naming what conflicts. */
+
+#define TORCH_FALSE_CHECK "torch: Expected cond to be True, but got False."
+
+static sc_diag *impossible(sc_ctx *ctx, const char *file, const char *path, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static sc_diag *impossible(sc_ctx *ctx, const char *file, const char *path, const char *hint, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char *msg = sc_arena_vprintf(&ctx->arena, fmt, ap);
+  va_end(ap);
+  sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_IMPOSSIBLE_PROGRAM, SC_SEV_ERROR, file, path, "%s", msg);
+  sc_diag_set_hint(&ctx->diags, d, "%s", hint);
+  return d;
+}
+
+/* range_constraints with min > max (torch's Dim refuses them: "Cannot create Dim with
+ * inconsistent min=10, max=5"). */
+static bool check_file_ranges(sc_ctx *ctx, const sc_program *p) {
+  bool ok = true;
+  for (size_t i = 0; i < p->n_file_ranges; i++) {
+    const sc_range *r = &p->file_ranges[i];
+    if (!r->has_min || !r->has_max || r->min <= r->max) continue;
+    impossible(ctx, p->file, r->path, "the file was edited or written by another tool; export the model again",
+               "range_constraints gives %s the range [%lld, %lld], which holds no value, so the program accepts no "
+               "input (torch: Cannot create Dim with inconsistent min=%lld, max=%lld)",
+               r->symbol, (long long)r->min, (long long)r->max, (long long)r->min, (long long)r->max);
+    ok = false;
+  }
+  return ok;
+}
+
+/* Whether evaluating e always divides by zero (a // 0 or a % 0 on every path: not under
+ * an `or`, which Python may decide before reaching it). */
+static bool divides_by_zero(const sc_expr *e) {
+  int64_t v;
+  if ((e->kind == SC_EXPR_FLOORDIV || e->kind == SC_EXPR_MOD) && sc_expr_is_const(e->args[1], &v) && v == 0)
+    return true;
+  if (e->kind == SC_EXPR_OR) return false;
+  for (uint32_t i = 0; i < e->n_args; i++)
+    if (divides_by_zero(e->args[i])) return true;
+  return false;
+}
+
+#define ZERO_DIV_HINT "the file was edited or written by another tool; export the model again"
+
+/* Sizes and guards of the file that divide by zero: each distinct expression once, where
+ * it first occurs (user inputs, then the nodes' outputs in order, then guards_code). */
+static bool check_zero_divisors(sc_ctx *ctx, sc_analysis *a) {
+  const sc_program *p = a->program;
+  const sc_graph *g = p->graph;
+  size_t n_seen = 0, cap = 8;
+  const sc_expr **seen = sc_arena_alloc(&ctx->arena, cap * sizeof *seen);
+  for (size_t pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < (pass ? g->n_nodes : p->n_input_specs); i++) {
+      const sc_arg *outs = pass ? g->nodes[i].outputs : NULL;
+      size_t n_outs = pass ? g->nodes[i].n_outputs : 1;
+      for (size_t k = 0; k < n_outs; k++)
+        for (size_t j = 0; j < (pass ? outs[k].n_items : 1); j++) {
+          const sc_value *v = pass ? outs[k].items[j].value : sc_input_spec_value(&p->input_specs[i]);
+          if (!v) continue;
+          int rank = v->kind == SC_VALUE_TENSOR ? v->meta.rank : 1;
+          for (int d = 0; d < rank; d++) {
+            const sc_expr *e = v->kind == SC_VALUE_TENSOR ? v->meta.sizes[d] : v->expr;
+            bool dup = false;
+            for (size_t m = 0; m < n_seen && !dup; m++) dup = seen[m] == e;
+            if (!e || dup || !divides_by_zero(e)) continue;
+            if (n_seen == cap) {
+              const sc_expr **more = sc_arena_alloc(&ctx->arena, 2 * cap * sizeof *more);
+              memcpy(more, seen, cap * sizeof *seen);
+              seen = more, cap *= 2;
+            }
+            seen[n_seen++] = e;
+            const char *what = v->kind == SC_VALUE_TENSOR ? sc_arena_printf(&ctx->arena, "%s.size()[%d]", v->name, d)
+                                                          : v->name;
+            const char *path = v->kind == SC_VALUE_TENSOR && v->path
+                                   ? sc_arena_printf(&ctx->arena, "%s.sizes[%d]", v->path, d)
+                                   : v->path;
+            impossible(ctx, p->file, path, ZERO_DIV_HINT,
+                       "%s is %s in the program: division by zero, so no input gives it a value (torch: "
+                       "ZeroDivisionError: division by zero)", what, sc_expr_to_string(ctx, e));
+          }
+        }
+    }
+  for (size_t i = 0; i < p->n_guards_code; i++) {
+    sc_program_guard pg;
+    const char *err;
+    int col;
+    if (!sc_program_guard_parse(ctx, p, p->guards_code[i], &pg, &err, &col) || !divides_by_zero(pg.cond)) continue;
+    impossible(ctx, p->file, p->guards_code_paths[i], ZERO_DIV_HINT,
+               "the program's guard \"%s\" divides by zero, so it fails on every call (torch: ZeroDivisionError: "
+               "division by zero)", p->guards_code[i]);
+    n_seen++;
+  }
+  return n_seen == 0;
+}
+
+/* One end of a symbol's range and what sets it. */
+typedef struct bound_src {
+  const char *file, *path; /* where, when known */
+  const char *what;        /* in words: the guard "L['x'].size()[0] >= 10" */
+  long order;              /* the guard's index; -1 for a declared range, -2 for the rules */
+} bound_src;
+
+typedef struct sym_bounds {
+  const sc_symbol *s;
+  sc_range_iv r;
+  bound_src lo, hi;
+} sym_bounds;
+
+typedef struct bounds {
+  sc_analysis *a;
+  sym_bounds *syms;
+  size_t n;
+} bounds;
+
+static const char *iv_text(sc_ctx *ctx, sc_range_iv r) {
+  sc_strbuf sb = {0};
+  sc_iv_print(&sb, r);
+  const char *t = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return t;
+}
+
+/* A condition over the inputs' sizes (x.size()[0] <= 5); unbacked symbols keep their name. */
+static const char *sizes_text(sc_ctx *ctx, sc_analysis *a, const sc_expr *e) {
+  const char *names[16];
+  int n = sc_expr_symbols(e, names, 16);
+  for (int i = 0; i < n; i++) {
+    const sc_symbol *s = sc_env_find(&a->env, names[i]);
+    if (s && s->source && s->origin != SC_SYM_UNBACKED) e = sc_expr_subst(ctx, e, names[i], sc_expr_sym(ctx, s->source));
+  }
+  return sc_expr_to_python(ctx, e);
+}
+
+static const char *sym_text(const sc_symbol *s) {
+  return s->origin == SC_SYM_NAMED ? s->name : s->source && s->origin != SC_SYM_UNBACKED ? s->source : s->name;
+}
+
+static bound_src guard_src(sc_ctx *ctx, sc_analysis *a, size_t i) {
+  const sc_guard *g = &a->env.guards[i];
+  const sc_program *p = a->program;
+  bound_src b = {p->file, g->prov.path && *g->prov.path ? g->prov.path : NULL, NULL, (long)i};
+  if (g->prov.node == SC_PROV_GUARDS_CODE) {
+    const char *text = g->prov.shown;
+    for (size_t k = 0; k < p->n_guards_code; k++)
+      if (strcmp(p->guards_code_paths[k], g->prov.path) == 0) text = p->guards_code[k];
+    b.what = sc_arena_printf(&ctx->arena, "the guard \"%s\"", text);
+  } else if (strcmp(g->prov.rule, "range_constraints") == 0) {
+    b.what = sc_arena_printf(&ctx->arena, "range_constraints' %s", g->text ? g->text : sizes_text(ctx, a, g->expr));
+  } else if (g->prov.node == SC_PROV_SPEC) {
+    b.file = a->spec->file;
+    b.what = sc_arena_printf(&ctx->arena, "the spec's %s", sizes_text(ctx, a, g->expr));
+  } else {
+    b.what = sc_arena_printf(&ctx->arena, "the guard %s from %s", sizes_text(ctx, a, g->expr),
+                             sc_env_where(&a->env, &g->prov));
+  }
+  return b;
+}
+
+/* The range a symbol is declared with, as the library checks it (a lower bound up to 2 is
+ * tracing's assumption: sizes 0 and 1 pass), and where it is declared. */
+static void declared_bounds(sc_ctx *ctx, sc_analysis *a, sym_bounds *sb) {
+  const sc_symbol *s = sb->s;
+  sc_range_iv r = s->declared;
+  if (s->origin != SC_SYM_UNBACKED && r.lo <= 2) r.lo = s->is_int ? SC_NEG_INT_OO : 0;
+  bound_src src = {NULL, NULL, NULL, -1};
+  if (s->origin == SC_SYM_PROGRAM) {
+    const sc_range *pr = program_range(ctx, a->program, sc_expr_sym(ctx, s->name));
+    if (pr) src = (bound_src){a->program->file, pr->path,
+                              sc_arena_printf(&ctx->arena, "range_constraints' range of %s (%s) %s", s->name,
+                                              sym_text(s), iv_text(ctx, as_iv(pr))), -1};
+  } else if (s->origin == SC_SYM_UNBACKED) {
+    src.what = sc_arena_printf(&ctx->arena, "%s (%s) being a size, at least 0", s->name, s->source ? s->source : "");
+  } else if (a->spec->file) {
+    const char *path = s->spec_path;
+    for (size_t k = 0; s->dim && k < a->spec->n_roots; k++)
+      if (strcmp(a->spec->roots[k].name, s->dim->name) == 0 && a->spec->roots[k].path) path = a->spec->roots[k].path;
+    src = (bound_src){a->spec->file, path,
+                      sc_arena_printf(&ctx->arena, "the spec's range of %s %s", sym_text(s), iv_text(ctx, s->declared)),
+                      -1};
+  }
+  sb->r = r;
+  sb->lo = sb->hi = src;
+}
+
+static bool counts(const sc_guard *g) {
+  return g->outcome == SC_GUARD_INPUT || g->outcome == SC_GUARD_RUNTIME_ASSERT || g->outcome == SC_GUARD_RANGE;
+}
+
+static sym_bounds *find_bounds(bounds *b, const char *name) {
+  for (size_t i = 0; i < b->n; i++)
+    if (strcmp(b->syms[i].s->name, name) == 0) return &b->syms[i];
+  return NULL;
+}
+
+static void narrow(sym_bounds *sb, sc_range_iv r, bound_src src) {
+  if (r.lo > sb->r.lo) sb->r.lo = r.lo, sb->lo = src;
+  if (r.hi < sb->r.hi) sb->r.hi = r.hi, sb->hi = src;
+}
+
+/* Every free symbol's range from its declaration, each guard linear in it alone, and the
+ * range the rules leave it (what the library checks), with the source of each end. */
+static void collect_bounds(sc_ctx *ctx, sc_analysis *a, bounds *b) {
+  sc_shape_env *env = &a->env;
+  b->a = a;
+  b->syms = sc_arena_alloc(&ctx->arena, (env->n_symbols + 1) * sizeof *b->syms);
+  b->n = 0;
+  for (size_t i = 0; i < env->n_symbols; i++) {
+    if (env->symbols[i].replacement) continue;
+    sym_bounds *sb = &b->syms[b->n++];
+    sb->s = &env->symbols[i];
+    declared_bounds(ctx, a, sb);
+  }
+  for (size_t i = 0; i < env->n_guards; i++) {
+    if (!counts(&env->guards[i])) continue;
+    const sc_expr *e = sc_env_resolve(env, env->guards[i].expr);
+    uint32_t n = e->kind == SC_EXPR_AND ? e->n_args : 1;
+    for (uint32_t k = 0; k < n; k++) {
+      sc_range_iv r;
+      const char *name = sc_env_linear_bound(env, e->kind == SC_EXPR_AND ? e->args[k] : e, &r);
+      sym_bounds *sb = name ? find_bounds(b, name) : NULL;
+      if (sb) narrow(sb, r, guard_src(ctx, a, i));
+    }
+  }
+  for (size_t i = 0; i < b->n; i++) {
+    const sc_symbol *s = b->syms[i].s;
+    sc_range_iv r = s->origin == SC_SYM_PROGRAM || s->origin == SC_SYM_UNBACKED ? s->range : sc_analysis_reported_range(s);
+    if (s->origin != SC_SYM_UNBACKED && r.lo <= 2) r.lo = s->is_int ? SC_NEG_INT_OO : 0;
+    narrow(&b->syms[i], r,
+           (bound_src){NULL, NULL,
+                       sc_arena_printf(&ctx->arena, "the range %s that shapec's shape rules need for %s",
+                                       iv_text(ctx, r), sym_text(s)), -2});
+  }
+}
+
+static bool lookup_bounds(void *p, const char *name, sc_range_iv *out) {
+  sym_bounds *sb = find_bounds(p, name);
+  if (!sb) return false;
+  *out = sb->r;
+  return true;
+}
+
+static bool lookup_point(void *p, const char *name, int64_t *out) {
+  sym_bounds *sb = find_bounds(p, name);
+  if (!sb || sb->r.lo != sb->r.hi || sb->r.lo == SC_INT_OO || sb->r.lo == SC_NEG_INT_OO) return false;
+  *out = sb->r.lo;
+  return true;
+}
+
+/* Whether cond fails for every value the bounds allow. */
+static bool never_holds(sc_ctx *ctx, bounds *b, const sc_expr *cond) {
+  int64_t v;
+  if (sc_expr_eval(cond, lookup_point, b, &v)) return v == 0;
+  if (cond->kind >= SC_EXPR_EQ && cond->kind <= SC_EXPR_GE)
+    cond = sc_expr_rel(ctx, cond->kind, sc_expr_sub(ctx, cond->args[0], cond->args[1]), sc_expr_int(ctx, 0));
+  return sc_expr_decide(cond, lookup_bounds, b) == SC_FALSE;
+}
+
+/* "the guard "..." (guards_code[1])", with the file where it is not the diagnostic's. */
+static const char *src_text(sc_ctx *ctx, const bound_src *s, const char *diag_file) {
+  if (!s->path) return s->what;
+  if (s->file && diag_file && strcmp(s->file, diag_file) != 0)
+    return sc_arena_printf(&ctx->arena, "%s (%s: %s)", s->what, s->file, s->path);
+  return sc_arena_printf(&ctx->arena, "%s (%s)", s->what, s->path);
+}
+
+static const char *conflict_hint(const sc_analysis *a) {
+  return a->spec->file ? "make the spec's ranges agree with the program's guards, or export the model again with "
+                         "this spec"
+                       : "the program contradicts itself; export the model again";
+}
+
+/* The later of two sources is where the diagnostic points: the one that left no value. */
+static void report_empty(sc_ctx *ctx, const sc_analysis *a, const sym_bounds *sb) {
+  const bound_src *at = sb->hi.order >= sb->lo.order ? &sb->hi : &sb->lo;
+  const bound_src *other = at == &sb->hi ? &sb->lo : &sb->hi;
+  const char *file = at->file ? at->file : other->file;
+  const char *path = at->file ? at->path : other->path;
+  sc_diag *d;
+  if (at->order >= 0 && at->order == other->order)
+    d = impossible(ctx, file, path, conflict_hint(a), "no value of %s satisfies %s, so the program accepts no input (%s)",
+                   sym_text(sb->s), src_text(ctx, at, file), TORCH_FALSE_CHECK);
+  else
+    d = impossible(ctx, file, path, conflict_hint(a),
+                   "%s contradicts %s: %s >= %lld and %s <= %lld leave %s no value, so the program accepts no input "
+                   "(%s)", src_text(ctx, at, file), src_text(ctx, other, file), sym_text(sb->s), (long long)sb->r.lo,
+                   sym_text(sb->s), (long long)sb->r.hi, sym_text(sb->s), TORCH_FALSE_CHECK);
+  if (other->file && file && strcmp(other->file, file) != 0 && other->path) sc_diag_add_edit(&ctx->diags, d, other->file, other->path);
+}
+
+/* A guard that fails for every value the others leave its symbols. */
+static void report_false_guard(sc_ctx *ctx, bounds *b, size_t gi) {
+  sc_analysis *a = b->a;
+  const sc_expr *e = sc_env_resolve(&a->env, a->env.guards[gi].expr);
+  bound_src at = guard_src(ctx, a, gi);
+  sc_strbuf sb = {0};
+  const char *names[16];
+  int n = sc_expr_symbols(e, names, 16);
+  for (int i = 0; i < n; i++) {
+    const sym_bounds *s = find_bounds(b, names[i]);
+    if (!s) continue;
+    sc_strbuf_printf(&sb, "%s%s in %s", sb.len ? "; " : "", sym_text(s->s), iv_text(ctx, s->r));
+    bool lo = s->lo.what && s->r.lo != SC_NEG_INT_OO, hi = s->hi.what && s->r.hi != SC_INT_OO;
+    if (lo) sc_strbuf_printf(&sb, " by %s", src_text(ctx, &s->lo, at.file));
+    if (hi && (!lo || strcmp(s->hi.what, s->lo.what) != 0))
+      sc_strbuf_printf(&sb, "%s%s", lo ? " and " : " by ", src_text(ctx, &s->hi, at.file));
+  }
+  impossible(ctx, at.file, at.path, conflict_hint(a),
+             "%s can never hold, so the program accepts no input: %s (%s)", src_text(ctx, &at, at.file),
+             sc_strbuf_cstr(&sb), TORCH_FALSE_CHECK);
+  sc_strbuf_free(&sb);
+}
+
+/* Violations that are the program's own contradiction (a guard on its own symbols or on
+ * data-dependent ones that the ranges and facts rule out) are no fault of a spec: they
+ * leave the violation list and become again the guards they are, for the check below. */
+static size_t take_back_contradictions(sc_analysis *a, const sc_expr **taken, size_t cap) {
+  sc_shape_env *env = &a->env;
+  size_t kept = 0, n = 0;
+  for (size_t i = 0; i < env->n_violations; i++) {
+    const sc_violation *v = &env->violations[i];
+    bool own = v->never_holds && v->guard;
+    const char *names[16];
+    int k = own ? sc_expr_symbols(v->guard, names, 16) : 0;
+    for (int j = 0; j < k && own; j++) {
+      const sc_symbol *s = sc_env_find(env, names[j]);
+      own = s && (s->origin == SC_SYM_PROGRAM || s->origin == SC_SYM_UNBACKED);
+    }
+    if (!own || n == cap) {
+      env->violations[kept++] = *v;
+      continue;
+    }
+    taken[n++] = v->guard;
+    for (size_t g = 0; g < env->n_guards; g++)
+      if (env->guards[g].outcome == SC_GUARD_VIOLATION && env->guards[g].expr == v->guard)
+        env->guards[g].outcome = sc_env_is_unbacked(env, v->guard) ? SC_GUARD_RUNTIME_ASSERT : SC_GUARD_INPUT;
+  }
+  env->n_violations = kept;
+  return n;
+}
+
+/* Reports the program's contradictions: a symbol its ranges and guards leave no value, else
+ * a guard its symbols' ranges rule out.  `taken`: guards the decisions found false, each
+ * reported alone if the bounds do not show why. */
+static void check_inputs_exist(sc_ctx *ctx, sc_analysis *a, const sc_expr *const *taken, size_t n_taken) {
+  bounds b;
+  collect_bounds(ctx, a, &b);
+  size_t errors = ctx->diags.n_errors;
+  for (size_t i = 0; i < b.n; i++)
+    if (sc_iv_is_empty(b.syms[i].r)) report_empty(ctx, a, &b.syms[i]);
+  if (ctx->diags.n_errors > errors) return;
+  for (size_t i = 0; i < a->env.n_guards && ctx->diags.n_errors == errors; i++) {
+    const sc_guard *g = &a->env.guards[i];
+    if (g->outcome != SC_GUARD_INPUT && g->outcome != SC_GUARD_RUNTIME_ASSERT) continue;
+    if (never_holds(ctx, &b, sc_env_resolve(&a->env, g->expr))) report_false_guard(ctx, &b, i);
+  }
+  for (size_t i = 0; i < n_taken && ctx->diags.n_errors == errors; i++)
+    for (size_t g = 0; g < a->env.n_guards; g++)
+      if (a->env.guards[g].expr == taken[i] && counts(&a->env.guards[g])) {
+        report_false_guard(ctx, &b, g);
+        break;
+      }
+}
+
 bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, sc_analysis *out) {
   memset(out, 0, sizeof *out);
   sc_env_init(&out->env, ctx);
@@ -619,7 +991,10 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
   out->spec = spec;
   size_t errors_before = ctx->diags.n_errors;
   bool ok = true;
-  if (spec->from_program) create_program_symbols(ctx, out);
+  if (spec->from_program) {
+    if (!check_file_ranges(ctx, p)) return false;
+    create_program_symbols(ctx, out);
+  }
   for (size_t i = 0; i < spec->n_inputs; i++) {
     const sc_input_dims *in = &spec->inputs[i];
     if (in->value) {
@@ -633,7 +1008,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     sc_value *v = sc_input_spec_value(s);
     if (s->kind != SC_INPUT_USER && v && v->kind == SC_VALUE_TENSOR) ok &= create_state_dims(ctx, out, v);
   }
-  if (!ok) return false;
+  if (!ok || !check_zero_divisors(ctx, out)) return false;
   /* What tracing established: without a spec, facts the rules need not establish again;
    * with one, guards decided as torch decides its tracing's guards under that spec (a
    * Python `if` on a size narrows an AUTO dim, and violates a named Dim's range). */
@@ -685,6 +1060,10 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     if (out->completed) compare_with_metas(ctx, out);
   }
   sc_env_finalize(&out->env);
+  const sc_expr *taken[16];
+  size_t n_taken = take_back_contradictions(out, taken, 16);
+  if (!out->env.n_violations && out->completed && (n_taken || ctx->diags.n_errors == errors_before))
+    check_inputs_exist(ctx, out, taken, n_taken);
   report_violations(ctx, out);
   return ctx->diags.n_errors == errors_before;
 }

@@ -9,7 +9,9 @@
  *           symbols, ranges and guards are the program's own (its metas, range_constraints
  *           and guards_code), and every node's derived shape is compared with its meta
  *           (warning SC0605 where they differ).  The program's guards_code holds either
- *           way (SC_GUARD_INPUT). */
+ *           way (SC_GUARD_INPUT).  A program that no input satisfies (guards, asserts and
+ *           ranges that contradict each other, a range with min > max, a size or guard
+ *           dividing by zero) is error SC0607, naming the conflicting parts. */
 #ifndef SC_SHAPE_ANALYSIS_H
 #define SC_SHAPE_ANALYSIS_H
 

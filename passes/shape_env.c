@@ -254,6 +254,7 @@ sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, con
   /* by default the guard's first size names it; callers that know the Dim say so */
   v->label = NULL;
   v->note = NULL;
+  v->never_holds = false;
   const char *names[1];
   if (guard && sc_expr_symbols(guard, names, 1)) {
     sc_symbol *s = sc_env_find(env, names[0]);
@@ -786,12 +787,17 @@ static const sc_expr *unwrap_floordiv(sc_ctx *ctx, const sc_expr *d) {
   int64_t k;
   if (!fd || !sc_expr_is_const(fd->args[1], &k) || k <= 0) return NULL;
   const sc_expr *x = fd->args[0];
+  /* a bound past int64 (a divisor that saturated, X // int_oo) is no usable bound */
+  int64_t qk, top;
+  if (a == INT64_MIN || b == INT64_MIN) return NULL;
   if (a > 0) { /* F >= ceil(-b/a)  ->  X >= q*k */
     int64_t q = ceil_div(-b, a);
-    return sc_expr_sub(ctx, x, sc_expr_int(ctx, q * k));
+    if (__builtin_mul_overflow(q, k, &qk)) return NULL;
+    return sc_expr_sub(ctx, x, sc_expr_int(ctx, qk));
   }
   int64_t q = floor_div(b, -a); /* F <= q  ->  X <= q*k + k - 1 */
-  return sc_expr_sub(ctx, sc_expr_int(ctx, q * k + k - 1), x);
+  if (__builtin_mul_overflow(q, k, &qk) || __builtin_add_overflow(qk, k - 1, &top)) return NULL;
+  return sc_expr_sub(ctx, sc_expr_int(ctx, top), x);
 }
 
 /* cond is lhs REL rhs; returns d with the condition equivalent to d >= 0. */
@@ -824,7 +830,7 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
   const sc_expr *sym = as_linear(ctx, d, &a, &b);
   /* peel floor divisions, innermost last: (((s - 1)//2 - 1)//2 >= 0  ->  s >= 3 */
   for (const sc_expr *u = d; !sym && (u = unwrap_floordiv(ctx, u));) sym = as_linear(ctx, u, &a, &b);
-  sc_symbol *s = sym ? sc_env_find(env, sym->name) : NULL;
+  sc_symbol *s = sym && a != INT64_MIN && b != INT64_MIN ? sc_env_find(env, sym->name) : NULL;
   if (!s) {
     record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
     return;
@@ -843,7 +849,7 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
   sc_range_iv before = s->range, after = sc_iv_intersect(before, bound);
   if (sc_iv_is_empty(after)) {
     sc_env_violation(env, prov, e, NULL, 0, "The generated guard %s can never hold: %s has the range %s.",
-                     input_text(env, e), user_name(s), range_str(env, before));
+                     input_text(env, e), user_name(s), range_str(env, before))->never_holds = true;
     return;
   }
   if (s->origin == SC_SYM_NAMED && (after.lo > before.lo || after.hi < before.hi)) {
@@ -863,6 +869,25 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
     if (check_replacement(env, s, v, e, prov)) record(env, e, SC_GUARD_SPECIALIZATION, prov, s->name);
     set_replacement(env, s, v, e, prov);
   }
+}
+
+const char *sc_env_linear_bound(sc_shape_env *env, const sc_expr *cond, sc_range_iv *out) {
+  sc_ctx *ctx = env->ctx;
+  cond = sc_env_resolve(env, cond);
+  bool eq = cond->kind == SC_EXPR_EQ;
+  if (!eq && cond->kind != SC_EXPR_GE && cond->kind != SC_EXPR_GT && cond->kind != SC_EXPR_LE &&
+      cond->kind != SC_EXPR_LT)
+    return NULL;
+  const sc_expr *d = eq ? sc_expr_sub(ctx, cond->args[0], cond->args[1]) : as_nonneg(ctx, cond);
+  int64_t a, b;
+  const sc_expr *sym = as_linear(ctx, d, &a, &b);
+  /* saturated coefficients stand for int_oo: no exact bound */
+  if (!sym || a == INT64_MIN || a == INT64_MAX || b == INT64_MIN || b == INT64_MAX) return NULL;
+  *out = sc_iv_full();
+  if (eq) *out = b % a ? sc_iv(1, 0) : sc_iv_point(-b / a); /* a*s + b == 0 */
+  else if (a > 0) out->lo = ceil_div(-b, a);                 /* a*s + b >= 0 */
+  else out->hi = floor_div(b, -a);
+  return sym->name;
 }
 
 /* ---- the decision -------------------------------------------------------------------- */
@@ -980,7 +1005,7 @@ void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *p
   }
   if (t == SC_FALSE) {
     sc_env_violation(env, prov, e, NULL, 0, "The generated guard %s can never hold for the allowed input sizes.",
-                     input_text(env, e));
+                     input_text(env, e))->never_holds = true;
     return;
   }
   switch (e->kind) {

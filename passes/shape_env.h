@@ -105,6 +105,8 @@ typedef struct sc_violation {
   size_t n_fixes;
   sc_provenance prov;
   const sc_expr *guard;
+  bool never_holds;        /* the guard is false for every value the ranges and facts allow: on
+                              the program's own symbols alone, the program contradicts itself */
 } sc_violation;
 
 typedef struct sc_shape_env {
@@ -154,6 +156,10 @@ bool sc_env_is_unbacked(sc_shape_env *env, const sc_expr *e);
  * each of its parts): the guards torch recorded while tracing, which it re-derives no
  * more than shapec should. */
 void sc_env_add_fact(sc_shape_env *env, const sc_expr *cond);
+/* For a relation linear in one symbol (a*s + b REL 0 with REL one of == < <= > >=, after
+ * resolving): returns the symbol's name and sets *out to the values of it that satisfy
+ * the relation (empty when none does: 2*s == 3); NULL for any other condition. */
+const char *sc_env_linear_bound(sc_shape_env *env, const sc_expr *cond, sc_range_iv *out);
 /* Records a guard checked on the input sizes before the run (SC_GUARD_INPUT). */
 void sc_env_input_guard(sc_shape_env *env, const sc_expr *cond, const char *text, const sc_provenance *prov);
 
