@@ -94,10 +94,7 @@ class Model:
                     x = np.from_dlpack(x.detach())
                 except (AttributeError, TypeError, RuntimeError, BufferError):  # older NumPy, or bool
                     x = x.detach().numpy()
-            a = np.asarray(x)
-            if a.ndim == 0 and ndim == 0 and dtype and a.dtype != np.dtype(dtype):
-                a = a.astype(dtype)  # a Python int, float or bool for a scalar input
-            arrays.append(np.ascontiguousarray(a))  # strided: one copy, in C order
+            arrays.append(_host_array(x, ndim, dtype))
         if device is not None:
             import torch
             for k, (name, a) in enumerate(zip(self.input_names, arrays)):
@@ -207,6 +204,21 @@ class Model:
         else:
             result = outs_buf
         return result[0] if len(result) == 1 else tuple(result)
+
+
+def _host_array(x, ndim, dtype):
+    """x as the library reads it: a C-ordered, aligned NumPy array in this machine's byte
+    order, of the same rank (a Python int, float or bool, or a 0-d array, stays 0-d).  A
+    strided, misaligned or byte-swapped array is copied once; a 0-d input of another
+    dtype is converted to the model's, as torch converts a Python number."""
+    a = np.asarray(x)
+    if not a.dtype.isnative:  # big-endian data on a little-endian machine: the library reads native order
+        a = a.astype(a.dtype.newbyteorder("="))
+    if a.ndim == 0 and ndim == 0 and dtype and a.dtype != np.dtype(dtype):
+        a = a.astype(dtype)
+    if not (a.flags.c_contiguous and a.flags.aligned):
+        a = a.copy(order="C")  # not np.ascontiguousarray, which makes a 0-d array 1-d
+    return a
 
 
 def _to_torch(torch, a):

@@ -5,13 +5,18 @@ usage: test_package.py SHAPEC SOURCE_DIR    (Debian's /usr/bin/python3, with pyt
 
 The tutorial model as torch 2.14.1 exported it (test/real/corpus/2.14/zoo_tutorial) is
 exported by shapec and called from Python: NumPy arrays and torch tensors in and out
-(DLPack), keyword inputs, transposed and sliced (non-contiguous) inputs, output_shapes, a
-failed guard as shapec.GuardError, thread settings, and two libraries in one process."""
+(DLPack), keyword inputs, transposed and sliced (non-contiguous) inputs, big-endian inputs,
+output_shapes, a failed guard as shapec.GuardError, thread settings, and two libraries in
+one process.  Then 0-d inputs: the SymInt n of int_dynamic (x[:n] * 2 + n, real torch
+2.14.1's program and outputs) as a Python int, NumPy scalars, 0-d arrays and tensors, and a
+0-d float32 and a 0-d bool input (check_ge's program edited to x * s + flag) as Python
+numbers, NumPy scalars and 0-d arrays."""
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 import numpy as np
 import torch
@@ -48,6 +53,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check(isinstance(got, tuple) and all(isinstance(g, np.ndarray) for g in got), "NumPy in: a tuple of NumPy arrays out")
     err = max(float(np.abs(g - w).max()) for g, w in zip(got, want))
     check(err < 1e-5, f"matches torch 2.14.1's outputs (max error {err:.1e})")
+
+    big = {k: v.astype(v.dtype.newbyteorder(">")) for k, v in sample.items()}  # the same values, byte-swapped
+    got_be = m(*[big[k] for k in names])
+    check(all(np.array_equal(a, b) for a, b in zip(got, got_be)), "big-endian inputs give the native inputs' outputs")
 
     got_kw = m(**{n: sample[n] for n in reversed(names)})
     check(all(np.array_equal(a, b) for a, b in zip(got, got_kw)), "keyword inputs in any order")
@@ -105,5 +114,62 @@ with tempfile.TemporaryDirectory() as tmp:
     except shapec.GuardError:
         check(m.output_shapes(**wider)[0][0] == sample["w"].shape[0] + 2,
               "the static library refuses a size the dynamic one, loaded in the same process, accepts")
+
+
+
+def scaled_program(tmp):
+    """check_ge (x + 1 with torch._check(x.shape[0] >= 4), real torch 2.14) made x * s + flag
+    with s a 0-d float32 input and flag a 0-d bool input."""
+    with zipfile.ZipFile(os.path.join(src, "test", "real", "corpus", "2.14", "check_ge", "model.pt2")) as z:
+        p = json.loads(z.read(next(m for m in z.namelist() if m.endswith("models/model.json"))))
+    g = p["graph_module"]["graph"]
+    for name, code in (("s", 7), ("flag", 12)):  # torch's ScalarType FLOAT, BOOL
+        g["inputs"].append({"as_tensor": {"name": name}})
+        p["graph_module"]["signature"]["input_specs"].append({"user_input": {"arg": {"as_tensor": {"name": name}}}})
+        g["tensor_values"][name] = dict(g["tensor_values"]["x"], dtype=code, sizes=[], strides=[])
+    first = g["nodes"][0]
+    first.update(target="torch.ops.aten.mul.Tensor", name="mul", outputs=[{"as_tensor": {"name": "mul"}}])
+    first["inputs"][1] = {"name": "other", "arg": {"as_tensor": {"name": "s"}}, "kind": 1}
+    g["tensor_values"]["mul"] = g["tensor_values"]["add"]
+    g["nodes"].append(dict(first, target="torch.ops.aten.add.Tensor", name="add", outputs=[{"as_tensor": {"name": "add"}}],
+                           inputs=[{"name": "self", "arg": {"as_tensor": {"name": "mul"}}, "kind": 1},
+                                   {"name": "other", "arg": {"as_tensor": {"name": "flag"}}, "kind": 1}]))
+    path = os.path.join(tmp, "scaled.json")
+    with open(path, "w") as f:
+        json.dump(p, f)
+    return path
+
+
+# 0-d inputs (Python numbers, NumPy scalars, 0-d arrays and tensors) and big-endian arrays
+with tempfile.TemporaryDirectory() as tmp:
+    dyn = os.path.join(src, "test", "real", "corpus", "2.14", "int_dynamic")  # x[:n] * 2 + n, n a SymInt
+    dyn_answers = json.load(open(os.path.join(dyn, "answers.json")))
+    x8 = np.array(dyn_answers["sample_inputs"][0]["data"], np.float32).reshape(dyn_answers["sample_inputs"][0]["shape"])
+    n = dyn_answers["sample_inputs"][1]["value"]
+    want_dyn = np.array(dyn_answers["sample_outputs"][0]["data"], np.float32).reshape(dyn_answers["sample_outputs"][0]["shape"])
+    for out, model in (("int_dynamic", os.path.join(dyn, "model.pt2")), ("scaled", scaled_program(tmp))):
+        subprocess.run([shapec_bin, "export", model, "-o", os.path.join(tmp, out), "-q"], check=True, capture_output=True)
+    m = shapec.load(os.path.join(tmp, "int_dynamic", "model.so"))
+    for label, k in (("a Python int", n), ("a NumPy int64", np.int64(n)), ("a 0-d int64 array", np.array(n)),
+                     ("a big-endian 0-d int64", np.array(n, ">i8")), ("a 0-d int32 array", np.array(n, np.int32)),
+                     ("a 0-d torch tensor", torch.tensor(n))):
+        try:
+            got_n = m(x8, k)
+            got_n = got_n.numpy() if isinstance(got_n, torch.Tensor) else got_n
+            check(np.allclose(got_n, want_dyn, atol=1e-5), f"int_dynamic with n as {label} matches torch 2.14.1")
+        except (shapec.ShapecError, TypeError) as e:
+            check(False, f"int_dynamic with n as {label}: {e}")
+    m = shapec.load(os.path.join(tmp, "scaled", "model.so"))
+    x = np.arange(6, dtype=np.float32)
+    for label, s_, flag in (("Python float and bool", 0.5, True), ("NumPy scalars", np.float32(0.5), np.bool_(False)),
+                            ("0-d arrays", np.array(0.5), np.array(True)), ("keywords", 0.5, False)):
+        try:
+            got_s = m(x=x, s=s_, flag=flag) if label == "keywords" else m(x, s_, flag)
+            check(np.array_equal(got_s, x * np.float32(s_) + np.float32(flag)), f"x * s + flag with {label}")
+        except (shapec.ShapecError, TypeError) as e:
+            check(False, f"x * s + flag with {label}: {e}")
+    for label, xs in (("float32", x.astype(">f4")), ("sliced float32", np.arange(12, dtype=">f4")[::2])):
+        check(not xs.dtype.isnative and np.array_equal(m(xs, 2.0, False), xs.astype(np.float32) * 2),
+              f"a big-endian {label} input is read by value")
 
 sys.exit(checks.finish())
