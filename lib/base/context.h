@@ -16,6 +16,7 @@ typedef struct sc_ctx {
   sc_diags diags;
   sc_strmap names;               /* interned strings */
   struct sc_expr_table *exprs;   /* hash-consed expressions, see ir/symexpr.c */
+  struct sc_budget *budget;      /* the input file being read: what it may still allocate (budget.h), or NULL */
   bool verbose;                  /* print each phase's time as it ends (phase.h) */
   double started;                /* when the first timed phase began */
 } sc_ctx;

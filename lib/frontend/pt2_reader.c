@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zip.h>
 
 #include "json_reader.h"
+#include "lib/base/budget.h"
 #include "lib/base/digest.h"
 #include "lib/base/fileio.h"
 #include "model_reader.h"
@@ -33,9 +35,10 @@ typedef struct archive {
   zip_t *zip;
   char root[256];            /* "name/", or "" for an archive without a root folder */
   sc_strided *views;         /* the weights found so far (heap) */
-  size_t n_views;
+  size_t n_views, cap_views;
   unsigned char **raw;       /* member bytes the views point into (heap) */
-  size_t n_raw;
+  size_t n_raw, cap_raw;
+  sc_budget budget;          /* what reading the archive may take, all members at every level */
   sc_torch_tensors pickled;  /* tensors of torch.save files and their storages */
 } archive;
 
@@ -65,6 +68,14 @@ static unsigned char *read_member(archive *a, const char *name, size_t *len, boo
   }
   if (!sc_zip_size_plausible(&st) || st.size > SC_PT2_MAX_MEMBER) {
     arc_error(a, SC_DIAG_PT2_CORRUPT, name, "member %s has an implausible size", name);
+    return NULL;
+  }
+  if (!sc_budget_charge(&a->budget, st.size + 1)) {
+    sc_arena *arena = &a->ctx->arena;
+    sc_diag *d = arc_error(a, SC_DIAG_PT2_PAYLOAD_SIZE, name,
+                           "member %s inflates to %s: more than reading this archive may take, %s", name,
+                           sc_budget_bytes(arena, st.size), sc_budget_describe(arena, &a->budget));
+    sc_diag_set_hint(&a->ctx->diags, d, "%s", sc_budget_hint(arena, &a->budget, st.size + 1));
     return NULL;
   }
   zip_file_t *f = zip_fopen(a->zip, name, 0);
@@ -163,14 +174,48 @@ static const char *find_model(archive *a, char *name, size_t cap) {
 
 /* Keeps a member's bytes until the weights are built. */
 static void keep_raw(archive *a, unsigned char *bytes) {
-  a->raw = sc_xrealloc(a->raw, (a->n_raw + 1) * sizeof *a->raw);
+  if (a->n_raw == a->cap_raw) {
+    a->cap_raw = a->cap_raw ? a->cap_raw * 2 : 16;
+    a->raw = sc_xrealloc(a->raw, a->cap_raw * sizeof *a->raw);
+  }
   a->raw[a->n_raw++] = bytes;
 }
 
-static bool add_view(archive *a, const sc_strided *v) {
-  a->views = sc_xrealloc(a->views, (a->n_views + 1) * sizeof *a->views);
+static void add_view(archive *a, const sc_strided *v) {
+  if (a->n_views == a->cap_views) {
+    a->cap_views = a->cap_views ? a->cap_views * 2 : 16;
+    a->views = sc_xrealloc(a->views, a->cap_views * sizeof *a->views);
+  }
   a->views[a->n_views++] = *v;
-  return true;
+}
+
+typedef struct named {
+  const char *name; /* interned: equal names are equal pointers */
+  size_t i;
+} named;
+
+static int compare_named(const void *a, const void *b) {
+  const named *x = a, *y = b;
+  if (x->name != y->name) return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* A name found twice (in the state dict and the constants, or twice in a config) keeps its
+ * first tensor, as the lookup by name would find it; so the weights' index holds every
+ * name once and binding stays a hash lookup per weight.  Sorted, O(n log n). */
+static void drop_repeated_names(archive *a) {
+  size_t n = a->n_views;
+  named *sorted = sc_xmalloc((n ? n : 1) * sizeof *sorted);
+  bool *drop = sc_xcalloc(n ? n : 1, sizeof *drop);
+  for (size_t i = 0; i < n; i++) sorted[i] = (named){a->views[i].name, i};
+  qsort(sorted, n, sizeof *sorted, compare_named);
+  for (size_t k = 1; k < n; k++) drop[sorted[k].i] = sorted[k].name == sorted[k - 1].name;
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!drop[i]) a->views[kept++] = a->views[i];
+  a->n_views = kept;
+  free(drop);
+  free(sorted);
 }
 
 /* A raw payload's view from its TensorMeta: concrete sizes, strides and offset. */
@@ -309,6 +354,8 @@ bool sc_pt2_read(sc_ctx *ctx, const char *path, sc_program **program, sc_weights
   int zerr = 0;
   zip_t *z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
   archive a = {.ctx = ctx, .path = sc_arena_strdup(&ctx->arena, path), .zip = z};
+  struct stat st;
+  sc_budget_init(&a.budget, stat(path, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0);
   if (!z) {
     zip_error_t e;
     zip_error_init_with_code(&e, zerr);
@@ -319,6 +366,15 @@ bool sc_pt2_read(sc_ctx *ctx, const char *path, sc_program **program, sc_weights
     zip_error_fini(&e);
     return false;
   }
+  /* the archive's digest first, while nothing else takes memory (its pages go with the view) */
+  char sha256[SC_SHA256_HEX_LEN + 1] = "";
+  sc_file_view view;
+  if (sc_file_view_open(ctx, path, &view)) {
+    sc_sha256_hex(view.data, view.len, sha256);
+    sc_file_view_close(&view);
+  }
+  sc_budget *outer = ctx->budget; /* the torch.save files inside charge the archive's budget */
+  ctx->budget = &a.budget;
   bool ok;
   if (has_member(&a, "serialized_exported_program.json")) {
     ok = read_legacy(&a, program);
@@ -337,17 +393,15 @@ bool sc_pt2_read(sc_ctx *ctx, const char *path, sc_program **program, sc_weights
     }
   }
   if (ok && a.n_views) {
+    drop_repeated_names(&a);
     *weights = sc_strided_to_weights(ctx, a.path, a.views, a.n_views);
     ok = *weights != NULL;
   }
   if (ok && *program) { /* the archive is the model's file: its name and digest */
     (*program)->source = a.path;
-    sc_file_view view;
-    if (sc_file_view_open(ctx, path, &view)) {
-      sc_sha256_hex(view.data, view.len, (*program)->sha256);
-      sc_file_view_close(&view);
-    }
+    memcpy((*program)->sha256, sha256, sizeof sha256);
   }
+  ctx->budget = outer;
   for (size_t i = 0; i < a.n_raw; i++) free(a.raw[i]);
   free(a.raw);
   free(a.views);

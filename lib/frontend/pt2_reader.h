@@ -17,7 +17,10 @@
 
 /* True when the file starts with a zip signature. */
 bool sc_pt2_looks_like_archive(const char *path);
-/* Reads the program and its weights (NULL when the archive holds none).  Returns false
+/* Reads the program and its weights (NULL when the archive holds none).  Everything the
+ * archive makes shapec allocate (its members inflated, the torch.save files inside them
+ * and their pickles, the weights unpacked) is charged to one budget for the file
+ * (lib/base/budget.h): past it, SC0703 naming the member and the limit.  Returns false
  * with errors recorded (pt2-*, or file-read when the file cannot be opened). */
 bool sc_pt2_read(sc_ctx *ctx, const char *path, sc_program **program, sc_weights **weights);
 

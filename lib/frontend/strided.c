@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "lib/base/budget.h"
+
 void sc_strided_set_contiguous(sc_strided *s) {
   int64_t step = 1;
   for (int i = s->rank - 1; i >= 0; i--) {
@@ -95,6 +97,14 @@ sc_weights *sc_strided_to_weights(sc_ctx *ctx, const char *file, const sc_stride
     total += (count * sc_dtype_size(views[i].dtype) + WEIGHT_ALIGN - 1) / WEIGHT_ALIGN * WEIGHT_ALIGN;
   }
   if (!ok) return NULL;
+  if (ctx->budget && !sc_budget_charge(ctx->budget, total + 1)) { /* stride-0 and overlapping views unpack to more */
+    sc_arena *a = &ctx->arena;
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PT2_PAYLOAD_SIZE, SC_SEV_ERROR, file, NULL,
+                              "the %zu stored tensors unpack to %s: more than reading this file may take, %s", n,
+                              sc_budget_bytes(a, total), sc_budget_describe(a, ctx->budget));
+    sc_diag_set_hint(&ctx->diags, d, "%s", sc_budget_hint(a, ctx->budget, total + 1));
+    return NULL;
+  }
   sc_weights *w = sc_arena_alloc(&ctx->arena, sizeof *w);
   w->file = file;
   w->buffer = sc_xmalloc((size_t)total + 1);

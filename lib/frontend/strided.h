@@ -34,7 +34,8 @@ bool sc_strided_check(const sc_strided *s, const char **why);
 
 /* The weights of n checked views, each copied out contiguously into one heap buffer
  * (w->buffer, released by sc_weights_free).  file names them in diagnostics.  NULL with
- * SC0703 when a view does not fit its storage. */
+ * SC0703 when a view does not fit its storage, or when the buffer would pass ctx->budget
+ * (the file being read, when there is one: stride-0 views unpack to more than they store). */
 sc_weights *sc_strided_to_weights(sc_ctx *ctx, const char *file, const sc_strided *views, size_t n);
 
 #endif

@@ -2,9 +2,11 @@
  * nothing else; see torch_pickle.h.
  *
  * The machine knows the opcodes of pickle protocols 2 to 5 that torch.save emits (and a
- * few neighbours), keeps every value in the context's arena, and bounds its stack, memo
- * and input.  A GLOBAL only names one of the known callables; REDUCE applies it to its
- * arguments by shapec's own rules. */
+ * few neighbours), keeps its values in an arena of its own that goes when the file is
+ * read, and bounds its stack and memo; every value it builds is charged to the budget of
+ * the file being read (lib/base/budget.h), so a pickle inflated from a few kilobytes
+ * cannot take gigabytes.  A GLOBAL only names one of the known callables; REDUCE applies
+ * it to its arguments by shapec's own rules. */
 #include "torch_pickle.h"
 
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <zip.h>
 
+#include "lib/base/budget.h"
 #include "zip_member.h"
 
 typedef enum pv_kind {
@@ -24,32 +27,40 @@ typedef enum pv_fn {
   FN_ORDERED_DICT, FN_REBUILD_TENSOR_V2, FN_REBUILD_PARAMETER, FN_REBUILD_PARAMETER_WITH_STATE, FN_STORAGE_TYPE
 } pv_fn;
 
+/* One value: 40 bytes.  Tuples, marks, None and the booleans are never changed once built,
+ * so the machine keeps one of each that carries nothing (its `shared` values). */
 typedef struct pv {
   pv_kind kind;
-  int64_t i;              /* BOOL, INT; GLOBAL: its pv_fn */
-  double f;
-  const char *s;          /* STR; GLOBAL: "module.name"; STORAGE: its key */
-  struct pv **items;      /* TUPLE, LIST; DICT: key, value, key, value ... */
-  size_t n, cap;
   sc_dtype dtype;         /* GLOBAL of a storage type, STORAGE, TENSOR */
-  sc_strided *view;       /* TENSOR: storage is still unset (the key is in s) */
+  uint32_t n, cap;        /* TUPLE, LIST, DICT: items used and allocated */
+  union {
+    int64_t i;            /* BOOL, INT; GLOBAL: its pv_fn */
+    double f;
+  };
+  const char *s;          /* STR; GLOBAL: "module.name"; STORAGE, TENSOR: the storage's key */
+  union {
+    struct pv **items;    /* TUPLE, LIST; DICT: key, value, key, value ... */
+    sc_strided *view;     /* TENSOR: storage is still unset (the key is in s) */
+  };
 } pv;
 
-enum { MAX_STACK = 1 << 16, MAX_MEMO = 1 << 20 };
+enum { MAX_STACK = 1 << 16, MAX_MEMO = 1 << 20, MAX_ITEMS = 1 << 30 };
 
 typedef struct machine {
   sc_ctx *ctx;
+  sc_arena *arena;        /* the values; freed when the file is read */
   const char *display;
   const unsigned char *p, *end, *start;
   pv **stack;
   size_t depth;
-  pv **memo;
-  size_t n_memo;
+  pv **memo;              /* heap, cap_memo slots; n_memo of them set */
+  size_t n_memo, cap_memo;
+  pv mark, none, yes, no, empty_tuple;
   bool failed;
 } machine;
 
-static bool fail(machine *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(machine *m, const char *fmt, ...) {
+static bool fail_hint(machine *m, const char *hint, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail_hint(machine *m, const char *hint, const char *fmt, ...) {
   if (m->failed) return false;
   char msg[512];
   va_list ap;
@@ -57,32 +68,66 @@ static bool fail(machine *m, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   const char *where = sc_arena_printf(&m->ctx->arena, "data.pkl@%ld", (long)(m->p - m->start));
-  sc_diag *d = sc_diags_add(&m->ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, m->display, where, "%s", msg);
-  sc_diag_set_hint(&m->ctx->diags, d, "shapec reads plain tensors saved by torch.save; save the weights as a "
-                                      "state dict of tensors (no tensor subclasses or custom objects)");
+  sc_diag_code code = hint ? SC_DIAG_PT2_PAYLOAD_SIZE : SC_DIAG_PT2_PICKLED;
+  sc_diag *d = sc_diags_add(&m->ctx->diags, code, SC_SEV_ERROR, m->display, where, "%s", msg);
+  sc_diag_set_hint(&m->ctx->diags, d, "%s", hint ? hint : "shapec reads plain tensors saved by torch.save; save the weights as a "
+                                                          "state dict of tensors (no tensor subclasses or custom objects)");
   m->failed = true;
   return false;
 }
 
+#define fail(m, ...) fail_hint(m, NULL, __VA_ARGS__)
+
+/* Memory for the machine's values, charged to the file's budget: NULL (with an error)
+ * past it. */
+static void *m_alloc(machine *m, size_t size) {
+  sc_budget *b = m->ctx->budget;
+  size_t rounded = (size + 15u) & ~(size_t)15u;
+  if (rounded < size || (b && !sc_budget_charge(b, rounded))) {
+    sc_arena *a = &m->ctx->arena;
+    fail_hint(m, b ? sc_budget_hint(a, b, rounded) : "the pickle is damaged",
+              "the pickle builds more than reading this file may take%s%s", b ? ", " : "", b ? sc_budget_describe(a, b) : "");
+    return NULL;
+  }
+  return sc_arena_alloc(m->arena, size);
+}
+
 static pv *pv_new(machine *m, pv_kind kind) {
-  pv *v = sc_arena_alloc(&m->ctx->arena, sizeof *v);
-  memset(v, 0, sizeof *v);
-  v->kind = kind;
+  pv *v = m_alloc(m, sizeof *v);
+  if (v) v->kind = kind;
   return v;
 }
 
-static void pv_append(machine *m, pv *c, pv *item) {
-  if (c->n == c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 4;
-    pv **items = sc_arena_alloc(&m->ctx->arena, cap * sizeof *items);
-    if (c->n) memcpy(items, c->items, c->n * sizeof *items);
-    c->items = items;
-    c->cap = cap;
+/* A new container of `kind` with room for cap items. */
+static pv *pv_container(machine *m, pv_kind kind, size_t cap) {
+  if (cap > MAX_ITEMS) {
+    fail(m, "a container of the pickle holds more than %d items", MAX_ITEMS);
+    return NULL;
   }
-  c->items[c->n++] = item;
+  pv *c = pv_new(m, kind);
+  if (!c || !cap) return c;
+  c->items = m_alloc(m, cap * sizeof *c->items);
+  c->cap = (uint32_t)cap;
+  return c->items ? c : NULL;
 }
 
+static bool pv_append(machine *m, pv *c, pv *item) {
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? (size_t)c->cap * 2 : 4;
+    if (cap > MAX_ITEMS) return fail(m, "a container of the pickle holds more than %d items", MAX_ITEMS);
+    pv **items = m_alloc(m, cap * sizeof *items);
+    if (!items) return false;
+    if (c->n) memcpy(items, c->items, c->n * sizeof *items);
+    c->items = items;
+    c->cap = (uint32_t)cap;
+  }
+  c->items[c->n++] = item;
+  return true;
+}
+
+/* Pushes v; false when v is NULL (its allocation failed, already reported). */
 static bool push(machine *m, pv *v) {
+  if (!v) return false;
   if (m->depth == MAX_STACK) return fail(m, "the pickle's stack grows past %d values", MAX_STACK);
   m->stack[m->depth++] = v;
   return true;
@@ -112,8 +157,11 @@ static pv *pop_to_mark(machine *m, pv_kind kind) {
     fail(m, "the pickle has no MARK where one is needed");
     return NULL;
   }
-  pv *c = pv_new(m, kind);
-  for (size_t i = mark; i < m->depth; i++) pv_append(m, c, m->stack[i]);
+  size_t n = m->depth - mark;
+  pv *c = kind == PV_TUPLE && n == 0 ? &m->empty_tuple : pv_container(m, kind, n);
+  if (!c) return NULL;
+  if (n) memcpy(c->items, m->stack + mark, n * sizeof *c->items);
+  c->n = (uint32_t)n;
   m->depth = mark - 1;
   return c;
 }
@@ -130,35 +178,47 @@ static uint64_t read_le(machine *m, size_t n) {
   return v;
 }
 
-static bool push_string(machine *m, size_t len) {
+static bool push_string(machine *m, uint64_t len) {
   if (!need(m, len)) return false;
   pv *v = pv_new(m, PV_STR);
-  char *s = sc_arena_alloc(&m->ctx->arena, len + 1);
-  memcpy(s, m->p, len);
+  char *s = v ? m_alloc(m, (size_t)len + 1) : NULL;
+  if (!s) return false;
+  memcpy(s, m->p, (size_t)len);
   s[len] = '\0';
   m->p += len;
   v->s = s;
   return push(m, v);
 }
 
+/* memo[index] = the top of the stack; the memo grows by doubling (it was one slot per
+ * MEMOIZE, which copied it each time). */
 static bool memo_put(machine *m, uint64_t index) {
   pv *v = top(m);
   if (!v) return false;
   if (index >= MAX_MEMO) return fail(m, "memo index %llu is out of range", (unsigned long long)index);
-  if (index >= m->n_memo) {
-    size_t n = (size_t)index + 1;
-    pv **memo = realloc(m->memo, n * sizeof *memo);
+  if (index >= m->cap_memo) {
+    size_t cap = m->cap_memo ? m->cap_memo : 64;
+    while (cap <= index) cap *= 2;
+    if (cap > MAX_MEMO) cap = MAX_MEMO;
+    sc_budget *b = m->ctx->budget;
+    if (b && !sc_budget_charge(b, (cap - m->cap_memo) * sizeof *m->memo)) {
+      sc_arena *a = &m->ctx->arena;
+      return fail_hint(m, sc_budget_hint(a, b, (cap - m->cap_memo) * sizeof *m->memo),
+                       "the pickle's memo grows past what reading this file may take, %s", sc_budget_describe(a, b));
+    }
+    pv **memo = realloc(m->memo, cap * sizeof *memo);
     if (!memo) return fail(m, "out of memory");
-    memset(memo + m->n_memo, 0, (n - m->n_memo) * sizeof *memo);
+    memset(memo + m->cap_memo, 0, (cap - m->cap_memo) * sizeof *memo);
     m->memo = memo;
-    m->n_memo = n;
+    m->cap_memo = cap;
   }
+  if (!m->memo[index]) m->n_memo++;
   m->memo[index] = v;
   return true;
 }
 
 static bool memo_get(machine *m, uint64_t index) {
-  if (index >= m->n_memo || !m->memo[index]) return fail(m, "memo index %llu was never stored", (unsigned long long)index);
+  if (index >= m->cap_memo || !m->memo[index]) return fail(m, "memo index %llu was never stored", (unsigned long long)index);
   return push(m, m->memo[index]);
 }
 
@@ -172,10 +232,21 @@ static const struct {
     {"BoolStorage", SC_DTYPE_BOOL},
 };
 
+/* "module.name" in the machine's arena, charged; NULL past the budget. */
+static const char *global_name(machine *m, const char *module, const char *name) {
+  size_t lm = strlen(module), ln = strlen(name);
+  char *s = m_alloc(m, lm + ln + 2);
+  if (!s) return NULL;
+  memcpy(s, module, lm);
+  s[lm] = '.';
+  memcpy(s + lm + 1, name, ln + 1);
+  return s;
+}
+
 /* GLOBAL module name: one of the known callables, else refused by name. */
 static bool push_global(machine *m, const char *module, const char *name) {
   pv *g = pv_new(m, PV_GLOBAL);
-  g->s = sc_arena_printf(&m->ctx->arena, "%s.%s", module, name);
+  if (!g || !(g->s = global_name(m, module, name))) return false;
   if (strcmp(module, "collections") == 0 && strcmp(name, "OrderedDict") == 0) g->i = FN_ORDERED_DICT;
   else if (strcmp(module, "torch._utils") == 0 && strcmp(name, "_rebuild_tensor_v2") == 0) g->i = FN_REBUILD_TENSOR_V2;
   else if (strcmp(module, "torch._utils") == 0 && strcmp(name, "_rebuild_parameter") == 0) g->i = FN_REBUILD_PARAMETER;
@@ -203,7 +274,8 @@ static const char *read_line(machine *m) {
     fail(m, "a GLOBAL name is not terminated");
     return NULL;
   }
-  char *s = sc_arena_alloc(&m->ctx->arena, (size_t)(nl - m->p) + 1);
+  char *s = m_alloc(m, (size_t)(nl - m->p) + 1);
+  if (!s) return NULL;
   memcpy(s, m->p, (size_t)(nl - m->p));
   s[nl - m->p] = '\0';
   m->p = nl + 1;
@@ -212,7 +284,7 @@ static const char *read_line(machine *m) {
 
 static bool int_items(machine *m, const pv *t, int64_t *out, int *rank, const char *what) {
   if (!t || (t->kind != PV_TUPLE && t->kind != PV_LIST)) return fail(m, "a tensor's %s is not a tuple", what);
-  if (t->n > SC_STRIDED_MAX_RANK) return fail(m, "a tensor has %zu dims; shapec handles at most %d", t->n, SC_STRIDED_MAX_RANK);
+  if (t->n > SC_STRIDED_MAX_RANK) return fail(m, "a tensor has %u dims; shapec handles at most %d", t->n, SC_STRIDED_MAX_RANK);
   for (size_t i = 0; i < t->n; i++) {
     if (t->items[i]->kind != PV_INT) return fail(m, "a tensor's %s holds something other than integers", what);
     out[i] = t->items[i]->i;
@@ -228,8 +300,7 @@ static pv *rebuild_tensor(machine *m, const pv *args) {
     return NULL;
   }
   pv *t = pv_new(m, PV_TENSOR);
-  t->view = sc_arena_alloc(&m->ctx->arena, sizeof *t->view);
-  memset(t->view, 0, sizeof *t->view);
+  if (!t || !(t->view = m_alloc(m, sizeof *t->view))) return NULL;
   t->view->dtype = args->items[0]->dtype;
   t->view->offset = args->items[1]->i;
   t->s = args->items[0]->s;
@@ -251,10 +322,7 @@ static bool reduce(machine *m) {
   if (fn->kind != PV_GLOBAL || args->kind != PV_TUPLE) return fail(m, "REDUCE applies something that is not a known callable");
   switch ((pv_fn)fn->i) {
     case FN_ORDERED_DICT: return push(m, pv_new(m, PV_DICT));
-    case FN_REBUILD_TENSOR_V2: {
-      pv *t = rebuild_tensor(m, args);
-      return t && push(m, t);
-    }
+    case FN_REBUILD_TENSOR_V2: return push(m, rebuild_tensor(m, args));
     case FN_REBUILD_PARAMETER:
     case FN_REBUILD_PARAMETER_WITH_STATE:
       if (args->n < 1 || args->items[0]->kind != PV_TENSOR) return fail(m, "%s is not given a tensor", fn->s);
@@ -272,26 +340,37 @@ static bool persistent_load(machine *m) {
       pid->items[1]->kind != PV_GLOBAL || pid->items[1]->i != FN_STORAGE_TYPE || pid->items[2]->kind != PV_STR)
     return fail(m, "a persistent id is not a torch storage");
   pv *s = pv_new(m, PV_STORAGE);
+  if (!s) return false;
   s->dtype = pid->items[1]->dtype;
   s->s = pid->items[2]->s;
   return push(m, s);
 }
 
-static bool set_items(machine *m, pv *items) {
-  pv *d = top(m);
-  if (!d) return false;
-  if (d->kind != PV_DICT) return fail(m, "SETITEMS on something that is not a dict");
-  if (items->n % 2) return fail(m, "SETITEMS with a key but no value");
-  for (size_t i = 0; i < items->n; i++) pv_append(m, d, items->items[i]);
+/* The n values on top of the stack go into the dict (n even) or list below them. */
+static bool add_items(machine *m, size_t n, pv_kind kind) {
+  if (m->depth < n + 1 || m->stack[m->depth - n - 1]->kind == PV_MARK) return fail(m, "the pickle reads an empty stack");
+  pv *c = m->stack[m->depth - n - 1];
+  if (c->kind != kind)
+    return fail(m, kind == PV_DICT ? "SETITEMS on something that is not a dict" : "APPENDS on something that is not a list");
+  for (size_t i = m->depth - n; i < m->depth; i++) {
+    if (m->stack[i]->kind == PV_MARK) return fail(m, "the pickle pops from an empty stack");
+    if (!pv_append(m, c, m->stack[i])) return false;
+  }
+  m->depth -= n;
   return true;
 }
 
-static bool append_items(machine *m, pv *items) {
-  pv *l = top(m);
-  if (!l) return false;
-  if (l->kind != PV_LIST) return fail(m, "APPENDS on something that is not a list");
-  for (size_t i = 0; i < items->n; i++) pv_append(m, l, items->items[i]);
-  return true;
+/* SETITEMS, APPENDS: the values above the topmost mark go into the container below it. */
+static bool add_marked(machine *m, pv_kind kind) {
+  size_t mark = m->depth;
+  while (mark > 0 && m->stack[mark - 1]->kind != PV_MARK) mark--;
+  if (mark == 0) return fail(m, "the pickle has no MARK where one is needed");
+  size_t n = m->depth - mark;
+  if (kind == PV_DICT && n % 2) return fail(m, "SETITEMS with a key but no value");
+  /* the mark goes: the values move down over it */
+  memmove(m->stack + mark - 1, m->stack + mark, n * sizeof *m->stack);
+  m->depth--;
+  return add_items(m, n, kind);
 }
 
 static bool step(machine *m, unsigned char op) {
@@ -299,19 +378,15 @@ static bool step(machine *m, unsigned char op) {
   switch (op) {
     case 0x80: /* PROTO */ return need(m, 1) && (m->p++, true);
     case 0x95: /* FRAME */ return need(m, 8) && (m->p += 8, true);
-    case '(': return push(m, pv_new(m, PV_MARK));
+    case '(': return push(m, &m->mark);
     case '}': return push(m, pv_new(m, PV_DICT));
     case ']': return push(m, pv_new(m, PV_LIST));
-    case ')': return push(m, pv_new(m, PV_TUPLE));
-    case 'N': return push(m, pv_new(m, PV_NONE));
-    case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */
-      v = pv_new(m, PV_BOOL);
-      v->i = op == 0x88;
-      return push(m, v);
+    case ')': return push(m, &m->empty_tuple);
+    case 'N': return push(m, &m->none);
+    case 0x88: case 0x89: /* NEWTRUE, NEWFALSE */ return push(m, op == 0x88 ? &m->yes : &m->no);
     case 'K': case 'M': case 'J': { /* BININT1, BININT2, BININT */
       size_t n = op == 'K' ? 1 : op == 'M' ? 2 : 4;
-      if (!need(m, n)) return false;
-      v = pv_new(m, PV_INT);
+      if (!need(m, n) || !(v = pv_new(m, PV_INT))) return false;
       uint64_t raw = read_le(m, n);
       v->i = op == 'J' ? (int64_t)(int32_t)(uint32_t)raw : (int64_t)raw;
       return push(m, v);
@@ -320,25 +395,23 @@ static bool step(machine *m, unsigned char op) {
       if (!need(m, 1)) return false;
       size_t n = *m->p++;
       if (n > 8) return fail(m, "an integer of %zu bytes does not fit in 64 bits", n);
-      if (!need(m, n)) return false;
+      if (!need(m, n) || !(v = pv_new(m, PV_INT))) return false;
       uint64_t raw = read_le(m, n);
       if (n && n < 8 && (raw >> (8 * n - 1)) & 1) raw |= ~0ull << (8 * n); /* sign-extend */
-      v = pv_new(m, PV_INT);
       v->i = (int64_t)raw;
       return push(m, v);
     }
     case 'G': { /* BINFLOAT: big-endian double */
-      if (!need(m, 8)) return false;
+      if (!need(m, 8) || !(v = pv_new(m, PV_FLOAT))) return false;
       uint64_t raw = 0;
       for (int i = 0; i < 8; i++) raw = raw << 8 | m->p[i];
       m->p += 8;
-      v = pv_new(m, PV_FLOAT);
       memcpy(&v->f, &raw, sizeof v->f);
       return push(m, v);
     }
-    case 'X': case 'T': /* BINUNICODE, BINSTRING */ return need(m, 4) && push_string(m, (size_t)read_le(m, 4));
+    case 'X': case 'T': /* BINUNICODE, BINSTRING */ return need(m, 4) && push_string(m, read_le(m, 4));
     case 0x8c: case 'U': /* SHORT_BINUNICODE, SHORT_BINSTRING */ return need(m, 1) && push_string(m, *m->p++);
-    case 0x8d: /* BINUNICODE8 */ return need(m, 8) && push_string(m, (size_t)read_le(m, 8));
+    case 0x8d: /* BINUNICODE8 */ return need(m, 8) && push_string(m, read_le(m, 8));
     case 'q': return need(m, 1) && memo_put(m, read_le(m, 1));
     case 'r': return need(m, 4) && memo_put(m, read_le(m, 4));
     case 0x94: /* MEMOIZE */ return memo_put(m, m->n_memo);
@@ -358,40 +431,29 @@ static bool step(machine *m, unsigned char op) {
     case 'R': return reduce(m);
     case 'b': /* BUILD: the state of an OrderedDict or a parameter; nothing shapec needs */
       return pop(m) && top(m);
-    case 't': return (v = pop_to_mark(m, PV_TUPLE)) && push(m, v);
-    case 'l': return (v = pop_to_mark(m, PV_LIST)) && push(m, v);
-    case 'd': { /* DICT */
-      pv *items = pop_to_mark(m, PV_TUPLE);
-      if (!items) return false;
-      if (items->n % 2) return fail(m, "DICT with a key but no value");
-      v = pv_new(m, PV_DICT);
-      for (size_t i = 0; i < items->n; i++) pv_append(m, v, items->items[i]);
+    case 't': return push(m, pop_to_mark(m, PV_TUPLE));
+    case 'l': return push(m, pop_to_mark(m, PV_LIST));
+    case 'd': /* DICT */
+      if (!(v = pop_to_mark(m, PV_TUPLE))) return false;
+      if (v->n % 2) return fail(m, "DICT with a key but no value");
+      if (v != &m->empty_tuple) v->kind = PV_DICT; /* the tuple just built becomes the dict */
+      else v = pv_new(m, PV_DICT);
       return push(m, v);
-    }
     case 0x85: case 0x86: case 0x87: { /* TUPLE1..3 */
       size_t n = (size_t)(op - 0x84);
-      pv *items[3];
-      for (size_t i = n; i-- > 0;)
-        if (!(items[i] = pop(m))) return false;
-      v = pv_new(m, PV_TUPLE);
-      for (size_t i = 0; i < n; i++) pv_append(m, v, items[i]);
+      if (m->depth < n) return fail(m, "the pickle pops from an empty stack");
+      for (size_t i = m->depth - n; i < m->depth; i++)
+        if (m->stack[i]->kind == PV_MARK) return fail(m, "the pickle pops from an empty stack");
+      if (!(v = pv_container(m, PV_TUPLE, n))) return false;
+      memcpy(v->items, m->stack + m->depth - n, n * sizeof *v->items);
+      v->n = (uint32_t)n;
+      m->depth -= n;
       return push(m, v);
     }
-    case 's': /* SETITEM */
-      b = pop(m);
-      a = b ? pop(m) : NULL;
-      if (!a) return false;
-      v = pv_new(m, PV_TUPLE);
-      pv_append(m, v, a);
-      pv_append(m, v, b);
-      return set_items(m, v);
-    case 'u': return (v = pop_to_mark(m, PV_TUPLE)) && set_items(m, v);
-    case 'a':
-      if (!(a = pop(m))) return false;
-      v = pv_new(m, PV_TUPLE);
-      pv_append(m, v, a);
-      return append_items(m, v);
-    case 'e': return (v = pop_to_mark(m, PV_TUPLE)) && append_items(m, v);
+    case 's': /* SETITEM */ return add_items(m, 2, PV_DICT);
+    case 'u': /* SETITEMS */ return add_marked(m, PV_DICT);
+    case 'a': /* APPEND */ return add_items(m, 1, PV_LIST);
+    case 'e': /* APPENDS */ return add_marked(m, PV_LIST);
     case '0': return pop(m) != NULL;
     case '2': return (v = top(m)) && push(m, v);
     case '1': return pop_to_mark(m, PV_TUPLE) != NULL;
@@ -400,8 +462,13 @@ static bool step(machine *m, unsigned char op) {
   }
 }
 
-/* Runs data.pkl; returns the value STOP leaves, or NULL. */
+/* Runs data.pkl; returns the value STOP leaves, or NULL.  The values live in m->arena. */
 static pv *run_pickle(machine *m) {
+  m->mark.kind = PV_MARK;
+  m->none.kind = PV_NONE;
+  m->yes.kind = m->no.kind = PV_BOOL;
+  m->yes.i = 1;
+  m->empty_tuple.kind = PV_TUPLE;
   m->stack = malloc(MAX_STACK * sizeof *m->stack);
   if (!m->stack) {
     fail(m, "out of memory");
@@ -427,6 +494,14 @@ static pv *run_pickle(machine *m) {
 
 /* ---- the zip around data.pkl ------------------------------------------------------------ */
 
+/* Records that reading `what` would take `wanted` bytes more than the file's budget. */
+static void budget_error(sc_ctx *ctx, const char *display, const char *member, const char *what, uint64_t wanted) {
+  sc_budget *b = ctx->budget;
+  sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PT2_PAYLOAD_SIZE, SC_SEV_ERROR, display, member,
+                            "%s: more than reading this file may take, %s", what, sc_budget_describe(&ctx->arena, b));
+  sc_diag_set_hint(&ctx->diags, d, "%s", sc_budget_hint(&ctx->arena, b, wanted));
+}
+
 static unsigned char *read_zip_member(sc_ctx *ctx, const char *display, zip_t *z, const char *name, size_t *len) {
   zip_stat_t st;
   zip_stat_init(&st);
@@ -439,6 +514,11 @@ static unsigned char *read_zip_member(sc_ctx *ctx, const char *display, zip_t *z
     sc_diags_add(&ctx->diags, SC_DIAG_PT2_CORRUPT, SC_SEV_ERROR, display, name,
                  "member %s of the torch.save file declares %llu bytes, more than its compressed data can hold", name,
                  (unsigned long long)st.size);
+    return NULL;
+  }
+  if (ctx->budget && !sc_budget_charge(ctx->budget, st.size + 1)) {
+    budget_error(ctx, display, name, sc_arena_printf(&ctx->arena, "member %s inflates to %s", name,
+                                                     sc_budget_bytes(&ctx->arena, st.size)), st.size + 1);
     return NULL;
   }
   zip_file_t *f = zip_fopen(z, name, 0);
@@ -469,42 +549,145 @@ static bool find_prefix(zip_t *z, char *prefix, size_t cap) {
   return false;
 }
 
+typedef struct keyed {
+  const char *key;
+  size_t i;
+} keyed;
+
+static int compare_keyed(const void *a, const void *b) {
+  const keyed *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* For each of n keys, the first index that holds an equal key (its own when none before
+ * it): by sorting, so that n keys take O(n log n) comparisons whatever they are. */
+static size_t *first_equal(const char *const *keys, size_t n) {
+  keyed *sorted = sc_xmalloc((n ? n : 1) * sizeof *sorted);
+  size_t *first = sc_xmalloc((n ? n : 1) * sizeof *first);
+  for (size_t i = 0; i < n; i++) sorted[i] = (keyed){keys[i], i};
+  qsort(sorted, n, sizeof *sorted, compare_keyed);
+  for (size_t k = 0; k < n; k++)
+    first[sorted[k].i] = k && strcmp(sorted[k - 1].key, sorted[k].key) == 0 ? first[sorted[k - 1].i] : sorted[k].i;
+  free(sorted);
+  return first;
+}
+
 /* Gives each view the bytes of its storage, reading each storage once. */
 static bool attach_storages(sc_ctx *ctx, const char *display, zip_t *z, const char *prefix, sc_torch_tensors *out,
                             size_t first, const char **keys) {
-  for (size_t i = first; i < out->n; i++) {
-    sc_strided *s = &out->views[i];
-    size_t same = i;
-    for (size_t k = first; k < i; k++)
-      if (strcmp(keys[k - first], keys[i - first]) == 0) same = k;
-    if (same != i) {
-      s->storage = out->views[same].storage;
-      s->storage_len = out->views[same].storage_len;
+  size_t n = out->n - first;
+  size_t *same = first_equal(keys, n);
+  bool ok = true;
+  for (size_t k = 0; k < n && ok; k++) {
+    sc_strided *s = &out->views[first + k];
+    if (same[k] != k) {
+      s->storage = out->views[first + same[k]].storage;
+      s->storage_len = out->views[first + same[k]].storage_len;
       continue;
     }
-    const char *member = sc_arena_printf(&ctx->arena, "%sdata/%s", prefix, keys[i - first]);
+    const char *member = sc_arena_printf(&ctx->arena, "%sdata/%s", prefix, keys[k]);
     size_t len = 0;
     unsigned char *bytes = read_zip_member(ctx, display, z, member, &len);
-    if (!bytes) return false;
+    if (!bytes) {
+      ok = false;
+      break;
+    }
     out->storages = sc_xrealloc(out->storages, (out->n_storages + 1) * sizeof *out->storages);
     out->storages[out->n_storages++] = bytes;
     s->storage = bytes;
     s->storage_len = len;
   }
+  free(same);
+  return ok;
+}
+
+/* Appends a view, doubling the array as it fills (charged to the budget). */
+static bool add_view(sc_ctx *ctx, const char *display, sc_torch_tensors *out, const char *name, const sc_strided *view) {
+  if (out->n == out->cap) {
+    size_t cap = out->cap ? out->cap * 2 : 16;
+    if (ctx->budget && !sc_budget_charge(ctx->budget, (cap - out->cap) * sizeof *out->views)) {
+      budget_error(ctx, display, name,
+                   sc_arena_printf(&ctx->arena, "the table of %zu saved tensors", cap), (cap - out->cap) * sizeof *out->views);
+      return false;
+    }
+    out->views = sc_xrealloc(out->views, cap * sizeof *out->views);
+    out->cap = cap;
+  }
+  out->views[out->n] = *view;
+  out->views[out->n].name = name;
+  out->n++;
   return true;
 }
 
-static void add_view(sc_torch_tensors *out, const char ***keys, size_t *n_keys, const char *name, const pv *t) {
-  out->views = sc_xrealloc(out->views, (out->n + 1) * sizeof *out->views);
-  out->views[out->n] = *t->view;
-  out->views[out->n].name = name;
-  out->n++;
-  *keys = sc_xrealloc(*keys, (*n_keys + 1) * sizeof **keys);
-  (*keys)[(*n_keys)++] = t->s;
+/* The saved dict's entries as views, named; a name given twice keeps its last tensor in its
+ * first place, as Python's dict does. */
+static bool add_dict(sc_ctx *ctx, const char *display, const pv *dict, sc_torch_tensors *out, const char ***keys) {
+  size_t n = dict->n / 2;
+  const char **names = sc_xmalloc((n ? n : 1) * sizeof *names);
+  bool ok = true;
+  for (size_t i = 0; i < n && ok; i++) {
+    const pv *k = dict->items[2 * i], *v = dict->items[2 * i + 1];
+    if (k->kind != PV_STR || v->kind != PV_TENSOR) {
+      sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, display, k->kind == PV_STR ? k->s : NULL,
+                                "entry %zu of the saved dict is not a named tensor", i);
+      sc_diag_set_hint(&ctx->diags, d, "save a state dict: names to tensors");
+      ok = false;
+    } else {
+      names[i] = k->s;
+    }
+  }
+  size_t *same = ok ? first_equal(names, n) : NULL;
+  size_t *slot = ok ? sc_xmalloc((n ? n : 1) * sizeof *slot) : NULL;
+  size_t first = out->n;
+  *keys = ok ? sc_xmalloc((n ? n : 1) * sizeof **keys) : NULL;
+  for (size_t i = 0; i < n && ok; i++) {
+    const pv *v = dict->items[2 * i + 1];
+    if (same[i] != i) { /* a name seen before: its tensor replaces the earlier one */
+      sc_strided *at = &out->views[slot[same[i]]];
+      const char *name = at->name;
+      *at = *v->view;
+      at->name = name;
+      (*keys)[slot[same[i]] - first] = v->s;
+      continue;
+    }
+    slot[i] = out->n;
+    (*keys)[out->n - first] = v->s;
+    ok = add_view(ctx, display, out, sc_ctx_intern(ctx, names[i]), v->view);
+  }
+  free(slot);
+  free(same);
+  free(names);
+  return ok;
+}
+
+/* Runs data.pkl and appends its tensors to out (their storages still unset); keys[i] is the
+ * storage key of the i-th new view, kept in `values` with the machine's other values. */
+static bool read_pickle(sc_ctx *ctx, const char *display, const unsigned char *pkl, size_t pkl_len, const char *lone_name,
+                        sc_arena *values, sc_torch_tensors *out, const char ***keys) {
+  machine m = {.ctx = ctx, .arena = values, .display = display, .p = pkl, .start = pkl, .end = pkl + pkl_len};
+  pv *result = run_pickle(&m);
+  *keys = NULL;
+  if (!result) return false;
+  if (result->kind == PV_TENSOR && lone_name) {
+    *keys = sc_xmalloc(sizeof **keys);
+    (*keys)[0] = result->s;
+    return add_view(ctx, display, out, lone_name, result->view);
+  }
+  if (result->kind == PV_DICT) return add_dict(ctx, display, result, out, keys);
+  sc_diags_add(&ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, display, NULL, "the torch.save file holds %s, not %s",
+               result->kind == PV_TENSOR ? "one tensor" : "something else", lone_name ? "a tensor" : "a dict of tensors");
+  return false;
 }
 
 bool sc_torch_save_read(sc_ctx *ctx, const char *display, const unsigned char *data, size_t len, const char *lone_name,
                         sc_torch_tensors *out) {
+  /* read alone (not from an archive, which has its budget): a budget of its own */
+  sc_budget own, *outer = ctx->budget;
+  if (!outer) {
+    sc_budget_init(&own, len);
+    ctx->budget = &own;
+  }
   zip_error_t zerr;
   zip_error_init(&zerr);
   zip_source_t *src = zip_source_buffer_create(data, len, 0, &zerr);
@@ -515,6 +698,7 @@ bool sc_torch_save_read(sc_ctx *ctx, const char *display, const unsigned char *d
     sc_diag_set_hint(&ctx->diags, d, "torch.save files from torch 1.6 on are zips; save the weights again");
     if (src) zip_source_free(src);
     zip_error_fini(&zerr);
+    ctx->budget = outer;
     return false;
   }
   zip_error_fini(&zerr);
@@ -538,38 +722,16 @@ bool sc_torch_save_read(sc_ctx *ctx, const char *display, const unsigned char *d
     pkl = ok ? read_zip_member(ctx, display, z, sc_arena_printf(&ctx->arena, "%sdata.pkl", prefix), &pkl_len) : NULL;
     ok = pkl != NULL;
   }
-  pv *result = NULL;
-  if (ok) {
-    machine m = {.ctx = ctx, .display = display, .p = pkl, .start = pkl, .end = pkl + pkl_len};
-    result = run_pickle(&m);
-    ok = result != NULL;
-  }
+  sc_arena values = {0};
   const char **keys = NULL;
-  size_t n_keys = 0, first = out->n;
-  if (ok && result->kind == PV_TENSOR && lone_name) {
-    add_view(out, &keys, &n_keys, lone_name, result);
-  } else if (ok && result->kind == PV_DICT) {
-    for (size_t i = 0; i + 1 < result->n && ok; i += 2) {
-      const pv *k = result->items[i], *v = result->items[i + 1];
-      if (k->kind != PV_STR || v->kind != PV_TENSOR) {
-        sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, display, k->kind == PV_STR ? k->s : NULL,
-                                  "entry %zu of the saved dict is not a named tensor", i / 2);
-        sc_diag_set_hint(&ctx->diags, d, "save a state dict: names to tensors");
-        ok = false;
-        break;
-      }
-      add_view(out, &keys, &n_keys, sc_ctx_intern(ctx, k->s), v);
-    }
-  } else if (ok) {
-    sc_diags_add(&ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, display, NULL,
-                 "the torch.save file holds %s, not %s", result->kind == PV_TENSOR ? "one tensor" : "something else",
-                 lone_name ? "a tensor" : "a dict of tensors");
-    ok = false;
-  }
+  size_t first = out->n;
+  if (ok) ok = read_pickle(ctx, display, pkl, pkl_len, lone_name, &values, out, &keys);
+  free(pkl);
   if (ok) ok = attach_storages(ctx, display, z, prefix, out, first, keys);
   free(keys);
-  free(pkl);
+  sc_arena_free(&values);
   zip_discard(z);
+  ctx->budget = outer;
   return ok;
 }
 

@@ -17,15 +17,18 @@
 #include "strided.h"
 
 typedef struct sc_torch_tensors {
-  sc_strided *views;         /* heap */
-  size_t n;
+  sc_strided *views;         /* heap, cap of them allocated */
+  size_t n, cap;
   unsigned char **storages;  /* heap: the storages the views point into */
   size_t n_storages;
 } sc_torch_tensors;
 
 /* Reads the torch.save file in (data, len), named `display` in diagnostics, and appends
  * its tensors to out: the entries of its top-level dict, or its one tensor, named
- * lone_name.  Returns false with SC0704 (the pickle) or SC0701 (the zip) errors. */
+ * lone_name.  A name the dict gives twice keeps its last tensor, as in Python.  What it
+ * inflates and builds is charged to ctx->budget, or, when that is NULL, to a budget of its
+ * own for a file of len bytes (lib/base/budget.h).  Returns false with SC0704 (the
+ * pickle), SC0701 (the zip) or SC0703 (past the budget) errors. */
 bool sc_torch_save_read(sc_ctx *ctx, const char *display, const unsigned char *data, size_t len, const char *lone_name,
                         sc_torch_tensors *out);
 void sc_torch_tensors_free(sc_torch_tensors *t);
