@@ -2,6 +2,7 @@
 #include "fit_check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/symexpr.h"
@@ -33,11 +34,15 @@ static const sc_obs_value *call_value(const sc_obs_call *c, const char *name) {
  * has none. */
 static bool source_value(const sc_obs_call *c, const char *source, int64_t *out) {
   char name[256];
-  int dim = -1, used = 0;
+  int dim = -1;
   const char *dot = strstr(source, ".size()[");
   if (dot) {
     size_t n = (size_t)(dot - source);
-    if (n >= sizeof name || sscanf(dot, ".size()[%d]%n", &dim, &used) != 1 || dot[used]) return false;
+    const char *digits = dot + strlen(".size()[");
+    char *end;
+    long k = strtol(digits, &end, 10); /* too large: LONG_MAX, past every rank */
+    if (n >= sizeof name || *digits < '0' || *digits > '9' || k >= SC_OBS_MAX_RANK || strcmp(end, "]") != 0) return false;
+    dim = (int)k;
     memcpy(name, source, n);
     name[n] = '\0';
   } else {
@@ -97,7 +102,9 @@ static const char *why_not(sc_ctx *ctx, const cJSON *report, const sc_obs_call *
     const cJSON *size;
     cJSON_ArrayForEach(size, shape) {
       int64_t want;
-      bool known = cJSON_IsNumber(size) ? (want = (int64_t)size->valuedouble, true)
+      /* a number from the report: an integer in int64's range (the cast of another is undefined) */
+      bool known = cJSON_IsNumber(size) ? size->valuedouble >= -9.2e18 && size->valuedouble <= 9.2e18 &&
+                                              (want = (int64_t)size->valuedouble, true)
                                         : eval_text(ctx, cJSON_GetStringValue(size), &b, &want);
       if (known && want != v->sizes[k]) {
         *path = sc_arena_printf(&ctx->arena, "calls[%zu].%s[%d]", call_index, name, k);

@@ -71,20 +71,40 @@ static bool read_value(sc_jr *jr, const char *name, const cJSON *item, sc_obs_va
   return true;
 }
 
+static int compare_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first name given twice among n, or NULL: sorted, O(n log n) whatever the names. */
+static const char *repeated_name(const char *const *names, size_t n) {
+  const char **sorted = sc_xmalloc((n ? n : 1) * sizeof *sorted);
+  memcpy(sorted, names, n * sizeof *sorted);
+  qsort(sorted, n, sizeof *sorted, compare_names);
+  const char *twice = NULL;
+  for (size_t i = 1; i < n && !twice; i++)
+    if (strcmp(sorted[i - 1], sorted[i]) == 0) twice = sorted[i];
+  free(sorted);
+  return twice;
+}
+
 static bool read_call(sc_jr *jr, const cJSON *obj, sc_obs_call *call) {
   if (!sc_jr_expect_object(jr, obj)) return false;
   call->n_values = (size_t)cJSON_GetArraySize(obj);
   call->values = sc_arena_alloc(&jr->ctx->arena, (call->n_values ? call->n_values : 1) * sizeof *call->values);
-  size_t i = 0;
+  const char **names = sc_xmalloc((call->n_values ? call->n_values : 1) * sizeof *names);
+  size_t n = 0;
   const cJSON *item;
-  bool ok = true;
+  cJSON_ArrayForEach(item, obj) names[n++] = item->string;
+  const char *twice = repeated_name(names, n);
+  free(names);
+  size_t i = 0;
   cJSON_ArrayForEach(item, obj) {
     size_t saved = sc_jr_push_key(jr, item->string);
-    for (size_t j = 0; j < i && ok; j++)
-      if (strcmp(call->values[j].name, item->string) == 0) {
-        sc_jr_error(jr, SC_DIAG_OBS_FORMAT, "input '%s' is given twice in one call", item->string);
-        ok = false;
-      }
+    bool ok = true;
+    if (twice && strcmp(item->string, twice) == 0) {
+      for (size_t j = 0; j < i && ok; j++) ok = strcmp(call->values[j].name, twice) != 0;
+      if (!ok) sc_jr_error(jr, SC_DIAG_OBS_FORMAT, "input '%s' is given twice in one call", item->string);
+    }
     ok = ok && read_value(jr, item->string, item, &call->values[i++]);
     sc_jr_pop(jr, saved);
     if (!ok) return false;
@@ -99,7 +119,8 @@ static bool read_rank_field(sc_jr *jr, const cJSON *root, const char *key, int *
   int64_t v;
   size_t saved = sc_jr_push_key(jr, key);
   bool ok = sc_jr_as_int(jr, item, &v);
-  if (ok && (v < 0 || v > 1000000 || (strcmp(key, "world_size") == 0 && v == 0))) {
+  bool is_rank = strcmp(key, "rank") == 0;
+  if (ok && (v < 0 || v > SC_OBS_MAX_PROCESSES - is_rank || (!is_rank && v == 0))) {
     sc_jr_error(jr, SC_DIAG_OBS_FORMAT, "%s is %lld; give a %s", key, (long long)v,
                 strcmp(key, "rank") == 0 ? "rank from 0 (the launcher's RANK)" : "process count from 1 (WORLD_SIZE)");
     ok = false;
@@ -197,11 +218,19 @@ static bool is_folder(const char *path) {
   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* rank-<R>.json: R, else -1. */
+/* rank-<R>.json with R written as the writers write it (decimal, no sign, no leading
+ * zero): R; -2 when R is SC_OBS_MAX_PROCESSES or more (or written otherwise); -1 for a
+ * name of another form. */
 static int rank_of_name(const char *name) {
-  int r, n = -1;
-  if (sscanf(name, "rank-%d.json%n", &r, &n) == 1 && n == (int)strlen(name) && r >= 0) return r;
-  return -1;
+  if (strncmp(name, "rank-", 5) != 0) return -1;
+  const char *p = name + 5, *digits = p;
+  while (*p >= '0' && *p <= '9') p++;
+  if (p == digits || strcmp(p, ".json") != 0) return -1;
+  size_t n = (size_t)(p - digits);
+  if (n > 7 || (n > 1 && *digits == '0')) return -2; /* read no further: past any int */
+  int r = 0;
+  for (const char *c = digits; c < p; c++) r = r * 10 + (*c - '0');
+  return r < SC_OBS_MAX_PROCESSES ? r : -2;
 }
 
 /* The world size from the environment's WORLD_SIZE (or the launchers' own names), or -1. */
@@ -211,12 +240,41 @@ static int env_world_size(void) {
     const char *v = getenv(names[i]);
     char *end;
     long n = v && *v ? strtol(v, &end, 10) : 0;
-    if (v && *v && !*end && n > 0 && n <= 1000000) return (int)n;
+    if (v && *v && !*end && n > 0 && n <= SC_OBS_MAX_PROCESSES) return (int)n;
   }
   return -1;
 }
 
-/* The rank files in a folder, in rank order; world_size: how many there must be. */
+static int compare_ints(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The ranks of a folder's rank-<R>.json files, sorted (heap; *n of them); *bad: the first
+ * name of that form whose rank is out of range (arena), or NULL. */
+static int *folder_ranks(sc_ctx *ctx, DIR *d, size_t *n, const char **bad) {
+  int *ranks = NULL;
+  size_t cap = 0;
+  *n = 0;
+  *bad = NULL;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    int r = rank_of_name(e->d_name);
+    if (r == -2 && !*bad) *bad = sc_arena_strdup(&ctx->arena, e->d_name);
+    if (r < 0) continue;
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 64;
+      ranks = sc_xrealloc(ranks, cap * sizeof *ranks);
+    }
+    ranks[(*n)++] = r;
+  }
+  qsort(ranks, *n, sizeof *ranks, compare_ints);
+  return ranks;
+}
+
+/* The rank files in a folder, in rank order; world_size: how many there must be.  The
+ * ranks found are kept as a sorted list, never as an array indexed by rank, so a file named
+ * rank-999999.json costs what any other does. */
 static bool folder_files(sc_ctx *ctx, const char *folder, int world_size, int wait_s, path_list *out) {
   double deadline = 0;
   struct timespec ts;
@@ -229,33 +287,29 @@ static bool folder_files(sc_ctx *ctx, const char *folder, int world_size, int wa
                    strerror(errno));
       return false;
     }
-    int max_rank = -1, n_found = 0;
-    bool *seen = NULL;
-    size_t cap = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      int r = rank_of_name(e->d_name);
-      if (r < 0) continue;
-      if ((size_t)r >= cap) {
-        size_t ncap = (size_t)r + 64;
-        bool *ns = calloc(ncap, sizeof *ns);
-        if (seen) memcpy(ns, seen, cap * sizeof *ns);
-        free(seen);
-        seen = ns;
-        cap = ncap;
-      }
-      seen[r] = true;
-      n_found++;
-      if (r > max_rank) max_rank = r;
-    }
+    size_t n_found;
+    const char *bad;
+    int *ranks = folder_ranks(ctx, d, &n_found, &bad);
     closedir(d);
+    if (bad) {
+      free(ranks);
+      sc_diag *dg = sc_diags_add(&ctx->diags, SC_DIAG_OBS_FORMAT, SC_SEV_ERROR, folder, bad,
+                                 "%s is not a rank's file: a rank is written in decimal without leading zeros, "
+                                 "and is below %d", bad, SC_OBS_MAX_PROCESSES);
+      sc_diag_set_hint(&ctx->diags, dg, "remove or rename it; a job's ranks run from 0 to its world size - 1");
+      return false;
+    }
+    int max_rank = n_found ? ranks[n_found - 1] : -1;
     int want = world_size > 0 ? world_size : max_rank + 1;
-    int missing = -1, n_missing = 0;
-    for (int r = 0; r < want; r++)
-      if ((size_t)r >= cap || !seen[r]) {
-        if (missing < 0) missing = r;
-        n_missing++;
-      }
+    /* ranks below want, and the first one missing: the sorted ranks are 0, 1, 2 ... up to it */
+    size_t below = 0;
+    while (below < n_found && ranks[below] < want) below++;
+    int missing = -1;
+    for (size_t k = 0; k < below && missing < 0; k++)
+      if (ranks[k] != (int)k) missing = (int)k;
+    if (missing < 0 && below < (size_t)(want > 0 ? want : 0)) missing = (int)below;
+    int n_missing = want > 0 ? want - (int)below : 0;
+    free(ranks);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     bool late = ts.tv_sec + ts.tv_nsec / 1e9 >= deadline;
     if ((n_missing == 0 && want > 0) || late) {
@@ -264,7 +318,6 @@ static bool folder_files(sc_ctx *ctx, const char *folder, int world_size, int wa
                                    "no observations in the folder (no rank-<R>.json file)");
         sc_diag_set_hint(&ctx->diags, dg, "record them first: shapec run --record-shapes %s/ ..., or the Python package",
                          folder);
-        free(seen);
         return false;
       }
       if (n_missing) {
@@ -274,22 +327,17 @@ static bool folder_files(sc_ctx *ctx, const char *folder, int world_size, int wa
         sc_diag_set_hint(&ctx->diags, dg,
                          "every rank must record before the merge: wait for them (--wait SECONDS), or give the "
                          "world size that ran (--world-size N)");
-        free(seen);
         return false;
       }
       if (world_size > 0 && max_rank >= world_size) {
         sc_diag *dg = sc_diags_add(&ctx->diags, SC_DIAG_OBS_CONFLICT, SC_SEV_ERROR, folder, NULL,
                                    "the folder holds rank-%d.json, but the world size is %d", max_rank, world_size);
         sc_diag_set_hint(&ctx->diags, dg, "remove the observations of an earlier, larger job, or give its --world-size");
-        free(seen);
         return false;
       }
       for (int r = 0; r < want; r++) list_add(ctx, out, sc_arena_printf(&ctx->arena, "%s/rank-%d.json", folder, r));
-      free(seen);
       return true;
     }
-    free(seen);
-    (void)n_found;
     usleep(200 * 1000);
   }
 }
@@ -299,10 +347,10 @@ static int compare_by_rank(const void *a, const void *b) {
   return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-static sc_obs_input *find_input(sc_obs_set *s, const char *name) {
-  for (size_t i = 0; i < s->n_inputs; i++)
-    if (strcmp(s->inputs[i].name, name) == 0) return &s->inputs[i];
-  return NULL;
+/* The inputs merged so far, by name (the index + 1, as the map stores pointers). */
+static sc_obs_input *find_input(sc_obs_set *s, const sc_strmap *by_name, const char *name) {
+  size_t i = (size_t)(uintptr_t)sc_strmap_get(by_name, name);
+  return i ? &s->inputs[i - 1] : NULL;
 }
 
 static const char *kind_name(const sc_obs_value *v) {
@@ -315,9 +363,9 @@ static const char *kind_name(const sc_obs_value *v) {
 }
 
 /* Folds one value into its input's record; false with an error when it does not fit. */
-static bool merge_value(sc_ctx *ctx, sc_obs_set *s, const sc_obs_file *f, size_t call, const sc_obs_value *v,
-                        size_t *cap) {
-  sc_obs_input *in = find_input(s, v->name);
+static bool merge_value(sc_ctx *ctx, sc_obs_set *s, sc_strmap *by_name, const sc_obs_file *f, size_t call,
+                        const sc_obs_value *v, size_t *cap) {
+  sc_obs_input *in = find_input(s, by_name, v->name);
   const char *where = sc_arena_printf(&ctx->arena, "calls[%zu].%s", call, v->name);
   if (!in) {
     if (s->n_inputs == *cap) {
@@ -328,6 +376,7 @@ static bool merge_value(sc_ctx *ctx, sc_obs_set *s, const sc_obs_file *f, size_t
       *cap = ncap;
     }
     in = &s->inputs[s->n_inputs++];
+    sc_strmap_put(by_name, v->name, (void *)(uintptr_t)s->n_inputs);
     memset(in, 0, sizeof *in);
     in->name = v->name;
     in->kind = v->kind;
@@ -436,16 +485,15 @@ bool sc_obs_collect(sc_ctx *ctx, const char *const *paths, size_t n_paths, int w
   }
   int want = out->world_size > 0 ? out->world_size : any_folder ? world_size : -1;
   if (want > 0) {
-    for (int r = 0; r < want; r++) {
-      bool have = false;
-      for (size_t i = 0; i < out->n_files && !have; i++) have = out->files[i].rank == r;
-      if (!have) {
-        sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_OBS_MISSING_RANK, SC_SEV_ERROR,
-                                  out->n_files ? out->files[0].path : paths[0], NULL,
-                                  "rank %d of %d has no observations", r, want);
-        sc_diag_set_hint(&ctx->diags, d, "give every rank's file, or wait for them (--wait SECONDS)");
-        return false;
-      }
+    /* sorted and without repeats: every rank is there when the i-th file has rank i */
+    size_t have = 0;
+    while (have < out->n_files && have < (size_t)want && out->files[have].rank == (int)have) have++;
+    if (have < (size_t)want) {
+      sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_OBS_MISSING_RANK, SC_SEV_ERROR,
+                                out->n_files ? out->files[0].path : paths[0], NULL,
+                                "rank %zu of %d has no observations", have, want);
+      sc_diag_set_hint(&ctx->diags, d, "give every rank's file, or wait for them (--wait SECONDS)");
+      return false;
     }
     if (out->n_files && out->files[out->n_files - 1].rank >= want) {
       sc_obs_file *f = &out->files[out->n_files - 1];
@@ -457,14 +505,20 @@ bool sc_obs_collect(sc_ctx *ctx, const char *const *paths, size_t n_paths, int w
   }
   /* merged in rank order: rank 0's first call gives the first values */
   size_t cap = 0;
+  sc_strmap by_name;
+  sc_strmap_init(&by_name, &ctx->arena);
   for (size_t i = 0; i < out->n_files; i++) {
     const sc_obs_file *f = &out->files[i];
     for (size_t c = 0; c < f->n_calls; c++) {
       out->n_calls++;
       for (size_t v = 0; v < f->calls[c].n_values; v++)
-        if (!merge_value(ctx, out, f, c, &f->calls[c].values[v], &cap)) return false;
+        if (!merge_value(ctx, out, &by_name, f, c, &f->calls[c].values[v], &cap)) {
+          sc_strmap_release(&by_name);
+          return false;
+        }
     }
   }
+  sc_strmap_release(&by_name);
   if (out->n_calls == 0) {
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_OBS_FORMAT, SC_SEV_ERROR, out->n_files ? out->files[0].path : paths[0],
                               NULL, "no calls observed");
@@ -482,7 +536,7 @@ const char *sc_obs_rank_file(sc_ctx *ctx, const char *folder, const char **why) 
     const char *v = getenv(names[i]);
     char *end;
     long r = v && *v ? strtol(v, &end, 10) : -1;
-    if (v && *v && !*end && r >= 0 && r < 1000000) {
+    if (v && *v && !*end && r >= 0 && r < SC_OBS_MAX_PROCESSES) {
       size_t n = strlen(folder);
       while (n > 1 && folder[n - 1] == '/') n--;
       return sc_arena_printf(&ctx->arena, "%.*s/rank-%ld.json", (int)n, folder, r);

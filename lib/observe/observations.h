@@ -18,6 +18,8 @@
 #define SC_OBS_FORMAT "shapec-observations"
 #define SC_OBS_VERSION 1
 #define SC_OBS_MAX_RANK 64
+/* ranks are below this, world sizes at most this (in files, names and the environment) */
+#define SC_OBS_MAX_PROCESSES 1000000
 
 typedef enum sc_obs_kind { SC_OBS_TENSOR, SC_OBS_INT, SC_OBS_FLOAT, SC_OBS_BOOL } sc_obs_kind;
 
