@@ -676,7 +676,8 @@ static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int 
   }
   const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
   const cJSON *st = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "stack_trace") : NULL;
-  if (cJSON_IsString(st)) n->stack_trace = sc_arena_strdup(&r->ctx->arena, st->valuestring);
+  /* interned: the nodes of a layer repeated a thousand times share their traces */
+  if (cJSON_IsString(st)) n->stack_trace = sc_ctx_intern(r->ctx, st->valuestring);
   ok &= sc_jr_string_field(&r->jr, obj, "name", false, &n->name);
   if (!n->name) {
     for (size_t i = 0; i < n->n_outputs && !n->name; i++)
@@ -1143,10 +1144,15 @@ sc_program *sc_model_read(sc_ctx *ctx, const char *file, const char *text, size_
 sc_program *sc_model_read_file(sc_ctx *ctx, const char *path) {
   sc_file_view view;
   if (!sc_file_view_open(ctx, path, &view)) return NULL;
+  /* the digest first, while the program takes no memory yet: hashed at the end, the whole
+   * file came back into memory beside the program (a third more at the peak) */
+  char sha256[SC_SHA256_HEX_LEN + 1];
+  sc_sha256_hex(view.data, view.len, sha256);
+  sc_file_view_forget(&view, 0, view.len);
   sc_program *p = read_text(ctx, path, view.data, view.len, &view);
   if (p) {
     p->source = sc_arena_strdup(&ctx->arena, path);
-    sc_sha256_hex(view.data, view.len, p->sha256);
+    memcpy(p->sha256, sha256, sizeof sha256);
   }
   sc_file_view_close(&view);
   return p;
