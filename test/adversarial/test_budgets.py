@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""test_budgets.py - small hostile files against the readers' bounds on memory and time
+(issue 58).  Each case builds its file here, a few kilobytes, and runs shapec on it with a
+cap on its data memory (RLIMIT_DATA) and a timeout that the readers before the fix passed:
+
+- a .pt2 whose state dict (a zip inside the zip) holds a deflated 80 MiB storage: refused
+  with SC0703 naming the member, the limit and SHAPEC_MAX_INPUT_MEMORY, and read when that
+  variable raises the limit;
+- a pickle of 3 million empty dicts (8 KB deflated): refused with SC0703 once its values
+  pass the budget, where it took 240 MB;
+- a pickle that memoizes one value a million times: read at once (the memo grew one slot at
+  a time; under ASan, whose realloc always copies, that took minutes: this case fails the
+  old code in the sanitizer pass only);
+- a state dict that sets one name 100,000 times: read at once (storage keys compared
+  pairwise took 17 s);
+- guards_code lines of 34 KB chaining *, // and % (1*1*1...): read at once and in little
+  memory (14 to 24 s and 1.4 to 2.5 GB before);
+- observations folders holding rank-2000000000.json and rank-2147483647.json: refused with
+  SC1001 naming the file (a 2 GB array, an unchecked calloc and a SIGSEGV before).
+
+usage: test_budgets.py SHAPEC SOURCE_DIR"""
+import io
+import json
+import os
+import resource
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # test/, for tap
+import tap  # noqa: E402
+
+checks = tap.Checks()
+check = checks.check
+
+LEGACY = "test/real/corpus/2.6/auto_linear/model.pt2"   # torch 2.6's archive: a state dict inside
+DYNAMIC = "test/real/corpus/2.14/auto_linear/model.pt2"  # torch 2.14's, x with a symbolic size
+MIB = 1 << 20
+
+
+ASAN = False  # set in main: under AddressSanitizer no memory cap (it maps terabytes of shadow), longer timeouts
+
+
+def run(shapec, args, mem_mb, timeout, env=None):
+    """shapec ARGS with at most mem_mb MB of data memory: (exit status or None on timeout,
+    stderr, seconds)."""
+    def cap():
+        resource.setrlimit(resource.RLIMIT_DATA, (mem_mb * MIB, mem_mb * MIB))
+    t0 = time.monotonic()
+    timeout = timeout * 3 if ASAN else timeout
+    try:
+        r = subprocess.run([shapec, *args], capture_output=True, text=True, timeout=timeout,
+                           preexec_fn=None if ASAN else cap, env=dict(os.environ, **(env or {})))
+        return r.returncode, r.stderr, time.monotonic() - t0
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout} s", time.monotonic() - t0
+
+
+# ---- zips written by hand: deflate streams of any declared size ---------------------------
+
+def zeros_deflated(n):
+    """A raw deflate stream of n zero bytes (n a multiple of 1 MiB) and its CRC: one fully
+    flushed block of 1 MiB repeated."""
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    block = bytes(MIB)
+    one = co.compress(block) + co.flush(zlib.Z_FULL_FLUSH)
+    crc = 0
+    for _ in range(n // MIB):
+        crc = zlib.crc32(block, crc)
+    return one * (n // MIB) + co.flush(zlib.Z_FINISH), crc
+
+
+def member(name, data):
+    """A deflated member: (name, method, bytes, size, crc)."""
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return name, 8, co.compress(data) + co.flush(), len(data), zlib.crc32(data)
+
+
+def zip_of(members):
+    out = io.BytesIO()
+    central = []
+    for name, method, raw, size, crc in members:
+        at = out.tell()
+        nb = name.encode()
+        out.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc, len(raw), size, len(nb), 0) + nb)
+        out.write(raw)
+        central.append(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, method, 0, 0x21, crc, len(raw), size,
+                                   len(nb), 0, 0, 0, 0, 0, at) + nb)
+    cd = out.tell()
+    for c in central:
+        out.write(c)
+    out.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(central), len(central), out.tell() - cd, cd, 0))
+    return out.getvalue()
+
+
+def legacy_archive(src, state_dict_members):
+    """torch 2.6's archive of auto_linear with its state dict replaced by a torch.save zip of
+    these members."""
+    z = zipfile.ZipFile(os.path.join(src, LEGACY))
+    return zip_of([member("serialized_exported_program.json", z.read("serialized_exported_program.json")),
+                   member("serialized_state_dict.pt", zip_of(state_dict_members)),
+                   member("serialized_constants.pt", z.read("serialized_constants.pt")),
+                   member("version", z.read("version"))])
+
+
+def state_dict(src):
+    """The members of the archive's own state dict (archive/data.pkl, archive/data/0, ...)."""
+    z = zipfile.ZipFile(os.path.join(src, LEGACY))
+    inner = zipfile.ZipFile(io.BytesIO(z.read("serialized_state_dict.pt")))
+    return {n: inner.read(n) for n in inner.namelist()}
+
+
+def with_pickle(src, pkl):
+    return legacy_archive(src, [member(n, pkl if n == "archive/data.pkl" else d) for n, d in state_dict(src).items()])
+
+
+# ---- the cases --------------------------------------------------------------------------------
+
+def nested_archive(shapec, src, tmp):
+    members = []
+    for name, data in state_dict(src).items():
+        if name == "archive/data/0":  # l.weight's storage: 60 bytes, declared and inflated to 80 MiB
+            raw, crc = zeros_deflated(80 * MIB)
+            members.append((name, 8, raw, 80 * MIB, crc))
+        else:
+            members.append(member(name, data))
+    path = os.path.join(tmp, "nested.pt2")
+    with open(path, "wb") as f:
+        f.write(legacy_archive(src, members))
+    size = os.path.getsize(path)
+    rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 100, 20)
+    check(rc == 1 and "SC0703" in err and "archive/data/0" in err and "80 MiB" in err and "SHAPEC_MAX_INPUT_MEMORY" in err,
+          f"a {size}-byte .pt2 whose state dict inflates to 80 MiB is refused, naming the member and the limit "
+          f"(exit {rc}, {s:.1f} s): {err.strip()[:300]}")
+    rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 400, 20, {"SHAPEC_MAX_INPUT_MEMORY": "256M"})
+    check(rc == 0, f"... and read with SHAPEC_MAX_INPUT_MEMORY=256M (exit {rc}, {s:.1f} s): {err.strip()[:300]}")
+
+
+def pickle_values(shapec, src, tmp):
+    path = os.path.join(tmp, "dicts.pt2")
+    with open(path, "wb") as f:
+        f.write(with_pickle(src, b"\x80\x02" + b"}0" * 3_000_000 + b"}."))  # EMPTY_DICT, POP, ...
+    rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 200, 20)
+    check(rc == 1 and "SC0703" in err and "data.pkl@" in err and "SHAPEC_MAX_INPUT_MEMORY" in err,
+          f"a pickle of 3 million dicts ({os.path.getsize(path)} bytes deflated) stops at the budget "
+          f"(exit {rc}, {s:.1f} s): {err.strip()[:300]}")
+
+
+def pickle_memo(shapec, src, tmp):
+    path = os.path.join(tmp, "memo.pt2")
+    pkl = struct.pack("<BB", 0x80, 4) + b"N" + b"\x94" * 1_000_000 + b"0" + state_dict(src)["archive/data.pkl"][2:]
+    with open(path, "wb") as f:
+        f.write(with_pickle(src, pkl))
+    rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 200, 10)
+    check(rc == 0, f"a pickle that memoizes a million times is read at once (exit {rc}, {s:.1f} s): {err.strip()[:300]}")
+
+
+def pickle_setitems(shapec, src, tmp):
+    path = os.path.join(tmp, "setitems.pt2")
+    pkl = state_dict(src)["archive/data.pkl"][:-1]  # the state dict on the stack, before STOP
+    pkl += (b"X" + struct.pack("<I", 8) + b"l.weight" + b"h\x11s") * 100_000  # l.weight = memo[17], again and again
+    with open(path, "wb") as f:
+        f.write(with_pickle(src, pkl + b"."))
+    rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 200, 8)
+    check(rc == 0, f"a state dict setting one name 100,000 times is read at once (exit {rc}, {s:.1f} s): "
+                   f"{err.strip()[:300]}")
+
+
+def guard_chains(shapec, src, tmp):
+    z = zipfile.ZipFile(os.path.join(src, DYNAMIC))
+    program = json.loads(z.read("model/models/model.json"))
+    for op in ("*", "//", "%"):
+        program["guards_code"] = ["L['x'].size()[0] >= " + op.join(["1"] * (34000 // (1 + len(op))))]
+        path = os.path.join(tmp, "guards.json")
+        with open(path, "w") as f:
+            json.dump(program, f)
+        rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 200, 8)
+        check(rc == 0, f"a 34 KB guard 1{op}1{op}1... is read at once in little memory (exit {rc}, {s:.1f} s): "
+                       f"{err.strip()[:300]}")
+
+
+def observation_ranks(shapec, src, tmp):
+    model = os.path.join(src, "examples/tutorial/model.json")
+    for rank in ("2000000000", "2147483647"):
+        obs = os.path.join(tmp, "obs-" + rank)
+        os.makedirs(obs)
+        call = {"calls": [{"w": [6, 5], "x": [4], "y": [8, 4], "z": [32]}]}
+        for r in ("0", rank):
+            with open(os.path.join(obs, f"rank-{r}.json"), "w") as f:
+                json.dump(call, f)
+        rc, err, s = run(shapec, ["spec", "infer", obs, "--model", model], 200, 10)
+        check(rc == 1 and "SC1001" in err and f"rank-{rank}.json" in err,
+              f"an observations folder holding rank-{rank}.json is refused, naming it (exit {rc}): {err.strip()[:300]}")
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.splitlines()[-1])
+        return 2
+    shapec, src = os.path.abspath(argv[1]), os.path.abspath(argv[2])
+    global ASAN
+    ASAN = "asan" in subprocess.run(["ldd", shapec], capture_output=True, text=True).stdout
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chdir(tmp)  # exports without -o write shapec-out/ here
+        for case in (nested_archive, pickle_values, pickle_memo, pickle_setitems, guard_chains, observation_ranks):
+            case(shapec, src, tmp)
+    return checks.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
