@@ -143,6 +143,8 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
   if (g.tm_cold) LLVMDisposeTargetMachine(g.tm_cold);
   LLVMContextDispose(g.C);
   free(g.emu_kernels);
+  free(g.call_inputs);
+  sc_strbuf_free(&g.texts);
   free(g.reads);
   cg_weights_free(&g);
   cg_tiny_linear_free(&g);

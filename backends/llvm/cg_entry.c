@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lower.h"
+#include "runtime_abi.h"
 
 static void dl_dtype(sc_dtype dt, int *code, int *bits) {
   switch (dt) {
@@ -391,14 +392,63 @@ typedef struct dim_site {
   bool is_float;       /* a constant float input: d is a double that must equal fvalue */
   double fvalue;
   bool is_bool;        /* a constant bool input (torch writes True / False) */
+  int input, axis;     /* a tensor's dim: inputs[input].shape[axis]; input -1 for a scalar */
 } dim_site;
+
+/* What emit_prepare knows of the call's input dims while it emits: their sites, and with
+ * many inputs, where a size is loaded when code first needs it (the tables need none). */
+struct cg_prepare_state {
+  dim_site *sites;
+  int n_sites;
+  LLVMValueRef inputs;
+  LLVMBasicBlockRef loads; /* right after every input passed its check: it dominates what follows */
+  LLVMValueRef *shapes;    /* per call input, its shape array once loaded */
+  sc_strmap raw;           /* while guards_code is checked: source -> 1 + the first site of it */
+  bool raw_active;
+};
+
+/* The dim's size on this call: loaded with the other sizes (few inputs) or at the end of
+ * the checked inputs' block when first asked for (many). */
+static LLVMValueRef site_value(cg *g, dim_site *site) {
+  if (site->d) return site->d;
+  struct cg_prepare_state *ps = g->prepare;
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(g->C);
+  LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(ps->loads));
+  if (!ps->shapes[site->input]) {
+    LLVMValueRef idx[1] = {cg_i64(g, site->input)};
+    LLVMValueRef t = LLVMBuildGEP2(b, g->tensor_t, ps->inputs, idx, 1, "t");
+    ps->shapes[site->input] = LLVMBuildLoad2(b, g->ptr, LLVMBuildStructGEP2(b, g->tensor_t, t, 4, "f"), "field");
+  }
+  LLVMValueRef idx[1] = {cg_i64(g, site->axis)};
+  site->d = LLVMBuildLoad2(b, g->i64, LLVMBuildGEP2(b, g->i64, ps->shapes[site->input], idx, 1, "dp"), "dim");
+  LLVMDisposeBuilder(b);
+  return site->d;
+}
+
+LLVMValueRef cg_raw_size(cg *g, const char *name) {
+  struct cg_prepare_state *ps = g->prepare;
+  if (!ps || !ps->raw_active) return NULL;
+  intptr_t k = (intptr_t)sc_strmap_get(&ps->raw, name) - 1;
+  return k < 0 ? NULL : site_value(g, &ps->sites[k]);
+}
+
+/* Where each symbol of e comes from, "s2 = x.size()[0], s3 = y.size()[0]": the size that
+ * bound it in this call, else its source. */
+static void symbol_sources(cg *g, sc_strbuf *sb, const sc_expr *e, const char *const *bound_from) {
+  const char *names[16];
+  int n = sc_expr_symbols(e, names, 16);
+  for (int i = 0; i < n; i++) {
+    int si = cg_symbol_index(g, names[i]);
+    const char *src = bound_from[si] ? bound_from[si] : g->a->env.symbols[si].source;
+    sc_strbuf_printf(sb, "%s%s = %s", i ? ", " : "", names[i], src ? src : "?");
+  }
+}
 
 /* Fails the call unless the dim equals its expression, in torch's words (Guard failed:
  * y.size()[0] == x.size()[0]), then shapec's. */
-static void emit_size_check(cg *g, const dim_site *site, const char *const *bound_from) {
-  const char *names[16];
-  int n = sc_expr_symbols(site->e, names, 16);
+static void emit_size_check(cg *g, dim_site *site, const char *const *bound_from) {
   LLVMValueRef want = cg_expr(g, site->e);
+  LLVMValueRef d = site_value(g, site);
   sc_strbuf sb = {0};
   int64_t c;
   bool is_const = sc_expr_is_const(site->e, &c);
@@ -410,15 +460,11 @@ static void emit_size_check(cg *g, const dim_site *site, const char *const *boun
   else {
     /* name where each symbol comes from: s2 = x.size()[0] */
     sc_strbuf_printf(&sb, "%s = %%lld; ", sc_expr_to_string(g->ctx, site->e));
-    for (int i = 0; i < n; i++) {
-      int si = cg_symbol_index(g, names[i]);
-      const char *src = bound_from[si] ? bound_from[si] : g->a->env.symbols[si].source;
-      sc_strbuf_printf(&sb, "%s%s = %s", i ? ", " : "", names[i], src ? src : "?");
-    }
+    symbol_sources(g, &sb, site->e, bound_from);
     sc_strbuf_append(&sb, ")");
   }
-  LLVMValueRef args[2] = {site->d, want};
-  cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, site->d, want, "ne"), sc_strbuf_cstr(&sb), args,
+  LLVMValueRef args[2] = {d, want};
+  cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, d, want, "ne"), sc_strbuf_cstr(&sb), args,
                  sc_expr_is_const(site->e, NULL) ? 1 : 2);
   sc_strbuf_free(&sb);
 }
@@ -463,6 +509,89 @@ static void emit_program_check(cg *g, const sc_program_check *c) {
   cg_fail_msg_if(g, bad, percent_escaped(g, sc_arena_printf(&g->ctx->arena, "Guard failed: %s", c->text)), NULL, 0);
 }
 
+/* Every call input checked as check_tensor checks it, by one runtime call over a table
+ * (a program with many inputs); the first refusal fails the call with its code. */
+static void check_inputs_at_once(cg *g, LLVMValueRef inputs) {
+  size_t n = g->n_call_inputs;
+  sc_rt_input_check *rows = sc_xcalloc(n + 1, sizeof *rows);
+  for (size_t k = 0; k < n; k++) {
+    const sc_call_input *ci = &g->call_inputs[k];
+    int code, bits;
+    dl_dtype(ci->dtype, &code, &bits);
+    rows[k] = (sc_rt_input_check){.name = cg_text(g, ci->name ? ci->name : "(null)"), .ndim = ci->rank, .code = code,
+                                  .bits = bits, .strided_ok = !g->cuda && !user_input_mutated(g, ci->spec)};
+  }
+  LLVMValueRef table = cg_table(g, rows, n * sizeof *rows, "sc_input_checks");
+  free(rows);
+  LLVMTypeRef params[7] = {g->ptr, g->ptr, g->i64, g->ptr, g->i32, g->ptr, g->i64};
+  LLVMValueRef args[7] = {inputs, table, cg_i64(g, (int64_t)n), cg_texts(g), LLVMConstInt(g->i32, g->cuda ? 2 : 1, 0),
+                          g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_rt_check_inputs", g->i32, params, 7, args, 7, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
+}
+
+/* Input dims that one runtime call checks in turn (sc_rt_check_dims), gathered until code
+ * of another kind must come between them. */
+typedef struct dim_table {
+  sc_rt_dim_check *rows;
+  int n, cap;
+} dim_table;
+
+static sc_rt_dim_check *table_row(cg *g, dim_table *t, int kind, const dim_site *site) {
+  if (t->n == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 256;
+    t->rows = sc_xrealloc(t->rows, (size_t)t->cap * sizeof *t->rows);
+  }
+  sc_rt_dim_check *row = &t->rows[t->n++];
+  *row = (sc_rt_dim_check){.kind = kind, .input = site->input, .axis = site->axis, .source = cg_text(g, site->source)};
+  return row;
+}
+
+/* emit_size_check's check as a row: a static size, or a symbol's size seen again. */
+static void table_size_check(cg *g, dim_table *t, const dim_site *site, const char *const *bound_from) {
+  int64_t c;
+  bool is_const = sc_expr_is_const(site->e, &c);
+  sc_rt_dim_check *row = table_row(g, t, is_const ? SC_DIM_CHECK_STATIC : SC_DIM_CHECK_EQUAL, site);
+  row->want = cg_text(g, sources_text(g, site->e, bound_from));
+  if (is_const) {
+    row->value = c;
+    return;
+  }
+  row->symbol = cg_symbol_index(g, site->e->name);
+  row->name = cg_text(g, sc_expr_to_string(g->ctx, site->e));
+  sc_strbuf sb = {0};
+  symbol_sources(g, &sb, site->e, bound_from);
+  row->bound_from = cg_text(g, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+}
+
+/* bind_symbol's binding as a row: symbol s takes the size, within its checked range. */
+static void table_bind(cg *g, dim_table *t, const dim_site *site, int s) {
+  const sc_symbol *sym = &g->a->env.symbols[s];
+  sc_range_iv r = sc_analysis_checked_range(sym);
+  sc_rt_dim_check *row = table_row(g, t, SC_DIM_CHECK_BIND, site);
+  row->symbol = s;
+  row->name = cg_text(g, sym->name);
+  row->value = r.lo;
+  row->hi = r.hi;
+  row->flags = (r.lo != SC_NEG_INT_OO ? SC_DIM_CHECK_HAS_LO : 0) | (r.hi != SC_INT_OO ? SC_DIM_CHECK_HAS_HI : 0);
+}
+
+/* The rows gathered so far, checked by one call; the first that fails fails the call. */
+static void flush_dim_table(cg *g, dim_table *t) {
+  if (!t->n) return;
+  LLVMValueRef table = cg_table(g, t->rows, (size_t)t->n * sizeof *t->rows, "sc_dim_checks");
+  LLVMTypeRef params[7] = {g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef args[7] = {g->prepare->inputs, table, cg_i64(g, t->n), g->syms, cg_texts(g), g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_rt_check_dims", g->i32, params, 7, args, 7, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
+  t->n = 0;
+}
+static LLVMValueRef end_prepare(cg *g, LLVMValueRef fn) {
+  g->prepare = NULL; /* its state lived in emit_prepare's frame */
+  return fn;
+}
+
 static LLVMValueRef emit_prepare(cg *g) {
   LLVMTypeRef params[4] = {g->ptr, g->ptr, g->ptr, g->i64};
   LLVMValueRef fn = LLVMAddFunction(g->M, g->cuda ? "sc_prepare_cuda" : "sc_prepare_cpu", LLVMFunctionType(g->i32, params, 4, 0));
@@ -494,44 +623,61 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMBuildBr(g->B, checked);
     LLVMPositionBuilderAtEnd(g->B, checked);
   }
-  size_t n_call = sc_program_n_call_inputs(g->p);
+  size_t n_call = g->n_call_inputs;
   if (n_call)
     cg_fail_argument_if(g, LLVMBuildIsNull(g->B, inputs, "noinputs"), "inputs is NULL; pass an array of the model's "
                         "input tensors (shapec_model_num_inputs)");
   /* dims of every tensor input after its rank and dtype check, and the value of every
    * scalar (a 0-d tensor) */
   size_t total = 0;
-  sc_call_input ci;
-  for (size_t k = 0; sc_program_call_input(g->p, k, &ci); k++) total += ci.rank ? (size_t)ci.rank : 1;
+  for (size_t k = 0; k < n_call; k++) total += g->call_inputs[k].rank ? (size_t)g->call_inputs[k].rank : 1;
   dim_site *sites = sc_arena_alloc(&g->ctx->arena, (total + 1) * sizeof *sites);
   int n_sites = 0;
-  size_t user = 0; /* the spec's index: one per user input */
-  const sc_dynspec *spec = g->a->spec;
-  for (size_t k = 0; sc_program_call_input(g->p, k, &ci); k++) {
-    const sc_value *v = ci.value;
-    bool is_user = ci.spec->kind == SC_INPUT_USER;
-    if (is_user && (!v || (v->kind != SC_VALUE_TENSOR && v->kind != SC_VALUE_SYM_INT))) {
-      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, ci.spec->path, "user input %zu is neither a tensor nor an int; the "
+  for (size_t k = 0; k < n_call; k++) {
+    const sc_call_input *ci = &g->call_inputs[k];
+    const sc_value *v = ci->value;
+    if (ci->spec->kind == SC_INPUT_USER && (!v || (v->kind != SC_VALUE_TENSOR && v->kind != SC_VALUE_SYM_INT))) {
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, ci->spec->path, "user input %zu is neither a tensor nor an int; the "
                "library takes tensors, ints and constant scalars", k);
       return fn;
     }
     if ((!v || v->kind != SC_VALUE_TENSOR) && g->cuda) {
-      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, ci.spec->path, "input '%s' is a scalar; the CUDA path takes tensors "
-               "only (export for the CPU)", ci.name);
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, ci->spec->path, "input '%s' is a scalar; the CUDA path takes tensors "
+               "only (export for the CPU)", ci->name);
       return fn;
     }
-    char what[300];
-    snprintf(what, sizeof what, "input '%s'", ci.name);
-    /* the CPU path copies a strided input once (bind_graph_inputs); one the program writes
-     * back to, or a CUDA tensor, must be compact */
-    check_tensor(g, tensor_ptr(g, inputs, (int)k), what, ci.dtype, ci.rank, !g->cuda && !user_input_mutated(g, ci.spec));
+  }
+  struct cg_prepare_state ps = {.sites = sites, .inputs = inputs, .shapes = NULL};
+  g->prepare = &ps;
+  if (g->many_inputs) {
+    check_inputs_at_once(g, inputs);
+    ps.loads = LLVMGetInsertBlock(g->B); /* sizes are loaded here when code first needs them */
+    LLVMBasicBlockRef next = cg_block(g, "dims");
+    LLVMBuildBr(g->B, next);
+    LLVMPositionBuilderAtEnd(g->B, next);
+    ps.shapes = sc_arena_alloc(&g->ctx->arena, (n_call + 1) * sizeof *ps.shapes);
+  }
+  size_t user = 0; /* the spec's index: one per user input */
+  const sc_dynspec *spec = g->a->spec;
+  for (size_t k = 0; k < n_call; k++) {
+    const sc_call_input *ci = &g->call_inputs[k];
+    const sc_value *v = ci->value;
+    bool is_user = ci->spec->kind == SC_INPUT_USER;
+    if (!g->many_inputs) {
+      char what[300];
+      snprintf(what, sizeof what, "input '%s'", ci->name);
+      /* the CPU path copies a strided input once (bind_graph_inputs); one the program
+       * writes back to, or a CUDA tensor, must be compact */
+      check_tensor(g, tensor_ptr(g, inputs, (int)k), what, ci->dtype, ci->rank, !g->cuda && !user_input_mutated(g, ci->spec));
+    }
     if (v && v->kind == SC_VALUE_TENSOR) {
-      LLVMValueRef shape = tensor_field(g, inputs, (int)k, 4, g->ptr);
+      LLVMValueRef shape = g->many_inputs ? NULL : tensor_field(g, inputs, (int)k, 4, g->ptr);
       for (int d = 0; d < v->meta.rank; d++) {
         LLVMValueRef idx[1] = {cg_i64(g, d)};
         dim_site *site = &sites[n_sites++];
-        *site = (dim_site){v->shape[d], LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim"),
-                           sc_analysis_dim_source(g->ctx, v, d), true, false, 0, false};
+        *site = (dim_site){v->shape[d],
+                           shape ? LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, shape, idx, 1, "dp"), "dim") : NULL,
+                           sc_analysis_dim_source(g->ctx, v, d), true, false, 0, false, (int)k, d};
         /* torch checks a static size with the input unless tracing specialized a dynamic
          * dim, whose guard is in guards_code; a program read without a spec has ints */
         site->torch_checks = spec->from_program || user >= spec->n_inputs || d >= spec->inputs[user].rank ||
@@ -543,51 +689,69 @@ static LLVMValueRef emit_prepare(cg *g) {
       LLVMValueRef off = tensor_field(g, inputs, (int)k, 6, g->i64);
       LLVMValueRef at = LLVMBuildGEP2(g->B, g->i8, data, &off, 1, "scalar");
       dim_site *site = &sites[n_sites++];
-      *site = (dim_site){.source = v && v->display ? v->display : ci.name, .torch_checks = true};
-      if (ci.dtype == SC_DTYPE_F64) {
+      *site = (dim_site){.source = v && v->display ? v->display : ci->name, .torch_checks = true, .input = -1};
+      if (ci->dtype == SC_DTYPE_F64) {
         site->is_float = true;
         site->d = LLVMBuildLoad2(g->B, g->f64, at, "f");
-        site->fvalue = ci.spec->constant.items[0].f;
+        site->fvalue = ci->spec->constant.items[0].f;
       } else {
-        LLVMValueRef x = ci.dtype == SC_DTYPE_BOOL ? LLVMBuildZExt(g->B, LLVMBuildLoad2(g->B, g->i8, at, "b"), g->i64, "b")
-                                                    : LLVMBuildLoad2(g->B, g->i64, at, "n");
+        LLVMValueRef x = ci->dtype == SC_DTYPE_BOOL ? LLVMBuildZExt(g->B, LLVMBuildLoad2(g->B, g->i8, at, "b"), g->i64, "b")
+                                                     : LLVMBuildLoad2(g->B, g->i64, at, "n");
         site->d = x;
-        site->e = v ? v->sym : sc_expr_int(g->ctx, ci.spec->constant.kind == SC_ARG_BOOL ? ci.spec->constant.items[0].b
-                                                                                            : ci.spec->constant.items[0].i);
-        site->is_bool = ci.dtype == SC_DTYPE_BOOL;
+        site->e = v ? v->sym : sc_expr_int(g->ctx, ci->spec->constant.kind == SC_ARG_BOOL ? ci->spec->constant.items[0].b
+                                                                                              : ci->spec->constant.items[0].i);
+        site->is_bool = ci->dtype == SC_DTYPE_BOOL;
       }
     }
     user += is_user;
   }
+  ps.n_sites = n_sites;
   size_t n_syms = g->a->env.n_symbols;
   bool *bound = sc_arena_alloc(&g->ctx->arena, n_syms + 1);
   bool *done = sc_arena_alloc(&g->ctx->arena, (size_t)n_sites + 1);
   const char **bound_from = sc_arena_alloc(&g->ctx->arena, (n_syms + 1) * sizeof *bound_from);
   /* The checks in ep.module()'s order (torch/export/_unlift.py): each input dim in turn
    * (a static size, a symbol's range where it first appears, an equality where it appears
-   * again), then the program's guards_code on the sizes as given, then what shapec adds. */
+   * again), then the program's guards_code on the sizes as given, then what shapec adds.
+   * With many inputs a tensor's dims go into tables that one runtime call checks in turn. */
+  dim_table table = {0};
   for (int k = 0; k < n_sites; k++) {
-    if (sites[k].is_float) {
-      emit_float_check(g, &sites[k]);
+    dim_site *site = &sites[k];
+    bool tabled = g->many_inputs && site->input >= 0;
+    if (site->is_float) {
+      flush_dim_table(g, &table);
+  free(table.rows);
+      emit_float_check(g, site);
       done[k] = true;
       continue;
     }
-    if (sc_expr_is_const(sites[k].e, NULL)) {
-      if (sites[k].torch_checks) emit_size_check(g, &sites[k], bound_from), done[k] = true;
+    if (sc_expr_is_const(site->e, NULL)) {
+      if (!site->torch_checks) continue;
+      if (tabled) {
+        table_size_check(g, &table, site, bound_from);
+      } else {
+        flush_dim_table(g, &table);
+        emit_size_check(g, site, bound_from);
+      }
+      done[k] = true;
       continue;
     }
-    if (sites[k].e->kind != SC_EXPR_SYM) continue;
-    int s = cg_symbol_index(g, sites[k].e->name);
+    if (site->e->kind != SC_EXPR_SYM) continue;
+    int s = cg_symbol_index(g, site->e->name);
     if (s < 0) continue;
+    if (!tabled) flush_dim_table(g, &table);
     if (bound[s]) {
-      emit_size_check(g, &sites[k], bound_from);
+      if (tabled) table_size_check(g, &table, site, bound_from);
+      else emit_size_check(g, site, bound_from);
     } else {
-      bind_symbol(g, s, sites[k].d, sites[k].source);
+      if (tabled) table_bind(g, &table, site, s);
+      else bind_symbol(g, s, site->d, site->source);
       bound[s] = true;
-      bound_from[s] = sites[k].source;
+      bound_from[s] = site->source;
     }
     done[k] = true;
   }
+  flush_dim_table(g, &table);
   /* a*s + b with s still free binds s (a divisibility root, a derived Dim) */
   for (int k = 0; k < n_sites; k++) {
     const char *names[2];
@@ -599,13 +763,13 @@ static LLVMValueRef emit_prepare(cg *g) {
     int64_t b, a1;
     if (!sc_expr_is_const(at0, &b) || !sc_expr_is_const(at1, &a1) || a1 - b <= 0) continue;
     int64_t a = a1 - b;
-    LLVMValueRef rest = LLVMBuildSub(g->B, sites[k].d, cg_i64(g, b), "rest");
+    LLVMValueRef rest = LLVMBuildSub(g->B, site_value(g, &sites[k]), cg_i64(g, b), "rest");
     LLVMValueRef bad = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, rest, cg_i64(g, 0), "neg"),
                                    LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildSRem(g->B, rest, cg_i64(g, a), "r"), cg_i64(g, 0), "rem"), "bad");
     char fmt[512];
     snprintf(fmt, sizeof fmt, "%s = %%lld is not %s for an integer %s", sites[k].source,
              sc_expr_to_string(g->ctx, sites[k].e), names[0]);
-    LLVMValueRef args[1] = {sites[k].d};
+    LLVMValueRef args[1] = {site_value(g, &sites[k])};
     cg_fail_msg_if(g, bad, fmt, args, 1);
     bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_arena_printf(&g->ctx->arena, "(%s - %lld) / %lld",
                                                                                       sites[k].source, (long long)b, (long long)a));
@@ -621,19 +785,18 @@ static LLVMValueRef emit_prepare(cg *g) {
       if (s < 0 || !bound[s]) {
         cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "%s = %s: cannot bind symbol %s from the input sizes",
                  sites[k].source, sc_expr_to_string(g->ctx, sites[k].e), names[i]);
-        return fn;
+        return end_prepare(g, fn);
       }
     }
     emit_size_check(g, &sites[k], bound_from);
     done[k] = true;
   }
   /* the program's guards_code, on the sizes of this call */
-  g->raw_names = sc_arena_alloc(&g->ctx->arena, ((size_t)n_sites + 1) * sizeof *g->raw_names);
-  g->raw_values = sc_arena_alloc(&g->ctx->arena, ((size_t)n_sites + 1) * sizeof *g->raw_values);
-  for (int k = 0; k < n_sites; k++) g->raw_names[k] = sites[k].source, g->raw_values[k] = sites[k].d;
-  g->n_raw = n_sites;
+  sc_strmap_init(&ps.raw, &g->ctx->arena);
+  for (int k = 0; k < n_sites && g->a->n_checks; k++) sc_strmap_put(&ps.raw, sites[k].source, (void *)(intptr_t)(k + 1));
+  ps.raw_active = true;
   for (size_t i = 0; i < g->a->n_checks; i++) emit_program_check(g, &g->a->checks[i]);
-  g->n_raw = 0;
+  ps.raw_active = false;
   /* static sizes torch leaves to guards_code (a dim traced as a symbol, then specialized) */
   for (int k = 0; k < n_sites; k++)
     if (!done[k]) emit_size_check(g, &sites[k], bound_from);
@@ -644,7 +807,7 @@ static LLVMValueRef emit_prepare(cg *g) {
     if (!assert_ready(g, gd, bound)) {
       cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, NULL, "the input guard %s names a size no input gives",
                sc_expr_to_string(g->ctx, gd->expr));
-      return fn;
+      return end_prepare(g, fn);
     }
     emit_input_guard(g, gd);
   }
@@ -656,7 +819,7 @@ static LLVMValueRef emit_prepare(cg *g) {
   LLVMBuildBr(g->B, g->exit_bb);
   LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
   LLVMBuildRet(g->B, LLVMBuildLoad2(g->B, g->i32, g->rc_slot, "rc"));
-  return fn;
+  return end_prepare(g, fn);
 }
 
 /* const char *f(int i) / int f(int i) over a constant table; NULL / -1 out of range. */
@@ -692,26 +855,53 @@ static const sc_value *output_value(cg *g, size_t i) {
   return a->n_items ? a->items[0].value : NULL;
 }
 
+/* const char *f(int i) over n names kept in the text pool, through a table of their
+ * offsets (a program with many inputs: no global per name); NULL out of range. */
+static void emit_pooled_name_getter(cg *g, const char *name, const char *const *names, size_t n) {
+  int32_t *offsets = sc_xcalloc(n + 1, sizeof *offsets);
+  for (size_t i = 0; i < n; i++) offsets[i] = cg_text(g, names[i]);
+  LLVMValueRef table = cg_table(g, offsets, n * sizeof *offsets, "name_offsets");
+  free(offsets);
+  LLVMTypeRef params[1] = {g->i32};
+  LLVMValueRef fn = LLVMAddFunction(g->M, name, LLVMFunctionType(g->ptr, params, 1, 0));
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
+  LLVMValueRef i = LLVMGetParam(fn, 0);
+  LLVMValueRef ok = LLVMBuildAnd(g->B, LLVMBuildICmp(g->B, LLVMIntSGE, i, LLVMConstInt(g->i32, 0, 0), "ge"),
+                                 LLVMBuildICmp(g->B, LLVMIntSLT, i, LLVMConstInt(g->i32, n, 0), "lt"), "ok");
+  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(g->C, fn, "yes"), no = LLVMAppendBasicBlockInContext(g->C, fn, "no");
+  LLVMBuildCondBr(g->B, ok, yes, no);
+  LLVMPositionBuilderAtEnd(g->B, yes);
+  LLVMValueRef idx[1] = {LLVMBuildSExt(g->B, i, g->i64, "i")};
+  LLVMValueRef at = LLVMBuildLoad2(g->B, g->i32, LLVMBuildGEP2(g->B, g->i32, table, idx, 1, "p"), "offset");
+  LLVMValueRef off[1] = {LLVMBuildSExt(g->B, at, g->i64, "o")};
+  LLVMBuildRet(g->B, LLVMBuildGEP2(g->B, g->i8, cg_texts(g), off, 1, "name"));
+  LLVMPositionBuilderAtEnd(g->B, no);
+  LLVMBuildRet(g->B, LLVMConstNull(g->ptr));
+}
+
 /* shapec_model_<kind>_name/_ndim/_dtype(i) over n entries. */
 static void emit_value_tables(cg *g, const char *kind, const char *const *names_in, const int *ranks,
                               const sc_dtype *dts, size_t n) {
   LLVMValueRef *cells = sc_xcalloc(3 * (n ? n : 1), sizeof *cells), *names = cells, *ndims = cells + n,
                *dtypes = cells + 2 * n;
+  bool pooled = n >= CG_MANY_INPUTS;
   for (size_t i = 0; i < n; i++) {
+    int code, bits;
+    dl_dtype(dts[i], &code, &bits);
+    ndims[i] = LLVMConstInt(g->i32, (unsigned)ranks[i], 0);
+    dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
+    if (pooled) continue;
     LLVMValueRef s = LLVMConstStringInContext2(g->C, names_in[i], strlen(names_in[i]), 0);
     LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(s), "name");
     LLVMSetInitializer(gv, s);
     LLVMSetGlobalConstant(gv, 1);
     LLVMSetLinkage(gv, LLVMPrivateLinkage);
     names[i] = gv;
-    ndims[i] = LLVMConstInt(g->i32, (unsigned)ranks[i], 0);
-    int code, bits;
-    dl_dtype(dts[i], &code, &bits);
-    dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
   }
   char fn[64];
   snprintf(fn, sizeof fn, "shapec_model_%s_name", kind);
-  emit_table_getter(g, fn, names, (unsigned)n, g->ptr);
+  if (pooled) emit_pooled_name_getter(g, fn, names_in, n);
+  else emit_table_getter(g, fn, names, (unsigned)n, g->ptr);
   snprintf(fn, sizeof fn, "shapec_model_%s_ndim", kind);
   emit_table_getter(g, fn, ndims, (unsigned)n, g->i32);
   snprintf(fn, sizeof fn, "shapec_model_%s_dtype", kind);
@@ -720,15 +910,17 @@ static void emit_value_tables(cg *g, const char *kind, const char *const *names_
 }
 
 static void emit_metadata(cg *g) {
-  size_t n_in = sc_program_n_call_inputs(g->p), n_out = g->p->n_output_specs, n = n_in > n_out ? n_in : n_out;
+  size_t n_in = g->n_call_inputs, n_out = g->p->n_output_specs, n = n_in > n_out ? n_in : n_out;
   emit_const_fn(g, "shapec_model_abi_version", SHAPEC_ABI_VERSION);
   emit_const_fn(g, "shapec_model_num_inputs", (int)n_in);
   emit_const_fn(g, "shapec_model_num_outputs", (int)n_out);
   const char **names = sc_xcalloc(n + 1, sizeof *names);
   int *ranks = sc_xcalloc(n + 1, sizeof *ranks);
   sc_dtype *dts = sc_xcalloc(n + 1, sizeof *dts);
-  sc_call_input ci;
-  for (size_t i = 0; sc_program_call_input(g->p, i, &ci); i++) names[i] = ci.name, ranks[i] = ci.rank, dts[i] = ci.dtype;
+  for (size_t i = 0; i < n_in; i++) {
+    const sc_call_input *ci = &g->call_inputs[i];
+    names[i] = ci->name, ranks[i] = ci->rank, dts[i] = ci->dtype;
+  }
   emit_value_tables(g, "input", names, ranks, dts, n_in);
   for (size_t i = 0; i < n_out; i++) {
     const sc_value *v = output_value(g, i);
@@ -808,7 +1000,12 @@ static void trim_buffers_zeroing(cg *g) {
 
 static void close_workspace(cg *g) {
   LLVMTypeRef fp[1] = {g->ptr};
-  for (int i = 0; i < g->n_buffers; i++) {
+  if (g->many_inputs && !g->cuda && g->n_buffers) { /* a slot per input: one call frees them */
+    LLVMTypeRef params[2] = {g->ptr, g->i64};
+    LLVMValueRef args[2] = {g->buffers, cg_i64(g, g->n_buffers)};
+    cg_call(g, "sc_rt_free_slots", g->voidt, params, 2, args, 2, false);
+  }
+  for (int i = 0; i < g->n_buffers && !(g->many_inputs && !g->cuda); i++) {
     LLVMValueRef idx[1] = {cg_i64(g, i)};
     LLVMValueRef p = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, g->buffers, idx, 1, "slot"), "p");
     /* most slots stay NULL (a compact input needs no copy): no call for those */
@@ -823,6 +1020,38 @@ static void close_workspace(cg *g) {
   if (g->n_buffers > g->cap_buffers) cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: workspace slots overflow");
   trim_buffers_zeroing(g);
   if (!g->cuda) cg_workspace_close(g);
+}
+
+/* With many inputs, the CPU path's tensor user inputs: where each one's elements are, all
+ * found by one runtime call into in_data (a strided one copied compact into a workspace
+ * slot that the exit frees, as bind_graph_inputs does input by input). */
+static void bind_inputs_at_once(cg *g, LLVMValueRef inputs) {
+  sc_rt_input_bind *rows = sc_xcalloc(g->p->n_input_specs + 1, sizeof *rows);
+  int n = 0, copies = 0;
+  size_t user = 0;
+  for (size_t i = 0; i < g->p->n_input_specs; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    const sc_value *v = sc_input_spec_value(s);
+    if (s->kind != SC_INPUT_USER) continue;
+    if (v && v->kind == SC_VALUE_TENSOR) {
+      bool copy_ok = !user_input_mutated(g, s);
+      rows[n++] = (sc_rt_input_bind){.input = (int32_t)user, .esize = (int32_t)sc_dtype_size(v->meta.dtype), .copy_ok = copy_ok};
+      copies += copy_ok;
+    }
+    user++;
+  }
+  g->in_binds = cg_table(g, rows, (size_t)n * sizeof *rows, "sc_input_binds");
+  free(rows);
+  g->n_in_binds = n;
+  g->inputs = inputs;
+  g->in_data = cg_entry_array(g, g->ptr, n, "in_data");
+  LLVMValueRef sidx[1] = {cg_i64(g, g->n_buffers)};
+  LLVMValueRef owned = LLVMBuildGEP2(g->B, g->ptr, g->buffers, sidx, 1, "owned");
+  g->n_buffers += copies;
+  LLVMTypeRef params[7] = {g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef args[7] = {inputs, g->in_binds, cg_i64(g, n), g->in_data, owned, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_rt_bind_inputs", g->i32, params, 7, args, 7, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "nomem"), rc);
 }
 
 /* Points the graph's inputs at the caller's tensors and the weights. */
@@ -841,7 +1070,10 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
     cg_fail_if(g, LLVMBuildIsNull(g->B, weights, "nowt"), LLVMConstInt(g->i32, SHAPEC_ERR_CUDA, 0));
     g->device_weights = weights;
   }
+  bool at_once = g->many_inputs && !g->cuda;
+  if (at_once) bind_inputs_at_once(g, inputs);
   size_t user = 0;
+  int bound = 0; /* with many inputs: tensor user inputs so far, in_data's index */
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_input_spec *s = &g->p->input_specs[i];
     const sc_value *v = sc_input_spec_value(s);
@@ -850,7 +1082,11 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
       continue;
     }
     cg_value *cv = cg_get(g, v);
-    if (s->kind == SC_INPUT_USER && !g->cuda && !user_input_mutated(g, s)) {
+    if (s->kind == SC_INPUT_USER && at_once) {
+      LLVMValueRef idx[1] = {cg_i64(g, bound++)};
+      cv->data = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, g->in_data, idx, 1, "slot"), "in");
+      user++;
+    } else if (s->kind == SC_INPUT_USER && !g->cuda && !user_input_mutated(g, s)) {
       /* compact row-major elements: the caller's, or a copy of a strided tensor that a
        * workspace slot owns, so that the exit frees it */
       int slot = g->n_buffers++;
@@ -989,7 +1225,7 @@ static LLVMValueRef begin_path_function(cg *g, const char *name) {
  * outputs is NULL where the function has none (output_shapes). */
 static void cuda_begin(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
   LLVMTypeRef sp[6] = {g->ptr, g->i32, g->ptr, g->i32, g->ptr, g->i64};
-  int n_in = (int)sc_program_n_call_inputs(g->p), n_out = outputs ? (int)g->p->n_output_specs : 0;
+  int n_in = (int)g->n_call_inputs, n_out = outputs ? (int)g->p->n_output_specs : 0;
   LLVMValueRef sa[6] = {inputs, LLVMConstInt(g->i32, (unsigned)n_in, 0), outputs ? outputs : LLVMConstNull(g->ptr),
                         LLVMConstInt(g->i32, (unsigned)n_out, 0), g->err, g->errlen};
   LLVMValueRef same = cg_call(g, "sc_rt_check_same_device", g->i32, sp, 6, sa, 6, false);
@@ -1182,7 +1418,13 @@ static void place_outputs(cg *g, LLVMValueRef outputs) {
     cg_value *cv = cg_get(g, output_value(g, i));
     if (cv->ready || cv->out_dst || !lens[i] || first_output_index(g, cv) != i) continue;
     LLVMValueRef ok = LLVMConstInt(g->i1, 1, 0);
-    for (size_t j = 0; j < g->p->n_input_specs; j++) {
+    if (g->many_inputs) { /* bind_inputs_at_once's inputs, by one call */
+      LLVMTypeRef params[6] = {g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
+      LLVMValueRef args[6] = {dsts[i], lens[i], g->inputs, g->in_binds, g->in_data, cg_i64(g, g->n_in_binds)};
+      LLVMValueRef apart = cg_call(g, "sc_rt_apart_from_inputs", g->i32, params, 6, args, 6, false);
+      ok = LLVMBuildICmp(g->B, LLVMIntNE, apart, LLVMConstInt(g->i32, 0, 0), "apart");
+    }
+    for (size_t j = 0; j < g->p->n_input_specs && !g->many_inputs; j++) {
       const sc_input_spec *s = &g->p->input_specs[j];
       const sc_value *in = sc_input_spec_value(s);
       if (s->kind != SC_INPUT_USER || !in || in->kind != SC_VALUE_TENSOR) continue;
@@ -1270,7 +1512,7 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
 /* Whether the call's tensors are CUDA tensors: the first input's device (the first
  * output's for a model without inputs); false when there are none. */
 static LLVMValueRef on_cuda(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
-  bool by_input = sc_program_n_call_inputs(g->p) > 0;
+  bool by_input = g->n_call_inputs > 0;
   if (!by_input && !g->p->n_output_specs) return LLVMConstInt(g->i1, 0, 0);
   LLVMValueRef array = by_input ? inputs : outputs;
   LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B), look = cg_block(g, "look"), done = cg_block(g, "done");
@@ -1355,8 +1597,8 @@ static const char *constant_text(cg *g, const sc_arg *a) {
  * None argument as a constant_input, which shapec bakes in or takes as a checked scalar)
  * is refused here, before the tables read its name.  Records SC0313 at the input's path. */
 static bool check_user_inputs(cg *g) {
-  sc_call_input ci;
-  for (size_t k = 0; sc_program_call_input(g->p, k, &ci); k++) {
+  for (size_t k = 0; k < g->n_call_inputs; k++) {
+    sc_call_input ci = g->call_inputs[k];
     const sc_value *v = ci.value;
     if (ci.spec->kind != SC_INPUT_USER || (v && (v->kind == SC_VALUE_TENSOR || v->kind == SC_VALUE_SYM_INT))) continue;
     sc_diag *d;
@@ -1379,7 +1621,19 @@ static bool check_user_inputs(cg *g) {
   return !g->failed;
 }
 
-bool cg_emit_entry_points(cg *g) {
+size_t cg_call_inputs(const sc_program *p, sc_call_input **out) {
+  *out = sc_xcalloc(p->n_input_specs + 1, sizeof **out);
+  sc_program one = *p; /* each spec asked about alone, as a program of that one spec */
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_input_specs; i++) {
+    one.input_specs = &p->input_specs[i];
+    one.n_input_specs = 1;
+    n += sc_program_call_input(&one, 0, &(*out)[n]);
+  }
+  return n;
+}
+
+static bool emit_entry_points(cg *g) {
   if (!check_user_inputs(g)) return false;
   emit_metadata(g);
   cg_plan_fusion(g);
@@ -1408,4 +1662,12 @@ bool cg_emit_entry_points(cg *g) {
   emit_dispatch(g, "shapec_model_run_on_stream", cpu_run, cuda_run, true);
   emit_const_fn(g, "shapec_model_targets", (g->has_cpu ? 1 : 0) | 2);
   return !g->failed;
+}
+
+bool cg_emit_entry_points(cg *g) {
+  g->n_call_inputs = cg_call_inputs(g->p, &g->call_inputs);
+  g->many_inputs = g->n_call_inputs >= CG_MANY_INPUTS;
+  bool ok = emit_entry_points(g);
+  cg_finish_texts(g);
+  return ok;
 }

@@ -6,9 +6,13 @@
 #include "lower.h"
 
 int cg_symbol_index(cg *g, const char *name) {
-  for (size_t i = 0; i < g->a->env.n_symbols; i++)
-    if (strcmp(g->a->env.symbols[i].name, name) == 0) return (int)i;
-  return -1;
+  if (!g->symbol_index_built) { /* a walk per question was quadratic in a program with a symbol per input */
+    sc_strmap_init(&g->symbol_index, &g->ctx->arena);
+    for (size_t i = 0; i < g->a->env.n_symbols; i++) /* the first of equal names, as the walk found it */
+      sc_strmap_put(&g->symbol_index, g->a->env.symbols[i].name, (void *)(intptr_t)(i + 1));
+    g->symbol_index_built = true;
+  }
+  return (int)((intptr_t)sc_strmap_get(&g->symbol_index, name) - 1);
 }
 
 LLVMValueRef cg_load_sym(cg *g, int index) {
@@ -54,8 +58,8 @@ LLVMValueRef cg_expr(cg *g, const sc_expr *e) {
     case SC_EXPR_INT: return cg_i64(g, e->value);
     case SC_EXPR_SYM: {
       int i = cg_symbol_index(g, e->name);
-      for (int k = 0; i < 0 && k < g->n_raw; k++) /* a size as the call gives it (guards_code) */
-        if (strcmp(g->raw_names[k], e->name) == 0) return g->raw_values[k];
+      LLVMValueRef raw = i < 0 ? cg_raw_size(g, e->name) : NULL; /* a size as the call gives it (guards_code) */
+      if (raw) return raw;
       if (i < 0) {
         cg_error(g, SC_DIAG_CODEGEN, NULL, "internal error: unknown symbol %s", e->name);
         return cg_i64(g, 0);

@@ -65,9 +65,15 @@ void cg_note_alias(cg *g, cg_value *alias, cg_value *of) {
 
 void cg_release_dead(cg *g, int node) {
   LLVMTypeRef fp[1] = {g->ptr};
+  int live = 0; /* the owners still alive move to the front, in order: a walk per node over every
+                   buffer taken so far was quadratic in a long graph */
   for (int i = 0; i < g->n_owners; i++) {
     cg_value *o = g->owners[i];
-    if (o->freed || o->free_after > node) continue;
+    if (o->freed) continue;
+    if (o->free_after > node) {
+      g->owners[live++] = o;
+      continue;
+    }
     o->freed = true;
     if (!g->cuda) { /* its region is free for the buffers taken after this node */
       cg_workspace_end(g, o, node);
@@ -79,4 +85,5 @@ void cg_release_dead(cg *g, int node) {
     cg_call(g, "sc_rt_free", g->voidt, fp, 1, args, 1, false);
     LLVMBuildStore(g->B, LLVMConstNull(g->ptr), slot); /* the exit frees what is left */
   }
+  g->n_owners = live;
 }

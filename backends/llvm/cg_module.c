@@ -35,6 +35,43 @@ void cg_emit_string_getter(cg *g, const char *name, const char *text) {
   LLVMBuildRet(g->B, cg_cstr(g, text));
 }
 
+int32_t cg_text(cg *g, const char *text) {
+  if (!g->text_offsets.arena) sc_strmap_init(&g->text_offsets, &g->ctx->arena);
+  void *known = sc_strmap_get(&g->text_offsets, text);
+  if (known) return (int32_t)((intptr_t)known - 1);
+  int32_t at = (int32_t)g->texts.len;
+  sc_strbuf_append_n(&g->texts, text, strlen(text) + 1); /* with its NUL */
+  sc_strmap_put(&g->text_offsets, sc_arena_strdup(&g->ctx->arena, text), (void *)(intptr_t)(at + 1));
+  return at;
+}
+
+LLVMValueRef cg_texts(cg *g) {
+  if (!g->texts_global) g->texts_global = LLVMAddGlobal(g->M, g->i8, "sc_texts_pending");
+  return g->texts_global;
+}
+
+void cg_finish_texts(cg *g) {
+  if (!g->texts_global) return;
+  LLVMValueRef pool = LLVMConstStringInContext2(g->C, g->texts.len ? g->texts.data : "", g->texts.len, 1);
+  LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(pool), "sc_texts");
+  LLVMSetInitializer(gv, pool);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMReplaceAllUsesWith(g->texts_global, gv);
+  LLVMDeleteGlobal(g->texts_global);
+  g->texts_global = NULL;
+  sc_strbuf_free(&g->texts);
+}
+
+LLVMValueRef cg_table(cg *g, const void *data, size_t bytes, const char *name) {
+  LLVMValueRef init = LLVMConstStringInContext2(g->C, bytes ? data : "", bytes, 1);
+  LLVMValueRef gv = LLVMAddGlobal(g->M, LLVMTypeOf(init), name);
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  LLVMSetAlignment(gv, 8);
+  return gv;
+}
 
 /* Declared vector variants are only referenced from call-site attributes: list them in
  * llvm.compiler.used so that the optimizer keeps them until the vectorizer calls them. */

@@ -149,9 +149,6 @@ struct cg {
   LLVMModuleRef cstrs_module;
   int node;                          /* the node being emitted */
   bool *input_bound;                 /* symbols the input shapes give (prepare) */
-  const char **raw_names;            /* prepare: the inputs' sizes by source (x.size()[1]), which */
-  LLVMValueRef *raw_values;          /*   the program's guards_code is evaluated on */
-  int n_raw;
   bool *sym_bound;                   /* symbols with a value at this point of the run */
   bool *assert_done;                 /* per guard: checked already */
   cg_value **owners;                 /* values that own a workspace buffer */
@@ -240,6 +237,23 @@ struct cg {
   int n_tiny_fns;
   LLVMValueRef *tiny_pieces;
 
+  /* the call's inputs in order (cg_call_inputs), and whether there are so many that the
+   * entry checks and binds them through tables, not code per input (cg_entry.c) */
+  sc_call_input *call_inputs;
+  size_t n_call_inputs;
+  bool many_inputs;
+  struct cg_prepare_state *prepare;  /* emit_prepare's input sizes, which guards_code reads (cg_raw_size) */
+  /* with many inputs, the CPU run's tensor user inputs: bound by one call into in_data */
+  LLVMValueRef in_data, in_binds, inputs;
+  int n_in_binds;
+  /* the text pool (cg_text) */
+  sc_strbuf texts;
+  sc_strmap text_offsets;
+  LLVMValueRef texts_global;
+  /* symbols by name (cg_symbol_index), filled on the first question */
+  sc_strmap symbol_index;
+  bool symbol_index_built;
+
   bool failed;
   int onednn_sites;                  /* calls emitted to kernels that may run oneDNN */
   int gelu_table_calls;              /* GELUs emitted as cg_gelu_table.c's calls */
@@ -264,12 +278,24 @@ void cg_fail_msg_if(cg *g, LLVMValueRef cond, const char *fmt, LLVMValueRef *arg
 LLVMBasicBlockRef cg_block(cg *g, const char *name);
 
 /* ---- cg_expr.c ---- */
+/* The symbol's index in the analysis' environment, -1 when there is none. */
 int cg_symbol_index(cg *g, const char *name);
 LLVMValueRef cg_load_sym(cg *g, int index);
 /* i64 value of an integer expression, or i1 of a relation; overflow exits with an error. */
 LLVMValueRef cg_expr(cg *g, const sc_expr *e);
 
 /* ---- cg_entry.c ---- */
+/* From this many call inputs on, the entry checks and binds the inputs through tables that
+ * the runtime walks (a program with 100,000 inputs made 116 instructions of entry code each,
+ * which took minutes to compile); below it, each input has its own inline code, which a
+ * tiny model's call needs for its speed. */
+enum { CG_MANY_INPUTS = 64 };
+/* The call inputs in order (sc_program_call_input's), in one pass over the input specs;
+ * *out is the caller's to free.  Asking sc_program_call_input for each k is quadratic. */
+size_t cg_call_inputs(const sc_program *p, sc_call_input **out);
+/* In prepare, while guards_code is checked: the input size that `name` (x.size()[1]) is on
+ * this call (the first input dim of that source); NULL for any other name. */
+LLVMValueRef cg_raw_size(cg *g, const char *name);
 bool cg_emit_entry_points(cg *g);
 cg_value *cg_get(cg *g, const sc_value *v);
 /* A workspace buffer of `bytes` holding owner's elements, freed after its last reader. */
@@ -455,6 +481,15 @@ void cg_weights_free(cg *g);
 void cg_emit_state(cg *g);
 /* const char *name(void) { return "text"; } */
 void cg_emit_string_getter(cg *g, const char *name, const char *text);
+/* The library's pool of texts that tables name by offset (runtime_abi.h): text's offset in
+ * it, one copy per distinct text.  cg_texts: a pointer to the pool, a stand-in until
+ * cg_finish_texts writes the pool (once every text is in, before the module is verified). */
+int32_t cg_text(cg *g, const char *text);
+LLVMValueRef cg_texts(cg *g);
+void cg_finish_texts(cg *g);
+/* A constant table of `bytes` bytes, 8-byte aligned (an array of one of runtime_abi.h's
+ * structs, written as the compiler lays it out: the library runs on the same ABI). */
+LLVMValueRef cg_table(cg *g, const void *data, size_t bytes, const char *name);
 /* Before optimization: keeps declared vector variants alive and compiles giant straight-line
  * functions without optimization (their cost is superlinear in LLVM's register allocator). */
 void cg_finish_module(cg *g);

@@ -4,6 +4,8 @@
 #ifndef SC_RUNTIME_ABI_H
 #define SC_RUNTIME_ABI_H
 
+#include <stdint.h>
+
 /* sc_k_conv2d_act_f32's activation, applied to each output as it is finished */
 enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_GELU /* exact (erf), linear layers only */ };
 
@@ -39,6 +41,40 @@ enum { SC_ATTENTION_CAUSAL = 1 };
 #define SC_INDEX_SELECT_SELF_MSG "index out of range in self"
 #define SC_INDEX_SELECT_DATA_BOUNDS_MSG "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld"
 #define SC_INDEX_SELECT_EMPTY_MSG "index_select(): self indexing axis dim should be positive"
+
+/* A program with many inputs (cg_entry.c, from CG_MANY_INPUTS call inputs on) checks and
+ * binds them through tables the compiler writes as constant bytes and the runtime walks
+ * (backends/cpu/runtime/support.c), instead of code per input.  A text is an offset into the
+ * library's pool of NUL-terminated texts. */
+/* sc_rt_check_inputs: per call input, what check_tensor checks */
+typedef struct sc_rt_input_check {
+  int32_t name;        /* the input's name (the message says "input 'NAME'") */
+  int32_t ndim, code, bits;
+  int32_t strided_ok;  /* any strides (copied compact by the run), else compact ones only */
+} sc_rt_input_check;
+/* sc_rt_check_dims: per input dim, in the order the entry checks them */
+enum {
+  SC_DIM_CHECK_STATIC, /* must be `value` */
+  SC_DIM_CHECK_BIND,   /* gives symbol `symbol` its value, within [value, hi] where the flags say */
+  SC_DIM_CHECK_EQUAL,  /* must equal symbol `symbol`, bound before */
+};
+enum { SC_DIM_CHECK_HAS_LO = 1, SC_DIM_CHECK_HAS_HI = 2 };
+typedef struct sc_rt_dim_check {
+  int32_t kind, input, axis, symbol;
+  int64_t value, hi;
+  int32_t flags;
+  int32_t source;      /* x.size()[0] */
+  int32_t want;        /* STATIC, EQUAL: what the size must be, in the inputs' terms ("4", "x.size()[0]") */
+  int32_t name;        /* BIND, EQUAL: the symbol's name */
+  int32_t bound_from;  /* EQUAL: where each of its symbols comes from ("s0 = x.size()[0]") */
+  int32_t unused;
+} sc_rt_dim_check;
+/* sc_rt_bind_inputs: per tensor user input of the CPU path, where its elements are */
+typedef struct sc_rt_input_bind {
+  int32_t input;       /* its index in the call's inputs */
+  int32_t esize;       /* bytes per element */
+  int32_t copy_ok;     /* a strided one is copied compact (not an input the program writes back to) */
+} sc_rt_input_bind;
 
 /* sc_k_reduce_f32's op */
 enum { SC_REDUCE_SUM, SC_REDUCE_MEAN, SC_REDUCE_MAX, SC_REDUCE_MIN, SC_REDUCE_VAR };

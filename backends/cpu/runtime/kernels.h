@@ -24,6 +24,25 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
 /* An input's elements in compact row-major order: *data is the caller's memory when it is
  * compact, else a copy made once for the call (*owned, which the call frees). */
 int sc_rt_input_data(const shapec_tensor *t, int64_t esize, void **data, void **owned, char *err, size_t errlen);
+/* The same checks over a program's many inputs, from the tables of runtime_abi.h (the entry
+ * of a program with many inputs calls these instead of code per input).  check_inputs: each
+ * call input as sc_rt_check_tensor checks it, named "input 'NAME'"; the first refusal's code. */
+int sc_rt_check_inputs(const shapec_tensor *inputs, const sc_rt_input_check *checks, int64_t n, const char *texts,
+                       int32_t device_type, char *err, size_t errlen);
+/* Each input dim in the table's order: a static size, a symbol's first size (stored in syms,
+ * its range checked) or a later one that must equal it; refused in the entry's words. */
+int sc_rt_check_dims(const shapec_tensor *inputs, const sc_rt_dim_check *checks, int64_t n, int64_t *syms,
+                     const char *texts, char *err, size_t errlen);
+/* data[k]: where input binds[k]'s elements are, compact (sc_rt_input_data); the copies of
+ * strided ones in owned[0..], one slot per input that may be copied, for the exit to free. */
+int sc_rt_bind_inputs(const shapec_tensor *inputs, const sc_rt_input_bind *binds, int64_t n, void **data, void **owned,
+                      char *err, size_t errlen);
+/* 1 when [p, p + bytes) shares no byte with any bound input's elements (data[k], as many
+ * bytes as its shape holds), else 0. */
+int32_t sc_rt_apart_from_inputs(const void *p, int64_t bytes, const shapec_tensor *inputs, const sc_rt_input_bind *binds,
+                                void *const *data, int64_t n);
+/* sc_rt_free of every slot that is not NULL. */
+void sc_rt_free_slots(void *const *slots, int64_t n);
 /* A stream passed with CPU tensors: SHAPEC_ERR_ARGUMENT and the message. */
 int sc_rt_refuse_stream(char *err, size_t errlen);
 int sc_rt_fail_argument(char *err, size_t errlen, const char *message);

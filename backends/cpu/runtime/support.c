@@ -173,6 +173,99 @@ int sc_rt_input_data(const shapec_tensor *t, int64_t esize, void **data, void **
   return SHAPEC_OK;
 }
 
+/* Whether t is plainly what sc_rt_check_tensor accepts, as the entry's inline check of a
+ * single input decides it (cg_entry.c plainly_fine): the device, rank and dtype, no strides,
+ * sizes at least 0 whose product and bytes fit, data unless it is empty, and a byte_offset
+ * that does not wrap.  Anything else goes to the call, which words the refusal. */
+static bool plainly_fine(const shapec_tensor *t, int32_t device_type, const sc_rt_input_check *c) {
+  if (t->device.device_type != device_type || t->ndim != c->ndim || t->dtype.code != c->code ||
+      t->dtype.bits != c->bits || t->dtype.lanes != 1 || t->strides || (c->ndim && !t->shape))
+    return false;
+  int64_t esize = c->bits / 8 ? c->bits / 8 : 1, numel = 1;
+  for (int32_t i = 0; i < c->ndim; i++)
+    if (t->shape[i] < 0 || __builtin_mul_overflow(numel, t->shape[i], &numel)) return false;
+  if (numel > INT64_MAX / esize || (!t->data && numel)) return false;
+  uintptr_t end;
+  return t->byte_offset <= (uint64_t)INT64_MAX && !__builtin_add_overflow((uintptr_t)t->data, (uintptr_t)t->byte_offset, &end) &&
+         !__builtin_add_overflow(end, (uintptr_t)(numel * esize), &end);
+}
+
+int sc_rt_check_inputs(const shapec_tensor *inputs, const sc_rt_input_check *checks, int64_t n, const char *texts,
+                       int32_t device_type, char *err, size_t errlen) {
+  for (int64_t k = 0; k < n; k++) {
+    const sc_rt_input_check *c = &checks[k];
+    if (plainly_fine(&inputs[k], device_type, c)) continue;
+    char what[300]; /* as the entry of a program with few inputs names it */
+    snprintf(what, sizeof what, "input '%s'", texts + c->name);
+    int rc = sc_rt_check_tensor(&inputs[k], what, device_type, c->ndim, c->code, c->bits, c->strided_ok, err, errlen);
+    if (rc != SHAPEC_OK) return rc;
+  }
+  return SHAPEC_OK;
+}
+
+int sc_rt_check_dims(const shapec_tensor *inputs, const sc_rt_dim_check *checks, int64_t n, int64_t *syms,
+                     const char *texts, char *err, size_t errlen) {
+  for (int64_t k = 0; k < n; k++) {
+    const sc_rt_dim_check *c = &checks[k];
+    long long d = (long long)inputs[c->input].shape[c->axis];
+    const char *source = texts + c->source;
+    switch (c->kind) {
+      case SC_DIM_CHECK_STATIC:
+        if (d != c->value)
+          return sc_rt_fail(err, errlen, "Guard failed: %s == %s (%s = %lld but the model needs %lld)", source, texts + c->want,
+                            source, d, (long long)c->value);
+        break;
+      case SC_DIM_CHECK_BIND:
+        syms[c->symbol] = d;
+        if ((c->flags & SC_DIM_CHECK_HAS_LO) && d < c->value)
+          return sc_rt_fail(err, errlen, "Guard failed: %s >= %lld (%s = %lld is less than %lld, the least %s can be)", source,
+                            (long long)c->value, source, d, (long long)c->value, texts + c->name);
+        if ((c->flags & SC_DIM_CHECK_HAS_HI) && d > c->hi)
+          return sc_rt_fail(err, errlen, "Guard failed: %s <= %lld (%s = %lld is more than %lld, the most %s can be)", source,
+                            (long long)c->hi, source, d, (long long)c->hi, texts + c->name);
+        break;
+      case SC_DIM_CHECK_EQUAL:
+        if (d != syms[c->symbol])
+          return sc_rt_fail(err, errlen, "Guard failed: %s == %s (%s = %lld but the model needs %s = %lld; %s)", source,
+                            texts + c->want, source, d, texts + c->name, (long long)syms[c->symbol], texts + c->bound_from);
+        break;
+    }
+  }
+  return SHAPEC_OK;
+}
+
+int sc_rt_bind_inputs(const shapec_tensor *inputs, const sc_rt_input_bind *binds, int64_t n, void **data, void **owned,
+                      char *err, size_t errlen) {
+  int64_t slot = 0;
+  for (int64_t k = 0; k < n; k++) {
+    const shapec_tensor *t = &inputs[binds[k].input];
+    data[k] = (unsigned char *)t->data + t->byte_offset;
+    if (!binds[k].copy_ok) continue;
+    void **own = &owned[slot++];
+    if (!t->strides) continue;
+    int rc = sc_rt_input_data(t, binds[k].esize, &data[k], own, err, errlen);
+    if (rc != SHAPEC_OK) return rc;
+  }
+  return SHAPEC_OK;
+}
+
+int32_t sc_rt_apart_from_inputs(const void *p, int64_t bytes, const shapec_tensor *inputs, const sc_rt_input_bind *binds,
+                                void *const *data, int64_t n) {
+  uint64_t a = (uintptr_t)p;
+  for (int64_t k = 0; k < n; k++) {
+    const shapec_tensor *t = &inputs[binds[k].input];
+    uint64_t b = (uintptr_t)data[k], len = (uint64_t)binds[k].esize;
+    for (int32_t i = 0; i < t->ndim; i++) len *= (uint64_t)t->shape[i];
+    if (a + (uint64_t)bytes > b && b + len > a) return 0;
+  }
+  return 1;
+}
+
+void sc_rt_free_slots(void *const *slots, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (slots[i]) sc_rt_free(slots[i]);
+}
+
 /* Kernels' scratch blocks (im2col columns, oneDNN's scratchpad, compact copies of strided
  * inputs; a call's tensors live in its planned workspace, workspace.c).  Large blocks come
  * from mmap, so every fresh one page-faults its way to use.  Freed blocks of 64 KiB or more
