@@ -657,8 +657,8 @@ static bool divides_by_zero(const sc_expr *e) {
 
 #define ZERO_DIV_HINT "the file was edited or written by another tool; export the model again"
 
-/* Sizes and guards of the file that divide by zero: each distinct expression once, where
- * it first occurs (user inputs, then the nodes' outputs in order, then guards_code). */
+/* Sizes of the file that divide by zero: each distinct expression once, where it first
+ * occurs (user inputs, then the nodes' outputs in order). */
 static bool check_zero_divisors(sc_ctx *ctx, sc_analysis *a) {
   const sc_program *p = a->program;
   const sc_graph *g = p->graph;
@@ -695,30 +695,26 @@ static bool check_zero_divisors(sc_ctx *ctx, sc_analysis *a) {
           }
         }
     }
-  for (size_t i = 0; i < p->n_guards_code; i++) {
-    sc_program_guard pg;
-    const char *err;
-    int col;
-    if (!sc_program_guard_parse(ctx, p, p->guards_code[i], &pg, &err, &col) || !divides_by_zero(pg.cond)) continue;
-    impossible(ctx, p->file, p->guards_code_paths[i], ZERO_DIV_HINT,
-               "the program's guard \"%s\" divides by zero, so it fails on every call (torch: ZeroDivisionError: "
-               "division by zero)", p->guards_code[i]);
-    n_seen++;
-  }
   return n_seen == 0;
 }
 
-/* One end of a symbol's range and what sets it. */
-typedef struct bound_src {
-  const char *file, *path; /* where, when known */
-  const char *what;        /* in words: the guard "L['x'].size()[0] >= 10" */
-  long order;              /* the guard's index; -1 for a declared range, -2 for the rules */
-} bound_src;
+/* A guards_code entry that divides by zero fails on every call (Python raises). */
+static bool guard_divides_by_zero(sc_ctx *ctx, const sc_program *p, size_t i, const sc_expr *cond) {
+  if (!divides_by_zero(cond)) return false;
+  impossible(ctx, p->file, p->guards_code_paths[i], ZERO_DIV_HINT,
+             "the program's guard \"%s\" divides by zero, so it fails on every call (torch: ZeroDivisionError: "
+             "division by zero)", p->guards_code[i]);
+  return true;
+}
+
+/* What sets one end of a symbol's range: a guard (its index), the declaration, or the
+ * range the shape rules leave. */
+enum { FROM_DECLARED = -1, FROM_RULES = -2 };
 
 typedef struct sym_bounds {
   const sc_symbol *s;
   sc_range_iv r;
-  bound_src lo, hi;
+  long lo_from, hi_from;
 } sym_bounds;
 
 typedef struct bounds {
@@ -726,6 +722,12 @@ typedef struct bounds {
   sym_bounds *syms;
   size_t n;
 } bounds;
+
+/* A source in words, with its place when known. */
+typedef struct bound_src {
+  const char *file, *path;
+  const char *what; /* the guard "L['x'].size()[0] >= 10"; NULL: nothing worth naming */
+} bound_src;
 
 static const char *iv_text(sc_ctx *ctx, sc_range_iv r) {
   sc_strbuf sb = {0};
@@ -750,10 +752,23 @@ static const char *sym_text(const sc_symbol *s) {
   return s->origin == SC_SYM_NAMED ? s->name : s->source && s->origin != SC_SYM_UNBACKED ? s->source : s->name;
 }
 
+/* A symbol's range as the library checks it: a lower bound up to 2 is tracing's assumption
+ * (sizes 0 and 1 pass, an int input anything). */
+static sc_range_iv as_checked(const sc_symbol *s, sc_range_iv r) {
+  if (s->origin != SC_SYM_UNBACKED && r.lo <= 2) r.lo = s->is_int ? SC_NEG_INT_OO : 0;
+  return r;
+}
+
+/* The range the rules leave a symbol, as checked. */
+static sc_range_iv rules_range(const sc_symbol *s) {
+  return as_checked(s, s->origin == SC_SYM_PROGRAM || s->origin == SC_SYM_UNBACKED ? s->range
+                                                                                   : sc_analysis_reported_range(s));
+}
+
 static bound_src guard_src(sc_ctx *ctx, sc_analysis *a, size_t i) {
   const sc_guard *g = &a->env.guards[i];
   const sc_program *p = a->program;
-  bound_src b = {p->file, g->prov.path && *g->prov.path ? g->prov.path : NULL, NULL, (long)i};
+  bound_src b = {p->file, g->prov.path && *g->prov.path ? g->prov.path : NULL, NULL};
   if (g->prov.node == SC_PROV_GUARDS_CODE) {
     const char *text = g->prov.shown;
     for (size_t k = 0; k < p->n_guards_code; k++)
@@ -771,30 +786,32 @@ static bound_src guard_src(sc_ctx *ctx, sc_analysis *a, size_t i) {
   return b;
 }
 
-/* The range a symbol is declared with, as the library checks it (a lower bound up to 2 is
- * tracing's assumption: sizes 0 and 1 pass), and where it is declared. */
-static void declared_bounds(sc_ctx *ctx, sc_analysis *a, sym_bounds *sb) {
-  const sc_symbol *s = sb->s;
-  sc_range_iv r = s->declared;
-  if (s->origin != SC_SYM_UNBACKED && r.lo <= 2) r.lo = s->is_int ? SC_NEG_INT_OO : 0;
-  bound_src src = {NULL, NULL, NULL, -1};
+/* Where the range a symbol is declared with comes from. */
+static bound_src declared_src(sc_ctx *ctx, sc_analysis *a, const sc_symbol *s) {
   if (s->origin == SC_SYM_PROGRAM) {
     const sc_range *pr = program_range(ctx, a->program, sc_expr_sym(ctx, s->name));
-    if (pr) src = (bound_src){a->program->file, pr->path,
-                              sc_arena_printf(&ctx->arena, "range_constraints' range of %s (%s) %s", s->name,
-                                              sym_text(s), iv_text(ctx, as_iv(pr))), -1};
-  } else if (s->origin == SC_SYM_UNBACKED) {
-    src.what = sc_arena_printf(&ctx->arena, "%s (%s) being a size, at least 0", s->name, s->source ? s->source : "");
-  } else if (a->spec->file) {
-    const char *path = s->spec_path;
-    for (size_t k = 0; s->dim && k < a->spec->n_roots; k++)
-      if (strcmp(a->spec->roots[k].name, s->dim->name) == 0 && a->spec->roots[k].path) path = a->spec->roots[k].path;
-    src = (bound_src){a->spec->file, path,
-                      sc_arena_printf(&ctx->arena, "the spec's range of %s %s", sym_text(s), iv_text(ctx, s->declared)),
-                      -1};
+    if (!pr) return (bound_src){NULL, NULL, NULL};
+    return (bound_src){a->program->file, pr->path,
+                       sc_arena_printf(&ctx->arena, "range_constraints' range of %s (%s) %s", s->name, sym_text(s),
+                                       iv_text(ctx, as_iv(pr)))};
   }
-  sb->r = r;
-  sb->lo = sb->hi = src;
+  if (s->origin == SC_SYM_UNBACKED)
+    return (bound_src){NULL, NULL,
+                       sc_arena_printf(&ctx->arena, "%s (%s) being a size, at least 0", s->name, s->source ? s->source : "")};
+  if (!a->spec->file) return (bound_src){NULL, NULL, NULL};
+  const char *path = s->spec_path;
+  for (size_t k = 0; s->dim && k < a->spec->n_roots; k++)
+    if (strcmp(a->spec->roots[k].name, s->dim->name) == 0 && a->spec->roots[k].path) path = a->spec->roots[k].path;
+  return (bound_src){a->spec->file, path,
+                     sc_arena_printf(&ctx->arena, "the spec's range of %s %s", sym_text(s), iv_text(ctx, s->declared))};
+}
+
+static bound_src describe(sc_ctx *ctx, sc_analysis *a, const sym_bounds *sb, long from) {
+  if (from >= 0) return guard_src(ctx, a, (size_t)from);
+  if (from == FROM_DECLARED) return declared_src(ctx, a, sb->s);
+  return (bound_src){NULL, NULL,
+                     sc_arena_printf(&ctx->arena, "the range %s that shapec's shape rules need for %s",
+                                     iv_text(ctx, rules_range(sb->s)), sym_text(sb->s))};
 }
 
 static bool counts(const sc_guard *g) {
@@ -803,27 +820,25 @@ static bool counts(const sc_guard *g) {
 
 static sym_bounds *find_bounds(bounds *b, const char *name) {
   for (size_t i = 0; i < b->n; i++)
-    if (strcmp(b->syms[i].s->name, name) == 0) return &b->syms[i];
+    if (b->syms[i].s->name == name || strcmp(b->syms[i].s->name, name) == 0) return &b->syms[i];
   return NULL;
 }
 
-static void narrow(sym_bounds *sb, sc_range_iv r, bound_src src) {
-  if (r.lo > sb->r.lo) sb->r.lo = r.lo, sb->lo = src;
-  if (r.hi < sb->r.hi) sb->r.hi = r.hi, sb->hi = src;
+static void narrow(sym_bounds *sb, sc_range_iv r, long from) {
+  if (r.lo > sb->r.lo) sb->r.lo = r.lo, sb->lo_from = from;
+  if (r.hi < sb->r.hi) sb->r.hi = r.hi, sb->hi_from = from;
 }
 
 /* Every free symbol's range from its declaration, each guard linear in it alone, and the
- * range the rules leave it (what the library checks), with the source of each end. */
+ * range the rules leave it (what the library checks), with what sets each end. */
 static void collect_bounds(sc_ctx *ctx, sc_analysis *a, bounds *b) {
   sc_shape_env *env = &a->env;
   b->a = a;
   b->syms = sc_arena_alloc(&ctx->arena, (env->n_symbols + 1) * sizeof *b->syms);
   b->n = 0;
   for (size_t i = 0; i < env->n_symbols; i++) {
-    if (env->symbols[i].replacement) continue;
-    sym_bounds *sb = &b->syms[b->n++];
-    sb->s = &env->symbols[i];
-    declared_bounds(ctx, a, sb);
+    const sc_symbol *s = &env->symbols[i];
+    if (!s->replacement) b->syms[b->n++] = (sym_bounds){s, as_checked(s, s->declared), FROM_DECLARED, FROM_DECLARED};
   }
   for (size_t i = 0; i < env->n_guards; i++) {
     if (!counts(&env->guards[i])) continue;
@@ -833,18 +848,10 @@ static void collect_bounds(sc_ctx *ctx, sc_analysis *a, bounds *b) {
       sc_range_iv r;
       const char *name = sc_env_linear_bound(env, e->kind == SC_EXPR_AND ? e->args[k] : e, &r);
       sym_bounds *sb = name ? find_bounds(b, name) : NULL;
-      if (sb) narrow(sb, r, guard_src(ctx, a, i));
+      if (sb) narrow(sb, r, (long)i);
     }
   }
-  for (size_t i = 0; i < b->n; i++) {
-    const sc_symbol *s = b->syms[i].s;
-    sc_range_iv r = s->origin == SC_SYM_PROGRAM || s->origin == SC_SYM_UNBACKED ? s->range : sc_analysis_reported_range(s);
-    if (s->origin != SC_SYM_UNBACKED && r.lo <= 2) r.lo = s->is_int ? SC_NEG_INT_OO : 0;
-    narrow(&b->syms[i], r,
-           (bound_src){NULL, NULL,
-                       sc_arena_printf(&ctx->arena, "the range %s that shapec's shape rules need for %s",
-                                       iv_text(ctx, r), sym_text(s)), -2});
-  }
+  for (size_t i = 0; i < b->n; i++) narrow(&b->syms[i], rules_range(b->syms[i].s), FROM_RULES);
 }
 
 static bool lookup_bounds(void *p, const char *name, sc_range_iv *out) {
@@ -884,22 +891,30 @@ static const char *conflict_hint(const sc_analysis *a) {
                        : "the program contradicts itself; export the model again";
 }
 
-/* The later of two sources is where the diagnostic points: the one that left no value. */
-static void report_empty(sc_ctx *ctx, const sc_analysis *a, const sym_bounds *sb) {
-  const bound_src *at = sb->hi.order >= sb->lo.order ? &sb->hi : &sb->lo;
-  const bound_src *other = at == &sb->hi ? &sb->lo : &sb->hi;
-  const char *file = at->file ? at->file : other->file;
-  const char *path = at->file ? at->path : other->path;
+/* A symbol the guards leave no value.  The diagnostic points at the later of the two
+ * sources, the one that left nothing, and names the other. */
+static void report_empty(sc_ctx *ctx, sc_analysis *a, const sym_bounds *sb) {
+  bool hi_later = sb->hi_from >= sb->lo_from;
+  bound_src at = describe(ctx, a, sb, hi_later ? sb->hi_from : sb->lo_from);
+  bound_src other = describe(ctx, a, sb, hi_later ? sb->lo_from : sb->hi_from);
+  if (!at.what) {
+    bound_src t = at;
+    at = other, other = t;
+  }
+  if (!at.what) at.what = "its range";
+  const char *file = at.file ? at.file : other.file;
+  const char *path = at.file ? at.path : other.path;
+  const char *size = sym_text(sb->s);
   sc_diag *d;
-  if (at->order >= 0 && at->order == other->order)
+  if (sb->lo_from >= 0 && sb->lo_from == sb->hi_from)
     d = impossible(ctx, file, path, conflict_hint(a), "no value of %s satisfies %s, so the program accepts no input (%s)",
-                   sym_text(sb->s), src_text(ctx, at, file), TORCH_FALSE_CHECK);
+                   size, src_text(ctx, &at, file), TORCH_FALSE_CHECK);
   else
     d = impossible(ctx, file, path, conflict_hint(a),
                    "%s contradicts %s: %s >= %lld and %s <= %lld leave %s no value, so the program accepts no input "
-                   "(%s)", src_text(ctx, at, file), src_text(ctx, other, file), sym_text(sb->s), (long long)sb->r.lo,
-                   sym_text(sb->s), (long long)sb->r.hi, sym_text(sb->s), TORCH_FALSE_CHECK);
-  if (other->file && file && strcmp(other->file, file) != 0 && other->path) sc_diag_add_edit(&ctx->diags, d, other->file, other->path);
+                   "(%s)", src_text(ctx, &at, file), other.what ? src_text(ctx, &other, file) : "its range", size,
+                   (long long)sb->r.lo, size, (long long)sb->r.hi, size, TORCH_FALSE_CHECK);
+  if (other.file && file && strcmp(other.file, file) != 0 && other.path) sc_diag_add_edit(&ctx->diags, d, other.file, other.path);
 }
 
 /* A guard that fails for every value the others leave its symbols. */
@@ -908,20 +923,24 @@ static void report_false_guard(sc_ctx *ctx, bounds *b, size_t gi) {
   const sc_expr *e = sc_env_resolve(&a->env, a->env.guards[gi].expr);
   bound_src at = guard_src(ctx, a, gi);
   sc_strbuf sb = {0};
-  const char *names[16];
-  int n = sc_expr_symbols(e, names, 16);
+  const char *names[16], *spec_edits[32];
+  int n = sc_expr_symbols(e, names, 16), n_edits = 0;
   for (int i = 0; i < n; i++) {
     const sym_bounds *s = find_bounds(b, names[i]);
     if (!s) continue;
     sc_strbuf_printf(&sb, "%s%s in %s", sb.len ? "; " : "", sym_text(s->s), iv_text(ctx, s->r));
-    bool lo = s->lo.what && s->r.lo != SC_NEG_INT_OO, hi = s->hi.what && s->r.hi != SC_INT_OO;
-    if (lo) sc_strbuf_printf(&sb, " by %s", src_text(ctx, &s->lo, at.file));
-    if (hi && (!lo || strcmp(s->hi.what, s->lo.what) != 0))
-      sc_strbuf_printf(&sb, "%s%s", lo ? " and " : " by ", src_text(ctx, &s->hi, at.file));
+    bound_src lo = describe(ctx, a, s, s->lo_from), hi = describe(ctx, a, s, s->hi_from);
+    bool has_lo = lo.what && s->r.lo != SC_NEG_INT_OO, has_hi = hi.what && s->r.hi != SC_INT_OO;
+    if (has_lo) sc_strbuf_printf(&sb, " by %s", src_text(ctx, &lo, at.file));
+    if (has_hi && (!has_lo || s->hi_from != s->lo_from))
+      sc_strbuf_printf(&sb, "%s%s", has_lo ? " and " : " by ", src_text(ctx, &hi, at.file));
+    if (has_lo && lo.path && lo.file && a->spec->file && strcmp(lo.file, a->spec->file) == 0) spec_edits[n_edits++] = lo.path;
+    if (has_hi && hi.path && hi.file && a->spec->file && strcmp(hi.file, a->spec->file) == 0) spec_edits[n_edits++] = hi.path;
   }
-  impossible(ctx, at.file, at.path, conflict_hint(a),
-             "%s can never hold, so the program accepts no input: %s (%s)", src_text(ctx, &at, at.file),
-             sc_strbuf_cstr(&sb), TORCH_FALSE_CHECK);
+  sc_diag *d = impossible(ctx, at.file, at.path, conflict_hint(a),
+                          "%s can never hold, so the program accepts no input: %s (%s)", src_text(ctx, &at, at.file),
+                          sc_strbuf_cstr(&sb), TORCH_FALSE_CHECK);
+  for (int i = 0; i < n_edits; i++) sc_diag_add_edit(&ctx->diags, d, a->spec->file, spec_edits[i]);
   sc_strbuf_free(&sb);
 }
 
@@ -1012,14 +1031,16 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
   /* What tracing established: without a spec, facts the rules need not establish again;
    * with one, guards decided as torch decides its tracing's guards under that spec (a
    * Python `if` on a size narrows an AUTO dim, and violates a named Dim's range). */
+  bool zero = false;
   for (size_t i = 0; i < p->n_guards_code; i++) {
     const char *text;
     const sc_expr *cond = program_guard(ctx, p, i, false, &text, NULL);
-    if (!cond) continue;
+    if (!cond || (zero |= guard_divides_by_zero(ctx, p, i, cond))) continue;
     sc_provenance prov = guards_code_prov(p, i, text);
     if (spec->from_program) sc_env_add_fact(&out->env, cond);
     else sc_env_guard(&out->env, cond, &prov);
   }
+  if (zero) return false;
   const sc_graph *g = p->graph;
   for (size_t i = 0; i < g->n_nodes; i++) {
     const sc_node *n = &g->nodes[i];
