@@ -243,8 +243,8 @@ static int operand_index(const sc_node *n, const char *name) {
 }
 
 /* For each node, how many of its result's readers are operands whose chain ends there and
- * stands (reads[node], one int per node). */
-static void count_operand_reads(const cg *g, const chain *chains, int *reads) {
+ * stands (reads[node], one int per node); attention node u's chains are chains[3 * slot[u] ..]. */
+static void count_operand_reads(const cg *g, const chain *chains, const int *slot, int *reads) {
   const sc_graph *gr = g->p->graph;
   memset(reads, 0, gr->n_nodes * sizeof *reads);
   for (size_t u = 0; u < gr->n_nodes; u++) {
@@ -253,7 +253,7 @@ static void count_operand_reads(const cg *g, const chain *chains, int *reads) {
       int which = operand_index(un, un->inputs[k].name);
       const sc_arg *a = &un->inputs[k].arg;
       if (which < 0 || !a->n_items || !a->items[0].value || a->items[0].value->def_node < 0) continue;
-      if (chains[3 * u + (size_t)which].len) reads[a->items[0].value->def_node]++;
+      if (chains[3 * (size_t)slot[u] + (size_t)which].len) reads[a->items[0].value->def_node]++;
     }
   }
 }
@@ -313,17 +313,25 @@ void cg_plan_view_chains(cg *g) {
   if (g->has_cuda || !g->folded) return;
   const sc_graph *gr = g->p->graph;
   size_t n = gr->n_nodes;
-  chain *chains = calloc(3 * (n ? n : 1), sizeof *chains); /* per attention node and operand */
+  /* a chain per attention node and operand (a chain is 1.4 KB: one per node of a graph of
+   * 100,000 nodes was 420 MB); slot[i]: attention node i's place among them, node[s] the node */
+  int *slot = malloc((n ? n : 1) * sizeof *slot), *node = malloc((n ? n : 1) * sizeof *node);
+  size_t n_att = 0;
+  for (size_t i = 0; slot && node && i < n; i++) {
+    slot[i] = gr->nodes[i].op && gr->nodes[i].op->id == SC_OP_SDPA ? (int)n_att : -1;
+    if (slot[i] >= 0) node[n_att++] = (int)i;
+  }
+  chain *chains = calloc(3 * (n_att ? n_att : 1), sizeof *chains);
   bool *elided = calloc(n ? n : 1, sizeof *elided);
   int *operand_reads = calloc(n ? n : 1, sizeof *operand_reads), *step_reads = calloc(n ? n : 1, sizeof *step_reads);
-  if (!chains || !elided || !operand_reads || !step_reads) goto done;
+  if (!slot || !node || !chains || !elided || !operand_reads || !step_reads) goto done;
   for (size_t i = 0; i < n; i++) {
     const sc_node *nd = &gr->nodes[i];
     /* past two batch dims the host path copies the operands compact (cg_ops.c, sdpa_host) */
     if (nd->op->id != SC_OP_SDPA || g->folded[i].into || nd->outputs[0].items[0].value->meta.rank > 4) continue;
     for (int k = 0; k < 3; k++) {
       const sc_value *x = cg_tensor_input(nd, OPERANDS[k]);
-      chain *c = &chains[3 * i + k];
+      chain *c = &chains[3 * (size_t)slot[i] + (size_t)k];
       if (!x || !trace(g, x, c)) {
         c->len = 0;
         continue;
@@ -337,8 +345,8 @@ void cg_plan_view_chains(cg *g) {
    * node or as a graph output) */
   for (bool changed = true; changed;) {
     changed = false;
-    count_operand_reads(g, chains, operand_reads);
-    for (size_t c = 0; c < 3 * n; c++) {
+    count_operand_reads(g, chains, slot, operand_reads);
+    for (size_t c = 0; c < 3 * n_att; c++) {
       if (!chains[c].len) continue;
       const sc_value *end = end_of(g, &chains[c]);
       if (operand_reads[end->def_node] != cg_get(g, end)->uses) {
@@ -349,9 +357,9 @@ void cg_plan_view_chains(cg *g) {
   }
   /* a step of a chain emits nothing when every reader of its result does not either, or is
    * an operand whose chain ends there; the other steps stay copies for their other readers */
-  for (size_t c = 0; c < 3 * n; c++)
+  for (size_t c = 0; c < 3 * n_att; c++)
     for (int j = 0; j < chains[c].len; j++) elided[chains[c].nodes[j]] = true;
-  count_operand_reads(g, chains, operand_reads);
+  count_operand_reads(g, chains, slot, operand_reads);
   for (bool changed = true; changed;) {
     changed = false;
     memset(step_reads, 0, n * sizeof *step_reads); /* readers that are elided steps */
@@ -370,7 +378,7 @@ void cg_plan_view_chains(cg *g) {
   }
   for (size_t i = 0; i < n; i++)
     if (elided[i]) cg_get(g, gr->nodes[i].outputs[0].items[0].value)->chain_elided = true;
-  for (size_t c = 0; c < 3 * n; c++) {
+  for (size_t c = 0; c < 3 * n_att; c++) {
     chain *ch = &chains[c];
     if (!ch->len) continue;
     cg_value *end = cg_get(g, end_of(g, ch)), *base = cg_get(g, ch->base);
@@ -379,7 +387,7 @@ void cg_plan_view_chains(cg *g) {
     for (int d = 0; d < ch->end.rank; d++)
       end->chain_strides[d] = ch->end.n[d] ? ch->end.f[d][0].stride : sc_expr_int(g->ctx, 0);
     /* the attention reads the base: it lives until then, whichever steps are copies */
-    int at = (int)(c / 3);
+    int at = node[c / 3];
     if (base->last_use < at) base->last_use = at;
     g->absorbed.view_chains++;
   }
@@ -407,6 +415,8 @@ void cg_plan_view_chains(cg *g) {
     cv->chain_base = cg_get(g, at);
   }
 done:
+  free(slot);
+  free(node);
   free(chains);
   free(elided);
   free(operand_reads);
