@@ -34,7 +34,8 @@ typedef struct pv {
   sc_dtype dtype;         /* GLOBAL of a storage type, STORAGE, TENSOR */
   uint32_t n, cap;        /* TUPLE, LIST, DICT: items used and allocated */
   union {
-    int64_t i;            /* BOOL, INT; GLOBAL: its pv_fn */
+    int64_t i;            /* BOOL, INT; GLOBAL: its pv_fn; STORAGE, TENSOR: the storage's declared
+                             element count (-1: not an integer) */
     double f;
   };
   const char *s;          /* STR; GLOBAL: "module.name"; STORAGE, TENSOR: the storage's key */
@@ -304,6 +305,7 @@ static pv *rebuild_tensor(machine *m, const pv *args) {
   t->view->dtype = args->items[0]->dtype;
   t->view->offset = args->items[1]->i;
   t->s = args->items[0]->s;
+  t->i = args->items[0]->i;
   int stride_rank = 0;
   if (!int_items(m, args->items[2], t->view->sizes, &t->view->rank, "size") ||
       !int_items(m, args->items[3], t->view->strides, &stride_rank, "stride"))
@@ -343,6 +345,7 @@ static bool persistent_load(machine *m) {
   if (!s) return false;
   s->dtype = pid->items[1]->dtype;
   s->s = pid->items[2]->s;
+  s->i = pid->items[4]->kind == PV_INT && pid->items[4]->i >= 0 ? pid->items[4]->i : -1;
   return push(m, s);
 }
 
@@ -502,7 +505,9 @@ static void budget_error(sc_ctx *ctx, const char *display, const char *member, c
   sc_diag_set_hint(&ctx->diags, d, "%s", sc_budget_hint(&ctx->arena, b, wanted));
 }
 
-static unsigned char *read_zip_member(sc_ctx *ctx, const char *display, zip_t *z, const char *name, size_t *len) {
+/* A member's bytes (heap); expect: the size it must have, or -1.  NULL with an error. */
+static unsigned char *read_zip_member(sc_ctx *ctx, const char *display, zip_t *z, const char *name, int64_t expect,
+                                      size_t *len) {
   zip_stat_t st;
   zip_stat_init(&st);
   if (zip_stat(z, name, 0, &st) != 0) {
@@ -514,6 +519,13 @@ static unsigned char *read_zip_member(sc_ctx *ctx, const char *display, zip_t *z
     sc_diags_add(&ctx->diags, SC_DIAG_PT2_CORRUPT, SC_SEV_ERROR, display, name,
                  "member %s of the torch.save file declares %llu bytes, more than its compressed data can hold", name,
                  (unsigned long long)st.size);
+    return NULL;
+  }
+  if (expect >= 0 && st.size != (zip_uint64_t)expect) { /* checked before anything is inflated */
+    sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_PT2_PAYLOAD_SIZE, SC_SEV_ERROR, display, name,
+                              "member %s holds %llu bytes, but the pickle declares its storage as %lld bytes", name,
+                              (unsigned long long)st.size, (long long)expect);
+    sc_diag_set_hint(&ctx->diags, d, "torch.save writes each storage whole; the file is damaged or crafted");
     return NULL;
   }
   if (ctx->budget && !sc_budget_charge(ctx->budget, st.size + 1)) {
@@ -573,9 +585,11 @@ static size_t *first_equal(const char *const *keys, size_t n) {
   return first;
 }
 
-/* Gives each view the bytes of its storage, reading each storage once. */
+/* Gives each view the bytes of its storage, reading each storage once; numels[i]: the
+ * element count the pickle declares for keys[i]'s storage (-1: none), whose bytes its member
+ * must hold exactly. */
 static bool attach_storages(sc_ctx *ctx, const char *display, zip_t *z, const char *prefix, sc_torch_tensors *out,
-                            size_t first, const char **keys) {
+                            size_t first, const char **keys, const int64_t *numels) {
   size_t n = out->n - first;
   size_t *same = first_equal(keys, n);
   bool ok = true;
@@ -587,8 +601,10 @@ static bool attach_storages(sc_ctx *ctx, const char *display, zip_t *z, const ch
       continue;
     }
     const char *member = sc_arena_printf(&ctx->arena, "%sdata/%s", prefix, keys[k]);
+    int64_t expect = -1;
+    if (numels[k] >= 0 && __builtin_mul_overflow(numels[k], (int64_t)sc_dtype_size(s->dtype), &expect)) expect = INT64_MAX;
     size_t len = 0;
-    unsigned char *bytes = read_zip_member(ctx, display, z, member, &len);
+    unsigned char *bytes = read_zip_member(ctx, display, z, member, expect, &len);
     if (!bytes) {
       ok = false;
       break;
@@ -622,7 +638,8 @@ static bool add_view(sc_ctx *ctx, const char *display, sc_torch_tensors *out, co
 
 /* The saved dict's entries as views, named; a name given twice keeps its last tensor in its
  * first place, as Python's dict does. */
-static bool add_dict(sc_ctx *ctx, const char *display, const pv *dict, sc_torch_tensors *out, const char ***keys) {
+static bool add_dict(sc_ctx *ctx, const char *display, const pv *dict, sc_torch_tensors *out, const char ***keys,
+                     int64_t **numels) {
   size_t n = dict->n / 2;
   const char **names = sc_xmalloc((n ? n : 1) * sizeof *names);
   bool ok = true;
@@ -641,6 +658,7 @@ static bool add_dict(sc_ctx *ctx, const char *display, const pv *dict, sc_torch_
   size_t *slot = ok ? sc_xmalloc((n ? n : 1) * sizeof *slot) : NULL;
   size_t first = out->n;
   *keys = ok ? sc_xmalloc((n ? n : 1) * sizeof **keys) : NULL;
+  *numels = ok ? sc_xmalloc((n ? n : 1) * sizeof **numels) : NULL;
   for (size_t i = 0; i < n && ok; i++) {
     const pv *v = dict->items[2 * i + 1];
     if (same[i] != i) { /* a name seen before: its tensor replaces the earlier one */
@@ -649,10 +667,12 @@ static bool add_dict(sc_ctx *ctx, const char *display, const pv *dict, sc_torch_
       *at = *v->view;
       at->name = name;
       (*keys)[slot[same[i]] - first] = v->s;
+      (*numels)[slot[same[i]] - first] = v->i;
       continue;
     }
     slot[i] = out->n;
     (*keys)[out->n - first] = v->s;
+    (*numels)[out->n - first] = v->i;
     ok = add_view(ctx, display, out, sc_ctx_intern(ctx, names[i]), v->view);
   }
   free(slot);
@@ -662,19 +682,23 @@ static bool add_dict(sc_ctx *ctx, const char *display, const pv *dict, sc_torch_
 }
 
 /* Runs data.pkl and appends its tensors to out (their storages still unset); keys[i] is the
- * storage key of the i-th new view, kept in `values` with the machine's other values. */
+ * storage key of the i-th new view, kept in `values` with the machine's other values, and
+ * numels[i] its storage's declared element count (both heap). */
 static bool read_pickle(sc_ctx *ctx, const char *display, const unsigned char *pkl, size_t pkl_len, const char *lone_name,
-                        sc_arena *values, sc_torch_tensors *out, const char ***keys) {
+                        sc_arena *values, sc_torch_tensors *out, const char ***keys, int64_t **numels) {
   machine m = {.ctx = ctx, .arena = values, .display = display, .p = pkl, .start = pkl, .end = pkl + pkl_len};
   pv *result = run_pickle(&m);
   *keys = NULL;
+  *numels = NULL;
   if (!result) return false;
   if (result->kind == PV_TENSOR && lone_name) {
     *keys = sc_xmalloc(sizeof **keys);
+    *numels = sc_xmalloc(sizeof **numels);
     (*keys)[0] = result->s;
+    (*numels)[0] = result->i;
     return add_view(ctx, display, out, lone_name, result->view);
   }
-  if (result->kind == PV_DICT) return add_dict(ctx, display, result, out, keys);
+  if (result->kind == PV_DICT) return add_dict(ctx, display, result, out, keys, numels);
   sc_diags_add(&ctx->diags, SC_DIAG_PT2_PICKLED, SC_SEV_ERROR, display, NULL, "the torch.save file holds %s, not %s",
                result->kind == PV_TENSOR ? "one tensor" : "something else", lone_name ? "a tensor" : "a dict of tensors");
   return false;
@@ -712,23 +736,25 @@ bool sc_torch_save_read(sc_ctx *ctx, const char *display, const unsigned char *d
   if (ok) {
     const char *byteorder = sc_arena_printf(&ctx->arena, "%sbyteorder", prefix);
     size_t bo_len = 0;
-    unsigned char *bo = zip_name_locate(z, byteorder, 0) >= 0 ? read_zip_member(ctx, display, z, byteorder, &bo_len) : NULL;
+    unsigned char *bo = zip_name_locate(z, byteorder, 0) >= 0 ? read_zip_member(ctx, display, z, byteorder, -1, &bo_len) : NULL;
     if (bo && !(bo_len >= 6 && memcmp(bo, "little", 6) == 0)) {
       sc_diags_add(&ctx->diags, SC_DIAG_PT2_FORMAT, SC_SEV_ERROR, display, byteorder,
                    "the tensors were saved big-endian; shapec reads little-endian files");
       ok = false;
     }
     free(bo);
-    pkl = ok ? read_zip_member(ctx, display, z, sc_arena_printf(&ctx->arena, "%sdata.pkl", prefix), &pkl_len) : NULL;
+    pkl = ok ? read_zip_member(ctx, display, z, sc_arena_printf(&ctx->arena, "%sdata.pkl", prefix), -1, &pkl_len) : NULL;
     ok = pkl != NULL;
   }
   sc_arena values = {0};
   const char **keys = NULL;
+  int64_t *numels = NULL;
   size_t first = out->n;
-  if (ok) ok = read_pickle(ctx, display, pkl, pkl_len, lone_name, &values, out, &keys);
+  if (ok) ok = read_pickle(ctx, display, pkl, pkl_len, lone_name, &values, out, &keys, &numels);
   free(pkl);
-  if (ok) ok = attach_storages(ctx, display, z, prefix, out, first, keys);
+  if (ok) ok = attach_storages(ctx, display, z, prefix, out, first, keys, numels);
   free(keys);
+  free(numels);
   sc_arena_free(&values);
   zip_discard(z);
   ctx->budget = outer;

@@ -5,7 +5,8 @@ cap on its data memory (RLIMIT_DATA) and a timeout that the readers before the f
 
 - a .pt2 whose state dict (a zip inside the zip) holds a deflated 80 MiB storage: refused
   with SC0703 naming the member, the limit and SHAPEC_MAX_INPUT_MEMORY, and read when that
-  variable raises the limit;
+  variable raises the limit; with its pickle declaring the 15 floats torch wrote, refused
+  before it is inflated, whatever the limit;
 - a pickle of 3 million empty dicts (8 KB deflated): refused with SC0703 once its values
   pass the budget, where it took 240 MB;
 - a pickle that memoizes one value a million times: read at once (the memo grew one slot at
@@ -123,17 +124,25 @@ def with_pickle(src, pkl):
 
 # ---- the cases --------------------------------------------------------------------------------
 
-def nested_archive(shapec, src, tmp):
+def storage_of(src, n_bytes, declared):
+    """The state dict's members with l.weight's storage (60 bytes: 15 floats) replaced by
+    n_bytes of deflated zeros and its pickle declaring `declared` floats for it."""
     members = []
     for name, data in state_dict(src).items():
-        if name == "archive/data/0":  # l.weight's storage: 60 bytes, declared and inflated to 80 MiB
-            raw, crc = zeros_deflated(80 * MIB)
-            members.append((name, 8, raw, 80 * MIB, crc))
+        if name == "archive/data/0":
+            raw, crc = zeros_deflated(n_bytes)
+            members.append((name, 8, raw, n_bytes, crc))
+        elif name == "archive/data.pkl":  # ('storage', FloatStorage, '0', 'cpu', 15): numel as BININT
+            members.append(member(name, data.replace(b"cpuq\x07K\x0f", b"cpuq\x07J" + struct.pack("<i", declared), 1)))
         else:
             members.append(member(name, data))
+    return members
+
+
+def nested_archive(shapec, src, tmp):
     path = os.path.join(tmp, "nested.pt2")
     with open(path, "wb") as f:
-        f.write(legacy_archive(src, members))
+        f.write(legacy_archive(src, storage_of(src, 80 * MIB, 20 * MIB)))  # declared as it is: 80 MiB of floats
     size = os.path.getsize(path)
     rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 100, 20)
     check(rc == 1 and "SC0703" in err and "archive/data/0" in err and "80 MiB" in err and "SHAPEC_MAX_INPUT_MEMORY" in err,
@@ -141,6 +150,12 @@ def nested_archive(shapec, src, tmp):
           f"(exit {rc}, {s:.1f} s): {err.strip()[:300]}")
     rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 400, 20, {"SHAPEC_MAX_INPUT_MEMORY": "256M"})
     check(rc == 0, f"... and read with SHAPEC_MAX_INPUT_MEMORY=256M (exit {rc}, {s:.1f} s): {err.strip()[:300]}")
+    with open(path, "wb") as f:
+        f.write(legacy_archive(src, storage_of(src, 80 * MIB, 15)))  # declared as torch wrote it: 15 floats
+    rc, err, s = run(shapec, ["export", path, "--no-codegen", "-q"], 100, 20, {"SHAPEC_MAX_INPUT_MEMORY": "256M"})
+    check(rc == 1 and "SC0703" in err and "archive/data/0" in err and "60 bytes" in err,
+          f"a storage whose member holds 80 MiB where its pickle declares 60 bytes is refused before it is inflated "
+          f"(exit {rc}, {s:.1f} s): {err.strip()[:300]}")
 
 
 def pickle_values(shapec, src, tmp):
