@@ -1135,6 +1135,21 @@ static bool stream_choice(cg *g, LLVMValueRef bytes, LLVMValueRef inner, LLVMVal
   return true;
 }
 
+/* With many inputs, one context for all of the function's loops, as large as the largest
+ * (a loop's context is dead once sc_rt_parallel_for returns): a context per loop was 1.7 MB
+ * of stack for the 3,000 loops of a program with 100,000 inputs. */
+static LLVMValueRef shared_loop_context(cg *g, int n) {
+  if (g->loop_ctx_fn != g->fn) {
+    g->loop_ctx = cg_entry_array(g, g->i64, n, "loop.ctx");
+    g->loop_ctx_fn = g->fn;
+    g->loop_ctx_n = n;
+  } else if (n > g->loop_ctx_n) {
+    LLVMSetOperand(g->loop_ctx, 0, cg_i64(g, n));
+    g->loop_ctx_n = n;
+  }
+  return g->loop_ctx;
+}
+
 /* Moves the row loop into its own function and hands it to the runtime's thread pool.
  * Small tensors run on the calling thread (the pool decides from the minimum chunk, about
  * 16K elements).  Large outputs on AVX2 and AVX-512 CPUs take the streaming variant,
@@ -1143,9 +1158,10 @@ static void emit_parallel_rows(cg *g, ew_ctx *c, LLVMValueRef rows) {
   LLVMValueRef *slots[MAX_CAPTURED];
   int n = captured(c, slots);
   /* the context lives in the entry block's frame: one slot per captured value */
-  LLVMValueRef ctx = cg_entry_array(g, g->i64, n, "loop.ctx");
+  LLVMValueRef ctx = g->many_inputs ? shared_loop_context(g, n) : cg_entry_array(g, g->i64, n, "loop.ctx");
   for (int i = 0; i < n; i++) {
     LLVMValueRef v = *slots[i];
+    if (g->many_inputs && LLVMIsConstant(v)) continue; /* the loop has it as a constant (outline_rows) */
     if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind) v = LLVMBuildPtrToInt(g->B, v, g->i64, "pi");
     LLVMValueRef idx[1] = {cg_i64(g, i)};
     LLVMBuildStore(g->B, v, LLVMBuildInBoundsGEP2(g->B, g->i64, ctx, idx, 1, "slot"));

@@ -137,6 +137,7 @@ static LLVMValueRef alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes) {
 /* Opens a function with a return-code slot and an exit block that returns it. */
 static void begin_function(cg *g, LLVMValueRef fn, LLVMValueRef err, LLVMValueRef errlen) {
   g->fn = fn;
+  g->loop_ctx_fn = NULL;
   g->err = err;
   g->errlen = errlen;
   LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, fn, "entry"));
@@ -996,6 +997,9 @@ static void trim_buffers_zeroing(cg *g) {
   if (!zeroing || LLVMGetInstructionOpcode(zeroing) != LLVMCall || g->n_buffers > g->cap_buffers) return;
   if (g->n_buffers == 0) LLVMInstructionEraseFromParent(zeroing);
   else LLVMSetOperand(zeroing, 2, cg_i64(g, (int64_t)g->n_buffers * (int64_t)sizeof(void *)));
+  /* with many inputs the frame keeps only those slots too (a slot per value of a graph of
+   * 100,000 nodes was 2.4 MB of stack) */
+  if (g->many_inputs) LLVMSetOperand(g->buffers, 0, cg_i64(g, g->n_buffers ? g->n_buffers : 1));
 }
 
 static void close_workspace(cg *g) {

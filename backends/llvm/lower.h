@@ -246,6 +246,8 @@ struct cg {
   /* with many inputs, the CPU run's tensor user inputs: bound by one call into in_data */
   LLVMValueRef in_data, in_binds, inputs;
   int n_in_binds;
+  LLVMValueRef loop_ctx, loop_ctx_fn; /* with many inputs: the context all loops of loop_ctx_fn share */
+  int loop_ctx_n;
   /* the text pool (cg_text) */
   sc_strbuf texts;
   sc_strmap text_offsets;
