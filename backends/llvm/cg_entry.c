@@ -1032,17 +1032,12 @@ static void close_workspace(cg *g) {
 static void bind_inputs_at_once(cg *g, LLVMValueRef inputs) {
   sc_rt_input_bind *rows = sc_xcalloc(g->p->n_input_specs + 1, sizeof *rows);
   int n = 0, copies = 0;
-  size_t user = 0;
-  for (size_t i = 0; i < g->p->n_input_specs; i++) {
-    const sc_input_spec *s = &g->p->input_specs[i];
-    const sc_value *v = sc_input_spec_value(s);
-    if (s->kind != SC_INPUT_USER) continue;
-    if (v && v->kind == SC_VALUE_TENSOR) {
-      bool copy_ok = !user_input_mutated(g, s);
-      rows[n++] = (sc_rt_input_bind){.input = (int32_t)user, .esize = (int32_t)sc_dtype_size(v->meta.dtype), .copy_ok = copy_ok};
-      copies += copy_ok;
-    }
-    user++;
+  for (size_t k = 0; k < g->n_call_inputs; k++) {
+    const sc_call_input *ci = &g->call_inputs[k];
+    if (ci->spec->kind != SC_INPUT_USER || !ci->value || ci->value->kind != SC_VALUE_TENSOR) continue;
+    bool copy_ok = !user_input_mutated(g, ci->spec);
+    rows[n++] = (sc_rt_input_bind){.input = (int32_t)k, .esize = (int32_t)sc_dtype_size(ci->value->meta.dtype), .copy_ok = copy_ok};
+    copies += copy_ok;
   }
   g->in_binds = cg_table(g, rows, (size_t)n * sizeof *rows, "sc_input_binds");
   free(rows);
@@ -1076,20 +1071,19 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
   }
   bool at_once = g->many_inputs && !g->cuda;
   if (at_once) bind_inputs_at_once(g, inputs);
-  size_t user = 0;
+  /* a user input's place in inputs[] counts the constants the caller passes before it (an
+   * int argument before a tensor), as the checks do; not only the user inputs */
+  size_t user = 0, next_call = 0;
   int bound = 0; /* with many inputs: tensor user inputs so far, in_data's index */
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_input_spec *s = &g->p->input_specs[i];
     const sc_value *v = sc_input_spec_value(s);
-    if (!v || v->kind != SC_VALUE_TENSOR) {
-      user += s->kind == SC_INPUT_USER;
-      continue;
-    }
+    if (next_call < g->n_call_inputs && g->call_inputs[next_call].spec == s) user = next_call++;
+    if (!v || v->kind != SC_VALUE_TENSOR) continue;
     cg_value *cv = cg_get(g, v);
     if (s->kind == SC_INPUT_USER && at_once) {
       LLVMValueRef idx[1] = {cg_i64(g, bound++)};
       cv->data = LLVMBuildLoad2(g->B, g->ptr, LLVMBuildGEP2(g->B, g->ptr, g->in_data, idx, 1, "slot"), "in");
-      user++;
     } else if (s->kind == SC_INPUT_USER && !g->cuda && !user_input_mutated(g, s)) {
       /* compact row-major elements: the caller's, or a copy of a strided tensor that a
        * workspace slot owns, so that the exit frees it */
@@ -1111,13 +1105,11 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
       LLVMBuildBr(g->B, bound_in);
       LLVMPositionBuilderAtEnd(g->B, bound_in);
       cv->data = LLVMBuildLoad2(g->B, g->ptr, data, "in");
-      user++;
     } else if (s->kind == SC_INPUT_USER) {
       LLVMValueRef data = tensor_field(g, inputs, (int)user, 0, g->ptr);
       LLVMValueRef off = tensor_field(g, inputs, (int)user, 6, g->i64);
       LLVMValueRef idx[1] = {off};
       cv->data = LLVMBuildGEP2(g->B, g->i8, data, idx, 1, "in");
-      user++;
     } else if (g->state && g->state[i]) { /* a buffer the program mutates: its writable copy */
       if (g->cuda)
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "the program mutates buffer '%s': the CUDA path "
