@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz.sh - builds the libFuzzer harnesses of test/fuzz/ and runs them (docs/fuzzing.md).
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--shapec PATH] [--smoke] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build DIR] [--shapec PATH] [--smoke|--coverage] [TARGET...]
 #
 # Targets: model analysis spec pt2 safetensors npy pickle expr baseline observations
 # pt2_members entry (default: all).  entry calls libraries that PATH (default: DIR/../shapec,
@@ -11,11 +11,14 @@
 # leaks, timeouts, out-of-memory) goes to DIR/findings/TARGET/.  Prints one line per
 # target: executions, corpus size, findings.  Exit 1 when anything was found.
 # --smoke: replays the seeds and runs a few seconds each (the CTest test fuzz_smoke); entry
-# then calls three of its libraries.  FUZZ_ENTRY_SKIP=a,b leaves entry's programs a and b out.
+# then calls three of its libraries.  FUZZ_ENTRY_SKIP=a,b leaves entry's programs a and b out;
+# FUZZ_OPTS adds libFuzzer options (later ones win: FUZZ_OPTS="-rss_limit_mb=2048 -timeout=10").
+# --coverage: runs nothing new; replays each target's corpus and prints, per source file of
+# lib/, ir/ and passes/, the edges it reaches (to compare harnesses on the same sources).
 # Needs clang-19 and libclang-rt-19-dev (scripts/bootstrap.sh installs them).
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
-seconds=60 jobs=$(nproc) build="$src/build-fuzz" smoke=0 targets=() shapec="" 
+seconds=60 jobs=$(nproc) build="$src/build-fuzz" smoke=0 coverage=0 targets=() shapec="" 
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -23,7 +26,8 @@ while [ $# -gt 0 ]; do
     --build) build="$2"; shift 2 ;;
     --shapec) shapec="$2"; shift 2 ;;
     --smoke) smoke=1; seconds=4; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --coverage) coverage=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -106,6 +110,21 @@ for t in "${targets[@]}"; do
   esac
 done
 
+# ---- coverage of what the corpora hold ------------------------------------------------------
+if [ "$coverage" = 1 ]; then
+  for t in "${targets[@]}"; do
+    echo "== $t: edges reached by its corpus ($(ls "$build/corpus/$t" | wc -l) inputs)"
+    "$build/fuzz_$t" -runs=0 -print_coverage=1 -rss_limit_mb=2560 -timeout=20 "$build/corpus/$t" 2>&1 |
+      awk -v src="$src/" '/^(UN)?COVERED_FUNC/ {
+          split($5, e, "/"); f = $NF; sub(/:[0-9]+$/, "", f)
+          if (index(f, src) == 1) f = substr(f, length(src) + 1)
+          if (f ~ /^(lib|ir|passes)\//) { c[f] += e[1]; n[f] += e[2]; d = f; sub(/\/[^\/]*$/, "", d); cd[d] += e[1]; nd[d] += e[2] } }
+        END { for (f in c) if (c[f]) printf "  %-36s %6d of %6d edges\n", f, c[f], n[f]
+              for (d in cd) printf "  %-36s %6d of %6d edges (all)\n", d "/", cd[d], nd[d] }' | sort
+  done
+  exit 0
+fi
+
 # ---- runs ------------------------------------------------------------------------------
 rm -rf "$build/findings" # this run's findings only (earlier ones are kept under test/fuzz/regressions/)
 run_one() {
@@ -122,6 +141,7 @@ run_one() {
   [ "$smoke" = 1 ] || opts+=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
   [ "$t" = expr ] && opts+=(-max_len=4096)
   [ "$t" = entry ] && opts+=(-max_len=4096)
+  opts+=(${FUZZ_OPTS:-})
   "$build/fuzz_$t" "${opts[@]}" "$build/corpus/$t" >"$log" 2>&1 || true
   local execs corpus found
   execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | awk '{print $2}' | tail -n 1)

@@ -11,8 +11,9 @@
  * read-only during the call, and an output is filled with a pattern that a refused call
  * must leave as it was.  A tensor whose sizes or strides cannot be represented (a
  * negative size, an element, byte or stride reach past int64) gets a small buffer: the
- * call must refuse it, and one that runs is a finding.  Tensors larger than FE_MAX_BYTES
- * are only shown to output_shapes (of a program whose output shapes do not read data).
+ * call must refuse it, and one that runs is a finding.  Tensors of more than FE_MAX_BYTES
+ * (as addressed, or as their elements compact) are only shown to output_shapes, of a
+ * program whose output shapes do not read data.
  *
  * The input is read byte by byte, each one deciding one thing; a 0 (or the input's end)
  * keeps the default, so a one-byte input calls a program with its sample shapes.
@@ -184,7 +185,8 @@ static void load_model(const char *root, const char *name) {
 
 static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv) {
+/* Loads the libraries (once). */
+static void load_models(void) {
   const char *root = getenv("SHAPEC_FUZZ_ENTRY_MODELS");
   if (!root) {
     fprintf(stderr, "fuzz_entry: set SHAPEC_FUZZ_ENTRY_MODELS to the folder test/fuzz/entry_models.py wrote\n");
@@ -213,6 +215,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   fprintf(stderr, "fuzz_entry: %d libraries:", n_models);
   for (int i = 0; i < n_models; i++) fprintf(stderr, " %s", models[i].name);
   fprintf(stderr, "\n");
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  load_models();
   return 0;
 }
 
@@ -240,6 +246,7 @@ typedef struct fe_tensor {
   int64_t shape[FE_MAX_RANK], strides[FE_MAX_RANK];
   fe_buf *buf;        /* the data's buffer, NULL without one */
   bool must_refuse;   /* sizes or reach that int64 cannot hold: the call must refuse it */
+  bool wraps;         /* data + byte_offset passes 2^64: run must refuse it */
   bool unbacked;      /* too large to back: only output_shapes sees it */
 } fe_tensor;
 
@@ -338,7 +345,8 @@ static void make_input(fe_src *s, const fe_model *m, int i, fe_tensor *x) {
     overflow = true;
   x->must_refuse = negative || (!zero && overflow);
   if (zero && !negative) bytes = 0;
-  bool fits = !x->must_refuse && !overflow && bytes <= FE_MAX_BYTES;
+  /* a library may copy a strided input compact: its elements count, not only its reach */
+  bool fits = !x->must_refuse && !overflow && bytes <= FE_MAX_BYTES && numel * (__int128)(es ? es : 1) <= FE_MAX_BYTES;
   if (zero && !negative) fits = true;
   x->unbacked = !fits && !x->must_refuse;
   size_t len = fits ? (size_t)bytes : 64;
@@ -346,13 +354,17 @@ static void make_input(fe_src *s, const fe_model *m, int i, fe_tensor *x) {
   x->buf = buf_new(len, v % 4 == 3);
   fill(s, x->buf->p, len, x->t.dtype);
   /* data + byte_offset is the first element, lo elements from the buffer's start */
-  uint8_t *first = x->buf->p + (fits ? (size_t)(-lo) * (es ? es : 1) : 0);
+  uint8_t *first = x->buf->p + (fits && !zero ? (size_t)(-lo) * (es ? es : 1) : 0);
   v = take8(s);
   if (v % 8 == 7) {
     static const uint64_t offsets[] = {4, 8, 28, 64, 1, 3, (uint64_t)1 << 63, UINT64_MAX, UINT64_MAX - 3, (uint64_t)1 << 62};
     x->t.byte_offset = offsets[v / 8 % (sizeof offsets / sizeof offsets[0])];
   }
   x->t.data = (void *)((uintptr_t)first - x->t.byte_offset); /* may wrap: data + byte_offset is still the first element */
+  if ((uintptr_t)x->buf->p + x->t.byte_offset < (uintptr_t)x->buf->p && take8(s) % 2) {
+    x->t.data = x->buf->p; /* or data is the buffer, and data + byte_offset passes 2^64: refused */
+    x->wraps = true;
+  }
   if (take8(s) % 64 == 63) x->t.data = NULL;
 }
 
@@ -404,16 +416,18 @@ static const char *check_message(const fe_model *m, int rc, const char *err, siz
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!n_models) load_models(); /* the replay (test/fuzz/replay_main.c) has no LLVMFuzzerInitialize */
   fe_src s = {data, size};
   int mi = take8(&s) % n_models;
   const fe_model *m = &models[mi];
   static fe_tensor in[FE_MAX_IO];
   static shapec_tensor ins[FE_MAX_IO], outs[FE_MAX_IO];
-  bool must_refuse = false, unbacked = false;
+  bool must_refuse = false, unbacked = false, wraps = false;
   for (int i = 0; i < m->n_in; i++) {
     make_input(&s, m, i, &in[i]);
     ins[i] = in[i].t;
     must_refuse |= in[i].must_refuse;
+    wraps |= in[i].wraps;
     unbacked |= in[i].unbacked;
   }
   /* output_shapes */
@@ -425,7 +439,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const shapec_tensor *shown = v == 255 ? NULL : ins;
   int64_t *const *shapes_arg = v == 254 ? NULL : out_shapes;
   int rc1 = -1;
-  if (verbose) fprintf(stderr, "fuzz_entry: %s%s%s\n", m->name, must_refuse ? " (must refuse)" : "",
+  if (verbose) fprintf(stderr, "fuzz_entry: %s%s%s%s\n", m->name, must_refuse ? " (must refuse)" : "",
+                       wraps ? " (data + byte_offset wraps: run must refuse)" : "",
                        unbacked ? " (too large to back: output_shapes only)" : "");
   for (int i = 0; i < m->n_in; i++) trace_tensor("input", i, &ins[i]);
   if (!(unbacked && m->reads_data)) {
@@ -515,6 +530,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   feature(mi, 1, rc2, msg);
   if (verbose) fprintf(stderr, "  run: %d %s\n", rc2, msg);
   if (rc2 == SHAPEC_OK && must_refuse) fail(m, "run accepted sizes or strides past int64", msg);
+  if (rc2 == SHAPEC_OK && wraps) fail(m, "run accepted data + byte_offset past 2^64", msg);
   if (rc2 == SHAPEC_OK && rc1 > SHAPEC_OK && rc1 != SHAPEC_ERR_MEMORY && shown && shapes_arg && !m->reads_data)
     fail(m, "run accepted the inputs that output_shapes refused", msg);
   if (rc2 != SHAPEC_OK && rc2 != SHAPEC_ERR_MEMORY)
