@@ -23,6 +23,7 @@ cap on its data memory (RLIMIT_DATA) and a timeout that the readers before the f
   at the end brought the whole file back into memory; 2.2 now).
 
 usage: test_budgets.py SHAPEC SOURCE_DIR"""
+import functools
 import io
 import json
 import os
@@ -66,6 +67,7 @@ def run(shapec, args, mem_mb, timeout, env=None):
 
 # ---- zips written by hand: deflate streams of any declared size ---------------------------
 
+@functools.lru_cache(maxsize=None)
 def zeros_deflated(n):
     """A raw deflate stream of n zero bytes (n a multiple of 1 MiB) and its CRC: one fully
     flushed block of 1 MiB repeated."""
