@@ -721,7 +721,6 @@ static LLVMValueRef emit_prepare(cg *g) {
     bool tabled = g->many_inputs && site->input >= 0;
     if (site->is_float) {
       flush_dim_table(g, &table);
-  free(table.rows);
       emit_float_check(g, site);
       done[k] = true;
       continue;
@@ -753,6 +752,7 @@ static LLVMValueRef emit_prepare(cg *g) {
     done[k] = true;
   }
   flush_dim_table(g, &table);
+  free(table.rows);
   /* a*s + b with s still free binds s (a divisibility root, a derived Dim) */
   for (int k = 0; k < n_sites; k++) {
     const char *names[2];
