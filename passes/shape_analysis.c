@@ -657,45 +657,54 @@ static bool divides_by_zero(const sc_expr *e) {
 
 #define ZERO_DIV_HINT "the file was edited or written by another tool; export the model again"
 
-/* Sizes of the file that divide by zero: each distinct expression once, where it first
- * occurs (user inputs, then the nodes' outputs in order). */
+/* Expressions already reported as dividing by zero (each once, where it first occurs). */
+typedef struct zero_seen {
+  const sc_expr **items;
+  size_t n, cap;
+} zero_seen;
+
+static bool zero_seen_add(sc_ctx *ctx, zero_seen *seen, const sc_expr *e) {
+  for (size_t m = 0; m < seen->n; m++)
+    if (seen->items[m] == e) return false;
+  if (seen->n == seen->cap) {
+    size_t cap = seen->cap ? 2 * seen->cap : 8;
+    const sc_expr **more = sc_arena_alloc(&ctx->arena, cap * sizeof *more);
+    if (seen->n) memcpy(more, seen->items, seen->n * sizeof *more);
+    seen->items = more, seen->cap = cap;
+  }
+  seen->items[seen->n++] = e;
+  return true;
+}
+
+/* The sizes of one value (or its SymInt) that divide by zero, reported at its meta. */
+static void value_zero_divisors(sc_ctx *ctx, const sc_program *p, const sc_value *v, zero_seen *seen) {
+  bool tensor = v->kind == SC_VALUE_TENSOR;
+  for (int d = 0; d < (tensor ? v->meta.rank : 1); d++) {
+    const sc_expr *e = tensor ? v->meta.sizes[d] : v->expr;
+    if (!e || !divides_by_zero(e) || !zero_seen_add(ctx, seen, e)) continue;
+    const char *what = tensor ? sc_arena_printf(&ctx->arena, "%s.size()[%d]", v->name, d) : v->name;
+    const char *path = tensor && v->path ? sc_arena_printf(&ctx->arena, "%s.sizes[%d]", v->path, d) : v->path;
+    impossible(ctx, p->file, path, ZERO_DIV_HINT,
+               "%s is %s in the program: division by zero, so no input gives it a value (torch: ZeroDivisionError: "
+               "division by zero)", what, sc_expr_to_string(ctx, e));
+  }
+}
+
+/* Sizes of the file that divide by zero: the user inputs', then the nodes' outputs' in
+ * order.  Returns false when there is one. */
 static bool check_zero_divisors(sc_ctx *ctx, sc_analysis *a) {
   const sc_program *p = a->program;
   const sc_graph *g = p->graph;
-  size_t n_seen = 0, cap = 8;
-  const sc_expr **seen = sc_arena_alloc(&ctx->arena, cap * sizeof *seen);
-  for (size_t pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < (pass ? g->n_nodes : p->n_input_specs); i++) {
-      const sc_arg *outs = pass ? g->nodes[i].outputs : NULL;
-      size_t n_outs = pass ? g->nodes[i].n_outputs : 1;
-      for (size_t k = 0; k < n_outs; k++)
-        for (size_t j = 0; j < (pass ? outs[k].n_items : 1); j++) {
-          const sc_value *v = pass ? outs[k].items[j].value : sc_input_spec_value(&p->input_specs[i]);
-          if (!v) continue;
-          int rank = v->kind == SC_VALUE_TENSOR ? v->meta.rank : 1;
-          for (int d = 0; d < rank; d++) {
-            const sc_expr *e = v->kind == SC_VALUE_TENSOR ? v->meta.sizes[d] : v->expr;
-            bool dup = false;
-            for (size_t m = 0; m < n_seen && !dup; m++) dup = seen[m] == e;
-            if (!e || dup || !divides_by_zero(e)) continue;
-            if (n_seen == cap) {
-              const sc_expr **more = sc_arena_alloc(&ctx->arena, 2 * cap * sizeof *more);
-              memcpy(more, seen, cap * sizeof *seen);
-              seen = more, cap *= 2;
-            }
-            seen[n_seen++] = e;
-            const char *what = v->kind == SC_VALUE_TENSOR ? sc_arena_printf(&ctx->arena, "%s.size()[%d]", v->name, d)
-                                                          : v->name;
-            const char *path = v->kind == SC_VALUE_TENSOR && v->path
-                                   ? sc_arena_printf(&ctx->arena, "%s.sizes[%d]", v->path, d)
-                                   : v->path;
-            impossible(ctx, p->file, path, ZERO_DIV_HINT,
-                       "%s is %s in the program: division by zero, so no input gives it a value (torch: "
-                       "ZeroDivisionError: division by zero)", what, sc_expr_to_string(ctx, e));
-          }
-        }
-    }
-  return n_seen == 0;
+  zero_seen seen = {0};
+  for (size_t i = 0; i < p->n_input_specs; i++) {
+    const sc_value *v = sc_input_spec_value(&p->input_specs[i]);
+    if (v) value_zero_divisors(ctx, p, v, &seen);
+  }
+  for (size_t i = 0; i < g->n_nodes; i++)
+    for (size_t k = 0; k < g->nodes[i].n_outputs; k++)
+      for (size_t j = 0; j < g->nodes[i].outputs[k].n_items; j++)
+        if (g->nodes[i].outputs[k].items[j].value) value_zero_divisors(ctx, p, g->nodes[i].outputs[k].items[j].value, &seen);
+  return seen.n == 0;
 }
 
 /* A guards_code entry that divides by zero fails on every call (Python raises). */
@@ -1083,7 +1092,9 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
   sc_env_finalize(&out->env);
   const sc_expr *taken[16];
   size_t n_taken = take_back_contradictions(out, taken, 16);
-  if (!out->env.n_violations && out->completed && (n_taken || ctx->diags.n_errors == errors_before))
+  /* the program's own contradictions are reported in any case; looked for otherwise only
+   * in a program the analysis accepts */
+  if (n_taken || (!out->env.n_violations && out->completed && ctx->diags.n_errors == errors_before))
     check_inputs_exist(ctx, out, taken, n_taken);
   report_violations(ctx, out);
   return ctx->diags.n_errors == errors_before;
