@@ -111,6 +111,12 @@ static const char *resolve_path(sc_ctx *ctx, const char *outdir, const char *pat
   for (;;) {
     base = real_path(ctx, at);
     if (base) break;
+    if (errno == ENOTDIR) { /* a file on the way: the folders below it cannot be made */
+      sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, outdir, NULL,
+                   "cannot create the output directory's folder %s: %s; nothing was written", parent_of(ctx, path),
+                   strerror(ENOTDIR));
+      return NULL;
+    }
     if (errno != ENOENT) {
       refuse(ctx, outdir, NULL, sc_arena_printf(&ctx->arena, "%s cannot be resolved: %s", at, strerror(errno)));
       return NULL;
