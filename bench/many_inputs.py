@@ -77,7 +77,7 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "model.json")
             with open(path, "w") as f:
-                json.dump(chain_program(n), f)
+                f.write(json.dumps(chain_program(n)))  # dumps: the C encoder
             t0 = time.perf_counter()
             r = subprocess.run([shapec, "export", path, "-o", os.path.join(tmp, "out"), "-q", "-v"], capture_output=True,
                                text=True, check=True)

@@ -38,10 +38,10 @@ from many_inputs import chain_program  # noqa: E402
 checks = tap.Checks()
 check = checks.check
 
-BIG, SMALL = 3000, 6
-FAULT = {BIG: 2917, SMALL: 3}     # the input a fault is on
-LATER = {BIG: 2950, SMALL: 4}     # a second fault, on a later input
-CONSTANTS = {BIG: 1500, SMALL: 2}  # k and f are passed before this tensor input
+BIG, SMALL, DEVICE = 3000, 6, 200  # DEVICE: the emulated CUDA path's many inputs
+FAULT = {BIG: 2917, SMALL: 3, DEVICE: 117}     # the input a fault is on
+LATER = {BIG: 2950, SMALL: 4, DEVICE: 150}     # a second fault, on a later input
+CONSTANTS = {BIG: 1500, SMALL: 2}  # k and f are passed before this tensor input (CPU only)
 K, F = 3, 0.5
 
 
@@ -49,27 +49,31 @@ def shape_of(i, size=4):
     return [1, size] if i % 7 == 2 else [size]
 
 
-def build(n, dynamic, tmp, emit_llvm=False):
-    """Exports the chain of n inputs; returns the library's folder, or None."""
+def build(n, dynamic, tmp, emit_llvm=False, cuda=False):
+    """Exports the chain of n inputs (for the CPU, or the CPU and the emulated CUDA path,
+    which takes tensors only); returns the library's folder, or None."""
     d = chain_program(n, shape_of)
     g = d["graph_module"]
-    at = CONSTANTS[n]
-    g["signature"]["input_specs"][at:at] = [{"constant_input": {"name": "k", "value": {"as_int": K}}},
-                                           {"constant_input": {"name": "f", "value": {"as_float": F}}}]
-    g["graph"]["inputs"][at:at] = [{"as_int": K}, {"as_float": F}]
-    name = f"{'dynamic' if dynamic else 'static'}{n}"
+    if not cuda:
+        at = CONSTANTS[n]
+        g["signature"]["input_specs"][at:at] = [{"constant_input": {"name": "k", "value": {"as_int": K}}},
+                                               {"constant_input": {"name": "f", "value": {"as_float": F}}}]
+        g["graph"]["inputs"][at:at] = [{"as_int": K}, {"as_float": F}]
+    name = f"{'dynamic' if dynamic else 'cuda' if cuda else 'static'}{n}"
     path = os.path.join(tmp, name + ".json")
     with open(path, "w") as fp:
-        json.dump(d, fp)
+        fp.write(json.dumps(d))  # dumps: the C encoder (dump is pure Python, seconds here)
     cmd = [shapec, "export", path, "-o", os.path.join(tmp, name), "-q"]
     if dynamic:
         spec = {"dynamic_shapes": {f"x{i}": [None, "n"] if len(shape_of(i)) == 2 else ["n"] for i in range(n)},
                 "dims": {"n": {"min": 3, "max": 100}}}
         with open(os.path.join(tmp, name + "_spec.json"), "w") as fp:
-            json.dump(spec, fp)
+            fp.write(json.dumps(spec))
         cmd += ["--dynamic", os.path.join(tmp, name + "_spec.json")]
     if emit_llvm:
         cmd.append("--emit-llvm")
+    if cuda:
+        cmd += ["--target", "cpu,cuda", "--cuda-emulate"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     check(r.returncode == 0, f"{name} exports" + (f": {r.stderr[-600:]}" if r.returncode else ""))
     return os.path.join(tmp, name) if r.returncode == 0 else None
@@ -77,17 +81,26 @@ def build(n, dynamic, tmp, emit_llvm=False):
 
 class Call:
     """The n tensors (input i filled with i + 1 plus a ramp) and the two constants, as the
-    library takes them; faults edit `tensors` (ctypes Tensors, in call order) before run()."""
+    library takes them; faults edit `tensors` (ctypes Tensors, in call order) before run().
+    The arrays are made once per shape and kept (never written); each call copies the Tensors."""
+    made = {}
 
-    def __init__(self, lib, n, size=4):
-        self.lib, self.n, self.keep = lib, n, []
-        self.arrays = [(np.arange(size, dtype=np.float32) * 0.25 + i + 1).reshape(shape_of(i, size)) for i in range(n)]
-        self.tensors = []
-        for i in range(n):
-            if i == CONSTANTS[n]:
-                self.tensors += [self.scalar(np.array(K, np.int64), DType(0, 64, 1)),
-                                 self.scalar(np.array(F, np.float64), DType(2, 64, 1))]
-            self.tensors.append(self.tensor(self.arrays[i]))
+    def __init__(self, lib, n, size=4, device=1):
+        self.lib, self.n, self.keep, self.device = lib, n, [], device
+        self.constants_at = CONSTANTS[n] if device == 1 else n  # the CUDA path takes no scalars
+        if (n, size, device) not in Call.made:
+            arrays = [(np.arange(size, dtype=np.float32) * 0.25 + i + 1).reshape(shape_of(i, size)) for i in range(n)]
+            tensors = []
+            for i in range(n):
+                if i == self.constants_at:
+                    tensors += [self.scalar(np.array(K, np.int64), DType(0, 64, 1)),
+                                self.scalar(np.array(F, np.float64), DType(2, 64, 1))]
+                tensors.append(self.tensor(arrays[i]))
+            Call.made[n, size, device] = arrays, tensors, self.keep
+        arrays, tensors, _ = Call.made[n, size, device]
+        self.arrays = list(arrays)
+        self.tensors = [Tensor.from_buffer_copy(t) for t in tensors]
+        self.keep = []
         self.out = np.full([1, size], np.nan, np.float32)
         self.out_tensor = self.tensor(self.out)
 
@@ -95,7 +108,7 @@ class Call:
         shape = list(a.shape) if shape is None else shape
         dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
         self.keep += [a, dims]
-        return Tensor(a.ctypes.data, Device(1, 0), len(shape), DType(2, 32, 1), dims, None, 0)
+        return Tensor(a.ctypes.data, Device(self.device, 0), len(shape), DType(2, 32, 1), dims, None, 0)
 
     def scalar(self, a, dtype):
         self.keep.append(a)
@@ -103,7 +116,7 @@ class Call:
 
     def at(self, i):
         """The place of tensor input i in the call."""
-        return i + 2 if i >= CONSTANTS[self.n] else i
+        return i + 2 if i >= self.constants_at else i
 
     def expected(self):
         return np.sum([np.broadcast_to(a, self.out.shape) for a in self.arrays], axis=0, dtype=np.float32)
@@ -171,17 +184,39 @@ def normalized(msg, n):
     return re.sub(r"0x[0-9a-f]+", "PTR", msg)
 
 
+def cuda_cases(libs):
+    """The emulated CUDA path: its entry checks the tensors as device tensors (compact ones
+    only) through the same tables."""
+    make = lambda lib, n: Call(lib, n, device=2)  # noqa: E731
+    for n, lib in libs.items():
+        runs_right(lib, n, "the CUDA path", make(lib, n))
+    for what in ("a wrong size", "float64", "a wrong dtype after a wrong size (the dtype first)"):
+        same_answers(libs, f"the CUDA path, {what}", make, what)
+    same_answers(libs, "the CUDA path, a CPU tensor", make, lambda c: setattr(c.tensors[c.at(FAULT[c.n])], "device",
+                                                                              Device(1, 0)))
+    def strided(c):
+        st = (ctypes.c_int64 * 1)(2)
+        c.keep.append(st)
+        c.tensors[c.at(FAULT[c.n])] = c.tensor(np.zeros(8, np.float32), [4])
+        c.tensors[c.at(FAULT[c.n])].strides = ctypes.cast(st, ctypes.c_void_p)
+    msg = same_answers(libs, "the CUDA path, a strided input", make, strided)
+    check("not contiguous" in msg, f"  ... the CUDA path takes compact tensors only: {msg[:100]}")
+
+
 def same_answers(libs, what, make, fault=None):
     """Runs the call on both builds, with faults(n)'s `fault` on each; both must refuse it
     with the same code and words.  Returns the big build's message."""
     answers = {}
     for n, lib in libs.items():
         c = make(lib, n)
-        if fault:
+        if callable(fault):
+            fault(c)
+        elif fault:
             dict(faults(n))[fault](c)
         answers[n] = c.run()
-    (rc_big, msg_big), (rc_small, msg_small) = answers[BIG], answers[SMALL]
-    check(rc_big != 0 and rc_big == rc_small and normalized(msg_big, BIG) == normalized(msg_small, SMALL),
+    (rc_big, msg_big), (rc_small, msg_small) = [answers[n] for n in libs]
+    big = max(libs)
+    check(rc_big != 0 and rc_big == rc_small and normalized(msg_big, big) == normalized(msg_small, SMALL),
           f"{what}: refused alike (code {rc_big}: {msg_big[:160]} | code {rc_small}: {msg_small[:160]})")
     return msg_big
 
@@ -283,7 +318,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         static = {n: build(n, False, tmp, emit_llvm=True) for n in (BIG, SMALL)}
         dynamic = {n: build(n, True, tmp) for n in (BIG, SMALL)}
-        if None in static.values() or None in dynamic.values():
+        cuda = {n: build(n, False, tmp, cuda=True) for n in (DEVICE, SMALL)}
+        if None in static.values() or None in dynamic.values() or None in cuda.values():
             return checks.finish()
         run_big, prepare_big = entry_size(static[BIG], BIG)
         check(0 < run_big < 8 * BIG and 0 < prepare_big < 200,
@@ -297,6 +333,7 @@ def main():
             metadata(lib, n)
         static_cases(libs)
         dynamic_cases({n: ctypes.CDLL(os.path.join(folder, "model.so")) for n, folder in dynamic.items()})
+        cuda_cases({n: ctypes.CDLL(os.path.join(folder, "model.so")) for n, folder in cuda.items()})
     return checks.finish()
 
 
