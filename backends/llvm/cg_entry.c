@@ -1053,6 +1053,18 @@ static void bind_inputs_at_once(cg *g, LLVMValueRef inputs) {
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "nomem"), rc);
 }
 
+/* cg_set_dims for a tensor user input that prepare has checked: each size is its
+ * expression's value, and their product and bytes fit in int64 (sc_rt_check_tensor), so
+ * the product needs no overflow check again (with many dynamic inputs, a branch each). */
+static void checked_input_dims(cg *g, cg_value *cv) {
+  LLVMValueRef n = cg_i64(g, 1);
+  for (int k = 0; k < cv->v->meta.rank; k++) {
+    cv->dims[k] = cg_expr(g, cv->v->shape[k]);
+    n = is_const(n, 1) ? cv->dims[k] : is_const(cv->dims[k], 1) ? n : LLVMBuildMul(g->B, n, cv->dims[k], "numel");
+  }
+  cv->numel = n;
+}
+
 /* Points the graph's inputs at the caller's tensors and the weights. */
 static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
   LLVMValueRef weights = g->weights;
@@ -1125,7 +1137,8 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
     } else {
       return cg_error(g, SC_DIAG_CODEGEN, s->path, "no weights for '%s'", s->target);
     }
-    cg_set_dims(g, cv);
+    if (at_once && s->kind == SC_INPUT_USER) checked_input_dims(g, cv);
+    else cg_set_dims(g, cv);
     cv->ready = true;
   }
   return true;
