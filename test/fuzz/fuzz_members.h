@@ -13,13 +13,16 @@
  *   name of 200 characters).
  * A field's kind % FM_N_KINDS says which member it is (FM_KIND_*); index numbers the
  * storages (data/<index> of a torch.save file, weight_<index> / tensor_<index> of a
- * layout-2 archive).  A field cut short by the end of the input keeps what is there, so
+ * layout-2 archive).  kind's bits 3-6, r, repeat the bytes 4^r times (at most
+ * FM_MAX_EXPANDED bytes in all), so that a few input bytes make a member that inflates
+ * far (a deflated storage, a data.pkl of a million MEMOIZEs).  A field cut short by the end of the input keeps what is there, so
  * every input means an archive. */
 #ifndef SC_FUZZ_MEMBERS_H
 #define SC_FUZZ_MEMBERS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -46,9 +49,11 @@ enum {
 };
 
 enum { FM_HEADER = 4, FM_FIELD_HEAD = 5, FM_MAX_FIELDS = 512, FM_MAX_LEN = (1 << 24) - 1 };
+#define FM_MAX_EXPANDED ((size_t)96 << 20)
 
 typedef struct fm_field {
   uint8_t kind, index;
+  uint8_t repeat; /* r: the bytes 4^r times */
   const uint8_t *data;
   size_t len;
 } fm_field;
@@ -68,6 +73,7 @@ static inline void fm_parse(const uint8_t *data, size_t size, fm_input *in) {
   while (at + FM_FIELD_HEAD <= size && in->n < FM_MAX_FIELDS) {
     fm_field *f = &in->fields[in->n++];
     f->kind = data[at] % FM_N_KINDS;
+    f->repeat = (data[at] >> 3) & 15;
     f->index = data[at + 1];
     size_t len = data[at + 2] | (size_t)data[at + 3] << 8 | (size_t)data[at + 4] << 16;
     at += FM_FIELD_HEAD;
@@ -94,7 +100,7 @@ static inline size_t fm_write(const fm_input *in, uint8_t *out, size_t cap) {
   for (size_t i = 0; i < in->n; i++) {
     const fm_field *f = &in->fields[i];
     size_t len = f->len > FM_MAX_LEN ? FM_MAX_LEN : f->len;
-    out[at] = f->kind;
+    out[at] = (uint8_t)(f->kind | (f->repeat & 15) << 3);
     out[at + 1] = f->index;
     out[at + 2] = (uint8_t)len;
     out[at + 3] = (uint8_t)(len >> 8);
@@ -103,6 +109,21 @@ static inline size_t fm_write(const fm_input *in, uint8_t *out, size_t cap) {
     at += FM_FIELD_HEAD + len;
   }
   return at;
+}
+
+/* The field's bytes repeated 4^repeat times, at most FM_MAX_EXPANDED bytes (heap; free it):
+ * replaces f's data and length.  Nothing to do (NULL) when it does not repeat. */
+static inline uint8_t *fm_expand(fm_field *f) {
+  if (!f->repeat || !f->len) return NULL;
+  size_t times = (size_t)1 << (2 * f->repeat), len = f->len;
+  size_t total = len > FM_MAX_EXPANDED / times ? FM_MAX_EXPANDED / len * len : len * times;
+  if (total < len) total = len;
+  uint8_t *out = (uint8_t *)malloc(total);
+  if (!out) abort();
+  for (size_t at = 0; at < total; at += len) memcpy(out + at, f->data, len);
+  f->data = out;
+  f->len = total;
+  return out;
 }
 
 #endif

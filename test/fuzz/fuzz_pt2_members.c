@@ -261,6 +261,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static fm_input in;
   fm_parse(data, size, &in);
   zlist l = {0};
+  for (size_t i = 0; i < in.n; i++) { /* repeated bytes, freed with the list */
+    uint8_t *expanded = fm_expand(&in.fields[i]);
+    if (expanded) zlist_own(&l, expanded);
+  }
   archive_members(&in, &l);
   size_t len;
   uint8_t *zip = zip_write(&l, in.header[1] & FM_FLAG_DEFLATE, &len);
@@ -305,8 +309,8 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
   if (what < 10) { /* the header: another layout, flag, payload index or root */
     in.header[next_rand(&r) % FM_HEADER] ^= (uint8_t)(1u << (next_rand(&r) % 8));
     if (next_rand(&r) % 4 == 0) in.header[0] = (uint8_t)(next_rand(&r) % 3);
-  } else if (what < 16 || in.n == 0) { /* which members there are */
-    uint32_t op = next_rand(&r) % 4;
+  } else if (what < 16 || in.n == 0) { /* which members there are, or how often one's bytes repeat */
+    uint32_t op = next_rand(&r) % 5;
     size_t i = in.n ? next_rand(&r) % in.n : 0;
     if (op == 0 && in.n) {
       memmove(&in.fields[i], &in.fields[i + 1], (in.n - i - 1) * sizeof in.fields[0]);
@@ -316,8 +320,10 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
       in.fields[in.n++].index = (uint8_t)next_rand(&r);
     } else if (op == 2 && in.n) {
       in.fields[i].index = (uint8_t)(next_rand(&r) % 4 ? in.fields[i].index + 1u : next_rand(&r));
+    } else if (op == 3 && in.n) {
+      in.fields[i].repeat = (uint8_t)(next_rand(&r) % 2 ? 0 : next_rand(&r) % 16);
     } else if (in.n < FM_MAX_FIELDS) { /* a new, empty member of any kind */
-      in.fields[in.n++] = (fm_field){(uint8_t)(next_rand(&r) % FM_N_KINDS), (uint8_t)(next_rand(&r) % 4), copy, 0};
+      in.fields[in.n++] = (fm_field){.kind = (uint8_t)(next_rand(&r) % FM_N_KINDS), .index = (uint8_t)(next_rand(&r) % 4), .data = copy};
     }
   } else { /* one member's bytes: pick a kind first, so many storages do not crowd out data.pkl */
     int present[FM_N_KINDS], n_kinds = 0;
