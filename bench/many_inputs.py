@@ -71,21 +71,24 @@ def phases(stderr):
 def main():
     shapec = os.path.abspath(sys.argv[1])
     sizes = [int(a) for a in sys.argv[2:]] or [1000, 5000, 20000, 100000]
-    print("| inputs | " + " | ".join(PHASES) + " | export s | peak MiB |")
-    print("|---" * (len(PHASES) + 3) + "|")
+    print("| inputs | " + " | ".join(PHASES) + " | export s | CPU s | peak MiB |")
+    print("|---" * (len(PHASES) + 4) + "|")
     for n in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "model.json")
             with open(path, "w") as f:
                 f.write(json.dumps(chain_program(n)))  # dumps: the C encoder
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             r = subprocess.run([shapec, "export", path, "-o", os.path.join(tmp, "out"), "-q", "-v"], capture_output=True,
                                text=True, check=True)
             total = time.perf_counter() - t0
-            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest child so far
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime  # the wall time less the waits
+            peak = after.ru_maxrss / 1024  # the largest child so far: sizes go up
             p = phases(r.stderr)
             cells = " | ".join(f"{p.get(name, 0.0):.2f}" for name in PHASES)
-            print(f"| {n:,} | {cells} | {total:.1f} | {peak:.0f} |", flush=True)
+            print(f"| {n:,} | {cells} | {total:.1f} | {cpu:.1f} | {peak:.0f} |", flush=True)
 
 
 if __name__ == "__main__":
