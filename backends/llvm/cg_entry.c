@@ -588,6 +588,7 @@ static void flush_dim_table(cg *g, dim_table *t) {
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
   t->n = 0;
 }
+
 static LLVMValueRef end_prepare(cg *g, LLVMValueRef fn) {
   g->prepare = NULL; /* its state lived in emit_prepare's frame */
   return fn;

@@ -288,9 +288,9 @@ LLVMValueRef cg_expr(cg *g, const sc_expr *e);
 
 /* ---- cg_entry.c ---- */
 /* From this many call inputs on, the entry checks and binds the inputs through tables that
- * the runtime walks (a program with 100,000 inputs made 116 instructions of entry code each,
- * which took minutes to compile); below it, each input has its own inline code, which a
- * tiny model's call needs for its speed. */
+ * the runtime walks (116 instructions of entry code an input kept the export of 100,000
+ * inputs compiling for more than 15 minutes); below it, each input has its own inline
+ * code, which a tiny model's call needs for its speed. */
 enum { CG_MANY_INPUTS = 64 };
 /* The call inputs in order (sc_program_call_input's), in one pass over the input specs;
  * *out is the caller's to free.  Asking sc_program_call_input for each k is quadratic. */
