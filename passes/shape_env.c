@@ -16,6 +16,7 @@ void sc_env_init(sc_shape_env *env, sc_ctx *ctx) {
 void sc_env_release(sc_shape_env *env) {
   free(env->symbols);
   free(env->guards);
+  free(env->guarded);
   free(env->violations);
   free(env->facts);
   memset(env, 0, sizeof *env);
@@ -207,24 +208,53 @@ sc_truth sc_env_decide(sc_shape_env *env, const sc_expr *cond) {
 
 /* ---- recording -------------------------------------------------------------------- */
 
+static size_t guarded_slot(const sc_shape_env *env, const sc_expr *e) {
+  size_t mask = env->cap_guarded - 1, at = (size_t)(((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15ull) & mask;
+  while (env->guarded[at] && env->guarded[at] != e) at = (at + 1) & mask;
+  return at;
+}
+
+/* Notes that a guard holds condition e (the set of every condition a guard has held). */
+static void note_guarded(sc_shape_env *env, const sc_expr *e) {
+  if (2 * (env->n_guarded + 1) > env->cap_guarded) {
+    const sc_expr **old = env->guarded;
+    size_t old_cap = env->cap_guarded;
+    env->cap_guarded = old_cap ? 2 * old_cap : 64;
+    env->guarded = sc_xcalloc(env->cap_guarded, sizeof *env->guarded);
+    env->n_guarded = 0;
+    for (size_t i = 0; i < old_cap; i++)
+      if (old[i]) env->guarded[guarded_slot(env, old[i])] = old[i], env->n_guarded++;
+    free(old);
+  }
+  size_t at = guarded_slot(env, e);
+  if (!env->guarded[at]) env->guarded[at] = e, env->n_guarded++;
+}
+
+/* Whether a guard with outcome holds condition e: the set answers "no" at once (a program
+ * of 100,000 guards compared each with every earlier one), a scan the rest. */
+static bool has_guard(const sc_shape_env *env, const sc_expr *e, sc_guard_outcome outcome) {
+  if (!env->cap_guarded || !env->guarded[guarded_slot(env, e)]) return false;
+  for (size_t i = 0; i < env->n_guards; i++)
+    if (env->guards[i].outcome == outcome && env->guards[i].expr == e) return true;
+  return false;
+}
+
 static void record(sc_shape_env *env, const sc_expr *e, sc_guard_outcome outcome, const sc_provenance *prov,
                    const char *symbol) {
   /* one runtime assert per condition, attributed to its first node */
-  if (outcome == SC_GUARD_RUNTIME_ASSERT)
-    for (size_t i = 0; i < env->n_guards; i++)
-      if (env->guards[i].outcome == SC_GUARD_RUNTIME_ASSERT && env->guards[i].expr == e) return;
+  if (outcome == SC_GUARD_RUNTIME_ASSERT && has_guard(env, e, SC_GUARD_RUNTIME_ASSERT)) return;
   if (env->n_guards == env->cap_guards) {
     env->cap_guards = env->cap_guards ? env->cap_guards * 2 : 32;
     env->guards = sc_xrealloc(env->guards, env->cap_guards * sizeof *env->guards);
   }
   env->guards[env->n_guards++] = (sc_guard){e, outcome, *prov, symbol, NULL};
+  note_guarded(env, e);
   /* a deferred runtime assert holds in the rest of the program, as in torch's ShapeEnv */
   if (outcome == SC_GUARD_RUNTIME_ASSERT) sc_env_add_fact(env, e);
 }
 
 void sc_env_input_guard(sc_shape_env *env, const sc_expr *cond, const char *text, const sc_provenance *prov) {
-  for (size_t i = 0; i < env->n_guards; i++)
-    if (env->guards[i].outcome == SC_GUARD_INPUT && env->guards[i].expr == cond) return;
+  if (has_guard(env, cond, SC_GUARD_INPUT)) return;
   record(env, cond, SC_GUARD_INPUT, prov, NULL);
   /* a guards_code entry fails with its own text, as in torch's module, even where the
    * analysis resolved it into other terms */
@@ -478,6 +508,7 @@ void sc_env_finalize(sc_shape_env *env) {
     sc_guard *g = &env->guards[i];
     if (g->outcome != SC_GUARD_INPUT) continue;
     g->expr = sc_env_resolve(env, g->expr);
+    note_guarded(env, g->expr);
     if (g->expr->kind == SC_EXPR_TRUE) g->outcome = SC_GUARD_TRUE;
   }
   for (size_t i = 0; i < env->n_violations; i++) {

@@ -115,6 +115,9 @@ typedef struct sc_shape_env {
   size_t n_symbols, cap_symbols;
   sc_guard *guards;
   size_t n_guards, cap_guards;
+  const sc_expr **guarded; /* every condition a guard has held (a set, open addressing): a
+                              condition not in it is in no guard, found without a scan */
+  size_t n_guarded, cap_guarded;
   sc_violation *violations;
   size_t n_violations, cap_violations;
   int next_s, next_u;      /* numbering of new s / u symbols */
