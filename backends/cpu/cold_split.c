@@ -35,8 +35,17 @@ static void share(LLVMValueRef v, int *n_unnamed) {
   LLVMSetUnnamedAddress(v, LLVMNoUnnamedAddr);
 }
 
-/* Turns a definition into a declaration. */
+/* Turns a definition into a declaration.  Nothing may still use a value when it is
+ * deleted (its users would later unlink themselves from freed memory): the instructions'
+ * results are replaced by poison first, then the branches go, then the blocks. */
 static void drop_body(LLVMValueRef fn) {
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+      if (LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMVoidTypeKind) LLVMReplaceAllUsesWith(i, LLVMGetPoison(LLVMTypeOf(i)));
+  for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b)) {
+    LLVMValueRef end = LLVMGetBasicBlockTerminator(b);
+    if (end) LLVMInstructionEraseFromParent(end);
+  }
   LLVMBasicBlockRef b;
   while ((b = LLVMGetFirstBasicBlock(fn))) LLVMDeleteBasicBlock(b);
   LLVMRemoveEnumAttributeAtIndex(fn, LLVMAttributeFunctionIndex, attribute_kind("optnone"));
