@@ -54,9 +54,12 @@ sc_dynspec *sc_spec_static(sc_ctx *ctx, const sc_program *p) {
   sc_dynspec *s = sc_arena_alloc(&ctx->arena, sizeof *s);
   s->n_inputs = sc_program_n_user_inputs(p);
   s->inputs = sc_arena_alloc(&ctx->arena, (s->n_inputs ? s->n_inputs : 1) * sizeof *s->inputs);
-  for (size_t i = 0; i < s->n_inputs; i++) {
+  /* the user inputs in one walk of the input specs (asking for the k-th each time walked
+   * them k times: 7.5 s of an export of 100,000 inputs) */
+  for (size_t i = 0, at = 0; i < s->n_inputs; i++, at++) {
     sc_input_dims *in = &s->inputs[i];
-    in->input = sc_program_user_input(p, i);
+    while (p->input_specs[at].kind != SC_INPUT_USER) at++;
+    in->input = &p->input_specs[at];
     const sc_value *v = sc_input_spec_value(in->input);
     in->value = v && v->kind == SC_VALUE_TENSOR ? v : NULL;
     in->rank = in->value ? in->value->meta.rank : 0;
