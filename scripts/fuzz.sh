@@ -44,7 +44,7 @@ cmake --build "$build" -j"$jobs" >/dev/null
 if printf '%s\n' "${targets[@]}" | grep -qx entry; then
   [ -n "$shapec" ] || shapec="$(dirname "$build")/shapec"
   models=()
-  [ "$smoke" = 1 ] && models=(tutorial index_select conv_pool)
+  [ "$smoke" = 1 ] && models=(tutorial gather index_select)
   if [ -x "$shapec" ] && python3 "$src/test/fuzz/entry_models.py" "$shapec" "$src" "$build/entry-models" "${models[@]}" >/dev/null; then
     export SHAPEC_FUZZ_ENTRY_MODELS="$build/entry-models"
   else

@@ -14,8 +14,9 @@
  * A field's kind % FM_N_KINDS says which member it is (FM_KIND_*); index numbers the
  * storages (data/<index> of a torch.save file, weight_<index> / tensor_<index> of a
  * layout-2 archive).  kind's bits 3-6, r, repeat the bytes 4^r times (at most
- * FM_MAX_EXPANDED bytes in all), so that a few input bytes make a member that inflates
- * far (a deflated storage, a data.pkl of a million MEMOIZEs).  A field cut short by the end of the input keeps what is there, so
+ * FM_MAX_EXPANDED bytes where the members are deflated, FM_MAX_STORED where they are
+ * stored), so that a few input bytes make a member that inflates far (a deflated
+ * storage, a data.pkl of a million MEMOIZEs).  A field cut short by the end of the input keeps what is there, so
  * every input means an archive. */
 #ifndef SC_FUZZ_MEMBERS_H
 #define SC_FUZZ_MEMBERS_H
@@ -49,7 +50,8 @@ enum {
 };
 
 enum { FM_HEADER = 4, FM_FIELD_HEAD = 5, FM_MAX_FIELDS = 512, FM_MAX_LEN = (1 << 24) - 1 };
-#define FM_MAX_EXPANDED ((size_t)96 << 20)
+#define FM_MAX_EXPANDED ((size_t)72 << 20) /* past the readers' 64 MiB budget of a small file */
+#define FM_MAX_STORED ((size_t)1 << 20)     /* a stored member is as large in the file: no bomb */
 
 typedef struct fm_field {
   uint8_t kind, index;
@@ -111,16 +113,21 @@ static inline size_t fm_write(const fm_input *in, uint8_t *out, size_t cap) {
   return at;
 }
 
-/* The field's bytes repeated 4^repeat times, at most FM_MAX_EXPANDED bytes (heap; free it):
- * replaces f's data and length.  Nothing to do (NULL) when it does not repeat. */
-static inline uint8_t *fm_expand(fm_field *f) {
+/* The field's bytes repeated 4^repeat times, at most cap bytes (heap; free it): replaces
+ * f's data and length.  Nothing to do (NULL) when it does not repeat. */
+static inline uint8_t *fm_expand(fm_field *f, size_t cap) {
   if (!f->repeat || !f->len) return NULL;
   size_t times = (size_t)1 << (2 * f->repeat), len = f->len;
-  size_t total = len > FM_MAX_EXPANDED / times ? FM_MAX_EXPANDED / len * len : len * times;
+  size_t total = len > cap / times ? cap / len * len : len * times;
   if (total < len) total = len;
   uint8_t *out = (uint8_t *)malloc(total);
   if (!out) abort();
-  for (size_t at = 0; at < total; at += len) memcpy(out + at, f->data, len);
+  memcpy(out, f->data, len);
+  for (size_t at = len; at < total;) { /* doubling: few copies */
+    size_t n = at < total - at ? at : total - at;
+    memcpy(out + at, out, n);
+    at += n;
+  }
   f->data = out;
   f->len = total;
   return out;
