@@ -216,13 +216,14 @@ def check_grouped(shapec, tmp, channels, groups, widen):
     what = f"grouped {channels}/{groups}"
     net, x = make_grouped(channels, groups, widen), torch.randn(1, channels, 28, 28, generator=torch.Generator().manual_seed(3))
     path = convert(net, [x], tmp, input_names=["x"])
-    r = subprocess.run([shapec, "export", path, "-o", tmp, "-q"], capture_output=True, text=True)
+    out = os.path.join(tmp, "out")  # not the model's own folder, which an export refuses
+    r = subprocess.run([shapec, "export", path, "-o", out, "-q"], capture_output=True, text=True)
     check(r.returncode == 0, f"{what}: exports ({r.stderr.strip()[-300:]})")
     if r.returncode:
         return
-    np.save(os.path.join(tmp, "x.npy"), x.numpy())
+    np.save(os.path.join(out, "x.npy"), x.numpy())
     env = dict(os.environ, SHAPEC_ONEDNN="always", DNNL_VERBOSE="1")
-    v = subprocess.run([sys.executable, os.path.abspath(__file__), "--grouped", tmp], env=env,
+    v = subprocess.run([sys.executable, os.path.abspath(__file__), "--grouped", out], env=env,
                        capture_output=True, text=True)
     convs = [ln.split(",")[4] for ln in v.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
     check(v.returncode == 0 and len(convs) == 4, f"{what}: four convolutions ran in oneDNN ({convs} {v.stderr[-300:]})")
@@ -234,7 +235,7 @@ def check_grouped(shapec, tmp, channels, groups, widen):
     if v.returncode == 0:
         with torch.no_grad():
             want = net(x).numpy()
-        got = np.load(os.path.join(tmp, "got.npy"))
+        got = np.load(os.path.join(out, "got.npy"))
         err = float(np.abs(got - want).max()) / float(np.abs(want).max())
         check(got.shape == want.shape and err < 1e-5, f"{what}: matches PyTorch (max error {err:.1e} of the scale)")
 
@@ -257,7 +258,8 @@ def main():
         path = convert(net, inputs((2, 16, 16), 0), tmp, input_names=["x", "k"])
         with open(os.path.join(tmp, "spec.json"), "w") as fp:
             json.dump({"dynamic_shapes": {"x": [A, None, A, A], "k": [None, None, None, None]}}, fp)
-        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", tmp, "-v"],
+        out = os.path.join(tmp, "out")  # not the model's own folder, which an export refuses
+        r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-v"],
                            capture_output=True, text=True)
         check(r.returncode == 0, f"exports ({r.stderr.strip()[-300:]})")
         if r.returncode:
@@ -278,20 +280,20 @@ def main():
                 cases["x_" + key], cases["k_" + key] = x.numpy(), k.numpy()
                 with torch.no_grad():
                     cases["want_" + key] = net(x, k).numpy()
-        np.savez(os.path.join(tmp, "cases.npz"), **cases)
+        np.savez(os.path.join(out, "cases.npz"), **cases)
         for mode in ("always", "default", "0"):
             env = dict(os.environ)
             env.pop("SHAPEC_ONEDNN", None)
             if mode != "default":
                 env["SHAPEC_ONEDNN"] = mode
-            c = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", mode, tmp], env=env,
+            c = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", mode, out], env=env,
                                capture_output=True, text=True)
             sys.stdout.write(c.stdout)
             check(c.returncode == 0, f"{mode}: the process passes {c.stderr.strip()[-500:]}")
         # c1's output (batch norm and ReLU folded in) feeds only dw, and dw's only pw: those
         # tensors stay in oneDNN's layout and are never reordered to NCHW (cg_conv_layout.c)
         env = dict(os.environ, SHAPEC_ONEDNN="always", DNNL_VERBOSE="1")
-        v = subprocess.run([sys.executable, os.path.abspath(__file__), "--reorders", tmp], env=env,
+        v = subprocess.run([sys.executable, os.path.abspath(__file__), "--reorders", out], env=env,
                            capture_output=True, text=True)
         second = v.stdout.split("SECOND CALL", 1)[-1].splitlines()
         convs = [ln for ln in second if ln.startswith("onednn_verbose,exec,cpu,convolution")]
