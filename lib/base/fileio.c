@@ -179,3 +179,10 @@ const char *sc_path_file_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash && slash[1] ? slash + 1 : path;
 }
+
+char *sc_path_parent(sc_ctx *ctx, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return sc_arena_strdup(&ctx->arena, ".");
+  if (slash == path) return sc_arena_strdup(&ctx->arena, "/");
+  return sc_arena_strndup(&ctx->arena, path, (size_t)(slash - path));
+}

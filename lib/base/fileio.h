@@ -41,5 +41,8 @@ bool sc_file_exists(const char *path);
 /* The last component of a path ("model.pt2" for "/data/run3/model.pt2"): how a generated
  * file names its sources, so that it does not depend on where they lie. */
 const char *sc_path_file_name(const char *path);
+/* The folder a path names its last component in ("a/b" for "a/b/c", "." for "c", "/" for
+ * "/c"), in the arena. */
+char *sc_path_parent(sc_ctx *ctx, const char *path);
 
 #endif

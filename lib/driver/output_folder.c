@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/base/fileio.h"
 #include "lib/base/strbuf.h"
 
 static const char *const advice =
@@ -35,18 +36,6 @@ static char *tidy(sc_ctx *ctx, const char *path) {
   while (n > 1 && out[n - 1] == '/') n--;
   out[n] = '\0';
   return out;
-}
-
-static char *parent_of(sc_ctx *ctx, const char *path) {
-  const char *slash = strrchr(path, '/');
-  if (!slash) return sc_arena_strdup(&ctx->arena, ".");
-  if (slash == path) return sc_arena_strdup(&ctx->arena, "/");
-  return sc_arena_strndup(&ctx->arena, path, (size_t)(slash - path));
-}
-
-static const char *base_of(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
 }
 
 /* Whether path is folder or lies below it (both absolute and resolved). */
@@ -113,7 +102,7 @@ static const char *resolve_path(sc_ctx *ctx, const char *outdir, const char *pat
     if (base) break;
     if (errno == ENOTDIR) { /* a file on the way: the folders below it cannot be made */
       sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, outdir, NULL,
-                   "cannot create the output directory's folder %s: %s; nothing was written", parent_of(ctx, path),
+                   "cannot create the output directory's folder %s: %s; nothing was written", sc_path_parent(ctx, path),
                    strerror(ENOTDIR));
       return NULL;
     }
@@ -126,13 +115,13 @@ static const char *resolve_path(sc_ctx *ctx, const char *outdir, const char *pat
       refuse(ctx, outdir, NULL, sc_arena_printf(&ctx->arena, "%s is a link to something that does not exist", at));
       return NULL;
     }
-    const char *name = base_of(at);
+    const char *name = sc_path_file_name(at);
     if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || n_missing == sizeof missing / sizeof *missing) {
       refuse(ctx, outdir, NULL, sc_arena_printf(&ctx->arena, "it names a folder below %s, which does not exist", at));
       return NULL;
     }
     missing[n_missing++] = name;
-    at = parent_of(ctx, at);
+    at = sc_path_parent(ctx, at);
   }
   struct stat st;
   if (stat(base, &st) == 0 && !S_ISDIR(st.st_mode)) {
@@ -177,7 +166,7 @@ const char *sc_output_folder_resolve(sc_ctx *ctx, const char *outdir, const char
   struct stat self, up;
   if (stat(resolved, &self) == 0) {
     const char *mount = NULL;
-    if (stat(parent_of(ctx, resolved), &up) == 0 && up.st_dev != self.st_dev)
+    if (stat(sc_path_parent(ctx, resolved), &up) == 0 && up.st_dev != self.st_dev)
       return refuse(ctx, outdir, resolved, "it is a mount point (another file system)"), NULL;
     if (sc_output_folder_holds_mount(ctx, resolved, &mount))
       return refuse(ctx, outdir, resolved,

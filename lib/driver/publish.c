@@ -52,18 +52,6 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
  * wrote. */
 static void remove_tree(const char *path) { nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
-static char *parent_of(sc_ctx *ctx, const char *path) {
-  const char *slash = strrchr(path, '/');
-  if (!slash) return sc_arena_strdup(&ctx->arena, ".");
-  if (slash == path) return sc_arena_strdup(&ctx->arena, "/");
-  return sc_arena_strndup(&ctx->arena, path, (size_t)(slash - path));
-}
-
-static const char *base_of(const char *path) {
-  const char *slash = strrchr(path, '/');
-  return slash ? slash + 1 : path;
-}
-
 static const char *join(sc_ctx *ctx, const char *folder, const char *name) {
   return sc_arena_printf(&ctx->arena, "%s/%s", folder, name);
 }
@@ -204,7 +192,7 @@ bool sc_publish_begin(sc_ctx *ctx, const char *outdir, const char *const *inputs
   pub->named = sc_arena_strndup(&ctx->arena, outdir, len);
   pub->final = sc_output_folder_resolve(ctx, outdir, inputs, n_inputs);
   if (!pub->final) return false;
-  const char *parent = parent_of(ctx, pub->final), *name = base_of(pub->final);
+  const char *parent = sc_path_parent(ctx, pub->final), *name = sc_path_file_name(pub->final);
   if (!make_folders(ctx, parent)) {
     sc_diags_add(&ctx->diags, SC_DIAG_FILE_WRITE, SC_SEV_ERROR, pub->named, NULL,
                  "cannot create the output directory's folder %s: %s", parent, strerror(errno));
