@@ -9,7 +9,8 @@
 # Each runs N seconds (default 60), J at a time (default: the number of CPUs), on a corpus
 # DIR/corpus/TARGET seeded from the project's own test files; what it finds (crashes,
 # leaks, timeouts, out-of-memory) goes to DIR/findings/TARGET/.  Prints one line per
-# target: executions, corpus size, findings.  Exit 1 when anything was found.
+# target: executions, corpus size, findings.  Exit 1 when anything was found, 77 when
+# nothing can run (entry alone, without a shapec).
 # --smoke: replays the seeds and runs a few seconds each (the CTest test fuzz_smoke); entry
 # then calls three of its libraries.  FUZZ_ENTRY_SKIP=a,b leaves entry's programs a and b out;
 # FUZZ_OPTS adds libFuzzer options (later ones win: FUZZ_OPTS="-rss_limit_mb=2048 -timeout=10").
@@ -18,7 +19,7 @@
 # Needs clang-19 and libclang-rt-19-dev (scripts/bootstrap.sh installs them).
 set -euo pipefail
 src="$(cd "$(dirname "$0")/.." && pwd)"
-seconds=60 jobs=$(nproc) build="$src/build-fuzz" smoke=0 coverage=0 targets=() shapec="" 
+seconds=60 jobs=$(nproc) build="$src/build-fuzz" smoke=0 coverage=0 targets=() shapec=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
     --shapec) shapec="$2"; shift 2 ;;
     --smoke) smoke=1; seconds=4; shift ;;
     --coverage) coverage=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -49,7 +50,8 @@ if printf '%s\n' "${targets[@]}" | grep -qx entry; then
     export SHAPEC_FUZZ_ENTRY_MODELS="$build/entry-models"
   else
     echo "fuzz: entry skipped: no shapec at $shapec to export its libraries (--shapec PATH)" >&2
-    targets=($(printf '%s\n' "${targets[@]}" | grep -vx entry))
+    targets=($(printf '%s\n' "${targets[@]}" | grep -vx entry || true))
+    [ ${#targets[@]} -gt 0 ] || exit 77
   fi
 fi
 
