@@ -415,6 +415,64 @@ static const char *check_message(const fe_model *m, int rc, const char *err, siz
   return err;
 }
 
+/* One output: the shape output_shapes gave (given; fuzzed sizes where it refused), perhaps
+ * made wrong (a size, the dtype, the device, the rank, strides, NULL data); its buffer
+ * filled with 0xA5 (*buf), or an input's bytes (*aliased).  False when it is too large. */
+static bool make_output(fe_src *s, const fe_model *m, int o, const int64_t *given, fe_tensor *in, shapec_tensor *t,
+                        fe_buf **buf, bool *aliased) {
+  int64_t shape[FE_MAX_RANK];
+  int ndim = m->out_ndim[o];
+  for (int d = 0; d < ndim; d++) shape[d] = given ? given[d] : fuzz_size(s, 2);
+  uint8_t v = take8(s);
+  if (v % 32 == 1 && ndim) {
+    int d = take8(s) % ndim;
+    shape[d] = (int64_t)((uint64_t)shape[d] + 1);
+  }
+  int dt = m->out_dtype[o];
+  *t = (shapec_tensor){NULL, {1, 0}, ndim, {(uint8_t)(dt >> 8), (uint8_t)dt, 1}, NULL, NULL, 0};
+  if (v % 32 == 2) t->dtype.bits = 64;
+  if (v % 32 == 3) t->device.device_type = 2;
+  if (v % 64 == 4 && ndim) ndim = t->ndim = ndim - 1;
+  if (v % 64 == 5) t->ndim = ++ndim;
+  if (ndim > FE_MAX_RANK) ndim = t->ndim = FE_MAX_RANK;
+  __int128 bytes = elem_size(t->dtype);
+  for (int d = 0; d < ndim; d++) {
+    if (d >= m->out_ndim[o]) shape[d] = 1;
+    bytes *= shape[d] > 0 ? shape[d] : 0;
+    if (bytes > FE_MAX_BYTES) return false;
+  }
+  t->shape = array_new(ndim, shape);
+  if (v % 32 == 6) { /* compact strides given, or a transposed layout */
+    int64_t st[FE_MAX_RANK], c = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+      st[d] = c;
+      if (__builtin_mul_overflow(c, shape[d] > 0 ? shape[d] : 1, &c)) c = INT64_MAX;
+    }
+    if (ndim > 1 && take8(s) % 2) {
+      int64_t tmp = st[0];
+      st[0] = st[ndim - 1];
+      st[ndim - 1] = tmp;
+    }
+    t->strides = array_new(ndim, st);
+  }
+  int src = v % 32 == 7 && m->n_in ? take8(s) % m->n_in : -1;
+  if (src >= 0 && in[src].buf && in[src].buf->len >= (size_t)bytes && in[src].t.dtype.code == t->dtype.code &&
+      in[src].t.dtype.bits == t->dtype.bits) {
+    t->data = in[src].buf->p; /* the output over an input's bytes */
+    *aliased = true;
+    return true;
+  }
+  *buf = buf_new((size_t)bytes, take8(s) % 4 == 3);
+  memset((*buf)->p, 0xA5, (*buf)->len);
+  t->data = v % 64 == 8 ? NULL : (*buf)->p;
+  return true;
+}
+
+static void protect_inputs(const fe_model *m, fe_tensor *in, int prot) {
+  for (int i = 0; i < m->n_in; i++)
+    if (in[i].buf) buf_protect(in[i].buf, prot);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!n_models) load_models(); /* the replay (test/fuzz/replay_main.c) has no LLVMFuzzerInitialize */
   fe_src s = {data, size};
@@ -430,7 +488,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     wraps |= in[i].wraps;
     unbacked |= in[i].unbacked;
   }
-  /* output_shapes */
+  if (verbose) fprintf(stderr, "fuzz_entry: %s%s%s%s\n", m->name, must_refuse ? " (must refuse)" : "",
+                       wraps ? " (data + byte_offset wraps: run must refuse)" : "",
+                       unbacked ? " (too large to back: output_shapes only)" : "");
+  for (int i = 0; i < m->n_in; i++) trace_tensor("input", i, &ins[i]);
+
+  /* output_shapes, the inputs read-only */
   int64_t *out_shapes[FE_MAX_IO];
   for (int i = 0; i < m->n_out; i++) out_shapes[i] = (int64_t *)buf_new((size_t)m->out_ndim[i] * 8, false)->p;
   size_t errlen;
@@ -439,93 +502,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const shapec_tensor *shown = v == 255 ? NULL : ins;
   int64_t *const *shapes_arg = v == 254 ? NULL : out_shapes;
   int rc1 = -1;
-  if (verbose) fprintf(stderr, "fuzz_entry: %s%s%s%s\n", m->name, must_refuse ? " (must refuse)" : "",
-                       wraps ? " (data + byte_offset wraps: run must refuse)" : "",
-                       unbacked ? " (too large to back: output_shapes only)" : "");
-  for (int i = 0; i < m->n_in; i++) trace_tensor("input", i, &ins[i]);
   if (!(unbacked && m->reads_data)) {
-    for (int i = 0; i < m->n_in; i++)
-      if (in[i].buf) buf_protect(in[i].buf, PROT_READ);
+    protect_inputs(m, in, PROT_READ);
     rc1 = m->output_shapes(m->n_in ? shown : NULL, m->n_out ? shapes_arg : NULL, err, errlen);
-    for (int i = 0; i < m->n_in; i++)
-      if (in[i].buf) buf_protect(in[i].buf, PROT_READ | PROT_WRITE);
+    protect_inputs(m, in, PROT_READ | PROT_WRITE);
     const char *msg1 = check_message(m, rc1, err, errlen);
     feature(mi, 0, rc1, msg1);
     if (verbose) fprintf(stderr, "  output_shapes: %d %s\n", rc1, msg1);
     if (rc1 == SHAPEC_OK && must_refuse) fail(m, "output_shapes accepted sizes past int64", "");
   }
-  if (unbacked) {
+
+  /* run, the inputs read-only unless the program writes them or an output lies over one */
+  fe_buf *out_buf[FE_MAX_IO] = {0};
+  bool aliased = false, made = !unbacked;
+  for (int o = 0; o < m->n_out && made; o++)
+    made = make_output(&s, m, o, rc1 == SHAPEC_OK ? out_shapes[o] : NULL, in, &outs[o], &out_buf[o], &aliased);
+  if (!made) {
     bufs_free();
     return 0;
   }
-  /* run: outputs of the shapes output_shapes gave (or, where it refused, fuzzed ones) */
-  fe_buf *out_buf[FE_MAX_IO] = {0};
-  bool aliased[FE_MAX_IO] = {0};
-  for (int o = 0; o < m->n_out; o++) {
-    int64_t shape[FE_MAX_RANK];
-    int ndim = m->out_ndim[o];
-    for (int d = 0; d < ndim; d++) shape[d] = rc1 == SHAPEC_OK ? out_shapes[o][d] : fuzz_size(&s, 2);
-    v = take8(&s);
-    if (v % 32 == 1 && ndim) {
-      int d = take8(&s) % ndim;
-      shape[d] = (int64_t)((uint64_t)shape[d] + 1);
-    }
-    shapec_tensor *t = &outs[o];
-    int dt = m->out_dtype[o];
-    *t = (shapec_tensor){NULL, {1, 0}, ndim, {(uint8_t)(dt >> 8), (uint8_t)dt, 1}, NULL, NULL, 0};
-    if (v % 32 == 2) t->dtype.bits = 64;
-    if (v % 32 == 3) t->device.device_type = 2;
-    if (v % 64 == 4 && ndim) ndim = t->ndim = ndim - 1;
-    if (v % 64 == 5) t->ndim = ++ndim;
-    if (ndim > FE_MAX_RANK) ndim = t->ndim = FE_MAX_RANK;
-    __int128 bytes = elem_size(t->dtype);
-    for (int d = 0; d < ndim; d++) {
-      if (d >= m->out_ndim[o]) shape[d] = 1;
-      bytes *= shape[d] > 0 ? shape[d] : 0;
-      if (bytes > FE_MAX_BYTES) bytes = FE_MAX_BYTES + 1;
-    }
-    if (bytes > FE_MAX_BYTES) {
-      bufs_free();
-      return 0;
-    }
-    t->shape = array_new(ndim, shape);
-    if (v % 32 == 6) { /* compact strides given, or a transposed layout */
-      int64_t st[FE_MAX_RANK], c = 1;
-      for (int d = ndim - 1; d >= 0; d--) {
-        st[d] = c;
-        if (__builtin_mul_overflow(c, shape[d] > 0 ? shape[d] : 1, &c)) c = INT64_MAX;
-      }
-      if (ndim > 1 && take8(&s) % 2) {
-        int64_t tmp = st[0];
-        st[0] = st[ndim - 1];
-        st[ndim - 1] = tmp;
-      }
-      t->strides = array_new(ndim, st);
-    }
-    int src = v % 32 == 7 ? take8(&s) % (m->n_in ? m->n_in : 1) : -1;
-    if (src >= 0 && m->n_in && in[src].buf && in[src].buf->len >= (size_t)bytes &&
-        in[src].t.dtype.code == t->dtype.code && in[src].t.dtype.bits == t->dtype.bits) {
-      t->data = in[src].buf->p; /* the output over an input's bytes */
-      aliased[o] = true;
-    } else {
-      out_buf[o] = buf_new((size_t)bytes, take8(&s) % 4 == 3);
-      memset(out_buf[o]->p, 0xA5, out_buf[o]->len);
-      t->data = v % 64 == 8 ? NULL : out_buf[o]->p;
-    }
-  }
-  bool any_alias = false;
-  for (int o = 0; o < m->n_out; o++) any_alias |= aliased[o];
-  bool protect = !m->mutates && !any_alias;
-  if (protect)
-    for (int i = 0; i < m->n_in; i++)
-      if (in[i].buf) buf_protect(in[i].buf, PROT_READ);
   for (int o = 0; o < m->n_out; o++) trace_tensor("output", o, &outs[o]);
+  bool protect = !m->mutates && !aliased;
+  if (protect) protect_inputs(m, in, PROT_READ);
   err = err_buf(&s, &errlen);
   v = take8(&s);
   int rc2 = m->run(m->n_in && v != 255 ? ins : NULL, m->n_out && v != 254 ? outs : NULL, err, errlen);
-  if (protect)
-    for (int i = 0; i < m->n_in; i++)
-      if (in[i].buf) buf_protect(in[i].buf, PROT_READ | PROT_WRITE);
+  if (protect) protect_inputs(m, in, PROT_READ | PROT_WRITE);
   const char *msg = check_message(m, rc2, err, errlen);
   feature(mi, 1, rc2, msg);
   if (verbose) fprintf(stderr, "  run: %d %s\n", rc2, msg);
