@@ -10,6 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sc_program *p = NULL;
   sc_weights *w = NULL;
   sc_pt2_read(ctx, path, &p, &w);
+  unlink(path); /* fork mode's jobs would each leave one in /dev/shm */
   sc_weights_free(w);
   sc_ctx_free(ctx);
   return 0;

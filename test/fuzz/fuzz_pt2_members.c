@@ -269,7 +269,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len;
   uint8_t *zip = zip_write(&l, in.header[1] & FM_FLAG_DEFLATE, &len);
   zlist_free(&l);
-  read_as_export(fuzz_input_file(zip, len, ".pt2"));
+  const char *path = fuzz_input_file(zip, len, ".pt2");
+  read_as_export(path);
+  unlink(path); /* fork mode's jobs would each leave one in /dev/shm (up to 72 MiB) */
   free(zip);
   return 0;
 }
