@@ -57,6 +57,17 @@ void cg_fail_if(cg *g, LLVMValueRef cond, LLVMValueRef rc_value) {
   LLVMPositionBuilderAtEnd(g->B, ok);
 }
 
+void cg_fail_kernel_if(cg *g, LLVMValueRef rc, const char *node) {
+  LLVMBasicBlockRef fail = cg_block(g, "kernel_failed"), ok = cg_block(g, "ok");
+  LLVMBuildCondBr(g->B, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), fail, ok);
+  LLVMPositionBuilderAtEnd(g->B, fail);
+  LLVMTypeRef params[4] = {g->ptr, g->i64, g->i32, g->ptr};
+  LLVMValueRef args[4] = {g->err, g->errlen, rc, cg_cstr(g, node)};
+  LLVMBuildStore(g->B, cg_call(g, "sc_rt_fail_kernel", g->i32, params, 4, args, 4, false), g->rc_slot);
+  LLVMBuildBr(g->B, g->exit_bb);
+  LLVMPositionBuilderAtEnd(g->B, ok);
+}
+
 void cg_fail_argument_if(cg *g, LLVMValueRef cond, const char *message) {
   LLVMBasicBlockRef fail = cg_block(g, "fail"), ok = cg_block(g, "ok");
   LLVMBuildCondBr(g->B, cond, fail, ok);

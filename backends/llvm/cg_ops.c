@@ -3,6 +3,7 @@
  * products go to OpenBLAS; convolution, pooling, normalization, softmax and reductions
  * call the runtime kernels with sizes computed from the solved symbols. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/base/strbuf.h"
@@ -121,8 +122,14 @@ static void strided_copy(cg *g, LLVMValueRef src, LLVMValueRef dst, int ndim, LL
   cg_call(g, "sc_k_strided_copy", g->voidt, p, 6, a, 6, false);
 }
 
+/* A kernel's return code: on failure the call stops with a message naming the node. */
 static void check_rc(cg *g, LLVMValueRef rc) {
-  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "bad"), rc);
+  char node[256] = "a kernel";
+  if (g->node >= 0 && (size_t)g->node < g->p->graph->n_nodes) {
+    const sc_node *n = &g->p->graph->nodes[g->node];
+    snprintf(node, sizeof node, "%s (node %s)", n->target ? n->target : "?", n->name ? n->name : "?");
+  }
+  cg_fail_kernel_if(g, rc, node);
 }
 
 static LLVMValueRef f32c(cg *g, double v) { return LLVMConstReal(g->f32, v); }

@@ -272,6 +272,9 @@ LLVMValueRef cg_i64(cg *g, int64_t v);
 LLVMValueRef cg_cstr(cg *g, const char *s);
 /* Branches to the exit with the return code rc_value when cond is true. */
 void cg_fail_if(cg *g, LLVMValueRef cond, LLVMValueRef rc_value);
+/* Exits with a kernel's return code rc when it is not SHAPEC_OK, the message naming the
+ * node (`aten.convolution.default (node conv2d)`). */
+void cg_fail_kernel_if(cg *g, LLVMValueRef rc, const char *node);
 /* When cond holds: writes the message (printf-style, runtime i64 args) and exits with 1. */
 /* Refuses a misuse of the ABI (a NULL pointer): SHAPEC_ERR_ARGUMENT with the message. */
 void cg_fail_argument_if(cg *g, LLVMValueRef cond, const char *message);

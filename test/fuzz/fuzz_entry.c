@@ -407,11 +407,14 @@ static char *err_buf(fe_src *s, size_t *errlen) {
 }
 
 /* The message the call left ("" where there is no buffer); a code outside the ABI or a
- * message without its NUL is a finding. */
+ * message without its NUL, or a failure with an empty one, is a finding. */
 static const char *check_message(const fe_model *m, int rc, const char *err, size_t errlen) {
   if (rc < SHAPEC_OK || rc > SHAPEC_ERR_CUDA) fail(m, "a return code outside the ABI", "");
   if (!err || !errlen) return "";
   if (!memchr(err, 0, errlen)) fail(m, "a message without its NUL", "");
+  /* a failure says why, where the buffer holds more than the NUL (an empty batch's
+   * convolution once failed for want of memory with no word) */
+  if (rc != SHAPEC_OK && errlen > 1 && !err[0]) fail(m, "a failure without a message", "");
   return err;
 }
 

@@ -209,6 +209,8 @@ static void product_items(void *arg, int64_t begin, int64_t end) {
 int sc_k_conv_transpose2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c,
                               int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                               int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow) {
+  /* an empty output has nothing to compute, nor a column matrix to allocate per image */
+  if (n == 0 || o == 0 || oh == 0 || ow == 0) return SHAPEC_OK;
   conv_transpose_job j = {x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow};
   if (taps_disjoint(&j) && c / groups <= DISJOINT_MAX_CHANNELS) {
     int64_t per_plane = oh * ow * (c / groups + 1);

@@ -47,6 +47,9 @@ void sc_rt_free_slots(void *const *slots, int64_t n);
 int sc_rt_refuse_stream(char *err, size_t errlen);
 int sc_rt_fail_argument(char *err, size_t errlen, const char *message);
 int sc_rt_fail_memory(char *err, size_t errlen, int64_t bytes);
+/* A kernel's failure (its return code rc, not SHAPEC_OK) in words naming the node it ran:
+ * a kernel has no message buffer, so the caller's would otherwise stay empty. */
+int sc_rt_fail_kernel(char *err, size_t errlen, int32_t rc, const char *node);
 /* Every tensor on the first one's device_id (the CUDA path runs on one device). */
 int sc_rt_check_same_device(const shapec_tensor *inputs, int32_t n_in, const shapec_tensor *outputs, int32_t n_out,
                             char *err, size_t errlen);

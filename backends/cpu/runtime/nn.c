@@ -362,6 +362,7 @@ static int conv_images_side_by_side(const float *x, const float *w, const float 
 int sc_k_conv2d_act_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                         int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                         int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
+  if (n == 0 || o == 0 || oh == 0 || ow == 0) return SHAPEC_OK; /* an empty output: no work, no scratch */
   if (sc_conv_gather_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) { /* AVX-512 */
     sc_conv_gather_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
     return SHAPEC_OK;
@@ -380,6 +381,8 @@ int sc_k_conv2d_act_f32(const float *x, const float *w, const float *bias, float
 int sc_k_conv2d_im2col_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
                            int64_t wd, int64_t o, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
                            int64_t dh, int64_t dw, int64_t groups, int64_t oh, int64_t ow, int32_t act) {
+  /* an empty batch asks for nothing: one image's column matrix could be gigabytes */
+  if (n == 0 || o == 0 || oh == 0 || ow == 0) return SHAPEC_OK;
   int64_t cg = c / groups, og = o / groups, cols = oh * ow, rows = cg * kh * kw;
   if (cg == 1 && og == 1) {
     depthwise_job j = {x, w, bias, y, c, h, wd, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow, act};

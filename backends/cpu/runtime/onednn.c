@@ -583,6 +583,12 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
                          float *y, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
                          int64_t ow, int32_t act, const float *residual, int32_t layout) {
+  /* an empty output (an empty batch): nothing to compute, and no scratch sized for one
+   * image, which a wide image would make gigabytes; its header still says NCHW */
+  if (n == 0 || o == 0 || (!(layout & SC_CONV_MEAN_HW) && (oh == 0 || ow == 0))) {
+    if (!(layout & SC_CONV_MEAN_HW) && (layout & SC_CONV_OUT_KERNEL_LAYOUT)) output_header(&y);
+    return SHAPEC_OK;
+  }
   pthread_once(&once, load);
   if (layout & SC_CONV_MEAN_HW) { /* y is [n, o]: the output planes' means */
     layout &= ~SC_CONV_MEAN_HW;
@@ -744,6 +750,10 @@ static bool make_pool_plan(plan *p, const conv_shape *k) {
 int sc_k_max_pool2d_site_f32(void **slot, const float *x, float *y, int64_t n, int64_t c, int64_t h, int64_t wd,
                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
                              int64_t oh, int64_t ow, int32_t layout) {
+  if (n == 0 || c == 0 || oh == 0 || ow == 0) { /* an empty output: its header alone */
+    if (layout & SC_CONV_OUT_KERNEL_LAYOUT) output_header(&y);
+    return SHAPEC_OK;
+  }
   pthread_once(&once, load);
   const dnnl_memory_desc_t *src_layout = layout & SC_CONV_IN_KERNEL_LAYOUT ? source_layout(&x) : NULL;
   const dnnl_memory_desc_t **dst_header = layout & SC_CONV_OUT_KERNEL_LAYOUT ? output_header(&y) : NULL;

@@ -29,6 +29,16 @@ int sc_rt_fail_memory(char *err, size_t errlen, int64_t bytes) {
   return SHAPEC_ERR_MEMORY;
 }
 
+int sc_rt_fail_kernel(char *err, size_t errlen, int32_t rc, const char *node) {
+  if (err && errlen) {
+    if (rc == SHAPEC_ERR_MEMORY)
+      snprintf(err, errlen, "out of memory: %s could not allocate its working memory", node);
+    else
+      snprintf(err, errlen, "%s failed (shapec_status %d)", node, (int)rc);
+  }
+  return rc;
+}
+
 int sc_rt_refuse_stream(char *err, size_t errlen) {
   if (err && errlen)
     snprintf(err, errlen, "a CUDA stream was given but the tensors are not on a CUDA device (device type 2)");
