@@ -12,9 +12,21 @@ static const sc_op_info ops[SC_OP_COUNT] = {
 #undef SC_OP
 };
 
+/* other serialized names of ops of the table (op_aliases.def) */
+static const struct {
+  const char *target;
+  sc_op_id id;
+} aliases[] = {
+#define SC_OP_ALIAS(target, id) {target, SC_OP_##id},
+#include "op_aliases.def"
+#undef SC_OP_ALIAS
+};
+
 const sc_op_info *sc_op_lookup(const char *target) {
   for (size_t i = 0; i < SC_OP_COUNT; i++)
     if (strcmp(ops[i].target, target) == 0) return &ops[i];
+  for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+    if (strcmp(aliases[i].target, target) == 0) return &ops[aliases[i].id];
   return NULL;
 }
 

@@ -1241,17 +1241,58 @@ static bool rule_nonzero(sc_rule_ctx *rc, bool masked) {
 /* x[mask] (aten.index.Tensor with one boolean mask over x's leading dims): the selected rows,
  * as many as the mask's true elements.  The mask's sizes must be x's (torch raises
  * IndexError otherwise).  Integer index tensors are refused with a pointer to index_select. */
+/* x[i0, i1, ...] with integer index tensors (None where a dim is taken whole): the indices
+ * broadcast to one shape B; B replaces the indexed dims where they are adjacent, else it
+ * comes first, as in torch (backends/cpu/runtime/index_tensor.c). */
+static bool rule_index_integers(sc_rule_ctx *rc, const sc_arg *ix, const shape *s) {
+  shape b = {0};
+  int first = -1, last = -1, picked = 0;
+  bool adjacent = true;
+  for (size_t k = 0; k < ix->n_items; k++) {
+    const sc_value *v = ix->items[k].value;
+    if (!v) continue;
+    if (v->meta.dtype != SC_DTYPE_I64 && v->meta.dtype != SC_DTYPE_I32)
+      return rule_error(rc, "tensors used as indices must be long, int, byte or bool tensors (index %zu is %s)", k,
+                        sc_dtype_name(v->meta.dtype));
+    shape si = {0};
+    if (!shape_of(rc, v, &si)) return false;
+    if (picked++ == 0) b = si;
+    else broadcast(rc, &b, &si);
+    if (last >= 0 && (int)k != last + 1) adjacent = false;
+    if (first < 0) first = (int)k;
+    last = (int)k;
+  }
+  if (!picked) return set_out(rc, 0, s); /* x[None-only] is x itself */
+  int at = adjacent ? first : 0;
+  shape out = {0};
+  for (int d = 0; d < s->rank; d++) {
+    bool is_picked = d < (int)ix->n_items && ix->items[d].value;
+    if (d == at) { /* B: in place of adjacent indices, else first */
+      if (out.rank + b.rank > MAX_RANK) return rule_error(rc, "the result has more than %d dims", MAX_RANK);
+      for (int j = 0; j < b.rank; j++) out.d[out.rank++] = b.d[j];
+    }
+    if (!is_picked) {
+      if (out.rank >= MAX_RANK) return rule_error(rc, "the result has more than %d dims", MAX_RANK);
+      out.d[out.rank++] = s->d[d];
+    }
+  }
+  return set_out(rc, 0, &out);
+}
+
 static bool rule_index_tensor(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   const sc_arg *ix = tensors_arg(rc, "indices");
   shape s = {0}, sm = {0};
   if (!x || !ix || !shape_of(rc, x, &s)) return false;
+  if (ix->n_items > (size_t)(s.rank ? s.rank : 1))
+    return rule_error(rc, "too many indices for tensor of dimension %d (got %zu)", s.rank, ix->n_items);
+  bool any_bool = false;
+  for (size_t k = 0; k < ix->n_items; k++) any_bool |= ix->items[k].value && ix->items[k].value->meta.dtype == SC_DTYPE_BOOL;
+  if (!any_bool) return rule_index_integers(rc, ix, &s);
   const sc_value *m = ix->items[0].value;
   if (ix->n_items != 1 || !m)
-    return rule_error(rc, "only x[mask] with one boolean mask is supported (here %zu indices)", ix->n_items);
-  if (m->meta.dtype != SC_DTYPE_BOOL)
-    return rule_error(rc, "indexing with %s index tensors (x[idx]) is not supported; torch.index_select(x, 0, idx) "
-                      "is", sc_dtype_name(m->meta.dtype));
+    return rule_error(rc, "a boolean mask among other indices (x[mask, idx] or x[:, mask]) is not supported yet; "
+                      "only x[mask] with one boolean mask is (here %zu indices)", ix->n_items);
   if (!shape_of(rc, m, &sm)) return false;
   if (sm.rank > s.rank) return rule_error(rc, "a mask of rank %d indexes a tensor of rank %d", sm.rank, s.rank);
   for (int i = 0; i < sm.rank; i++) eq_guard(rc, "index", sm.d[i], s.d[i]);

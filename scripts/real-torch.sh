@@ -60,8 +60,9 @@ in_chroot() { # runs a command inside the chroot, with /proc, /dev, /tmp and the
 
 setup() {
   [ "$(id -u)" -eq 0 ] || { echo "real-torch: setup needs root" >&2; exit 1; }
-  local stamp="$dir/.shapec-ready" want="torch aoti=$aoti"
-  if [ -f "$stamp" ] && { [ "$aoti" = 0 ] || grep -q 'aoti=1' "$stamp"; }; then return 0; fi
+  local stamp="$dir/.shapec-ready" want="torch transformers aoti=$aoti"
+  [ $suite = sid ] || want="torch transformers(n/a) aoti=$aoti"
+  if [ -f "$stamp" ] && grep -q transformers "$stamp" && { [ "$aoti" = 0 ] || grep -q 'aoti=1' "$stamp"; }; then return 0; fi
   command -v debootstrap >/dev/null || {
     echo "real-torch: installing debootstrap" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
@@ -81,6 +82,9 @@ setup() {
   [ $suite = sid ] && apt_opts+=(-t sid)
   in_chroot apt-get "${apt_opts[@]}" update -qq
   local pkgs=(python3-torch python3-torchvision python3-numpy libopenblas0-pthread)
+  # sid also has what users pair with torch: Hugging Face transformers (models built from
+  # their configs: no hub here) for test/hf/gen_hf.py
+  [ $suite = sid ] && pkgs+=(python3-transformers)
   [ "$aoti" = 1 ] && pkgs+=(libtorch-dev g++ libomp-dev python3-dev)
   echo "real-torch: installing ${pkgs[*]} in $suite (a few minutes)" >&2
   in_chroot env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends \

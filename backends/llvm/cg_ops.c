@@ -612,8 +612,31 @@ static LLVMValueRef sdpa_scale(cg *g, const sc_node *n, LLVMValueRef e) {
 
 /* scaled_dot_product_attention on the host: operands read through broadcasting strides
  * when the output has at most two batch dims, else copied compact and broadcast first. */
+/* A bool attention mask as an additive float32 one in a scratch buffer of the same shape,
+ * freed after this node: the kernels read additive masks only. */
+static cg_value *additive_mask(cg *g, cg_value *m) {
+  sc_value *fv = sc_arena_alloc(&g->ctx->arena, sizeof *fv);
+  *fv = *m->v;
+  fv->meta.dtype = SC_DTYPE_F32;
+  cg_value *f = sc_arena_alloc(&g->ctx->arena, sizeof *f);
+  memset(f, 0, sizeof *f);
+  f->v = fv;
+  memcpy(f->dims, m->dims, sizeof f->dims);
+  f->numel = m->numel;
+  f->held_swapped = m->held_swapped;
+  f->ready = true;
+  f->last_use = g->node; /* freed after this node */
+  f->data = cg_alloc_buffer(g, f, LLVMBuildMul(g->B, m->numel, cg_i64(g, 4), "bytes"));
+  LLVMTypeRef p[3] = {g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[3] = {m->data, f->data, m->numel};
+  cg_call(g, "sc_k_mask_to_additive_f32", g->voidt, p, 3, a, 3, false);
+  return f;
+}
+
 static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
   cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
+  if (mask && mask->v->meta.dtype == SC_DTYPE_BOOL && !mask->strided && !mask->view_base && !mask->transposed)
+    mask = additive_mask(g, mask);
   if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CPU lowering yet (use "
                     "an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
@@ -677,8 +700,8 @@ static bool sdpa_device(cg *g, const sc_node *n, const sc_value *ov) {
   LLVMValueRef l = q->dims[q->v->meta.rank - 2], e = q->dims[q->v->meta.rank - 1];
   LLVMValueRef s = kk->dims[kk->v->meta.rank - 2], ev = v->dims[v->v->meta.rank - 1];
   if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CPU lowering yet (use "
-                    "an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CUDA lowering yet "
+                    "(export for the CPU, or give an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
   /* query, key, value and a batched mask broadcast to the output's batch dims; a 2-D
    * mask serves every batch */
   LLVMValueRef qd = batch_operand(g, q, out, nb, l, e), kd = batch_operand(g, kk, out, nb, s, e);
@@ -1529,6 +1552,76 @@ static bool select_masked(cg *g, const sc_node *n, cg_value *x, cg_value *m, LLV
   return true;
 }
 
+/* x[i0, i1, ...] with integer index tensors (None: a dim taken whole), torch's advanced
+ * indexing (backends/cpu/runtime/index_tensor.c): each index read through its strides
+ * over the indices' broadcast shape B, which the output holds at the place the shape rule
+ * chose; every index checked before the copy. */
+static bool lower_index_integers(cg *g, const sc_node *n, cg_value *x, const sc_arg *ix) {
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with integer index tensors has no CUDA lowering yet "
+                    "(export for the CPU)", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank, n_idx = 0, b_rank = 0, first = -1, last = -1;
+  bool adjacent = true;
+  cg_value *idx[CG_MAX_RANK];
+  int dims[CG_MAX_RANK];
+  for (size_t k = 0; ix && k < ix->n_items && k < CG_MAX_RANK; k++) {
+    if (!ix->items[k].value) continue;
+    idx[n_idx] = cg_get(g, ix->items[k].value);
+    dims[n_idx++] = (int)k;
+    if (idx[n_idx - 1]->v->meta.rank > b_rank) b_rank = idx[n_idx - 1]->v->meta.rank;
+    if (last >= 0 && (int)k != last + 1) adjacent = false;
+    if (first < 0) first = (int)k;
+    last = (int)k;
+  }
+  if (!n_idx) { /* x[None, ...]: a copy */
+    LLVMValueRef st[CG_MAX_RANK];
+    strides_of(g, x, st);
+    strided_copy(g, x->data, out->data, r, x->dims, st, x->v->meta.dtype);
+    return true;
+  }
+  int b_at = adjacent ? first : 0;
+  /* B from the output's dims at b_at; each index's strides over B, 0 where it broadcasts */
+  LLVMValueRef b_shape[CG_MAX_RANK], xst[CG_MAX_RANK], ist[CG_MAX_RANK * CG_MAX_RANK], ptrs[CG_MAX_RANK];
+  int32_t bytes[CG_MAX_RANK], dim_c[CG_MAX_RANK];
+  for (int d = 0; d < b_rank; d++) b_shape[d] = out->dims[b_at + d];
+  strides_of(g, x, xst);
+  for (int k = 0; k < n_idx; k++) {
+    int ri = idx[k]->v->meta.rank;
+    sc_dtype dt = idx[k]->v->meta.dtype;
+    LLVMValueRef own[CG_MAX_RANK];
+    strides_of(g, idx[k], own);
+    for (int d = 0; d < b_rank; d++) {
+      int j = d - (b_rank - ri);
+      LLVMValueRef st = j < 0 ? cg_i64(g, 0) : own[j];
+      if (j >= 0) /* a size-1 dim broadcasts: it is read at 0 */
+        st = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, idx[k]->dims[j], cg_i64(g, 1), "one"), cg_i64(g, 0), st, "bst");
+      ist[k * b_rank + d] = st;
+    }
+    ptrs[k] = idx[k]->data;
+    bytes[k] = dt == SC_DTYPE_I32 ? 4 : 8;
+    dim_c[k] = dims[k];
+  }
+  LLVMTypeRef ptr_arr = LLVMArrayType(g->ptr, (unsigned)n_idx);
+  LLVMValueRef ptr_slot = LLVMBuildAlloca(g->B, ptr_arr, "index_ptrs");
+  for (int k = 0; k < n_idx; k++) {
+    LLVMValueRef at[2] = {cg_i64(g, 0), cg_i64(g, k)};
+    LLVMBuildStore(g->B, ptrs[k], LLVMBuildGEP2(g->B, ptr_arr, ptr_slot, at, 2, "p"));
+  }
+  LLVMValueRef bytes_slot = array_i32(g, bytes, n_idx), dims_slot = array_i32(g, dim_c, n_idx);
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[17] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32,
+                       g->ptr, g->i64, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[17] = {x->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i64(g, xst, r),
+                        LLVMConstInt(g->i32, (unsigned)n_idx, 0), ptr_slot, bytes_slot, dims_slot,
+                        array_i64(g, ist, n_idx * b_rank), LLVMConstInt(g->i32, (unsigned)b_rank, 0),
+                        array_i64(g, b_shape, b_rank), LLVMConstInt(g->i32, (unsigned)b_at, 0), out->data,
+                        cg_elem_size(g, x->v->meta.dtype), node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_index_tensor", g->i32, p, 17, a, 17, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+  return true;
+}
+
 static bool lower_data_dependent(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: no input", n->target);
@@ -1604,6 +1697,10 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
       return select_masked(g, n, x, m, xst, mst, shape, r, r);
     }
     case SC_OP_INDEX_TENSOR: { /* x[mask]: count the mask's rows, then select as masked_select over x's shape */
+      const sc_arg *ix = arg(n, "indices");
+      bool mask = false;
+      for (size_t k = 0; ix && k < ix->n_items; k++) mask |= ix->items[k].value && ix->items[k].value->meta.dtype == SC_DTYPE_BOOL;
+      if (!mask) return lower_index_integers(g, n, x, ix);
       cg_value *m = tensor(g, n, "indices");
       int r = x->v->meta.rank, k = m->v->meta.rank;
       LLVMValueRef xst[CG_MAX_RANK], mst[CG_MAX_RANK];

@@ -176,6 +176,16 @@ def filled(shape, k):
     return torch.sin(torch.arange(n, dtype=torch.float64) * 0.01 + k).to(torch.float32).reshape(shape)
 
 
+def filled_int(shape, k, lo, hi):
+    """A deterministic integer input in [lo, hi] that numpy rebuilds the same way (token
+    ids below a vocabulary's size; an attention mask of ones is [1, 1])."""
+    n = 1
+    for d in shape:
+        n *= d
+    i = torch.arange(n, dtype=torch.int64)
+    return (lo + (i * 7919 + 13 * k) % (hi - lo + 1)).reshape(shape)
+
+
 def output_json(t):
     out = {"shape": list(t.shape), "sum": sig(float(t.double().sum()))}
     flat = t.detach().flatten()
@@ -183,7 +193,7 @@ def output_json(t):
     return out
 
 
-def zoo_runs(ep, rc):
+def zoo_runs(ep, rc, int_ranges=None):
     """The zoo at three or more shapes: every symbol at its range's low end (1 where the
     range starts at 0), at the sample, and at its high end (or the sample plus 5 when
     unbounded), plus every symbol at 0 where a range starts at 0; inputs from filled(),
@@ -208,8 +218,12 @@ def zoo_runs(ep, rc):
                            "zero": lows[sym]}[which]
         shapes = [[int(d.node.expr.subs(values)) if isinstance(d, torch.SymInt) else int(d) for d in m.shape]
                   for m in metas]
-        inputs = [filled(sh, k) for k, sh in enumerate(shapes)]
+        # an integer input k takes values in int_ranges[k] (default [0, 9])
+        ranges = {k: list((int_ranges or {}).get(k, (0, 9))) for k, m in enumerate(metas) if not m.is_floating_point()}
+        inputs = [filled_int(sh, k, *ranges[k]) if k in ranges else filled(sh, k) for k, sh in enumerate(shapes)]
         run = {"at": which, "symbols": {str(k): int(v) for k, v in values.items()}, "shapes": shapes}
+        if ranges:
+            run["int_ranges"] = {str(k): v for k, v in ranges.items()}
         try:
             with torch.no_grad():
                 outs = ep.module()(*inputs)
@@ -220,7 +234,7 @@ def zoo_runs(ep, rc):
     return runs
 
 
-def export_case(name, module, args, ds, kwargs, out_root=None, also_static=False, decompose=True):
+def export_case(name, module, args, ds, kwargs, out_root=None, also_static=False, decompose=True, int_ranges=None):
     """Exports one case into out_root/name (default: the corpus); also_static also saves
     static.pt2, the program exported without dynamic_shapes (what `shapec export --dynamic`
     re-applies a spec to; the differential tester, test/diff/)."""
@@ -265,8 +279,8 @@ def export_case(name, module, args, ds, kwargs, out_root=None, also_static=False
         outs = ep.module()(*fresh[0], **fresh[1])  # copies: a program may update its inputs
     answers["sample_outputs"] = [value_json(v) for v in pytree.tree_leaves(outs)]
     answers["probes"] = probes(ep, args, kwargs, rc)
-    if name.startswith("zoo_"):
-        answers["zoo_runs"] = zoo_runs(ep, rc)
+    if name.startswith(("zoo_", "hf_")):
+        answers["zoo_runs"] = zoo_runs(ep, rc, int_ranges)
     if name.startswith("mutate_"):
         answers["repeated_calls"] = {f: repeated_calls(os.path.join(d, f), args, kwargs)
                                      for f in ("model.pt2", "decomposed.pt2") if os.path.exists(os.path.join(d, f))}

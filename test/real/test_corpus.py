@@ -207,6 +207,18 @@ def filled(shape, k):
     return np.sin(np.arange(n, dtype=np.float64) * 0.01 + k).astype(np.float32).reshape(shape)
 
 
+def filled_int(shape, k, lo, hi):
+    """gen_corpus.filled_int() in numpy: integers in [lo, hi] from the flat index."""
+    n = int(np.prod(shape)) if shape else 1
+    return (lo + (np.arange(n, dtype=np.int64) * 7919 + 13 * k) % (hi - lo + 1)).reshape(shape)
+
+
+def run_inputs(z):
+    """A zoo run's inputs: floats by filled(), integers by filled_int() in their ranges."""
+    ranges = z.get("int_ranges", {})
+    return [filled_int(sh, k, *ranges[str(k)]) if str(k) in ranges else filled(sh, k) for k, sh in enumerate(z["shapes"])]
+
+
 def run_outputs(lib, arrays):
     """The library's outputs on these inputs, or its message."""
     keep = []
@@ -239,7 +251,7 @@ def check_zoo_runs(shapec, model, spec, answers, tmp):
             if lib is None:
                 why.append(f"zoo {label}: export fails: {r.stderr.strip()[:200]}")
                 continue
-            got = run_outputs(lib, [filled(sh, k) for k, sh in enumerate(z["shapes"])])
+            got = run_outputs(lib, run_inputs(z))
             if "error" in z:  # torch refuses this shape: so must the library
                 if isinstance(got, str):
                     good += 1

@@ -22,7 +22,7 @@ import json
 import math
 import zipfile
 
-THRESHOLD = 4096
+THRESHOLD = 256
 
 
 def recipe_for(name, shape, index):
@@ -74,7 +74,9 @@ def _thin_zip(data, recipes, where, removed):
     """A zip's bytes without its big payloads (recursing into nested .pt zips)."""
     src = zipfile.ZipFile(io.BytesIO(data))
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as dst:
+    # the thin archive itself deflated (its program's JSON shrinks tenfold); restore()
+    # writes every level stored, as torch does
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED if where else zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
             payload = src.read(info.filename)
             if info.filename.endswith(".pt") and payload[:2] == b"PK":

@@ -1256,3 +1256,9 @@ int sc_k_attention_tiny_f32(const float *q, const float *k, const float *v, cons
   }
   return 1;
 }
+
+/* A boolean attention mask as the additive one the kernels read: true (attend) is 0,
+ * false is -inf, as torch's scaled_dot_product_attention treats a bool mask. */
+void sc_k_mask_to_additive_f32(const uint8_t *mask, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; i++) out[i] = mask[i] ? 0.0f : -INFINITY;
+}

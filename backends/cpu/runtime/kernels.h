@@ -152,6 +152,14 @@ void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_flo
  * (ndim >= 1: a 0-d tensor passes as [1]).  Both check every index (and gather the sizes)
  * before touching memory: on a bad one they write nothing and return SHAPEC_ERR_SHAPE with
  * torch's words (runtime_abi.h) and `node`. */
+/* x[i0, i1, ...] with integer index tensors (index_tensor.c): n_index tensors picking along
+ * src dims index_dim[k], read at index_strides[k * b_rank + d] over their broadcast shape
+ * b_shape, which sits at output dim b_at; 4- or 8-byte indices.  Every index is checked
+ * first (torch's words, then node); SHAPEC_ERR_SHAPE for one out of range. */
+int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
+                      int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                      const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
+                      int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen);
 int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
                       int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node, char *err,
                       size_t errlen);
@@ -307,6 +315,8 @@ void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_
  * are contiguous.  flags: SC_ATTENTION_* (runtime_abi.h).  scratch: at least
  * sc_k_attention_scratch_bytes(dims) bytes, any alignment. */
 int64_t sc_k_attention_scratch_bytes(const int64_t *dims);
+/* A bool mask [n] as an additive float one: 0 where true, -inf where false. */
+void sc_k_mask_to_additive_f32(const uint8_t *mask, float *out, int64_t n);
 void sc_k_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *out,
                         const int64_t *dims, const int64_t *strides, double scale, int32_t flags, void *scratch,
                         int64_t scratch_bytes);

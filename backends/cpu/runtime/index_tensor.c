@@ -1,0 +1,86 @@
+/* index_tensor.c - x[i0, i1, ...] with integer index tensors (aten.index.Tensor): torch's
+ * advanced indexing.  Each index tensor picks positions along one dim of the source; the
+ * index tensors broadcast to one shape B, which replaces the indexed dims in the output
+ * (where they are adjacent; else it comes first: the shape rule, passes/shape_rules.c,
+ * decides and the lowering passes b_at).  Dims without an index are copied whole.
+ *
+ * Every index is checked before anything is written, with torch's words; a negative
+ * index counts from the end, as in torch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels.h"
+
+enum { MAX_RANK = 16 };
+
+static int64_t index_at(const void *data, int32_t bytes, int64_t at) {
+  return bytes == 4 ? (int64_t)((const int32_t *)data)[at] : ((const int64_t *)data)[at];
+}
+
+/* Steps the coordinates c over shape (the last dim fastest); false after the last. */
+static bool next_coord(int64_t *c, const int64_t *shape, int32_t rank) {
+  for (int32_t d = rank - 1; d >= 0; d--) {
+    if (++c[d] < shape[d]) return true;
+    c[d] = 0;
+  }
+  return false;
+}
+
+int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
+                      int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                      const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
+                      int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen) {
+  if (src_rank > MAX_RANK || b_rank > MAX_RANK || n_index > src_rank) return SHAPEC_ERR_ARGUMENT;
+  int64_t b_count = 1;
+  for (int32_t d = 0; d < b_rank; d++) b_count *= b_shape[d];
+  /* the source's dims that no index picks, in order */
+  int32_t rest[MAX_RANK], n_rest = 0;
+  for (int32_t d = 0; d < src_rank; d++) {
+    bool picked = false;
+    for (int32_t k = 0; k < n_index; k++) picked |= index_dim[k] == d;
+    if (!picked) rest[n_rest++] = d;
+  }
+  int64_t out_count = b_count;
+  for (int32_t r = 0; r < n_rest; r++) out_count *= src_shape[rest[r]];
+  if (out_count == 0) return SHAPEC_OK;
+  /* every index in range, over B (broadcast positions read the same element again) */
+  int64_t c[MAX_RANK] = {0};
+  if (b_count > 0)
+    do {
+      for (int32_t k = 0; k < n_index; k++) {
+        int64_t at = 0;
+        for (int32_t d = 0; d < b_rank; d++) at += c[d] * index_strides[k * b_rank + d];
+        int64_t v = index_at(index_data[k], index_bytes[k], at), size = src_shape[index_dim[k]];
+        if (v < -size || v >= size) {
+          if (err && errlen) {
+            int w = snprintf(err, errlen, "index %lld is out of bounds for dimension %d with size %lld", (long long)v,
+                             (int)index_dim[k], (long long)size);
+            if (w >= 0 && (size_t)w < errlen && node) snprintf(err + w, errlen - (size_t)w, " (%s)", node);
+          }
+          return SHAPEC_ERR_SHAPE;
+        }
+      }
+    } while (next_coord(c, b_shape, b_rank));
+  /* the output's shape: rest[0, b_at), B, rest[b_at, n_rest) */
+  int32_t out_rank = n_rest + b_rank;
+  int64_t out_shape[2 * MAX_RANK];
+  for (int32_t d = 0; d < out_rank; d++)
+    out_shape[d] = d < b_at ? src_shape[rest[d]] : d < b_at + b_rank ? b_shape[d - b_at] : src_shape[rest[d - b_rank]];
+  int64_t o[2 * MAX_RANK] = {0};
+  char *dst = out;
+  const char *s = src;
+  for (int64_t e = 0; e < out_count; e++) {
+    int64_t off = 0;
+    for (int32_t d = 0; d < b_at; d++) off += o[d] * src_strides[rest[d]];
+    for (int32_t d = b_at + b_rank; d < out_rank; d++) off += o[d] * src_strides[rest[d - b_rank]];
+    for (int32_t k = 0; k < n_index; k++) {
+      int64_t at = 0;
+      for (int32_t d = 0; d < b_rank; d++) at += o[b_at + d] * index_strides[k * b_rank + d];
+      int64_t v = index_at(index_data[k], index_bytes[k], at), size = src_shape[index_dim[k]];
+      off += (v < 0 ? v + size : v) * src_strides[index_dim[k]];
+    }
+    memcpy(dst + e * esize, s + off * esize, (size_t)esize);
+    next_coord(o, out_shape, out_rank);
+  }
+  return SHAPEC_OK;
+}

@@ -1,0 +1,104 @@
+"""gen_hf.py - the Hugging Face families users export, as torch 2.14 exports them
+(issue 59), into the real-torch corpus: test/real/corpus/2.14/hf_<family>/.
+
+    scripts/real-torch.sh --torch 2.14 run test/real/gen_hf.py [FAMILY...]
+
+Each model is built by transformers (Debian sid's python3-transformers) from a tiny
+config (2 layers, hidden 32, vocabulary 96: no hub here), its weights set by thin.fill()
+so that the archives are stored thin, and exported as users do: torch.export.export
+(non-strict) with a dynamic batch and sequence (named Dims shared by the token ids and the
+attention mask), in the default IR and after run_decompositions(), by gen_corpus.export_case,
+which also stores torch's outputs at the ranges' ends and the sample (zoo_runs).  The model
+is wrapped to return one tensor (logits, or the last hidden state) and runs without a KV
+cache (use_cache=False; generation with a cache is issue 61's corpus).
+
+Token ids are drawn below the vocabulary's size; the mask is all ones in the runs and has
+padding at the end of the sample's second row."""
+import os
+import sys
+import traceback
+
+import torch
+from torch.export import Dim
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_corpus  # noqa: E402
+import thin  # noqa: E402
+
+VOCAB = 96
+HIDDEN = 32
+# the families: (name, config class, model class, extra config, output field, takes a mask)
+FAMILIES = [
+    ("gpt2", "GPT2Config", "GPT2LMHeadModel",
+     dict(n_embd=HIDDEN, n_layer=2, n_head=4, n_positions=128), "logits", True),
+    ("bert", "BertConfig", "BertModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          max_position_embeddings=128), "last_hidden_state", True),
+    ("distilbert", "DistilBertConfig", "DistilBertModel",
+     dict(dim=HIDDEN, n_layers=2, n_heads=4, hidden_dim=64, max_position_embeddings=128), "last_hidden_state", True),
+    ("llama", "LlamaConfig", "LlamaForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128), "logits", True),
+    ("qwen2", "Qwen2Config", "Qwen2ForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128), "logits", True),
+]
+
+
+class OneOutput(torch.nn.Module):
+    """The model's one tensor output (a ModelOutput is a dict to torch.export)."""
+
+    def __init__(self, model, field, mask):
+        super().__init__()
+        self.model, self.field, self.mask = model, field, mask
+
+    def forward(self, input_ids, attention_mask=None):
+        kw = {"attention_mask": attention_mask} if self.mask else {}
+        out = self.model(input_ids=input_ids, use_cache=False, **kw) if "use_cache" in self.model.forward.__code__.co_varnames \
+            else self.model(input_ids=input_ids, **kw)
+        return getattr(out, self.field)
+
+
+def case(family):
+    import transformers
+
+    name, config_cls, model_cls, extra, field, mask = family
+    config = getattr(transformers, config_cls)(vocab_size=VOCAB, **extra)
+    config._attn_implementation = "sdpa"
+    model = getattr(transformers, model_cls)(config).eval()
+    recipes = thin.fill(model)
+    ids = ((torch.arange(2 * 7) * 7919 + 5) % VOCAB).reshape(2, 7)
+    batch, seq = Dim("batch", max=16), Dim("seq", max=64)
+    if mask:
+        attn = torch.ones(2, 7, dtype=torch.int64)
+        attn[1, 5:] = 0  # the second row padded at its end
+        args, ds = (ids, attn), ({0: batch, 1: seq}, {0: batch, 1: seq})
+        ranges = {0: (0, VOCAB - 1), 1: (1, 1)}
+    else:
+        args, ds, ranges = (ids,), ({0: batch, 1: seq},), {0: (0, VOCAB - 1)}
+    return "hf_" + name, OneOutput(model, field, mask).eval(), args, ds, ranges, recipes
+
+
+def main(names):
+    counts = {}
+    for family in FAMILIES:
+        if names and family[0] not in names:
+            continue
+        torch.manual_seed(0)
+        try:
+            name, module, args, ds, ranges, recipes = case(family)
+            verdict = gen_corpus.export_case(name, module, args, ds, {}, int_ranges=ranges)
+            for f in ("model.pt2", "decomposed.pt2"):
+                path = os.path.join(gen_corpus.OUT, name, f)
+                if os.path.exists(path):
+                    thin.thin(path, recipes)
+        except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
+            traceback.print_exc()
+            verdict = "generator-error"
+        counts[verdict] = counts.get(verdict, 0) + 1
+        print(f"hf {family[0]}: {verdict}", flush=True)
+    print(f"torch {torch.__version__}: {counts}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
