@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inline_wrappers.h"
 #include "input_paths.h"
 #include "json_document.h"
 #include "lib/base/digest.h"
@@ -614,7 +615,7 @@ static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int 
   if (ok && n->target) {
     n->op = sc_op_lookup(n->target);
     if (!n->op && (n->op = sc_op_lookup_inplace(n->target))) n->inplace = true;
-    if (!n->op) {
+    if (!n->op && !sc_is_inlined_wrapper(n->target)) { /* a wrapper's nodes replace it (inline_wrappers.c) */
       const char *close[3];
       size_t nc = sc_op_closest(n->target, close, 3);
       size_t saved = sc_jr_push_key(&r->jr, "target");
@@ -1107,6 +1108,7 @@ static sc_program *read_program(reader *r, const cJSON *root) {
     sc_strmap_init(&p->graph->values, &r->ctx->arena);
     size_t s2 = sc_jr_push_key(&r->jr, "graph");
     ok &= read_graph(r, graph, p->graph);
+    ok = ok && sc_inline_wrappers(r->ctx, p->file, p->graph);
     sc_jr_pop(&r->jr, s2);
   } else {
     ok = false;
