@@ -1517,9 +1517,18 @@ static bool lower_creation(cg *g, const sc_node *n) {
   cg_value *out = produce(g, output(n, 0));
   sc_dtype dt = out->v->meta.dtype;
   if (n->op->id == SC_OP_ARANGE || n->op->id == SC_OP_ARANGE_START || n->op->id == SC_OP_ARANGE_START_STEP) {
+    int kind = dt == SC_DTYPE_F32 ? SC_ARANGE_F32 : dt == SC_DTYPE_F64 ? SC_ARANGE_F64 : dt == SC_DTYPE_I32 ? SC_ARANGE_I32
+               : dt == SC_DTYPE_I16 ? SC_ARANGE_I16 : dt == SC_DTYPE_I8 ? SC_ARANGE_I8 : dt == SC_DTYPE_U8 ? SC_ARANGE_U8
+               : dt == SC_DTYPE_I64 ? SC_ARANGE_I64 : -1;
+    if (kind < 0)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering yet", n->target,
+                      sc_dtype_name(dt));
+    const sc_arg *sa = arg(n, "start");
+    LLVMValueRef start = sa && sa->kind == SC_ARG_FLOAT && sa->n_items ? LLVMConstReal(g->f64, sa->items[0].f)
+                                                                      : LLVMBuildSIToFP(g->B, int_value(g, n, "start", 0), g->f64, "s");
     LLVMTypeRef p[5] = {g->ptr, g->i64, g->f64, g->f64, g->i32};
-    LLVMValueRef a[5] = {out->data, out->numel, LLVMBuildSIToFP(g->B, int_value(g, n, "start", 0), g->f64, "s"),
-                         LLVMConstReal(g->f64, float_arg(n, "step", 1)), LLVMConstInt(g->i32, dt == SC_DTYPE_F32, 0)};
+    LLVMValueRef a[5] = {out->data, out->numel, start, LLVMConstReal(g->f64, float_arg(n, "step", 1)),
+                         LLVMConstInt(g->i32, (unsigned)kind, 0)};
     cg_call(g, "sc_k_arange", g->voidt, p, 5, a, 5, false);
     return true;
   }

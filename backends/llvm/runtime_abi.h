@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 /* sc_k_conv2d_act_f32's activation, applied to each output as it is finished */
+/* sc_k_arange's element types */
+enum { SC_ARANGE_I64, SC_ARANGE_F32, SC_ARANGE_F64, SC_ARANGE_I32, SC_ARANGE_I16, SC_ARANGE_I8, SC_ARANGE_U8 };
 enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_GELU /* exact (erf), linear layers only */ };
 
 /* sc_k_conv2d_site_f32's layout flags.  A tensor passed between two convolutions in the

@@ -265,10 +265,18 @@ void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize) {
   for (int64_t i = 0; i < n; i++) memcpy(d + i * esize, value, (size_t)esize);
 }
 
-void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_float) {
+void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t kind) {
   for (int64_t i = 0; i < n; i++) {
-    if (is_float) ((float *)dst)[i] = (float)(start + step * (double)i);
-    else ((int64_t *)dst)[i] = (int64_t)start + (int64_t)step * i;
+    double v = start + step * (double)i;
+    switch (kind) {
+      case SC_ARANGE_F32: ((float *)dst)[i] = (float)v; break;
+      case SC_ARANGE_F64: ((double *)dst)[i] = v; break;
+      case SC_ARANGE_I32: ((int32_t *)dst)[i] = (int32_t)((int64_t)start + (int64_t)step * i); break;
+      case SC_ARANGE_I16: ((int16_t *)dst)[i] = (int16_t)((int64_t)start + (int64_t)step * i); break;
+      case SC_ARANGE_I8: ((int8_t *)dst)[i] = (int8_t)((int64_t)start + (int64_t)step * i); break;
+      case SC_ARANGE_U8: ((uint8_t *)dst)[i] = (uint8_t)((int64_t)start + (int64_t)step * i); break;
+      default: ((int64_t *)dst)[i] = (int64_t)start + (int64_t)step * i; break;
+    }
   }
 }
 

@@ -145,7 +145,9 @@ void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *
 void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
                     int64_t esize);
 void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
-void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t is_float);
+/* start + step * i for i < n, as the element type kind (SC_ARANGE_*): in double for
+ * floating types, in int64 (truncated start and step) for integers. */
+void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t kind);
 /* index_select and embedding: src [outer, n_src, inner] (rank ndim, the rows along dim) ->
  * dst [outer, n_index, inner], rows picked by index.  gather: dst (the index's shape) = src
  * at the index along dim, where every other size of the index is at most the source's
