@@ -134,9 +134,11 @@ static bool is_rename(const sc_node *view) {
   }
 }
 
-/* Inserts after node k: NAME = view_as(value, base), NAME a fresh name, meta base's; every
- * reader of base after node k reads NAME.  Returns NAME's value. */
-static sc_value *insert_view_as(sc_ctx *ctx, sc_program *p, size_t k, sc_value *value, sc_value *base) {
+/* Inserts after node k: NAME = target(value as arg_names[1], base as arg_names[0] or the
+ * other way, extra arguments), NAME a fresh name with base's meta; every reader of base
+ * after node k reads NAME.  Returns NAME's value. */
+static sc_value *insert_after(sc_ctx *ctx, sc_program *p, size_t k, const char *target, const char *const names[2],
+                              sc_value *const values[2], const sc_named_arg *extra, size_t n_extra, sc_value *base) {
   sc_graph *g = p->graph;
   const sc_node *at = &g->nodes[k];
   char *name = NULL;
@@ -152,23 +154,22 @@ static sc_value *insert_view_as(sc_ctx *ctx, sc_program *p, size_t k, sc_value *
   memcpy(nodes + k + 2, g->nodes + k + 1, (g->n_nodes - k - 1) * sizeof *nodes);
   sc_node *n = &nodes[k + 1];
   memset(n, 0, sizeof *n);
-  n->target = "torch.ops.aten.view_as.default";
+  n->target = target;
   n->op = sc_op_lookup(n->target);
   n->name = name;
   n->path = at->path;
-  n->n_inputs = 2;
-  n->inputs = sc_arena_alloc(&ctx->arena, 2 * sizeof *n->inputs);
-  const char *arg_names[2] = {"self", "other"};
-  sc_value *arg_values[2] = {value, base};
+  n->n_inputs = 2 + n_extra;
+  n->inputs = sc_arena_alloc(&ctx->arena, (2 + n_extra) * sizeof *n->inputs);
   for (int i = 0; i < 2; i++) {
-    n->inputs[i].name = arg_names[i];
+    n->inputs[i].name = names[i];
     n->inputs[i].pass = SC_ARG_PASS_POSITIONAL;
     n->inputs[i].arg.kind = SC_ARG_TENSOR;
     n->inputs[i].arg.n_items = 1;
     n->inputs[i].arg.items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
-    n->inputs[i].arg.items[0].value = arg_values[i];
+    n->inputs[i].arg.items[0].value = values[i];
     n->inputs[i].arg.path = at->path;
   }
+  for (size_t i = 0; i < n_extra; i++) n->inputs[2 + i] = extra[i];
   n->n_outputs = 1;
   n->outputs = sc_arena_alloc(&ctx->arena, sizeof *n->outputs);
   n->outputs[0].kind = SC_ARG_TENSOR;
@@ -186,6 +187,50 @@ static sc_value *insert_view_as(sc_ctx *ctx, sc_program *p, size_t k, sc_value *
   return v;
 }
 
+/* base's new value after its view was updated in place: view_as(value, base) for a view of
+ * all of it in another shape */
+static sc_value *insert_view_as(sc_ctx *ctx, sc_program *p, size_t k, sc_value *value, sc_value *base) {
+  static const char *const names[2] = {"self", "other"};
+  sc_value *const values[2] = {value, base};
+  return insert_after(ctx, p, k, "torch.ops.aten.view_as.default", names, values, NULL, 0, base);
+}
+
+/* ... and for a slice or select of it, as functionalization writes it: slice_scatter(base,
+ * value, dim, start, end, step) or select_scatter(base, value, dim, index), the view's own
+ * arguments after the first. */
+static sc_value *insert_scatter(sc_ctx *ctx, sc_program *p, size_t k, sc_value *value, sc_value *base,
+                                const sc_node *view) {
+  static const char *const names[2] = {"self", "src"};
+  sc_value *const values[2] = {base, value};
+  const char *target = view->op->id == SC_OP_SLICE ? "torch.ops.aten.slice_scatter.default"
+                                                   : "torch.ops.aten.select_scatter.default";
+  return insert_after(ctx, p, k, target, names, values, view->inputs + 1, view->n_inputs - 1, base);
+}
+
+/* Whether a view of base other than `view`, made before node k, is read after it: it would
+ * see the update too, which the functional rewrite does not give it. */
+static bool view_read_later(const sc_program *p, size_t k, const sc_value *v);
+
+/* Whether a view of base made before node k (other than `view`), or a view of that view, is
+ * read after node k */
+static bool other_view_read_later(const sc_program *p, size_t k, const sc_node *view, const sc_value *base) {
+  const sc_graph *g = p->graph;
+  for (size_t j = 0; j < k; j++) {
+    const sc_node *o = &g->nodes[j];
+    if (o == view || !o->op || o->op->op_class != SC_OPC_VIEW || self_of(o) != base) continue;
+    for (size_t i = 0; i < o->n_outputs; i++)
+      for (size_t t = 0; t < o->outputs[i].n_items; t++)
+        if (o->outputs[i].items[t].value && view_read_later(p, k, o->outputs[i].items[t].value)) return true;
+  }
+  return false;
+}
+
+/* v, or a view of v made before node k (views of views too: each is made after the one it
+ * views, so the walk ends), is read after node k */
+static bool view_read_later(const sc_program *p, size_t k, const sc_value *v) {
+  return read_later(p, k, v) || other_view_read_later(p, k, NULL, v);
+}
+
 bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
   sc_graph *g = p->graph;
   size_t cap = p->n_mutations;
@@ -196,34 +241,52 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
     sc_node *n = &g->nodes[k];
     if (k > 0 && n->op && n->op->id == SC_OP_VIEW_AS && n->inputs[0].arg.items[0].value == result_of(&g->nodes[k - 1]))
       continue; /* inserted below: its root is set */
+    if (k > 0 && n->op && (n->op->id == SC_OP_SLICE_SCATTER || n->op->id == SC_OP_SELECT_SCATTER) && n->n_inputs > 1 &&
+        n->inputs[1].arg.items[0].value == result_of(&g->nodes[k - 1]))
+      continue;
     root[k] = NULL;
     if (!is_inplace(n)) continue;
     sc_value *self = self_of(n), *out = result_of(n);
     if (!self || !out || self == out) continue;
-    /* through a view: the base changes too */
-    if (self->def_node >= 0 && g->nodes[self->def_node].op && g->nodes[self->def_node].op->op_class == SC_OPC_VIEW) {
-      const sc_node *view = &g->nodes[self->def_node];
+    /* through views: each base up the chain changes too (y[:, 1::2].mul_(3) updates a slice
+     * of a slice of y) */
+    size_t at = k; /* the last node inserted after k, or k */
+    sc_value *cur = self, *value = out;
+    while (cur->def_node >= 0 && g->nodes[cur->def_node].op && g->nodes[cur->def_node].op->op_class == SC_OPC_VIEW) {
+      const sc_node *view = &g->nodes[cur->def_node];
       sc_value *base = self_of(view);
-      if (base && (base->def_node < 0 || read_later(p, k, base))) {
-        if (!is_rename(view)) {
-          sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
-                                    "node '%s' updates '%s' in place, a view ('%s') of '%s', which is read again "
-                                    "afterwards", n->name, self->name, view->target, base->name);
-          sc_diag_set_hint(&ctx->diags, d, "export with ep = ep.run_decompositions(), which rewrites in-place "
-                                           "updates of views functionally, or avoid the in-place op");
-          return false;
-        }
-        /* a view of all of base in another shape: base's new value is the result in base's
-         * shape, view_as(result, base), a node inserted after this one */
-        const sc_value *base_root = base->def_node == -1 ? base : base->def_node >= 0 ? root[base->def_node] : NULL;
-        sc_value *updated_base = insert_view_as(ctx, p, k, out, base);
-        const sc_value **grown = sc_arena_alloc(&ctx->arena, g->n_nodes * sizeof *grown);
-        memcpy(grown, root, (k + 1) * sizeof *grown);
-        root = grown; /* root[k + 1], the new node's, is set by the loop's next turn */
-        if (base_root && !record_write_back(ctx, p, &g->nodes[k], base_root, updated_base, &cap)) return false;
-        if (base_root) root[k + 1] = base_root;
-        n = &g->nodes[k]; /* the array moved */
+      if (!base) break;
+      bool others = other_view_read_later(p, at, view, base);
+      bool base_is_view = base->def_node >= 0 && g->nodes[base->def_node].op &&
+                          g->nodes[base->def_node].op->op_class == SC_OPC_VIEW;
+      if (!(base->def_node < 0 || read_later(p, at, base) || others || base_is_view)) break;
+      bool scatter = view->op->id == SC_OP_SLICE || view->op->id == SC_OP_SELECT;
+      if (others || (!is_rename(view) && !scatter)) {
+        sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
+                                  others ? "node '%s' updates '%s' in place, a view ('%s') of '%s', another view of "
+                                           "which is read afterwards"
+                                         : "node '%s' updates '%s' in place, a view ('%s') of '%s', which is read again "
+                                           "afterwards",
+                                  n->name, cur->name, view->target, base->name);
+        sc_diag_set_hint(&ctx->diags, d, "export with ep = ep.run_decompositions(), which rewrites in-place "
+                                         "updates of views functionally, or avoid the in-place op");
+        return false;
       }
+      /* base's new value: the result in base's shape (view_as) for a view of all of it, or
+       * written over the slice or select (slice_scatter, select_scatter); a node inserted
+       * after the last one, which every later reader of base reads */
+      const sc_value *base_root = base->def_node == -1 ? base : base->def_node >= 0 ? root[base->def_node] : NULL;
+      sc_value *updated_base = scatter && !is_rename(view) ? insert_scatter(ctx, p, at, value, base, view)
+                                                          : insert_view_as(ctx, p, at, value, base);
+      at++;
+      const sc_value **grown = sc_arena_alloc(&ctx->arena, g->n_nodes * sizeof *grown);
+      memcpy(grown, root, at * sizeof *grown);
+      root = grown; /* root[at], the new node's, is set here: the loop skips inserted nodes */
+      root[at] = base_root;
+      if (base_root && !record_write_back(ctx, p, &g->nodes[at], base_root, updated_base, &cap)) return false;
+      n = &g->nodes[k]; /* the array moved */
+      cur = base;
+      value = updated_base;
     }
     const sc_value *updated = self->def_node == -1 ? self : self->def_node >= 0 ? root[self->def_node] : NULL;
     if (updated && !record_write_back(ctx, p, n, updated, out, &cap)) return false;

@@ -682,6 +682,10 @@ static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *t
       x = operand(g, c, n, "self", g->i1, &has);
       y = operand(g, c, n, "other", g->i1, &has);
       return n->op->id == SC_OP_LOGICAL_AND ? LLVMBuildAnd(g->B, x, y, "and") : LLVMBuildOr(g->B, x, y, "or");
+    case SC_OP_COPY: /* self gives only the shape and dtype */
+      return operand(g, c, n, "src", t, &has);
+    case SC_OP_FILL_TENSOR: case SC_OP_FILL_SCALAR:
+      return operand(g, c, n, "value", t, &has);
     case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: {
       LLVMTypeRef st;
       const sc_value *src = n->inputs[0].arg.items[0].value;

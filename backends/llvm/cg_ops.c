@@ -409,6 +409,56 @@ static bool lower_cat(cg *g, const sc_node *n, bool stack) {
   return true;
 }
 
+/* A position along a dim of size `size` as slice and select take it: a negative one counts
+ * from the end; clamped to [0, size] (a slice's bounds; select's index is checked by the
+ * shape rule's guards or here). */
+static LLVMValueRef clamp_position(cg *g, LLVMValueRef at, LLVMValueRef size) {
+  LLVMValueRef zero = cg_i64(g, 0);
+  at = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, at, zero, "neg"), LLVMBuildAdd(g->B, at, size, "w"), at, "p");
+  at = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, at, zero, "lo"), zero, at, "p");
+  return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, at, size, "hi"), size, at, "p");
+}
+
+/* slice_scatter(self, src, dim, start, end, step) and select_scatter(self, src, dim, index):
+ * self copied, then src written over the slice (every step-th position from start) or the
+ * selected position of dim; src has the slice's shape (the decomposed IR's in-place writes
+ * into views: x[:, 1:] = y, x[:, 0] = v). */
+static bool lower_scatter_view(cg *g, const sc_node *n) {
+  cg_value *self = tensor(g, n, "self"), *src = tensor(g, n, "src");
+  if (!self || !src) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = out->v->meta.rank, d = norm_dim(int_arg(n, "dim", 0), r);
+  sc_dtype dt = out->v->meta.dtype;
+  if (src->v->meta.dtype != dt)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of a %s source into %s has no CPU lowering", n->target,
+                    sc_dtype_name(src->v->meta.dtype), sc_dtype_name(dt));
+  LLVMValueRef os[CG_MAX_RANK], ss[CG_MAX_RANK];
+  strides_of(g, out, os);
+  strides_of(g, self, ss);
+  strided_copy(g, self->data, out->data, r, self->dims, ss, dt);
+  LLVMValueRef at, dst_st[CG_MAX_RANK];
+  int k = 0;
+  if (n->op->id == SC_OP_SLICE_SCATTER) {
+    at = clamp_position(g, int_value(g, n, "start", 0), out->dims[d]);
+    LLVMValueRef step = int_value(g, n, "step", 1);
+    for (int j = 0; j < r; j++) dst_st[k++] = j == d ? LLVMBuildMul(g->B, os[j], step, "st") : os[j];
+  } else {
+    at = int_value(g, n, "index", 0);
+    at = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, at, cg_i64(g, 0), "neg"), LLVMBuildAdd(g->B, at, out->dims[d], "w"), at, "i");
+    for (int j = 0; j < r; j++)
+      if (j != d) dst_st[k++] = os[j];
+  }
+  if (src->v->meta.rank != k)
+    return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: src of rank %d for a %s of rank %d", n->target, src->v->meta.rank,
+                    n->op->id == SC_OP_SLICE_SCATTER ? "slice" : "select", k);
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[6] = {src->data, offset_ptr(g, out->data, LLVMBuildMul(g->B, at, os[d], "o"), dt),
+                       LLVMConstInt(g->i32, (unsigned)k, 0), array_i64(g, src->dims, k), array_i64(g, dst_st, k),
+                       cg_elem_size(g, dt)};
+  cg_call(g, "sc_k_copy_into", g->voidt, p, 6, a, 6, false);
+  return true;
+}
+
 static LLVMValueRef prod(cg *g, LLVMValueRef *dims, int from, int to) {
   LLVMValueRef acc = cg_i64(g, 1);
   for (int i = from; i < to; i++) acc = LLVMBuildMul(g->B, acc, dims[i], "p");
@@ -1231,9 +1281,12 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     bool all = arg_none(da);
     int d = all ? 0 : norm_dim(int_arg(n, "dim", 0), r);
     cg_value *out0 = produce(g, output(n, 0));
-    if (x->v->meta.dtype != SC_DTYPE_F32)
-      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (float32 has one)", n->target,
-                      sc_dtype_name(x->v->meta.dtype));
+    sc_dtype xd = x->v->meta.dtype;
+    int ikind = xd == SC_DTYPE_BOOL || xd == SC_DTYPE_U8 ? 0 : xd == SC_DTYPE_I8 ? 1 : xd == SC_DTYPE_I16 ? 2
+              : xd == SC_DTYPE_I32 ? 3 : xd == SC_DTYPE_I64 ? 4 : -1;
+    if (xd != SC_DTYPE_F32 && (ikind < 0 || g->cuda))
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (float32, integers and "
+                      "bools have one)", n->target, sc_dtype_name(xd));
     cg_value *out1 = with_values && output(n, 1) ? produce(g, output(n, 1)) : NULL;
     LLVMValueRef outer = all ? cg_i64(g, 1) : prod(g, x->dims, 0, d), len = all ? x->numel : x->dims[d];
     LLVMValueRef inner = all ? cg_i64(g, 1) : prod(g, x->dims, d + 1, r);
@@ -1241,7 +1294,13 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     LLVMValueRef a[7] = {x->data, with_values ? out0->data : LLVMConstNull(g->ptr),
                          with_values ? (out1 ? out1->data : LLVMConstNull(g->ptr)) : out0->data, outer, len, inner,
                          LLVMConstInt(g->i32, is_min, 0)};
-    cg_call(g, "sc_k_arg_reduce_f32", g->voidt, p, 7, a, 7, false);
+    if (xd == SC_DTYPE_F32) {
+      cg_call(g, "sc_k_arg_reduce_f32", g->voidt, p, 7, a, 7, false);
+      return true;
+    }
+    LLVMTypeRef pi[8] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32, g->i32};
+    LLVMValueRef ai[8] = {a[0], a[1], a[2], a[3], a[4], a[5], LLVMConstInt(g->i32, (unsigned)ikind, 0), a[6]};
+    cg_call(g, "sc_k_arg_reduce_int", g->voidt, pi, 8, ai, 8, false);
     return true;
   }
   cg_value *out = produce(g, output(n, 0));
@@ -1495,6 +1554,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return lower_pad(g, n);
     case SC_OP_FLIP: return lower_flip(g, n);
     case SC_OP_CAT: return lower_cat(g, n, false);
+    case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: return lower_scatter_view(g, n);
     case SC_OP_STACK: return lower_cat(g, n, true);
     case SC_OP_REPEAT: {
       cg_value *x = tensor(g, n, "self");

@@ -57,8 +57,22 @@ def mutate_input_view(x, buf):
 
 def mutate_slice(x):
     y = x * 1
-    y[0].add_(1)  # a part of y: shapec refuses (SC0318), torch updates row 0
+    y[0].add_(1)  # a part of y: torch updates row 0 (shapec: select_scatter)
     return y
+
+
+def mutate_strided_slice(x):
+    y = x * 1
+    y[:, 1::2].mul_(3)  # every other column (slice_scatter with a step)
+    y[-1].fill_(7)  # the last row, a negative index
+    return y
+
+
+def mutate_overlapping_views(x):
+    y = x * 1
+    col = y[:, 0]  # a view taken before the update...
+    y[0].add_(1)  # ...that the update changes: shapec refuses (SC0318)
+    return col * 2
 
 
 def case(name, fn, args, ds, kwargs=None, **params):
@@ -251,6 +265,8 @@ def small_cases():
     c.append(case("mutate_input_view", lambda m, x: mutate_input_view(x, m.buf), (r(4, 3),), ({0: AUTO},),
                   buf=torch.zeros(2, 3)))
     c.append(case("mutate_slice", lambda m, x: mutate_slice(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mutate_strided_slice", lambda m, x: mutate_strided_slice(x), (r(4, 5),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("mutate_overlapping_views", lambda m, x: mutate_overlapping_views(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))
     c.append(case("embedding", lambda m, i: m.e(i), (torch.randint(0, 10, (4, 5)),), ({0: AUTO, 1: AUTO},),

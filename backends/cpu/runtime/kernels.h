@@ -344,6 +344,8 @@ void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shap
 /* The sum of integers or bools over the reduced dims, in int64 (torch's sum of a bool or
  * integer tensor); kind: 0 bool or uint8, 1 int8, 2 int16, 3 int32, 4 int64. */
 void sc_k_sum_i64(const void *x, int64_t *y, int32_t kind, int32_t ndim, const int64_t *shape, const int32_t *reduce);
+void sc_k_arg_reduce_int(const void *x, void *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,
+                         int32_t kind, int32_t is_min);
 void sc_k_arg_reduce_f32(const float *x, float *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,
                          int32_t is_min);
 

@@ -9,6 +9,7 @@
  * reductions (dims 0 and 2 of three) walk the input element by element. */
 #include <immintrin.h>
 #include <math.h>
+#include <string.h>
 #include <stdbool.h>
 
 #include "kernels.h"
@@ -512,6 +513,30 @@ void sc_k_arg_reduce_f32(const float *x, float *values, int64_t *indices, int64_
         if (isnan(a) || (is_min ? a < b : a > b)) best = i;
       }
       if (values) values[o * inner + j] = n ? xs[best * inner] : NAN;
+      if (indices) indices[o * inner + j] = best;
+    }
+}
+
+/* argmax/argmin (and max/min over a dim) of integers or bools, kind as sc_k_sum_i64's
+ * (0 uint8/bool, 1 int8, 2 int16, 3 int32, 4 int64): the first extreme, values in the
+ * input's own type. */
+static int64_t int_at(const void *x, int32_t kind, int64_t at) {
+  return kind == 0 ? ((const uint8_t *)x)[at] : kind == 1 ? ((const int8_t *)x)[at] : kind == 2 ? ((const int16_t *)x)[at]
+       : kind == 3 ? ((const int32_t *)x)[at] : ((const int64_t *)x)[at];
+}
+
+void sc_k_arg_reduce_int(const void *x, void *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,
+                         int32_t kind, int32_t is_min) {
+  static const int64_t esize[5] = {1, 1, 2, 4, 8};
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++) {
+      int64_t base = o * n * inner + j, best = 0, bv = n ? int_at(x, kind, base) : 0;
+      for (int64_t i = 1; i < n; i++) {
+        int64_t a = int_at(x, kind, base + i * inner);
+        if (is_min ? a < bv : a > bv) best = i, bv = a;
+      }
+      if (values && n) memcpy((char *)values + (o * inner + j) * esize[kind], (const char *)x + (base + best * inner) * esize[kind],
+                              (size_t)esize[kind]);
       if (indices) indices[o * inner + j] = best;
     }
 }

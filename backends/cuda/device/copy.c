@@ -46,10 +46,19 @@ SC_KERNEL void sc_d_fill(char *dst, int64_t n, sc_dims value, int64_t esize) {
   SC_GRID_LOOP(i, n) copy_any(dst + i * esize, (const char *)value.v, esize);
 }
 
-SC_KERNEL void sc_d_arange(void *dst, int64_t n, double start, double step, int32_t is_float) {
+/* kind: SC_ARANGE_* (backends/llvm/runtime_abi.h), as the CPU's sc_k_arange */
+SC_KERNEL void sc_d_arange(void *dst, int64_t n, double start, double step, int32_t kind) {
   SC_GRID_LOOP(i, n) {
-    if (is_float) ((float *)dst)[i] = (float)(start + step * (double)i);
-    else ((int64_t *)dst)[i] = (int64_t)start + (int64_t)step * i;
+    int64_t v = (int64_t)start + (int64_t)step * i;
+    switch (kind) {
+      case 1: ((float *)dst)[i] = (float)(start + step * (double)i); break;
+      case 2: ((double *)dst)[i] = start + step * (double)i; break;
+      case 3: ((int32_t *)dst)[i] = (int32_t)v; break;
+      case 4: ((int16_t *)dst)[i] = (int16_t)v; break;
+      case 5: ((int8_t *)dst)[i] = (int8_t)v; break;
+      case 6: ((uint8_t *)dst)[i] = (uint8_t)v; break;
+      default: ((int64_t *)dst)[i] = v; break;
+    }
   }
 }
 

@@ -76,8 +76,8 @@ void sc_cu_fill(void *dst, int64_t n, const void *value, int64_t esize) {
   sc_cu_launch("sc_d_fill", n, p);
 }
 
-void sc_cu_arange(void *dst, int64_t n, double start, double step, int32_t is_float) {
-  void *p[] = {&dst, &n, &start, &step, &is_float};
+void sc_cu_arange(void *dst, int64_t n, double start, double step, int32_t kind) {
+  void *p[] = {&dst, &n, &start, &step, &kind};
   sc_cu_launch("sc_d_arange", n, p);
 }
 

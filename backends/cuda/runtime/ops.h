@@ -17,7 +17,7 @@ void sc_cu_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t 
 void sc_cu_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
                      int64_t esize);
 void sc_cu_fill(void *dst, int64_t n, const void *value, int64_t esize);
-void sc_cu_arange(void *dst, int64_t n, double start, double step, int32_t is_float);
+void sc_cu_arange(void *dst, int64_t n, double start, double step, int32_t kind);
 void sc_cu_any(const void *src, void *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float);
 /* index_select and gather check every index as the CPU kernels do (and fail the same way,
  * writing the message into err): the kernel skips a bad one and raises a flag, which the
