@@ -1177,12 +1177,13 @@ static bool rule_adaptive_pool(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
-  if (s.rank != 3 && s.rank != 4) return rule_error(rc, "2-D pooling expects a 3-D or 4-D input");
+  int sp = rc->node->op->id == SC_OP_ADAPTIVE_AVG_POOL1D ? 1 : 2;
+  if (s.rank != sp + 1 && s.rank != sp + 2)
+    return rule_error(rc, "%d-D pooling expects a %d-D or %d-D input", sp, sp + 1, sp + 2);
   const sc_expr *o[MAX_RANK];
   int n = ints_arg(rc, "output_size", o, MAX_RANK, -1);
-  if (n != 2) return rule_error(rc, "output_size must have 2 entries");
-  s.d[s.rank - 2] = o[0];
-  s.d[s.rank - 1] = o[1];
+  if (n != sp) return rule_error(rc, "output_size must have %d entries", sp);
+  for (int i = 0; i < sp; i++) s.d[s.rank - sp + i] = o[i];
   return set_out(rc, 0, &s);
 }
 
@@ -1448,7 +1449,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: return rule_pool(rc, 1, 2);
     case SC_OP_MAX_POOL2D_INDICES: return rule_pool(rc, 2, 2);
     case SC_OP_MAX_POOL1D: case SC_OP_AVG_POOL1D: return rule_pool(rc, 1, 1);
-    case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: return rule_adaptive_pool(rc);
+    case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: case SC_OP_ADAPTIVE_AVG_POOL1D:
+      return rule_adaptive_pool(rc);
     case SC_OP_BATCH_NORM_INFER: return rule_batch_norm(rc, true);
     case SC_OP_BATCH_NORM: return rule_batch_norm(rc, false);
     case SC_OP_NATIVE_LAYER_NORM: return rule_layer_norm(rc, true);
@@ -1507,7 +1509,9 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ARANGE_START: return rule_arange(rc, 1);
     case SC_OP_ARANGE_START_STEP: return rule_arange(rc, 2);
     case SC_OP_ZEROS: case SC_OP_ONES: case SC_OP_FULL: case SC_OP_EMPTY: case SC_OP_NEW_ZEROS: case SC_OP_NEW_ONES:
+    case SC_OP_RAND: case SC_OP_RANDN:
       return rule_sized(rc);
+    case SC_OP_WEIGHT_NORM: return rule_same_as(rc, "v");
     case SC_OP_SCALAR_TENSOR: {
       shape s = {0, {0}};
       return set_out(rc, 0, &s);

@@ -1026,12 +1026,14 @@ static bool lower_pool(cg *g, const sc_node *n) {
   cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
   int r = x->v->meta.rank;
   /* a 1-D pool is the 2-D one over [nc, 1, w] with a kernel of height 1 */
-  bool one_d = n->op->id == SC_OP_MAX_POOL1D || n->op->id == SC_OP_AVG_POOL1D;
+  bool one_d = n->op->id == SC_OP_MAX_POOL1D || n->op->id == SC_OP_AVG_POOL1D || n->op->id == SC_OP_ADAPTIVE_AVG_POOL1D;
   int sp = one_d ? 1 : 2;
   LLVMValueRef nc = prod(g, x->dims, 0, r - sp), h = one_d ? cg_i64(g, 1) : x->dims[r - 2], w = x->dims[r - 1];
   LLVMValueRef oh = one_d ? cg_i64(g, 1) : out->dims[r - 2], ow = out->dims[r - 1];
-  if (n->op->id != SC_OP_ADAPTIVE_AVG_POOL2D && n->op->id != SC_OP_ADAPTIVE_AVG_POOL2D_) check_spatial_output(g, n, out, r - sp);
-  if (n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D || n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D_) {
+  bool adaptive = n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D || n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D_ ||
+                  n->op->id == SC_OP_ADAPTIVE_AVG_POOL1D;
+  if (!adaptive) check_spatial_output(g, n, out, r - sp);
+  if (adaptive) {
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64};
     LLVMValueRef a[7] = {x->data, out->data, nc, h, w, oh, ow};
     cg_call(g, "sc_k_adaptive_avg_pool2d_f32", g->voidt, p, 7, a, 7, false);
@@ -1254,12 +1256,28 @@ static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
                   "or bools into int64, have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
 }
 
+/* _weight_norm(v, g, dim): v scaled per position along dim to g's norm (wav2vec2's
+ * positional convolution); float32 on the CPU. */
+static bool lower_weight_norm(cg *g, const sc_node *n) {
+  cg_value *v = tensor(g, n, "v"), *gv = tensor(g, n, "g");
+  if (!v || !gv) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  if (v->v->meta.dtype != SC_DTYPE_F32 || gv->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
+  int r = v->v->meta.rank, d = norm_dim(int_arg(n, "dim", 0), r);
+  cg_value *out = produce(g, output(n, 0));
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64};
+  LLVMValueRef a[6] = {v->data, gv->data, out->data, prod(g, v->dims, 0, d), v->dims[d], prod(g, v->dims, d + 1, r)};
+  cg_call(g, "sc_k_weight_norm_f32", g->voidt, p, 6, a, 6, false);
+  return true;
+}
+
 static bool lower_reduce(cg *g, const sc_node *n) {
   if (g->folded && g->folded[n - g->p->graph->nodes].pooled_by_conv) { /* a global average pool its convolution computed (cg_conv_pool.c) */
     if (!cg_get(g, output(n, 0))->ready)
       return cg_error(g, SC_DIAG_CODEGEN, n->path, "internal error: %s: its convolution did not run first", n->target);
     return true;
   }
+  if (n->op->id == SC_OP_WEIGHT_NORM) return lower_weight_norm(g, n);
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_LINALG_VECTOR_NORM) return lower_vector_norm(g, n, x);
@@ -1590,6 +1608,15 @@ static bool lower_creation(cg *g, const sc_node *n) {
     LLVMValueRef a[5] = {out->data, out->numel, start, LLVMConstReal(g->f64, float_arg(n, "step", 1)),
                          LLVMConstInt(g->i32, (unsigned)kind, 0)};
     cg_call(g, "sc_k_arange", g->voidt, p, 5, a, 5, false);
+    return true;
+  }
+  if (n->op->id == SC_OP_RAND || n->op->id == SC_OP_RANDN) {
+    if (dt != SC_DTYPE_F32 || g->cuda)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering yet (float32 on the CPU has "
+                      "one)", n->target, sc_dtype_name(dt), g->cuda ? "CUDA" : "CPU");
+    LLVMTypeRef p[3] = {g->ptr, g->i64, g->i32};
+    LLVMValueRef a[3] = {out->data, out->numel, LLVMConstInt(g->i32, n->op->id == SC_OP_RANDN, 0)};
+    cg_call(g, "sc_k_rand_f32", g->voidt, p, 3, a, 3, false);
     return true;
   }
   double value = n->op->id == SC_OP_ONES || n->op->id == SC_OP_ONES_LIKE || n->op->id == SC_OP_NEW_ONES ? 1

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv_padding.h"
 #include "inline_wrappers.h"
 #include "input_paths.h"
 #include "json_document.h"
@@ -608,6 +609,19 @@ static bool define_outputs(reader *r, const sc_arg *a, int index) {
   return ok;
 }
 
+/* Whether torch's run_decompositions() rewrites target (ir/aten_decomposable.def, generated
+ * by scripts/gen_ops_doc.py from torch 2.14's table). */
+static bool is_decomposable(const char *target) {
+  static const char *const decomposable[] = {
+#define SC_DECOMPOSABLE(t) t,
+#include "ir/aten_decomposable.def"
+#undef SC_DECOMPOSABLE
+  };
+  for (size_t i = 0; i < sizeof decomposable / sizeof *decomposable; i++)
+    if (strcmp(decomposable[i], target) == 0) return true;
+  return false;
+}
+
 static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int index, sc_strmap *node_names) {
   n->path = sc_arena_strdup(&r->ctx->arena, r->jr.path);
   if (!sc_jr_expect_object(&r->jr, obj)) return false;
@@ -615,14 +629,20 @@ static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int 
   if (ok && n->target) {
     n->op = sc_op_lookup(n->target);
     if (!n->op && (n->op = sc_op_lookup_inplace(n->target))) n->inplace = true;
-    if (!n->op && !sc_is_inlined_wrapper(n->target)) { /* a wrapper's nodes replace it (inline_wrappers.c) */
+    if (!n->op && !sc_is_inlined_wrapper(n->target) && !sc_conv_padding_overload(n->target)) { /* a wrapper's nodes replace it (inline_wrappers.c) */
       const char *close[3];
       size_t nc = sc_op_closest(n->target, close, 3);
       size_t saved = sc_jr_push_key(&r->jr, "target");
       sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_UNKNOWN_OPERATOR, "unknown operator '%s'", n->target);
-      sc_diag_set_hint(&r->ctx->diags, d, "closest known operators: %s%s%s%s%s; docs/ops.md lists them all",
-                       nc > 0 ? close[0] : "", nc > 1 ? ", " : "", nc > 1 ? close[1] : "", nc > 2 ? ", " : "",
-                       nc > 2 ? close[2] : "");
+      if (is_decomposable(n->target)) /* a way forward without changing shapec */
+        sc_diag_set_hint(&r->ctx->diags, d, "torch's run_decompositions() rewrites it into core ATen operators: export "
+                         "ep = ep.run_decompositions() and save that (docs/ops-coverage.md lists what shapec compiles)");
+      else
+        sc_diag_set_hint(&r->ctx->diags, d, "run_decompositions() keeps it (a core ATen or custom operator); closest "
+                         "known operators: %s%s%s%s%s.  Adding it: an entry in ir/ops.def, its shape rule in "
+                         "passes/shape_rules.c, its lowering in backends/llvm/cg_ops.c (docs/ops-coverage.md)",
+                         nc > 0 ? close[0] : "", nc > 1 ? ", " : "", nc > 1 ? close[1] : "", nc > 2 ? ", " : "",
+                         nc > 2 ? close[2] : "");
       sc_jr_pop(&r->jr, saved);
       ok = false;
     }
@@ -1109,6 +1129,7 @@ static sc_program *read_program(reader *r, const cJSON *root) {
     size_t s2 = sc_jr_push_key(&r->jr, "graph");
     ok &= read_graph(r, graph, p->graph);
     ok = ok && sc_inline_wrappers(r->ctx, p->file, p->graph);
+    ok = ok && sc_normalize_conv_padding(r->ctx, p->file, p->graph);
     sc_jr_pop(&r->jr, s2);
   } else {
     ok = false;

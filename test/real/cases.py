@@ -278,6 +278,12 @@ def small_cases():
     c.append(case("softmax_ln", lambda m, x: F.layer_norm(F.softmax(x, -1), (x.shape[-1],)), (r(4, 8),), ({0: AUTO},)))
     c.append(case("sdpa", lambda m, q, k, v: F.scaled_dot_product_attention(q, k, v), (r(2, 4, 8), r(2, 6, 8), r(2, 6, 8)),
                   ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    # padding modes: "same" (dilated odd kernel, both sides) compiles; an even kernel pads
+    # one more on the right, which shapec refuses (lib/frontend/conv_padding.c)
+    c.append(case("conv_same", lambda m, x: m.c(x) + m.v(x), (r(2, 3, 9, 9),), ({0: AUTO, 2: AUTO, 3: AUTO},),
+                  c=nn.Conv2d(3, 4, 3, padding="same", dilation=2), v=nn.Conv2d(3, 4, 1, padding="valid")))
+    c.append(case("conv_same_even", lambda m, x: m.c(x), (r(2, 3, 9, 9),), ({0: AUTO},),
+                  c=nn.Conv2d(3, 4, 4, padding="same")))
     c.append(case("conv_pool", lambda m, x: F.max_pool2d(m.c(x).relu(), 2), (r(2, 3, 16, 16),), ({0: AUTO, 2: AUTO, 3: AUTO},),
                   c=nn.Conv2d(3, 4, 3, padding=1)))
     c.append(case("batchnorm_eval", lambda m, x: m.bn(x), (r(4, 3, 5, 5),), ({0: AUTO},), bn=nn.BatchNorm2d(3).eval()))

@@ -4,7 +4,8 @@
     scripts/real-torch.sh --torch 2.14 run test/real/gen_hf.py [FAMILY...]
 
 Each model is built by transformers (Debian sid's python3-transformers) from a tiny
-config (2 layers, hidden 32, vocabulary 96: no hub here), its weights set by thin.fill()
+config (2 layers, hidden 32, vocabulary 96: no hub here; FAMILIES, the text models, and
+VISION, the image and audio ones), its weights set by thin.fill()
 so that the archives are stored thin, and exported as users do: torch.export.export
 (non-strict) with a dynamic batch and sequence (named Dims shared by the token ids and the
 attention mask), in the default IR and after run_decompositions(), by gen_corpus.export_case,
@@ -27,7 +28,7 @@ import thin  # noqa: E402
 
 VOCAB = 96
 HIDDEN = 32
-EAGER = ("bloom", "t5_encoder", "deberta_v2")
+EAGER = ("bloom", "t5_encoder", "deberta_v2", "convnext", "swin", "segformer")
 # a sequence range other than [2, 64], where torch's export asks for one (its suggested fix)
 SEQ = {"bart": dict(min=3, max=64)}  # no sdpa attention in transformers for these
 # the families: (name, config class, model class, extra config, output field, takes a mask)
@@ -105,6 +106,68 @@ FAMILIES = [
           max_position_embeddings=128), "last_hidden_state", True),
 ]
 
+# vision and audio: (name, config class, model class, extra config, output field, input shape
+# after the batch); the batch is dynamic, the image or audio size static (position
+# embeddings of a fixed length), as users export them
+IMAGE = dict(image_size=32, patch_size=8, num_channels=3)
+VISION = [
+    ("vit", "ViTConfig", "ViTModel", dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4,
+                                          intermediate_size=64, **IMAGE), "last_hidden_state", [3, 32, 32]),
+    ("deit", "DeiTConfig", "DeiTModel", dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4,
+                                             intermediate_size=64, **IMAGE), "last_hidden_state", [3, 32, 32]),
+    ("dinov2", "Dinov2Config", "Dinov2Model", dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4,
+                                                   mlp_ratio=2, **IMAGE), "last_hidden_state", [3, 32, 32]),
+    ("clip_vision", "CLIPVisionConfig", "CLIPVisionModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, **IMAGE),
+     "last_hidden_state", [3, 32, 32]),
+    ("siglip_vision", "SiglipVisionConfig", "SiglipVisionModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, **IMAGE),
+     "last_hidden_state", [3, 32, 32]),
+    ("swin", "SwinConfig", "SwinModel",
+     dict(image_size=32, patch_size=2, num_channels=3, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4),
+     "last_hidden_state", [3, 32, 32]),
+    ("convnext", "ConvNextConfig", "ConvNextModel",
+     dict(num_channels=3, num_stages=2, hidden_sizes=[16, 32], depths=[1, 1], patch_size=4), "last_hidden_state", [3, 32, 32]),
+    ("segformer", "SegformerConfig", "SegformerModel",
+     dict(num_channels=3, num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],
+          patch_sizes=[7, 3], strides=[4, 2], num_attention_heads=[1, 2], mlp_ratios=[2, 2]),
+     "last_hidden_state", [3, 32, 32]),
+    ("whisper_encoder", "WhisperConfig", "WhisperEncoderWrapper",
+     dict(d_model=HIDDEN, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=64, num_mel_bins=16,
+          max_source_positions=20, decoder_layers=1, decoder_attention_heads=4, decoder_ffn_dim=64),
+     "last_hidden_state", [16, 40]),
+    ("wav2vec2", "Wav2Vec2Config", "Wav2Vec2Model",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+          num_conv_pos_embedding_groups=4), "last_hidden_state", [400]),
+]
+
+
+class OneInput(torch.nn.Module):
+    """A vision or audio model's one tensor output for its one input."""
+
+    def __init__(self, model, field):
+        super().__init__()
+        self.model, self.field = model, field
+
+    def forward(self, x):
+        return getattr(self.model(x), self.field)
+
+
+def vision_case(family):
+    import transformers
+
+    name, config_cls, model_cls, extra, field, shape = family
+    config = getattr(transformers, config_cls)(**extra)
+    config._attn_implementation = "eager" if name in EAGER else "sdpa"
+    if model_cls == "WhisperEncoderWrapper":  # the encoder of the speech-to-text model
+        model = transformers.WhisperModel(config).get_encoder().eval()
+    else:
+        model = getattr(transformers, model_cls)(config).eval()
+    recipes = thin.fill(model)
+    x = gen_corpus.filled([2] + shape, 0)
+    return "hf_" + name, OneInput(model, field).eval(), (x,), ({0: Dim("batch", max=16)},), {}, recipes
+
 
 class OneOutput(torch.nn.Module):
     """The model's one tensor output (a ModelOutput is a dict to torch.export)."""
@@ -143,12 +206,12 @@ def case(family):
 
 def main(names):
     counts = {}
-    for family in FAMILIES:
+    for family in FAMILIES + VISION:
         if names and family[0] not in names:
             continue
         torch.manual_seed(0)
         try:
-            name, module, args, ds, ranges, recipes = case(family)
+            name, module, args, ds, ranges, recipes = (case if family in FAMILIES else vision_case)(family)
             verdict = gen_corpus.export_case(name, module, args, ds, {}, int_ranges=ranges)
             for f in ("model.pt2", "decomposed.pt2"):
                 path = os.path.join(gen_corpus.OUT, name, f)

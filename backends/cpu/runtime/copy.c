@@ -4,7 +4,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "kernels.h"
 
@@ -263,6 +265,32 @@ void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *sha
 void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize) {
   char *d = dst;
   for (int64_t i = 0; i < n; i++) memcpy(d + i * esize, value, (size_t)esize);
+}
+
+/* rand and randn: a per-thread xorshift generator seeded from the clock and the thread's
+ * stack; torch's own generator and seed are not reproduced (docs/ops.md). */
+static uint64_t next_random(void) {
+  static _Thread_local uint64_t state;
+  if (!state) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    state = ((uint64_t)t.tv_nsec * 0x9E3779B97F4A7C15ull) ^ (uint64_t)(uintptr_t)&t ^ 1;
+  }
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state;
+}
+
+void sc_k_rand_f32(float *dst, int64_t n, int32_t normal) {
+  for (int64_t i = 0; i < n; i++) {
+    double u = (double)(next_random() >> 11) * 0x1.0p-53; /* [0, 1) */
+    if (normal) { /* Box-Muller */
+      double u2 = (double)((next_random() >> 11) + 1) * 0x1.0p-53;
+      u = sqrt(-2.0 * log(u2)) * cos(6.283185307179586 * u);
+    }
+    dst[i] = normal ? (float)u : (float)u < 1.0f ? (float)u : 0x1.fffffep-1f;
+  }
 }
 
 void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t kind) {

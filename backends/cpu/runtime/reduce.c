@@ -541,6 +541,22 @@ void sc_k_arg_reduce_int(const void *x, void *values, int64_t *indices, int64_t 
     }
 }
 
+/* _weight_norm: out = v * g / |v|, the norm over every dim but dim; v viewed as
+ * [outer, n, inner] with dim in the middle, g holding n values. */
+void sc_k_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner) {
+  for (int64_t j = 0; j < n; j++) {
+    double sq = 0;
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t i = 0; i < inner; i++) {
+        double x = v[(o * n + j) * inner + i];
+        sq += x * x;
+      }
+    float scale = (float)(g[j] / sqrt(sq));
+    for (int64_t o = 0; o < outer; o++)
+      for (int64_t i = 0; i < inner; i++) out[(o * n + j) * inner + i] = v[(o * n + j) * inner + i] * scale;
+  }
+}
+
 /* ---- linalg_vector_norm's elementwise steps (the sum between them is sc_k_reduce_f32's) */
 
 void sc_k_vector_norm_map_f32(const float *x, float *y, int64_t n, double ord) {
