@@ -327,6 +327,23 @@ START_TEST(test_unknown_operator_suggests_closest) {
 }
 END_TEST
 
+/* An operator torch's run_decompositions() rewrites: the hint says to decompose (an
+ * operator it keeps gets the closest names and the files to extend, above). */
+START_TEST(test_unknown_decomposable_operator_says_decompose) {
+  sc_ctx *ctx = sc_ctx_new();
+  cJSON *root = tu_example_model();
+  tu_mutate(root, "graph_module.graph.nodes[2].target", "\"torch.ops.aten.floor_divide.default\"");
+  tu_read_model_tree(ctx, root);
+  cJSON_Delete(root);
+  const sc_diag *d = sc_diags_find(&ctx->diags, SC_DIAG_UNKNOWN_OPERATOR);
+  ck_assert_ptr_nonnull(d);
+  ck_assert_ptr_nonnull(d->hint);
+  ck_assert_ptr_nonnull(strstr(d->hint, "ep.run_decompositions()"));
+  ck_assert_ptr_null(strstr(d->hint, "closest known operators"));
+  sc_ctx_free(ctx);
+}
+END_TEST
+
 /* An in-place variant of a known elementwise operator is read as that operator, marked
  * in place; other trailing underscores are not. */
 START_TEST(test_inplace_variants) {
@@ -443,6 +460,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_model_diagnostics, 0, sizeof model_errors / sizeof model_errors[0]);
   tcase_add_test(tc, test_ghost_value_is_undefined);
   tcase_add_test(tc, test_unknown_operator_suggests_closest);
+  tcase_add_test(tc, test_unknown_decomposable_operator_says_decompose);
   tcase_add_test(tc, test_any_schema_minor);
   tcase_add_test(tc, test_exact_large_integers);
   tcase_add_test(tc, test_inplace_variants);
