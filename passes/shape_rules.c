@@ -1404,7 +1404,7 @@ static bool rule_constrain_range(sc_rule_ctx *rc, bool for_size) {
 bool sc_shape_rule_apply(sc_rule_ctx *rc) {
   switch (rc->node->op->id) {
     case SC_OP_ADD_TENSOR: case SC_OP_ADD_SCALAR: case SC_OP_SUB_TENSOR: case SC_OP_SUB_SCALAR:
-    case SC_OP_RSUB_SCALAR: case SC_OP_MUL_TENSOR: case SC_OP_MUL_SCALAR: case SC_OP_DIV_TENSOR:
+    case SC_OP_RSUB_SCALAR: case SC_OP_MUL_TENSOR: case SC_OP_MUL_SCALAR: case SC_OP_DIV_TENSOR: case SC_OP_FMOD: case SC_OP_REMAINDER:
     case SC_OP_DIV_SCALAR: case SC_OP_DIV_TENSOR_MODE: case SC_OP_POW_TENSOR_SCALAR: case SC_OP_POW_TENSOR_TENSOR:
     case SC_OP_MAXIMUM: case SC_OP_MINIMUM: case SC_OP_NEG: case SC_OP_ABS: case SC_OP_EXP: case SC_OP_LOG:
     case SC_OP_SQRT: case SC_OP_RSQRT: case SC_OP_RECIPROCAL: case SC_OP_SIN: case SC_OP_COS: case SC_OP_TANH:
@@ -1500,7 +1500,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_STACK: return rule_cat(rc, true);
     case SC_OP_REPEAT: return rule_repeat(rc);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return rule_pad(rc);
-    case SC_OP_FLIP: return rule_same_as(rc, "self");
+    case SC_OP_FLIP: case SC_OP_ROLL: return rule_same_as(rc, "self");
     case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: return rule_upsample2d(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);

@@ -520,6 +520,32 @@ static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *t
       if (mode && strcmp(mode, "floor") == 0) q = intrinsic1(g, "llvm.floor", q);
       return q;
     }
+    case SC_OP_FMOD: case SC_OP_REMAINDER: { /* remainder: fmod, then moved by the divisor where the signs differ */
+      bool constant;
+      double d = scalar(n, "other", 0, &constant);
+      const sc_value *dv = NULL;
+      for (size_t k = 0; k < n->n_inputs; k++)
+        if (strcmp(n->inputs[k].name, "other") == 0 && n->inputs[k].arg.n_items) dv = n->inputs[k].arg.items[0].value;
+      bool size_divisor = dv && dv->kind == SC_VALUE_SYM_INT; /* a size: 0 only where no element is computed */
+      if (!f && !size_divisor && (!constant || d == 0)) { /* torch raises ZeroDivisionError where an integer divisor is 0 */
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of integers by a tensor or by 0 has no CPU lowering "
+                 "(a nonzero number or a size has one; floats any divisor)", n->target);
+        return LLVMGetUndef(t);
+      }
+      x = operand(g, c, n, "self", ct, &has);
+      y = operand(g, c, n, "other", ct, &has);
+      if (!f) /* never a division by 0 (x86 traps): a size of 0 leaves nothing to compute anyway */
+        y = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, y, LLVMConstInt(ct, 0, 0), "z"), LLVMConstInt(ct, 1, 0), y, "d");
+      LLVMValueRef r = f ? LLVMBuildFRem(g->B, x, y, "fmod") : LLVMBuildSRem(g->B, x, y, "fmod");
+      if (n->op->id == SC_OP_FMOD) return r;
+      LLVMValueRef zero = f ? LLVMConstReal(ct, 0) : LLVMConstInt(ct, 0, 0);
+      LLVMValueRef nonzero = f ? LLVMBuildFCmp(g->B, LLVMRealONE, r, zero, "nz") : LLVMBuildICmp(g->B, LLVMIntNE, r, zero, "nz");
+      LLVMValueRef rneg = f ? LLVMBuildFCmp(g->B, LLVMRealOLT, r, zero, "rn") : LLVMBuildICmp(g->B, LLVMIntSLT, r, zero, "rn");
+      LLVMValueRef yneg = f ? LLVMBuildFCmp(g->B, LLVMRealOLT, y, zero, "yn") : LLVMBuildICmp(g->B, LLVMIntSLT, y, zero, "yn");
+      LLVMValueRef fix = LLVMBuildAnd(g->B, nonzero, LLVMBuildICmp(g->B, LLVMIntNE, rneg, yneg, "sd"), "fix");
+      LLVMValueRef moved = f ? LLVMBuildFAdd(g->B, r, y, "m") : LLVMBuildAdd(g->B, r, y, "m");
+      return LLVMBuildSelect(g->B, fix, moved, r, "rem");
+    }
     case SC_OP_POW_TENSOR_SCALAR: case SC_OP_POW_TENSOR_TENSOR: {
       x = operand(g, c, n, "self", ct, &has);
       bool pe;

@@ -1478,6 +1478,43 @@ static bool lower_flip(cg *g, const sc_node *n) {
   return true;
 }
 
+/* roll(self, shifts, dims): each listed dim shifted round by its shift (normalized to
+ * [0, size) here, so that negative and oversized shifts wrap as in torch); no dims rolls
+ * the flattened tensor. */
+static bool lower_roll(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  if (g->cuda) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = out->v->meta.rank;
+  int64_t shifts[CG_MAX_RANK], dims[CG_MAX_RANK];
+  int ns = ints(n, "shifts", shifts, CG_MAX_RANK), nd = ints(n, "dims", dims, CG_MAX_RANK);
+  if (ns < 1 || (nd && nd != ns) || (!nd && ns != 1))
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s: %d shifts for %d dims", n->target, ns, nd);
+  LLVMValueRef shape[CG_MAX_RANK], shift[CG_MAX_RANK];
+  int rank = nd ? r : 1;
+  if (nd) {
+    for (int d = 0; d < r; d++) shape[d] = out->dims[d], shift[d] = cg_i64(g, 0);
+  } else {
+    shape[0] = out->numel;
+    shift[0] = cg_i64(g, 0);
+  }
+  for (int i = 0; i < ns; i++) {
+    int d = nd ? norm_dim(dims[i], r) : 0;
+    if (d < 0 || d >= rank) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: dim %lld out of range", n->target, (long long)dims[i]);
+    /* ((total % size) + size) % size, a size of 0 leaving 0 */
+    LLVMValueRef size = shape[d], one = cg_i64(g, 1), zero = cg_i64(g, 0);
+    LLVMValueRef safe = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, size, zero, "z"), one, size, "sz");
+    LLVMValueRef k = LLVMBuildAdd(g->B, shift[d], cg_i64(g, shifts[i]), "k");
+    k = LLVMBuildSRem(g->B, LLVMBuildAdd(g->B, LLVMBuildSRem(g->B, k, safe, "m"), safe, "p"), safe, "k");
+    shift[d] = k;
+  }
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)rank, 0), array_i64(g, shape, rank),
+                       array_i64(g, shift, rank), cg_elem_size(g, out->v->meta.dtype)};
+  cg_call(g, "sc_k_roll", g->voidt, p, 6, a, 6, false);
+  return true;
+}
+
 /* upsample_bilinear2d of float32 NCHW planes (runtime upsample.c), with the program's
  * scale factors where it gave them instead of an output size (they set the sampling
  * positions, which an output size rounded down from them would not). */
@@ -1571,6 +1608,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_UPSAMPLE_BILINEAR2D: return lower_upsample_bilinear2d(g, n);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return lower_pad(g, n);
     case SC_OP_FLIP: return lower_flip(g, n);
+    case SC_OP_ROLL: return lower_roll(g, n);
     case SC_OP_CAT: return lower_cat(g, n, false);
     case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: return lower_scatter_view(g, n);
     case SC_OP_STACK: return lower_cat(g, n, true);

@@ -284,6 +284,13 @@ def small_cases():
                   c=nn.Conv2d(3, 4, 3, padding="same", dilation=2), v=nn.Conv2d(3, 4, 1, padding="valid")))
     c.append(case("conv_same_even", lambda m, x: m.c(x), (r(2, 3, 9, 9),), ({0: AUTO},),
                   c=nn.Conv2d(3, 4, 4, padding="same")))
+    # roll (Swin's shifted windows), fmod and remainder (C's and Python's signs)
+    c.append(case("roll_dims", lambda m, x: torch.roll(x, shifts=(-3, 2), dims=(1, 2)) + torch.roll(x, 5),
+                  (r(2, 5, 7),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
+    c.append(case("fmod_remainder", lambda m, x, y: (torch.fmod(x * 7, y), torch.remainder(x * 7, y),
+                                                     torch.fmod(x * 7, -1.5), torch.remainder(x * 7, -1.5),
+                                                     torch.remainder(torch.arange(x.shape[0]) - 3, 4)),
+                  (r(6, 4), r(6, 4) + 2), ({0: AUTO}, {0: AUTO})))
     c.append(case("conv_pool", lambda m, x: F.max_pool2d(m.c(x).relu(), 2), (r(2, 3, 16, 16),), ({0: AUTO, 2: AUTO, 3: AUTO},),
                   c=nn.Conv2d(3, 4, 3, padding=1)))
     c.append(case("batchnorm_eval", lambda m, x: m.bn(x), (r(4, 3, 5, 5),), ({0: AUTO},), bn=nn.BatchNorm2d(3).eval()))

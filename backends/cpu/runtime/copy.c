@@ -267,6 +267,28 @@ void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize) {
   for (int64_t i = 0; i < n; i++) memcpy(d + i * esize, value, (size_t)esize);
 }
 
+/* roll: dst[i...] = src[(i[d] - shift[d]) mod shape[d] ...], each shift already in
+ * [0, shape[d]); both compact. */
+void sc_k_roll(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *shift, int64_t esize) {
+  int64_t n = 1, st[16], at[16] = {0};
+  if (ndim > 16) return;
+  for (int32_t d = ndim - 1; d >= 0; d--) {
+    st[d] = n;
+    n *= shape[d];
+  }
+  const char *s = src;
+  char *o = dst;
+  for (int64_t e = 0; e < n; e++) {
+    int64_t from = 0;
+    for (int32_t d = 0; d < ndim; d++) {
+      int64_t k = at[d] - shift[d];
+      from += (k < 0 ? k + shape[d] : k) * st[d];
+    }
+    memcpy(o + e * esize, s + from * esize, (size_t)esize);
+    for (int32_t d = ndim - 1; d >= 0 && ++at[d] == shape[d]; d--) at[d] = 0;
+  }
+}
+
 /* rand and randn: a per-thread xorshift generator seeded from the clock and the thread's
  * stack; torch's own generator and seed are not reproduced (docs/ops.md). */
 static uint64_t next_random(void) {

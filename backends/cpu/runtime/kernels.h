@@ -148,6 +148,8 @@ void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
 /* start + step * i for i < n, as the element type kind (SC_ARANGE_*): in double for
  * floating types, in int64 (truncated start and step) for integers. */
 void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t kind);
+/* roll of a compact tensor, each dim's shift in [0, size) */
+void sc_k_roll(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *shift, int64_t esize);
 /* n random floats: uniform in [0, 1), or standard normal when normal is set */
 void sc_k_rand_f32(float *dst, int64_t n, int32_t normal);
 void sc_k_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner);
