@@ -1187,6 +1187,35 @@ static bool rule_adaptive_pool(sc_rule_ctx *rc) {
   return set_out(rc, 0, &s);
 }
 
+/* diff(self, n=1, dim, prepend, append): along dim, prepend's + self's + append's sizes less
+ * one; the other dims are self's, which prepend and append must have (torch's check). */
+static bool rule_diff(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0};
+  if (!x || !shape_of(rc, x, &s)) return false;
+  if (s.rank == 0) return rule_error(rc, "diff expects input to be at least one-dimensional");
+  int64_t n = 1, dim = -1;
+  if (!const_int_arg(rc, "n", 1, false, &n) || !const_int_arg(rc, "dim", -1, false, &dim)) return false;
+  if (n != 1) return rule_error(rc, "diff with n = %lld (only n = 1 is supported)", (long long)n);
+  int d = (int)(dim < 0 ? dim + s.rank : dim);
+  if (d < 0 || d >= s.rank) return rule_error(rc, "dim %lld out of range", (long long)dim);
+  const sc_expr *len = s.d[d];
+  const char *sides[2] = {"prepend", "append"};
+  for (int k = 0; k < 2; k++) {
+    const sc_value *p = tensor_arg(rc, sides[k], false);
+    if (!p) continue;
+    shape sp = {0};
+    if (!shape_of(rc, p, &sp)) return false;
+    if (sp.rank != s.rank) return rule_error(rc, "diff expects %s to have the same rank as input", sides[k]);
+    for (int i = 0; i < s.rank; i++)
+      if (i != d) eq_guard(rc, "diff", sp.d[i], s.d[i]);
+    len = sc_expr_add(rc->ctx, len, sp.d[d]);
+  }
+  /* nothing to difference gives an empty result, as in torch */
+  s.d[d] = sc_expr_max(rc->ctx, sc_expr_sub(rc->ctx, len, sc_expr_int(rc->ctx, 1)), sc_expr_int(rc->ctx, 0));
+  return set_out(rc, 0, &s);
+}
+
 /* ---- creation ---------------------------------------------------------------------------- */
 
 static bool rule_sized(sc_rule_ctx *rc) {
@@ -1501,6 +1530,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_REPEAT: return rule_repeat(rc);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return rule_pad(rc);
     case SC_OP_FLIP: case SC_OP_ROLL: return rule_same_as(rc, "self");
+    case SC_OP_DIFF: return rule_diff(rc);
     case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: return rule_upsample2d(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);

@@ -1478,6 +1478,24 @@ static bool lower_flip(cg *g, const sc_node *n) {
   return true;
 }
 
+/* diff(self, 1, dim, prepend, append) (runtime copy.c): int64, int32, float32, float64. */
+static bool lower_diff(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self"), *pre = tensor(g, n, "prepend"), *app = tensor(g, n, "append");
+  sc_dtype dt = x->v->meta.dtype;
+  int kind = dt == SC_DTYPE_I64 ? 0 : dt == SC_DTYPE_I32 ? 1 : dt == SC_DTYPE_F32 ? 2 : dt == SC_DTYPE_F64 ? 3 : -1;
+  if (kind < 0 || g->cuda || (pre && pre->v->meta.dtype != dt) || (app && app->v->meta.dtype != dt))
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering yet (int64, int32, float32 "
+                    "and float64 of one dtype on the CPU have one)", n->target, sc_dtype_name(dt), g->cuda ? "CUDA" : "CPU");
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank, d = norm_dim(int_arg(n, "dim", -1), r);
+  LLVMTypeRef p[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32};
+  LLVMValueRef a[10] = {pre ? pre->data : LLVMConstNull(g->ptr), x->data, app ? app->data : LLVMConstNull(g->ptr),
+                        out->data, prod(g, x->dims, 0, d), pre ? pre->dims[d] : cg_i64(g, 0), x->dims[d],
+                        app ? app->dims[d] : cg_i64(g, 0), prod(g, x->dims, d + 1, r), LLVMConstInt(g->i32, (unsigned)kind, 0)};
+  cg_call(g, "sc_k_diff", g->voidt, p, 10, a, 10, false);
+  return true;
+}
+
 /* roll(self, shifts, dims): each listed dim shifted round by its shift (normalized to
  * [0, size) here, so that negative and oversized shifts wrap as in torch); no dims rolls
  * the flattened tensor. */
@@ -1609,6 +1627,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return lower_pad(g, n);
     case SC_OP_FLIP: return lower_flip(g, n);
     case SC_OP_ROLL: return lower_roll(g, n);
+    case SC_OP_DIFF: return lower_diff(g, n);
     case SC_OP_CAT: return lower_cat(g, n, false);
     case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: return lower_scatter_view(g, n);
     case SC_OP_STACK: return lower_cat(g, n, true);

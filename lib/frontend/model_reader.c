@@ -962,6 +962,17 @@ static bool read_signature(reader *r, sc_program *p, const cJSON *sig) {
 /* ---- program ---------------------------------------------------------------------- */
 
 /* A range bound: an integer, null (unbounded) or Python's +-Infinity. */
+/* Whether a long integer as the JSON reader keeps it ("\x01" then the digits, maybe a
+ * sign) lies beyond int64 (json_reader.c, sc_json_exact_int). */
+static bool past_int64(const char *text) {
+  if (text[0] != '\x01') return false;
+  const char *d = text + 1 + (text[1] == '-');
+  size_t n = strspn(d, "0123456789");
+  if (n == 0 || d[n]) return false;
+  while (n > 1 && *d == '0') d++, n--;
+  return n > 19 || (n == 19 && strcmp(d, text[1] == '-' ? "9223372036854775808" : "9223372036854775807") > 0);
+}
+
 static bool read_bound(reader *r, const cJSON *obj, const char *key, bool *has, int64_t *out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   *has = false;
@@ -970,6 +981,8 @@ static bool read_bound(reader *r, const cJSON *obj, const char *key, bool *has, 
   bool ok;
   if (cJSON_IsString(v) && (strcmp(v->valuestring, "Infinity") == 0 || strcmp(v->valuestring, "-Infinity") == 0)) {
     ok = true;
+  } else if (cJSON_IsString(v) && past_int64(v->valuestring)) {
+    ok = true; /* torch 2.6 writes some unbounded ends as 2^63 + 1: unbounded too */
   } else {
     ok = sc_jr_as_int(&r->jr, v, out);
     /* torch writes int_oo as sys.maxsize - 1 (and its negation): unbounded */

@@ -291,6 +291,9 @@ def small_cases():
                                                      torch.fmod(x * 7, -1.5), torch.remainder(x * 7, -1.5),
                                                      torch.remainder(torch.arange(x.shape[0]) - 3, 4)),
                   (r(6, 4), r(6, 4) + 2), ({0: AUTO}, {0: AUTO})))
+    c.append(case("diff_prepend", lambda m, x: (torch.diff(x, dim=1, prepend=x[:, :1] * 2, append=x[:, -2:]),
+                                                torch.diff(torch.arange(x.shape[0]) * 3, prepend=torch.zeros(1, dtype=torch.int64))),
+                  (r(5, 4),), ({0: AUTO, 1: AUTO},)))
     c.append(case("conv_pool", lambda m, x: F.max_pool2d(m.c(x).relu(), 2), (r(2, 3, 16, 16),), ({0: AUTO, 2: AUTO, 3: AUTO},),
                   c=nn.Conv2d(3, 4, 3, padding=1)))
     c.append(case("batchnorm_eval", lambda m, x: m.bn(x), (r(4, 3, 5, 5),), ({0: AUTO},), bn=nn.BatchNorm2d(3).eval()))

@@ -28,7 +28,7 @@ import thin  # noqa: E402
 
 VOCAB = 96
 HIDDEN = 32
-EAGER = ("bloom", "t5_encoder", "deberta_v2", "convnext", "swin", "segformer")
+EAGER = ("bloom", "t5_encoder", "t5", "deberta_v2", "convnext", "swin", "segformer")
 # a sequence range other than [2, 64], where torch's export asks for one (its suggested fix)
 SEQ = {"bart": dict(min=3, max=64)}  # no sdpa attention in transformers for these
 # the families: (name, config class, model class, extra config, output field, takes a mask)
@@ -143,6 +143,58 @@ VISION = [
 ]
 
 
+# encoder-decoders with their decoder's own token ids (a sequence of its own length)
+SEQ2SEQ = [
+    ("t5", "T5Config", "T5Model",
+     dict(d_model=HIDDEN, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2, num_heads=4,
+          relative_attention_num_buckets=8, decoder_start_token_id=0), "last_hidden_state"),
+    ("whisper", "WhisperConfig", "WhisperModel",
+     dict(d_model=HIDDEN, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=64, num_mel_bins=16,
+          max_source_positions=20, decoder_layers=2, decoder_attention_heads=4, decoder_ffn_dim=64,
+          max_target_positions=64, pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=3),
+     "last_hidden_state"),
+]
+
+
+class EncoderDecoder(torch.nn.Module):
+    """The decoder's last hidden state for the encoder's input and the decoder's token ids."""
+
+    def __init__(self, model, field, audio):
+        super().__init__()
+        self.model, self.field, self.audio = model, field, audio
+
+    def forward(self, x, decoder_input_ids, attention_mask=None):
+        if self.audio:
+            out = self.model(input_features=x, decoder_input_ids=decoder_input_ids, use_cache=False)
+        else:
+            out = self.model(input_ids=x, attention_mask=attention_mask, decoder_input_ids=decoder_input_ids,
+                             use_cache=False)
+        return getattr(out, self.field)
+
+
+def seq2seq_case(family):
+    import transformers
+
+    name, config_cls, model_cls, extra, field = family
+    config = getattr(transformers, config_cls)(vocab_size=VOCAB, **extra)
+    config._attn_implementation = "eager" if name in EAGER else "sdpa"
+    model = getattr(transformers, model_cls)(config).eval()
+    recipes = thin.fill(model)
+    batch, tgt = Dim("batch", max=16), Dim("tgt", max=32)
+    dec = ((torch.arange(2 * 5) * 7919 + 11) % VOCAB).reshape(2, 5)
+    if name == "whisper":  # 16 mel bins, 40 frames (the encoder's 20 positions after its stride)
+        x = gen_corpus.filled([2, 16, 40], 0)
+        return ("hf_" + name, EncoderDecoder(model, field, True).eval(), (x, dec), ({0: batch}, {0: batch, 1: tgt}),
+                {1: (0, VOCAB - 1)}, recipes)
+    ids = ((torch.arange(2 * 7) * 7919 + 5) % VOCAB).reshape(2, 7)
+    attn = torch.ones(2, 7, dtype=torch.int64)
+    attn[1, 5:] = 0
+    seq = Dim("seq", max=64)
+    return ("hf_" + name, EncoderDecoder(model, field, False).eval(), (ids, dec, attn),
+            ({0: batch, 1: seq}, {0: batch, 1: tgt}, {0: batch, 1: seq}), {0: (0, VOCAB - 1), 1: (0, VOCAB - 1), 2: (1, 1)},
+            recipes)
+
+
 class OneInput(torch.nn.Module):
     """A vision or audio model's one tensor output for its one input."""
 
@@ -206,12 +258,13 @@ def case(family):
 
 def main(names):
     counts = {}
-    for family in FAMILIES + VISION:
+    for family in FAMILIES + VISION + SEQ2SEQ:
         if names and family[0] not in names:
             continue
         torch.manual_seed(0)
         try:
-            name, module, args, ds, ranges, recipes = (case if family in FAMILIES else vision_case)(family)
+            make = case if family in FAMILIES else vision_case if family in VISION else seq2seq_case
+            name, module, args, ds, ranges, recipes = make(family)
             verdict = gen_corpus.export_case(name, module, args, ds, {}, int_ranges=ranges)
             for f in ("model.pt2", "decomposed.pt2"):
                 path = os.path.join(gen_corpus.OUT, name, f)

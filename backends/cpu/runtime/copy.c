@@ -289,6 +289,39 @@ void sc_k_roll(const void *src, void *dst, int32_t ndim, const int64_t *shape, c
   }
 }
 
+/* diff along a dim of [outer, len, inner] pieces: the sequence prepend (lp), x (lx), append
+ * (la) and out[j] = v[j + 1] - v[j]; kind 0 int64, 1 int32, 2 float32, 3 float64. */
+static double diff_at(const void *p, int32_t kind, int64_t at) {
+  return kind == 0 ? (double)((const int64_t *)p)[at] : kind == 1 ? ((const int32_t *)p)[at]
+       : kind == 2 ? ((const float *)p)[at] : ((const double *)p)[at];
+}
+
+void sc_k_diff(const void *pre, const void *x, const void *app, void *out, int64_t outer, int64_t lp, int64_t lx,
+               int64_t la, int64_t inner, int32_t kind) {
+  int64_t total = lp + lx + la;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j + 1 < total; j++)
+      for (int64_t i = 0; i < inner; i++) {
+        int64_t a[2] = {j, j + 1};
+        int64_t ints[2] = {0, 0};
+        double v[2] = {0, 0};
+        for (int t = 0; t < 2; t++) {
+          int64_t k = a[t];
+          const void *src = k < lp ? pre : k < lp + lx ? x : app;
+          int64_t len = k < lp ? lp : k < lp + lx ? lx : la, at = k < lp ? k : k < lp + lx ? k - lp : k - lp - lx;
+          int64_t flat = (o * len + at) * inner + i;
+          if (kind == 0) ints[t] = ((const int64_t *)src)[flat];
+          else if (kind == 1) ints[t] = ((const int32_t *)src)[flat];
+          else v[t] = diff_at(src, kind, flat);
+        }
+        int64_t dst = (o * (total - 1) + j) * inner + i;
+        if (kind == 0) ((int64_t *)out)[dst] = (int64_t)((uint64_t)ints[1] - (uint64_t)ints[0]);
+        else if (kind == 1) ((int32_t *)out)[dst] = (int32_t)((uint32_t)ints[1] - (uint32_t)ints[0]);
+        else if (kind == 2) ((float *)out)[dst] = (float)v[1] - (float)v[0];
+        else ((double *)out)[dst] = v[1] - v[0];
+      }
+}
+
 /* rand and randn: a per-thread xorshift generator seeded from the clock and the thread's
  * stack; torch's own generator and seed are not reproduced (docs/ops.md). */
 static uint64_t next_random(void) {

@@ -148,6 +148,9 @@ void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
 /* start + step * i for i < n, as the element type kind (SC_ARANGE_*): in double for
  * floating types, in int64 (truncated start and step) for integers. */
 void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t kind);
+/* diff (n = 1) along the middle dim of [outer, len, inner] pieces of prepend, x, append */
+void sc_k_diff(const void *pre, const void *x, const void *app, void *out, int64_t outer, int64_t lp, int64_t lx,
+               int64_t la, int64_t inner, int32_t kind);
 /* roll of a compact tensor, each dim's shift in [0, size) */
 void sc_k_roll(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *shift, int64_t esize);
 /* n random floats: uniform in [0, 1), or standard normal when normal is set */
