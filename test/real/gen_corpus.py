@@ -288,6 +288,16 @@ def export_case(name, module, args, ds, kwargs, out_root=None, also_static=False
     return "ok"
 
 
+def export_and_thin(name, module, args, ds, kwargs, recipes=None, int_ranges=None):
+    """export_case, then each archive stored thin (thin.py) where recipes are given."""
+    verdict = export_case(name, module, args, ds, kwargs, int_ranges=int_ranges)
+    if recipes is not None:
+        for f in ("model.pt2", "decomposed.pt2"):
+            if os.path.exists(os.path.join(OUT, name, f)):
+                thin.thin(os.path.join(OUT, name, f), recipes)
+    return verdict
+
+
 def repeated_calls(path, args, kwargs):
     """Three calls of a freshly loaded program's ep.module() on copies of the sample inputs:
     the outputs, and the inputs as the call left them (in-place updates, buffers' state)."""
@@ -370,11 +380,8 @@ def main(names):
             continue
         torch.manual_seed(zlib.crc32(name.encode()) % 1000)
         try:
-            verdict = export_case(name, module.eval(), args, ds, kwargs)
-            if name in BIG:  # their weights are recomputed by the tests, not stored
-                for f in ("model.pt2", "decomposed.pt2"):
-                    if os.path.exists(os.path.join(OUT, name, f)):
-                        thin.thin(os.path.join(OUT, name, f), recipes)
+            # the big ones' weights are recomputed by the tests, not stored
+            verdict = export_and_thin(name, module.eval(), args, ds, kwargs, recipes if name in BIG else None)
         except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
             traceback.print_exc()
             verdict = "generator-error"

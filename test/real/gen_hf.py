@@ -265,11 +265,7 @@ def main(names):
         try:
             make = case if family in FAMILIES else vision_case if family in VISION else seq2seq_case
             name, module, args, ds, ranges, recipes = make(family)
-            verdict = gen_corpus.export_case(name, module, args, ds, {}, int_ranges=ranges)
-            for f in ("model.pt2", "decomposed.pt2"):
-                path = os.path.join(gen_corpus.OUT, name, f)
-                if os.path.exists(path):
-                    thin.thin(path, recipes)
+            verdict = gen_corpus.export_and_thin(name, module, args, ds, {}, recipes, ranges)
         except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
             traceback.print_exc()
             verdict = "generator-error"

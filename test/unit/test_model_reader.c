@@ -312,16 +312,23 @@ START_TEST(test_ghost_value_is_undefined) {
 }
 END_TEST
 
-START_TEST(test_unknown_operator_suggests_closest) {
-  sc_ctx *ctx = sc_ctx_new();
+/* The SC0307 diagnostic for the example model with node 2's target replaced by `target`
+ * (a JSON string); ctx keeps it. */
+static const sc_diag *unknown_operator(sc_ctx *ctx, const char *target) {
   cJSON *root = tu_example_model();
-  tu_mutate(root, "graph_module.graph.nodes[2].target", "\"torch.ops.aten.addm.default\"");
+  tu_mutate(root, "graph_module.graph.nodes[2].target", target);
   tu_read_model_tree(ctx, root);
   cJSON_Delete(root);
   const sc_diag *d = sc_diags_find(&ctx->diags, SC_DIAG_UNKNOWN_OPERATOR);
   ck_assert_ptr_nonnull(d);
-  ck_assert_ptr_nonnull(strstr(d->message, "torch.ops.aten.addm.default"));
   ck_assert_ptr_nonnull(d->hint);
+  return d;
+}
+
+START_TEST(test_unknown_operator_suggests_closest) {
+  sc_ctx *ctx = sc_ctx_new();
+  const sc_diag *d = unknown_operator(ctx, "\"torch.ops.aten.addm.default\"");
+  ck_assert_ptr_nonnull(strstr(d->message, "torch.ops.aten.addm.default"));
   ck_assert_ptr_nonnull(strstr(d->hint, "closest known operators: torch.ops.aten.addmm.default"));
   sc_ctx_free(ctx);
 }
@@ -331,13 +338,7 @@ END_TEST
  * operator it keeps gets the closest names and the files to extend, above). */
 START_TEST(test_unknown_decomposable_operator_says_decompose) {
   sc_ctx *ctx = sc_ctx_new();
-  cJSON *root = tu_example_model();
-  tu_mutate(root, "graph_module.graph.nodes[2].target", "\"torch.ops.aten.floor_divide.default\"");
-  tu_read_model_tree(ctx, root);
-  cJSON_Delete(root);
-  const sc_diag *d = sc_diags_find(&ctx->diags, SC_DIAG_UNKNOWN_OPERATOR);
-  ck_assert_ptr_nonnull(d);
-  ck_assert_ptr_nonnull(d->hint);
+  const sc_diag *d = unknown_operator(ctx, "\"torch.ops.aten.floor_divide.default\"");
   ck_assert_ptr_nonnull(strstr(d->hint, "ep.run_decompositions()"));
   ck_assert_ptr_null(strstr(d->hint, "closest known operators"));
   sc_ctx_free(ctx);
