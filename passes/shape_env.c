@@ -735,8 +735,12 @@ static bool lookup_one(void *env, const char *name, int64_t *value) {
  * is finite and at most 65,536 wide: sympy proves such guards (Whisper's decoder slices
  * give -min(1, s + min(1, s)) + max(...) == s, true for every s >= 0) where shapec's
  * rewriting does not, so each value is tried. */
-static bool holds_on_whole_range(const sc_expr *e, const sc_symbol *s) {
+static bool holds_on_whole_range(sc_shape_env *env, const sc_expr *e, const sc_symbol *s) {
   if (s->range.lo == SC_NEG_INT_OO || s->range.hi == SC_INT_OO || s->range.hi - s->range.lo > 65536) return false;
+  /* a program of many such guards gets 2^24 trials in all, then its violations as before */
+  uint64_t width = (uint64_t)(s->range.hi - s->range.lo) + 1;
+  if (env->range_trials + width > ((uint64_t)1 << 24)) return false;
+  env->range_trials += width;
   for (int64_t v = s->range.lo; v <= s->range.hi; v++) {
     one_value o = {s->name, v};
     int64_t out;
@@ -748,7 +752,7 @@ static bool holds_on_whole_range(const sc_expr *e, const sc_symbol *s) {
 static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   const char *names[2];
   sc_symbol *s = sc_expr_symbols(e, names, 2) == 1 ? sc_env_find(env, names[0]) : NULL;
-  if (s && s->origin == SC_SYM_NAMED && holds_on_whole_range(e, s)) return; /* every allowed size passes */
+  if (s && s->origin == SC_SYM_NAMED && holds_on_whole_range(env, e, s)) return; /* every allowed size passes */
   if (s && s->origin == SC_SYM_NAMED && env->prefer_deferred_asserts) {
     record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
     return;

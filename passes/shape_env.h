@@ -111,6 +111,7 @@ typedef struct sc_violation {
 
 typedef struct sc_shape_env {
   sc_ctx *ctx;
+  uint64_t range_trials;  /* guard evaluations spent trying guards over whole ranges (shape_env.c) */
   sc_symbol *symbols;
   size_t n_symbols, cap_symbols;
   sc_guard *guards;

@@ -30,7 +30,11 @@ int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shap
                       int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
                       const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
                       int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen) {
-  if (src_rank > MAX_RANK || b_rank > MAX_RANK || n_index > src_rank) return SHAPEC_ERR_ARGUMENT;
+  if (src_rank > MAX_RANK || b_rank > MAX_RANK || n_index > src_rank) {
+    if (err && errlen) snprintf(err, errlen, "indexing a tensor of rank %d with %d indices of rank %d (%s)", (int)src_rank,
+                                (int)n_index, (int)b_rank, node ? node : "index");
+    return SHAPEC_ERR_ARGUMENT;
+  }
   int64_t b_count = 1;
   for (int32_t d = 0; d < b_rank; d++) b_count *= b_shape[d];
   /* the source's dims that no index picks, in order */
