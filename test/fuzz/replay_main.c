@@ -34,12 +34,17 @@ static int replay_file(const char *path) {
 }
 
 int main(int argc, char **argv) {
-  int bad = 0;
+  int bad = 0, replayed = 0;
   for (int i = 1; i < argc; i++) {
     struct stat st;
-    if (stat(argv[i], &st) != 0) continue; /* a target without regressions yet */
+    if (stat(argv[i], &st) != 0) { /* a misspelt or lost folder must not pass as "nothing to replay" */
+      fprintf(stderr, "replay: %s does not exist\n", argv[i]);
+      bad = 1;
+      continue;
+    }
     if (!S_ISDIR(st.st_mode)) {
       bad |= replay_file(argv[i]);
+      replayed++;
       continue;
     }
     DIR *d = opendir(argv[i]);
@@ -48,8 +53,13 @@ int main(int argc, char **argv) {
       char path[4096];
       snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
       bad |= replay_file(path);
+      replayed++;
     }
     if (d) closedir(d);
+  }
+  if (!replayed && !bad) {
+    fprintf(stderr, "replay: no input found\n");
+    bad = 1;
   }
   return bad;
 }
