@@ -1446,6 +1446,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
     case SC_OP_LE_TENSOR: case SC_OP_LE_SCALAR: case SC_OP_GT_TENSOR: case SC_OP_GT_SCALAR: case SC_OP_GE_TENSOR:
     case SC_OP_GE_SCALAR: case SC_OP_LOGICAL_NOT: case SC_OP_LOGICAL_AND: case SC_OP_LOGICAL_OR:
+    case SC_OP_ISINF: case SC_OP_ISNAN: case SC_OP_ISFINITE:
     case SC_OP_BITWISE_NOT: case SC_OP_BITWISE_AND: case SC_OP_BITWISE_OR:
     case SC_OP_MASKED_FILL_SCALAR:
       return rule_elementwise(rc);
@@ -1495,6 +1496,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MAX: case SC_OP_MIN: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_ARGMAX: case SC_OP_ARGMIN: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_ANY_DIM: return rule_reduce(rc, "dim", false, 1);
+    case SC_OP_ANY: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_LINALG_VECTOR_NORM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_CUMSUM: {
       const sc_value *x = tensor_arg(rc, "self", true);

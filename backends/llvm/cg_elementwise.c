@@ -27,7 +27,9 @@ bool cg_is_elementwise(const sc_node *n) {
 
 LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt) {
   switch (dt) {
-    case SC_DTYPE_F32: return g->f32;
+    case SC_DTYPE_F32:
+    case SC_DTYPE_F16:
+    case SC_DTYPE_BF16: return g->f32; /* computed in float32, held in 16 bits (cg_half.c) */
     case SC_DTYPE_F64: return g->f64;
     case SC_DTYPE_I64: return g->i64;
     case SC_DTYPE_I32: return g->i32;
@@ -292,10 +294,8 @@ static LLVMValueRef load_leaf(cg *g, ew_ctx *c, cg_value *cv) {
     off = LLVMBuildAdd(g->B, l->row, LLVMBuildMul(g->B, c->j, inner_stride, "jo"), "off");
   }
   sc_dtype dt = cv->v->meta.dtype;
-  LLVMTypeRef t = cg_llvm_type(g, dt), mem = t == g->i1 ? g->i8 : t;
   LLVMValueRef idx[1] = {off};
-  LLVMValueRef x = LLVMBuildLoad2(g->B, mem, LLVMBuildInBoundsGEP2(g->B, mem, cv->data, idx, 1, "p"), "x");
-  return t == g->i1 ? LLVMBuildICmp(g->B, LLVMIntNE, x, LLVMConstInt(g->i8, 0, 0), "b") : x;
+  return cg_load_elem(g, dt, LLVMBuildInBoundsGEP2(g->B, cg_mem_type(g, dt), cv->data, idx, 1, "p"));
 }
 
 static LLVMValueRef convert(cg *g, LLVMValueRef x, LLVMTypeRef to) {
@@ -458,7 +458,17 @@ static LLVMValueRef clamp_f(cg *g, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef
 }
 
 /* The value of node n's output for the current element, in the output's LLVM type. */
+static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *type_out);
+
+/* The node's value in the loop, rounded where the program rounds it (a float32 value
+ * standing for a half-precision one: torch rounds each op's result). */
 static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *type_out) {
+  LLVMValueRef x = emit_op(g, c, n, type_out);
+  sc_dtype rounds_to = out_value(n)->meta.rounds_to;
+  return rounds_to != SC_DTYPE_UNKNOWN ? cg_round_to(g, rounds_to, x) : x;
+}
+
+static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *type_out) {
   const sc_value *ov = out_value(n);
   LLVMTypeRef t = cg_llvm_type(g, ov->meta.dtype);
   *type_out = t;
@@ -696,6 +706,15 @@ static LLVMValueRef emit_tree(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *t
     }
     case SC_OP_LOGICAL_NOT:
       return LLVMBuildNot(g->B, operand(g, c, n, "self", g->i1, &has), "not");
+    case SC_OP_ISINF: case SC_OP_ISNAN: case SC_OP_ISFINITE: { /* of an integer: never inf or NaN */
+      x = operand(g, c, n, "self", NULL, &has);
+      LLVMTypeRef xt = LLVMTypeOf(x);
+      if (xt != g->f32 && xt != g->f64) return LLVMConstInt(g->i1, n->op->id == SC_OP_ISFINITE, 0);
+      if (n->op->id == SC_OP_ISNAN) return LLVMBuildFCmp(g->B, LLVMRealUNO, x, x, "nan");
+      LLVMValueRef inf = LLVMConstReal(xt, INFINITY), a = intrinsic1(g, "llvm.fabs", x);
+      return n->op->id == SC_OP_ISINF ? LLVMBuildFCmp(g->B, LLVMRealOEQ, a, inf, "inf")
+                                      : LLVMBuildFCmp(g->B, LLVMRealOLT, a, inf, "finite");
+    }
     case SC_OP_BITWISE_NOT:
       return LLVMBuildNot(g->B, operand(g, c, n, "self", t, &has), "not");
     case SC_OP_BITWISE_AND:
@@ -748,10 +767,10 @@ static void inner_body(cg *g, LLVMValueRef j, void *arg) {
   ew_ctx *c = arg;
   c->j = j;
   LLVMTypeRef t;
-  LLVMValueRef v = emit_tree(g, c, c->root, &t);
+  sc_dtype dt = c->out->v->meta.dtype;
+  LLVMValueRef v = cg_to_memory(g, dt, emit_tree(g, c, c->root, &t));
   LLVMValueRef off = LLVMBuildAdd(g->B, LLVMBuildMul(g->B, c->o, c->inner, "ro"), j, "off");
-  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
-  if (t == g->i1) v = LLVMBuildZExt(g->B, v, g->i8, "b");
+  LLVMTypeRef mem = cg_mem_type(g, dt);
   LLVMValueRef idx[1] = {off};
   LLVMBuildStore(g->B, v, LLVMBuildInBoundsGEP2(g->B, mem, c->out->data, idx, 1, "p"));
 }
@@ -780,9 +799,9 @@ static void aligned_body(cg *g, LLVMValueRef jp, void *arg) {
   LLVMValueRef k = LLVMBuildAdd(g->B, c->block, jp, "k");
   c->j = LLVMBuildAdd(g->B, c->head, k, "j");
   LLVMTypeRef t;
-  LLVMValueRef v = emit_tree(g, c, c->root, &t);
-  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
-  if (t == g->i1) v = LLVMBuildZExt(g->B, v, g->i8, "b");
+  sc_dtype dt = c->out->v->meta.dtype;
+  LLVMValueRef v = cg_to_memory(g, dt, emit_tree(g, c, c->root, &t));
+  LLVMTypeRef mem = cg_mem_type(g, dt);
   LLVMValueRef idx[1] = {k};
   LLVMBuildStore(g->B, v, LLVMBuildInBoundsGEP2(g->B, mem, c->aligned, idx, 1, "p"));
 }
@@ -857,8 +876,7 @@ static void segments_step(cg *g, LLVMValueRef k, void *arg) {
  * vectorized stores of that part then carry the line's alignment, which streaming stores
  * need (backends/cpu/stream_stores.c marks them after optimization). */
 static void stream_row(cg *g, ew_ctx *c) {
-  LLVMTypeRef mem = cg_llvm_type(g, c->out->v->meta.dtype);
-  if (mem == g->i1) mem = g->i8;
+  LLVMTypeRef mem = cg_mem_type(g, c->out->v->meta.dtype);
   LLVMValueRef idx[1] = {LLVMBuildMul(g->B, c->o, c->inner, "ro")};
   LLVMValueRef row = LLVMBuildInBoundsGEP2(g->B, mem, c->out->data, idx, 1, "row");
   LLVMValueRef mis = LLVMBuildAnd(g->B, LLVMBuildPtrToInt(g->B, row, g->i64, "addr"), cg_i64(g, CG_LINE - 1), "mis");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/base/strbuf.h"
+#include "ir/half.h"
 #include "lower.h"
 #include "runtime_abi.h"
 
@@ -1282,12 +1283,14 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_LINALG_VECTOR_NORM) return lower_vector_norm(g, n, x);
   if (n->op->id == SC_OP_CUMSUM) return lower_cumsum(g, n, x);
-  if (n->op->id == SC_OP_ANY_DIM) {
-    int d = norm_dim(int_arg(n, "dim", 0), r);
+  if (n->op->id == SC_OP_ANY_DIM || n->op->id == SC_OP_ANY) { /* any.default: one row of every element */
+    bool all = n->op->id == SC_OP_ANY;
+    int d = all ? 0 : norm_dim(int_arg(n, "dim", 0), r);
     cg_value *out = produce(g, output(n, 0));
     sc_dtype dt = x->v->meta.dtype;
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32};
-    LLVMValueRef a[7] = {x->data, out->data, prod(g, x->dims, 0, d), x->dims[d], prod(g, x->dims, d + 1, r),
+    LLVMValueRef a[7] = {x->data, out->data, all ? cg_i64(g, 1) : prod(g, x->dims, 0, d), all ? x->numel : x->dims[d],
+                         all ? cg_i64(g, 1) : prod(g, x->dims, d + 1, r),
                          cg_elem_size(g, dt), LLVMConstInt(g->i32, dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64, 0)};
     cg_call(g, "sc_k_any", g->voidt, p, 7, a, 7, false);
     return true;
@@ -1391,9 +1394,13 @@ static bool fill_with(cg *g, const sc_node *n, cg_value *out, double value) {
   sc_dtype dt = out->v->meta.dtype;
   LLVMTypeRef t = cg_llvm_type(g, dt);
   if (!t) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering", n->target, sc_dtype_name(dt));
-  LLVMTypeRef mem = t == g->i1 ? g->i8 : t;
+  LLVMTypeRef mem = cg_mem_type(g, dt);
   LLVMValueRef slot = LLVMBuildAlloca(g->B, mem, "v");
-  LLVMBuildStore(g->B, (t == g->f32 || t == g->f64) ? LLVMConstReal(t, value) : LLVMConstInt(mem, (unsigned long long)(int64_t)value, 1), slot);
+  LLVMValueRef bits = dt == SC_DTYPE_BF16  ? LLVMConstInt(g->i16, sc_f32_to_bf16((float)value), 0)
+                      : dt == SC_DTYPE_F16 ? LLVMConstInt(g->i16, sc_f32_to_f16((float)value), 0)
+                      : (t == g->f32 || t == g->f64) ? LLVMConstReal(t, value)
+                                                     : LLVMConstInt(mem, (unsigned long long)(int64_t)value, 1);
+  LLVMBuildStore(g->B, bits, slot);
   LLVMTypeRef p[4] = {g->ptr, g->i64, g->ptr, g->i64};
   LLVMValueRef a[4] = {out->data, out->numel, slot, cg_elem_size(g, dt)};
   cg_call(g, "sc_k_fill", g->voidt, p, 4, a, 4, false);

@@ -365,6 +365,14 @@ bool cg_is_elementwise(const sc_node *n);
 void cg_plan_fusion(cg *g);
 bool cg_emit_elementwise(cg *g, const sc_node *n);
 LLVMTypeRef cg_llvm_type(cg *g, sc_dtype dt);
+/* cg_half.c: an element's type in memory (i8 for bool, i16 for float16/bfloat16; else
+ * cg_llvm_type, the type computed with: float32 for the half dtypes), a load of one
+ * element as the computed type, a computed value as memory holds it, and a float32
+ * rounded to a half dtype's precision (x itself for any other dtype). */
+LLVMTypeRef cg_mem_type(cg *g, sc_dtype dt);
+LLVMValueRef cg_load_elem(cg *g, sc_dtype dt, LLVMValueRef ptr);
+LLVMValueRef cg_to_memory(cg *g, sc_dtype dt, LLVMValueRef v);
+LLVMValueRef cg_round_to(cg *g, sc_dtype dt, LLVMValueRef x);
 /* A loop over [0, n): calls body with the induction variable; returns after the loop. */
 void cg_loop(cg *g, LLVMValueRef n, void (*body)(cg *, LLVMValueRef, void *), void *arg);
 /* The same over [begin, end). */

@@ -16,6 +16,7 @@
 #include "lib/observe/spec_infer.h"
 #include "lib/report/report.h"
 #include "lib/report/spec_fix.h"
+#include "passes/half_precision.h"
 #include "passes/inplace_updates.h"
 #include "passes/result_dtypes.h"
 #include "passes/verify_graph.h"
@@ -97,6 +98,8 @@ static bool produce(sc_ctx *ctx, const sc_export_options *opts, sc_export_result
   if (!ok || opts->no_codegen) return ok;
   /* the library embeds the report it was built with */
   char *report = sc_report_render(ctx, out->program, out->spec, &out->analysis, NULL);
+  /* after the report, which shows the program as torch wrote it */
+  if (sc_program_has_half(out->program)) sc_compute_half_in_float32(ctx, out->program, out->weights);
   sc_library_options copts = {opts->cpu, dir, report, opts->emit_llvm, opts->external_weights,
                               opts->target_cpu || !opts->target_cuda, opts->target_cuda, opts->cuda_arch,
                               opts->cuda_emulate, opts->name};
