@@ -12,6 +12,7 @@
 
 #include "cuda_stage.h"
 #include "lib/base/fileio.h"
+#include "ir/half.h"
 #include "lib/frontend/npy.h"
 #include "lib/observe/observations.h"
 #include "library_file.h"
@@ -51,6 +52,9 @@ static sc_dtype from_packed(int packed) {
     case (6 << 8) | 8: return SC_DTYPE_BOOL;
     case (1 << 8) | 8: return SC_DTYPE_U8;
     case (0 << 8) | 8: return SC_DTYPE_I8;
+    case (0 << 8) | 16: return SC_DTYPE_I16;
+    case (2 << 8) | 16: return SC_DTYPE_F16;
+    case (4 << 8) | 16: return SC_DTYPE_BF16;
     default: return SC_DTYPE_UNKNOWN;
   }
 }
@@ -58,7 +62,11 @@ static sc_dtype from_packed(int packed) {
 static void to_dl(sc_dtype dt, shapec_dtype *out) {
   out->lanes = 1;
   out->bits = (uint8_t)(sc_dtype_size(dt) * 8);
-  out->code = dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64 ? 2 : dt == SC_DTYPE_BOOL ? 6 : dt == SC_DTYPE_U8 ? 1 : 0;
+  out->code = dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64 || dt == SC_DTYPE_F16 ? 2
+              : dt == SC_DTYPE_BF16                                        ? 4
+              : dt == SC_DTYPE_BOOL                                        ? 6
+              : dt == SC_DTYPE_U8 || dt == SC_DTYPE_U16                    ? 1
+                                                                           : 0;
 }
 
 /* stderr, for people: the output's dtype, shape and first values. */
@@ -70,10 +78,10 @@ static void describe_output(int index, const char *name, const sc_npy *a) {
     numel *= a->shape[k];
   }
   fprintf(stderr, "]");
-  if (a->dtype == SC_DTYPE_F32) {
-    const float *f = a->data;
+  if (a->dtype == SC_DTYPE_F32 || a->dtype == SC_DTYPE_F16) {
     fprintf(stderr, " =");
-    for (int64_t i = 0; i < numel && i < 6; i++) fprintf(stderr, " %.6g", f[i]);
+    for (int64_t i = 0; i < numel && i < 6; i++)
+      fprintf(stderr, " %.6g", a->dtype == SC_DTYPE_F32 ? ((const float *)a->data)[i] : sc_f16_to_f32(((const uint16_t *)a->data)[i]));
     if (numel > 6) fprintf(stderr, " ...");
   }
   fprintf(stderr, "\n");
@@ -272,6 +280,7 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
       status = (int)sc_diags_exit_class(&ctx->diags);
       goto done;
     }
+    sc_npy_as_half(&ins[i], from_packed(api.input_dtype(i))); /* float32 or bit patterns for a half input */
     tin[i] = (shapec_tensor){ins[i].data, {1, 0}, ins[i].ndim, {0, 0, 1}, ins[i].shape, NULL, 0};
     to_dl(ins[i].dtype, &tin[i].dtype);
     if (o->cuda) tin[i].device = (shapec_device){2, o->cuda_device};
@@ -352,6 +361,7 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     goto done;
   }
   for (int i = 0; i < n_out; i++) {
+    sc_npy_widen_bf16(&outs[i]); /* NumPy has no bfloat16: its values as float32, exactly */
     /* by position, as the program returns them (the graph's node names say nothing to a
      * caller, and change when the model does) */
     const char *path = sc_arena_printf(&ctx->arena, "%s/output_%d.npy", outdir, i);

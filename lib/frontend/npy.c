@@ -5,17 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/half.h"
 #include "lib/base/fileio.h"
 
 static const struct {
   const char *descr;
   sc_dtype dt;
-} npy_types[] = {{"<f4", SC_DTYPE_F32}, {"<f8", SC_DTYPE_F64}, {"<i8", SC_DTYPE_I64},
-                 {"<i4", SC_DTYPE_I32}, {"|b1", SC_DTYPE_BOOL}, {"|u1", SC_DTYPE_U8}, {"|i1", SC_DTYPE_I8}};
+} npy_types[] = {{"<f4", SC_DTYPE_F32}, {"<f8", SC_DTYPE_F64}, {"<i8", SC_DTYPE_I64}, {"<i4", SC_DTYPE_I32},
+                 {"|b1", SC_DTYPE_BOOL}, {"|u1", SC_DTYPE_U8}, {"|i1", SC_DTYPE_I8}, {"<f2", SC_DTYPE_F16},
+                 /* 16-bit integers: also bfloat16's bit patterns (NumPy has no bfloat16) */
+                 {"<i2", SC_DTYPE_I16}, {"<u2", SC_DTYPE_U16}};
 
 static bool bad(sc_ctx *ctx, const char *path, const char *what) {
   sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_NPY_FORMAT, SC_SEV_ERROR, path, NULL, "not a usable .npy file: %s", what);
-  sc_diag_set_hint(&ctx->diags, d, "write it with numpy.save of a C-ordered float32, float64, int64, int32 or bool array");
+  sc_diag_set_hint(&ctx->diags, d, "write it with numpy.save of a C-ordered float32, float64, float16, int64, int32 "
+                   "or bool array");
   return false;
 }
 
@@ -79,7 +83,7 @@ bool sc_npy_read(sc_ctx *ctx, const char *path, sc_npy *out) {
   for (size_t i = 0; q && i < sizeof npy_types / sizeof npy_types[0]; i++)
     if (strncmp(q + 1, npy_types[i].descr, 3) == 0 && q[4] == '\'') out->dtype = npy_types[i].dt;
   if (out->dtype == SC_DTYPE_UNKNOWN) {
-    bad(ctx, path, "unsupported dtype (use float32, float64, int64, int32 or bool, little-endian)");
+    bad(ctx, path, "unsupported dtype (use float32, float64, float16, int64, int32 or bool, little-endian)");
     free(h);
     goto done;
   }
@@ -140,4 +144,37 @@ bool sc_npy_write(sc_ctx *ctx, const char *path, const sc_npy *a) {
 void sc_npy_free(sc_npy *a) {
   free(a->data);
   a->data = NULL;
+}
+
+bool sc_npy_as_half(sc_npy *a, sc_dtype want) {
+  if ((want != SC_DTYPE_F16 && want != SC_DTYPE_BF16) || a->dtype == want) return a->dtype == want;
+  if (want == SC_DTYPE_BF16 && (a->dtype == SC_DTYPE_I16 || a->dtype == SC_DTYPE_U16)) { /* the bits as they are */
+    a->dtype = want;
+    return true;
+  }
+  if (a->dtype != SC_DTYPE_F32) return false;
+  size_t n = a->nbytes / 4;
+  const float *f = a->data;
+  uint16_t *h = a->data; /* in place: element i is written after element i was read */
+  for (size_t i = 0; i < n; i++) {
+    float x = f[i];
+    h[i] = want == SC_DTYPE_BF16 ? sc_f32_to_bf16(x) : sc_f32_to_f16(x);
+  }
+  a->dtype = want;
+  a->nbytes = n * 2;
+  return true;
+}
+
+bool sc_npy_widen_bf16(sc_npy *a) {
+  if (a->dtype != SC_DTYPE_BF16) return false;
+  size_t n = a->nbytes / 2;
+  float *f = aligned_alloc(64, (n * 4 + 63) / 64 * 64 + 64);
+  if (!f) sc_fatal_oom();
+  const uint16_t *h = a->data;
+  for (size_t i = 0; i < n; i++) f[i] = sc_bf16_to_f32(h[i]);
+  free(a->data);
+  a->data = f;
+  a->dtype = SC_DTYPE_F32;
+  a->nbytes = n * 4;
+  return true;
 }

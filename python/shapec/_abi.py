@@ -6,8 +6,8 @@ TARGET_CPU, TARGET_CUDA = 1, 2
 KDL_CPU, KDL_CUDA = 1, 2
 
 # DLPack dtype codes: (code, bits) <-> NumPy dtype names
-_DTYPES = {(2, 32): "float32", (2, 64): "float64", (2, 16): "float16", (0, 64): "int64", (0, 32): "int32",
-           (0, 16): "int16", (0, 8): "int8", (1, 8): "uint8", (6, 8): "bool"}
+_DTYPES = {(2, 32): "float32", (2, 64): "float64", (2, 16): "float16", (4, 16): "bfloat16", (0, 64): "int64",
+           (0, 32): "int32", (0, 16): "int16", (0, 8): "int8", (1, 8): "uint8", (6, 8): "bool"}
 DTYPE_OF_NAME = {v: k for k, v in _DTYPES.items()}
 
 

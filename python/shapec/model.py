@@ -27,6 +27,48 @@ def _is_torch(x):
     return type(x).__module__.split(".")[0] == "torch"
 
 
+class _BF16:
+    """A host bfloat16 tensor as the library reads it: its bit patterns in a C-ordered
+    uint16 array (NumPy has no bfloat16; torch's bfloat16 tensors and ml_dtypes' arrays
+    are viewed as such bits, never converted)."""
+
+    def __init__(self, bits):
+        self.bits = np.ascontiguousarray(bits, np.uint16)
+        self.ndim, self.shape = self.bits.ndim, self.bits.shape
+
+
+def _ml_dtypes():
+    try:
+        import ml_dtypes
+        return ml_dtypes
+    except ImportError:
+        return None
+
+
+def _bf16_input(x):
+    """A bfloat16 tensor or array given for a bfloat16 input, as _BF16; None for anything
+    else (the library then refuses it, naming both dtypes)."""
+    if _is_torch(x) and str(x.dtype) == "torch.bfloat16":
+        import torch
+        return _BF16(x.detach().contiguous().view(torch.int16).numpy().view(np.uint16))
+    if isinstance(x, np.ndarray) and x.dtype.name == "bfloat16":  # ml_dtypes
+        return _BF16(np.ascontiguousarray(x).view(np.uint16))
+    return None
+
+
+def _bf16_output(bits, torch_in):
+    """A bfloat16 output for the caller: a torch bfloat16 tensor when torch tensors came
+    in, an ml_dtypes bfloat16 array where ml_dtypes is installed, else float32 values
+    (which hold every bfloat16 exactly)."""
+    if torch_in:
+        import torch
+        return torch.from_numpy(bits.view(np.int16)).view(torch.bfloat16)
+    ml = _ml_dtypes()
+    if ml is not None:
+        return bits.view(ml.bfloat16)
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
 class Model:
     """A loaded model library.  Each Model loads its own copy (RTLD_LOCAL), so several
     models, or several exports of one model, live side by side in a process."""
@@ -81,6 +123,12 @@ class Model:
         arrays, device, torch_in = [], None, False
         for name, dtype, ndim in zip(self.input_names, self.input_dtypes, self._in_ndim):
             x = given[name]
+            if dtype == "bfloat16" and not (_is_torch(x) and x.device.type == "cuda"):
+                bf = _bf16_input(x)
+                if bf is not None:
+                    torch_in = torch_in or _is_torch(x)
+                    arrays.append(bf)
+                    continue
             if _is_torch(x):
                 torch_in = True
                 if x.device.type == "cuda":
@@ -98,9 +146,9 @@ class Model:
         if device is not None:
             import torch
             for k, (name, a) in enumerate(zip(self.input_names, arrays)):
-                if isinstance(a, np.ndarray):
+                if isinstance(a, (np.ndarray, _BF16)):
                     if a.ndim:
-                        cuda_name = next(n for n, b in zip(self.input_names, arrays) if not isinstance(b, np.ndarray))
+                        cuda_name = next(n for n, b in zip(self.input_names, arrays) if not isinstance(b, (np.ndarray, _BF16)))
                         raise ShapecError(f"input {name!r} is on the CPU but {cuda_name!r} is on {device}: pass every "
                                           "input on one device", _abi.ERR_ARGUMENT)
                     arrays[k] = torch.from_numpy(a).to(device)
@@ -127,12 +175,16 @@ class Model:
     def _record(self, arrays):
         report = self.report
         scalars = {i["name"] for i in report["inputs"] if "value_kind" in i}
-        _observations.record_shapes(self.record_shapes, dict(zip(self.input_names, arrays)),
+        _observations.record_shapes(self.record_shapes,
+                                    {n: a.bits if isinstance(a, _BF16) else a for n, a in zip(self.input_names, arrays)},
                                     model_sha256=report.get("model_sha256"), scalars=scalars)
 
     def _tensor(self, a, keep):
         """The shapec_tensor of a NumPy array (host memory) or a torch CUDA tensor."""
-        if isinstance(a, np.ndarray):
+        if isinstance(a, _BF16):
+            name, data = "bfloat16", a.bits.ctypes.data
+            device = _abi.Device(_abi.KDL_CUDA if self._host_is_device else _abi.KDL_CPU, 0)
+        elif isinstance(a, np.ndarray):
             name, data = a.dtype.name, a.ctypes.data
             device = _abi.Device(_abi.KDL_CUDA if self._host_is_device else _abi.KDL_CPU, 0)
         else:
@@ -187,7 +239,8 @@ class Model:
             outs_buf = [torch.empty(shape, dtype=getattr(torch, dtype), device=device)
                         for shape, dtype in zip(shapes, self.output_dtypes)]
         else:
-            outs_buf = [np.empty(shape, dtype) for shape, dtype in zip(shapes, self.output_dtypes)]
+            outs_buf = [_BF16(np.empty(shape, np.uint16)) if dtype == "bfloat16" else np.empty(shape, dtype)
+                        for shape, dtype in zip(shapes, self.output_dtypes)]
         outs = (_abi.Tensor * max(1, len(outs_buf)))(*[self._tensor(o, keep) for o in outs_buf])
         if device is not None:
             stream = torch.cuda.current_stream(device).cuda_stream
@@ -200,9 +253,9 @@ class Model:
             result = outs_buf
         elif torch_in:
             import torch
-            result = [_to_torch(torch, o) for o in outs_buf]
+            result = [_bf16_output(o.bits, True) if isinstance(o, _BF16) else _to_torch(torch, o) for o in outs_buf]
         else:
-            result = outs_buf
+            result = [_bf16_output(o.bits, False) if isinstance(o, _BF16) else o for o in outs_buf]
         return result[0] if len(result) == 1 else tuple(result)
 
 

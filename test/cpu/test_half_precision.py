@@ -202,6 +202,49 @@ def check_case(checks, shapec, case_dir, tmp):
                      f"{dtype} {name}: float32 inputs refused naming both dtypes ({msg if isinstance(msg, str) else 'ran'})"[:400])
 
 
+def check_entry_points(checks, shapec, root, tmp):
+    """The other ways in: `shapec run` on .npy files (float16 natively; bfloat16 as float32
+    values or as its bit patterns in int16/uint16, written back as float32) and the Python
+    package (NumPy float16, torch bfloat16 and float16 tensors), each giving the C ABI's
+    output bit for bit."""
+    for dtype in ("float16", "bfloat16"):
+        case_dir = os.path.join(root, "test", "real", "half", dtype, "hf_vit")
+        answers = json.load(open(os.path.join(case_dir, "answers.json")))
+        out = os.path.join(tmp, f"{dtype}_hf_vit")  # exported by check_case
+        recipe = answers["runs"][0]["inputs"][0]
+        bits, _ = build(recipe)
+        got = call(ctypes.CDLL(os.path.join(out, "model.so")), [(bits, dtype)])
+        want = widen(got[0][0], dtype)
+        files = {"float32": filled(recipe["shape"], recipe["k"]),
+                 "bits": bits.view(np.int16) if dtype == "bfloat16" else bits.view(np.float16)}
+        for label, arr in files.items():
+            npy = os.path.join(tmp, f"{dtype}_{label}.npy")
+            np.save(npy, arr)
+            r = subprocess.run([shapec, "run", os.path.join(out, "model.so"), "--input", f"x={npy}", "--out",
+                                os.path.join(tmp, f"run_{dtype}_{label}")], capture_output=True, text=True)
+            y = np.load(os.path.join(tmp, f"run_{dtype}_{label}", "output_0.npy")) if r.returncode == 0 else None
+            ok = y is not None and y.dtype == (np.float16 if dtype == "float16" else np.float32) and \
+                np.array_equal(y.astype(np.float64), want)
+            checks.check(ok, f"shapec run, {dtype} model, {label} .npy input: the C ABI's output"
+                         + ("" if ok else f" ({r.stderr.strip()[-300:]})"))
+        sys.path.insert(0, os.path.join(root, "python"))
+        import shapec as package
+        m = package.load(os.path.join(out, "model.so"))
+        if dtype == "float16":
+            y = m(bits.view(np.float16))
+            checks.check(y.dtype == np.float16 and np.array_equal(y.astype(np.float64), want),
+                         "Python: NumPy float16 in, float16 out, the C ABI's output")
+        try:
+            import torch
+        except ImportError:
+            continue
+        t = torch.from_numpy(bits.view(np.int16)).view(torch.bfloat16) if dtype == "bfloat16" else \
+            torch.from_numpy(bits.view(np.float16))
+        y = m(t)
+        checks.check(str(y.dtype) == f"torch.{dtype}" and np.array_equal(y.float().numpy().astype(np.float64), want),
+                     f"Python: a torch {dtype} tensor in, {dtype} out, the C ABI's output")
+
+
 def main(argv):
     shapec, root = argv[1], argv[2]
     quick = "--quick" in argv
@@ -220,6 +263,8 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         for c in cases:
             check_case(checks, shapec, c, tmp)
+        if all(any(c.endswith(os.path.join(dt, "hf_vit")) for c in cases) for dt in ("float16", "bfloat16")):
+            check_entry_points(checks, shapec, root, tmp)
     return checks.finish()
 
 
