@@ -17,6 +17,7 @@ import base64
 import ctypes
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,7 +36,11 @@ QUICK = ("hf_llama", "hf_bert", "hf_vit", "op_linear", "op_conv2d", "op_layer_no
 # multiplying them by V (shapec does not: its result is closer to float32's, and a few
 # elements are an ulp away from torch's).  They are held to the models' criterion.
 ROUNDS_INSIDE = ("op_sdpa_causal", "op_sdpa_mask")
-MAX_RATIO, MEAN_RATIO = 2.0, 1.5  # shapec's error against the float32 result, against torch's
+MAX_RATIO, MEAN_RATIO = 2.0, 1.5
+# op programs whose float32 versions have no CUDA lowering either (cumsum, a bool attention
+# mask, bilinear upsampling: docs/cuda.md); the others also run on the CUDA path
+CUDA_GAPS = ("op_cumsum", "op_sdpa_mask", "op_upsample")
+PTXAS = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)  # shapec's error against the float32 result, against torch's
 
 
 class Tensor(ctypes.Structure):
@@ -83,12 +88,15 @@ def build(recipe):
     return x, dtype
 
 
+DEVICE = [1]  # DLPack's device type of the tensors made: 1 CPU, 2 CUDA (an emulated CUDA library takes host memory)
+
+
 def tensor(arr, dtype, keep):
     arr = np.require(arr, requirements="C")
     shape = (ctypes.c_int64 * max(1, arr.ndim))(*arr.shape)
     keep += [arr, shape]
     code, bits = DL[dtype]
-    return Tensor(arr.ctypes.data, 1, 0, arr.ndim, code, bits, 1, shape, None, 0)
+    return Tensor(arr.ctypes.data, DEVICE[0], 0, arr.ndim, code, bits, 1, shape, None, 0)
 
 
 def call(lib, inputs):
@@ -152,21 +160,52 @@ def compare(got, want, exact, dtype):
     return ", ".join(why)
 
 
-def check_case(checks, shapec, case_dir, tmp):
+def check_case(checks, shapec, case_dir, tmp, cuda=False):
+    """cuda: the library's CUDA path instead, built for the host and run by the emulated
+    driver (--cuda-emulate), after its PTX for sm_80 and sm_90 passed ptxas."""
     answers = json.load(open(os.path.join(case_dir, "answers.json")))
     dtype, name = answers["dtype"], answers["case"]
-    out = os.path.join(tmp, f"{dtype}_{name}")
-    r = subprocess.run([shapec, "export", os.path.join(case_dir, "model.pt2"), "-o", out, "-q"],
+    if cuda and name in CUDA_GAPS:
+        return
+    out = os.path.join(tmp, f"{dtype}_{name}" + ("_cuda" if cuda else ""))
+    flags = ["--target", "cuda", "--cuda-emulate"] if cuda else []
+    r = subprocess.run([shapec, "export", os.path.join(case_dir, "model.pt2"), "-o", out, "-q", *flags],
                        capture_output=True, text=True, timeout=600)
-    checks.check(r.returncode == 0, f"{dtype} {name}: exports" + ("" if r.returncode == 0 else f": {r.stderr.strip()[:300]}"))
+    where = " (CUDA, emulated)" if cuda else ""
+    checks.check(r.returncode == 0, f"{dtype} {name}{where}: exports" + ("" if r.returncode == 0 else f": {r.stderr.strip()[:300]}"))
     if r.returncode:
         return
-    lib = ctypes.CDLL(os.path.join(out, "model.so"))
+    if cuda:
+        check_ptx(checks, shapec, case_dir, f"{out}_ptx", f"{dtype} {name}")
+    DEVICE[0] = 2 if cuda else 1
+    try:
+        check_runs(checks, answers, ctypes.CDLL(os.path.join(out, "model.so")), where)
+    finally:
+        DEVICE[0] = 1
+
+
+def check_ptx(checks, shapec, case_dir, out, what):
+    """The real CUDA build's PTX assembles for sm_80 and sm_90 (where ptxas is installed)."""
+    r = subprocess.run([shapec, "export", os.path.join(case_dir, "model.pt2"), "-o", out, "-q", "--target", "cuda",
+                        "--cuda-arch", "sm_80"], capture_output=True, text=True, timeout=600)
+    checks.check(r.returncode == 0, f"{what}: exports for CUDA" + ("" if r.returncode == 0 else f": {r.stderr.strip()[:300]}"))
+    if r.returncode or not PTXAS:
+        return
+    for arch in ("sm_80", "sm_90"):
+        for ptx in ("model.ptx", "model_kernels.ptx"):
+            a = subprocess.run([PTXAS, f"-arch={arch}", os.path.join(out, ptx), "-o", os.devnull],
+                               capture_output=True, text=True)
+            checks.check(a.returncode == 0, f"{what}: ptxas -arch={arch} {ptx}" + ("" if a.returncode == 0 else
+                                                                                  f": {a.stderr.strip()[:300]}"))
+
+
+def check_runs(checks, answers, lib, where):
+    dtype, name = answers["dtype"], answers["case"]
     for k, run in enumerate(answers["runs"]):
         shapes = [i["shape"] for i in run["inputs"]]
         got = call(lib, [build(i) for i in run["inputs"]])
         if isinstance(got, str):
-            checks.check(False, f"{dtype} {name} at {shapes}: refused: {got[:300]}")
+            checks.check(False, f"{dtype} {name}{where} at {shapes}: refused: {got[:300]}")
             continue
         why, notes = [], []
         for (arr, got_dtype), w in zip(got[len(got) - len(run["outputs"]):], run["outputs"]):
@@ -192,14 +231,14 @@ def check_case(checks, shapec, case_dir, tmp):
                 why.append(d)
             notes.append(f"{outside} of {want.size} outside assert_close of torch's, "
                          f"torch's {outside_tolerance(want, exact, dtype)} outside it of float32's")
-        checks.check(not why, f"{dtype} {name} at {shapes}: as accurate as torch ({'; '.join(why or notes)})")
+        checks.check(not why, f"{dtype} {name}{where} at {shapes}: as accurate as torch ({'; '.join(why or notes)})")
     # float32 where the program takes a half dtype: refused, naming both
     first = answers["runs"][0]["inputs"]
     wrong = [(filled(i["shape"], i["k"]), "float32") if i["kind"] == "filled" else build(i) for i in first]
     if any(i["kind"] == "filled" and i["dtype"] != "float32" for i in first):
         msg = call(lib, wrong)
         checks.check(isinstance(msg, str) and "float32" in msg and dtype in msg,
-                     f"{dtype} {name}: float32 inputs refused naming both dtypes ({msg if isinstance(msg, str) else 'ran'})"[:400])
+                     f"{dtype} {name}{where}: float32 inputs refused naming both dtypes ({msg if isinstance(msg, str) else 'ran'})"[:400])
 
 
 def check_entry_points(checks, shapec, root, tmp):
@@ -263,6 +302,8 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         for c in cases:
             check_case(checks, shapec, c, tmp)
+            if os.path.basename(c).startswith("op_") and not quick:
+                check_case(checks, shapec, c, tmp, cuda=True)
         if all(any(c.endswith(os.path.join(dt, "hf_vit")) for c in cases) for dt in ("float16", "bfloat16")):
             check_entry_points(checks, shapec, root, tmp)
     return checks.finish()
