@@ -128,7 +128,9 @@ if [ "$coverage" = 1 ]; then
 fi
 
 # ---- runs ------------------------------------------------------------------------------
-rm -rf "$build/findings" # this run's findings only (earlier ones are kept under test/fuzz/regressions/)
+# this run's findings only (earlier ones are kept under test/fuzz/regressions/); another
+# run's targets, on the same build folder at the same time, keep theirs
+for t in "${targets[@]}"; do rm -rf "${build:?}/findings/$t"; done
 run_one() {
   local t="$1" log="$build/logs/$1.log"
   mkdir -p "$build/findings/$t" "$build/logs"
@@ -155,7 +157,8 @@ run_one() {
 export -f run_one
 export build seconds src smoke
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}'
-total=$(find "$build/findings" -type f | wc -l)
+total=0
+for t in "${targets[@]}"; do total=$((total + $(find "$build/findings/$t" -type f 2>/dev/null | wc -l))); done
 if [ "$total" -gt 0 ]; then
   echo "fuzz: $total findings under $build/findings (reproduce: $build/fuzz_TARGET FILE)"
   exit 1
