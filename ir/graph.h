@@ -38,7 +38,9 @@ typedef struct sc_tensor_meta {
   int device_index;          /* -1 when absent */
   int layout;
   sc_dtype rounds_to;        /* UNKNOWN, or float16/bfloat16: a float32 value standing for a half-precision
-                              * one, rounded to that precision where it is computed (passes/half_precision.h) */
+                              * one, whose numbers have that precision: rounded to it where an elementwise
+                              * op computes it, and read as such by kernels that take half-precision
+                              * operands (passes/half_precision.h) */
 } sc_tensor_meta;
 
 typedef struct sc_value {

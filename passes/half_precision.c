@@ -156,7 +156,8 @@ static void widen_result(rewrite *r, size_t slot, sc_arg_item *it, sc_value **ou
   } else {
     v->meta.dtype = SC_DTYPE_F32;
   }
-  if (moves_elements(n)) {
+  if (moves_elements(n)) { /* its numbers are its inputs': of that precision already */
+    inside->meta.rounds_to = half;
     it->value = inside;
     return;
   }
@@ -182,10 +183,12 @@ void sc_compute_half_in_float32(sc_ctx *ctx, sc_program *p, sc_weights *w) {
     if (!half_tensor(v)) continue;
     if (s->kind == SC_INPUT_USER) {
       sc_value *wide = value_like(&r, v, "f32", SC_DTYPE_F32);
+      wide->meta.rounds_to = v->meta.dtype; /* exact: rounding it again changes nothing */
       append_copy(&r, v, wide, s->path);
       sc_strmap_put(&r.twin, v->name, wide);
     } else {
       widen_weight(&r, w, s->target);
+      v->meta.rounds_to = v->meta.dtype;
       v->meta.dtype = SC_DTYPE_F32;
     }
   }

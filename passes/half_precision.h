@@ -17,6 +17,11 @@
  * - a user output of a half dtype is narrowed by a final `_to_copy` into the caller's
  *   dtype, under its own name, so the library's signature is the program's.
  *
+ * Every float32 value standing for a half-precision one has `meta.rounds_to` set (inputs,
+ * weights and moved elements too): a kernel may then take its operands in that dtype, as
+ * the linear layers do in bfloat16 where the CPU has bfloat16 dot products
+ * (sc_k_linear_site_bf16), with the same float32 accumulation.
+ *
  * Write-backs of half buffers (mutations) stay float32 inside the library.
  *
  * requires: an analysed program (the values' symbolic shapes); the weights bound

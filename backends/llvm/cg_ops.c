@@ -838,7 +838,9 @@ static bool lower_matmul(cg *g, const sc_node *n) {
                                bias ? bias->data : LLVMConstNull(g->ptr), out->data, m, nn, k,
                                LLVMConstInt(g->i32, (unsigned)act, 0), residual ? residual->data : LLVMConstNull(g->ptr)};
         g->onednn_sites++;
-        check_rc(g, cg_call(g, "sc_k_linear_site_f32", g->i32, lp, 11, la, 11, false));
+        /* operands that hold bfloat16 numbers (passes/half_precision.h) take bfloat16 products */
+        bool bf16 = x->v->meta.rounds_to == SC_DTYPE_BF16 && w->v->meta.rounds_to == SC_DTYPE_BF16;
+        check_rc(g, cg_call(g, bf16 ? "sc_k_linear_site_bf16" : "sc_k_linear_site_f32", g->i32, lp, 11, la, 11, false));
         return true;
       }
       if (residual) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a residual planned off the layer's path", n->target);

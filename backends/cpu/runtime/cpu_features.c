@@ -11,11 +11,15 @@
 /* Whether this CPU (and the OS, for the AVX register state) supports an instruction set;
  * -1 for a name we do not check.  cpuid directly: the library links no libgcc. */
 int sc_rt_cpu_has(const char *name, size_t n) {
-  unsigned a, b, c, d, b7 = 0, c1 = 0;
+  unsigned a, b, c, d, b7 = 0, c1 = 0, d7 = 0, a71 = 0;
   if (__get_cpuid(1, &a, &b, &c, &d)) c1 = c;
   if (__get_cpuid_max(0, NULL) >= 7) {
     __cpuid_count(7, 0, a, b, c, d);
-    b7 = b;
+    b7 = b, d7 = d;
+    if (a >= 1) { /* subleaf 1: the bfloat16 instructions */
+      __cpuid_count(7, 1, a, b, c, d);
+      a71 = a;
+    }
   }
   unsigned long long xcr0 = 0;
   if (c1 & (1u << 27)) { /* OSXSAVE: xgetbv is available */
@@ -24,20 +28,24 @@ int sc_rt_cpu_has(const char *name, size_t n) {
     xcr0 = ((unsigned long long)hi << 32) | lo;
   }
   bool avx_state = (xcr0 & 6) == 6, avx512_state = avx_state && (xcr0 & 0xe0) == 0xe0;
+  bool amx_state = (xcr0 & 0x60000) == 0x60000; /* the tile configuration and data */
   static const struct {
     const char *name;
-    int leaf;      /* 1: cpuid(1).ecx, 7: cpuid(7).ebx */
+    int leaf;      /* 1: cpuid(1).ecx, 7: cpuid(7).ebx, 70: cpuid(7).edx, 71: cpuid(7, 1).eax */
     int bit;
-    int state;     /* 0 none, 1 AVX, 2 AVX-512 */
+    int state;     /* 0 none, 1 AVX, 2 AVX-512, 3 AMX */
   } table[] = {{"sse4.2", 1, 20, 0}, {"avx", 1, 28, 1}, {"fma", 1, 12, 1}, {"f16c", 1, 29, 1},
                {"avx2", 7, 5, 1},    {"bmi2", 7, 8, 0},  {"avx512f", 7, 16, 2}, {"avx512dq", 7, 17, 2},
-               {"avx512cd", 7, 28, 2}, {"avx512bw", 7, 30, 2}, {"avx512vl", 7, 31, 2}};
+               {"avx512cd", 7, 28, 2}, {"avx512bw", 7, 30, 2}, {"avx512vl", 7, 31, 2},
+               {"avx512_bf16", 71, 5, 2}, {"amx_bf16", 70, 22, 3}};
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     if (strlen(table[i].name) != n || strncmp(name, table[i].name, n) != 0) continue;
-    unsigned reg = table[i].leaf == 1 ? c1 : b7;
+    int leaf = table[i].leaf;
+    unsigned reg = leaf == 1 ? c1 : leaf == 7 ? b7 : leaf == 70 ? d7 : a71;
     bool has = (reg >> table[i].bit) & 1u;
     if (table[i].state == 1) has = has && avx_state;
     if (table[i].state == 2) has = has && avx512_state;
+    if (table[i].state == 3) has = has && amx_state;
     return has;
   }
   return -1;

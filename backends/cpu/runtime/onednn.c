@@ -142,6 +142,7 @@ typedef struct conv_shape {
   int64_t has_bias;
   int64_t has_residual; /* the output plus a tensor of its shape (a sum post-op) */
   intptr_t residual_layout; /* the layout the residual came in (a plan's dst_md), 0 for NCHW / row-major */
+  int64_t bf16; /* a linear layer whose operands hold bfloat16 numbers: computed in bfloat16 (sc_k_linear_site_bf16) */
 } conv_shape; /* no padding bytes: compared with memcmp */
 
 typedef struct plan {
@@ -649,7 +650,7 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (s) {
     conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads,
                                   (intptr_t)src_layout, dst_capacity > 0, bias != NULL, residual != NULL,
-                                  (intptr_t)residual_layout};
+                                  (intptr_t)residual_layout, 0};
     const plan *ran = NULL;
     rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_conv_plan, &ran);
     if (rc == RAN && dst_header && ran && ran->dst_in_kernel_layout) *dst_header = &ran->dst_md;
@@ -803,11 +804,13 @@ int sc_k_max_pool2d_site_f32(void **slot, const float *x, float *y, int64_t n, i
 /* The inner product of x [m, k] and w [n, k] transposed alone (no bias, no post-ops), or
  * NULL when oneDNN has none. */
 static dnnl_primitive_desc_t linear_desc(plan *p, const conv_shape *key) {
-  dnnl_memory_desc_t weights_any;
-  dnnl_dims_t weights = {key->o, key->c};
+  dnnl_memory_desc_t weights_any, src = p->src_user;
+  dnnl_dims_t weights = {key->o, key->c}, rows = {key->n, key->c};
+  dnnl_data_type_t operands = key->bf16 ? dnnl_bf16 : dnnl_f32;
   dnnl_inner_product_desc_t ip;
-  if (dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 2, weights, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
-      dnnl.dnnl_inner_product_forward_desc_init(&ip, dnnl_forward_inference, &p->src_user, &weights_any, NULL,
+  if ((key->bf16 && dnnl.dnnl_memory_desc_init_by_tag(&src, 2, rows, dnnl_bf16, dnnl_nc) != dnnl_success) ||
+      dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 2, weights, operands, dnnl_format_tag_any) != dnnl_success ||
+      dnnl.dnnl_inner_product_forward_desc_init(&ip, dnnl_forward_inference, &src, &weights_any, NULL,
                                                 &p->dst_user) != dnnl_success)
     return NULL;
   dnnl_primitive_attr_t attr;
@@ -843,6 +846,10 @@ static bool make_linear_plan(plan *p, const conv_shape *key) {
     return false;
   p->epilogue_after = key->has_bias || key->act != SC_ACT_NONE || key->has_residual;
   dnnl_primitive_desc_t pd = linear_desc(p, key);
+  if (pd && key->bf16 && reference_kernel(pd)) { /* no bfloat16 kernel for this CPU: the float32 one is faster */
+    dnnl.dnnl_primitive_desc_destroy(pd);
+    return false;
+  }
   return pd && finish_plan(p, pd, 0);
 }
 
@@ -888,8 +895,29 @@ static const float *upright_copy(site *s, const float *w, int64_t n, int64_t k) 
   return u->from == w && u->n == n && u->k == k ? u->data : NULL;
 }
 
+static int linear_site(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
+                       float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, bool bf16);
+
 int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
                          float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual) {
+  return linear_site(slot, weights_constant, x, w, bias, y, m, n, k, act, residual, false);
+}
+
+/* A layer whose input and weights hold bfloat16 numbers (a bfloat16 program computed in
+ * float32, passes/half_precision.h): on a CPU with bfloat16 dot products (AVX512-BF16,
+ * AMX) oneDNN's kernel takes them as bfloat16, converted exactly (the weights once, when
+ * laid out), and accumulates in float32 as torch's does: the same products as the float32
+ * kernel's, from half the bytes.  Elsewhere, or for a layer too small for oneDNN, the
+ * float32 path. */
+int sc_k_linear_site_bf16(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
+                          float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual) {
+  static int dot_products = -1; /* the CPU's bfloat16 instructions, looked up once */
+  if (dot_products < 0) dot_products = sc_rt_cpu_has("avx512_bf16", 11) == 1 || sc_rt_cpu_has("amx_bf16", 8) == 1;
+  return linear_site(slot, weights_constant, x, w, bias, y, m, n, k, act, residual, dot_products == 1);
+}
+
+static int linear_site(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
+                       float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, bool bf16) {
   pthread_once(&once, load);
   int64_t macs = m * n * k;
   /* one row on one thread is a matrix-vector product, where OpenBLAS is ahead (the MLP at
@@ -901,7 +929,7 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
    * there: the zoo's encoder block at batch 8 on two threads 10.2-11.9 -> 7.9-8.7 ms, batch
    * 1 1.6-1.7 -> 0.9-1.15, on the Xeon of 2026-11-29.  Where the process's OpenBLAS is slow,
    * the layers the built-in path computes take oneDNN's products: gemm.c.) */
-  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && !vector;
+  bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && (!vector || bf16);
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
   if (!use && weights_constant && sc_k_tiny_product(m, n, k)) {
@@ -915,7 +943,7 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   /* kh = 0 marks a linear layer's key; a site holds one kind */
   conv_shape key = {.n = m, .c = k, .o = n, .act = act, .threads = threads, .has_bias = bias != NULL,
-                    .has_residual = residual != NULL};
+                    .has_residual = residual != NULL, .bf16 = bf16};
   int rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_linear_plan, NULL);
   if (callers != threads) dnnl.omp_set_num_threads(callers);
   if (rc == NOT_RAN) return linear_builtin(x, w, 0, bias, residual, y, m, n, k, act);
