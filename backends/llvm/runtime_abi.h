@@ -19,6 +19,9 @@ enum { SC_CONV_IN_KERNEL_LAYOUT = 1, SC_CONV_OUT_KERNEL_LAYOUT = 2, SC_CONV_RESI
 /* ... and its global average pool: y is [n, o], each output plane's mean (the adaptive
  * average pool to 1x1 that alone read the convolution's output, cg_conv_pool.c) */
 enum { SC_CONV_MEAN_HW = 8 };
+/* The convolution's input and weights hold bfloat16 numbers (passes/half_precision.h):
+ * oneDNN's bfloat16 kernel computes it where the CPU has bfloat16 dot products. */
+enum { SC_CONV_BF16 = 16 };
 enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
 
 /* The CUDA row kernels (layer norm, the softmax of contiguous rows): how many threads

@@ -199,6 +199,8 @@ static bool make_reorder(const dnnl_memory_desc_t *from, const dnnl_memory_desc_
 
 /* The convolution's primitive descriptor for a source in src's layout (format "any": the
  * kernel's choice), or NULL. */
+static bool reference_kernel(const_dnnl_primitive_desc_t pd);
+
 static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg, const dnnl_memory_desc_t *src,
                                        const dnnl_memory_desc_t *bias) {
   int64_t g = k->groups;
@@ -210,7 +212,8 @@ static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg,
   dnnl_memory_desc_t dst_any, weights_any;
   dnnl_convolution_desc_t cd;
   if (dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
-      dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 5, weights, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 5, weights, k->bf16 ? dnnl_bf16 : dnnl_f32,
+                                        dnnl_format_tag_any) != dnnl_success ||
       dnnl.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, alg, src,
                                                      &weights_any, bias, &dst_any, strides, dilates, pad_l,
                                                      pad_r) != dnnl_success)
@@ -252,9 +255,18 @@ static bool make_plan(plan *p, const conv_shape *k, const dnnl_memory_desc_t *sr
             dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 4, dst, dnnl_f32, dnnl_nchw) == dnnl_success &&
             dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 5, weights, dnnl_f32, dnnl_goihw) == dnnl_success &&
             dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) == dnnl_success &&
-            dnnl.dnnl_memory_desc_init_by_tag(&src_any, 4, src, dnnl_f32, dnnl_format_tag_any) == dnnl_success;
+            dnnl.dnnl_memory_desc_init_by_tag(&src_any, 4, src, k->bf16 ? dnnl_bf16 : dnnl_f32,
+                                              dnnl_format_tag_any) == dnnl_success;
   if (!ok) return false;
   if (src_given) p->src_user = *src_given;
+  if (k->bf16) { /* bfloat16 operands: the float32 source (in any layout) converted, exactly, by the source reorder */
+    dnnl_primitive_desc_t pd = conv_desc(k, dnnl_convolution_direct, &src_any, k->has_bias ? &p->bias_md : NULL);
+    if (pd && reference_kernel(pd)) { /* no bfloat16 kernel here: the float32 ones are faster */
+      dnnl.dnnl_primitive_desc_destroy(pd);
+      pd = NULL;
+    }
+    return pd && finish_plan(p, pd, dst_capacity);
+  }
   const dnnl_memory_desc_t *bias_md = k->has_bias ? &p->bias_md : NULL;
   dnnl_primitive_desc_t pd = NULL;
   /* Winograd's F(2x2, 3x3) for the 3x3 stride-1 convolutions that have one (AVX-512): 2.25x
@@ -479,6 +491,14 @@ static site *site_of(void **slot) {
 
 static bool same_shape(const conv_shape *a, const conv_shape *b) { return memcmp(a, b, sizeof *a) == 0; }
 
+/* Whether this CPU has bfloat16 dot products (AVX512-BF16, AMX), where oneDNN's bfloat16
+ * kernels run from operands half the size; looked up once. */
+static bool bf16_dot_products(void) {
+  static int has = -1;
+  if (has < 0) has = sc_rt_cpu_has("avx512_bf16", 11) == 1 || sc_rt_cpu_has("amx_bf16", 8) == 1;
+  return has == 1;
+}
+
 typedef bool (*plan_maker)(plan *p, const conv_shape *key);
 
 /* A convolution's plan: the source layout and whether the output may go in the kernel's
@@ -584,6 +604,8 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
                          float *y, int64_t n, int64_t c, int64_t h, int64_t wd, int64_t o, int64_t kh, int64_t kw,
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
                          int64_t ow, int32_t act, const float *residual, int32_t layout) {
+  bool bf16 = (layout & SC_CONV_BF16) && bf16_dot_products();
+  layout &= ~SC_CONV_BF16;
   /* an empty output (an empty batch): nothing to compute, and no scratch sized for one
    * image, which a wide image would make gigabytes; its header still says NCHW */
   if (n == 0 || o == 0 || (!(layout & SC_CONV_MEAN_HW) && (oh == 0 || ow == 0))) {
@@ -650,7 +672,7 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (s) {
     conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads,
                                   (intptr_t)src_layout, dst_capacity > 0, bias != NULL, residual != NULL,
-                                  (intptr_t)residual_layout, 0};
+                                  (intptr_t)residual_layout, bf16};
     const plan *ran = NULL;
     rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_conv_plan, &ran);
     if (rc == RAN && dst_header && ran && ran->dst_in_kernel_layout) *dst_header = &ran->dst_md;
@@ -911,9 +933,7 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
  * float32 path. */
 int sc_k_linear_site_bf16(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
                           float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual) {
-  static int dot_products = -1; /* the CPU's bfloat16 instructions, looked up once */
-  if (dot_products < 0) dot_products = sc_rt_cpu_has("avx512_bf16", 11) == 1 || sc_rt_cpu_has("amx_bf16", 8) == 1;
-  return linear_site(slot, weights_constant, x, w, bias, y, m, n, k, act, residual, dot_products == 1);
+  return linear_site(slot, weights_constant, x, w, bias, y, m, n, k, act, residual, bf16_dot_products());
 }
 
 static int linear_site(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
