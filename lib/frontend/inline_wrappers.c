@@ -4,10 +4,16 @@
  * torch.export leaves `wrap_with_set_grad_enabled(enabled, subgraph, *operands)` where a
  * model turns gradients on or off for a block (a Llama's rotary embedding runs under
  * @torch.no_grad()), and `wrap_with_autocast(device, dtype, enabled, cache, subgraph,
- * *operands)` for an autocast block.  For inference the wrapper changes nothing: the
- * subgraph's tensor_values already hold the dtypes autocast gave.  Its nodes take the
- * wrapper's place, reading the operands where the subgraph read its inputs and writing
- * the wrapper's outputs where the subgraph wrote its own. */
+ * *operands)` for an autocast block.  Its nodes take the wrapper's place, reading the
+ * operands where the subgraph read its inputs and writing the wrapper's outputs where the
+ * subgraph wrote its own.
+ *
+ * Gradient mode changes nothing at inference.  Autocast does: inside its block torch runs
+ * the products and convolutions (its "lower precision" ops) on operands cast to the
+ * block's dtype, and the subgraph records those ops on their float32 operands, with the
+ * result's dtype (bfloat16) in tensor_values.  So each such op gets `_to_copy` casts of
+ * its floating operands to the dtype its result is declared in, as autocast would cast
+ * them. */
 #include "inline_wrappers.h"
 
 #include <string.h>
@@ -57,6 +63,70 @@ static bool fail(sc_ctx *ctx, const char *file, const sc_node *n, const char *wh
 /* Appends the nodes that replace wrapper node n (its subgraph's, themselves inlined) to out. */
 static bool inline_node(sc_ctx *ctx, const char *file, sc_graph *top, const sc_node *n, sc_node **out, size_t *n_out,
                         size_t *cap, int depth);
+
+static bool push(sc_ctx *ctx, sc_node **out, size_t *n_out, size_t *cap, const sc_node *n);
+
+/* The ops autocast runs in its lower precision on the CPU (torch's autocast_mode.cpp). */
+static bool autocast_lowers(const char *target) {
+  static const char *const ops[] = {"linear.", "matmul.", "mm.", "bmm.", "addmm.", "baddbmm.", "addbmm.", "conv1d.",
+                                    "conv2d.", "conv3d.", "convolution.", "conv_transpose1d.", "conv_transpose2d.",
+                                    "conv_transpose3d.", "prelu.", "scaled_dot_product_attention.", "linalg_vecdot."};
+  const char *prefix = "torch.ops.aten.";
+  if (strncmp(target, prefix, strlen(prefix)) != 0) return false;
+  target += strlen(prefix);
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (strncmp(target, ops[i], strlen(ops[i])) == 0) return true;
+  return false;
+}
+
+static bool is_float(sc_dtype dt) {
+  return dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64 || dt == SC_DTYPE_F16 || dt == SC_DTYPE_BF16;
+}
+
+/* Inside an autocast block: copy's floating operands cast to its result's declared dtype,
+ * by `_to_copy` nodes appended before it. */
+static void autocast_operands(sc_ctx *ctx, sc_graph *top, sc_node *copy, sc_node **out, size_t *n_out, size_t *cap) {
+  if (!copy->target || !autocast_lowers(copy->target) || !copy->n_outputs || copy->outputs[0].n_items != 1) return;
+  const sc_value *result = copy->outputs[0].items[0].value;
+  if (!result || result->kind != SC_VALUE_TENSOR || !is_float(result->meta.dtype)) return;
+  sc_dtype want = result->meta.dtype;
+  for (size_t i = 0; i < copy->n_inputs; i++) {
+    sc_arg *a = &copy->inputs[i].arg;
+    if ((a->kind != SC_ARG_TENSOR && a->kind != SC_ARG_OPTIONAL_TENSOR) || a->lists) continue;
+    for (size_t j = 0; j < a->n_items; j++) {
+      sc_value *v = a->items[j].value;
+      if (!v || v->kind != SC_VALUE_TENSOR || !is_float(v->meta.dtype) || v->meta.dtype == want) continue;
+      const char *name = NULL;
+      for (int k = 0; !name || sc_graph_find_value(top, name); k++)
+        name = sc_arena_printf(&ctx->arena, "%s_autocast%.0d", v->name, k);
+      sc_value *cast = sc_graph_add_value(ctx, top, name, SC_VALUE_TENSOR);
+      const char *interned = cast->name;
+      *cast = *v;
+      cast->name = interned;
+      cast->display = NULL;
+      cast->meta.dtype = want;
+      sc_node n = {.name = cast->name, .target = "torch.ops.aten._to_copy.default", .path = copy->path};
+      n.op = sc_op_lookup(n.target);
+      n.n_inputs = 2;
+      n.inputs = sc_arena_alloc(&ctx->arena, 2 * sizeof *n.inputs);
+      sc_arg self = {.kind = SC_ARG_TENSOR, .n_items = 1, .path = copy->path};
+      self.items = sc_arena_alloc(&ctx->arena, sizeof *self.items);
+      self.items[0].value = v;
+      sc_arg dtype = {.kind = SC_ARG_SCALAR_TYPE, .n_items = 1, .path = copy->path};
+      dtype.items = sc_arena_alloc(&ctx->arena, sizeof *dtype.items);
+      dtype.items[0].i = want;
+      n.inputs[0] = (sc_named_arg){"self", self, SC_ARG_PASS_POSITIONAL};
+      n.inputs[1] = (sc_named_arg){"dtype", dtype, SC_ARG_PASS_KEYWORD};
+      n.n_outputs = 1;
+      n.outputs = sc_arena_alloc(&ctx->arena, sizeof *n.outputs);
+      n.outputs[0] = (sc_arg){.kind = SC_ARG_TENSOR, .n_items = 1, .path = copy->path};
+      n.outputs[0].items = sc_arena_alloc(&ctx->arena, sizeof *n.outputs[0].items);
+      n.outputs[0].items[0].value = cast;
+      push(ctx, out, n_out, cap, &n);
+      a->items[j].value = cast;
+    }
+  }
+}
 
 static bool push(sc_ctx *ctx, sc_node **out, size_t *n_out, size_t *cap, const sc_node *n) {
   if (*n_out == *cap) {
@@ -116,6 +186,8 @@ static bool inline_node(sc_ctx *ctx, const char *file, sc_graph *top, const sc_n
       copy.outputs[i] = s->outputs[i];
       map_arg(&m, &copy.outputs[i]);
     }
+    if (strcmp(n->target, "torch.ops.higher_order.wrap_with_autocast") == 0)
+      autocast_operands(ctx, top, &copy, out, n_out, cap);
     push(ctx, out, n_out, cap, &copy);
   }
   /* the subgraph's own values join the top graph's names (a name taken there gets the

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Half-precision models match torch: the Hugging Face families of test/real/half/ (made by
+"""Half-precision models match torch: the Hugging Face families of test/real/half/ (its op programs also in
+torch 2.6's archive layout, test/real/half-2.6/; made by
 test/real/gen_half.py in torch 2.14: each float32 model `.to(torch.bfloat16)` or
 `.to(torch.float16)`, exported with its named Dims) are exported by shapec, called through
 the C ABI with inputs of that dtype at two shapes (the sample's, and every dynamic dim one
@@ -168,9 +169,12 @@ def check_case(checks, shapec, case_dir, tmp, cuda=False):
     driver (--cuda-emulate), after its PTX for sm_80 and sm_90 passed ptxas."""
     answers = json.load(open(os.path.join(case_dir, "answers.json")))
     dtype, name = answers["dtype"], answers["case"]
+    version = answers["torch"].split("+")[0]
     if cuda and name in CUDA_GAPS:
         return
-    out = os.path.join(tmp, f"{dtype}_{name}" + ("_cuda" if cuda else ""))
+    tag = "" if version.startswith("2.14") else f"_{version}"
+    out = os.path.join(tmp, f"{dtype}_{name}{tag}" + ("_cuda" if cuda else ""))
+    name = answers["label"] = name + ("" if not tag else f" [torch {version}]")
     flags = ["--target", "cuda", "--cuda-emulate"] if cuda else []
     r = subprocess.run([shapec, "export", os.path.join(case_dir, "model.pt2"), "-o", out, "-q", *flags],
                        capture_output=True, text=True, timeout=600)
@@ -203,12 +207,12 @@ def check_ptx(checks, shapec, case_dir, out, what):
 
 
 def check_runs(checks, answers, lib, where):
-    dtype, name = answers["dtype"], answers["case"]
+    dtype, name, label = answers["dtype"], answers["case"], answers.get("label", answers["case"])
     for k, run in enumerate(answers["runs"]):
         shapes = [i["shape"] for i in run["inputs"]]
         got = call(lib, [build(i) for i in run["inputs"]])
         if isinstance(got, str):
-            checks.check(False, f"{dtype} {name}{where} at {shapes}: refused: {got[:300]}")
+            checks.check(False, f"{dtype} {label}{where} at {shapes}: refused: {got[:300]}")
             continue
         why, notes = [], []
         for (arr, got_dtype), w in zip(got[len(got) - len(run["outputs"]):], run["outputs"]):
@@ -234,14 +238,14 @@ def check_runs(checks, answers, lib, where):
                 why.append(d)
             notes.append(f"{outside} of {want.size} outside assert_close of torch's, "
                          f"torch's {outside_tolerance(want, exact, dtype)} outside it of float32's")
-        checks.check(not why, f"{dtype} {name}{where} at {shapes}: as accurate as torch ({'; '.join(why or notes)})")
+        checks.check(not why, f"{dtype} {label}{where} at {shapes}: as accurate as torch ({'; '.join(why or notes)})")
     # float32 where the program takes a half dtype: refused, naming both
     first = answers["runs"][0]["inputs"]
     wrong = [(filled(i["shape"], i["k"]), "float32") if i["kind"] == "filled" else build(i) for i in first]
     if any(i["kind"] == "filled" and i["dtype"] != "float32" for i in first):
         msg = call(lib, wrong)
         checks.check(isinstance(msg, str) and "float32" in msg and dtype in msg,
-                     f"{dtype} {name}{where}: float32 inputs refused naming both dtypes ({msg if isinstance(msg, str) else 'ran'})"[:400])
+                     f"{dtype} {label}{where}: float32 inputs refused naming both dtypes ({msg if isinstance(msg, str) else 'ran'})"[:400])
 
 
 def check_entry_points(checks, shapec, root, tmp):
@@ -292,9 +296,10 @@ def main(argv):
     quick = "--quick" in argv
     only = [a for a in argv[3:] if a and not a.startswith("--")]
     checks = tap.Checks()
-    half = os.path.join(root, "test", "real", "half")
-    cases = sorted(os.path.join(half, dt, c) for dt in sorted(os.listdir(half))
-                   if os.path.isdir(os.path.join(half, dt)) for c in os.listdir(os.path.join(half, dt)))
+    roots = [os.path.join(root, "test", "real", r) for r in ("half", "half-2.6")]  # torch 2.14's, 2.6's archives
+    half = roots[0]
+    cases = sorted(os.path.join(r, dt, c) for r in roots for dt in sorted(os.listdir(r))
+                   if os.path.isdir(os.path.join(r, dt)) for c in os.listdir(os.path.join(r, dt)))
     if quick:
         cases = [c for c in cases if os.path.basename(c) in QUICK]
     if only:
@@ -307,7 +312,7 @@ def main(argv):
             check_case(checks, shapec, c, tmp)
             if os.path.basename(c) in CUDA_CASES and not quick:
                 check_case(checks, shapec, c, tmp, cuda=True)
-        if all(any(c.endswith(os.path.join(dt, "hf_vit")) for c in cases) for dt in ("float16", "bfloat16")):
+        if all(any(c.endswith(os.path.join("half", dt, "hf_vit")) for c in cases) for dt in ("float16", "bfloat16")):
             check_entry_points(checks, shapec, root, tmp)
     return checks.finish()
 

@@ -29,7 +29,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_corpus  # noqa: E402
 import gen_hf  # noqa: E402
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "half")
+# torch 2.6 writes the archive layout of 2.1-2.7 (weights in torch.save pickles): its own folder
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "half-2.6" if torch.__version__.startswith("2.6") else "half")
 DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16}
 # Mixtral's router (topk, histc, ...) does not compile in float32 either (issue 59); BART in
 # float16 is refused by torch.export itself (a guard on a data-dependent value)
@@ -142,6 +143,12 @@ def mixed_up(m, x):  # a float32 island in a half program: softmax in float32, b
     return torch.softmax(m.l(x).float(), -1).to(x.dtype)
 
 
+def autocast_block(m, x):
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        y = m.b(F.gelu(m.a(x)))
+    return y.float() + 1
+
+
 def half_island(m, x):  # given float32 by the caller: the op's own conversion to bfloat16 and back
     return m.l(x.to(m.l.weight.dtype)).float() * 2  # bfloat16 (float32 in the `exact` copy)
 
@@ -178,6 +185,8 @@ OPS = [
      [6, 40], False),
     ("op_mixed_float32", mixed_up, dict(l=torch.nn.Linear(40, 24)), [6, 40], False),
     ("op_bfloat16_inside", half_island, dict(l=torch.nn.Linear(40, 24).to(torch.bfloat16)), [6, 40], True),
+    # a float32 model with an autocast block (torch.export keeps it as wrap_with_autocast)
+    ("op_autocast", autocast_block, dict(a=torch.nn.Linear(40, 32), b=torch.nn.Linear(32, 24)), [6, 40], True),
 ]
 
 
@@ -234,6 +243,11 @@ def main(names):
                 verdict = f"fails: {type(e).__name__}"
             counts[verdict] = counts.get(verdict, 0) + 1
             print(f"half {dtype_name} {op[0]}: {verdict}", flush=True)
+    try:
+        import transformers  # noqa: F401  (sid's python3-transformers; trixie's chroot has none)
+    except ImportError:
+        print("no transformers here: the op programs only")
+        names = ["-"]
     for family in gen_hf.FAMILIES + gen_hf.VISION:
         if (names and family[0] not in names) or family[0] in LEFT_OUT:
             continue
