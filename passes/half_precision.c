@@ -210,8 +210,18 @@ void sc_compute_half_in_float32(sc_ctx *ctx, sc_program *p, sc_weights *w) {
   /* the caller's half outputs, narrowed under their own names */
   for (size_t i = 0; i < n_outputs; i++)
     append_copy(&r, sc_strmap_get(&r.twin, outputs[i]->name), outputs[i], outputs[i]->path);
-  /* write-backs read the float32 values too */
-  for (size_t i = 0; i < p->n_mutations; i++) rewrite_arg(&r, &p->mutations[i].arg);
+  /* write-backs read the float32 values too; one into the caller's half-precision input
+   * is narrowed to its dtype first */
+  for (size_t i = 0; i < p->n_mutations; i++) {
+    sc_mutation *m = &p->mutations[i];
+    rewrite_arg(&r, &m->arg);
+    sc_value *target = m->kind == SC_MUTATE_USER_INPUT ? sc_graph_find_value(g, m->target) : NULL;
+    sc_value *wide = m->arg.n_items == 1 && !m->arg.lists ? m->arg.items[0].value : NULL;
+    if (!half_tensor(target) || !wide || wide->kind != SC_VALUE_TENSOR || wide->meta.dtype != SC_DTYPE_F32) continue;
+    sc_value *narrow = value_like(&r, wide, "narrowed", target->meta.dtype);
+    append_copy(&r, wide, narrow, m->path);
+    m->arg.items[0].value = narrow;
+  }
   g->nodes = r.nodes;
   g->n_nodes = r.n_nodes;
   for (size_t k = 0; k < g->n_nodes; k++)

@@ -22,7 +22,8 @@
  * the linear layers do in bfloat16 where the CPU has bfloat16 dot products
  * (sc_k_linear_site_bf16), with the same float32 accumulation.
  *
- * Write-backs of half buffers (mutations) stay float32 inside the library.
+ * A half buffer the program updates (a mutation) stays float32 inside the library; an
+ * update of the caller's half-precision input is narrowed into it.
  *
  * requires: an analysed program (the values' symbolic shapes); the weights bound
  * provides: no value of a half dtype is read or written by any node other than the

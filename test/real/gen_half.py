@@ -185,6 +185,8 @@ OPS = [
      [6, 40], False),
     ("op_mixed_float32", mixed_up, dict(l=torch.nn.Linear(40, 24)), [6, 40], False),
     ("op_bfloat16_inside", half_island, dict(l=torch.nn.Linear(40, 24).to(torch.bfloat16)), [6, 40], True),
+    # an in-place update of the caller's tensor (a user-input mutation)
+    ("op_mutate_input", lambda m, x: x.mul_(2).add(1), {}, [6, 40], False),
     # a float32 model with an autocast block (torch.export keeps it as wrap_with_autocast)
     ("op_autocast", autocast_block, dict(a=torch.nn.Linear(40, 32), b=torch.nn.Linear(32, 24)), [6, 40], True),
 ]
