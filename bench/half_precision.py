@@ -20,19 +20,10 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import timeit  # noqa: E402  (the timer every bench/ script uses)
+
 DTYPES = ("float32", "bfloat16", "float16")
-
-
-def timeit(fn, min_time=0.6, min_runs=5):
-    """Median milliseconds of fn() over at least min_time seconds (after two warm-up calls)."""
-    fn()
-    fn()
-    times, start = [], time.perf_counter()
-    while len(times) < min_runs or time.perf_counter() - start < min_time:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return 1000 * float(np.median(times))
 
 
 def build(name):

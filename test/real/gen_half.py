@@ -46,6 +46,16 @@ def deflated(path):
     os.replace(tmp, path)
 
 
+def save_case(ep, dtype_name, name):
+    """A fresh OUT/DTYPE/NAME holding the program as model.pt2 (deflated); its path."""
+    d = os.path.join(OUT, dtype_name, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    torch.export.save(ep, os.path.join(d, "model.pt2"))
+    deflated(os.path.join(d, "model.pt2"))
+    return d
+
+
 def input_recipe(t, k, ranges, dtype_name):
     """How the test rebuilds input k: its formula, shape and dtype."""
     if t.is_floating_point():
@@ -87,11 +97,7 @@ def export_one(family, make, dtype_name):
     exact_module = copy.deepcopy(module).float()
     args = tuple(build(r, dtype) for r in recipes)
     ep = torch.export.export(module, args, dynamic_shapes=ds)
-    d = os.path.join(OUT, dtype_name, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    torch.export.save(ep, os.path.join(d, "model.pt2"))
-    deflated(os.path.join(d, "model.pt2"))
+    d = save_case(ep, dtype_name, name)
     runs = []
     for shapes in ([list(a.shape) for a in args], other_shape(args, ds)):
         rs = [dict(r, shape=s) for r, s in zip(recipes, shapes)]
@@ -210,11 +216,7 @@ def export_op(name, fn, mods, shape, stays_f32, dtype_name):
     recipe = {"kind": "filled", "k": 0, "shape": shape, "dtype": "float32" if stays_f32 else dtype_name}
     x = build(recipe, torch.float32 if stays_f32 else dtype)
     ep = torch.export.export(module, (x,), dynamic_shapes=({0: Dim("batch", max=64)},))
-    d = os.path.join(OUT, dtype_name, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    torch.export.save(ep, os.path.join(d, "model.pt2"))
-    deflated(os.path.join(d, "model.pt2"))
+    d = save_case(ep, dtype_name, name)
     runs = []
     for n0 in (shape[0], shape[0] + 3):
         rs = [dict(recipe, shape=[n0] + shape[1:])]
