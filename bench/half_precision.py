@@ -18,10 +18,10 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import timeit  # noqa: E402  (the timer every bench/ script uses)
+from bench_common import timeit  # noqa: E402  (the timer every bench/ script uses; before numpy: OpenBLAS)
+
+import numpy as np  # noqa: E402
 
 DTYPES = ("float32", "bfloat16", "float16")
 
