@@ -198,11 +198,19 @@ OPS = [
 ]
 
 
+# torch 2.6's bfloat16 CPU convolutions are wrong on the Zen 5 this was made on: a 3x3
+# convolution of |y| <= 1.27 differs from the float32 convolution of the same bfloat16
+# numbers by 0.48 (torch 2.14: 0.004; tmp script in the stop 67 note): no reference
+TORCH26_WRONG = ("op_conv2d", "op_conv1d", "op_conv_pool")
+
+
 def op_cases(dtype_name):
     """The op programs, exported like the families (dim 0 a named Dim)."""
     for name, fn, mods, shape, stays_f32 in OPS:
         if stays_f32 and dtype_name != "bfloat16":
             continue  # one program: its own dtype is in the code
+        if name in TORCH26_WRONG and dtype_name == "bfloat16" and torch.__version__.startswith("2.6"):
+            continue
         yield name, fn, mods, shape, stays_f32
 
 
