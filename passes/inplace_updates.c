@@ -78,15 +78,19 @@ static const sc_input_spec *input_spec_of(const sc_program *p, const sc_value *v
 static bool record_write_back(sc_ctx *ctx, sc_program *p, const sc_node *n, const sc_value *root, sc_value *value,
                               size_t *cap) {
   const sc_input_spec *s = input_spec_of(p, root);
-  if (!s || (s->kind != SC_INPUT_BUFFER && s->kind != SC_INPUT_USER)) {
+  /* a lifted constant tensor that the program updates (a non-strict export's cache tensor
+   * captured as a constant) keeps its value from call to call in ep.module(): state, as a
+   * buffer's */
+  if (!s || (s->kind != SC_INPUT_BUFFER && s->kind != SC_INPUT_USER && s->kind != SC_INPUT_TENSOR_CONSTANT)) {
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
                               "node '%s' updates %s '%s' in place", n->name,
                               s ? sc_input_kind_name(s->kind) : "graph input", root->name);
-    sc_diag_set_hint(&ctx->diags, d, "parameters and constants are read-only in a shapec library: export the "
-                                     "module without updating them");
+    sc_diag_set_hint(&ctx->diags, d, "parameters are read-only in a shapec library: register the tensor as a "
+                                     "buffer (module.register_buffer) to keep it as state, or export the module "
+                                     "without updating it");
     return false;
   }
-  sc_mutation_kind kind = s->kind == SC_INPUT_BUFFER ? SC_MUTATE_BUFFER : SC_MUTATE_USER_INPUT;
+  sc_mutation_kind kind = s->kind == SC_INPUT_USER ? SC_MUTATE_USER_INPUT : SC_MUTATE_BUFFER;
   const char *target = kind == SC_MUTATE_BUFFER ? s->target : root->name;
   for (size_t i = 0; i < p->n_mutations; i++)
     if (p->mutations[i].kind == kind && strcmp(p->mutations[i].target, target) == 0) {

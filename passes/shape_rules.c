@@ -755,6 +755,33 @@ static bool rule_index_select(sc_rule_ctx *rc) {
   return set_out(rc, 0, &s);
 }
 
+/* index_copy(self, dim, index, source): self's shape; source has self's rank and sizes
+ * except along dim, where it has one position per index entry (torch's checks, as
+ * equalities). */
+static bool rule_index_copy(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true), *index = tensor_arg(rc, "index", true),
+                 *src = tensor_arg(rc, "source", true);
+  shape s = {0}, is = {0}, ss = {0};
+  int64_t dim = 0;
+  int d = 0;
+  if (!x || !index || !src || !shape_of(rc, x, &s) || !shape_of(rc, index, &is) || !shape_of(rc, src, &ss) ||
+      !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, s.rank, &d))
+    return false;
+  if (is.rank > 1) return rule_error(rc, "index_copy_(): Index should have dimension 1 or 0 (got %d)", is.rank);
+  if (index->meta.dtype != SC_DTYPE_I64)
+    return rule_error(rc, "index_copy_(): Expected a long tensor for index, but got %s", sc_dtype_name(index->meta.dtype));
+  if (ss.rank != s.rank && !(s.rank == 0 && ss.rank <= 1) && !(ss.rank == 0 && s.rank == 1))
+    return rule_error(rc, "index_copy_(): When source and destination are not scalars, their dimensionality must "
+                      "match. Source dimensionality (%d), destination dimensionality (%d)", ss.rank, s.rank);
+  const sc_expr *n_index = is.rank ? is.d[0] : sc_expr_int(rc->ctx, 1);
+  if (ss.rank == s.rank && s.rank > 0) {
+    for (int k = 0; k < s.rank; k++)
+      if (k != d) eq_guard(rc, "index_copy", ss.d[k], s.d[k]);
+    eq_guard(rc, "index_copy", ss.d[d], n_index);
+  }
+  return set_out(rc, 0, &s);
+}
+
 static bool rule_embedding(sc_rule_ctx *rc) {
   const sc_value *w = tensor_arg(rc, "weight", true), *idx = tensor_arg(rc, "indices", true);
   shape ws = {0}, out = {0};
@@ -1536,6 +1563,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: return rule_upsample2d(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
+    case SC_OP_INDEX_COPY: return rule_index_copy(rc);
     case SC_OP_GATHER: return rule_gather(rc);
     case SC_OP_ARANGE: return rule_arange(rc, 0);
     case SC_OP_ARANGE_START: return rule_arange(rc, 1);

@@ -972,6 +972,7 @@ static void reset_values(cg *g) {
     cv->free_after = 0;
     cv->out_dst = cv->out_direct = NULL;
     cv->placed = false;
+    cv->state = false;
   }
   g->n_owners = 0;
 }
@@ -1128,6 +1129,7 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "the program mutates buffer '%s': the CUDA path "
                         "does not keep state between calls yet (build for the CPU)", s->target);
       cv->data = g->state[i];
+      cv->state = true;
     } else if (g->weight_dropped && g->weight_dropped[i]) {
       cv->data = LLVMConstNull(g->ptr); /* read only by nodes folded at export (cg_fold.c) */
     } else if (g->weight_pointers[i] && !g->cuda) {
@@ -1330,7 +1332,9 @@ static const sc_value *mutation_target(cg *g, const sc_mutation *m) {
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_input_spec *s = &g->p->input_specs[i];
     const sc_value *v = sc_input_spec_value(s);
-    if (m->kind == SC_MUTATE_BUFFER && s->kind == SC_INPUT_BUFFER && strcmp(s->target, m->target) == 0) return v;
+    if (m->kind == SC_MUTATE_BUFFER && (s->kind == SC_INPUT_BUFFER || s->kind == SC_INPUT_TENSOR_CONSTANT) &&
+        strcmp(s->target, m->target) == 0)
+      return v;
     if (m->kind == SC_MUTATE_USER_INPUT && s->kind == SC_INPUT_USER && v && strcmp(v->name, m->target) == 0) return v;
   }
   return NULL;
@@ -1366,7 +1370,7 @@ static bool write_back(cg *g) {
       cg_call(g, "sc_cu_copy_device", g->voidt, cp, 3, ca, 3, false);
       LLVMBuildBr(g->B, done);
       LLVMPositionBuilderAtEnd(g->B, done);
-    } else {
+    } else if (!(src->state && src->data == dst->data)) { /* not updated in place (index_copy) */
       LLVMBuildMemMove(g->B, dst->data, 1, src->data, 1, bytes);
     }
   }

@@ -14,7 +14,7 @@ void cg_emit_state(cg *g) {
   for (size_t i = 0; i < g->p->n_input_specs; i++) {
     const sc_input_spec *s = &g->p->input_specs[i];
     g->state[i] = NULL;
-    if (s->kind != SC_INPUT_BUFFER) continue;
+    if (s->kind != SC_INPUT_BUFFER && s->kind != SC_INPUT_TENSOR_CONSTANT) continue;
     bool mutated = false;
     for (size_t k = 0; k < g->p->n_mutations; k++)
       mutated |= g->p->mutations[k].kind == SC_MUTATE_BUFFER && strcmp(g->p->mutations[k].target, s->target) == 0;

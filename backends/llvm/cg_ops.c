@@ -1631,6 +1631,43 @@ static bool lower_index_read(cg *g, const sc_node *n) {
   return true;
 }
 
+/* index_copy(self, dim, index, source): self's elements with the rows of source written
+ * at index along dim.  A KV cache's write: where self is the model's state and this node
+ * is its only reader, the rows go straight into the state (its write-back after the call
+ * is then a no-op) instead of into a copy of the whole cache. */
+static bool lower_index_copy(cg *g, const sc_node *n) {
+  cg_value *self = tensor(g, n, "self"), *idx = tensor(g, n, "index"), *src = tensor(g, n, "source");
+  if (!self || !idx || !src) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  sc_dtype dt = self->v->meta.dtype;
+  if (src->v->meta.dtype != dt)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "index_copy_(): self and source expected to have the same "
+                    "dtype, but got (self) %s and (source) %s", sc_dtype_name(dt), sc_dtype_name(src->v->meta.dtype));
+  const sc_value *ov = output(n, 0);
+  cg_value *out;
+  if (self->state && self->uses == 1) {
+    out = cg_get(g, ov);
+    cg_set_dims(g, out);
+    out->data = self->data;
+    out->state = true;
+    out->ready = true;
+  } else {
+    out = produce(g, ov);
+    LLVMValueRef ss[CG_MAX_RANK];
+    strides_of(g, self, ss);
+    strided_copy(g, self->data, out->data, self->v->meta.rank, self->dims, ss, dt);
+  }
+  int r = out->v->meta.rank, d = norm_dim(int_arg(n, "dim", 0), r);
+  LLVMValueRef n_dst = r ? out->dims[d] : cg_i64(g, 1);
+  LLVMValueRef outer = r ? prod(g, out->dims, 0, d) : cg_i64(g, 1), inner = r ? prod(g, out->dims, d + 1, r) : cg_i64(g, 1);
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[12] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[12] = {out->data, idx->data, src->data, outer, n_dst, idx->numel, inner, cg_elem_size(g, dt),
+                        LLVMConstInt(g->i32, (unsigned)d, 0), node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_index_copy", g->i32, p, 12, a, 12, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+  return true;
+}
+
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
@@ -1655,6 +1692,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
       return true;
     }
     case SC_OP_EMBEDDING: case SC_OP_INDEX_SELECT: case SC_OP_GATHER: return lower_index_read(g, n);
+    case SC_OP_INDEX_COPY: return lower_index_copy(g, n);
     default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
   }
 }

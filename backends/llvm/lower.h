@@ -102,6 +102,8 @@ typedef struct cg_value {
   LLVMValueRef out_dst;              /* the caller's elements for it, or NULL */
   LLVMValueRef out_direct;           /* i1: they overlap no input, so the node writes there */
   bool placed;                       /* its buffer was taken from out_dst when out_direct */
+  bool state;                        /* a buffer the program mutates: its elements are the model
+                                        state's, which a node may update in place (index_copy) */
 } cg_value;
 
 /* A buffer of the planned workspace (cg_workspace.c): the call that takes it, and its life. */

@@ -45,6 +45,8 @@ enum { SC_ATTENTION_CAUSAL = 1 };
                            "from dimension %d"
 #define SC_INDEX_SELECT_SELF_MSG "index out of range in self"
 #define SC_INDEX_SELECT_DATA_BOUNDS_MSG "INDICES element is out of DATA bounds, id=%lld axis_dim=%lld"
+/* index_copy's, for an index outside dim (negative ones included: torch does not wrap them) */
+#define SC_INDEX_COPY_MSG "index_copy_(): index %lld is out of bounds for dimension %d with size %lld"
 #define SC_INDEX_SELECT_EMPTY_MSG "index_select(): self indexing axis dim should be positive"
 
 /* A program with many inputs (cg_entry.c, from CG_MANY_INPUTS call inputs on) checks and

@@ -422,6 +422,22 @@ int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t 
   return SHAPEC_OK;
 }
 
+/* index_copy: dst [outer, n_dst, inner] (already holding self) gets src [outer, n_index,
+ * inner]'s row i at row index[i]; a later duplicate wins, as in torch's CPU kernel.  Every
+ * index is checked before a byte is written. */
+int sc_k_index_copy(void *dst, const int64_t *index, const void *src, int64_t outer, int64_t n_dst, int64_t n_index,
+                    int64_t inner, int64_t esize, int32_t dim, const char *node, char *err, size_t errlen) {
+  int64_t bad = first_bad_index(index, n_index, n_dst);
+  if (bad >= 0) return index_fail(err, errlen, node, SC_INDEX_COPY_MSG, (long long)index[bad], (int)dim, (long long)n_dst);
+  const char *s = src;
+  char *d = dst;
+  size_t row = (size_t)(inner * esize);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < n_index; i++)
+      memcpy(d + ((o * n_dst + index[i]) * inner) * esize, s + ((o * n_index + i) * inner) * esize, row);
+  return SHAPEC_OK;
+}
+
 /* dst[i...] = src[i...] with i[dim] replaced by index[i...], over the index's shape: a row
  * of the index's last dim at a time, the source read with its own (compact) strides ss.
  * Elements of 1, 2, 4 and 8 bytes as loads and stores, not a memcpy call each. */

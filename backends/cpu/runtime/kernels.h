@@ -173,6 +173,9 @@ int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shap
 int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
                       int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node, char *err,
                       size_t errlen);
+/* index_copy: rows of src written into dst (which holds self) at index (copy.c) */
+int sc_k_index_copy(void *dst, const int64_t *index, const void *src, int64_t outer, int64_t n_dst, int64_t n_index,
+                    int64_t inner, int64_t esize, int32_t dim, const char *node, char *err, size_t errlen);
 int sc_k_gather(const void *src, const int64_t *index, void *dst, int32_t ndim, int32_t dim, const int64_t *src_shape,
                 const int64_t *index_shape, int64_t esize, const char *node, char *err, size_t errlen);
 void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
