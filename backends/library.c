@@ -62,6 +62,7 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
   cg_emit_string_getter(g, "shapec_model_cpu_features", g->cpu_features);
   if (g->has_cuda) cg_emit_string_getter(g, "shapec_model_cuda_arch", g->emulate ? "host-emulation" : g->cuda_arch);
   bool ok = cg_emit_entry_points(g) && !g->failed;
+  if (ok) cg_emit_state_api(g);
   sc_phase_end(g->ctx, "lowering to LLVM IR", t);
   if (g->ctx->verbose)
     fprintf(stderr, "shapec: products absorbed %d transposes or permutes (read through strides), %d permutes of "

@@ -37,6 +37,13 @@ static const char *const named_entry_points[] = {
     "int shapec_%s_set_weights_path(const char *path);",
     "void shapec_%s_release_workspace(void);",
     "int shapec_%s_targets(void);",
+    "int shapec_%s_num_states(void);",
+    "const char *shapec_%s_state_name(int i);",
+    "shapec_model_state *shapec_%s_state_new(void);",
+    "void shapec_%s_state_free(shapec_model_state *state);",
+    "int shapec_%s_state_reset(shapec_model_state *state);",
+    "int shapec_%s_state_tensor(shapec_model_state *state, int i, shapec_tensor *out);",
+    "int shapec_%s_run_with_state(shapec_model_state *state, const shapec_tensor *inputs, const shapec_tensor *outputs, char *err, size_t errlen);",
 };
 
 bool sc_library_write_header(sc_ctx *ctx, const sc_program *p, const char *name, const char *path) {

@@ -9,7 +9,7 @@
 #include "lower.h"
 #include "runtime_abi.h"
 
-static void dl_dtype(sc_dtype dt, int *code, int *bits) {
+void cg_dl_dtype(sc_dtype dt, int *code, int *bits) {
   switch (dt) {
     case SC_DTYPE_F32: *code = 2, *bits = 32; return;
     case SC_DTYPE_F64: *code = 2, *bits = 64; return;
@@ -242,7 +242,7 @@ static LLVMValueRef plainly_fine(cg *g, LLVMValueRef tp, int code, int bits, int
  * message); the plain case is checked inline, the call made only for the rest. */
 static void check_tensor(cg *g, LLVMValueRef tp, const char *what, sc_dtype dtype, int rank, bool strided_ok) {
   int code, bits;
-  dl_dtype(dtype, &code, &bits);
+  cg_dl_dtype(dtype, &code, &bits);
   LLVMBasicBlockRef inspect = cg_block(g, "inspect"), slow = cg_block(g, "check_call"), fine = cg_block(g, "fine");
   LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, tp, "none"), slow, inspect);
   LLVMPositionBuilderAtEnd(g->B, inspect);
@@ -518,7 +518,7 @@ static void check_inputs_at_once(cg *g, LLVMValueRef inputs) {
   for (size_t k = 0; k < n; k++) {
     const sc_call_input *ci = &g->call_inputs[k];
     int code, bits;
-    dl_dtype(ci->dtype, &code, &bits);
+    cg_dl_dtype(ci->dtype, &code, &bits);
     rows[k] = (sc_rt_input_check){.name = cg_text(g, ci->name ? ci->name : "(null)"), .ndim = ci->rank, .code = code,
                                   .bits = bits, .strided_ok = !g->cuda && !user_input_mutated(g, ci->spec)};
   }
@@ -889,7 +889,7 @@ static void emit_value_tables(cg *g, const char *kind, const char *const *names_
   bool pooled = n >= CG_MANY_INPUTS;
   for (size_t i = 0; i < n; i++) {
     int code, bits;
-    dl_dtype(dts[i], &code, &bits);
+    cg_dl_dtype(dts[i], &code, &bits);
     ndims[i] = LLVMConstInt(g->i32, (unsigned)ranks[i], 0);
     dtypes[i] = LLVMConstInt(g->i32, (unsigned)(code << 8 | bits), 0);
     if (pooled) continue;
@@ -975,6 +975,7 @@ static void reset_values(cg *g) {
     cv->state = false;
   }
   g->n_owners = 0;
+  g->state_buffers = NULL; /* loaded again in this function, at its first use */
 }
 
 /* The call's buffers: on the CPU, the planned workspace, and slots for the compact copies
@@ -1128,7 +1129,7 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
       if (g->cuda)
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, s->path, "the program mutates buffer '%s': the CUDA path "
                         "does not keep state between calls yet (build for the CPU)", s->target);
-      cv->data = g->state[i];
+      cv->data = cg_state_data(g, i);
       cv->state = true;
     } else if (g->weight_dropped && g->weight_dropped[i]) {
       cv->data = LLVMConstNull(g->ptr); /* read only by nodes folded at export (cg_fold.c) */

@@ -1,32 +1,10 @@
 /* cg_module.c - what a model library's module holds besides code and weights (cg_weights.c):
- * the state of mutated buffers, constant strings behind getter functions, and the last
- * touches before the module goes to a target for optimization. */
+ * constant strings behind getter functions, and the last touches before the module goes to
+ * a target for optimization (the state of mutated buffers: cg_state.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower.h"
-
-/* The buffers a program mutates live outside the read-only blob, one writable global each,
- * so that the write-back after a call (cg_entry.c) is seen by the next call, as
- * ep.module() keeps the new value in its buffer. */
-void cg_emit_state(cg *g) {
-  g->state = sc_arena_alloc(&g->ctx->arena, (g->p->n_input_specs ? g->p->n_input_specs : 1) * sizeof *g->state);
-  for (size_t i = 0; i < g->p->n_input_specs; i++) {
-    const sc_input_spec *s = &g->p->input_specs[i];
-    g->state[i] = NULL;
-    if (s->kind != SC_INPUT_BUFFER && s->kind != SC_INPUT_TENSOR_CONSTANT) continue;
-    bool mutated = false;
-    for (size_t k = 0; k < g->p->n_mutations; k++)
-      mutated |= g->p->mutations[k].kind == SC_MUTATE_BUFFER && strcmp(g->p->mutations[k].target, s->target) == 0;
-    const sc_weight *w = mutated ? sc_weights_find(g->w, s->target) : NULL;
-    if (!w) continue;
-    LLVMValueRef init = LLVMConstStringInContext2(g->C, (const char *)w->data, w->nbytes ? w->nbytes : 1, 1);
-    g->state[i] = LLVMAddGlobal(g->M, LLVMTypeOf(init), "shapec_state");
-    LLVMSetInitializer(g->state[i], init);
-    LLVMSetAlignment(g->state[i], 64);
-    LLVMSetLinkage(g->state[i], LLVMInternalLinkage);
-  }
-}
 
 /* const char *name(void) { return "..."; }, the text shared with the code's own uses */
 void cg_emit_string_getter(cg *g, const char *name, const char *text) {

@@ -175,6 +175,9 @@ struct cg {
   const char *external_path;         /* --external-weights: the side file; NULL when embedded */
   uint64_t weights_id, weights_size; /* what the side file must hold */
   size_t *weight_offsets;            /* per input spec index; (size_t)-1 when none */
+  LLVMValueRef state_table;          /* the sc_rt_state_table global (cg_state.c) */
+  LLVMValueRef state_buffers;        /* in a run: the state's data pointers, one per state buffer */
+  int *state_slot;                   /* per input spec index: its row in the table, or -1 */
   LLVMValueRef *state;               /* per input spec index: the writable copy of a buffer the
                                         program mutates (NULL for every other input) */
   /* the device path (its module and images belong to backends/cuda/cuda_target.c) */
@@ -491,9 +494,19 @@ bool cg_weights_layout(cg *g);
 void cg_weights_free(cg *g);
 
 /* ---- cg_module.c: what a library holds besides its code ---- */
+/* ---- cg_state.c: the model's state, the buffers a program updates ---- */
 /* A writable global, initialized with its weights, for each buffer the program mutates
- * (buffer_mutation outputs): the state the library keeps between calls. */
+ * (buffer_mutation outputs): the library's own state, which shapec_model_run updates; the
+ * table of them that state handles copy (runtime_abi.h), and the state API's functions. */
 void cg_emit_state(cg *g);
+/* In a run: the data of input spec i's state in the state the call runs with (the
+ * handle's of shapec_model_run_with_state, else the library's own). */
+LLVMValueRef cg_state_data(cg *g, size_t i);
+/* After the entry points: shapec_model_num_states, state_name, state_new, state_free,
+ * state_reset, state_tensor and run_with_state (docs/abi.md, "State"). */
+void cg_emit_state_api(cg *g);
+/* DLPack's code and bits of a dtype (255, 0 for none) */
+void cg_dl_dtype(sc_dtype dt, int *code, int *bits);
 /* const char *name(void) { return "text"; } */
 void cg_emit_string_getter(cg *g, const char *name, const char *text);
 /* The library's pool of texts that tables name by offset (runtime_abi.h): text's offset in

@@ -33,6 +33,21 @@ enum { SC_ROW_THREADS = 32 };
 /* sc_k_attention_f32's flags: keys after a query's own position masked out (is_causal) */
 enum { SC_ATTENTION_CAUSAL = 1 };
 
+/* The buffers a program updates (buffer mutations, and lifted constants it writes to): the
+ * model's state, which lives from call to call (cg_state.c writes this table into the
+ * library; backends/cpu/runtime/state.c keeps the handles).  defaults[i] is the library's
+ * own copy, shapec_model_run's; init[i] the exported value, NULL where it is all zeros. */
+typedef struct sc_rt_state_table {
+  int32_t n;
+  const char *const *names;     /* the buffer's target, as the program's signature names it */
+  const int64_t *nbytes;
+  const void *const *init;
+  void *const *defaults;
+  const int32_t *dtypes;        /* (code << 8) | bits of the elements as the library stores them */
+  const int32_t *ranks;
+  const int64_t *const *shapes;
+} sc_rt_state_table;
+
 /* Torch's words for a bad index (sc_k_gather, sc_k_index_select and their CUDA launchers;
  * no op wraps a negative index), each message then naming the node.  gather: an index
  * outside its dimension, and an index larger than its source apart from dim (sizes printed

@@ -87,6 +87,31 @@ int shapec_model_set_weights_path(const char *path);
 /* Frees the workspace blocks the library keeps for later runs (see docs/abi.md). */
 void shapec_model_release_workspace(void);
 
+/* ---- state (docs/abi.md, "State") ----
+ * A program that updates buffers in place (a KV cache, a counter) keeps them from call to
+ * call.  shapec_model_run works on the library's own copy; a handle is a copy of its own,
+ * starting from the exported values, so that one library serves several independent
+ * conversations.  A handle is used by one call at a time.  In a library whose program
+ * updates no buffer, num_states is 0 and handles hold nothing. */
+typedef struct shapec_model_state shapec_model_state;
+/* How many buffers the program updates, and their names (the buffer's target in the
+ * program, "static_cache.layers.0.keys"); NULL out of range. */
+int shapec_model_num_states(void);
+const char *shapec_model_state_name(int i);
+/* A new handle holding the exported values; NULL when memory runs out. */
+shapec_model_state *shapec_model_state_new(void);
+/* Frees a handle (NULL: nothing happens). */
+void shapec_model_state_free(shapec_model_state *state);
+/* Every buffer back to its exported value; state NULL resets the library's own copy. */
+int shapec_model_state_reset(shapec_model_state *state);
+/* Buffer i of a handle (NULL: the library's own copy) as a tensor whose data is the
+ * state's memory: read it, or write it between calls.  The shape and dtype are those
+ * the library stores (float32 for a half-precision program's buffers). */
+int shapec_model_state_tensor(shapec_model_state *state, int i, shapec_tensor *out);
+/* shapec_model_run on a handle's state instead of the library's own. */
+int shapec_model_run_with_state(shapec_model_state *state, const shapec_tensor *inputs, const shapec_tensor *outputs,
+                                char *err, size_t errlen);
+
 /* ---- targets (docs/cuda.md) ---- */
 enum { SHAPEC_TARGET_CPU = 1, SHAPEC_TARGET_CUDA = 2 };
 /* The tensors the library computes on: SHAPEC_TARGET_CPU, SHAPEC_TARGET_CUDA or both

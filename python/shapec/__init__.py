@@ -12,7 +12,7 @@
 A guard the inputs fail raises shapec.GuardError (an AssertionError, as ep.module()
 raises) with torch's message and shapec's explanation.  Pure Python (ctypes); see
 docs/python.md."""
-from .model import GuardError, Model, ShapecError, load
+from .model import GuardError, Model, ShapecError, State, load
 from .observations import record_shapes
 
-__all__ = ["load", "Model", "ShapecError", "GuardError", "record_shapes"]
+__all__ = ["load", "Model", "State", "ShapecError", "GuardError", "record_shapes"]

@@ -90,6 +90,15 @@ def declare(lib):
         sigs["shapec_model_run_on_stream"] = (c_int, [ctypes.POINTER(Tensor), ctypes.POINTER(Tensor), ctypes.c_void_p,
                                                       ctypes.c_char_p, c_size_t])
         sigs["shapec_model_cuda_arch"] = (c_char_p, [])
+    if _has(lib, entry.prefix + "run_with_state"):  # state handles (libraries from shapec 0.67 on)
+        state, tensor_p = ctypes.c_void_p, ctypes.POINTER(Tensor)
+        sigs.update({
+            "shapec_model_num_states": (c_int, []), "shapec_model_state_name": (c_char_p, [c_int]),
+            "shapec_model_state_new": (state, []), "shapec_model_state_free": (None, [state]),
+            "shapec_model_state_reset": (c_int, [state]),
+            "shapec_model_state_tensor": (c_int, [state, c_int, tensor_p]),
+            "shapec_model_run_with_state": (c_int, [state, tensor_p, tensor_p, ctypes.c_char_p, c_size_t]),
+        })
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(entry, name[len("shapec_model_"):])
         fn.restype, fn.argtypes = restype, argtypes

@@ -225,7 +225,38 @@ class Model:
         arrays' memory through DLPack) when an input was a torch tensor.  On CUDA tensors
         the outputs are CUDA tensors on the same device, and the work is enqueued on
         torch's current stream, ordered after what torch queued there before, as a
-        torch operator is.  One output is returned alone, several as a tuple."""
+        torch operator is.  One output is returned alone, several as a tuple.  A program
+        that updates buffers (a KV cache) works on the library's own state (Model.state);
+        Model.new_state() gives states of their own."""
+        return self._call(args, kwargs, None)
+
+    # ---- state -----------------------------------------------------------------------------
+
+    @property
+    def state_names(self):
+        """The buffers the program updates from call to call (a KV cache's), in order."""
+        if not _abi._has(self._dll, self._lib.prefix + "num_states"):
+            return []
+        return [self._lib.state_name(i).decode() for i in range(self._lib.num_states())]
+
+    @property
+    def state(self):
+        """The library's own state: the one plain calls update."""
+        return State(self, None)
+
+    def new_state(self):
+        """A state of its own, starting from the exported values: call it as the model
+        (st(ids, pos)) to run on it.  Two states are two independent conversations; one
+        state serves one call at a time."""
+        if not _abi._has(self._dll, self._lib.prefix + "state_new"):
+            raise ShapecError(f"{self.path} was built by a shapec without state handles; export it again",
+                              _abi.ERR_ARGUMENT)
+        handle = self._lib.state_new()
+        if not handle:
+            raise MemoryError("shapec_model_state_new: out of memory")
+        return State(self, handle)
+
+    def _call(self, args, kwargs, state_handle):
         arrays, device, torch_in = self._arrays(args, kwargs)
         if device is not None and not self.targets & _abi.TARGET_CUDA:
             raise ShapecError(f"{self.path} has no CUDA code (export with --target cuda or cpu,cuda); "
@@ -245,6 +276,8 @@ class Model:
         if device is not None:
             stream = torch.cuda.current_stream(device).cuda_stream
             rc = self._lib.run_on_stream(ins, outs, ctypes.c_void_p(stream), err, len(err))
+        elif state_handle is not None:
+            rc = self._lib.run_with_state(state_handle, ins, outs, err, len(err))
         else:
             rc = self._lib.run(ins, outs, err, len(err))
         if rc:
@@ -257,6 +290,69 @@ class Model:
         else:
             result = [_bf16_output(o.bits, False) if isinstance(o, _BF16) else o for o in outs_buf]
         return result[0] if len(result) == 1 else tuple(result)
+
+
+class State:
+    """The buffers a program updates (a KV cache): Model.state (the library's own) or
+    Model.new_state() (a handle of its own, freed with close() or when collected).
+    st[name] is a NumPy array sharing the state's memory (read it, or write into it
+    between calls); st[name] = array copies values in; st.reset() returns to the exported
+    values; st(*inputs) runs the model on this state."""
+
+    def __init__(self, model, handle):
+        self._model = model
+        self._handle = handle  # None: the library's own state
+
+    @property
+    def names(self):
+        return self._model.state_names
+
+    def _live(self):
+        if self._handle is not None and not self._handle:
+            raise ShapecError("this state was closed", _abi.ERR_ARGUMENT)
+        return ctypes.c_void_p(self._handle) if self._handle is not None else None
+
+    def __call__(self, *args, **kwargs):
+        handle = self._live()
+        if handle is None:
+            return self._model._call(args, kwargs, None)
+        return self._model._call(args, kwargs, handle)
+
+    def reset(self):
+        rc = self._model._lib.state_reset(self._live())
+        if rc:
+            raise ShapecError("shapec_model_state_reset refused the state", rc)
+
+    def __getitem__(self, name):
+        names = self.names
+        if name not in names:
+            raise KeyError(f"{name!r} is not a state buffer of {self._model.path}; they are {names}")
+        t = _abi.Tensor()
+        rc = self._model._lib.state_tensor(self._live(), names.index(name), ctypes.byref(t))
+        if rc:
+            raise ShapecError(f"shapec_model_state_tensor refused {name!r}", rc)
+        shape = tuple(t.shape[k] for k in range(t.ndim))
+        dtype = _abi.dtype_name((t.dtype.code << 8) | t.dtype.bits)
+        count = int(np.prod(shape)) if shape else 1
+        size = np.dtype(dtype if dtype != "bfloat16" else np.uint16).itemsize
+        buf = (ctypes.c_char * (count * size)).from_address(t.data)
+        buf.state = self  # the array's base keeps the handle alive as long as the view
+        return np.frombuffer(buf, dtype=dtype if dtype != "bfloat16" else np.uint16).reshape(shape)
+
+    def __setitem__(self, name, value):
+        view = self[name]
+        view[...] = np.asarray(value, dtype=view.dtype).reshape(view.shape)
+
+    def close(self):
+        if self._handle:
+            self._model._lib.state_free(ctypes.c_void_p(self._handle))
+        self._handle = 0 if self._handle is not None else None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - the library may be gone at interpreter exit
+            pass
 
 
 def _host_array(x, ndim, dtype):

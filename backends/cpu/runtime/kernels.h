@@ -363,4 +363,16 @@ void sc_k_arg_reduce_int(const void *x, void *values, int64_t *indices, int64_t 
 void sc_k_arg_reduce_f32(const float *x, float *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,
                          int32_t is_min);
 
+/* state handles (state.c): the calls cg_state.c's functions make */
+void *const *sc_rt_state_buffers(const sc_rt_state_table *t);
+int sc_rt_state_enter(const sc_rt_state_table *t, struct shapec_model_state *s, void *const **prev, char *err,
+                      size_t errlen);
+void sc_rt_state_leave(void *const *prev);
+int32_t sc_rt_state_count(const sc_rt_state_table *t);
+const char *sc_rt_state_name(const sc_rt_state_table *t, int32_t i);
+struct shapec_model_state *sc_rt_state_new(const sc_rt_state_table *t);
+void sc_rt_state_free(const sc_rt_state_table *t, struct shapec_model_state *s);
+int sc_rt_state_reset(const sc_rt_state_table *t, struct shapec_model_state *s);
+int sc_rt_state_tensor(const sc_rt_state_table *t, struct shapec_model_state *s, int32_t i, shapec_tensor *out);
+
 #endif
