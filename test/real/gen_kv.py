@@ -1,0 +1,126 @@
+"""gen_kv.py - decoders exported for generation with a KV cache (issue 61), as
+transformers 5.12 documents it, with torch 2.14's answers: test/real/kv/<family>/.
+
+    scripts/real-torch.sh --torch 2.14 run test/real/gen_kv.py [FAMILY...]
+
+Each decoder is built by transformers from a tiny config (gen_hf.FAMILIES: 2 layers,
+hidden 32, vocabulary 96) with random weights (torch.manual_seed(0), a wider init than
+the default so that greedy tokens vary), given a static cache
+(generation_config.cache_implementation = "static", max_cache_len MAX_CACHE) and wrapped
+in transformers.integrations.executorch.TorchExportableModuleForDecoderOnlyLM, then
+exported by its own export() (strict, as its default) with one dynamic Dim for the
+sequence of input_ids and cache_position, so that one program serves a prefill of any
+length and each one-token decode step.  The cache is the program's buffers, which it
+updates in place (index_copy_).
+
+answers.json holds, for each prompt, transformers' model.generate(do_sample=False,
+max_new_tokens=NEW) tokens (the contract), the tokens of ep.module() stepped as users
+step it (prefill, then one token at a time), and the prefill's last logits."""
+import json
+import os
+import sys
+import traceback
+
+import torch
+from torch.export import Dim
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen_hf  # noqa: E402
+
+OUT = os.path.join(HERE, "kv")
+MAX_CACHE = 96
+MAX_PROMPT = 24
+NEW = 64
+DECODERS = ["gpt2", "llama", "qwen2", "qwen3", "mistral", "gemma", "phi3", "llama_nonstrict"]
+# llama_nonstrict: exported with strict=False, where torch lifts the cache's tensors as
+# constants (no buffers) that the program updates in place; ep.module() keeps them as state
+PROMPTS = [[5, 17, 33, 2, 9], [1], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57]]
+
+
+def build(name):
+    import transformers
+
+    family = next(f for f in gen_hf.FAMILIES if f[0] == name)
+    _, config_cls, model_cls, extra, _, _ = family
+    config = getattr(transformers, config_cls)(vocab_size=gen_hf.VOCAB, **extra)
+    config.initializer_range = 0.2  # varied tokens from random weights (the default 0.02 repeats one)
+    config._attn_implementation = "sdpa"
+    torch.manual_seed(0)
+    model = getattr(transformers, model_cls)(config).eval()
+    gc = model.generation_config
+    gc.cache_implementation = "static"
+    gc.use_cache = True
+    gc.eos_token_id = None  # every prompt generates NEW tokens
+    gc.pad_token_id = 0
+    return model
+
+
+def stepped(module, prompt):
+    """ep.module() as users step it: the prompt at once, then one token at a time."""
+    out = module(input_ids=torch.tensor([prompt]), cache_position=torch.arange(len(prompt)))
+    logits = out[0, -1].clone()
+    tokens = [int(out[0, -1].argmax())]
+    for pos in range(len(prompt), len(prompt) + NEW - 1):
+        out = module(input_ids=torch.tensor([[tokens[-1]]]), cache_position=torch.tensor([pos]))
+        tokens.append(int(out[0, -1].argmax()))
+    return tokens, logits
+
+
+def margin(model, prompt, tokens):
+    """The smallest gap between the best and second-best logit over the generated
+    tokens (a near-tie would make the test's token comparison fragile)."""
+    ids = torch.tensor([prompt + tokens])
+    with torch.no_grad():
+        logits = model(ids, use_cache=False).logits[0, len(prompt) - 1:-1]
+    top = logits.topk(2, dim=-1).values
+    return float((top[:, 0] - top[:, 1]).min())
+
+
+def generate_case(name):
+    from transformers.integrations.executorch import TorchExportableModuleForDecoderOnlyLM
+
+    family = name.split("_nonstrict")[0]
+    model = build(family)
+    wrapper = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=MAX_CACHE)
+    seq = Dim("seq", min=1, max=MAX_PROMPT)
+    ep = wrapper.export(input_ids=torch.tensor([[1, 2, 3, 4]]), cache_position=torch.arange(4),
+                        dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}},
+                        strict=not name.endswith("_nonstrict"))
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    torch.export.save(ep, os.path.join(d, "model.pt2"))
+    answers = {"family": name, "torch": torch.__version__, "max_cache_len": MAX_CACHE, "max_prompt": MAX_PROMPT,
+               "new_tokens": NEW, "strict": not name.endswith("_nonstrict"),
+               "prompts": []}
+    for prompt in PROMPTS:
+        module = torch.export.load(os.path.join(d, "model.pt2")).module()  # a fresh cache for each prompt
+        with torch.no_grad():
+            tokens, logits = stepped(module, prompt)
+            ids = torch.tensor([prompt])
+            generated = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
+                                       max_new_tokens=NEW, min_new_tokens=NEW)[0, len(prompt):].tolist()
+        answers["prompts"].append({"prompt": prompt, "generate": generated, "exported_program": tokens,
+                                   "prefill_last_logits": [round(float(v), 6) for v in logits],
+                                   "top2_margin": round(margin(model, prompt, generated), 6)})
+    with open(os.path.join(d, "answers.json"), "w") as f:
+        json.dump(answers, f, indent=1)
+        f.write("\n")
+    same = all(p["generate"] == p["exported_program"] for p in answers["prompts"])
+    return "ok" if same else "exported-program-differs-from-generate"
+
+
+def main(names):
+    for name in DECODERS:
+        if names and name not in names:
+            continue
+        try:
+            verdict = generate_case(name)
+        except Exception:  # noqa: BLE001 - report and go on with the other families
+            traceback.print_exc()
+            verdict = "generator-error"
+        print(f"kv {name}: {verdict}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

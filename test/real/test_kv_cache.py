@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""Generation with a KV cache matches transformers token for token (issue 61).
+
+Each decoder of test/real/kv/ (made by gen_kv.py in torch 2.14: transformers'
+TorchExportableModuleForDecoderOnlyLM with a static cache, one dynamic sequence Dim) is
+exported by shapec with no spec (the archive's ranges), loaded through the Python
+package, and driven as users drive ep.module(): the prompt at once on a fresh state, then
+one token at a time, 64 new tokens.  Checked for each prompt:
+- the greedy tokens are transformers' model.generate(do_sample=False) tokens;
+- the prefill's last logits are torch's within 1e-4.
+On the first family also:
+- two states interleaved token by token give what each gives alone (independent
+  conversations on one library), and the library's own state (plain calls) too;
+- reset() brings a state back to the exported values: the same tokens again;
+- the state's tensors are the cache: after a prefill of L tokens, rows [0, L) of the
+  first key cache hold values and rows [L, max) are zero;
+- a cache position past the cache is refused with index_copy_'s IndexError words, and a
+  prompt longer than the Dim's max with the guard's words; neither crashes;
+- the C example (examples/generate/generate.c) generates the same tokens.
+
+usage: test_kv_cache.py SHAPEC SOURCE_DIR [FAMILY...]"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # test/, for tap
+import tap  # noqa: E402
+
+
+def export(shapec, pt2, out):
+    r = subprocess.run([shapec, "export", pt2, "-o", out], capture_output=True, text=True, timeout=600)
+    return r.returncode == 0, (r.stderr or r.stdout)[-2000:]
+
+
+def greedy(run, prompt, new):
+    """prefill, then new - 1 one-token steps: the tokens and the prefill's last logits"""
+    out = run(np.array([prompt], np.int64), np.arange(len(prompt), dtype=np.int64))
+    logits = out[0, -1].copy()
+    tokens = [int(out[0, -1].argmax())]
+    for pos in range(len(prompt), len(prompt) + new - 1):
+        out = run(np.array([[tokens[-1]]], np.int64), np.array([pos], np.int64))
+        tokens.append(int(out[0, -1].argmax()))
+    return tokens, logits
+
+
+def interleaved(model, a, b, new):
+    """two conversations on two states, one step of each in turn"""
+    sa, sb = model.new_state(), model.new_state()
+    ta = [int(sa(np.array([a], np.int64), np.arange(len(a), dtype=np.int64))[0, -1].argmax())]
+    tb = [int(sb(np.array([b], np.int64), np.arange(len(b), dtype=np.int64))[0, -1].argmax())]
+    for k in range(new - 1):
+        ta.append(int(sa(np.array([[ta[-1]]], np.int64), np.array([len(a) + k], np.int64))[0, -1].argmax()))
+        tb.append(int(sb(np.array([[tb[-1]]], np.int64), np.array([len(b) + k], np.int64))[0, -1].argmax()))
+    sa.close()
+    sb.close()
+    return ta, tb
+
+
+def state_checks(t, shapec_pkg, model, answers, so, source_dir, tmp):
+    prompts = answers["prompts"]
+    new = answers["new_tokens"]
+    a, b = prompts[0], prompts[2]
+    ta, tb = interleaved(model, a["prompt"], b["prompt"], new)
+    t.check(ta == a["generate"] and tb == b["generate"], "two states interleaved: each conversation as alone")
+    own, _ = greedy(model, a["prompt"], new)
+    t.check(own == a["generate"], "the library's own state (plain calls): transformers' tokens")
+    model.state.reset()
+    again, _ = greedy(model, a["prompt"], new)
+    t.check(again == a["generate"], "after Model.state.reset(): the same tokens again")
+    st = model.new_state()
+    names = model.state_names
+    key = next((n for n in names if st[n].ndim == 4), None)  # the first layer's key cache
+    L = len(b["prompt"])
+    st(np.array([b["prompt"]], np.int64), np.arange(L, dtype=np.int64))
+    cache = st[key] if key else None
+    filled = cache is not None and cache.ndim == 4 and bool(np.all(np.abs(cache[:, :, :L]).sum(axis=(0, 1, 3)) > 0))
+    empty = cache is not None and cache.ndim == 4 and bool(np.all(cache[:, :, L:] == 0))
+    t.check(filled and empty, f"state '{key}' after a prefill of {L}: rows [0, {L}) filled, the rest zero "
+            f"(shape {None if cache is None else cache.shape})")
+    st.reset()
+    t.check(bool(np.all(st[key] == 0)), f"state.reset(): '{key}' back to zeros")
+    past = answers["max_cache_len"]
+    try:
+        st(np.array([[1]], np.int64), np.array([past], np.int64))
+        t.check(False, f"cache_position {past} (the cache holds {past}) is refused")
+    except shapec_pkg.ShapecError as e:
+        t.check(f"index_copy_(): index {past} is out of bounds for dimension 2 with size {past}" in str(e),
+                f"cache_position {past} is refused with torch's words: {e}")
+    too_long = answers["max_prompt"] + 1
+    try:
+        st(np.ones((1, too_long), np.int64), np.arange(too_long, dtype=np.int64))
+        t.check(False, f"a prompt of {too_long} (the Dim's max is {too_long - 1}) is refused")
+    except shapec_pkg.GuardError as e:
+        t.check("Guard failed" in str(e), f"a prompt of {too_long} is refused: {str(e)[:120]}")
+    st.close()
+    # the C example, built against the library
+    exe = os.path.join(tmp, "generate")
+    src = os.path.join(source_dir, "examples", "generate", "generate.c")
+    r = subprocess.run(["cc", "-O2", "-o", exe, src, "-I", os.path.join(source_dir, "include"), "-ldl", "-lm"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        t.check(False, "examples/generate/generate.c builds: " + r.stderr[-500:])
+        return
+    r = subprocess.run([exe, so, str(new)] + [str(x) for x in a["prompt"]], capture_output=True, text=True,
+                       timeout=120)
+    got = [int(x) for x in r.stdout.split()] if r.returncode == 0 else None
+    t.check(got == a["generate"], f"examples/generate/generate.c: transformers' tokens (rc {r.returncode}, "
+            f"{r.stderr.strip()[-200:]})")
+
+
+def main():
+    shapec, source_dir = sys.argv[1], sys.argv[2]
+    only = sys.argv[3:]
+    sys.path.insert(0, os.path.join(source_dir, "python"))
+    import shapec as shapec_pkg
+
+    kv = os.path.join(source_dir, "test", "real", "kv")
+    families = sorted(f for f in os.listdir(kv) if os.path.isdir(os.path.join(kv, f)) and (not only or f in only))
+    t = tap.Checks()
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, family in enumerate(families):
+            with open(os.path.join(kv, family, "answers.json")) as f:
+                answers = json.load(f)
+            out = os.path.join(tmp, family)
+            ok, log = export(shapec, os.path.join(kv, family, "model.pt2"), out)
+            t.check(ok, f"{family}: shapec export" + ("" if ok else ": " + log))
+            if not ok:
+                continue
+            model = shapec_pkg.load(os.path.join(out, "model.so"))
+            for p in answers["prompts"]:
+                st = model.new_state()
+                tokens, logits = greedy(st, p["prompt"], answers["new_tokens"])
+                st.close()
+                first_diff = next((k for k, (x, y) in enumerate(zip(tokens, p["generate"])) if x != y), None)
+                t.check(tokens == p["generate"], f"{family} prompt of {len(p['prompt'])}: {len(tokens)} greedy tokens "
+                        + ("= transformers' generate()" if first_diff is None else
+                           f"differ from generate() from token {first_diff} (top-2 margin {p['top2_margin']})"))
+                err = float(np.max(np.abs(logits - np.array(p["prefill_last_logits"], np.float32))))
+                t.check(err <= 1e-4, f"{family} prompt of {len(p['prompt'])}: prefill logits within {err:.2e} of torch's")
+            if i == 0:
+                state_checks(t, shapec_pkg, model, answers, os.path.join(out, "model.so"), source_dir, tmp)
+    return t.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
