@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""generate.py - text generation from token ids with a decoder that shapec compiled
+(examples/generate/README.md): the prompt at once, then one token at a time, on a state
+of its own (the KV cache the library keeps between calls).
+
+    PYTHONPATH=python python3 examples/generate/generate.py MODEL.so NEW_TOKENS TOKEN... \\
+        [--temperature T] [--top-k K] [--seed S]
+
+Greedy by default (as generate(do_sample=False)); with --temperature, each token is
+sampled from softmax(logits / T) over the K most likely, from NumPy's generator seeded
+with S: the same seed gives the same tokens."""
+import argparse
+
+import numpy as np
+
+import shapec
+
+
+def pick(logits, temperature, top_k, rng):
+    if temperature <= 0:
+        return int(logits.argmax())
+    z = logits.astype(np.float64) / temperature
+    if 0 < top_k < z.size:
+        z[z < np.sort(z)[-top_k]] = -np.inf
+    p = np.exp(z - z.max())
+    return int(rng.choice(z.size, p=p / p.sum()))
+
+
+def generate(model, prompt, new_tokens, temperature=0.0, top_k=0, seed=0):
+    state = model.new_state()  # a conversation of its own: the cache starts empty
+    rng = np.random.default_rng(seed)
+    try:
+        logits = state(np.array([prompt], np.int64), np.arange(len(prompt), dtype=np.int64))
+        tokens = [pick(logits[0, -1], temperature, top_k, rng)]
+        for pos in range(len(prompt), len(prompt) + new_tokens - 1):
+            logits = state(np.array([[tokens[-1]]], np.int64), np.array([pos], np.int64))
+            tokens.append(pick(logits[0, -1], temperature, top_k, rng))
+        return tokens
+    finally:
+        state.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("new_tokens", type=int)
+    ap.add_argument("prompt", type=int, nargs="+")
+    ap.add_argument("--temperature", type=float, default=0.0)
+    ap.add_argument("--top-k", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    model = shapec.load(a.model)
+    print(" ".join(map(str, generate(model, a.prompt, a.new_tokens, a.temperature, a.top_k, a.seed))))
+
+
+if __name__ == "__main__":
+    main()
