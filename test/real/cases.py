@@ -260,6 +260,13 @@ def small_cases():
     c.append(case("mutate_running_mean", lambda m, x: x - m.avg.mul_(0.5).add_(x.mean(0)), (r(4, 3),), ({0: AUTO},),
                   avg=torch.zeros(3)))
     c.append(case("mutate_input", lambda m, x: x.add_(1) * 2, (r(4, 3),), ({0: AUTO},)))
+    # a cache's write (index_copy_ at positions) that reads the old rows first, so that the
+    # old cache is read twice (no write in place); and index_copy of a user tensor, with a
+    # repeated index (the later row wins)
+    c.append(case("mutate_index_copy", lambda m, x, pos, y: (
+        m.cache.index_copy_(1, pos, x + m.cache.index_select(1, pos)) * 1,
+        torch.index_copy(y, 0, torch.tensor([2, 0, 2]), y[:3] * 10)),
+        (r(2, 3, 4), torch.tensor([1, 5, 2]), r(5, 2)), ({2: AUTO}, None, {1: AUTO}), cache=torch.zeros(2, 8, 4)))
     c.append(case("mutate_alias", lambda m, x: mutate_alias(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_view", lambda m, x: mutate_view(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_input_view", lambda m, x: mutate_input_view(x, m.buf), (r(4, 3),), ({0: AUTO},),
