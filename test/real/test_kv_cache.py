@@ -8,7 +8,9 @@ package, and driven as users drive ep.module(): the prompt at once on a fresh st
 one token at a time, 64 new tokens.  Checked for each prompt:
 - the greedy tokens are transformers' model.generate(do_sample=False) tokens;
 - the prefill's last logits are torch's within 1e-4.
-On the first family also:
+T5 (transformers' Seq2SeqLMExportableModule: an encoder program and a decoder program with
+a static self-attention cache) runs the encoder once, then the decoder from token 0.
+On the first decoder-only family also:
 - two states interleaved token by token give what each gives alone (independent
   conversations on one library), and the library's own state (plain calls) too;
 - reset() brings a state back to the exported values: the same tokens again;
@@ -46,6 +48,19 @@ def greedy(run, prompt, new):
         out = run(np.array([[tokens[-1]]], np.int64), np.array([pos], np.int64))
         tokens.append(int(out[0, -1].argmax()))
     return tokens, logits
+
+
+def greedy_encoder_decoder(encoder, decoder, prompt, new):
+    """the encoder on the prompt, then the decoder from the start token 0, one token a call
+    on a fresh state (as Seq2SeqLMExportableModule.generate)"""
+    hidden = encoder(np.array([prompt], np.int64))
+    st = decoder.new_state()
+    tokens = [0]
+    for i in range(new):
+        out = st(np.array([[tokens[-1]]], np.int64), hidden, np.array([i], np.int64))
+        tokens.append(int(out[0, -1].argmax()))
+    st.close()
+    return tokens[1:]
 
 
 def interleaved(model, a, b, new):
@@ -123,7 +138,8 @@ def main():
     families = sorted(f for f in os.listdir(kv) if os.path.isdir(os.path.join(kv, f)) and (not only or f in only))
     t = tap.Checks()
     with tempfile.TemporaryDirectory() as tmp:
-        for i, family in enumerate(families):
+        checked_state = False
+        for family in families:
             with open(os.path.join(kv, family, "answers.json")) as f:
                 answers = json.load(f)
             out = os.path.join(tmp, family)
@@ -132,6 +148,18 @@ def main():
             if not ok:
                 continue
             model = shapec_pkg.load(os.path.join(out, "model.so"))
+            if answers.get("encoder_decoder"):
+                ok, log = export(shapec, os.path.join(kv, family, "encoder.pt2"), out + "_encoder")
+                t.check(ok, f"{family}: shapec export of the encoder" + ("" if ok else ": " + log))
+                if not ok:
+                    continue
+                encoder = shapec_pkg.load(os.path.join(out + "_encoder", "model.so"))
+                for p in answers["prompts"]:
+                    tokens = greedy_encoder_decoder(encoder, model, p["prompt"], answers["new_tokens"])
+                    t.check(tokens == p["generate"], f"{family} (encoder-decoder) prompt of {len(p['prompt'])}: "
+                            f"{len(tokens)} greedy tokens " + ("= transformers' generate()" if tokens == p["generate"]
+                                                              else f"differ: {tokens[:8]} vs {p['generate'][:8]}"))
+                continue
             for p in answers["prompts"]:
                 st = model.new_state()
                 tokens, logits = greedy(st, p["prompt"], answers["new_tokens"])
@@ -142,7 +170,8 @@ def main():
                            f"differ from generate() from token {first_diff} (top-2 margin {p['top2_margin']})"))
                 err = float(np.max(np.abs(logits - np.array(p["prefill_last_logits"], np.float32))))
                 t.check(err <= 1e-4, f"{family} prompt of {len(p['prompt'])}: prefill logits within {err:.2e} of torch's")
-            if i == 0:
+            if not checked_state:
+                checked_state = True
                 state_checks(t, shapec_pkg, model, answers, os.path.join(out, "model.so"), source_dir, tmp)
     return t.finish()
 
