@@ -1301,7 +1301,10 @@ static bool rule_nonzero(sc_rule_ctx *rc, bool masked) {
 /* x[i0, i1, ...] with integer index tensors (None where a dim is taken whole): the indices
  * broadcast to one shape B; B replaces the indexed dims where they are adjacent, else it
  * comes first, as in torch (backends/cpu/runtime/index_tensor.c). */
-static bool rule_index_integers(sc_rule_ctx *rc, const sc_arg *ix, const shape *s) {
+/* The shape x[i0, i1, ...] has for integer index tensors: the indices' broadcast shape B in
+ * place of the indexed dims where they are adjacent, else first (torch's advanced
+ * indexing); x's own shape when every index is None. */
+static bool indexed_shape(sc_rule_ctx *rc, const sc_arg *ix, const shape *s, shape *result) {
   shape b = {0};
   int first = -1, last = -1, picked = 0;
   bool adjacent = true;
@@ -1319,7 +1322,10 @@ static bool rule_index_integers(sc_rule_ctx *rc, const sc_arg *ix, const shape *
     if (first < 0) first = (int)k;
     last = (int)k;
   }
-  if (!picked) return set_out(rc, 0, s); /* x[None-only] is x itself */
+  if (!picked) { /* x[None-only] is x itself */
+    *result = *s;
+    return true;
+  }
   int at = adjacent ? first : 0;
   shape out = {0};
   for (int d = 0; d < s->rank; d++) {
@@ -1333,7 +1339,41 @@ static bool rule_index_integers(sc_rule_ctx *rc, const sc_arg *ix, const shape *
       out.d[out.rank++] = s->d[d];
     }
   }
-  return set_out(rc, 0, &out);
+  *result = out;
+  return true;
+}
+
+static bool rule_index_integers(sc_rule_ctx *rc, const sc_arg *ix, const shape *s) {
+  shape out = {0};
+  return indexed_shape(rc, ix, s, &out) && set_out(rc, 0, &out);
+}
+
+/* index_put(self, indices, values, accumulate): self's shape; values broadcast to what
+ * self[indices] reads (torch: "shape mismatch: value tensor of shape ... cannot be
+ * broadcast to indexing result of shape ..."). */
+static bool rule_index_put(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true), *values = tensor_arg(rc, "values", true);
+  const sc_arg *ix = tensors_arg(rc, "indices");
+  shape s = {0}, vs = {0}, target = {0};
+  if (!x || !values || !ix || !shape_of(rc, x, &s) || !shape_of(rc, values, &vs)) return false;
+  if (ix->n_items > (size_t)(s.rank ? s.rank : 1))
+    return rule_error(rc, "too many indices for tensor of dimension %d (got %zu)", s.rank, ix->n_items);
+  for (size_t k = 0; k < ix->n_items; k++)
+    if (ix->items[k].value && ix->items[k].value->meta.dtype == SC_DTYPE_BOOL)
+      return rule_error(rc, "index_put with a boolean mask (x[mask] = v) is not supported yet; x.masked_fill(mask, v) "
+                        "computes the same for a scalar v");
+  if (values->meta.dtype != x->meta.dtype)
+    return rule_error(rc, "Index put requires the source and destination dtypes match, got %s for the destination and "
+                      "%s for the source.", sc_dtype_name(x->meta.dtype), sc_dtype_name(values->meta.dtype));
+  if (!indexed_shape(rc, ix, &s, &target)) return false;
+  if (vs.rank > target.rank)
+    return rule_error(rc, "shape mismatch: value tensor of rank %d cannot be broadcast to indexing result of rank %d",
+                      vs.rank, target.rank);
+  for (int i = 0; i < vs.rank; i++) {
+    const sc_expr *v = vs.d[i], *t = target.d[target.rank - vs.rank + i];
+    if (!is_one(v)) eq_guard(rc, "index_put", v, t);
+  }
+  return set_out(rc, 0, &s);
 }
 
 static bool rule_index_tensor(sc_rule_ctx *rc) {
@@ -1564,6 +1604,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
     case SC_OP_INDEX_COPY: return rule_index_copy(rc);
+    case SC_OP_INDEX_PUT: return rule_index_put(rc);
     case SC_OP_GATHER: return rule_gather(rc);
     case SC_OP_ARANGE: return rule_arange(rc, 0);
     case SC_OP_ARANGE_START: return rule_arange(rc, 1);

@@ -1668,6 +1668,8 @@ static bool lower_index_copy(cg *g, const sc_node *n) {
   return true;
 }
 
+static bool lower_index_put(cg *g, const sc_node *n);
+
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
@@ -1693,6 +1695,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     }
     case SC_OP_EMBEDDING: case SC_OP_INDEX_SELECT: case SC_OP_GATHER: return lower_index_read(g, n);
     case SC_OP_INDEX_COPY: return lower_index_copy(g, n);
+    case SC_OP_INDEX_PUT: return lower_index_put(g, n);
     default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
   }
 }
@@ -1758,68 +1761,157 @@ static bool select_masked(cg *g, const sc_node *n, cg_value *x, cg_value *m, LLV
  * indexing (backends/cpu/runtime/index_tensor.c): each index read through its strides
  * over the indices' broadcast shape B, which the output holds at the place the shape rule
  * chose; every index checked before the copy. */
+/* Integer index tensors as sc_k_index_tensor and sc_k_index_put take them: which dims they
+ * pick, their data and width, their strides over their broadcast shape B (0 where they
+ * broadcast), B's rank and where it sits in the indexed shape. */
+typedef struct index_tensors {
+  int n, b_rank, b_at;
+  cg_value *idx[CG_MAX_RANK];
+  LLVMValueRef ptrs, bytes, dims, strides; /* arrays for the kernel */
+} index_tensors;
+
+static void collect_index_tensors(cg *g, const sc_arg *ix, index_tensors *t) {
+  int first = -1, last = -1, dims[CG_MAX_RANK];
+  bool adjacent = true;
+  t->n = t->b_rank = 0;
+  for (size_t k = 0; ix && k < ix->n_items && k < CG_MAX_RANK; k++) {
+    if (!ix->items[k].value) continue;
+    t->idx[t->n] = cg_get(g, ix->items[k].value);
+    dims[t->n++] = (int)k;
+    if (t->idx[t->n - 1]->v->meta.rank > t->b_rank) t->b_rank = t->idx[t->n - 1]->v->meta.rank;
+    if (last >= 0 && (int)k != last + 1) adjacent = false;
+    if (first < 0) first = (int)k;
+    last = (int)k;
+  }
+  t->b_at = adjacent ? first : 0;
+  if (!t->n) return;
+  LLVMValueRef ist[CG_MAX_RANK * CG_MAX_RANK];
+  int32_t bytes[CG_MAX_RANK], dim_c[CG_MAX_RANK];
+  LLVMTypeRef ptr_arr = LLVMArrayType(g->ptr, (unsigned)t->n);
+  t->ptrs = LLVMBuildAlloca(g->B, ptr_arr, "index_ptrs");
+  for (int k = 0; k < t->n; k++) {
+    int ri = t->idx[k]->v->meta.rank;
+    LLVMValueRef own[CG_MAX_RANK];
+    strides_of(g, t->idx[k], own);
+    for (int d = 0; d < t->b_rank; d++) {
+      int j = d - (t->b_rank - ri);
+      LLVMValueRef st = j < 0 ? cg_i64(g, 0) : own[j];
+      if (j >= 0) /* a size-1 dim broadcasts: it is read at 0 */
+        st = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, t->idx[k]->dims[j], cg_i64(g, 1), "one"), cg_i64(g, 0),
+                             st, "bst");
+      ist[k * t->b_rank + d] = st;
+    }
+    LLVMValueRef at[2] = {cg_i64(g, 0), cg_i64(g, k)};
+    LLVMBuildStore(g->B, t->idx[k]->data, LLVMBuildGEP2(g->B, ptr_arr, t->ptrs, at, 2, "p"));
+    bytes[k] = t->idx[k]->v->meta.dtype == SC_DTYPE_I32 ? 4 : 8;
+    dim_c[k] = dims[k];
+  }
+  t->bytes = array_i32(g, bytes, t->n);
+  t->dims = array_i32(g, dim_c, t->n);
+  t->strides = array_i64(g, ist, t->n * t->b_rank);
+}
+
 static bool lower_index_integers(cg *g, const sc_node *n, cg_value *x, const sc_arg *ix) {
   if (g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with integer index tensors has no CUDA lowering yet "
                     "(export for the CPU)", n->target);
   cg_value *out = produce(g, output(n, 0));
-  int r = x->v->meta.rank, n_idx = 0, b_rank = 0, first = -1, last = -1;
-  bool adjacent = true;
-  cg_value *idx[CG_MAX_RANK];
-  int dims[CG_MAX_RANK];
-  for (size_t k = 0; ix && k < ix->n_items && k < CG_MAX_RANK; k++) {
-    if (!ix->items[k].value) continue;
-    idx[n_idx] = cg_get(g, ix->items[k].value);
-    dims[n_idx++] = (int)k;
-    if (idx[n_idx - 1]->v->meta.rank > b_rank) b_rank = idx[n_idx - 1]->v->meta.rank;
-    if (last >= 0 && (int)k != last + 1) adjacent = false;
-    if (first < 0) first = (int)k;
-    last = (int)k;
-  }
-  if (!n_idx) { /* x[None, ...]: a copy */
-    LLVMValueRef st[CG_MAX_RANK];
-    strides_of(g, x, st);
-    strided_copy(g, x->data, out->data, r, x->dims, st, x->v->meta.dtype);
+  int r = x->v->meta.rank;
+  index_tensors t;
+  collect_index_tensors(g, ix, &t);
+  LLVMValueRef xst[CG_MAX_RANK];
+  strides_of(g, x, xst);
+  if (!t.n) { /* x[None, ...]: a copy */
+    strided_copy(g, x->data, out->data, r, x->dims, xst, x->v->meta.dtype);
     return true;
   }
-  int b_at = adjacent ? first : 0;
-  /* B from the output's dims at b_at; each index's strides over B, 0 where it broadcasts */
-  LLVMValueRef b_shape[CG_MAX_RANK], xst[CG_MAX_RANK], ist[CG_MAX_RANK * CG_MAX_RANK], ptrs[CG_MAX_RANK];
-  int32_t bytes[CG_MAX_RANK], dim_c[CG_MAX_RANK];
-  for (int d = 0; d < b_rank; d++) b_shape[d] = out->dims[b_at + d];
-  strides_of(g, x, xst);
-  for (int k = 0; k < n_idx; k++) {
-    int ri = idx[k]->v->meta.rank;
-    sc_dtype dt = idx[k]->v->meta.dtype;
-    LLVMValueRef own[CG_MAX_RANK];
-    strides_of(g, idx[k], own);
-    for (int d = 0; d < b_rank; d++) {
-      int j = d - (b_rank - ri);
-      LLVMValueRef st = j < 0 ? cg_i64(g, 0) : own[j];
-      if (j >= 0) /* a size-1 dim broadcasts: it is read at 0 */
-        st = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, idx[k]->dims[j], cg_i64(g, 1), "one"), cg_i64(g, 0), st, "bst");
-      ist[k * b_rank + d] = st;
-    }
-    ptrs[k] = idx[k]->data;
-    bytes[k] = dt == SC_DTYPE_I32 ? 4 : 8;
-    dim_c[k] = dims[k];
-  }
-  LLVMTypeRef ptr_arr = LLVMArrayType(g->ptr, (unsigned)n_idx);
-  LLVMValueRef ptr_slot = LLVMBuildAlloca(g->B, ptr_arr, "index_ptrs");
-  for (int k = 0; k < n_idx; k++) {
-    LLVMValueRef at[2] = {cg_i64(g, 0), cg_i64(g, k)};
-    LLVMBuildStore(g->B, ptrs[k], LLVMBuildGEP2(g->B, ptr_arr, ptr_slot, at, 2, "p"));
-  }
-  LLVMValueRef bytes_slot = array_i32(g, bytes, n_idx), dims_slot = array_i32(g, dim_c, n_idx);
+  LLVMValueRef b_shape[CG_MAX_RANK]; /* B from the output's dims at b_at */
+  for (int d = 0; d < t.b_rank; d++) b_shape[d] = out->dims[t.b_at + d];
   LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
   LLVMTypeRef p[17] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32,
                        g->ptr, g->i64, g->ptr, g->ptr, g->i64};
   LLVMValueRef a[17] = {x->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i64(g, xst, r),
-                        LLVMConstInt(g->i32, (unsigned)n_idx, 0), ptr_slot, bytes_slot, dims_slot,
-                        array_i64(g, ist, n_idx * b_rank), LLVMConstInt(g->i32, (unsigned)b_rank, 0),
-                        array_i64(g, b_shape, b_rank), LLVMConstInt(g->i32, (unsigned)b_at, 0), out->data,
-                        cg_elem_size(g, x->v->meta.dtype), node, g->err, g->errlen};
+                        LLVMConstInt(g->i32, (unsigned)t.n, 0), t.ptrs, t.bytes, t.dims, t.strides,
+                        LLVMConstInt(g->i32, (unsigned)t.b_rank, 0), array_i64(g, b_shape, t.b_rank),
+                        LLVMConstInt(g->i32, (unsigned)t.b_at, 0), out->data, cg_elem_size(g, x->v->meta.dtype), node,
+                        g->err, g->errlen};
   LLVMValueRef rc = cg_call(g, "sc_k_index_tensor", g->i32, p, 17, a, 17, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+  return true;
+}
+
+/* index_put(self, indices, values, accumulate): self's elements with values written (or
+ * added) where self[indices] reads.  As index_copy, into the model's state in place where
+ * self is state that nothing else reads (cache[:, :, pos] = k). */
+static bool lower_index_put(cg *g, const sc_node *n) {
+  cg_value *self = tensor(g, n, "self"), *values = tensor(g, n, "values");
+  if (!self || !values) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export for the CPU)",
+                    n->target);
+  sc_dtype dt = self->v->meta.dtype;
+  bool acc = int_arg(n, "accumulate", 0) != 0;
+  const sc_arg *ix = arg(n, "indices");
+  bool any_index = false;
+  for (size_t k = 0; ix && k < ix->n_items; k++) any_index |= ix->items[k].value != NULL;
+  if (!any_index) /* self[None...] = values: every element */
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with no index tensor has no CPU lowering yet",
+                    n->target);
+  int elem = !acc ? 0 : dt == SC_DTYPE_F32 ? SC_ACC_F32 : dt == SC_DTYPE_F64 ? SC_ACC_F64 : dt == SC_DTYPE_I64 ? SC_ACC_I64
+             : dt == SC_DTYPE_I32 ? SC_ACC_I32 : dt == SC_DTYPE_BOOL ? SC_ACC_BOOL : -1;
+  if (elem < 0)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with accumulate=True on %s has no CPU lowering yet",
+                    n->target, sc_dtype_name(dt));
+  const sc_value *ov = output(n, 0);
+  cg_value *out;
+  int r = self->v->meta.rank;
+  LLVMValueRef st[CG_MAX_RANK];
+  strides_of(g, self, st);
+  if (self->state && self->uses == 1) {
+    out = cg_get(g, ov);
+    cg_set_dims(g, out);
+    out->data = self->data;
+    out->state = true;
+    out->ready = true;
+  } else {
+    out = produce(g, ov);
+    strided_copy(g, self->data, out->data, r, self->dims, st, dt);
+  }
+  strides_of(g, out, st);
+  index_tensors t;
+  collect_index_tensors(g, ix, &t);
+  /* the indexed shape: B from the indices' sizes (broadcast: the largest, as the shape rule
+   * checked), the dims without an index around it */
+  LLVMValueRef b_shape[CG_MAX_RANK], vst[2 * CG_MAX_RANK];
+  for (int d = 0; d < t.b_rank; d++) {
+    b_shape[d] = cg_i64(g, 1);
+    for (int k = 0; k < t.n; k++) {
+      int j = d - (t.b_rank - t.idx[k]->v->meta.rank);
+      if (j < 0) continue;
+      LLVMValueRef sz = t.idx[k]->dims[j];
+      b_shape[d] = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, sz, b_shape[d], "gt"), sz, b_shape[d], "b");
+    }
+  }
+  int rank = r - t.n + t.b_rank; /* of the indexed shape (the kernel lays it out) */
+  /* values, right-aligned to that shape; stride 0 where they broadcast */
+  int rv = values->v->meta.rank;
+  LLVMValueRef own[CG_MAX_RANK];
+  strides_of(g, values, own);
+  for (int d = 0; d < rank; d++) {
+    int j = d - (rank - rv);
+    vst[d] = j < 0 ? cg_i64(g, 0)
+                   : LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, values->dims[j], cg_i64(g, 1), "one"),
+                                     cg_i64(g, 0), own[j], "vst");
+  }
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[19] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32,
+                       g->ptr, g->ptr, g->i32, g->i64, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[19] = {out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, out->dims, r), array_i64(g, st, r),
+                        LLVMConstInt(g->i32, (unsigned)t.n, 0), t.ptrs, t.bytes, t.dims, t.strides,
+                        LLVMConstInt(g->i32, (unsigned)t.b_rank, 0), array_i64(g, b_shape, t.b_rank),
+                        LLVMConstInt(g->i32, (unsigned)t.b_at, 0), values->data, array_i64(g, vst, rank),
+                        LLVMConstInt(g->i32, (unsigned)elem, 0), cg_elem_size(g, dt), node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_index_put", g->i32, p, 19, a, 19, false);
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
   return true;
 }

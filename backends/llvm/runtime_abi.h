@@ -48,6 +48,9 @@ typedef struct sc_rt_state_table {
   const int64_t *const *shapes;
 } sc_rt_state_table;
 
+/* sc_k_index_put's accumulate codes: the element type it adds in (0: no accumulation) */
+enum { SC_ACC_F32 = 1, SC_ACC_F64, SC_ACC_I64, SC_ACC_I32, SC_ACC_BOOL };
+
 /* Torch's words for a bad index (sc_k_gather, sc_k_index_select and their CUDA launchers;
  * no op wraps a negative index), each message then naming the node.  gather: an index
  * outside its dimension, and an index larger than its source apart from dim (sizes printed

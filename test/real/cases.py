@@ -37,6 +37,17 @@ class Fn(nn.Module):
         return self.fn(self, *args, **kwargs)
 
 
+def index_around_full_dim(x, i):
+    y = x.clone()
+    y[i, :, torch.tensor([-1, 0])] = x[:2, :, 0] + 1  # indices around a full dim: index_put with a None
+    return y
+
+
+def mutate_index_put(m, k, pos):
+    m.cache[:, :, pos] = k + m.cache[:, :, pos]  # a cache's write through indexing (index_put_)
+    return m.cache.sum(-1)
+
+
 def mutate_alias(x):
     y = x * 2
     z = y.relu_()  # y and z are one tensor
@@ -263,6 +274,18 @@ def small_cases():
     # a cache's write (index_copy_ at positions) that reads the old rows first, so that the
     # old cache is read twice (no write in place); and index_copy of a user tensor, with a
     # repeated index (the later row wins)
+    # index_put: x[i] = v, two broadcasting indices, indices around a full dim (the
+    # indexed dims go first), accumulation over a repeated index, negative indices, a
+    # broadcast value; and a cache written as cache[:, :, pos] = k (state)
+    c.append(case("index_put_forms", lambda m, x, i, j: (
+        x.clone().index_put_((i,), x[:2] * 10),
+        torch.index_put(x, (i.unsqueeze(1), j), torch.tensor(7.0)),
+        index_around_full_dim(x, i),
+        torch.index_put(x, (torch.tensor([0, 0, 1]),), x[:3] * 2, accumulate=True),
+        torch.index_put(x, (i,), x[0, 1])),
+        (r(4, 5, 3), torch.tensor([3, -2]), torch.tensor([[1], [4]]).squeeze(1)), ({1: AUTO}, None, None)))
+    c.append(case("mutate_index_put", lambda m, k, pos: mutate_index_put(m, k, pos),
+                  (r(1, 2, 3, 4), torch.tensor([1, 5, 6])), ({2: AUTO}, {0: AUTO}), cache=torch.zeros(1, 2, 8, 4)))
     c.append(case("mutate_index_copy", lambda m, x, pos, y: (
         m.cache.index_copy_(1, pos, x + m.cache.index_select(1, pos)) * 1,
         torch.index_copy(y, 0, torch.tensor([2, 0, 2]), y[:3] * 10)),

@@ -26,10 +26,29 @@ static bool next_coord(int64_t *c, const int64_t *shape, int32_t rank) {
   return false;
 }
 
-int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
-                      int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
-                      const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
-                      int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen) {
+/* The walk both directions share: every index checked first, then each element of the
+ * indexed shape (rest[0, b_at), B, rest[b_at, n_rest)) visited with its offset in the
+ * source.  mode READ copies source -> out (compact, that shape); PUT writes values (read
+ * through values_strides over that shape: 0 where they broadcast) into the source;
+ * ACCUMULATE adds them (elem: SC_ACC_* of the dtype). */
+enum { READ, PUT, ACCUMULATE };
+
+static void accumulate(char *at, const char *v, int32_t elem) {
+  switch (elem) {
+    case SC_ACC_F32: *(float *)at += *(const float *)v; break;
+    case SC_ACC_F64: *(double *)at += *(const double *)v; break;
+    case SC_ACC_I64: *(int64_t *)at += *(const int64_t *)v; break;
+    case SC_ACC_I32: *(int32_t *)at += *(const int32_t *)v; break;
+    case SC_ACC_BOOL: *(uint8_t *)at = *(uint8_t *)at | *(const uint8_t *)v; break;
+    default: break;
+  }
+}
+
+static int indexed_walk(int mode, void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
+                        int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                        const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
+                        int32_t b_at, void *out, const int64_t *values_strides, int32_t elem, int64_t esize,
+                        const char *node, char *err, size_t errlen) {
   if (src_rank > MAX_RANK || b_rank > MAX_RANK || n_index > src_rank) {
     if (err && errlen) snprintf(err, errlen, "indexing a tensor of rank %d with %d indices of rank %d (%s)", (int)src_rank,
                                 (int)n_index, (int)b_rank, node ? node : "index");
@@ -65,14 +84,13 @@ int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shap
         }
       }
     } while (next_coord(c, b_shape, b_rank));
-  /* the output's shape: rest[0, b_at), B, rest[b_at, n_rest) */
+  /* the indexed shape: rest[0, b_at), B, rest[b_at, n_rest) */
   int32_t out_rank = n_rest + b_rank;
   int64_t out_shape[2 * MAX_RANK];
   for (int32_t d = 0; d < out_rank; d++)
     out_shape[d] = d < b_at ? src_shape[rest[d]] : d < b_at + b_rank ? b_shape[d - b_at] : src_shape[rest[d - b_rank]];
   int64_t o[2 * MAX_RANK] = {0};
-  char *dst = out;
-  const char *s = src;
+  char *s = src, *dst = out;
   for (int64_t e = 0; e < out_count; e++) {
     int64_t off = 0;
     for (int32_t d = 0; d < b_at; d++) off += o[d] * src_strides[rest[d]];
@@ -83,8 +101,33 @@ int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shap
       int64_t v = index_at(index_data[k], index_bytes[k], at), size = src_shape[index_dim[k]];
       off += (v < 0 ? v + size : v) * src_strides[index_dim[k]];
     }
-    memcpy(dst + e * esize, s + off * esize, (size_t)esize);
+    if (mode == READ) {
+      memcpy(dst + e * esize, s + off * esize, (size_t)esize);
+    } else {
+      int64_t voff = 0;
+      for (int32_t d = 0; d < out_rank; d++) voff += o[d] * values_strides[d];
+      if (mode == PUT) memcpy(s + off * esize, dst + voff * esize, (size_t)esize);
+      else accumulate(s + off * esize, dst + voff * esize, elem);
+    }
     next_coord(o, out_shape, out_rank);
   }
   return SHAPEC_OK;
+}
+
+int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
+                      int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                      const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
+                      int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen) {
+  return indexed_walk(READ, (void *)src, src_rank, src_shape, src_strides, n_index, index_data, index_bytes, index_dim,
+                      index_strides, b_rank, b_shape, b_at, out, NULL, 0, esize, node, err, errlen);
+}
+
+int sc_k_index_put(void *dst, int32_t dst_rank, const int64_t *dst_shape, const int64_t *dst_strides, int32_t n_index,
+                   const void *const *index_data, const int32_t *index_bytes, const int32_t *index_dim,
+                   const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape, int32_t b_at,
+                   const void *values, const int64_t *values_strides, int32_t accumulate_elem, int64_t esize,
+                   const char *node, char *err, size_t errlen) {
+  return indexed_walk(accumulate_elem ? ACCUMULATE : PUT, dst, dst_rank, dst_shape, dst_strides, n_index, index_data,
+                      index_bytes, index_dim, index_strides, b_rank, b_shape, b_at, (void *)values, values_strides,
+                      accumulate_elem, esize, node, err, errlen);
 }

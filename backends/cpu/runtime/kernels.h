@@ -170,6 +170,14 @@ int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shap
                       int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
                       const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
                       int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen);
+/* index_put: values written (or added, accumulate_elem an SC_ACC_* code; 0 writes) into dst,
+ * which holds self, at the positions that sc_k_index_tensor would read; values are read
+ * through values_strides over the indexed shape (0 where they broadcast) (index_tensor.c) */
+int sc_k_index_put(void *dst, int32_t dst_rank, const int64_t *dst_shape, const int64_t *dst_strides, int32_t n_index,
+                   const void *const *index_data, const int32_t *index_bytes, const int32_t *index_dim,
+                   const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape, int32_t b_at,
+                   const void *values, const int64_t *values_strides, int32_t accumulate_elem, int64_t esize,
+                   const char *node, char *err, size_t errlen);
 int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
                       int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node, char *err,
                       size_t errlen);
