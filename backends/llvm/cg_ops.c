@@ -1631,10 +1631,28 @@ static bool lower_index_read(cg *g, const sc_node *n) {
   return true;
 }
 
+/* The result of an op that writes into a copy of self (index_copy, index_put): self itself
+ * where self is the model's state and this node its only reader (a KV cache's write: the
+ * new rows go straight into the state, and its write-back after the call is a no-op),
+ * else a new buffer holding self's elements. */
+static cg_value *updated_self(cg *g, cg_value *self, const sc_value *ov) {
+  if (self->state && self->uses == 1) {
+    cg_value *out = cg_get(g, ov);
+    cg_set_dims(g, out);
+    out->data = self->data;
+    out->state = true;
+    out->ready = true;
+    return out;
+  }
+  cg_value *out = produce(g, ov);
+  LLVMValueRef ss[CG_MAX_RANK];
+  strides_of(g, self, ss);
+  strided_copy(g, self->data, out->data, self->v->meta.rank, self->dims, ss, self->v->meta.dtype);
+  return out;
+}
+
 /* index_copy(self, dim, index, source): self's elements with the rows of source written
- * at index along dim.  A KV cache's write: where self is the model's state and this node
- * is its only reader, the rows go straight into the state (its write-back after the call
- * is then a no-op) instead of into a copy of the whole cache. */
+ * at index along dim (a KV cache's write: updated_self). */
 static bool lower_index_copy(cg *g, const sc_node *n) {
   cg_value *self = tensor(g, n, "self"), *idx = tensor(g, n, "index"), *src = tensor(g, n, "source");
   if (!self || !idx || !src) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
@@ -1642,20 +1660,7 @@ static bool lower_index_copy(cg *g, const sc_node *n) {
   if (src->v->meta.dtype != dt)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "index_copy_(): self and source expected to have the same "
                     "dtype, but got (self) %s and (source) %s", sc_dtype_name(dt), sc_dtype_name(src->v->meta.dtype));
-  const sc_value *ov = output(n, 0);
-  cg_value *out;
-  if (self->state && self->uses == 1) {
-    out = cg_get(g, ov);
-    cg_set_dims(g, out);
-    out->data = self->data;
-    out->state = true;
-    out->ready = true;
-  } else {
-    out = produce(g, ov);
-    LLVMValueRef ss[CG_MAX_RANK];
-    strides_of(g, self, ss);
-    strided_copy(g, self->data, out->data, self->v->meta.rank, self->dims, ss, dt);
-  }
+  cg_value *out = updated_self(g, self, output(n, 0));
   int r = out->v->meta.rank, d = norm_dim(int_arg(n, "dim", 0), r);
   LLVMValueRef n_dst = r ? out->dims[d] : cg_i64(g, 1);
   LLVMValueRef outer = r ? prod(g, out->dims, 0, d) : cg_i64(g, 1), inner = r ? prod(g, out->dims, d + 1, r) : cg_i64(g, 1);
@@ -1841,8 +1846,7 @@ static bool lower_index_integers(cg *g, const sc_node *n, cg_value *x, const sc_
 }
 
 /* index_put(self, indices, values, accumulate): self's elements with values written (or
- * added) where self[indices] reads.  As index_copy, into the model's state in place where
- * self is state that nothing else reads (cache[:, :, pos] = k). */
+ * added) where self[indices] reads (cache[:, :, pos] = k: updated_self). */
 static bool lower_index_put(cg *g, const sc_node *n) {
   cg_value *self = tensor(g, n, "self"), *values = tensor(g, n, "values");
   if (!self || !values) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
@@ -1862,21 +1866,9 @@ static bool lower_index_put(cg *g, const sc_node *n) {
   if (elem < 0)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with accumulate=True on %s has no CPU lowering yet",
                     n->target, sc_dtype_name(dt));
-  const sc_value *ov = output(n, 0);
-  cg_value *out;
+  cg_value *out = updated_self(g, self, output(n, 0));
   int r = self->v->meta.rank;
   LLVMValueRef st[CG_MAX_RANK];
-  strides_of(g, self, st);
-  if (self->state && self->uses == 1) {
-    out = cg_get(g, ov);
-    cg_set_dims(g, out);
-    out->data = self->data;
-    out->state = true;
-    out->ready = true;
-  } else {
-    out = produce(g, ov);
-    strided_copy(g, self->data, out->data, r, self->dims, st, dt);
-  }
   strides_of(g, out, st);
   index_tensors t;
   collect_index_tensors(g, ix, &t);

@@ -44,8 +44,9 @@ def index_around_full_dim(x, i):
 
 
 def mutate_index_put(m, k, pos):
-    m.cache[:, :, pos] = k + m.cache[:, :, pos]  # a cache's write through indexing (index_put_)
-    return m.cache.sum(-1)
+    m.cache[:, :, pos] = k  # a cache's write through indexing (index_put_): into the state in place
+    m.acc[:, :, pos] = k + m.acc[:, :, pos]  # the old rows read first: a copy is updated
+    return m.cache.sum(-1) + m.acc.sum(-1)
 
 
 def mutate_alias(x):
@@ -285,7 +286,8 @@ def small_cases():
         torch.index_put(x, (i,), x[0, 1])),
         (r(4, 5, 3), torch.tensor([3, -2]), torch.tensor([[1], [4]]).squeeze(1)), ({1: AUTO}, None, None)))
     c.append(case("mutate_index_put", lambda m, k, pos: mutate_index_put(m, k, pos),
-                  (r(1, 2, 3, 4), torch.tensor([1, 5, 6])), ({2: AUTO}, {0: AUTO}), cache=torch.zeros(1, 2, 8, 4)))
+                  (r(1, 2, 3, 4), torch.tensor([1, 5, 6])), ({2: AUTO}, {0: AUTO}), cache=torch.zeros(1, 2, 8, 4),
+                  acc=torch.zeros(1, 2, 8, 4)))
     c.append(case("mutate_index_copy", lambda m, x, pos, y: (
         m.cache.index_copy_(1, pos, x + m.cache.index_select(1, pos)) * 1,
         torch.index_copy(y, 0, torch.tensor([2, 0, 2]), y[:3] * 10)),
