@@ -18,9 +18,11 @@ On the first decoder-only family also:
   first key cache hold values and rows [L, max) are zero;
 - a cache position past the cache is refused with index_copy_'s IndexError words, and a
   prompt longer than the Dim's max with the guard's words; neither crashes;
+- shapec_model_run_with_state refuses another library's state and NULL, with a message;
 - the C example (examples/generate/generate.c) generates the same tokens.
 
 usage: test_kv_cache.py SHAPEC SOURCE_DIR [FAMILY...]"""
+import ctypes
 import json
 import os
 import subprocess
@@ -76,7 +78,7 @@ def interleaved(model, a, b, new):
     return ta, tb
 
 
-def state_checks(t, shapec_pkg, model, answers, so, source_dir, tmp):
+def state_checks(t, shapec_pkg, model, answers, so, source_dir, tmp, other):
     prompts = answers["prompts"]
     new = answers["new_tokens"]
     a, b = prompts[0], prompts[2]
@@ -113,6 +115,16 @@ def state_checks(t, shapec_pkg, model, answers, so, source_dir, tmp):
     except shapec_pkg.GuardError as e:
         t.check("Guard failed" in str(e), f"a prompt of {too_long} is refused: {str(e)[:120]}")
     st.close()
+    # the C entry point refuses a handle of another library and NULL, with a message
+    if other is not None:
+        foreign = other.new_state()
+        err = ctypes.create_string_buffer(512)
+        rc = model._lib.run_with_state(ctypes.c_void_p(foreign._handle), None, None, err, len(err))
+        t.check(rc == 2 and b"another model library" in err.value,
+                f"run_with_state with another library's state: rc {rc}, {err.value.decode()!r}")
+        rc = model._lib.run_with_state(None, None, None, err, len(err))
+        t.check(rc == 2 and b"state is NULL" in err.value, f"run_with_state with NULL: rc {rc}, {err.value.decode()!r}")
+        foreign.close()
     # the C example, built against the library
     exe = os.path.join(tmp, "generate")
     src = os.path.join(source_dir, "examples", "generate", "generate.c")
@@ -138,7 +150,7 @@ def main():
     families = sorted(f for f in os.listdir(kv) if os.path.isdir(os.path.join(kv, f)) and (not only or f in only))
     t = tap.Checks()
     with tempfile.TemporaryDirectory() as tmp:
-        checked_state = False
+        decoders = []  # (model, answers, library) of the decoder-only families
         for family in families:
             with open(os.path.join(kv, family, "answers.json")) as f:
                 answers = json.load(f)
@@ -170,9 +182,10 @@ def main():
                            f"differ from generate() from token {first_diff} (top-2 margin {p['top2_margin']})"))
                 err = float(np.max(np.abs(logits - np.array(p["prefill_last_logits"], np.float32))))
                 t.check(err <= 1e-4, f"{family} prompt of {len(p['prompt'])}: prefill logits within {err:.2e} of torch's")
-            if not checked_state:
-                checked_state = True
-                state_checks(t, shapec_pkg, model, answers, os.path.join(out, "model.so"), source_dir, tmp)
+            decoders.append((model, answers, os.path.join(out, "model.so")))
+        if decoders:  # on the first; a second library's state for the refusals
+            model, answers, so = decoders[0]
+            state_checks(t, shapec_pkg, model, answers, so, source_dir, tmp, decoders[1][0] if len(decoders) > 1 else None)
     return t.finish()
 
 
