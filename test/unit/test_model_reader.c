@@ -345,8 +345,8 @@ START_TEST(test_unknown_decomposable_operator_says_decompose) {
 }
 END_TEST
 
-/* An in-place variant of a known elementwise operator is read as that operator, marked
- * in place; other trailing underscores are not. */
+/* An in-place variant of a known elementwise operator (or of index_put, index_copy) is read
+ * as that operator, marked in place; other trailing underscores are not. */
 START_TEST(test_inplace_variants) {
   const sc_op_info *op = sc_op_lookup_inplace("torch.ops.aten.silu_.default");
   ck_assert_ptr_nonnull(op);
@@ -359,7 +359,10 @@ START_TEST(test_inplace_variants) {
   ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.silu.default"));   /* not in place */
   ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.silu_.int"));      /* no such overload */
   ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.__and__.Tensor")); /* a dunder */
-  ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.index_put_.default")); /* not elementwise */
+  ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.squeeze_.dim"));     /* a view: not an update */
+  /* the indexing ops whose result is self updated: a KV cache's writes */
+  ck_assert_int_eq(sc_op_lookup_inplace("torch.ops.aten.index_put_.default")->id, SC_OP_INDEX_PUT);
+  ck_assert_int_eq(sc_op_lookup_inplace("torch.ops.aten.index_copy_.default")->id, SC_OP_INDEX_COPY);
   ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten._.default"));
   ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.prims.silu_.default"));
 
