@@ -1508,13 +1508,15 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ADD_: case SC_OP_MUL_:
     case SC_OP_HARDTANH: case SC_OP_HARDTANH_: case SC_OP_RELU6: case SC_OP_HARDSWISH: case SC_OP_HARDSIGMOID: case SC_OP_LEAKY_RELU:
     case SC_OP_ELU: case SC_OP_CELU: case SC_OP_SOFTPLUS: case SC_OP_FLOOR: case SC_OP_CEIL: case SC_OP_ROUND: case SC_OP_TRUNC:
-    case SC_OP_SIGN: case SC_OP_LOG1P: case SC_OP_EXPM1: case SC_OP_LOG2:
+    case SC_OP_SIGN: case SC_OP_LOG1P: case SC_OP_EXPM1: case SC_OP_LOG2: case SC_OP_LOG10: case SC_OP_TAN:
+    case SC_OP_ASIN: case SC_OP_ACOS: case SC_OP_ATAN: case SC_OP_SINH: case SC_OP_COSH: case SC_OP_ASINH:
+    case SC_OP_ACOSH: case SC_OP_ATANH: case SC_OP_ATAN2: case SC_OP_FLOOR_DIVIDE: case SC_OP_LOGICAL_XOR:
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
     case SC_OP_LE_TENSOR: case SC_OP_LE_SCALAR: case SC_OP_GT_TENSOR: case SC_OP_GT_SCALAR: case SC_OP_GE_TENSOR:
     case SC_OP_GE_SCALAR: case SC_OP_LOGICAL_NOT: case SC_OP_LOGICAL_AND: case SC_OP_LOGICAL_OR:
     case SC_OP_ISINF: case SC_OP_ISNAN: case SC_OP_ISFINITE:
-    case SC_OP_BITWISE_NOT: case SC_OP_BITWISE_AND: case SC_OP_BITWISE_OR:
+    case SC_OP_BITWISE_NOT: case SC_OP_BITWISE_AND: case SC_OP_BITWISE_OR: case SC_OP_BITWISE_XOR:
     case SC_OP_MASKED_FILL_SCALAR:
       return rule_elementwise(rc);
     case SC_OP_COPY: case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: case SC_OP_FILL_TENSOR: case SC_OP_FILL_SCALAR:
@@ -1563,7 +1565,9 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MAX: case SC_OP_MIN: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_ARGMAX: case SC_OP_ARGMIN: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_ANY_DIM: return rule_reduce(rc, "dim", false, 1);
-    case SC_OP_ANY: return rule_reduce(rc, NULL, true, 1);
+    case SC_OP_ANY: case SC_OP_PROD: return rule_reduce(rc, NULL, true, 1);
+    case SC_OP_ANY_DIMS: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_PROD_DIM: return rule_reduce(rc, "dim", false, 1);
     case SC_OP_LINALG_VECTOR_NORM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_CUMSUM: {
       const sc_value *x = tensor_arg(rc, "self", true);

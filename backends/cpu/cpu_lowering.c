@@ -10,8 +10,8 @@
 /* libmvec functions that LLVM 19's LIBMVEC-X86 table lacks: the vectorizer learns of
  * them from a per-call "vector-function-abi-variant" attribute instead. */
 static bool mvec_extra(const char *name) {
-  static const char *const names[] = {"tanh", "erf", "erfc", "expm1", "log1p", "exp2", "log2", "log10", "sinh",
-                                      "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "cbrt"};
+  static const char *const names[] = {"tanh", "erf",  "erfc",  "expm1", "log1p", "exp2", "log2", "log10", "sinh",
+                                      "cosh", "asinh", "acosh", "atanh", "asin", "acos", "atan", "cbrt", "tan"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (strcmp(name, names[i]) == 0) return true;
   return false;
@@ -64,4 +64,18 @@ static LLVMValueRef libm_call(cg *g, const char *name, LLVMValueRef x) {
   return call;
 }
 
-const cg_target sc_cpu_target = {.name = "cpu", .math_call = libm_call};
+/* Two-argument libm functions (atan2): no vector variant is offered (libmvec's take two
+ * vectors, and no model's hot loop calls them). */
+static LLVMValueRef libm_call2(cg *g, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef t = LLVMTypeOf(x);
+  char fname[32];
+  snprintf(fname, sizeof fname, "%s%s", name, t == g->f32 ? "f" : "");
+  LLVMTypeRef params[2] = {t, t};
+  LLVMValueRef f = cg_function(g, fname, t, params, 2, false);
+  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                          LLVMCreateEnumAttribute(g->C, LLVMGetEnumAttributeKindForName("memory", 6), 0));
+  LLVMValueRef args[2] = {x, y};
+  return LLVMBuildCall2(g->B, LLVMFunctionType(t, params, 2, 0), f, args, 2, "r");
+}
+
+const cg_target sc_cpu_target = {.name = "cpu", .math_call = libm_call, .math_call2 = libm_call2};

@@ -28,10 +28,23 @@ static LLVMValueRef named_math_call(cg *g, const char *prefix, const char *name,
   return cg_call(g, fname, t, params, 1, args, 1, false);
 }
 
+/* libm's two-argument `name` as a call of `prefix``name`[f]. */
+static LLVMValueRef named_math_call2(cg *g, const char *prefix, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  LLVMTypeRef t = LLVMTypeOf(x), params[2] = {t, t};
+  char fname[32];
+  snprintf(fname, sizeof fname, "%s%s%s", prefix, name, t == g->f32 ? "f" : "");
+  LLVMValueRef args[2] = {x, y};
+  return cg_call(g, fname, t, params, 2, args, 2, false);
+}
+
 /* ---- a GPU ---------------------------------------------------------------------------- */
 
 static LLVMValueRef libdevice_call(cg *g, const char *name, LLVMValueRef x) {
   return named_math_call(g, "__nv_", name, x);
+}
+
+static LLVMValueRef libdevice_call2(cg *g, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  return named_math_call2(g, "__nv_", name, x, y);
 }
 
 /* The libdevice function for an intrinsic NVPTX cannot lower (exp, log, sin, cos, pow). */
@@ -89,6 +102,7 @@ static void ptx_kernel_threads(cg *g, LLVMValueRef *first, LLVMValueRef *step) {
 const cg_target sc_cuda_target = {
     .name = "cuda",
     .math_call = libdevice_call,
+    .math_call2 = libdevice_call2,
     .intrinsic_call = libdevice_intrinsic,
     .runtime_name = runtime_name,
     .kernel_declare = ptx_kernel_declare,
@@ -99,6 +113,10 @@ const cg_target sc_cuda_target = {
 /* ---- the emulated GPU (--cuda-emulate) -------------------------------------------------- */
 
 static LLVMValueRef libm_call(cg *g, const char *name, LLVMValueRef x) { return named_math_call(g, "", name, x); }
+
+static LLVMValueRef libm_call2(cg *g, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  return named_math_call2(g, "", name, x, y);
+}
 
 /* void kernel(void **params), as the emulator calls every kernel; listed for its table. */
 static LLVMValueRef emulated_kernel_declare(cg *g, const char *name, int n) {
@@ -123,6 +141,7 @@ static void emulated_kernel_threads(cg *g, LLVMValueRef *first, LLVMValueRef *st
 const cg_target sc_cuda_emulated_target = {
     .name = "cuda-emulated",
     .math_call = libm_call,
+    .math_call2 = libm_call2,
     .runtime_name = runtime_name,
     .kernel_declare = emulated_kernel_declare,
     .kernel_arg = emulated_kernel_arg,

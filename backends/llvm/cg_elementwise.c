@@ -384,6 +384,10 @@ static LLVMValueRef intrinsic2(cg *g, const char *name, LLVMValueRef x, LLVMValu
 /* libm's `name` on x, as the target computes it. */
 static LLVMValueRef libm1(cg *g, const char *name, LLVMValueRef x) { return current_target(g)->math_call(g, name, x); }
 
+static LLVMValueRef libm2(cg *g, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  return current_target(g)->math_call2(g, name, x, y);
+}
+
 static LLVMValueRef fconst(LLVMTypeRef t, double v) { return LLVMConstReal(t, v); }
 
 static LLVMValueRef clamp_f(cg *g, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef hi);
@@ -513,8 +517,8 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
       x = operand(g, c, n, "self", ct, &has);
       y = operand(g, c, n, "other", ct, &has);
       return f ? LLVMBuildFMul(g->B, x, y, "m") : (ct == g->i1 ? LLVMBuildAnd(g->B, x, y, "m") : LLVMBuildMul(g->B, x, y, "m"));
-    case SC_OP_DIV_TENSOR: case SC_OP_DIV_SCALAR: case SC_OP_DIV_TENSOR_MODE: {
-      const char *mode = string_arg(n, "rounding_mode");
+    case SC_OP_DIV_TENSOR: case SC_OP_DIV_SCALAR: case SC_OP_DIV_TENSOR_MODE: case SC_OP_FLOOR_DIVIDE: {
+      const char *mode = n->op->id == SC_OP_FLOOR_DIVIDE ? "floor" : string_arg(n, "rounding_mode");
       if (!f) {
         /* integer division with a rounding mode: compute in double, round, convert back */
         x = operand(g, c, n, "self", g->f64, &has);
@@ -683,6 +687,19 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
     case SC_OP_LOG1P: return libm1(g, "log1p", operand(g, c, n, "self", ct, &has));
     case SC_OP_EXPM1: return libm1(g, "expm1", operand(g, c, n, "self", ct, &has));
     case SC_OP_LOG2: return libm1(g, "log2", operand(g, c, n, "self", ct, &has));
+    case SC_OP_LOG10: case SC_OP_TAN: case SC_OP_ASIN: case SC_OP_ACOS: case SC_OP_ATAN: case SC_OP_SINH:
+    case SC_OP_COSH: case SC_OP_ASINH: case SC_OP_ACOSH: case SC_OP_ATANH: { /* libm's, as ATen's scalar path */
+      static const struct { sc_op_id op; const char *fn; } fns[] = {
+          {SC_OP_LOG10, "log10"}, {SC_OP_TAN, "tan"},   {SC_OP_ASIN, "asin"},   {SC_OP_ACOS, "acos"},   {SC_OP_ATAN, "atan"},
+          {SC_OP_SINH, "sinh"},   {SC_OP_COSH, "cosh"}, {SC_OP_ASINH, "asinh"}, {SC_OP_ACOSH, "acosh"}, {SC_OP_ATANH, "atanh"}};
+      for (size_t k = 0; k < sizeof fns / sizeof fns[0]; k++)
+        if (fns[k].op == n->op->id) return libm1(g, fns[k].fn, operand(g, c, n, "self", ct, &has));
+      break;
+    }
+    case SC_OP_ATAN2:
+      x = operand(g, c, n, "self", ct, &has);
+      y = operand(g, c, n, "other", ct, &has);
+      return libm2(g, "atan2", x, y);
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: {
       x = operand(g, c, n, "self", ct, &has);
       bool pl, ph;
@@ -719,14 +736,18 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
       return LLVMBuildNot(g->B, operand(g, c, n, "self", t, &has), "not");
     case SC_OP_BITWISE_AND:
     case SC_OP_BITWISE_OR:
+    case SC_OP_BITWISE_XOR:
       x = operand(g, c, n, "self", t, &has);
       y = operand(g, c, n, "other", t, &has);
-      return n->op->id == SC_OP_BITWISE_AND ? LLVMBuildAnd(g->B, x, y, "and") : LLVMBuildOr(g->B, x, y, "or");
+      return n->op->id == SC_OP_BITWISE_AND ? LLVMBuildAnd(g->B, x, y, "and")
+           : n->op->id == SC_OP_BITWISE_OR  ? LLVMBuildOr(g->B, x, y, "or") : LLVMBuildXor(g->B, x, y, "xor");
     case SC_OP_LOGICAL_AND:
     case SC_OP_LOGICAL_OR:
+    case SC_OP_LOGICAL_XOR:
       x = operand(g, c, n, "self", g->i1, &has);
       y = operand(g, c, n, "other", g->i1, &has);
-      return n->op->id == SC_OP_LOGICAL_AND ? LLVMBuildAnd(g->B, x, y, "and") : LLVMBuildOr(g->B, x, y, "or");
+      return n->op->id == SC_OP_LOGICAL_AND ? LLVMBuildAnd(g->B, x, y, "and")
+           : n->op->id == SC_OP_LOGICAL_OR  ? LLVMBuildOr(g->B, x, y, "or") : LLVMBuildXor(g->B, x, y, "xor");
     case SC_OP_COPY: /* self gives only the shape and dtype */
       return operand(g, c, n, "src", t, &has);
     case SC_OP_FILL_TENSOR: case SC_OP_FILL_SCALAR:

@@ -1276,6 +1276,60 @@ static bool lower_weight_norm(cg *g, const sc_node *n) {
   return true;
 }
 
+/* The dims an any / prod node reduces as one block [first, last): all of them (no dim,
+ * an empty list), one, or a list that is adjacent once normalized (any.dims over [1, 2]);
+ * false, with the error reported, for dims with others between them. */
+static bool reduced_block(cg *g, const sc_node *n, int r, int *first, int *last) {
+  *first = 0;
+  *last = r;
+  const sc_arg *da = arg(n, "dim");
+  if (n->op->id == SC_OP_ANY || n->op->id == SC_OP_PROD || arg_none(da)) return true;
+  int64_t dims[CG_MAX_RANK];
+  int k = ints(n, "dim", dims, CG_MAX_RANK);
+  if (k == 0) return true;
+  bool seen[CG_MAX_RANK] = {false};
+  for (int i = 0; i < k; i++) seen[norm_dim(dims[i], r)] = true;
+  *first = r;
+  *last = 0;
+  for (int i = 0; i < r; i++)
+    if (seen[i]) {
+      if (i < *first) *first = i;
+      *last = i + 1;
+    }
+  for (int i = *first; i < *last; i++)
+    if (!seen[i])
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s over dims that are not adjacent has no lowering yet "
+                      "(adjacent dims, one dim or all have one)", n->target);
+  if (r == 0) *first = *last = 0;
+  return true;
+}
+
+/* prod over [outer, len, inner]: float32, or integers and bools into int64 (torch's
+ * default); another dtype argument is refused. */
+static bool lower_prod(cg *g, const sc_node *n, cg_value *x, cg_value *out, LLVMValueRef outer, LLVMValueRef len,
+                       LLVMValueRef inner) {
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
+                    n->target);
+  sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
+  int kind = in_dt == SC_DTYPE_BOOL || in_dt == SC_DTYPE_U8 ? 0 : in_dt == SC_DTYPE_I8 ? 1 : in_dt == SC_DTYPE_I16 ? 2
+           : in_dt == SC_DTYPE_I32 ? 3 : in_dt == SC_DTYPE_I64 ? 4 : -1;
+  if (in_dt == SC_DTYPE_F32 && out_dt == SC_DTYPE_F32) {
+    LLVMTypeRef p[5] = {g->ptr, g->ptr, g->i64, g->i64, g->i64};
+    LLVMValueRef a[5] = {x->data, out->data, outer, len, inner};
+    cg_call(g, "sc_k_prod_f32", g->voidt, p, 5, a, 5, false);
+    return true;
+  }
+  if (kind >= 0 && out_dt == SC_DTYPE_I64) {
+    LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->i64, g->i64, g->i64};
+    LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), outer, len, inner};
+    cg_call(g, "sc_k_prod_i64", g->voidt, p, 6, a, 6, false);
+    return true;
+  }
+  return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, and integers "
+                  "or bools into int64, have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
+}
+
 static bool lower_reduce(cg *g, const sc_node *n) {
   if (g->folded && g->folded[n - g->p->graph->nodes].pooled_by_conv) { /* a global average pool its convolution computed (cg_conv_pool.c) */
     if (!cg_get(g, output(n, 0))->ready)
@@ -1287,19 +1341,20 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_LINALG_VECTOR_NORM) return lower_vector_norm(g, n, x);
   if (n->op->id == SC_OP_CUMSUM) return lower_cumsum(g, n, x);
-  if (n->op->id == SC_OP_ANY_DIM || n->op->id == SC_OP_ANY) { /* any.default: one row of every element */
-    bool all = n->op->id == SC_OP_ANY;
-    int d = all ? 0 : norm_dim(int_arg(n, "dim", 0), r);
+  int id = n->op->id;
+  if (id == SC_OP_ANY_DIM || id == SC_OP_ANY || id == SC_OP_ANY_DIMS || id == SC_OP_PROD || id == SC_OP_PROD_DIM) {
+    int first, last; /* the reduced dims, [first, last) */
+    if (!reduced_block(g, n, r, &first, &last)) return false;
     cg_value *out = produce(g, output(n, 0));
+    LLVMValueRef outer = prod(g, x->dims, 0, first), len = prod(g, x->dims, first, last), inner = prod(g, x->dims, last, r);
     sc_dtype dt = x->v->meta.dtype;
+    if (id == SC_OP_PROD || id == SC_OP_PROD_DIM) return lower_prod(g, n, x, out, outer, len, inner);
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32};
-    LLVMValueRef a[7] = {x->data, out->data, all ? cg_i64(g, 1) : prod(g, x->dims, 0, d), all ? x->numel : x->dims[d],
-                         all ? cg_i64(g, 1) : prod(g, x->dims, d + 1, r),
+    LLVMValueRef a[7] = {x->data, out->data, outer, len, inner,
                          cg_elem_size(g, dt), LLVMConstInt(g->i32, dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64, 0)};
     cg_call(g, "sc_k_any", g->voidt, p, 7, a, 7, false);
     return true;
   }
-  int id = n->op->id;
   if (id == SC_OP_ARGMAX || id == SC_OP_ARGMIN || id == SC_OP_MAX_DIM || id == SC_OP_MIN_DIM) {
     bool with_values = id == SC_OP_MAX_DIM || id == SC_OP_MIN_DIM, is_min = id == SC_OP_ARGMIN || id == SC_OP_MIN_DIM;
     const sc_arg *da = arg(n, "dim");

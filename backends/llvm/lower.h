@@ -31,6 +31,8 @@ typedef struct cg_target {
   const char *name;
   /* libm's `name` (exp, tanh, ...; the float variant when x is f32) applied to x */
   LLVMValueRef (*math_call)(cg *g, const char *name, LLVMValueRef x);
+  /* the same for a function of two arguments of one type (atan2) */
+  LLVMValueRef (*math_call2)(cg *g, const char *name, LLVMValueRef x, LLVMValueRef y);
   /* a call for the LLVM math intrinsic `intrinsic` (llvm.exp, ...) where the target cannot
    * lower it; NULL keeps the intrinsic */
   LLVMValueRef (*intrinsic_call)(cg *g, const char *intrinsic, LLVMValueRef *args, unsigned n);

@@ -292,6 +292,20 @@ def small_cases():
         m.cache.index_copy_(1, pos, x + m.cache.index_select(1, pos)) * 1,
         torch.index_copy(y, 0, torch.tensor([2, 0, 2]), y[:3] * 10)),
         (r(2, 3, 4), torch.tensor([1, 5, 2]), r(5, 2)), ({2: AUTO}, None, {1: AUTO}), cache=torch.zeros(2, 8, 4)))
+    # trigonometric and hyperbolic functions, their inverses, log10, atan2, 2 ** x, //
+    c.append(case("math_more", lambda m, x, y: (
+        torch.tan(x) + torch.asin(torch.tanh(x)) + torch.acos(torch.tanh(x) * 0.9) + torch.atan(x * 3),
+        torch.sinh(x) * torch.cosh(x * 0.5) + torch.asinh(x * 4) + torch.acosh(x.abs() + 1) + torch.atanh(torch.tanh(x) * 0.99),
+        torch.log10(x.abs() + 0.1) + torch.atan2(x, y) + torch.pow(2.0, x) + torch.floor_divide(x * 4, y.abs() + 0.5)),
+        (r(6, 5), r(5)), ({0: AUTO, 1: AUTO}, {0: AUTO})))
+    # bitwise and logical xor, the Scalar overloads, integer // and prod, any over dims
+    c.append(case("int_bits_prod", lambda m, i, j, x: (
+        (i ^ j) + (i & 6) + (i | 1) + torch.bitwise_xor(i, 5) + torch.bitwise_and(j, 3),
+        torch.logical_xor(i > 2, j > 2), torch.floor_divide(i, j.abs() + 1), torch.div(i, 3, rounding_mode="floor"),
+        i.prod(), (j % 3 + 1).prod(0), x.prod(), x.prod(1), x.prod(-1, keepdim=True),
+        (x > 1).any(dim=(1, 2)), (x > 1.5).any(dim=(0, 1), keepdim=True)),
+        (torch.tensor([[3, -2, 7], [0, 5, 1]]), torch.tensor([[1, 4, -3], [2, 2, 9]]), r(3, 4, 5)),
+        ({0: AUTO}, {0: AUTO}, {0: AUTO, 2: AUTO})))
     c.append(case("mutate_alias", lambda m, x: mutate_alias(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_view", lambda m, x: mutate_view(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_input_view", lambda m, x: mutate_input_view(x, m.buf), (r(4, 3),), ({0: AUTO},),

@@ -360,6 +360,10 @@ void sc_k_cumsum_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t
 /* y[i] = x[i] as float32 (the nearest float), for sums of integers asked for in float32. */
 void sc_k_i64_to_f32(const int64_t *x, float *y, int64_t n);
 void sc_k_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
+/* prod over the middle dim of [outer, n, inner]: float32 in float32, or integers and bools
+ * (kind as for sc_k_sum_i64) into int64. */
+void sc_k_prod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
+void sc_k_prod_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
 void sc_k_vector_norm_finish_f32(float *y, int64_t n, double ord);
 void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
                      double correction);

@@ -607,6 +607,33 @@ void sc_k_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int
     }
 }
 
+/* prod over the middle dim of [outer, n, inner], float32: multiplied in float32 in order,
+ * as ATen's CPU reduction accumulates a float product (1 for nothing). */
+void sc_k_prod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner) {
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++) {
+      float acc = 1.0f;
+      for (int64_t i = 0; i < n; i++) acc *= x[(o * n + i) * inner + j];
+      y[o * inner + j] = acc;
+    }
+}
+
+/* prod of integers or bools (kind as for sc_k_sum_i64) into int64, wrapping as torch's
+ * int64 product does. */
+void sc_k_prod_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner) {
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++) {
+      uint64_t acc = 1;
+      for (int64_t i = 0; i < n; i++) {
+        int64_t at = (o * n + i) * inner + j;
+        int64_t v = kind == 0 ? ((const uint8_t *)x)[at] : kind == 1 ? ((const int8_t *)x)[at]
+                  : kind == 2 ? ((const int16_t *)x)[at] : kind == 3 ? ((const int32_t *)x)[at] : ((const int64_t *)x)[at];
+        acc *= (uint64_t)v;
+      }
+      y[o * inner + j] = (int64_t)acc;
+    }
+}
+
 void sc_k_i64_to_f32(const int64_t *x, float *y, int64_t n) {
   for (int64_t i = 0; i < n; i++) y[i] = (float)x[i];
 }
