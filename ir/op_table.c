@@ -41,9 +41,13 @@ const sc_op_info *sc_op_lookup_inplace(const char *target) {
   if (n < 0 || (size_t)n >= sizeof functional) return NULL;
   const sc_op_info *op = sc_op_lookup(functional);
   /* elementwise ops, and the indexing ops whose result is self updated (a KV cache's
-   * index_copy_, index_put_) */
-  return op && (op->op_class == SC_OPC_ELEMENTWISE || op->id == SC_OP_INDEX_COPY || op->id == SC_OP_INDEX_PUT) ? op
-                                                                                                         : NULL;
+   * index_copy_, index_put_; scatter_ and its reductions) */
+  if (!op) return NULL;
+  switch (op->id) {
+    case SC_OP_INDEX_COPY: case SC_OP_INDEX_PUT: case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD:
+    case SC_OP_SCATTER_REDUCE: return op;
+    default: return op->op_class == SC_OPC_ELEMENTWISE ? op : NULL;
+  }
 }
 
 const char *sc_op_self_name(const sc_op_info *op) { return op->id == SC_OP_DROPOUT ? "input" : "self"; }

@@ -824,6 +824,51 @@ static bool rule_gather(sc_rule_ctx *rc) {
   return set_out(rc, 0, &is);
 }
 
+/* scatter / scatter_add / scatter_reduce: self's shape; index (and src) of self's rank,
+ * index no larger than src, nor than self apart from dim (guards, as torch's; the kernel
+ * checks them again, and every index, with torch's words). */
+static bool rule_scatter(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true), *index = tensor_arg(rc, "index", true);
+  const sc_value *src = tensor_arg(rc, "src", false);
+  shape s = {0}, is = {0}, ss = {0};
+  int64_t dim = 0, n = 1;
+  int d = 0;
+  if (!x || !index || !shape_of(rc, x, &s) || !shape_of(rc, index, &is) || !const_int_arg(rc, "dim", 0, true, &dim) ||
+      !norm_dim(rc, dim, s.rank, &d))
+    return false;
+  if (src && !shape_of(rc, src, &ss)) return false;
+  bool empty = sc_expr_is_const(numel(rc, &is, 0, is.rank), &n) && n == 0;
+  if (!empty && (s.rank ? s.rank : 1) != (is.rank ? is.rank : 1))
+    return rule_error(rc, "Index tensor must have the same number of dimensions as self tensor");
+  if (!empty && src && (ss.rank ? ss.rank : 1) != (is.rank ? is.rank : 1))
+    return rule_error(rc, "Index tensor must have the same number of dimensions as src tensor");
+  /* torch's meta function guards the sizes: index no larger than src, nor than self apart from dim */
+  for (int i = 0; !empty && i < is.rank && i < s.rank; i++) {
+    if (src && i < ss.rank) guard(rc, "scatter", sc_expr_rel(rc->ctx, SC_EXPR_LE, is.d[i], ss.d[i]));
+    if (i != d) guard(rc, "scatter", sc_expr_rel(rc->ctx, SC_EXPR_LE, is.d[i], s.d[i]));
+  }
+  return set_out(rc, 0, &s);
+}
+
+/* sort: values and indices of self's shape (argsort: the indices); topk: dim's size becomes k, at most that size. */
+static bool rule_sort(sc_rule_ctx *rc, bool topk) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0};
+  int64_t dim = -1;
+  int d = 0;
+  if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", -1, false, &dim) || !norm_dim(rc, dim, s.rank, &d))
+    return false;
+  if (topk) {
+    const sc_expr *k = int_arg(rc, "k", NULL);
+    if (!k) return false;
+    const sc_expr *size = s.rank ? s.d[d] : sc_expr_int(rc->ctx, 1);
+    guard(rc, "topk", sc_expr_rel(rc->ctx, SC_EXPR_GE, k, sc_expr_int(rc->ctx, 0)));
+    guard(rc, "topk", sc_expr_rel(rc->ctx, SC_EXPR_LE, k, size));
+    if (s.rank) s.d[d] = k;
+  }
+  return set_out(rc, 0, &s) && (rc->node->op->id == SC_OP_ARGSORT || set_out(rc, 1, &s));
+}
+
 static bool rule_repeat(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape in = {0}, out = {0};
@@ -1610,6 +1655,10 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_INDEX_COPY: return rule_index_copy(rc);
     case SC_OP_INDEX_PUT: return rule_index_put(rc);
     case SC_OP_GATHER: return rule_gather(rc);
+    case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE:
+      return rule_scatter(rc);
+    case SC_OP_SORT: case SC_OP_ARGSORT: return rule_sort(rc, false);
+    case SC_OP_TOPK: return rule_sort(rc, true);
     case SC_OP_ARANGE: return rule_arange(rc, 0);
     case SC_OP_ARANGE_START: return rule_arange(rc, 1);
     case SC_OP_ARANGE_START_STEP: return rule_arange(rc, 2);

@@ -1730,6 +1730,123 @@ static bool lower_index_copy(cg *g, const sc_node *n) {
 
 static bool lower_index_put(cg *g, const sc_node *n);
 
+/* The runtime's element kind (SC_KIND_*) of a dtype; -1 where sort and scatter have none. */
+static int element_kind(sc_dtype dt) {
+  switch (dt) {
+    case SC_DTYPE_BOOL: case SC_DTYPE_U8: return SC_KIND_U8;
+    case SC_DTYPE_I8: return SC_KIND_I8;
+    case SC_DTYPE_I16: return SC_KIND_I16;
+    case SC_DTYPE_I32: return SC_KIND_I32;
+    case SC_DTYPE_I64: return SC_KIND_I64;
+    case SC_DTYPE_F32: return SC_KIND_F32;
+    case SC_DTYPE_F64: return SC_KIND_F64;
+    default: return -1;
+  }
+}
+
+/* sort and topk along one dim (runtime sort.c): a stable merge sort per line, the first k
+ * kept; topk's k is checked against the dim's size at run time too. */
+static bool lower_sort(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  int kind = element_kind(x->v->meta.dtype);
+  if (kind < 0 || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (floats, integers and bools "
+                    "on the CPU have one)", n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
+  bool topk = n->op->id == SC_OP_TOPK;
+  int r = x->v->meta.rank, d = norm_dim(int_arg(n, "dim", -1), r);
+  bool descending = topk ? int_arg(n, "largest", 1) != 0 : int_arg(n, "descending", 0) != 0;
+  bool argsort = n->op->id == SC_OP_ARGSORT;
+  cg_value *values = !argsort && output(n, 0) ? produce(g, output(n, 0)) : NULL;
+  cg_value *indices = output(n, argsort ? 0 : 1) ? produce(g, output(n, argsort ? 0 : 1)) : NULL;
+  LLVMValueRef len = r ? x->dims[d] : cg_i64(g, 1);
+  LLVMValueRef k = topk ? int_value(g, n, "k", 1) : len;
+  cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
+  scratch->last_use = g->node;
+  LLVMValueRef room = cg_alloc_buffer(g, scratch, LLVMBuildMul(g->B, LLVMBuildAdd(g->B, len, cg_i64(g, 1), "n1"),
+                                                               cg_i64(g, 16), "bytes"));
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[13] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[13] = {x->data, values ? values->data : LLVMConstNull(g->ptr), indices ? indices->data : LLVMConstNull(g->ptr),
+                        room, r ? prod(g, x->dims, 0, d) : cg_i64(g, 1), len, r ? prod(g, x->dims, d + 1, r) : cg_i64(g, 1), k,
+                        LLVMConstInt(g->i32, (unsigned)kind, 0), LLVMConstInt(g->i32, descending, 0), node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_sort", g->i32, p, 13, a, 13, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badk"), rc);
+  return true;
+}
+
+/* scatter (src or value), scatter_add and scatter_reduce (runtime scatter.c): self's
+ * elements, updated in place where self is state only this node reads (updated_self),
+ * then src's (or the value's) combined at index's positions. */
+static bool lower_scatter(cg *g, const sc_node *n) {
+  cg_value *self = tensor(g, n, "self"), *idx = tensor(g, n, "index"), *src = tensor(g, n, "src");
+  int id = n->op->id;
+  if (!self || !idx || (id != SC_OP_SCATTER_VALUE && !src))
+    return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  sc_dtype dt = self->v->meta.dtype;
+  int kind = element_kind(dt);
+  if (kind < 0 || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (floats, integers and bools "
+                    "on the CPU have one)", n->target, sc_dtype_name(dt), g->cuda ? "CUDA" : "CPU");
+  if (idx->v->meta.dtype != SC_DTYPE_I64)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s(): Expected dtype int64 for index", n->target);
+  if (src && src->v->meta.dtype != dt)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s(): Expected self.dtype to be equal to src.dtype",
+                    n->target);
+  int op = id == SC_OP_SCATTER_ADD ? SC_SCATTER_SUM : SC_SCATTER_SET;
+  bool include_self = true;
+  if (id == SC_OP_SCATTER_REDUCE) {
+    const sc_arg *ra = arg(n, "reduce");
+    const char *reduce = !arg_none(ra) && ra->kind == SC_ARG_STRING ? ra->items[0].s : "";
+    static const char *const names[] = {"sum", "prod", "mean", "amax", "amin"};
+    static const int codes[] = {SC_SCATTER_SUM, SC_SCATTER_PROD, SC_SCATTER_MEAN, SC_SCATTER_AMAX, SC_SCATTER_AMIN};
+    op = -1;
+    for (int i = 0; i < 5; i++)
+      if (strcmp(reduce, names[i]) == 0) op = codes[i];
+    if (op < 0)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "reduce argument must be either sum, prod, mean, amax "
+                      "or amin, got %s", reduce);
+    include_self = int_arg(n, "include_self", 1) != 0;
+  }
+  LLVMValueRef value = LLVMConstNull(g->ptr);
+  if (id == SC_OP_SCATTER_VALUE) { /* the number in self's dtype, in memory */
+    const sc_arg *va = arg(n, "value");
+    double v = arg_none(va) ? 0 : va->kind == SC_ARG_FLOAT ? va->items[0].f : va->kind == SC_ARG_BOOL ? va->items[0].b
+                                                                                                      : (double)va->items[0].i;
+    LLVMTypeRef mem = cg_mem_type(g, dt), t = cg_llvm_type(g, dt);
+    value = LLVMBuildAlloca(g->B, mem, "value");
+    LLVMBuildStore(g->B, (t == g->f32 || t == g->f64) ? LLVMConstReal(t, v) : LLVMConstInt(mem, (unsigned long long)(int64_t)v, 1),
+                   value);
+  }
+  int r = self->v->meta.rank, k = r ? r : 1, d = norm_dim(int_arg(n, "dim", 0), r);
+  LLVMValueRef os[CG_MAX_RANK], is[CG_MAX_RANK], ss[CG_MAX_RANK];
+  int ri = idx->v->meta.rank, rs = src ? src->v->meta.rank : 0;
+  for (int i = 0; i < k; i++) {
+    os[i] = r ? self->dims[i] : cg_i64(g, 1);
+    is[i] = ri ? (i < ri ? idx->dims[i] : cg_i64(g, 1)) : cg_i64(g, 1);
+    ss[i] = src && rs ? (i < rs ? src->dims[i] : cg_i64(g, 1)) : cg_i64(g, 1);
+  }
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  /* checked before self is copied into the output: a failing call writes nothing */
+  LLVMTypeRef pc[10] = {g->ptr, g->i32, g->i32, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef ac[10] = {idx->data, LLVMConstInt(g->i32, (unsigned)k, 0), LLVMConstInt(g->i32, (unsigned)d, 0),
+                         array_i64(g, os, k), array_i64(g, is, k), array_i64(g, ss, k), LLVMConstInt(g->i32, src != NULL, 0),
+                         node, g->err, g->errlen};
+  LLVMValueRef bad = cg_call(g, "sc_k_scatter_check", g->i32, pc, 10, ac, 10, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, bad, LLVMConstInt(g->i32, 0, 0), "badindex"), bad);
+  cg_value *out = updated_self(g, self, output(n, 0));
+  LLVMTypeRef p[16] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->i32, g->ptr, g->ptr, g->ptr, g->i32, g->i32, g->i32, g->i32,
+                       g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[16] = {out->data, idx->data, src ? src->data : LLVMConstNull(g->ptr), value,
+                        LLVMConstInt(g->i32, (unsigned)k, 0), LLVMConstInt(g->i32, (unsigned)d, 0), array_i64(g, os, k),
+                        array_i64(g, is, k), array_i64(g, ss, k), LLVMConstInt(g->i32, (unsigned)kind, 0),
+                        LLVMConstInt(g->i32, dt == SC_DTYPE_BOOL, 0), LLVMConstInt(g->i32, (unsigned)op, 0),
+                        LLVMConstInt(g->i32, include_self, 0), node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_scatter", g->i32, p, 16, a, 16, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+  return true;
+}
+
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
@@ -1756,6 +1873,9 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_EMBEDDING: case SC_OP_INDEX_SELECT: case SC_OP_GATHER: return lower_index_read(g, n);
     case SC_OP_INDEX_COPY: return lower_index_copy(g, n);
     case SC_OP_INDEX_PUT: return lower_index_put(g, n);
+    case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE:
+      return lower_scatter(g, n);
+    case SC_OP_SORT: case SC_OP_TOPK: case SC_OP_ARGSORT: return lower_sort(g, n);
     default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
   }
 }

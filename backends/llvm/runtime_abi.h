@@ -48,6 +48,16 @@ typedef struct sc_rt_state_table {
   const int64_t *const *shapes;
 } sc_rt_state_table;
 
+/* The element kinds of sc_k_sort and sc_k_scatter (the value's dtype) */
+enum { SC_KIND_U8, SC_KIND_I8, SC_KIND_I16, SC_KIND_I32, SC_KIND_I64, SC_KIND_F32, SC_KIND_F64 };
+/* sc_k_scatter's reductions: scatter (set), scatter_add (sum), scatter_reduce's names */
+enum { SC_SCATTER_SET, SC_SCATTER_SUM, SC_SCATTER_PROD, SC_SCATTER_MEAN, SC_SCATTER_AMAX, SC_SCATTER_AMIN };
+/* scatter's size checks in torch's words (with a src, and with a value) */
+#define SC_SCATTER_SIZE_SRC_MSG "Expected index %s to be no larger than self %s apart from dimension %d and to be " \
+                                "no larger size than src %s"
+#define SC_SCATTER_SIZE_MSG "Expected index %s to be no larger than self %s apart from dimension %d"
+#define SC_TOPK_RANGE_MSG "selected index k out of range"
+
 /* sc_k_index_put's accumulate codes: the element type it adds in (0: no accumulation) */
 enum { SC_ACC_F32 = 1, SC_ACC_F64, SC_ACC_I64, SC_ACC_I32, SC_ACC_BOOL };
 

@@ -1,5 +1,5 @@
-"""gen_index_bounds.py - programs that read memory at indices from their inputs (gather,
-index_select, embedding, select at an item()), exported by real torch, with torch's answer for each index tried:
+"""gen_index_bounds.py - programs that read or write memory at indices from their inputs
+(gather, index_select, embedding, select at an item(), scatter), exported by real torch, with torch's answer for each index tried:
 in range, at the edges (0, size - 1) and out of it (size, -1, -size, -size - 1, +-2^62).
 test_index_bounds.py holds shapec's libraries to them without torch.
 
@@ -137,6 +137,24 @@ x = data(4, 3)
 m, ep = export("select_item", lambda x, i: x[i.item()] * 2, [x, torch.tensor(1)])
 for v in values(4):
     add("select_item", m, ep, [x, torch.tensor(v)], f"{v}")
+
+# scatter_add along dim 0 of [4, 3] from a [2, 3] src (torch checks every index before writing)
+x = data(4, 3)
+m, ep = export("scatter_add", lambda x, i, s: x.scatter_add(0, i, s), [x, index((2, 3), 0), data(2, 3)])
+add("scatter_add", m, ep, [x, torch.tensor([[3, 0, 1], [0, 0, 2]]), data(2, 3)], "in range, repeated")
+for v in values(4):
+    add("scatter_add", m, ep, [x, index((2, 3), v, at=4), data(2, 3)], f"{v} at [1, 1]")
+
+# scatter along dim 1 with every size dynamic: an index larger than src or than self apart
+# from dim is refused at run time with torch's words; scatter_reduce and a value the same
+dyn = {0: Dim.AUTO, 1: Dim.AUTO}
+m, ep = export("scatter_dynamic", lambda x, i, s: x.scatter(1, i, s) + x.scatter_reduce(1, i, s, "amax", include_self=False)
+                                                    + x.scatter(1, i, 0.5),
+               [data(4, 5), index((2, 3), 1), data(3, 4)], (dyn, dyn, dyn))
+add("scatter_dynamic", m, ep, [data(4, 5), torch.tensor([[4, 0, 4], [1, 1, 3]]), data(3, 4)], "in range")
+add("scatter_dynamic", m, ep, [data(4, 5), index((3, 5), 2), data(3, 4)], "index [3, 5] of src [3, 4]")
+add("scatter_dynamic", m, ep, [data(2, 5), index((3, 2), 2), data(3, 4)], "index [3, 2] of self [2, 5]")
+add("scatter_dynamic", m, ep, [data(4, 5), index((2, 3), 5, at=2), data(3, 4)], "5 at [0, 2]")
 
 os.makedirs(OUT, exist_ok=True)
 for name, p in programs.items():

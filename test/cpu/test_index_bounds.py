@@ -71,6 +71,8 @@ def output_shape(name, xs):
         return (xs[0].shape[0], xs[1].size)
     if name == "select_item":
         return xs[0].shape[1:]
+    if name.startswith("scatter"):
+        return xs[0].shape
     return xs[1].shape + (xs[0].shape[1],)  # embedding
 
 
@@ -99,18 +101,24 @@ def run_case(lib, name, case, device):
               f"{what}: fails with torch's words '{case['message']}', writes nothing (code {rc}: {msg})")
 
 
+# programs whose operators have no CUDA lowering yet (scatter): the CPU path alone
+CPU_ONLY = {"scatter_add", "scatter_dynamic"}
+
+
 def stored_cases(tmp):
     stored = json.load(open(os.path.join(HERE, "cases.json")))
     check(stored["torch"].startswith("2.14"), f"the answers are torch 2.14's ({stored['torch']})")
     for name, cases in stored["cases"].items():
         out = os.path.join(tmp, name)
-        rc, err = export(os.path.join(HERE, name + ".json"), out, "--target", "cpu,cuda", "--cuda-emulate")
+        cpu_only = name in CPU_ONLY
+        rc, err = export(os.path.join(HERE, name + ".json"), out,
+                         *(("--target", "cpu") if cpu_only else ("--target", "cpu,cuda", "--cuda-emulate")))
         if rc:
             check(False, f"{name} exports ({err.strip()[-300:]})")
             continue
         lib = ctypes.CDLL(os.path.join(out, "model.so"))
         for case in cases:
-            for device in (1, 2):
+            for device in (1,) if cpu_only else (1, 2):
                 run_case(lib, name, case, device)
 
 

@@ -306,6 +306,26 @@ def small_cases():
         (x > 1).any(dim=(1, 2)), (x > 1.5).any(dim=(0, 1), keepdim=True)),
         (torch.tensor([[3, -2, 7], [0, 5, 1]]), torch.tensor([[1, 4, -3], [2, 2, 9]]), r(3, 4, 5)),
         ({0: AUTO}, {0: AUTO}, {0: AUTO, 2: AUTO})))
+    # sort (stable: ties keep their order), argsort, topk (largest and smallest; k at most the dim's size)
+    c.append(case("sort_topk", lambda m, x, i: (
+        *torch.sort(x, dim=1), *torch.sort(x, dim=0, descending=True), torch.argsort(x, dim=-1, descending=True),
+        *torch.topk(x, 3, dim=1), *torch.topk(x, 2, dim=0, largest=False), *torch.sort(i, stable=True),
+        *torch.sort(i, descending=True, stable=True), *torch.topk(i.float() * 8 - torch.arange(6), 2)),  # no ties: torch's order among equal values is unspecified
+        (r(5, 7), torch.tensor([[3, 1, 3, 0, 1, 3], [2, 2, 5, 2, -1, 0]])), ({0: AUTO, 1: AUTO}, {0: AUTO})))
+    # scatter with a src and a value, scatter_add with repeated indices, every scatter_reduce
+    c.append(case("scatter_forms", lambda m, x, src, idx, dup: (
+        x.scatter(0, idx, src), x.scatter(1, idx[:, :2], 2.5), x.scatter_add(0, dup, src),
+        x.scatter_reduce(0, dup, src, "sum", include_self=False), x.scatter_reduce(0, dup, src, "prod"),
+        x.scatter_reduce(0, dup, src, "mean"), x.scatter_reduce(0, dup, src, "mean", include_self=False),
+        x.scatter_reduce(0, dup, src, "amax"), x.scatter_reduce(0, dup, src, "amin", include_self=False),
+        (x * 10).long().scatter_add(0, dup, (src * 10).long()), torch.zeros_like(x).scatter_(1, idx[:, :1], 1.0)),
+        (r(4, 6), r(3, 6), torch.tensor([[0, 1, 2, 3, 0, 1], [2, 3, 0, 1, 2, 3]]),
+         torch.tensor([[0, 0, 1, 1, 3, 3], [0, 2, 1, 1, 3, 0], [2, 2, 1, 0, 3, 0]])),
+        ({0: AUTO}, None, None, None)))
+    # a buffer updated by scatter_ (state kept from call to call)
+    c.append(case("mutate_scatter", lambda m, x, pos: (m.acc.scatter_add_(0, pos, x) * 1, m.seen.scatter_(0, pos, 1.0) * 1),
+                  (r(3, 4), torch.tensor([[0, 1, 2, 5], [4, 4, 0, 1], [5, 3, 3, 2]])), ({0: AUTO}, {0: AUTO}),
+                  acc=torch.zeros(6, 4), seen=torch.zeros(6, 4)))
     c.append(case("mutate_alias", lambda m, x: mutate_alias(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_view", lambda m, x: mutate_view(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_input_view", lambda m, x: mutate_input_view(x, m.buf), (r(4, 3),), ({0: AUTO},),

@@ -188,6 +188,22 @@ int sc_k_gather(const void *src, const int64_t *index, void *dst, int32_t ndim, 
                 const int64_t *index_shape, int64_t esize, const char *node, char *err, size_t errlen);
 void sc_k_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
                  int64_t esize);
+/* sort (k = n) and topk along the middle dim of [outer, n, inner] (sort.c): values (of
+ * x's kind, SC_KIND_*; NULL to skip) and int64 indices, [outer, k, inner]; scratch holds
+ * 2n int64.  k outside [0, n] fails with torch's words. */
+int sc_k_sort(const void *x, void *values, int64_t *indices, int64_t *scratch, int64_t outer, int64_t n, int64_t inner,
+              int64_t k, int32_t kind, int32_t descending, const char *node, char *err, size_t errlen);
+/* scatter's checks, before anything is written (scatter.c): index no larger than src (where
+ * has_src) nor than out apart from dim, every index inside dim; torch's words. */
+int sc_k_scatter_check(const int64_t *index, int32_t ndim, int32_t dim, const int64_t *out_shape,
+                       const int64_t *index_shape, const int64_t *src_shape, int32_t has_src, const char *node, char *err,
+                       size_t errlen);
+/* scatter / scatter_add / scatter_reduce into out, which already holds self (scatter.c):
+ * src's elements (or the one element at value where src is NULL) combined by op
+ * (SC_SCATTER_*) at index's positions along dim; is_bool makes sum an or, prod an and. */
+int sc_k_scatter(void *out, const int64_t *index, const void *src, const void *value, int32_t ndim, int32_t dim,
+                 const int64_t *out_shape, const int64_t *index_shape, const int64_t *src_shape, int32_t kind,
+                 int32_t is_bool, int32_t op, int32_t include_self, const char *node, char *err, size_t errlen);
 
 /* nonzero: how many elements are nonzero, then their coordinates as int64 rows of ndim. */
 void sc_k_any(const void *src, uint8_t *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float);
