@@ -824,6 +824,31 @@ static bool rule_gather(sc_rule_ctx *rc) {
   return set_out(rc, 0, &is);
 }
 
+/* grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E]) -> [S, N] */
+static bool rule_grouped_mm(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "input", true), *w = tensor_arg(rc, "weight", true), *o = tensor_arg(rc, "offs", true);
+  shape xs = {0}, ws = {0}, os = {0};
+  if (!x || !w || !o || !shape_of(rc, x, &xs) || !shape_of(rc, w, &ws) || !shape_of(rc, o, &os)) return false;
+  if (xs.rank != 2 || ws.rank != 3 || os.rank != 1)
+    return rule_error(rc, "grouped_mm takes a 2-d input, 3-d weights and 1-d offsets (got ranks %d, %d, %d)", xs.rank,
+                      ws.rank, os.rank);
+  eq_guard(rc, "grouped_mm", xs.d[1], ws.d[1]);
+  eq_guard(rc, "grouped_mm", os.d[0], ws.d[0]);
+  shape out = {2, {xs.d[0], ws.d[2]}};
+  return set_out(rc, 0, &out);
+}
+
+/* histc(self, bins): [bins] counts */
+static bool rule_histc(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0};
+  int64_t bins = 100;
+  if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "bins", 100, false, &bins)) return false;
+  if (bins <= 0) return rule_error(rc, "torch.histogramdd(): bins must be > 0, but got %lld for dimension 0", (long long)bins);
+  shape out = {1, {sc_expr_int(rc->ctx, bins)}};
+  return set_out(rc, 0, &out);
+}
+
 /* scatter / scatter_add / scatter_reduce: self's shape; index (and src) of self's rank,
  * index no larger than src, nor than self apart from dim (guards, as torch's; the kernel
  * checks them again, and every index, with torch's words). */
@@ -1655,6 +1680,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_INDEX_COPY: return rule_index_copy(rc);
     case SC_OP_INDEX_PUT: return rule_index_put(rc);
     case SC_OP_GATHER: return rule_gather(rc);
+    case SC_OP_GROUPED_MM_FALLBACK: return rule_grouped_mm(rc);
+    case SC_OP_HISTC: return rule_histc(rc);
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE:
       return rule_scatter(rc);
     case SC_OP_SORT: case SC_OP_ARGSORT: return rule_sort(rc, false);

@@ -772,11 +772,29 @@ static bool sdpa_device(cg *g, const sc_node *n, const sc_value *ov) {
   return true;
 }
 
+/* transformers' grouped_mm_fallback (runtime grouped_mm.c): float32, int32 offsets. */
+static bool lower_grouped_mm(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *offs = tensor(g, n, "offs");
+  if (!x || !w || !offs) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  if (g->cuda || w->v->meta.dtype != SC_DTYPE_F32 || x->v->meta.dtype != SC_DTYPE_F32 || offs->v->meta.dtype != SC_DTYPE_I32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 operands and int32 "
+                    "offsets only", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[11] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[11] = {x->data, w->data, offs->data, out->data, x->dims[0], w->dims[0], w->dims[1], w->dims[2],
+                        node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_grouped_mm_f32", g->i32, p, 11, a, 11, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badoffs"), rc);
+  return true;
+}
+
 static bool lower_matmul(cg *g, const sc_node *n) {
   sc_value *ov = output(n, 0);
   if (ov->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(ov->meta.dtype));
   switch (n->op->id) {
+    case SC_OP_GROUPED_MM_FALLBACK: return lower_grouped_mm(g, n);
     case SC_OP_MM: case SC_OP_ADDMM: case SC_OP_BMM: case SC_OP_BADDBMM: {
       if (!g->cuda && n->op->id == SC_OP_BMM && g->folded[n - g->p->graph->nodes].attention_scores) {
         fused_attention(g, n, ov);
@@ -1233,6 +1251,20 @@ static bool lower_vector_norm(cg *g, const sc_node *n, cg_value *x) {
   return true;
 }
 
+/* The runtime's element kind (SC_KIND_*) of a dtype; -1 where sort and scatter have none. */
+static int element_kind(sc_dtype dt) {
+  switch (dt) {
+    case SC_DTYPE_BOOL: case SC_DTYPE_U8: return SC_KIND_U8;
+    case SC_DTYPE_I8: return SC_KIND_I8;
+    case SC_DTYPE_I16: return SC_KIND_I16;
+    case SC_DTYPE_I32: return SC_KIND_I32;
+    case SC_DTYPE_I64: return SC_KIND_I64;
+    case SC_DTYPE_F32: return SC_KIND_F32;
+    case SC_DTYPE_F64: return SC_KIND_F64;
+    default: return -1;
+  }
+}
+
 /* cumsum over one dim: float32 into float32, integers and bools into int64 (torch's
  * default); another dtype argument is refused. */
 static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
@@ -1257,8 +1289,16 @@ static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
     cg_call(g, "sc_k_cumsum_i64", g->voidt, p, 6, a, 6, false);
     return true;
   }
-  return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, and integers "
-                  "or bools into int64, have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
+  int ik = element_kind(in_dt), ok = element_kind(out_dt); /* another dtype asked for: cast, then summed */
+  if (ik >= 0 && ok >= 0) {
+    LLVMTypeRef p[7] = {g->ptr, g->i32, g->ptr, g->i32, g->i64, g->i64, g->i64};
+    LLVMValueRef a[7] = {x->data, LLVMConstInt(g->i32, (unsigned)ik, 0), out->data, LLVMConstInt(g->i32, (unsigned)ok, 0),
+                         outer, len, inner};
+    cg_call(g, "sc_k_cumsum_cast", g->voidt, p, 7, a, 7, false);
+    return true;
+  }
+  return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (floats, integers and "
+                  "bools have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
 }
 
 /* _weight_norm(v, g, dim): v scaled per position along dim to g's norm (wav2vec2's
@@ -1341,6 +1381,16 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_LINALG_VECTOR_NORM) return lower_vector_norm(g, n, x);
   if (n->op->id == SC_OP_CUMSUM) return lower_cumsum(g, n, x);
+  if (n->op->id == SC_OP_HISTC) {
+    if (x->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
+    cg_value *out = produce(g, output(n, 0));
+    LLVMTypeRef p[6] = {g->ptr, g->i64, g->ptr, g->i64, g->f64, g->f64};
+    LLVMValueRef a[6] = {x->data, x->numel, out->data, out->dims[0], LLVMConstReal(g->f64, float_arg(n, "min", 0)),
+                         LLVMConstReal(g->f64, float_arg(n, "max", 0))};
+    cg_call(g, "sc_k_histc_f32", g->voidt, p, 6, a, 6, false);
+    return true;
+  }
   int id = n->op->id;
   if (id == SC_OP_ANY_DIM || id == SC_OP_ANY || id == SC_OP_ANY_DIMS || id == SC_OP_PROD || id == SC_OP_PROD_DIM) {
     int first, last; /* the reduced dims, [first, last) */
@@ -1729,20 +1779,6 @@ static bool lower_index_copy(cg *g, const sc_node *n) {
 }
 
 static bool lower_index_put(cg *g, const sc_node *n);
-
-/* The runtime's element kind (SC_KIND_*) of a dtype; -1 where sort and scatter have none. */
-static int element_kind(sc_dtype dt) {
-  switch (dt) {
-    case SC_DTYPE_BOOL: case SC_DTYPE_U8: return SC_KIND_U8;
-    case SC_DTYPE_I8: return SC_KIND_I8;
-    case SC_DTYPE_I16: return SC_KIND_I16;
-    case SC_DTYPE_I32: return SC_KIND_I32;
-    case SC_DTYPE_I64: return SC_KIND_I64;
-    case SC_DTYPE_F32: return SC_KIND_F32;
-    case SC_DTYPE_F64: return SC_KIND_F64;
-    default: return -1;
-  }
-}
 
 /* sort and topk along one dim (runtime sort.c): a stable merge sort per line, the first k
  * kept; topk's k is checked against the dim's size at run time too. */

@@ -322,6 +322,11 @@ def small_cases():
         (r(4, 6), r(3, 6), torch.tensor([[0, 1, 2, 3, 0, 1], [2, 3, 0, 1, 2, 3]]),
          torch.tensor([[0, 0, 1, 1, 3, 3], [0, 2, 1, 1, 3, 0], [2, 2, 1, 0, 3, 0]])),
         ({0: AUTO}, None, None, None)))
+    # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
+    c.append(case("histc_cumsum", lambda m, x, i: (
+        torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),
+        torch.cumsum(x * 3, 0, dtype=torch.int32), torch.cumsum(i, 1, dtype=torch.float32), torch.cumsum(x, 1, dtype=torch.float64)),
+        (r(6, 5), torch.tensor([[3, 1, -2], [7, 0, 5]])), ({0: AUTO, 1: AUTO}, {0: AUTO})))
     # a buffer updated by scatter_ (state kept from call to call)
     c.append(case("mutate_scatter", lambda m, x, pos: (m.acc.scatter_add_(0, pos, x) * 1, m.seen.scatter_(0, pos, 1.0) * 1),
                   (r(3, 4), torch.tensor([[0, 1, 2, 5], [4, 4, 0, 1], [5, 3, 3, 2]])), ({0: AUTO}, {0: AUTO}),

@@ -338,7 +338,7 @@ END_TEST
  * operator it keeps gets the closest names and the files to extend, above). */
 START_TEST(test_unknown_decomposable_operator_says_decompose) {
   sc_ctx *ctx = sc_ctx_new();
-  const sc_diag *d = unknown_operator(ctx, "\"torch.ops.aten.floor_divide.default\"");
+  const sc_diag *d = unknown_operator(ctx, "\"torch.ops.aten.addcmul.default\"");
   ck_assert_ptr_nonnull(strstr(d->hint, "ep.run_decompositions()"));
   ck_assert_ptr_null(strstr(d->hint, "closest known operators"));
   sc_ctx_free(ctx);
@@ -356,6 +356,9 @@ START_TEST(test_inplace_variants) {
   ck_assert_int_eq(op->id, SC_OP_SUB_TENSOR);
   ck_assert_str_eq(sc_op_self_name(sc_op_lookup_inplace("torch.ops.aten.dropout_.default")), "input");
   ck_assert_str_eq(sc_op_self_name(op), "self");
+  op = sc_op_lookup_inplace("torch.ops.aten.scatter_add_.default"); /* a buffer updated by scatter_add_ */
+  ck_assert_ptr_nonnull(op);
+  ck_assert_int_eq(op->id, SC_OP_SCATTER_ADD);
   ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.silu.default"));   /* not in place */
   ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.silu_.int"));      /* no such overload */
   ck_assert_ptr_null(sc_op_lookup_inplace("torch.ops.aten.__and__.Tensor")); /* a dunder */

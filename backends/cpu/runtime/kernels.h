@@ -216,6 +216,14 @@ int64_t sc_k_count_masked(const uint8_t *mask, const int64_t *m_st, int32_t ndim
 void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask, const int64_t *m_st, int32_t ndim,
                         const int64_t *shape, int64_t esize, void *out);
 
+/* ---- a mixture of experts (grouped_mm.c) ---- */
+/* out [rows, n] = for each expert e, input's rows [offs[e-1], offs[e]) @ weight[e] [k, n];
+ * rows past offs[experts-1] zero.  Offsets that go back or past rows fail with a message. */
+int sc_k_grouped_mm_f32(const float *input, const float *weight, const int32_t *offs, float *out, int64_t rows,
+                        int64_t experts, int64_t k, int64_t n, const char *node, char *err, size_t errlen);
+/* histc of float32 x into bins counts over [lo, hi] (the data's range where lo == hi). */
+void sc_k_histc_f32(const float *x, int64_t n, float *out, int64_t bins, double lo, double hi);
+
 /* ---- matrix products (gemm.c) ---- */
 /* Whether sc_k_bmm_f32 computes an m x n x k product itself, without OpenBLAS (at most
  * 2,048 multiply-adds); such a product with B upright copies nothing. */
@@ -376,6 +384,9 @@ void sc_k_cumsum_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t
 /* y[i] = x[i] as float32 (the nearest float), for sums of integers asked for in float32. */
 void sc_k_i64_to_f32(const int64_t *x, float *y, int64_t n);
 void sc_k_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
+/* cumsum for any pair of element kinds (SC_KIND_*): each element cast to the output's
+ * kind, then summed (floats in double, integers in int64 stored in their width). */
+void sc_k_cumsum_cast(const void *x, int32_t in_kind, void *y, int32_t out_kind, int64_t outer, int64_t n, int64_t inner);
 /* prod over the middle dim of [outer, n, inner]: float32 in float32, or integers and bools
  * (kind as for sc_k_sum_i64) into int64. */
 void sc_k_prod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);

@@ -607,6 +607,70 @@ void sc_k_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int
     }
 }
 
+/* One element of kind k (SC_KIND_*) at p, as a double and as an int64. */
+static double kind_f(const void *p, int32_t k, int64_t at) {
+  switch (k) {
+    case SC_KIND_F32: return ((const float *)p)[at];
+    case SC_KIND_F64: return ((const double *)p)[at];
+    case SC_KIND_U8: return ((const uint8_t *)p)[at];
+    case SC_KIND_I8: return ((const int8_t *)p)[at];
+    case SC_KIND_I16: return ((const int16_t *)p)[at];
+    case SC_KIND_I32: return ((const int32_t *)p)[at];
+    default: return (double)((const int64_t *)p)[at];
+  }
+}
+
+static int64_t kind_i(const void *p, int32_t k, int64_t at) {
+  if (k == SC_KIND_F32 || k == SC_KIND_F64) { /* C's conversion: toward zero, as torch's cast */
+    double v = kind_f(p, k, at);
+    return v != v ? 0 : v >= 9.2233720368547758e18 ? INT64_MAX : v <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)v;
+  }
+  switch (k) {
+    case SC_KIND_U8: return ((const uint8_t *)p)[at];
+    case SC_KIND_I8: return ((const int8_t *)p)[at];
+    case SC_KIND_I16: return ((const int16_t *)p)[at];
+    case SC_KIND_I32: return ((const int32_t *)p)[at];
+    default: return ((const int64_t *)p)[at];
+  }
+}
+
+static void kind_store(void *p, int32_t k, int64_t at, double f, int64_t i) {
+  switch (k) {
+    case SC_KIND_F32: ((float *)p)[at] = (float)f; break;
+    case SC_KIND_F64: ((double *)p)[at] = f; break;
+    case SC_KIND_U8: ((uint8_t *)p)[at] = (uint8_t)i; break;
+    case SC_KIND_I8: ((int8_t *)p)[at] = (int8_t)i; break;
+    case SC_KIND_I16: ((int16_t *)p)[at] = (int16_t)i; break;
+    case SC_KIND_I32: ((int32_t *)p)[at] = (int32_t)i; break;
+    default: ((int64_t *)p)[at] = i; break;
+  }
+}
+
+/* cumsum(x, dtype=...) for any pair of kinds: each element converted to the output's kind
+ * first (torch casts the input to dtype), then summed: floats in double, integers in int64
+ * stored in their width (wrapping as torch's narrower sums do). */
+void sc_k_cumsum_cast(const void *x, int32_t in_kind, void *y, int32_t out_kind, int64_t outer, int64_t n, int64_t inner) {
+  bool fl = out_kind == SC_KIND_F32 || out_kind == SC_KIND_F64;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++) {
+      double facc = 0;
+      uint64_t iacc = 0;
+      for (int64_t i = 0; i < n; i++) {
+        int64_t at = (o * n + i) * inner + j;
+        if (fl) {
+          double v = kind_f(x, in_kind, at);
+          if (out_kind == SC_KIND_F32) v = (float)v;
+          facc += v;
+        } else {
+          int64_t v = kind_i(x, in_kind, at);
+          if (out_kind == SC_KIND_U8 && in_kind == SC_KIND_U8) v = v != 0; /* bools stay 0/1 before summing */
+          iacc += (uint64_t)v;
+        }
+        kind_store(y, out_kind, at, facc, (int64_t)iacc);
+      }
+    }
+}
+
 /* prod over the middle dim of [outer, n, inner], float32: multiplied in float32 in order,
  * as ATen's CPU reduction accumulates a float product (1 for nothing). */
 void sc_k_prod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner) {
