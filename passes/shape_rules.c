@@ -912,19 +912,30 @@ static bool rule_repeat(sc_rule_ctx *rc) {
 /* pad / constant_pad_nd: pad holds (before, after) pairs from the last dim backwards; a
  * negative entry crops, and no size may end below 0. */
 static bool rule_pad(sc_rule_ctx *rc) {
+  int id = rc->node->op->id;
+  bool named = id == SC_OP_REFLECTION_PAD || id == SC_OP_REPLICATION_PAD;
   const sc_value *x = tensor_arg(rc, "self", true);
   shape in = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   const sc_expr *pad[2 * MAX_RANK];
-  int n = ints_arg(rc, "pad", pad, 2 * MAX_RANK, -1);
+  int n = ints_arg(rc, named ? "padding" : "pad", pad, 2 * MAX_RANK, -1);
   if (n < 0) return false;
   if (n % 2 || n / 2 > in.rank)
     return rule_error(rc, "padding length must be divisible by 2 and at most twice the rank %d (got %d)", in.rank, n);
+  const sc_arg *ma = arg(rc, "mode");
+  const char *mode = id == SC_OP_REFLECTION_PAD ? "reflect" : id == SC_OP_REPLICATION_PAD ? "replicate"
+                     : !arg_is_none(ma) && ma->kind == SC_ARG_STRING ? ma->items[0].s : "constant";
   shape out = in;
   for (int i = 0; i < n / 2; i++) {
     int d = in.rank - 1 - i;
     out.d[d] = sc_expr_add(rc->ctx, sc_expr_add(rc->ctx, in.d[d], pad[2 * i]), pad[2 * i + 1]);
     guard(rc, "pad", sc_expr_rel(rc->ctx, SC_EXPR_GE, out.d[d], sc_expr_int(rc->ctx, 0)));
+    /* torch's checks on the modes that read the input: a reflection stays inside it, a
+     * wrap goes around at most once */
+    for (int k = 0; k < 2; k++) {
+      if (strcmp(mode, "reflect") == 0) guard(rc, "reflection_pad", sc_expr_rel(rc->ctx, SC_EXPR_LT, pad[2 * i + k], in.d[d]));
+      if (strcmp(mode, "circular") == 0) guard(rc, "pad", sc_expr_rel(rc->ctx, SC_EXPR_LE, pad[2 * i + k], in.d[d]));
+    }
   }
   return set_out(rc, 0, &out);
 }
@@ -1671,7 +1682,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_CAT: return rule_cat(rc, false);
     case SC_OP_STACK: return rule_cat(rc, true);
     case SC_OP_REPEAT: return rule_repeat(rc);
-    case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return rule_pad(rc);
+    case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD: return rule_pad(rc);
     case SC_OP_FLIP: case SC_OP_ROLL: return rule_same_as(rc, "self");
     case SC_OP_DIFF: return rule_diff(rc);
     case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: return rule_upsample2d(rc);

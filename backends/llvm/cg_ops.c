@@ -1518,11 +1518,39 @@ static bool fill_with(cg *g, const sc_node *n, cg_value *out, double value) {
 
 /* pad (constant mode) and constant_pad_nd: the output filled with the value, then x's part
  * that survives the cropping (negative pads) copied into place. */
+/* pad in reflect, replicate or circular mode, and reflection_padNd / replication_padNd
+ * (runtime pad_modes.c): each output element read from its mirrored, clamped or wrapped
+ * source. */
+static bool lower_pad_mode(cg *g, const sc_node *n, int mode, const char *list) {
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
+                    n->target);
+  cg_value *x = tensor(g, n, "self");
+  cg_value *out = produce(g, output(n, 0));
+  int r = out->v->meta.rank;
+  size_t pairs = arg(n, list)->n_items / 2;
+  LLVMValueRef before[CG_MAX_RANK];
+  for (int d = 0; d < r; d++) before[d] = r - 1 - d < (int)pairs ? list_item(g, n, list, 2 * (size_t)(r - 1 - d)) : cg_i64(g, 0);
+  LLVMTypeRef p[8] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->i64, g->i32};
+  LLVMValueRef a[8] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r),
+                       array_i64(g, out->dims, r), array_i64(g, before, r), cg_elem_size(g, out->v->meta.dtype),
+                       LLVMConstInt(g->i32, (unsigned)mode, 0)};
+  cg_call(g, "sc_k_pad_mode", g->voidt, p, 8, a, 8, false);
+  return true;
+}
+
 static bool lower_pad(cg *g, const sc_node *n) {
+  if (n->op->id == SC_OP_REFLECTION_PAD) return lower_pad_mode(g, n, SC_PAD_REFLECT, "padding");
+  if (n->op->id == SC_OP_REPLICATION_PAD) return lower_pad_mode(g, n, SC_PAD_REPLICATE, "padding");
   const sc_arg *mode = arg(n, "mode");
-  if (!arg_none(mode) && mode->kind == SC_ARG_STRING && strcmp(mode->items[0].s, "constant") != 0)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "pad in '%s' mode has no lowering yet (only 'constant'; "
-                    "export after run_decompositions() to get it as indexing ops)", mode->items[0].s);
+  if (!arg_none(mode) && mode->kind == SC_ARG_STRING && strcmp(mode->items[0].s, "constant") != 0) {
+    const char *m = mode->items[0].s;
+    if (strcmp(m, "reflect") == 0) return lower_pad_mode(g, n, SC_PAD_REFLECT, "pad");
+    if (strcmp(m, "replicate") == 0) return lower_pad_mode(g, n, SC_PAD_REPLICATE, "pad");
+    if (strcmp(m, "circular") == 0) return lower_pad_mode(g, n, SC_PAD_CIRCULAR, "pad");
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "pad in '%s' mode has no lowering (constant, reflect, "
+                    "replicate and circular have one)", m);
+  }
   cg_value *x = tensor(g, n, "self");
   cg_value *out = produce(g, output(n, 0));
   sc_dtype dt = out->v->meta.dtype;
@@ -1887,7 +1915,8 @@ static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
     case SC_OP_UPSAMPLE_BILINEAR2D: return lower_upsample_bilinear2d(g, n);
-    case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: return lower_pad(g, n);
+    case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD:
+      return lower_pad(g, n);
     case SC_OP_FLIP: return lower_flip(g, n);
     case SC_OP_ROLL: return lower_roll(g, n);
     case SC_OP_DIFF: return lower_diff(g, n);

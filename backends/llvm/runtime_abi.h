@@ -48,6 +48,8 @@ typedef struct sc_rt_state_table {
   const int64_t *const *shapes;
 } sc_rt_state_table;
 
+/* sc_k_pad_mode's modes */
+enum { SC_PAD_REFLECT = 1, SC_PAD_REPLICATE, SC_PAD_CIRCULAR };
 /* The element kinds of sc_k_sort and sc_k_scatter (the value's dtype) */
 enum { SC_KIND_U8, SC_KIND_I8, SC_KIND_I16, SC_KIND_I32, SC_KIND_I64, SC_KIND_F32, SC_KIND_F64 };
 /* sc_k_scatter's reductions: scatter (set), scatter_add (sum), scatter_reduce's names */

@@ -322,6 +322,17 @@ def small_cases():
         (r(4, 6), r(3, 6), torch.tensor([[0, 1, 2, 3, 0, 1], [2, 3, 0, 1, 2, 3]]),
          torch.tensor([[0, 0, 1, 1, 3, 3], [0, 2, 1, 1, 3, 0], [2, 2, 1, 0, 3, 0]])),
         ({0: AUTO}, None, None, None)))
+    # padding modes that read the input: reflect, replicate, circular, 1-d to 3-d, negative (cropping) pads
+    c.append(case("pad_modes", lambda m, x, v: (
+        F.pad(x, (2, 1, 1, 3), mode="reflect"), F.pad(x, (3, 0, 2, 2), mode="replicate"), F.pad(x, (1, 2, 2, 1), mode="circular"),
+        F.pad(x[0], (2, 2), mode="reflect"), F.pad(x[0], (1, 3), mode="replicate"), F.pad(x, (-1, 2, 1, 0), mode="replicate"),
+        F.pad(v, (1, 1, 2, 0, 1, 1), mode="reflect"), F.pad(v, (0, 2, 1, 1, 2, 0), mode="replicate"),
+        F.pad(v, (1, 1, 1, 1, 1, 1), mode="circular"),
+        # the core ATen operators themselves, as other exporters' programs call them
+        torch.ops.aten.reflection_pad1d(x[0], [2, 1]), torch.ops.aten.reflection_pad2d(x, [1, 2, 2, 1]),
+        torch.ops.aten.reflection_pad3d(v, [1, 0, 2, 1, 0, 1]), torch.ops.aten.replication_pad1d(x[0], [3, 1]),
+        torch.ops.aten.replication_pad2d(x, [0, 2, 1, 1]), torch.ops.aten.replication_pad3d(v, [2, 1, 0, 1, 1, 0])),
+        (r(2, 4, 5, 6), r(1, 2, 3, 4, 5)), ({0: AUTO, 2: AUTO, 3: AUTO}, {0: AUTO, 3: AUTO, 4: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

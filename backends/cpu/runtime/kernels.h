@@ -142,6 +142,10 @@ const void *sc_rt_external_weights(uint64_t id, uint64_t size, char *err, size_t
 /* ---- data movement (copy.c) ---- */
 void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,
                        int64_t esize);
+/* reflect / replicate / circular padding (pad_modes.c): out [out_shape] element i of each
+ * dim from x's element i - before[d], mirrored, clamped or wrapped (SC_PAD_*). */
+void sc_k_pad_mode(const void *x, void *out, int32_t ndim, const int64_t *in_shape, const int64_t *out_shape,
+                   const int64_t *before, int64_t esize, int32_t mode);
 void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
                     int64_t esize);
 void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
