@@ -824,6 +824,53 @@ static bool rule_gather(sc_rule_ctx *rc) {
   return set_out(rc, 0, &is);
 }
 
+/* diagonal(self, offset, dim1, dim2): the other dims, then the diagonal's length
+ * max(0, min(s1, s2 - offset)) (offset >= 0) or max(0, min(s1 + offset, s2)). */
+static bool rule_diagonal(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0};
+  int64_t off = 0, d1 = 0, d2 = 1;
+  int a = 0, b = 0;
+  if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "offset", 0, false, &off) || !const_int_arg(rc, "dim1", 0, false, &d1) ||
+      !const_int_arg(rc, "dim2", 1, false, &d2))
+    return false;
+  if (s.rank < 2) return rule_error(rc, "diagonal dimensions requires ndim larger than 1, got %d", s.rank);
+  if (!norm_dim(rc, d1, s.rank, &a) || !norm_dim(rc, d2, s.rank, &b)) return false;
+  if (a == b) return rule_error(rc, "diagonal dimensions cannot be identical %lld, %lld", (long long)d1, (long long)d2);
+  sc_ctx *c = rc->ctx;
+  const sc_expr *len = off >= 0 ? sc_expr_min(c, s.d[a], sc_expr_add(c, s.d[b], sc_expr_int(c, -off)))
+                                : sc_expr_min(c, sc_expr_add(c, s.d[a], sc_expr_int(c, off)), s.d[b]);
+  shape out = {0};
+  for (int i = 0; i < s.rank; i++)
+    if (i != a && i != b) out.d[out.rank++] = s.d[i];
+  out.d[out.rank++] = sc_expr_max(c, len, sc_expr_int(c, 0));
+  return set_out(rc, 0, &out);
+}
+
+/* _cdist_forward(x1 [.., P, M], x2 [.., R, M]) -> [.., P, R]; _pdist_forward([N, M]) -> [N (N - 1) / 2] */
+static bool rule_distance(sc_rule_ctx *rc, bool pairs) {
+  sc_ctx *c = rc->ctx;
+  if (pairs) {
+    const sc_value *x = tensor_arg(rc, "self", false);
+    if (!x) x = tensor_arg(rc, "input", true);
+    shape s = {0};
+    if (!x || !shape_of(rc, x, &s)) return false;
+    if (s.rank != 2) return rule_error(rc, "pdist only supports 2D tensors, got: %dD", s.rank);
+    shape out = {1, {sc_expr_floordiv(c, sc_expr_mul(c, s.d[0], sc_expr_add(c, s.d[0], sc_expr_int(c, -1))), sc_expr_int(c, 2))}};
+    return set_out(rc, 0, &out);
+  }
+  const sc_value *a = tensor_arg(rc, "x1", true), *b = tensor_arg(rc, "x2", true);
+  shape sa = {0}, sb = {0};
+  if (!a || !b || !shape_of(rc, a, &sa) || !shape_of(rc, b, &sb)) return false;
+  if (sa.rank < 2 || sa.rank != sb.rank)
+    return rule_error(rc, "cdist takes x1 and x2 of one rank, at least 2 (got %d and %d)", sa.rank, sb.rank);
+  eq_guard(rc, "cdist", sa.d[sa.rank - 1], sb.d[sb.rank - 1]);
+  for (int i = 0; i < sa.rank - 2; i++) eq_guard(rc, "cdist", sa.d[i], sb.d[i]);
+  shape out = sa;
+  out.d[sa.rank - 1] = sb.d[sb.rank - 2];
+  return set_out(rc, 0, &out);
+}
+
 /* grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E]) -> [S, N] */
 static bool rule_grouped_mm(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "input", true), *w = tensor_arg(rc, "weight", true), *o = tensor_arg(rc, "offs", true);
@@ -1693,6 +1740,21 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_GATHER: return rule_gather(rc);
     case SC_OP_GROUPED_MM_FALLBACK: return rule_grouped_mm(rc);
     case SC_OP_HISTC: return rule_histc(rc);
+    case SC_OP_DIAGONAL: return rule_diagonal(rc);
+    case SC_OP_CDIST: return rule_distance(rc, false);
+    case SC_OP_PDIST: return rule_distance(rc, true);
+    case SC_OP_NATIVE_DROPOUT: {
+      const sc_value *x = tensor_arg(rc, "input", true);
+      shape s = {0};
+      return x && shape_of(rc, x, &s) && set_out(rc, 0, &s) && set_out(rc, 1, &s);
+    }
+    case SC_OP_MASKED_SCATTER: { /* self and mask broadcast; source any shape */
+      const sc_value *x = tensor_arg(rc, "self", true), *m = tensor_arg(rc, "mask", true);
+      shape s = {0}, ms = {0};
+      if (!x || !m || !shape_of(rc, x, &s) || !shape_of(rc, m, &ms)) return false;
+      broadcast(rc, &s, &ms);
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE:
       return rule_scatter(rc);
     case SC_OP_SORT: case SC_OP_ARGSORT: return rule_sort(rc, false);

@@ -1911,6 +1911,97 @@ static bool lower_scatter(cg *g, const sc_node *n) {
   return true;
 }
 
+/* diagonal: a strided copy of x, the two dims replaced by one whose stride is the sum of
+ * theirs, starting offset steps into dim2 (or -offset into dim1). */
+static bool lower_diagonal(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank, a = norm_dim(int_arg(n, "dim1", 0), r), b = norm_dim(int_arg(n, "dim2", 1), r);
+  int64_t off = int_arg(n, "offset", 0);
+  LLVMValueRef xs[CG_MAX_RANK], shape[CG_MAX_RANK], st[CG_MAX_RANK];
+  strides_of(g, x, xs);
+  int k = 0;
+  for (int i = 0; i < r; i++)
+    if (i != a && i != b) {
+      shape[k] = x->dims[i];
+      st[k++] = xs[i];
+    }
+  shape[k] = out->dims[k];
+  st[k++] = LLVMBuildAdd(g->B, xs[a], xs[b], "diag");
+  LLVMValueRef start = LLVMBuildMul(g->B, cg_i64(g, off >= 0 ? off : -off), off >= 0 ? xs[b] : xs[a], "start");
+  /* an empty diagonal reads nothing: its start may lie past x */
+  strided_copy(g, offset_ptr(g, x->data, start, x->v->meta.dtype), out->data, k, shape, st, x->v->meta.dtype);
+  return true;
+}
+
+/* masked_scatter over the broadcast shape of self and mask (runtime copy.c). */
+static bool lower_masked_scatter(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self"), *m = tensor(g, n, "mask"), *src = tensor(g, n, "source");
+  if (!x || !m || !src || m->v->meta.dtype != SC_DTYPE_BOOL || src->v->meta.dtype != x->v->meta.dtype || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for a bool mask and a source of "
+                    "self's dtype", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = out->v->meta.rank, rx = x->v->meta.rank, rm = m->v->meta.rank;
+  LLVMValueRef xs[CG_MAX_RANK], ms[CG_MAX_RANK], xst[CG_MAX_RANK], mst[CG_MAX_RANK];
+  strides_of(g, x, xs);
+  strides_of(g, m, ms);
+  for (int d = 0; d < r; d++) { /* a dim of 1 (or a missing one) repeats: stride 0 */
+    int kx = d - (r - rx), km = d - (r - rm);
+    xst[d] = kx < 0 ? cg_i64(g, 0) : LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[kx], cg_i64(g, 1), "one"),
+                                                      cg_i64(g, 0), xs[kx], "xst");
+    mst[d] = km < 0 ? cg_i64(g, 0) : LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, m->dims[km], cg_i64(g, 1), "one"),
+                                                      cg_i64(g, 0), ms[km], "mst");
+  }
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[13] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i64, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[13] = {x->data, array_i64(g, xst, r), m->data, array_i64(g, mst, r), LLVMConstInt(g->i32, (unsigned)r, 0),
+                        array_i64(g, out->dims, r), cg_elem_size(g, x->v->meta.dtype), src->data, src->numel, out->data,
+                        node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_masked_scatter", g->i32, p, 13, a, 13, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "short"), rc);
+  return true;
+}
+
+/* native_dropout where it does not train (or drops nothing): the input, and a mask that
+ * keeps everything.  Training dropout draws torch's random numbers, which shapec cannot. */
+static bool lower_native_dropout(cg *g, const sc_node *n) {
+  const sc_arg *train = arg(n, "train");
+  bool trains = !arg_none(train) && (train->kind != SC_ARG_BOOL || train->items[0].b);
+  if (trains && float_arg(n, "p", 1) != 0)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s in training mode draws torch's random numbers, which "
+                    "shapec does not reproduce: export the model after model.eval()", n->target);
+  cg_value *x = tensor(g, n, "input");
+  cg_value *out = produce(g, output(n, 0));
+  LLVMValueRef xs[CG_MAX_RANK];
+  strides_of(g, x, xs);
+  strided_copy(g, x->data, out->data, x->v->meta.rank, x->dims, xs, x->v->meta.dtype);
+  if (!output(n, 1)) return true;
+  return fill_with(g, n, produce(g, output(n, 1)), 1);
+}
+
+/* _cdist_forward and _pdist_forward (runtime distance.c): float32, any p. */
+static bool lower_distance(cg *g, const sc_node *n) {
+  bool pairs = n->op->id == SC_OP_PDIST;
+  cg_value *a = tensor(g, n, pairs ? "self" : "x1"), *b = pairs ? NULL : tensor(g, n, "x2");
+  if (!a && pairs) a = tensor(g, n, "input");
+  if (!a || (!pairs && !b) || a->v->meta.dtype != SC_DTYPE_F32 || (b && b->v->meta.dtype != SC_DTYPE_F32) || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = a->v->meta.rank;
+  LLVMValueRef p = LLVMConstReal(g->f64, float_arg(n, "p", 2));
+  if (pairs) {
+    LLVMTypeRef t[5] = {g->ptr, g->ptr, g->i64, g->i64, g->f64};
+    LLVMValueRef v[5] = {a->data, out->data, a->dims[0], a->dims[1], p};
+    cg_call(g, "sc_k_pdist_f32", g->voidt, t, 5, v, 5, false);
+    return true;
+  }
+  LLVMTypeRef t[8] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->f64};
+  LLVMValueRef v[8] = {a->data, b->data, out->data, prod(g, a->dims, 0, r - 2), a->dims[r - 2], b->dims[r - 2],
+                       a->dims[r - 1], p};
+  cg_call(g, "sc_k_cdist_f32", g->voidt, t, 8, v, 8, false);
+  return true;
+}
+
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
@@ -1941,6 +2032,10 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE:
       return lower_scatter(g, n);
     case SC_OP_SORT: case SC_OP_TOPK: case SC_OP_ARGSORT: return lower_sort(g, n);
+    case SC_OP_DIAGONAL: return lower_diagonal(g, n);
+    case SC_OP_MASKED_SCATTER: return lower_masked_scatter(g, n);
+    case SC_OP_NATIVE_DROPOUT: return lower_native_dropout(g, n);
+    case SC_OP_CDIST: case SC_OP_PDIST: return lower_distance(g, n);
     default: return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CPU lowering", n->target);
   }
 }

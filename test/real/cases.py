@@ -333,6 +333,15 @@ def small_cases():
         torch.ops.aten.reflection_pad3d(v, [1, 0, 2, 1, 0, 1]), torch.ops.aten.replication_pad1d(x[0], [3, 1]),
         torch.ops.aten.replication_pad2d(x, [0, 2, 1, 1]), torch.ops.aten.replication_pad3d(v, [2, 1, 0, 1, 1, 0])),
         (r(2, 4, 5, 6), r(1, 2, 3, 4, 5)), ({0: AUTO, 2: AUTO, 3: AUTO}, {0: AUTO, 3: AUTO, 4: AUTO})))
+    # diagonal (offsets, dims in either order), masked_scatter (a broadcast mask), cdist / pdist
+    # (p = 2, 1, inf, 0.5), native_dropout where it does not train, empty_strided filled
+    c.append(case("diag_masked_dist", lambda m, x, y, mask: (
+        torch.diagonal(x, 0), torch.diagonal(x, 2, 0, 1), torch.diagonal(x, -1, 1, 0), torch.diagonal(y, 1, 2, 1),
+        x.masked_scatter(mask, y.flatten() * 10), x.masked_scatter(mask[:1], y.flatten()),
+        torch.cdist(x, x[:3] * 2), torch.cdist(y, y + 1, p=1), torch.cdist(x, x[:2], p=float("inf")), torch.cdist(y, y, p=0.5),
+        torch.pdist(x), torch.pdist(x * 3, p=1),
+        *torch.ops.aten.native_dropout(x, 0.5, False), torch.ops.aten.empty_strided([2, 3], [3, 1]).fill_(2.0) + x[:2, :3]),
+        (r(6, 5), r(2, 4, 5), torch.rand(6, 5) > 0.6), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

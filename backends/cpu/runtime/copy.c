@@ -617,3 +617,25 @@ void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask,
     }
   });
 }
+
+/* masked_scatter: out over the broadcast shape, self's element where the mask is false and
+ * source's next element (in order) where it is true; source must hold enough, checked
+ * before anything is written, in torch's words. */
+int sc_k_masked_scatter(const void *x, const int64_t *x_st, const uint8_t *mask, const int64_t *m_st, int32_t ndim,
+                        const int64_t *shape, int64_t esize, const void *source, int64_t source_numel, void *out,
+                        const char *node, char *err, size_t errlen) {
+  if (sc_k_count_masked(mask, m_st, ndim, shape) > source_numel)
+    return index_fail(err, errlen, node, "Number of elements of source < number of ones in mask");
+  const unsigned char *src = x, *s = source;
+  unsigned char *dst = out;
+  FOR_EACH_INDEX(ndim, shape, x_st, m_st, xo, mo, {
+    if (mask[mo]) {
+      memcpy(dst, s, (size_t)esize);
+      s += esize;
+    } else {
+      memcpy(dst, src + xo * esize, (size_t)esize);
+    }
+    dst += esize;
+  });
+  return SHAPEC_OK;
+}

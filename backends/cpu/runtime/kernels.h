@@ -217,6 +217,14 @@ void sc_k_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esi
 /* masked_select over the broadcast shape (ndim <= 16; a stride of 0 broadcasts): the
  * count of selected elements, then the elements in row-major order. */
 int64_t sc_k_count_masked(const uint8_t *mask, const int64_t *m_st, int32_t ndim, const int64_t *shape);
+int sc_k_masked_scatter(const void *x, const int64_t *x_st, const uint8_t *mask, const int64_t *m_st, int32_t ndim,
+                        const int64_t *shape, int64_t esize, const void *source, int64_t source_numel, void *out,
+                        const char *node, char *err, size_t errlen);
+/* cdist of float32 [batch, rows1, m] and [batch, rows2, m] into [batch, rows1, rows2], and
+ * pdist of [n, m] into the n (n - 1) / 2 pairs i < j (distance.c); any p >= 0, inf too. */
+void sc_k_cdist_f32(const float *x1, const float *x2, float *out, int64_t batch, int64_t rows1, int64_t rows2, int64_t m,
+                    double p);
+void sc_k_pdist_f32(const float *x, float *out, int64_t n, int64_t m, double p);
 void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask, const int64_t *m_st, int32_t ndim,
                         const int64_t *shape, int64_t esize, void *out);
 
