@@ -824,6 +824,23 @@ static bool rule_gather(sc_rule_ctx *rc) {
   return set_out(rc, 0, &is);
 }
 
+/* as_strided(self, size, stride, storage_offset): `size`; negative strides refused as torch does. */
+static bool rule_as_strided(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0}, out = {0}, st = {0};
+  if (!x || !shape_of(rc, x, &s)) return false;
+  out.rank = ints_arg(rc, "size", out.d, MAX_RANK, -1);
+  st.rank = ints_arg(rc, "stride", st.d, MAX_RANK, -1);
+  if (out.rank < 0 || st.rank < 0) return false;
+  if (out.rank != st.rank)
+    return rule_error(rc, "mismatch in length of strides and shape (%d strides for %d sizes)", st.rank, out.rank);
+  for (int i = 0; i < st.rank; i++) {
+    int64_t v;
+    if (sc_expr_is_const(st.d[i], &v) && v < 0) return rule_error(rc, "as_strided: Negative strides are not supported at the moment, got strides: %lld at dim %d", (long long)v, i);
+  }
+  return set_out(rc, 0, &out);
+}
+
 /* diagonal(self, offset, dim1, dim2): the other dims, then the diagonal's length
  * max(0, min(s1, s2 - offset)) (offset >= 0) or max(0, min(s1 + offset, s2)). */
 static bool rule_diagonal(sc_rule_ctx *rc) {
@@ -1741,6 +1758,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_GROUPED_MM_FALLBACK: return rule_grouped_mm(rc);
     case SC_OP_HISTC: return rule_histc(rc);
     case SC_OP_DIAGONAL: return rule_diagonal(rc);
+    case SC_OP_AS_STRIDED: return rule_as_strided(rc);
     case SC_OP_CDIST: return rule_distance(rc, false);
     case SC_OP_PDIST: return rule_distance(rc, true);
     case SC_OP_NATIVE_DROPOUT: {

@@ -1911,6 +1911,44 @@ static bool lower_scatter(cg *g, const sc_node *n) {
   return true;
 }
 
+/* as_strided: torch's strides address self's storage; shapec holds self compact in its
+ * logical order, which is that storage where the program says self is compact (its
+ * recorded strides, storage offset 0).  Then the view is a strided copy from the storage
+ * offset, every element it reads checked to lie inside self; otherwise it is refused. */
+static bool lower_as_strided(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  const sc_tensor_meta *m = &x->v->meta;
+  bool compact = m->strides != NULL && !x->held_swapped;
+  const sc_expr *want = sc_expr_int(g->ctx, 1);
+  for (int d = m->rank - 1; compact && d >= 0; d--) {
+    int64_t one;
+    if (!(sc_expr_is_const(m->sizes[d], &one) && one == 1) && m->strides[d] != want) compact = false;
+    want = sc_expr_mul(g->ctx, want, m->sizes[d]);
+  }
+  int64_t base = 0;
+  if (m->storage_offset && (!sc_expr_is_const(m->storage_offset, &base) || base != 0)) compact = false;
+  if (!compact)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of '%s', which torch holds as a view with its own "
+                    "strides, has no lowering (as_strided of a compact tensor has one)", n->target, x->v->name);
+  cg_value *out = produce(g, output(n, 0));
+  int r = out->v->meta.rank;
+  LLVMValueRef st[CG_MAX_RANK], last = int_value(g, n, "storage_offset", 0), nonempty = LLVMConstInt(g->i1, 1, 0);
+  LLVMValueRef first = last;
+  for (int d = 0; d < r; d++) {
+    st[d] = list_item(g, n, "stride", (size_t)d);
+    last = LLVMBuildAdd(g->B, last, LLVMBuildMul(g->B, LLVMBuildSub(g->B, out->dims[d], cg_i64(g, 1), "k"), st[d], "o"), "last");
+    nonempty = LLVMBuildAnd(g->B, nonempty, LLVMBuildICmp(g->B, LLVMIntSGT, out->dims[d], cg_i64(g, 0), "ne"), "ne");
+  }
+  LLVMValueRef outside = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, first, cg_i64(g, 0), "lo"),
+                                     LLVMBuildICmp(g->B, LLVMIntSGE, last, x->numel, "hi"), "out");
+  LLVMValueRef args[2] = {last, x->numel};
+  cg_fail_msg_if(g, LLVMBuildAnd(g->B, nonempty, outside, "bad"),
+                 sc_arena_printf(&g->ctx->arena, "as_strided (node '%s') reads element %%lld of '%s', which has %%lld "
+                                 "elements: shapec holds no storage beyond the tensor", n->name, x->v->name), args, 2);
+  strided_copy(g, offset_ptr(g, x->data, first, m->dtype), out->data, r, out->dims, st, m->dtype);
+  return true;
+}
+
 /* diagonal: a strided copy of x, the two dims replaced by one whose stride is the sum of
  * theirs, starting offset steps into dim2 (or -offset into dim1). */
 static bool lower_diagonal(cg *g, const sc_node *n) {
@@ -2033,6 +2071,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
       return lower_scatter(g, n);
     case SC_OP_SORT: case SC_OP_TOPK: case SC_OP_ARGSORT: return lower_sort(g, n);
     case SC_OP_DIAGONAL: return lower_diagonal(g, n);
+    case SC_OP_AS_STRIDED: return lower_as_strided(g, n);
     case SC_OP_MASKED_SCATTER: return lower_masked_scatter(g, n);
     case SC_OP_NATIVE_DROPOUT: return lower_native_dropout(g, n);
     case SC_OP_CDIST: case SC_OP_PDIST: return lower_distance(g, n);

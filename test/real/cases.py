@@ -342,6 +342,12 @@ def small_cases():
         torch.pdist(x), torch.pdist(x * 3, p=1),
         *torch.ops.aten.native_dropout(x, 0.5, False), torch.ops.aten.empty_strided([2, 3], [3, 1]).fill_(2.0) + x[:2, :3]),
         (r(6, 5), r(2, 4, 5), torch.rand(6, 5) > 0.6), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    # as_strided: explicit on a compact tensor (with an offset), and the one run_decompositions()
+    # writes after an average pool of a channels-last (permuted) input (ConvNeXt, Swin)
+    c.append(case("as_strided_pool", lambda m, x: (
+        torch.as_strided(x, (2, 3), (1, 2)), torch.as_strided(x, (3, 2), (4, 1), 5),
+        F.adaptive_avg_pool2d(x.permute(0, 3, 1, 2), 1).flatten(1), F.adaptive_avg_pool2d(x.permute(0, 3, 1, 2), 1)),
+        (r(2, 5, 6, 4),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),
