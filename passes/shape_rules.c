@@ -1314,7 +1314,7 @@ static bool rule_pool(sc_rule_ctx *rc, int n_outputs, int sp) {
   if (!x || !shape_of(rc, x, &s)) return false;
   if (s.rank != sp + 1 && s.rank != sp + 2)
     return rule_error(rc, "%d-D pooling expects a %d-D or %d-D input", sp, sp + 1, sp + 2);
-  int64_t k[2], st[2], pad[2], dil[2];
+  int64_t k[3], st[3], pad[3], dil[3];
   if (!spatial_arg(rc, "kernel_size", sp, 1, k) || !spatial_arg(rc, "padding", sp, 0, pad) ||
       !spatial_arg(rc, "dilation", sp, 1, dil))
     return false;
@@ -1349,7 +1349,7 @@ static bool rule_adaptive_pool(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
-  int sp = rc->node->op->id == SC_OP_ADAPTIVE_AVG_POOL1D ? 1 : 2;
+  int sp = rc->node->op->id == SC_OP_ADAPTIVE_AVG_POOL1D ? 1 : rc->node->op->id == SC_OP_ADAPTIVE_AVG_POOL3D ? 3 : 2;
   if (s.rank != sp + 1 && s.rank != sp + 2)
     return rule_error(rc, "%d-D pooling expects a %d-D or %d-D input", sp, sp + 1, sp + 2);
   const sc_expr *o[MAX_RANK];
@@ -1693,6 +1693,10 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: return rule_pool(rc, 1, 2);
     case SC_OP_MAX_POOL2D_INDICES: return rule_pool(rc, 2, 2);
     case SC_OP_MAX_POOL1D: case SC_OP_AVG_POOL1D: return rule_pool(rc, 1, 1);
+    case SC_OP_MAX_POOL3D: case SC_OP_AVG_POOL3D: return rule_pool(rc, 1, 3);
+    case SC_OP_MAX_POOL3D_INDICES: return rule_pool(rc, 2, 3);
+    case SC_OP_ADAPTIVE_AVG_POOL3D: return rule_adaptive_pool(rc);
+    case SC_OP_CONV3D: return rule_conv(rc, 3);
     case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: case SC_OP_ADAPTIVE_AVG_POOL1D:
       return rule_adaptive_pool(rc);
     case SC_OP_BATCH_NORM_INFER: return rule_batch_norm(rc, true);

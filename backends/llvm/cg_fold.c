@@ -99,7 +99,8 @@ static int sole_batch_norm_reader(cg *g, size_t conv) {
 }
 
 bool cg_is_conv2d_like(const sc_node *n) {
-  return (n->op->id == SC_OP_CONV2D || n->op->id == SC_OP_CONVOLUTION) &&
+  const sc_value *w = cg_tensor_input(n, "weight"); /* a 3-D convolution has its own path (conv3d.c) */
+  return (n->op->id == SC_OP_CONV2D || n->op->id == SC_OP_CONVOLUTION) && !(w && w->meta.rank == 5) &&
          !(cg_node_arg(n, "transposed") && bool_input(n, "transposed", false));
 }
 

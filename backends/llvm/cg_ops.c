@@ -951,7 +951,73 @@ static LLVMValueRef new_site(cg *g, const char *name) {
   return site;
 }
 
+/* A 3-D convolution (conv3d, or convolution with a 5-D weight): vol2col and GEMM
+ * (runtime conv3d.c), batched NCDHW float32; not transposed. */
+static bool lower_conv3d(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
+  if (int_arg(n, "transposed", 0) || g->cuda || x->v->meta.rank != 5 || x->v->meta.dtype != SC_DTYPE_F32 ||
+      w->v->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s: a 3-D convolution has a CPU lowering for batched "
+                    "float32 inputs, not transposed", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  check_spatial_output(g, n, out, 2);
+  int64_t geom[9];
+  spatial(n, "stride", geom, 3, 1);
+  spatial(n, "padding", geom + 3, 3, 0);
+  spatial(n, "dilation", geom + 6, 3, 1);
+  LLVMValueRef dims[12] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3], x->dims[4], w->dims[0], w->dims[2],
+                           w->dims[3], w->dims[4], out->dims[2], out->dims[3], out->dims[4]};
+  LLVMValueRef gv[9];
+  for (int i = 0; i < 9; i++) gv[i] = cg_i64(g, geom[i]);
+  LLVMTypeRef p[7] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[7] = {x->data, w->data, b ? b->data : LLVMConstNull(g->ptr), out->data, array_i64(g, dims, 12),
+                       array_i64(g, gv, 9), cg_i64(g, int_arg(n, "groups", 1))};
+  check_rc(g, cg_call(g, "sc_k_conv3d_f32", g->i32, p, 7, a, 7, false));
+  return true;
+}
+
+/* 3-D pools over [.., d, h, w] float32 (runtime pool3d.c). */
+static bool lower_pool3d(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  if (x->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank, id = n->op->id;
+  LLVMValueRef nc = prod(g, x->dims, 0, r - 3), in = array_i64(g, x->dims + r - 3, 3), od = array_i64(g, out->dims + r - 3, 3);
+  if (id == SC_OP_ADAPTIVE_AVG_POOL3D) {
+    LLVMTypeRef p[5] = {g->ptr, g->ptr, g->i64, g->ptr, g->ptr};
+    LLVMValueRef a[5] = {x->data, out->data, nc, in, od};
+    cg_call(g, "sc_k_adaptive_avg_pool3d_f32", g->voidt, p, 5, a, 5, false);
+    return true;
+  }
+  check_spatial_output(g, n, out, r - 3);
+  int64_t k[3], st[3], pad[3], dil[3];
+  spatial(n, "kernel_size", k, 3, 1);
+  if (!spatial(n, "stride", st, 3, 0)) memcpy(st, k, sizeof st);
+  spatial(n, "padding", pad, 3, 0);
+  spatial(n, "dilation", dil, 3, 1);
+  LLVMValueRef kv[3], sv[3], pv[3], dv[3];
+  for (int i = 0; i < 3; i++) kv[i] = cg_i64(g, k[i]), sv[i] = cg_i64(g, st[i]), pv[i] = cg_i64(g, pad[i]), dv[i] = cg_i64(g, dil[i]);
+  if (id == SC_OP_AVG_POOL3D) {
+    LLVMTypeRef p[10] = {g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->i64};
+    LLVMValueRef a[10] = {x->data, out->data, nc, in, od, array_i64(g, kv, 3), array_i64(g, sv, 3), array_i64(g, pv, 3),
+                          LLVMConstInt(g->i32, (unsigned)int_arg(n, "count_include_pad", 1), 0),
+                          cg_i64(g, int_arg(n, "divisor_override", 0))};
+    cg_call(g, "sc_k_avg_pool3d_f32", g->voidt, p, 10, a, 10, false);
+    return true;
+  }
+  sc_value *iv = id == SC_OP_MAX_POOL3D_INDICES ? output(n, 1) : NULL;
+  cg_value *idx = iv ? produce(g, iv) : NULL;
+  LLVMTypeRef p[10] = {g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr};
+  LLVMValueRef a[10] = {x->data, out->data, idx ? idx->data : LLVMConstNull(g->ptr), nc, in, od, array_i64(g, kv, 3),
+                        array_i64(g, sv, 3), array_i64(g, pv, 3), array_i64(g, dv, 3)};
+  cg_call(g, "sc_k_max_pool3d_f32", g->voidt, p, 10, a, 10, false);
+  return true;
+}
+
 static bool lower_conv(cg *g, const sc_node *n) {
+  const sc_value *wv = cg_tensor_input(n, "weight");
+  if (n->op->id == SC_OP_CONV3D || (wv && wv->meta.rank == 5)) return lower_conv3d(g, n);
   bool transposed = int_arg(n, "transposed", 0) != 0 || n->op->id == SC_OP_CONV_TRANSPOSE1D ||
                     n->op->id == SC_OP_CONV_TRANSPOSE2D;
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
@@ -1039,6 +1105,9 @@ static bool lower_conv(cg *g, const sc_node *n) {
 }
 
 static bool lower_pool(cg *g, const sc_node *n) {
+  if (n->op->id == SC_OP_MAX_POOL3D || n->op->id == SC_OP_MAX_POOL3D_INDICES || n->op->id == SC_OP_AVG_POOL3D ||
+      n->op->id == SC_OP_ADAPTIVE_AVG_POOL3D)
+    return lower_pool3d(g, n);
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes];
   if (f->pooled_by_conv) { /* the convolution before it wrote the means (cg_conv_pool.c) */
     if (!cg_get(g, output(n, 0))->ready)

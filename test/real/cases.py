@@ -348,6 +348,16 @@ def small_cases():
         torch.as_strided(x, (2, 3), (1, 2)), torch.as_strided(x, (3, 2), (4, 1), 5),
         F.adaptive_avg_pool2d(x.permute(0, 3, 1, 2), 1).flatten(1), F.adaptive_avg_pool2d(x.permute(0, 3, 1, 2), 1)),
         (r(2, 5, 6, 4),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
+    # 3-D convolution (stride, padding, dilation, groups, bias), batch norm, max / average /
+    # adaptive pools over a clip: the video models' operators
+    c.append(case("video_3d", lambda m, x: (
+        m.pool(F.relu(m.bn(m.conv(x)))), F.adaptive_avg_pool3d(m.grouped(m.conv(x)), (1, 2, 2)),
+        F.avg_pool3d(x, (2, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1), count_include_pad=False),
+        F.avg_pool3d(x, 2, ceil_mode=True), *F.max_pool3d(x, (2, 2, 3), stride=(1, 2, 2), padding=(1, 0, 1), return_indices=True)),
+        (r(2, 3, 4, 10, 12),), ({0: AUTO, 2: AUTO, 3: AUTO, 4: AUTO},),
+        conv=nn.Conv3d(3, 4, 3, stride=(1, 2, 2), padding=1), bn=nn.BatchNorm3d(4),
+        pool=nn.MaxPool3d((1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)),
+        grouped=nn.Conv3d(4, 6, (1, 3, 3), padding=(0, 2, 2), dilation=(1, 2, 2), groups=2, bias=False)))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

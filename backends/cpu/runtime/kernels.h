@@ -228,6 +228,17 @@ void sc_k_pdist_f32(const float *x, float *out, int64_t n, int64_t m, double p);
 void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask, const int64_t *m_st, int32_t ndim,
                         const int64_t *shape, int64_t esize, void *out);
 
+/* ---- 3-D convolution and pooling (conv3d.c, pool3d.c), float32 NCDHW ---- */
+/* dims: n, c, d, h, w, oc, kd, kh, kw, od, oh, ow; geom: stride[3], padding[3], dilation[3]. */
+int sc_k_conv3d_f32(const float *x, const float *wt, const float *bias, float *y, const int64_t *dims, const int64_t *geom,
+                    int64_t groups);
+/* over nc planes of in[3] into out[3]; indices (NULL: none) flat within each input plane */
+void sc_k_max_pool3d_f32(const float *x, float *y, int64_t *indices, int64_t nc, const int64_t *in, const int64_t *out,
+                         const int64_t *k, const int64_t *st, const int64_t *pad, const int64_t *dil);
+void sc_k_avg_pool3d_f32(const float *x, float *y, int64_t nc, const int64_t *in, const int64_t *out, const int64_t *k,
+                         const int64_t *st, const int64_t *pad, int32_t count_include_pad, int64_t divisor_override);
+void sc_k_adaptive_avg_pool3d_f32(const float *x, float *y, int64_t nc, const int64_t *in, const int64_t *out);
+
 /* ---- a mixture of experts (grouped_mm.c) ---- */
 /* out [rows, n] = for each expert e, input's rows [offs[e-1], offs[e]) @ weight[e] [k, n];
  * rows past offs[experts-1] zero.  Offsets that go back or past rows fail with a message. */
