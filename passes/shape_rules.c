@@ -841,6 +841,20 @@ static bool rule_as_strided(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
+/* grid_sampler_2d(input [n, c, h, w], grid [n, gh, gw, 2]) -> [n, c, gh, gw] */
+static bool rule_grid_sampler(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "input", true), *gr = tensor_arg(rc, "grid", true);
+  shape s = {0}, gs = {0};
+  if (!x || !gr || !shape_of(rc, x, &s) || !shape_of(rc, gr, &gs)) return false;
+  if (s.rank != 4 || gs.rank != 4)
+    return rule_error(rc, "grid_sampler(): expected 4D input and grid with same number of dimensions, but got input "
+                      "with sizes of rank %d and grid of rank %d (2-D sampling only)", s.rank, gs.rank);
+  eq_guard(rc, "grid_sampler", s.d[0], gs.d[0]);
+  eq_guard(rc, "grid_sampler", gs.d[3], sc_expr_int(rc->ctx, 2));
+  shape out = {4, {s.d[0], s.d[1], gs.d[1], gs.d[2]}};
+  return set_out(rc, 0, &out);
+}
+
 /* diagonal(self, offset, dim1, dim2): the other dims, then the diagonal's length
  * max(0, min(s1, s2 - offset)) (offset >= 0) or max(0, min(s1 + offset, s2)). */
 static bool rule_diagonal(sc_rule_ctx *rc) {
@@ -1763,6 +1777,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_HISTC: return rule_histc(rc);
     case SC_OP_DIAGONAL: return rule_diagonal(rc);
     case SC_OP_AS_STRIDED: return rule_as_strided(rc);
+    case SC_OP_GRID_SAMPLER_2D: return rule_grid_sampler(rc);
     case SC_OP_CDIST: return rule_distance(rc, false);
     case SC_OP_PDIST: return rule_distance(rc, true);
     case SC_OP_NATIVE_DROPOUT: {

@@ -2018,6 +2018,31 @@ static bool lower_as_strided(cg *g, const sc_node *n) {
   return true;
 }
 
+/* grid_sampler_2d (runtime grid_sample.c): bilinear or nearest, every padding mode, float32. */
+static bool lower_grid_sampler(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "input"), *gr = tensor(g, n, "grid");
+  int64_t mode = int_arg(n, "interpolation_mode", 0), padding = int_arg(n, "padding_mode", 0);
+  if (!x || !gr || x->v->meta.dtype != SC_DTYPE_F32 || gr->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
+  if ((mode != SC_GRID_BILINEAR && mode != SC_GRID_NEAREST) || padding < 0 || padding > SC_GRID_REFLECTION)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with interpolation mode %lld and padding mode %lld has "
+                    "no lowering (bilinear and nearest, with zeros, border or reflection padding, have one)", n->target,
+                    (long long)mode, (long long)padding);
+  for (int d = 2; d < 4; d++) { /* torch's check, in its words */
+    char fmt[200];
+    snprintf(fmt, sizeof fmt, "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes "
+             "[%%lld, %%lld, %%lld, %%lld] with dimension %d being empty", d);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[d], cg_i64(g, 0), "empty"), fmt, x->dims, 4);
+  }
+  cg_value *out = produce(g, output(n, 0));
+  LLVMTypeRef p[12] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32, g->i32, g->i32};
+  LLVMValueRef a[12] = {x->data, gr->data, out->data, x->dims[0], x->dims[1], x->dims[2], x->dims[3], gr->dims[1],
+                        gr->dims[2], LLVMConstInt(g->i32, (unsigned)mode, 0), LLVMConstInt(g->i32, (unsigned)padding, 0),
+                        LLVMConstInt(g->i32, int_arg(n, "align_corners", 0) != 0, 0)};
+  cg_call(g, "sc_k_grid_sample2d_f32", g->voidt, p, 12, a, 12, false);
+  return true;
+}
+
 /* diagonal: a strided copy of x, the two dims replaced by one whose stride is the sum of
  * theirs, starting offset steps into dim2 (or -offset into dim1). */
 static bool lower_diagonal(cg *g, const sc_node *n) {
@@ -2141,6 +2166,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_SORT: case SC_OP_TOPK: case SC_OP_ARGSORT: return lower_sort(g, n);
     case SC_OP_DIAGONAL: return lower_diagonal(g, n);
     case SC_OP_AS_STRIDED: return lower_as_strided(g, n);
+    case SC_OP_GRID_SAMPLER_2D: return lower_grid_sampler(g, n);
     case SC_OP_MASKED_SCATTER: return lower_masked_scatter(g, n);
     case SC_OP_NATIVE_DROPOUT: return lower_native_dropout(g, n);
     case SC_OP_CDIST: case SC_OP_PDIST: return lower_distance(g, n);

@@ -48,6 +48,9 @@ typedef struct sc_rt_state_table {
   const int64_t *const *shapes;
 } sc_rt_state_table;
 
+/* grid_sampler_2d's interpolation and padding modes, torch's numbering */
+enum { SC_GRID_BILINEAR = 0, SC_GRID_NEAREST = 1, SC_GRID_BICUBIC = 2 };
+enum { SC_GRID_ZEROS = 0, SC_GRID_BORDER = 1, SC_GRID_REFLECTION = 2 };
 /* sc_k_pad_mode's modes */
 enum { SC_PAD_REFLECT = 1, SC_PAD_REPLICATE, SC_PAD_CIRCULAR };
 /* The element kinds of sc_k_sort and sc_k_scatter (the value's dtype) */

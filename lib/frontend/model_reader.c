@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arg_renames.h"
 #include "conv_padding.h"
 #include "inline_wrappers.h"
 #include "input_paths.h"
@@ -1143,6 +1144,7 @@ static sc_program *read_program(reader *r, const cJSON *root) {
     ok &= read_graph(r, graph, p->graph);
     ok = ok && sc_inline_wrappers(r->ctx, p->file, p->graph);
     ok = ok && sc_normalize_conv_padding(r->ctx, p->file, p->graph);
+    if (ok) sc_rename_alias_args(p->graph);
     sc_jr_pop(&r->jr, s2);
   } else {
     ok = false;

@@ -358,6 +358,13 @@ def small_cases():
         conv=nn.Conv3d(3, 4, 3, stride=(1, 2, 2), padding=1), bn=nn.BatchNorm3d(4),
         pool=nn.MaxPool3d((1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)),
         grouped=nn.Conv3d(4, 6, (1, 3, 3), padding=(0, 2, 2), dilation=(1, 2, 2), groups=2, bias=False)))
+    # grid_sample (bilinear and nearest; zeros, border and reflection padding; both corner
+    # conventions; points beyond [-1, 1]) and swapaxes / swapdims
+    c.append(case("grid_swap", lambda m, x, grid: (
+        *[F.grid_sample(x, grid * 1.3, mode=mode, padding_mode=pad, align_corners=ac)
+          for mode in ("bilinear", "nearest") for pad in ("zeros", "border", "reflection") for ac in (False, True)],
+        torch.swapaxes(x, 1, 3), torch.swapdims(x, 0, 2), x.swapaxes(-1, -2) * 2),
+        (r(2, 3, 5, 7), torch.rand(2, 4, 6, 2) * 2 - 1), ({0: AUTO, 2: AUTO, 3: AUTO}, {0: AUTO, 1: AUTO, 2: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

@@ -239,6 +239,11 @@ void sc_k_avg_pool3d_f32(const float *x, float *y, int64_t nc, const int64_t *in
                          const int64_t *st, const int64_t *pad, int32_t count_include_pad, int64_t divisor_override);
 void sc_k_adaptive_avg_pool3d_f32(const float *x, float *y, int64_t nc, const int64_t *in, const int64_t *out);
 
+/* grid_sampler_2d of float32 input [n, c, h, w] at grid [n, gh, gw, 2] into [n, c, gh, gw]
+ * (grid_sample.c): SC_GRID_BILINEAR or _NEAREST, padding SC_GRID_ZEROS, _BORDER, _REFLECTION. */
+void sc_k_grid_sample2d_f32(const float *input, const float *grid, float *out, int64_t n, int64_t c, int64_t h, int64_t w,
+                            int64_t gh, int64_t gw, int32_t mode, int32_t padding, int32_t align_corners);
+
 /* ---- a mixture of experts (grouped_mm.c) ---- */
 /* out [rows, n] = for each expert e, input's rows [offs[e-1], offs[e]) @ weight[e] [k, n];
  * rows past offs[experts-1] zero.  Offsets that go back or past rows fail with a message. */
