@@ -32,7 +32,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_LOGICAL_OR: case SC_OP_LOGICAL_XOR: case SC_OP_ANY_DIM: case SC_OP_ANY: case SC_OP_ANY_DIMS: case SC_OP_ISINF: case SC_OP_ISNAN: case SC_OP_ISFINITE:
       return SC_DTYPE_BOOL;
     /* the operand's type: products, convolutions, pooling, normalization, data movement */
-    case SC_OP_MM: case SC_OP_BMM: case SC_OP_MV: case SC_OP_MATMUL: case SC_OP_ADDMM: case SC_OP_BADDBMM:
+    case SC_OP_MM: case SC_OP_BMM: case SC_OP_MV: case SC_OP_EINSUM: case SC_OP_MATMUL: case SC_OP_ADDMM: case SC_OP_BADDBMM:
     case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: case SC_OP_MAX_POOL1D: case SC_OP_AVG_POOL1D: case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: case SC_OP_ADAPTIVE_AVG_POOL1D:
     case SC_OP_MAX_POOL3D: case SC_OP_AVG_POOL3D: case SC_OP_ADAPTIVE_AVG_POOL3D:
     case SC_OP_SOFTMAX: case SC_OP_LOG_SOFTMAX: case SC_OP_LINALG_VECTOR_NORM: case SC_OP_AMAX: case SC_OP_AMIN: case SC_OP_MAX: case SC_OP_MIN:

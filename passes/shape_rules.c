@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/einsum_equation.h"
+
 #include "lib/base/strbuf.h"
 
 #define MAX_RANK 16
@@ -902,6 +904,39 @@ static bool rule_distance(sc_rule_ctx *rc, bool pairs) {
   return set_out(rc, 0, &out);
 }
 
+/* einsum(equation, tensors): each output label's size, the operands' sizes for a label
+ * broadcast as elementwise operands' do (equal, or one of them 1). */
+static bool rule_einsum(sc_rule_ctx *rc) {
+  const sc_arg *ts = tensors_arg(rc, "tensors"), *eq = arg(rc, "equation");
+  if (!ts || arg_is_none(eq) || eq->kind != SC_ARG_STRING) return rule_error(rc, "einsum needs an equation and tensors");
+  int n = (int)ts->n_items, ranks[SC_EINSUM_MAX_OPERANDS];
+  if (n < 1 || n > SC_EINSUM_MAX_OPERANDS) return rule_error(rc, "einsum of %d operands", n);
+  shape s[SC_EINSUM_MAX_OPERANDS];
+  for (int i = 0; i < n; i++) {
+    memset(&s[i], 0, sizeof s[i]);
+    if (!ts->items[i].value || !shape_of(rc, ts->items[i].value, &s[i])) return false;
+    ranks[i] = s[i].rank;
+  }
+  sc_einsum e;
+  char err[200];
+  if (!sc_einsum_parse(eq->items[0].s, ranks, n, &e, err, sizeof err)) return rule_error(rc, "%s", err);
+  const sc_expr *size[SC_EINSUM_LABELS] = {0};
+  for (int i = 0; i < n; i++)
+    for (int d = 0; d < e.rank[i]; d++) {
+      int l = e.labels[i][d];
+      if (!size[l]) {
+        size[l] = s[i].d[d];
+        continue;
+      }
+      shape acc = {1, {size[l]}}, one = {1, {s[i].d[d]}}; /* sizes broadcast as elementwise operands' do */
+      broadcast(rc, &acc, &one);
+      size[l] = acc.d[0];
+    }
+  shape out = {e.out_rank, {0}};
+  for (int d = 0; d < e.out_rank; d++) out.d[d] = size[e.out[d]] ? size[e.out[d]] : sc_expr_int(rc->ctx, 1);
+  return set_out(rc, 0, &out);
+}
+
 /* grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E]) -> [S, N] */
 static bool rule_grouped_mm(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "input", true), *w = tensor_arg(rc, "weight", true), *o = tensor_arg(rc, "offs", true);
@@ -1774,6 +1809,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_INDEX_PUT: return rule_index_put(rc);
     case SC_OP_GATHER: return rule_gather(rc);
     case SC_OP_GROUPED_MM_FALLBACK: return rule_grouped_mm(rc);
+    case SC_OP_EINSUM: return rule_einsum(rc);
     case SC_OP_HISTC: return rule_histc(rc);
     case SC_OP_DIAGONAL: return rule_diagonal(rc);
     case SC_OP_AS_STRIDED: return rule_as_strided(rc);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/base/strbuf.h"
+#include "ir/einsum_equation.h"
 #include "ir/half.h"
 #include "lower.h"
 #include "runtime_abi.h"
@@ -772,6 +773,48 @@ static bool sdpa_device(cg *g, const sc_node *n, const sc_value *ov) {
   return true;
 }
 
+/* einsum of one or two float32 operands (runtime einsum.c); more operands are refused. */
+static bool lower_einsum(cg *g, const sc_node *n) {
+  const sc_arg *ts = arg(n, "tensors"), *eq = arg(n, "equation");
+  int k = ts ? (int)ts->n_items : 0, ranks[2];
+  if (k < 1 || k > 2 || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %d operands has no %s lowering (one or two on the "
+                    "CPU have one; torch's run_decompositions() writes more as products)", n->target, k, g->cuda ? "CUDA" : "CPU");
+  cg_value *x[2] = {NULL, NULL};
+  for (int i = 0; i < k; i++) {
+    x[i] = cg_get(g, ts->items[i].value);
+    if (x[i]->v->meta.dtype != SC_DTYPE_F32)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has a CPU lowering for float32 only", n->target,
+                      sc_dtype_name(x[i]->v->meta.dtype));
+    ranks[i] = x[i]->v->meta.rank;
+  }
+  sc_einsum e;
+  char err[200];
+  if (!sc_einsum_parse(eq->items[0].s, ranks, k, &e, err, sizeof err))
+    return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s", err);
+  cg_value *out = produce(g, output(n, 0));
+  LLVMValueRef lab[3][CG_MAX_RANK];
+  for (int i = 0; i < k; i++)
+    for (int d = 0; d < e.rank[i]; d++) lab[i][d] = LLVMConstInt(g->i32, (unsigned)e.labels[i][d], 0);
+  for (int d = 0; d < e.out_rank; d++) lab[2][d] = LLVMConstInt(g->i32, (unsigned)e.out[d], 0);
+  LLVMValueRef labels[3];
+  for (int i = 0; i < 3; i++) {
+    int cnt = i < 2 ? (i < k ? e.rank[i] : 0) : e.out_rank;
+    labels[i] = LLVMBuildArrayAlloca(g->B, g->i32, cg_i64(g, cnt ? cnt : 1), "labels");
+    for (int d = 0; d < cnt; d++) {
+      LLVMValueRef idx[1] = {cg_i64(g, d)};
+      LLVMBuildStore(g->B, lab[i][d], LLVMBuildGEP2(g->B, g->i32, labels[i], idx, 1, "l"));
+    }
+  }
+  LLVMTypeRef p[12] = {g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->ptr};
+  LLVMValueRef a[12] = {x[0]->data, LLVMConstInt(g->i32, (unsigned)ranks[0], 0), labels[0], array_i64(g, x[0]->dims, ranks[0]),
+                        k > 1 ? x[1]->data : LLVMConstNull(g->ptr), LLVMConstInt(g->i32, k > 1 ? (unsigned)ranks[1] : 0, 0),
+                        labels[1], k > 1 ? array_i64(g, x[1]->dims, ranks[1]) : array_i64(g, NULL, 0), out->data,
+                        LLVMConstInt(g->i32, (unsigned)e.out_rank, 0), labels[2], array_i64(g, out->dims, e.out_rank)};
+  check_rc(g, cg_call(g, "sc_k_einsum_f32", g->i32, p, 12, a, 12, false));
+  return true;
+}
+
 /* transformers' grouped_mm_fallback (runtime grouped_mm.c): float32, int32 offsets. */
 static bool lower_grouped_mm(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *offs = tensor(g, n, "offs");
@@ -795,6 +838,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(ov->meta.dtype));
   switch (n->op->id) {
     case SC_OP_GROUPED_MM_FALLBACK: return lower_grouped_mm(g, n);
+    case SC_OP_EINSUM: return lower_einsum(g, n);
     case SC_OP_MM: case SC_OP_ADDMM: case SC_OP_BMM: case SC_OP_BADDBMM: {
       if (!g->cuda && n->op->id == SC_OP_BMM && g->folded[n - g->p->graph->nodes].attention_scores) {
         fused_attention(g, n, ov);

@@ -365,6 +365,15 @@ def small_cases():
           for mode in ("bilinear", "nearest") for pad in ("zeros", "border", "reflection") for ac in (False, True)],
         torch.swapaxes(x, 1, 3), torch.swapdims(x, 0, 2), x.swapaxes(-1, -2) * 2),
         (r(2, 3, 5, 7), torch.rand(2, 4, 6, 2) * 2 - 1), ({0: AUTO, 2: AUTO, 3: AUTO}, {0: AUTO, 1: AUTO, 2: AUTO})))
+    # einsum: batched products, transposes, a diagonal, sums, dots, outer products, an ellipsis
+    # that broadcasts, the implicit output
+    c.append(case("einsum_forms", lambda m, a, b, q, k: (
+        torch.einsum("bij,bjk->bik", a, b), torch.einsum("bij->bji", a), torch.einsum("bhqd,bhkd->bhqk", q, k),
+        torch.einsum("...ij,...jk->...ik", a, b[:1]), torch.einsum("ij,jk", a[0], b[0]), torch.einsum("bij->", a),
+        torch.einsum("i,i->", a[0, 0], a[1, 0]), torch.einsum("i,j->ij", a[0, 0], b[0, 0]), torch.einsum("ii->i", a[0, :, :3]),
+        torch.einsum("bij,bkj->bik", a, a * 2), torch.einsum("abc->cba", q[0]), torch.einsum("bhqd->bqd", q)),
+        (r(2, 3, 4), r(2, 4, 5), r(2, 3, 6, 4), r(2, 3, 5, 4)),
+        ({0: AUTO, 1: AUTO}, {0: AUTO, 2: AUTO}, {0: AUTO, 2: AUTO}, {0: AUTO, 2: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

@@ -244,6 +244,12 @@ void sc_k_adaptive_avg_pool3d_f32(const float *x, float *y, int64_t nc, const in
 void sc_k_grid_sample2d_f32(const float *input, const float *grid, float *out, int64_t n, int64_t c, int64_t h, int64_t w,
                             int64_t gh, int64_t gw, int32_t mode, int32_t padding, int32_t align_corners);
 
+/* einsum of float32 a (and b; nb = 0: one operand) into out, each dim named by its label
+ * number (ir/einsum_equation.h), as one batched product (einsum.c). */
+int sc_k_einsum_f32(const float *a, int32_t na, const int32_t *a_labels, const int64_t *a_shape, const float *b, int32_t nb,
+                    const int32_t *b_labels, const int64_t *b_shape, float *out, int32_t no, const int32_t *o_labels,
+                    const int64_t *o_shape);
+
 /* ---- a mixture of experts (grouped_mm.c) ---- */
 /* out [rows, n] = for each expert e, input's rows [offs[e-1], offs[e]) @ weight[e] [k, n];
  * rows past offs[experts-1] zero.  Offsets that go back or past rows fail with a message. */
