@@ -36,7 +36,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: case SC_OP_MAX_POOL1D: case SC_OP_AVG_POOL1D: case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: case SC_OP_ADAPTIVE_AVG_POOL1D:
     case SC_OP_MAX_POOL3D: case SC_OP_AVG_POOL3D: case SC_OP_ADAPTIVE_AVG_POOL3D:
     case SC_OP_SOFTMAX: case SC_OP_LOG_SOFTMAX: case SC_OP_LINALG_VECTOR_NORM: case SC_OP_AMAX: case SC_OP_AMIN: case SC_OP_MAX: case SC_OP_MIN:
-    case SC_OP_HISTC: case SC_OP_GRID_SAMPLER_2D: case SC_OP_DIAGONAL: case SC_OP_AS_STRIDED: case SC_OP_MASKED_SCATTER: case SC_OP_REPEAT: case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD: case SC_OP_FLIP: case SC_OP_ROLL: case SC_OP_INDEX_SELECT: case SC_OP_INDEX_COPY: case SC_OP_INDEX_PUT: case SC_OP_GATHER:
+    case SC_OP_HISTC: case SC_OP_REPEAT_INTERLEAVE: case SC_OP_MESHGRID: case SC_OP_GRID_SAMPLER_2D: case SC_OP_DIAGONAL: case SC_OP_AS_STRIDED: case SC_OP_MASKED_SCATTER: case SC_OP_REPEAT: case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD: case SC_OP_FLIP: case SC_OP_ROLL: case SC_OP_INDEX_SELECT: case SC_OP_INDEX_COPY: case SC_OP_INDEX_PUT: case SC_OP_GATHER:
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE: case SC_OP_MASKED_SELECT: case SC_OP_INDEX_TENSOR:
     case SC_OP_NEW_ZEROS: case SC_OP_NEW_ONES:
       return n->op->id == SC_OP_NEW_ZEROS || n->op->id == SC_OP_NEW_ONES ? SC_DTYPE_UNKNOWN : self;
@@ -44,7 +44,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_CONV_TRANSPOSE1D: case SC_OP_CONV_TRANSPOSE2D: case SC_OP_CONV3D:
     case SC_OP_BATCH_NORM: case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_GROUP_NORM:
       return input;
-    case SC_OP_NATIVE_GROUP_NORM: return input;
+    case SC_OP_NATIVE_GROUP_NORM: case SC_OP_INSTANCE_NORM: case SC_OP_BATCH_NORM_STATS: return input;
     case SC_OP_NATIVE_DROPOUT: return k == 1 ? SC_DTYPE_BOOL : input;
     case SC_OP_NATIVE_LAYER_NORM: case SC_OP_BATCH_NORM_INFER: return k == 0 ? input : SC_DTYPE_UNKNOWN;
     case SC_OP_EMBEDDING: return dtype_of(input_tensor(n, "weight"));

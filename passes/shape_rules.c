@@ -706,6 +706,24 @@ static bool rule_split(sc_rule_ctx *rc, int kind) {
     }
     return true;
   }
+  if (kind == 3) { /* tensor_split(indices): piece i is [min(idx[i-1], n), min(idx[i], n)) */
+    const sc_expr *idx[MAX_RANK * 8];
+    int m = ints_arg(rc, "indices", idx, MAX_RANK * 8, -1);
+    if (m < 0) return rule_error(rc, "missing indices");
+    if (m + 1 != k) return rule_error(rc, "%d indices for %d outputs", m, k);
+    const sc_expr *prev = sc_expr_int(rc->ctx, 0);
+    for (int i = 0; i <= m; i++) {
+      int64_t a, b;
+      if (i < m && (!sc_expr_is_const(idx[i], &b) || b < 0 || (i && sc_expr_is_const(idx[i - 1], &a) && b < a)))
+        return rule_error(rc, "tensor_split with indices that are not constant, non-negative and increasing has no "
+                          "rule yet");
+      const sc_expr *end = i < m ? sc_expr_min(rc->ctx, idx[i], n) : n;
+      s.d[d] = sc_expr_sub(rc->ctx, end, prev);
+      if (!set_out(rc, i, &s)) return false;
+      prev = end;
+    }
+    return true;
+  }
   const sc_expr *piece;
   if (kind == 0) {
     piece = int_arg(rc, "split_size", NULL);
@@ -935,6 +953,49 @@ static bool rule_einsum(sc_rule_ctx *rc) {
   shape out = {e.out_rank, {0}};
   for (int d = 0; d < e.out_rank; d++) out.d[d] = size[e.out[d]] ? size[e.out[d]] : sc_expr_int(rc->ctx, 1);
   return set_out(rc, 0, &out);
+}
+
+/* repeat_interleave(self, repeats, dim): dim's size times repeats (no dim: the flattened
+ * tensor's); a tensor of repeats is refused (its output size depends on the data). */
+static bool rule_repeat_interleave(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0};
+  if (!x || !shape_of(rc, x, &s)) return false;
+  const sc_expr *rep = int_arg(rc, "repeats", NULL);
+  if (!rep) return false;
+  const sc_arg *da = arg(rc, "dim");
+  if (arg_is_none(da)) {
+    shape out = {1, {sc_expr_mul(rc->ctx, numel(rc, &s, 0, s.rank), rep)}};
+    return set_out(rc, 0, &out);
+  }
+  int64_t dim = 0;
+  int d = 0;
+  if (!const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, s.rank, &d)) return false;
+  if (s.rank) s.d[d] = sc_expr_mul(rc->ctx, s.d[d], rep);
+  return set_out(rc, 0, &s);
+}
+
+/* meshgrid(tensors, indexing): every output [n0, n1, ...] ("xy": the first two swapped). */
+static bool rule_meshgrid(sc_rule_ctx *rc) {
+  const sc_arg *ts = tensors_arg(rc, "tensors");
+  if (!ts) return false;
+  shape out = {(int)ts->n_items, {0}};
+  if (out.rank > MAX_RANK) return rule_error(rc, "meshgrid of %d tensors", out.rank);
+  for (int i = 0; i < out.rank; i++) {
+    shape s = {0};
+    if (!ts->items[i].value || !shape_of(rc, ts->items[i].value, &s)) return false;
+    if (s.rank > 1) return rule_error(rc, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a %dD one", s.rank);
+    out.d[i] = s.rank ? s.d[0] : sc_expr_int(rc->ctx, 1);
+  }
+  const sc_arg *ia = arg(rc, "indexing");
+  if (!arg_is_none(ia) && ia->kind == SC_ARG_STRING && strcmp(ia->items[0].s, "xy") == 0 && out.rank >= 2) {
+    const sc_expr *t = out.d[0];
+    out.d[0] = out.d[1];
+    out.d[1] = t;
+  }
+  for (int i = 0; i < out.rank; i++)
+    if (!set_out(rc, i, &out)) return false;
+  return true;
 }
 
 /* grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E]) -> [S, N] */
@@ -1753,6 +1814,23 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_NATIVE_LAYER_NORM: return rule_layer_norm(rc, true);
     case SC_OP_LAYER_NORM: return rule_layer_norm(rc, false);
     case SC_OP_GROUP_NORM: return rule_group_norm(rc, false);
+    case SC_OP_INSTANCE_NORM: return rule_same_as(rc, "input");
+    case SC_OP_BATCH_NORM_STATS: { /* (out, per-channel mean, per-channel 1 / std) */
+      const sc_value *x = tensor_arg(rc, "input", true);
+      shape s = {0};
+      if (!x || !shape_of(rc, x, &s)) return false;
+      if (s.rank < 2) return rule_error(rc, "batch norm expects an input of at least 2 dims");
+      shape c = {1, {s.d[1]}};
+      return set_out(rc, 0, &s) && set_out(rc, 1, &c) && set_out(rc, 2, &c);
+    }
+    case SC_OP_REPEAT_INTERLEAVE: return rule_repeat_interleave(rc);
+    case SC_OP_MESHGRID: return rule_meshgrid(rc);
+    case SC_OP_LINSPACE: {
+      const sc_expr *steps = int_arg(rc, "steps", NULL);
+      if (!steps) return false;
+      shape out = {1, {steps}};
+      return set_out(rc, 0, &out);
+    }
     case SC_OP_NATIVE_GROUP_NORM: return rule_group_norm(rc, true);
     case SC_OP_SOFTMAX: case SC_OP_SOFTMAX_INT: case SC_OP_LOG_SOFTMAX: case SC_OP_LOG_SOFTMAX_INT:
       return rule_softmax(rc);
@@ -1795,6 +1873,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SPLIT: return rule_split(rc, 0);
     case SC_OP_SPLIT_WITH_SIZES: return rule_split(rc, 1);
     case SC_OP_CHUNK: return rule_split(rc, 2);
+    case SC_OP_TENSOR_SPLIT_INDICES: return rule_split(rc, 3);
     case SC_OP_UNBIND: return rule_unbind(rc);
     case SC_OP_CAT: return rule_cat(rc, false);
     case SC_OP_STACK: return rule_cat(rc, true);

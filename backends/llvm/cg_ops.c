@@ -1266,6 +1266,34 @@ static bool lower_norm(cg *g, const sc_node *n) {
       cg_call(g, "sc_k_layer_norm_f32", g->voidt, p, 9, a, 9, false);
       return true;
     }
+    case SC_OP_BATCH_NORM_STATS: { /* each channel normalized by its own mean and variance over batch and pixels */
+      cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
+      cg_value *out = produce(g, output(n, 0));
+      cg_value *mean = output(n, 1) ? produce(g, output(n, 1)) : NULL, *rstd = output(n, 2) ? produce(g, output(n, 2)) : NULL;
+      LLVMTypeRef p[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->f64};
+      LLVMValueRef a[10] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
+                            mean ? mean->data : LLVMConstNull(g->ptr), rstd ? rstd->data : LLVMConstNull(g->ptr), x->dims[0],
+                            x->v->meta.rank > 1 ? x->dims[1] : cg_i64(g, 1), prod(g, x->dims, 2, x->v->meta.rank),
+                            LLVMConstReal(g->f64, float_arg(n, "eps", 1e-5))};
+      cg_call(g, "sc_k_batch_stats_norm_f32", g->voidt, p, 10, a, 10, false);
+      return true;
+    }
+    case SC_OP_INSTANCE_NORM: /* a group per channel with the sample's own statistics; else the running ones */
+      if (!int_arg(n, "use_input_stats", 1)) {
+        cg_value *x = tensor(g, n, "input"), *out = produce(g, output(n, 0));
+        cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias"), *rm = tensor(g, n, "running_mean"),
+                 *rv = tensor(g, n, "running_var");
+        if (!rm || !rv)
+          return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "Expected running_mean and running_var to be defined "
+                          "when use_input_stats is false");
+        LLVMTypeRef bp[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->f64};
+        LLVMValueRef ba[10] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
+                               rm->data, rv->data, x->dims[0], x->dims[1], prod(g, x->dims, 2, x->v->meta.rank),
+                               LLVMConstReal(g->f64, float_arg(n, "eps", 1e-5))};
+        cg_call(g, "sc_k_batch_norm_f32", g->voidt, bp, 10, ba, 10, false);
+        return true;
+      }
+      /* fall through */
     case SC_OP_GROUP_NORM: case SC_OP_NATIVE_GROUP_NORM: {
       /* each group of a sample, [c / groups, ...] elements, is a row of a layer norm without
        * weights (its mean and 1 / std are native_group_norm's [n, groups] outputs); then the
@@ -1278,11 +1306,12 @@ static bool lower_norm(cg *g, const sc_node *n) {
       cg_value *mean = native && output(n, 1) ? produce(g, output(n, 1)) : NULL;
       cg_value *rstd = native && output(n, 2) ? produce(g, output(n, 2)) : NULL;
       int r = x->v->meta.rank;
-      LLVMValueRef groups = cg_i64(g, int_arg(n, native ? "group" : "num_groups", 1));
+      LLVMValueRef groups = n->op->id == SC_OP_INSTANCE_NORM ? x->dims[1] : cg_i64(g, int_arg(n, native ? "group" : "num_groups", 1));
       LLVMValueRef pixels = prod(g, x->dims, 2, r), rows = LLVMBuildMul(g->B, x->dims[0], groups, "rows");
-      LLVMValueRef shown[1] = {pixels}; /* ATen refuses empty images */
-      cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLE, pixels, cg_i64(g, 0), "empty"),
-                     "Expected HxW to be greater than 0, got %lld", shown, 1);
+      LLVMValueRef shown[1] = {pixels}; /* ATen's group norm refuses empty images; instance norm returns them */
+      if (n->op->id != SC_OP_INSTANCE_NORM)
+        cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLE, pixels, cg_i64(g, 0), "empty"),
+                       "Expected HxW to be greater than 0, got %lld", shown, 1);
       /* the row length from the channels: x->dims[1] / groups (whole: the shape rule checked it) */
       LLVMValueRef inner = LLVMBuildMul(g->B, LLVMBuildSDiv(g->B, x->dims[1], groups, "cg"), pixels, "inner");
       LLVMTypeRef p[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->f64};
@@ -2062,6 +2091,48 @@ static bool lower_as_strided(cg *g, const sc_node *n) {
   return true;
 }
 
+/* repeat_interleave by a number: x read as [.., n, 1, inner] with the 1 expanded to repeats
+ * (stride 0), in one strided copy; without a dim, over the flattened elements. */
+static bool lower_repeat_interleave(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank;
+  bool flat = arg_none(arg(n, "dim")) || r == 0;
+  int d = flat ? 0 : norm_dim(int_arg(n, "dim", 0), r);
+  LLVMValueRef rep = int_value(g, n, "repeats", 1), xs[CG_MAX_RANK], shape[CG_MAX_RANK + 1], st[CG_MAX_RANK + 1];
+  strides_of(g, x, xs);
+  int k = 0;
+  if (flat) {
+    shape[k] = x->numel, st[k++] = cg_i64(g, 1);
+    shape[k] = rep, st[k++] = cg_i64(g, 0);
+  } else {
+    for (int i = 0; i < r; i++) {
+      shape[k] = x->dims[i], st[k++] = xs[i];
+      if (i == d) shape[k] = rep, st[k++] = cg_i64(g, 0);
+    }
+  }
+  strided_copy(g, x->data, out->data, k, shape, st, x->v->meta.dtype);
+  return true;
+}
+
+/* meshgrid: output i holds tensors[i] along its dim (the first two swapped for "xy"),
+ * repeated over the others: a strided copy with stride 0 there. */
+static bool lower_meshgrid(cg *g, const sc_node *n) {
+  const sc_arg *ts = arg(n, "tensors"), *ia = arg(n, "indexing");
+  int k = (int)ts->n_items;
+  bool xy = !arg_none(ia) && ia->kind == SC_ARG_STRING && strcmp(ia->items[0].s, "xy") == 0 && k >= 2;
+  for (int i = 0; i < k; i++) {
+    sc_value *ov = output(n, i);
+    if (!ov) continue;
+    cg_value *x = cg_get(g, ts->items[i].value), *out = produce(g, ov);
+    int at = xy && i < 2 ? 1 - i : i;
+    LLVMValueRef st[CG_MAX_RANK];
+    for (int d = 0; d < k; d++) st[d] = cg_i64(g, d == at ? 1 : 0);
+    strided_copy(g, x->data, out->data, k, out->dims, st, ov->meta.dtype);
+  }
+  return true;
+}
+
 /* grid_sampler_2d (runtime grid_sample.c): bilinear or nearest, every padding mode, float32. */
 static bool lower_grid_sampler(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "input"), *gr = tensor(g, n, "grid");
@@ -2211,6 +2282,8 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_DIAGONAL: return lower_diagonal(g, n);
     case SC_OP_AS_STRIDED: return lower_as_strided(g, n);
     case SC_OP_GRID_SAMPLER_2D: return lower_grid_sampler(g, n);
+    case SC_OP_REPEAT_INTERLEAVE: return lower_repeat_interleave(g, n);
+    case SC_OP_MESHGRID: return lower_meshgrid(g, n);
     case SC_OP_MASKED_SCATTER: return lower_masked_scatter(g, n);
     case SC_OP_NATIVE_DROPOUT: return lower_native_dropout(g, n);
     case SC_OP_CDIST: case SC_OP_PDIST: return lower_distance(g, n);
@@ -2221,6 +2294,17 @@ static bool lower_indexing(cg *g, const sc_node *n) {
 static bool lower_creation(cg *g, const sc_node *n) {
   cg_value *out = produce(g, output(n, 0));
   sc_dtype dt = out->v->meta.dtype;
+  if (n->op->id == SC_OP_LINSPACE) { /* float32 or float64, computed as torch's CPU kernel does */
+    const sc_arg *sa = arg(n, "start"), *ea = arg(n, "end");
+    if ((dt != SC_DTYPE_F32 && dt != SC_DTYPE_F64) || arg_none(sa) || arg_none(ea) || sa->items[0].value || ea->items[0].value)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a lowering for float32 and float64 between "
+                      "numbers (not tensors)", n->target);
+    LLVMTypeRef p[5] = {g->ptr, g->i64, g->f64, g->f64, g->i32};
+    LLVMValueRef a[5] = {out->data, out->numel, LLVMConstReal(g->f64, float_arg(n, "start", 0)),
+                         LLVMConstReal(g->f64, float_arg(n, "end", 0)), LLVMConstInt(g->i32, dt == SC_DTYPE_F64, 0)};
+    cg_call(g, "sc_k_linspace", g->voidt, p, 5, a, 5, false);
+    return true;
+  }
   if (n->op->id == SC_OP_ARANGE || n->op->id == SC_OP_ARANGE_START || n->op->id == SC_OP_ARANGE_START_STEP) {
     int kind = dt == SC_DTYPE_F32 ? SC_ARANGE_F32 : dt == SC_DTYPE_F64 ? SC_ARANGE_F64 : dt == SC_DTYPE_I32 ? SC_ARANGE_I32
                : dt == SC_DTYPE_I16 ? SC_ARANGE_I16 : dt == SC_DTYPE_I8 ? SC_ARANGE_I8 : dt == SC_DTYPE_U8 ? SC_ARANGE_U8
@@ -2524,7 +2608,8 @@ bool cg_emit_node(cg *g, const sc_node *n, int index) {
       if (cg_is_elementwise(n)) return cg_emit_elementwise(g, n);
       return lower_view(g, n);
     case SC_OPC_VIEW:
-      if (n->op->id == SC_OP_SPLIT || n->op->id == SC_OP_SPLIT_WITH_SIZES || n->op->id == SC_OP_CHUNK || n->op->id == SC_OP_UNBIND)
+      if (n->op->id == SC_OP_SPLIT || n->op->id == SC_OP_SPLIT_WITH_SIZES || n->op->id == SC_OP_CHUNK || n->op->id == SC_OP_UNBIND ||
+          n->op->id == SC_OP_TENSOR_SPLIT_INDICES)
         return lower_split(g, n);
       return lower_view(g, n);
     case SC_OPC_MATMUL: return lower_matmul(g, n);

@@ -374,6 +374,15 @@ def small_cases():
         torch.einsum("bij,bkj->bik", a, a * 2), torch.einsum("abc->cba", q[0]), torch.einsum("bhqd->bqd", q)),
         (r(2, 3, 4), r(2, 4, 5), r(2, 3, 6, 4), r(2, 3, 5, 4)),
         ({0: AUTO, 1: AUTO}, {0: AUTO, 2: AUTO}, {0: AUTO, 2: AUTO}, {0: AUTO, 2: AUTO})))
+    # RAFT's and MViT's operators: instance norm (batch statistics and running ones), repeat_interleave,
+    # linspace, meshgrid (both indexings), tensor_split at indices
+    c.append(case("raft_mvit_ops", lambda m, x, a: (
+        F.instance_norm(x), m.inorm(x), F.instance_norm(x, m.rm, m.rv, use_input_stats=False),
+        torch.repeat_interleave(x, 3, dim=1), torch.repeat_interleave(a, 2), torch.linspace(-1, 1, 7) + a[:1],
+        *torch.meshgrid(a, torch.linspace(0, 2, 5), indexing="ij"), *torch.meshgrid(a, a * 2, indexing="xy"),
+        *torch.tensor_split(x, [1, 3], dim=1), *torch.tensor_split(a, [2, 9])),
+        (r(2, 4, 5, 6), r(6)), ({0: AUTO, 2: AUTO, 3: AUTO}, {0: AUTO}),
+        inorm=nn.InstanceNorm2d(4, affine=True), rm=torch.rand(4), rv=torch.rand(4) + 0.5))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

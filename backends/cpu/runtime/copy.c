@@ -639,3 +639,18 @@ int sc_k_masked_scatter(const void *x, const int64_t *x_st, const uint8_t *mask,
   });
   return SHAPEC_OK;
 }
+
+/* linspace: steps points from start to end, the first half counted from start and the
+ * second from end (as ATen's CPU kernel, so that the last point is end exactly); float32
+ * steps computed in float32. */
+void sc_k_linspace(void *dst, int64_t steps, double start, double end, int32_t is_f64) {
+  if (steps <= 0) return;
+  int64_t half = steps / 2;
+  if (is_f64) {
+    double *y = dst, step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
+    for (int64_t i = 0; i < steps; i++) y[i] = i < half ? start + step * (double)i : end - step * (double)(steps - i - 1);
+    return;
+  }
+  float *y = dst, s = (float)start, e = (float)end, step = steps > 1 ? (e - s) / (float)(steps - 1) : 0;
+  for (int64_t i = 0; i < steps; i++) y[i] = i < half ? s + step * (float)i : e - step * (float)(steps - i - 1);
+}

@@ -146,6 +146,8 @@ void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *
  * dim from x's element i - before[d], mirrored, clamped or wrapped (SC_PAD_*). */
 void sc_k_pad_mode(const void *x, void *out, int32_t ndim, const int64_t *in_shape, const int64_t *out_shape,
                    const int64_t *before, int64_t esize, int32_t mode);
+/* linspace into float32 (or float64 where is_f64) dst (copy.c) */
+void sc_k_linspace(void *dst, int64_t steps, double start, double end, int32_t is_f64);
 void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
                     int64_t esize);
 void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
@@ -385,6 +387,8 @@ int sc_k_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t h
                                  int32_t align_corners, double scale_h, double scale_w);
 void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const float *bias, const float *mean,
                          const float *var, int64_t n, int64_t c, int64_t inner, double eps);
+void sc_k_batch_stats_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
+                               float *rstd_out, int64_t n, int64_t c, int64_t inner, double eps);
 void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                          float *rstd_out, int64_t outer, int64_t inner, double eps);
 void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log);

@@ -1289,3 +1289,31 @@ void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_
   sc_rt_parallel_for(softmax_column_blocks, &j, outer * blocks, per_task > 0 ? 16384 / per_task + 1 : outer * blocks);
 }
 
+
+/* Batch norm with the batch's own statistics (_native_batch_norm_legit.no_stats, what
+ * run_decompositions() makes of instance norm): per channel, the mean and biased variance
+ * over the batch and the pixels, summed in double; then the channel's weight and bias. */
+void sc_k_batch_stats_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
+                               float *rstd_out, int64_t n, int64_t c, int64_t inner, double eps) {
+  for (int64_t ch = 0; ch < c; ch++) {
+    double sum = 0, sq = 0;
+    int64_t count = n * inner;
+    for (int64_t b = 0; b < n; b++)
+      for (int64_t i = 0; i < inner; i++) sum += x[(b * c + ch) * inner + i];
+    double mean = count ? sum / (double)count : 0;
+    for (int64_t b = 0; b < n; b++)
+      for (int64_t i = 0; i < inner; i++) {
+        double d = x[(b * c + ch) * inner + i] - mean;
+        sq += d * d;
+      }
+    double rstd = 1.0 / sqrt((count ? sq / (double)count : 0) + eps);
+    float w = weight ? weight[ch] : 1.0f, bb = bias ? bias[ch] : 0.0f;
+    for (int64_t b = 0; b < n; b++)
+      for (int64_t i = 0; i < inner; i++) {
+        int64_t at = (b * c + ch) * inner + i;
+        y[at] = (float)((x[at] - mean) * rstd) * w + bb;
+      }
+    if (mean_out) mean_out[ch] = (float)mean;
+    if (rstd_out) rstd_out[ch] = (float)rstd;
+  }
+}
