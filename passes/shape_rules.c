@@ -468,7 +468,9 @@ static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
   if (!x || !shape_of(rc, x, &in)) return false;
   int64_t dims[MAX_RANK];
   int n = 0;
-  if (many) { /* squeeze.dims(Tensor self, int[] dim) */
+  if (many && arg_is_none(arg(rc, "dim"))) { /* squeeze.default: every dim of size 1 */
+    for (int i = 0; i < in.rank; i++) dims[n++] = i;
+  } else if (many) { /* squeeze.dims(Tensor self, int[] dim) */
     if (!const_ints_arg(rc, "dim", dims, MAX_RANK, &n, -1)) return false;
   } else {
     if (!const_int_arg(rc, "dim", 0, true, &dims[0])) return false;

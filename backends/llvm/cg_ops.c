@@ -1623,9 +1623,31 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     }
     return true;
   }
+  if ((op == SC_REDUCE_MAX || op == SC_REDUCE_MIN) && kind >= 0 && in_dt == out_dt && !g->cuda) {
+    /* integers' max / min: the values of the arg-reduction over the reduced dims, which
+     * must be adjacent (one block) */
+    int first = r, last = 0;
+    for (int i = 0; i < r; i++)
+      if (mask[i]) {
+        if (i < first) first = i;
+        last = i + 1;
+      }
+    if (first >= last) first = last = 0;
+    for (int i = first; i < last; i++)
+      if (!mask[i])
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of integers over dims that are not adjacent has no "
+                        "lowering yet", n->target);
+    LLVMTypeRef pi[8] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32, g->i32};
+    LLVMValueRef ai[8] = {x->data, out->data, LLVMConstNull(g->ptr), prod(g, x->dims, 0, first), prod(g, x->dims, first, last),
+                          prod(g, x->dims, last, r), LLVMConstInt(g->i32, (unsigned)kind, 0),
+                          LLVMConstInt(g->i32, op == SC_REDUCE_MIN, 0)};
+    cg_call(g, "sc_k_arg_reduce_int", g->voidt, pi, 8, ai, 8, false);
+    return true;
+  }
   if (in_dt != SC_DTYPE_F32 || out_dt != SC_DTYPE_F32)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, and sums of "
-                    "integers or bools into int64, have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, integers' "
+                    "max and min, and sums of integers or bools into int64, have one)", n->target, sc_dtype_name(in_dt),
+                    sc_dtype_name(out_dt));
   LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->f64};
   LLVMValueRef a[7] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i32(g, mask, r),
                        LLVMConstInt(g->i32, (unsigned)op, 0), LLVMConstReal(g->f64, correction)};

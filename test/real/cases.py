@@ -383,6 +383,11 @@ def small_cases():
         *torch.tensor_split(x, [1, 3], dim=1), *torch.tensor_split(a, [2, 9])),
         (r(2, 4, 5, 6), r(6)), ({0: AUTO, 2: AUTO, 3: AUTO}, {0: AUTO}),
         inorm=nn.InstanceNorm2d(4, affine=True), rm=torch.rand(4), rv=torch.rand(4) + 0.5))
+    # the default IR's squeeze without dims and broadcast_to; max / min / amax / amin of integers
+    c.append(case("squeeze_broadcast_intmax", lambda m, x, i: (
+        torch.squeeze(x) * 2, torch.broadcast_to(x, (3, x.shape[0], 1, 4)) + 1, i.max(), i.min(), i.amax(0), i.amin(1, keepdim=True),
+        i.long().amax((0, 1)), torch.max(i, 1)[0]),
+        (r(5, 1, 4), torch.randint(-50, 50, (5, 4), dtype=torch.int32)), ({0: AUTO}, {0: AUTO, 1: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),
