@@ -1393,6 +1393,32 @@ static bool lower_vector_norm(cg *g, const sc_node *n, cg_value *x) {
   return true;
 }
 
+/* A kernel over the middle dim of [outer, len, inner] with a float32 form (BASE_f32, float32
+ * into float32) and an integer one (BASE_i64: integers and bools, kind as sc_k_sum_i64's,
+ * into int64): true, the call emitted, where one of them fits x and out. */
+static bool line_kernel(cg *g, const char *base, cg_value *x, cg_value *out, LLVMValueRef outer, LLVMValueRef len,
+                        LLVMValueRef inner) {
+  sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
+  int kind = in_dt == SC_DTYPE_BOOL || in_dt == SC_DTYPE_U8 ? 0 : in_dt == SC_DTYPE_I8 ? 1 : in_dt == SC_DTYPE_I16 ? 2
+           : in_dt == SC_DTYPE_I32 ? 3 : in_dt == SC_DTYPE_I64 ? 4 : -1;
+  char name[64];
+  if (in_dt == SC_DTYPE_F32 && out_dt == SC_DTYPE_F32) {
+    snprintf(name, sizeof name, "%s_f32", base);
+    LLVMTypeRef p[5] = {g->ptr, g->ptr, g->i64, g->i64, g->i64};
+    LLVMValueRef a[5] = {x->data, out->data, outer, len, inner};
+    cg_call(g, sc_arena_strdup(&g->ctx->arena, name), g->voidt, p, 5, a, 5, false);
+    return true;
+  }
+  if (kind >= 0 && out_dt == SC_DTYPE_I64) {
+    snprintf(name, sizeof name, "%s_i64", base);
+    LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->i64, g->i64, g->i64};
+    LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), outer, len, inner};
+    cg_call(g, sc_arena_strdup(&g->ctx->arena, name), g->voidt, p, 6, a, 6, false);
+    return true;
+  }
+  return false;
+}
+
 /* The runtime's element kind (SC_KIND_*) of a dtype; -1 where sort and scatter have none. */
 static int element_kind(sc_dtype dt) {
   switch (dt) {
@@ -1417,20 +1443,7 @@ static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
   int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
   LLVMValueRef outer = prod(g, x->dims, 0, d), len = r ? x->dims[d] : cg_i64(g, 1), inner = prod(g, x->dims, d + 1, r);
   sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
-  int kind = in_dt == SC_DTYPE_BOOL || in_dt == SC_DTYPE_U8 ? 0 : in_dt == SC_DTYPE_I8 ? 1 : in_dt == SC_DTYPE_I16 ? 2
-           : in_dt == SC_DTYPE_I32 ? 3 : in_dt == SC_DTYPE_I64 ? 4 : -1;
-  if (in_dt == SC_DTYPE_F32 && out_dt == SC_DTYPE_F32) {
-    LLVMTypeRef p[5] = {g->ptr, g->ptr, g->i64, g->i64, g->i64};
-    LLVMValueRef a[5] = {x->data, out->data, outer, len, inner};
-    cg_call(g, "sc_k_cumsum_f32", g->voidt, p, 5, a, 5, false);
-    return true;
-  }
-  if (kind >= 0 && out_dt == SC_DTYPE_I64) {
-    LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->i64, g->i64, g->i64};
-    LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), outer, len, inner};
-    cg_call(g, "sc_k_cumsum_i64", g->voidt, p, 6, a, 6, false);
-    return true;
-  }
+  if (line_kernel(g, "sc_k_cumsum", x, out, outer, len, inner)) return true;
   int ik = element_kind(in_dt), ok = element_kind(out_dt); /* another dtype asked for: cast, then summed */
   if (ik >= 0 && ok >= 0) {
     LLVMTypeRef p[7] = {g->ptr, g->i32, g->ptr, g->i32, g->i64, g->i64, g->i64};
@@ -1494,20 +1507,7 @@ static bool lower_prod(cg *g, const sc_node *n, cg_value *x, cg_value *out, LLVM
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
                     n->target);
   sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
-  int kind = in_dt == SC_DTYPE_BOOL || in_dt == SC_DTYPE_U8 ? 0 : in_dt == SC_DTYPE_I8 ? 1 : in_dt == SC_DTYPE_I16 ? 2
-           : in_dt == SC_DTYPE_I32 ? 3 : in_dt == SC_DTYPE_I64 ? 4 : -1;
-  if (in_dt == SC_DTYPE_F32 && out_dt == SC_DTYPE_F32) {
-    LLVMTypeRef p[5] = {g->ptr, g->ptr, g->i64, g->i64, g->i64};
-    LLVMValueRef a[5] = {x->data, out->data, outer, len, inner};
-    cg_call(g, "sc_k_prod_f32", g->voidt, p, 5, a, 5, false);
-    return true;
-  }
-  if (kind >= 0 && out_dt == SC_DTYPE_I64) {
-    LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->i64, g->i64, g->i64};
-    LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), outer, len, inner};
-    cg_call(g, "sc_k_prod_i64", g->voidt, p, 6, a, 6, false);
-    return true;
-  }
+  if (line_kernel(g, "sc_k_prod", x, out, outer, len, inner)) return true;
   return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, and integers "
                   "or bools into int64, have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "element_kind.h"
 #include "kernels.h"
 
 static void sizes_text(char *buf, size_t n, const int64_t *shape, int32_t ndim) {
@@ -23,93 +24,45 @@ static int fail(char *err, size_t errlen, const char *node, const char *what) {
   return SHAPEC_ERR_SHAPE;
 }
 
-static bool is_float(int32_t kind) { return kind == SC_KIND_F32 || kind == SC_KIND_F64; }
-
-static int64_t kind_size(int32_t kind) {
-  static const int64_t sizes[] = {1, 1, 2, 4, 8, 4, 8};
-  return kind >= 0 && kind <= SC_KIND_F64 ? sizes[kind] : 8;
-}
-
-/* An element as a double (floats) or an int64 (integers, bools). */
-static double get_f(const char *p, int32_t kind) {
-  if (kind == SC_KIND_F32) {
-    float f;
-    memcpy(&f, p, 4);
-    return f;
-  }
-  double d;
-  memcpy(&d, p, 8);
-  return d;
-}
-
-static void put_f(char *p, int32_t kind, double v) {
-  if (kind == SC_KIND_F32) {
-    float f = (float)v;
-    memcpy(p, &f, 4);
-  } else {
-    memcpy(p, &v, 8);
-  }
-}
-
-static int64_t get_i(const char *p, int32_t kind) {
-  switch (kind) {
-    case SC_KIND_U8: return *(const uint8_t *)p;
-    case SC_KIND_I8: return *(const int8_t *)p;
-    case SC_KIND_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case SC_KIND_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: { int64_t v; memcpy(&v, p, 8); return v; }
-  }
-}
-
-static void put_i(char *p, int32_t kind, int64_t v) {
-  switch (kind) {
-    case SC_KIND_U8: *(uint8_t *)p = (uint8_t)v; break;
-    case SC_KIND_I8: *(int8_t *)p = (int8_t)v; break;
-    case SC_KIND_I16: { int16_t w = (int16_t)v; memcpy(p, &w, 2); break; }
-    case SC_KIND_I32: { int32_t w = (int32_t)v; memcpy(p, &w, 4); break; }
-    default: memcpy(p, &v, 8); break;
-  }
-}
-
 /* dst (op)= s, in the element's own arithmetic; float32 rounds after each step, as ATen's
  * float accumulation does.  Bools (u8 here) are logical: sum is or, prod is and. */
 static void combine(char *dst, const char *s, int32_t kind, int32_t op, bool is_bool) {
   if (op == SC_SCATTER_SET) {
-    memcpy(dst, s, (size_t)kind_size(kind));
+    memcpy(dst, s, (size_t)sc_kind_size(kind));
     return;
   }
-  if (is_float(kind)) {
-    double a = get_f(dst, kind), b = get_f(s, kind), r;
+  if (sc_kind_is_float(kind)) {
+    double a = sc_kind_get_f(dst, kind), b = sc_kind_get_f(s, kind), r;
     switch (op) {
       case SC_SCATTER_PROD: r = a * b; break;
       case SC_SCATTER_AMAX: r = isnan(b) || isnan(a) ? (isnan(a) ? a : b) : (a > b ? a : b); break;
       case SC_SCATTER_AMIN: r = isnan(b) || isnan(a) ? (isnan(a) ? a : b) : (a < b ? a : b); break;
       default: r = a + b; break;
     }
-    put_f(dst, kind, kind == SC_KIND_F32 ? (double)(float)r : r);
+    sc_kind_put_f(dst, kind, kind == SC_KIND_F32 ? (double)(float)r : r);
     return;
   }
-  int64_t a = get_i(dst, kind), b = get_i(s, kind), r;
+  int64_t a = sc_kind_get_i(dst, kind), b = sc_kind_get_i(s, kind), r;
   switch (op) {
     case SC_SCATTER_PROD: r = is_bool ? (a && b) : (int64_t)((uint64_t)a * (uint64_t)b); break;
     case SC_SCATTER_AMAX: r = a > b ? a : b; break;
     case SC_SCATTER_AMIN: r = a < b ? a : b; break;
     default: r = is_bool ? (a || b) : (int64_t)((uint64_t)a + (uint64_t)b); break;
   }
-  put_i(dst, kind, r);
+  sc_kind_put_i(dst, kind, r);
 }
 
 /* The identity a position starts from when self is left out (include_self=False). */
 static void put_identity(char *p, int32_t kind, int32_t op) {
-  if (is_float(kind)) {
-    put_f(p, kind, op == SC_SCATTER_PROD ? 1.0 : op == SC_SCATTER_AMAX ? -INFINITY : op == SC_SCATTER_AMIN ? INFINITY : 0.0);
+  if (sc_kind_is_float(kind)) {
+    sc_kind_put_f(p, kind, op == SC_SCATTER_PROD ? 1.0 : op == SC_SCATTER_AMAX ? -INFINITY : op == SC_SCATTER_AMIN ? INFINITY : 0.0);
     return;
   }
   int64_t lo = kind == SC_KIND_U8 ? 0 : kind == SC_KIND_I8 ? INT8_MIN : kind == SC_KIND_I16 ? INT16_MIN
              : kind == SC_KIND_I32 ? INT32_MIN : INT64_MIN;
   int64_t hi = kind == SC_KIND_U8 ? UINT8_MAX : kind == SC_KIND_I8 ? INT8_MAX : kind == SC_KIND_I16 ? INT16_MAX
              : kind == SC_KIND_I32 ? INT32_MAX : INT64_MAX;
-  put_i(p, kind, op == SC_SCATTER_PROD ? 1 : op == SC_SCATTER_AMAX ? lo : op == SC_SCATTER_AMIN ? hi : 0);
+  sc_kind_put_i(p, kind, op == SC_SCATTER_PROD ? 1 : op == SC_SCATTER_AMAX ? lo : op == SC_SCATTER_AMIN ? hi : 0);
 }
 
 /* Calls visit(out offset, src offset) for every element of index, in order. */
@@ -171,7 +124,7 @@ int sc_k_scatter(void *out, const int64_t *index, const void *src, const void *v
     so *= out_shape[d];
     ss *= src ? src_shape[d] : 1;
   }
-  int64_t es = kind_size(kind), total = so;
+  int64_t es = sc_kind_size(kind), total = so;
   int32_t *count = NULL; /* mean: how many values each position averages */
   if (op == SC_SCATTER_MEAN) {
     count = calloc((size_t)total, sizeof *count);
@@ -208,12 +161,12 @@ int sc_k_scatter(void *out, const int64_t *index, const void *src, const void *v
       int64_t c = count[o] + (include_self ? 1 : 0);
       if (!count[o] || c <= 1) continue;
       char *p = (char *)out + o * es;
-      if (is_float(kind)) {
-        put_f(p, kind, get_f(p, kind) / (double)c);
+      if (sc_kind_is_float(kind)) {
+        sc_kind_put_f(p, kind, sc_kind_get_f(p, kind) / (double)c);
       } else {
-        int64_t v = get_i(p, kind), q = v / c;
+        int64_t v = sc_kind_get_i(p, kind), q = v / c;
         if ((v % c != 0) && ((v < 0) != (c < 0))) q--;
-        put_i(p, kind, q);
+        sc_kind_put_i(p, kind, q);
       }
     }
     free(count);

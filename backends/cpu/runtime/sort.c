@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "element_kind.h"
 #include "kernels.h"
 
 typedef struct line {
@@ -15,28 +16,9 @@ typedef struct line {
   int32_t descending;
 } line;
 
-static double float_at(const line *l, int64_t i) {
-  const char *p = l->base + i * l->stride;
-  if (l->kind == SC_KIND_F32) {
-    float f;
-    memcpy(&f, p, 4);
-    return f;
-  }
-  double d;
-  memcpy(&d, p, 8);
-  return d;
-}
+static double float_at(const line *l, int64_t i) { return sc_kind_get_f(l->base + i * l->stride, l->kind); }
 
-static int64_t int_at(const line *l, int64_t i) {
-  const char *p = l->base + i * l->stride;
-  switch (l->kind) {
-    case SC_KIND_U8: return *(const uint8_t *)p;
-    case SC_KIND_I8: return *(const int8_t *)p;
-    case SC_KIND_I16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case SC_KIND_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    default: { int64_t v; memcpy(&v, p, 8); return v; }
-  }
-}
+static int64_t int_at(const line *l, int64_t i) { return sc_kind_get_i(l->base + i * l->stride, l->kind); }
 
 /* Whether element a goes strictly before element b. */
 static bool before(const line *l, int64_t a, int64_t b) {
@@ -64,18 +46,13 @@ static void merge_sort(const line *l, int64_t *idx, int64_t *tmp, int64_t n) {
   }
 }
 
-static int64_t kind_size(int32_t kind) {
-  static const int64_t sizes[] = {1, 1, 2, 4, 8, 4, 8};
-  return kind >= 0 && kind <= SC_KIND_F64 ? sizes[kind] : 8;
-}
-
 int sc_k_sort(const void *x, void *values, int64_t *indices, int64_t *scratch, int64_t outer, int64_t n, int64_t inner,
               int64_t k, int32_t kind, int32_t descending, const char *node, char *err, size_t errlen) {
   if (k < 0 || k > n) {
     if (err && errlen) snprintf(err, errlen, SC_TOPK_RANGE_MSG " (%s)", node ? node : "topk");
     return SHAPEC_ERR_SHAPE;
   }
-  int64_t es = kind_size(kind), *idx = scratch, *tmp = scratch + n;
+  int64_t es = sc_kind_size(kind), *idx = scratch, *tmp = scratch + n;
   for (int64_t o = 0; o < outer; o++)
     for (int64_t j = 0; j < inner; j++) {
       line l = {(const char *)x + (o * n * inner + j) * es, inner * es, kind, descending};
