@@ -1768,6 +1768,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SIGN: case SC_OP_LOG1P: case SC_OP_EXPM1: case SC_OP_LOG2: case SC_OP_LOG10: case SC_OP_TAN:
     case SC_OP_ASIN: case SC_OP_ACOS: case SC_OP_ATAN: case SC_OP_SINH: case SC_OP_COSH: case SC_OP_ASINH:
     case SC_OP_ACOSH: case SC_OP_ATANH: case SC_OP_ATAN2: case SC_OP_FLOOR_DIVIDE: case SC_OP_LOGICAL_XOR:
+    case SC_OP_FRAC: case SC_OP_HARDSHRINK: case SC_OP_LOG_SIGMOID: case SC_OP_LOGIT: case SC_OP_MISH: case SC_OP_LGAMMA:
+    case SC_OP_ADDCMUL: case SC_OP_ADDCDIV: case SC_OP_LERP:
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
     case SC_OP_LE_TENSOR: case SC_OP_LE_SCALAR: case SC_OP_GT_TENSOR: case SC_OP_GT_SCALAR: case SC_OP_GE_TENSOR:
@@ -1846,6 +1848,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ANY: case SC_OP_PROD: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_ANY_DIMS: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_PROD_DIM: return rule_reduce(rc, "dim", false, 1);
+    case SC_OP_LOGSUMEXP: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_TRIU: case SC_OP_TRIL: return rule_same_as(rc, "self");
     case SC_OP_LINALG_VECTOR_NORM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_CUMSUM: {
       const sc_value *x = tensor_arg(rc, "self", true);

@@ -696,6 +696,56 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
         if (fns[k].op == n->op->id) return libm1(g, fns[k].fn, operand(g, c, n, "self", ct, &has));
       break;
     }
+    case SC_OP_FRAC: /* x - trunc(x), keeping -0.0's sign as torch does */
+      x = operand(g, c, n, "self", ct, &has);
+      return LLVMBuildFSub(g->B, x, intrinsic1(g, "llvm.trunc", x), "frac");
+    case SC_OP_HARDSHRINK: { /* x where |x| > lambd, else 0 */
+      x = operand(g, c, n, "self", ct, &has);
+      bool p;
+      double l = scalar(n, "lambd", 0.5, &p);
+      return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOLE, intrinsic1(g, "llvm.fabs", x), fconst(ct, l), "in"),
+                             fconst(ct, 0), x, "hardshrink");
+    }
+    case SC_OP_LOG_SIGMOID: { /* min(x, 0) - log1p(exp(-|x|)): no overflow either way */
+      x = operand(g, c, n, "self", ct, &has);
+      LLVMValueRef e = intrinsic1(g, "llvm.exp", LLVMBuildFNeg(g->B, intrinsic1(g, "llvm.fabs", x), "na"));
+      return LLVMBuildFSub(g->B, intrinsic2(g, "llvm.minnum", x, fconst(ct, 0)), libm1(g, "log1p", e), "logsig");
+    }
+    case SC_OP_LOGIT: { /* log(x / (1 - x)), x clamped to [eps, 1 - eps] where eps is given */
+      x = operand(g, c, n, "self", ct, &has);
+      bool p;
+      double eps = scalar(n, "eps", -1, &p);
+      if (p && eps >= 0) x = clamp_f(g, x, fconst(ct, eps), fconst(ct, 1 - eps));
+      return intrinsic1(g, "llvm.log", LLVMBuildFDiv(g->B, x, LLVMBuildFSub(g->B, fconst(ct, 1), x, "1mx"), "odds"));
+    }
+    case SC_OP_MISH: { /* x * tanh(softplus(x)), softplus as torch's (x past 20) */
+      x = operand(g, c, n, "self", ct, &has);
+      LLVMValueRef sp = LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, x, fconst(ct, 20), "big"), x,
+                                        libm1(g, "log1p", intrinsic1(g, "llvm.exp", x)), "sp");
+      return LLVMBuildFMul(g->B, x, libm1(g, "tanh", sp), "mish");
+    }
+    case SC_OP_LGAMMA: return libm1(g, "lgamma", operand(g, c, n, "self", ct, &has));
+    case SC_OP_ADDCMUL: case SC_OP_ADDCDIV: {
+      x = operand(g, c, n, "self", ct, &has);
+      LLVMValueRef t1 = operand(g, c, n, "tensor1", ct, &has), t2 = operand(g, c, n, "tensor2", ct, &has);
+      bool p;
+      double v = scalar(n, "value", 1, &p);
+      if (!f) {
+        LLVMValueRef prod2 = LLVMBuildMul(g->B, t1, t2, "t12");
+        return LLVMBuildAdd(g->B, x, LLVMBuildMul(g->B, prod2, LLVMConstInt(ct, (unsigned long long)(int64_t)v, 1), "v"), "addc");
+      }
+      LLVMValueRef q = n->op->id == SC_OP_ADDCMUL ? LLVMBuildFMul(g->B, t1, t2, "t12") : LLVMBuildFDiv(g->B, t1, t2, "t12");
+      return LLVMBuildFAdd(g->B, x, LLVMBuildFMul(g->B, fconst(ct, v), q, "v"), "addc");
+    }
+    case SC_OP_LERP: { /* as ATen: from self below a weight of 0.5, from end at or above it */
+      x = operand(g, c, n, "self", ct, &has);
+      y = operand(g, c, n, "end", ct, &has);
+      LLVMValueRef w = operand(g, c, n, "weight", ct, &has), diff = LLVMBuildFSub(g->B, y, x, "d");
+      LLVMValueRef lo = LLVMBuildFAdd(g->B, x, LLVMBuildFMul(g->B, w, diff, "wd"), "lo");
+      LLVMValueRef hi = LLVMBuildFSub(g->B, y, LLVMBuildFMul(g->B, diff, LLVMBuildFSub(g->B, fconst(ct, 1), w, "1mw"), "dw"), "hi");
+      return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOLT, intrinsic1(g, "llvm.fabs", w), fconst(ct, 0.5), "small"), lo, hi,
+                             "lerp");
+    }
     case SC_OP_ATAN2:
       x = operand(g, c, n, "self", ct, &has);
       y = operand(g, c, n, "other", ct, &has);

@@ -1534,13 +1534,22 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     return true;
   }
   int id = n->op->id;
-  if (id == SC_OP_ANY_DIM || id == SC_OP_ANY || id == SC_OP_ANY_DIMS || id == SC_OP_PROD || id == SC_OP_PROD_DIM) {
+  if (id == SC_OP_ANY_DIM || id == SC_OP_ANY || id == SC_OP_ANY_DIMS || id == SC_OP_PROD || id == SC_OP_PROD_DIM ||
+      id == SC_OP_LOGSUMEXP) {
     int first, last; /* the reduced dims, [first, last) */
     if (!reduced_block(g, n, r, &first, &last)) return false;
     cg_value *out = produce(g, output(n, 0));
     LLVMValueRef outer = prod(g, x->dims, 0, first), len = prod(g, x->dims, first, last), inner = prod(g, x->dims, last, r);
     sc_dtype dt = x->v->meta.dtype;
     if (id == SC_OP_PROD || id == SC_OP_PROD_DIM) return lower_prod(g, n, x, out, outer, len, inner);
+    if (id == SC_OP_LOGSUMEXP) {
+      if (dt != SC_DTYPE_F32 || out->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
+      LLVMTypeRef p[5] = {g->ptr, g->ptr, g->i64, g->i64, g->i64};
+      LLVMValueRef a[5] = {x->data, out->data, outer, len, inner};
+      cg_call(g, "sc_k_logsumexp_f32", g->voidt, p, 5, a, 5, false);
+      return true;
+    }
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32};
     LLVMValueRef a[7] = {x->data, out->data, outer, len, inner,
                          cg_elem_size(g, dt), LLVMConstInt(g->i32, dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64, 0)};
@@ -2113,6 +2122,20 @@ static bool lower_as_strided(cg *g, const sc_node *n) {
   return true;
 }
 
+/* triu / tril over the last two dims (runtime copy.c); a matrix at least, as torch asks. */
+static bool lower_triangle(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  int r = x->v->meta.rank;
+  if (r < 2) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: input tensor must have at least 2 dimensions", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  LLVMTypeRef p[8] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32, g->i64};
+  LLVMValueRef a[8] = {x->data, out->data, prod(g, x->dims, 0, r - 2), x->dims[r - 2], x->dims[r - 1],
+                       cg_i64(g, int_arg(n, "diagonal", 0)), LLVMConstInt(g->i32, n->op->id == SC_OP_TRIU, 0),
+                       cg_elem_size(g, x->v->meta.dtype)};
+  cg_call(g, "sc_k_triangle", g->voidt, p, 8, a, 8, false);
+  return true;
+}
+
 /* repeat_interleave by a number: x read as [.., n, 1, inner] with the 1 expanded to repeats
  * (stride 0), in one strided copy; without a dim, over the flattened elements. */
 static bool lower_repeat_interleave(cg *g, const sc_node *n) {
@@ -2305,6 +2328,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_AS_STRIDED: return lower_as_strided(g, n);
     case SC_OP_GRID_SAMPLER_2D: return lower_grid_sampler(g, n);
     case SC_OP_REPEAT_INTERLEAVE: return lower_repeat_interleave(g, n);
+    case SC_OP_TRIU: case SC_OP_TRIL: return lower_triangle(g, n);
     case SC_OP_MESHGRID: return lower_meshgrid(g, n);
     case SC_OP_MASKED_SCATTER: return lower_masked_scatter(g, n);
     case SC_OP_NATIVE_DROPOUT: return lower_native_dropout(g, n);

@@ -388,6 +388,14 @@ def small_cases():
         torch.squeeze(x) * 2, torch.broadcast_to(x, (3, x.shape[0], 1, 4)) + 1, i.max(), i.min(), i.amax(0), i.amin(1, keepdim=True),
         i.long().amax((0, 1)), torch.max(i, 1)[0]),
         (r(5, 1, 4), torch.randint(-50, 50, (5, 4), dtype=torch.int32)), ({0: AUTO}, {0: AUTO, 1: AUTO})))
+    # composite operators the default IR keeps: frac, hardshrink, log_sigmoid, logit, mish, lgamma,
+    # addcmul, addcdiv, lerp (both weights), triu, tril, logsumexp
+    c.append(case("composite_elementwise", lambda m, x, y: (
+        torch.frac(x * 3), F.hardshrink(x, 0.7), F.logsigmoid(x * 20), torch.logit(torch.sigmoid(x)), torch.logit(x.abs(), eps=0.1),
+        F.mish(x * 3), torch.lgamma(x.abs() + 0.5), torch.addcmul(x, x, y, value=0.5), torch.addcdiv(x, y, x.abs() + 1, value=2),
+        torch.lerp(x, y, 0.3), torch.lerp(x, y, 0.8), torch.lerp(x, y, torch.sigmoid(y)), torch.triu(x), torch.tril(x, -1),
+        torch.triu(x.unsqueeze(0).expand(2, -1, -1) * 1, 2), torch.logsumexp(x, 1), torch.logsumexp(x * 50, (0, 1), keepdim=True)),
+        (r(5, 6), r(5, 6)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

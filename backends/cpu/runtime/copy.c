@@ -654,3 +654,19 @@ void sc_k_linspace(void *dst, int64_t steps, double start, double end, int32_t i
   float *y = dst, s = (float)start, e = (float)end, step = steps > 1 ? (e - s) / (float)(steps - 1) : 0;
   for (int64_t i = 0; i < steps; i++) y[i] = i < half ? s + step * (float)i : e - step * (float)(steps - i - 1);
 }
+
+/* triu / tril of [batch, rows, cols]: element (i, j) kept where j - i >= diagonal (upper)
+ * or j - i <= diagonal (lower), else zero bits (0 of every dtype). */
+void sc_k_triangle(const void *x, void *out, int64_t batch, int64_t rows, int64_t cols, int64_t diagonal, int32_t upper,
+                   int64_t esize) {
+  const char *src = x;
+  char *dst = out;
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t i = 0; i < rows; i++)
+      for (int64_t j = 0; j < cols; j++) {
+        int64_t at = ((b * rows + i) * cols + j) * esize;
+        bool keep = upper ? j - i >= diagonal : j - i <= diagonal;
+        if (keep) memcpy(dst + at, src + at, (size_t)esize);
+        else memset(dst + at, 0, (size_t)esize);
+      }
+}

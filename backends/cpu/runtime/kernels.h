@@ -148,6 +148,9 @@ void sc_k_pad_mode(const void *x, void *out, int32_t ndim, const int64_t *in_sha
                    const int64_t *before, int64_t esize, int32_t mode);
 /* linspace into float32 (or float64 where is_f64) dst (copy.c) */
 void sc_k_linspace(void *dst, int64_t steps, double start, double end, int32_t is_f64);
+/* triu / tril of [batch, rows, cols] (copy.c) */
+void sc_k_triangle(const void *x, void *out, int64_t batch, int64_t rows, int64_t cols, int64_t diagonal, int32_t upper,
+                   int64_t esize);
 void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
                     int64_t esize);
 void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);
@@ -427,6 +430,7 @@ void sc_k_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int
 void sc_k_cumsum_cast(const void *x, int32_t in_kind, void *y, int32_t out_kind, int64_t outer, int64_t n, int64_t inner);
 /* prod over the middle dim of [outer, n, inner]: float32 in float32, or integers and bools
  * (kind as for sc_k_sum_i64) into int64. */
+void sc_k_logsumexp_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
 void sc_k_prod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
 void sc_k_prod_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
 void sc_k_vector_norm_finish_f32(float *y, int64_t n, double ord);

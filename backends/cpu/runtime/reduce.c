@@ -671,6 +671,23 @@ void sc_k_cumsum_cast(const void *x, int32_t in_kind, void *y, int32_t out_kind,
     }
 }
 
+/* logsumexp over the middle dim of [outer, n, inner], float32: log(sum(exp(x - m))) + m
+ * with m the line's maximum (0 where it is infinite, as ATen does), summed in double. */
+void sc_k_logsumexp_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner) {
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < inner; j++) {
+      float m = -INFINITY;
+      for (int64_t i = 0; i < n; i++) {
+        float v = x[(o * n + i) * inner + j];
+        if (v > m || v != v) m = v;
+      }
+      float shift = isinf(m) ? 0.0f : m;
+      double sum = 0;
+      for (int64_t i = 0; i < n; i++) sum += exp((double)x[(o * n + i) * inner + j] - shift);
+      y[o * inner + j] = (float)(log(sum) + shift);
+    }
+}
+
 /* prod over the middle dim of [outer, n, inner], float32: multiplied in float32 in order,
  * as ATen's CPU reduction accumulates a float product (1 for nothing). */
 void sc_k_prod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner) {
