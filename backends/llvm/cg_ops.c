@@ -1873,6 +1873,23 @@ static bool lower_upsample_bilinear2d(cg *g, const sc_node *n) {
   return true;
 }
 
+/* upsample_nearest2d by another factor, or to a given size (runtime upsample.c): each output
+ * index reads the source torch's float32 scale picks.  CPU only. */
+static bool upsample_nearest_any(cg *g, const sc_node *n, cg_value *x) {
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s by a factor that is not a power of two has no CUDA "
+                    "lowering yet (export with --target cpu)", n->target);
+  double scale[2] = {0, 0};
+  const sc_arg *f = arg(n, "scale_factors");
+  if (!arg_none(f) && f->kind == SC_ARG_FLOATS && f->n_items == 2) scale[0] = f->items[0].f, scale[1] = f->items[1].f;
+  cg_value *out = produce(g, output(n, 0));
+  LLVMTypeRef p[10] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->f64, g->f64, g->i64};
+  LLVMValueRef a[10] = {x->data, out->data, prod(g, x->dims, 0, 2), x->dims[2], x->dims[3], out->dims[2], out->dims[3],
+                        LLVMConstReal(g->f64, scale[0]), LLVMConstReal(g->f64, scale[1]), cg_elem_size(g, x->v->meta.dtype)};
+  cg_call(g, "sc_k_upsample_nearest2d", g->voidt, p, 10, a, 10, false);
+  return true;
+}
+
 /* upsample_nearest2d by whole powers of two: ATen's source index floor(o * (1 / k)) is
  * o / k exactly there, so each input element is repeated k times along each dim, a strided
  * copy of x read as [n, c, h, kh, w, kw] with strides 0 on the repeats.  Other factors
@@ -1880,12 +1897,19 @@ static bool lower_upsample_bilinear2d(cg *g, const sc_node *n) {
 static bool lower_upsample_nearest2d(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "input");
   const sc_value *ov = output(n, 0);
+  { /* torch's check, in its words */
+    cg_value *o = cg_get(g, ov);
+    cg_set_dims(g, o);
+    LLVMValueRef sizes[4] = {x->dims[2], x->dims[3], o->dims[2], o->dims[3]}, bad = LLVMConstInt(g->i1, 0, 0);
+    for (int i = 0; i < 4; i++) bad = LLVMBuildOr(g->B, bad, LLVMBuildICmp(g->B, LLVMIntSLE, sizes[i], cg_i64(g, 0), "e"), "bad");
+    cg_fail_msg_if(g, bad, "Input and output sizes should be greater than 0, but got input (H: %lld, W: %lld) output "
+                   "(H: %lld, W: %lld)", sizes, 4);
+  }
   int64_t k[2];
   for (int d = 0; d < 2; d++) {
     const sc_expr *in = x->v->shape[2 + d], *out = ov->shape[2 + d], *q = sc_expr_floordiv(g->ctx, out, in);
     if (!q || sc_expr_mul(g->ctx, q, in) != out || !sc_expr_is_const(q, &k[d]) || k[d] < 1 || (k[d] & (k[d] - 1)))
-      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "upsample_nearest2d from %s to %s has no lowering yet "
-                      "(whole power-of-two factors only)", sc_expr_to_string(g->ctx, in), sc_expr_to_string(g->ctx, out));
+      return upsample_nearest_any(g, n, x);
   }
   cg_value *out = produce(g, ov);
   LLVMValueRef xs[CG_MAX_RANK];

@@ -151,6 +151,9 @@ void sc_k_linspace(void *dst, int64_t steps, double start, double end, int32_t i
 /* triu / tril of [batch, rows, cols] (copy.c) */
 void sc_k_triangle(const void *x, void *out, int64_t batch, int64_t rows, int64_t cols, int64_t diagonal, int32_t upper,
                    int64_t esize);
+/* upsample_nearest2d by any factor (upsample.c) */
+void sc_k_upsample_nearest2d(const void *x, void *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                             double scale_h, double scale_w, int64_t esize);
 void sc_k_copy_into(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
                     int64_t esize);
 void sc_k_fill(void *dst, int64_t n, const void *value, int64_t esize);

@@ -1,4 +1,5 @@
-/* upsample.c - bilinear upsampling of NCHW planes (aten.upsample_bilinear2d.vec).
+/* upsample.c - bilinear and nearest upsampling of NCHW planes (aten.upsample_bilinear2d.vec,
+ * aten.upsample_nearest2d.vec by factors that are not powers of two).
  *
  * Each output row and column has a source position computed in float as torch 2.14's CPU
  * kernel does: with align_corners the corners map to the corners, scale (in - 1) / (out - 1),
@@ -10,6 +11,7 @@
  * compiled sum runs it: x01 w01 first, then the others fused in, in that order.  Checked
  * bit for bit against torch 2.14 (test/cpu/tiny_ops/upsample_bilinear). */
 #include <math.h>
+#include <string.h>
 
 #include "kernels.h"
 
@@ -90,4 +92,25 @@ int sc_k_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t h
   sc_rt_parallel_for(sc_rt_has_avx2() ? planes_fma : planes_plain, &j, nc, per_plane >= 16384 ? 1 : 16384 / per_plane + 1);
   sc_rt_free(tables);
   return SHAPEC_OK;
+}
+
+/* Nearest upsampling as torch's CPU kernel picks the source: output index o reads
+ * min(floor(o * scale), in - 1), scale in float32: 1 / scale_factor where the program gives
+ * one (scale_h, scale_w > 0), in / out otherwise.  Any dtype (esize bytes). */
+void sc_k_upsample_nearest2d(const void *x, void *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                             double scale_h, double scale_w, int64_t esize) {
+  float sh = scale_h > 0 ? (float)(1.0 / scale_h) : (float)h / (float)oh;
+  float sw = scale_w > 0 ? (float)(1.0 / scale_w) : (float)w / (float)ow;
+  const char *src = x;
+  char *dst = y;
+  for (int64_t p = 0; p < nc; p++)
+    for (int64_t i = 0; i < oh; i++) {
+      int64_t si = (int64_t)floorf((float)i * sh);
+      if (si > h - 1) si = h - 1;
+      for (int64_t j = 0; j < ow; j++, dst += esize) {
+        int64_t sj = (int64_t)floorf((float)j * sw);
+        if (sj > w - 1) sj = w - 1;
+        memcpy(dst, src + ((p * h + si) * w + sj) * esize, (size_t)esize);
+      }
+    }
 }
