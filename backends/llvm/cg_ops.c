@@ -1704,6 +1704,18 @@ static bool lower_pad_mode(cg *g, const sc_node *n, int mode, const char *list) 
   size_t pairs = arg(n, list)->n_items / 2;
   LLVMValueRef before[CG_MAX_RANK];
   for (int d = 0; d < r; d++) before[d] = r - 1 - d < (int)pairs ? list_item(g, n, list, 2 * (size_t)(r - 1 - d)) : cg_i64(g, 0);
+  if (mode != SC_PAD_CIRCULAR && r >= (int)pairs + 1 && r <= (int)pairs + 2) {
+    /* torch's check: only a batch dim may be empty (a reflection's guard refuses first) */
+    LLVMValueRef empty = LLVMConstInt(g->i1, 0, 0);
+    for (int d = r == (int)pairs + 2 ? 1 : 0; d < r; d++)
+      empty = LLVMBuildOr(g->B, empty, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[d], cg_i64(g, 0), "e"), "empty");
+    char fmt[300];
+    int k = snprintf(fmt, sizeof fmt, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size and other "
+                     "non-zero dimensions for input, but got: [", (int)pairs + 1, (int)pairs + 2);
+    for (int d = 0; d < r && k > 0 && (size_t)k < sizeof fmt; d++) k += snprintf(fmt + k, sizeof fmt - (size_t)k, d ? ", %%lld" : "%%lld");
+    if (k > 0 && (size_t)k < sizeof fmt) snprintf(fmt + k, sizeof fmt - (size_t)k, "]");
+    cg_fail_msg_if(g, empty, fmt, x->dims, (unsigned)r);
+  }
   LLVMTypeRef p[8] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->i64, g->i32};
   LLVMValueRef a[8] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r),
                        array_i64(g, out->dims, r), array_i64(g, before, r), cg_elem_size(g, out->v->meta.dtype),
