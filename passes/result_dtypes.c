@@ -23,7 +23,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
   switch (n->op->id) {
     /* indices and counts */
     case SC_OP_ARGMAX: case SC_OP_ARGMIN: case SC_OP_NONZERO: case SC_OP_ARGSORT: return SC_DTYPE_I64;
-    case SC_OP_MAX_DIM: case SC_OP_MIN_DIM: case SC_OP_MAX_POOL2D_INDICES: case SC_OP_MAX_POOL3D_INDICES: case SC_OP_SORT: case SC_OP_TOPK:
+    case SC_OP_MAX_DIM: case SC_OP_MIN_DIM: case SC_OP_CUMMAX: case SC_OP_CUMMIN: case SC_OP_MAX_POOL2D_INDICES: case SC_OP_MAX_POOL3D_INDICES: case SC_OP_SORT: case SC_OP_TOPK:
       return k == 1 ? SC_DTYPE_I64 : self;
     /* truth values */
     case SC_OP_EQ_TENSOR: case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR:
@@ -36,7 +36,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_MAX_POOL2D: case SC_OP_AVG_POOL2D: case SC_OP_MAX_POOL1D: case SC_OP_AVG_POOL1D: case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: case SC_OP_ADAPTIVE_AVG_POOL1D:
     case SC_OP_MAX_POOL3D: case SC_OP_AVG_POOL3D: case SC_OP_ADAPTIVE_AVG_POOL3D:
     case SC_OP_SOFTMAX: case SC_OP_LOG_SOFTMAX: case SC_OP_LINALG_VECTOR_NORM: case SC_OP_AMAX: case SC_OP_AMIN: case SC_OP_MAX: case SC_OP_MIN:
-    case SC_OP_HISTC: case SC_OP_TRIU: case SC_OP_TRIL: case SC_OP_REPEAT_INTERLEAVE: case SC_OP_MESHGRID: case SC_OP_GRID_SAMPLER_2D: case SC_OP_DIAGONAL: case SC_OP_AS_STRIDED: case SC_OP_MASKED_SCATTER: case SC_OP_REPEAT: case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD: case SC_OP_FLIP: case SC_OP_ROLL: case SC_OP_INDEX_SELECT: case SC_OP_INDEX_COPY: case SC_OP_INDEX_PUT: case SC_OP_GATHER:
+    case SC_OP_HISTC: case SC_OP_TRIU: case SC_OP_TRIL: case SC_OP_REPEAT_INTERLEAVE: case SC_OP_MESHGRID: case SC_OP_GRID_SAMPLER_2D: case SC_OP_DIAGONAL: case SC_OP_AS_STRIDED: case SC_OP_MASKED_SCATTER: case SC_OP_REPEAT: case SC_OP_TILE: case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD: case SC_OP_FLIP: case SC_OP_ROLL: case SC_OP_INDEX_SELECT: case SC_OP_INDEX_COPY: case SC_OP_INDEX_PUT: case SC_OP_GATHER:
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE: case SC_OP_MASKED_SELECT: case SC_OP_INDEX_TENSOR:
     case SC_OP_NEW_ZEROS: case SC_OP_NEW_ONES:
       return n->op->id == SC_OP_NEW_ZEROS || n->op->id == SC_OP_NEW_ONES ? SC_DTYPE_UNKNOWN : self;

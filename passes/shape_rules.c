@@ -684,6 +684,62 @@ static bool rule_cat(sc_rule_ctx *rc, bool stack) {
   return set_out(rc, 0, &acc);
 }
 
+/* vstack: cat along dim 0 of each tensor made at least 2-D ([n] -> [1, n]); hstack: cat
+ * of each made at least 1-D, along dim 0 where they are vectors, else along dim 1. */
+static bool rule_hv_stack(sc_rule_ctx *rc, bool vertical) {
+  const sc_arg *ts = tensors_arg(rc, "tensors");
+  if (!ts) return false;
+  if (!ts->n_items) return rule_error(rc, "%s expects a non-empty TensorList", vertical ? "vstack" : "hstack");
+  shape acc = {-1, {0}};
+  int d = 0;
+  for (size_t i = 0; i < ts->n_items; i++) {
+    const sc_value *v = ts->items[i].value;
+    shape s = {0};
+    if (!v) return rule_error(rc, "tensor list entry %zu is None", i);
+    if (!shape_of(rc, v, &s)) return false;
+    int least = vertical ? 2 : 1;
+    if (s.rank < least) { /* atleast_1d / atleast_2d: leading dims of size 1 */
+      int lead = least - s.rank;
+      for (int k = s.rank - 1; k >= 0; k--) s.d[k + lead] = s.d[k];
+      for (int k = 0; k < lead; k++) s.d[k] = sc_expr_int(rc->ctx, 1);
+      s.rank = least;
+    }
+    if (acc.rank < 0) {
+      acc = s;
+      d = vertical || s.rank == 1 ? 0 : 1;
+      continue;
+    }
+    if (s.rank != acc.rank)
+      return rule_error(rc, "Tensors must have same number of dimensions: got %d and %d", acc.rank, s.rank);
+    for (int k = 0; k < s.rank; k++)
+      acc.d[k] = k == d ? sc_expr_add(rc->ctx, acc.d[k], s.d[k]) : eq_guard(rc, vertical ? "vstack" : "hstack", acc.d[k], s.d[k]);
+  }
+  return set_out(rc, 0, &acc);
+}
+
+/* outer(self [n], vec2 [m]) -> [n, m]; kron(a, b): both padded with leading 1s to the
+ * larger rank, each size the product of the two. */
+static bool rule_kron(sc_rule_ctx *rc, bool outer) {
+  const sc_value *a = tensor_arg(rc, "self", true), *b = tensor_arg(rc, outer ? "vec2" : "other", true);
+  shape sa = {0}, sb = {0}, out = {0};
+  if (!a || !b || !shape_of(rc, a, &sa) || !shape_of(rc, b, &sb)) return false;
+  if (outer) {
+    if (sa.rank != 1) return rule_error(rc, "outer: Expected 1-D argument self, but got %d-D", sa.rank);
+    if (sb.rank != 1) return rule_error(rc, "outer: Expected 1-D argument vec2, but got %d-D", sb.rank);
+    out.rank = 2;
+    out.d[0] = sa.d[0];
+    out.d[1] = sb.d[0];
+    return set_out(rc, 0, &out);
+  }
+  out.rank = sa.rank > sb.rank ? sa.rank : sb.rank;
+  for (int k = 0; k < out.rank; k++) {
+    int ka = k - (out.rank - sa.rank), kb = k - (out.rank - sb.rank);
+    const sc_expr *one = sc_expr_int(rc->ctx, 1);
+    out.d[k] = sc_expr_mul(rc->ctx, ka < 0 ? one : sa.d[ka], kb < 0 ? one : sb.d[kb]);
+  }
+  return set_out(rc, 0, &out);
+}
+
 /* split / chunk: the program fixes the number of outputs; the sizes follow from it. */
 static bool rule_split(sc_rule_ctx *rc, int kind) {
   const sc_value *x = tensor_arg(rc, "self", true);
@@ -1070,12 +1126,20 @@ static bool rule_sort(sc_rule_ctx *rc, bool topk) {
   return set_out(rc, 0, &s) && (rc->node->op->id == SC_OP_ARGSORT || set_out(rc, 1, &s));
 }
 
-static bool rule_repeat(sc_rule_ctx *rc) {
+/* repeat(x, repeats) and tile(x, dims), which first pads dims with leading 1s to x's rank */
+static bool rule_repeat(sc_rule_ctx *rc, bool tile) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape in = {0}, out = {0};
   if (!x || !shape_of(rc, x, &in)) return false;
   const sc_expr *rep[MAX_RANK];
-  int n = ints_arg(rc, "repeats", rep, MAX_RANK, -1);
+  int n = ints_arg(rc, tile ? "dims" : "repeats", rep, MAX_RANK, -1);
+  if (n < 0) return false;
+  if (tile && n < in.rank) {
+    int lead = in.rank - n;
+    for (int i = n - 1; i >= 0; i--) rep[i + lead] = rep[i];
+    for (int i = 0; i < lead; i++) rep[i] = sc_expr_int(rc->ctx, 1);
+    n = in.rank;
+  }
   if (n < in.rank) return rule_error(rc, "repeat needs at least %d repeats", in.rank);
   out.rank = n;
   for (int i = 0; i < n; i++) {
@@ -1768,7 +1832,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SIGN: case SC_OP_LOG1P: case SC_OP_EXPM1: case SC_OP_LOG2: case SC_OP_LOG10: case SC_OP_TAN:
     case SC_OP_ASIN: case SC_OP_ACOS: case SC_OP_ATAN: case SC_OP_SINH: case SC_OP_COSH: case SC_OP_ASINH:
     case SC_OP_ACOSH: case SC_OP_ATANH: case SC_OP_ATAN2: case SC_OP_FLOOR_DIVIDE: case SC_OP_LOGICAL_XOR:
-    case SC_OP_FRAC: case SC_OP_HARDSHRINK: case SC_OP_LOG_SIGMOID: case SC_OP_LOGIT: case SC_OP_MISH: case SC_OP_LGAMMA:
+    case SC_OP_FRAC: case SC_OP_HARDSHRINK: case SC_OP_LOG_SIGMOID: case SC_OP_LOGIT: case SC_OP_MISH: case SC_OP_LGAMMA: case SC_OP_ERFINV: case SC_OP_DIGAMMA:
     case SC_OP_ADDCMUL: case SC_OP_ADDCDIV: case SC_OP_LERP:
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
@@ -1841,7 +1905,11 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SUM_DIM: case SC_OP_MEAN_DIM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_SUM: case SC_OP_MEAN: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_AMAX: case SC_OP_AMIN: return rule_reduce(rc, "dim", true, 1);
-    case SC_OP_VAR_CORRECTION: case SC_OP_VAR_DIM: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_VAR_CORRECTION: case SC_OP_VAR_DIM: case SC_OP_STD_CORRECTION: case SC_OP_STD_DIM:
+      return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_VAR: case SC_OP_STD: return rule_reduce(rc, NULL, true, 1);
+    case SC_OP_VAR_MEAN: case SC_OP_STD_MEAN: return rule_reduce(rc, "dim", true, 2);
+    case SC_OP_LINALG_NORM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_MAX: case SC_OP_MIN: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_ARGMAX: case SC_OP_ARGMIN: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_ANY_DIM: return rule_reduce(rc, "dim", false, 1);
@@ -1851,13 +1919,15 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_LOGSUMEXP: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_TRIU: case SC_OP_TRIL: return rule_same_as(rc, "self");
     case SC_OP_LINALG_VECTOR_NORM: return rule_reduce(rc, "dim", true, 1);
-    case SC_OP_CUMSUM: {
+    case SC_OP_CUMMAX: case SC_OP_CUMMIN: case SC_OP_CUMSUM: case SC_OP_CUMPROD: {
       const sc_value *x = tensor_arg(rc, "self", true);
       shape s = {0};
       int64_t dim;
       if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", 0, true, &dim)) return false;
       int d;
       if (!norm_dim(rc, dim, s.rank ? s.rank : 1, &d)) return false;
+      if (rc->node->op->id == SC_OP_CUMMAX || rc->node->op->id == SC_OP_CUMMIN) /* values and indices */
+        if (!set_out(rc, 1, &s)) return false;
       return set_out(rc, 0, &s);
     }
     case SC_OP_MAX_DIM: case SC_OP_MIN_DIM: return rule_reduce(rc, "dim", false, 2);
@@ -1883,7 +1953,10 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_UNBIND: return rule_unbind(rc);
     case SC_OP_CAT: return rule_cat(rc, false);
     case SC_OP_STACK: return rule_cat(rc, true);
-    case SC_OP_REPEAT: return rule_repeat(rc);
+    case SC_OP_REPEAT: return rule_repeat(rc, false);
+    case SC_OP_TILE: return rule_repeat(rc, true);
+    case SC_OP_VSTACK: case SC_OP_HSTACK: return rule_hv_stack(rc, rc->node->op->id == SC_OP_VSTACK);
+    case SC_OP_OUTER: case SC_OP_KRON: return rule_kron(rc, rc->node->op->id == SC_OP_OUTER);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD: return rule_pad(rc);
     case SC_OP_FLIP: case SC_OP_ROLL: return rule_same_as(rc, "self");
     case SC_OP_DIFF: return rule_diff(rc);

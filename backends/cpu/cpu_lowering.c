@@ -46,10 +46,13 @@ static void attach_vector_variant(cg *g, LLVMValueRef call, const char *fname, L
                                                      (unsigned)strlen(attr)));
 }
 
+/* Functions glibc lacks, which the runtime defines (backends/cpu/runtime/special_functions.c). */
+static bool runtime_math(const char *name) { return strcmp(name, "erfinv") == 0 || strcmp(name, "digamma") == 0; }
+
 static LLVMValueRef libm_call(cg *g, const char *name, LLVMValueRef x) {
   LLVMTypeRef t = LLVMTypeOf(x);
   char fname[32];
-  snprintf(fname, sizeof fname, "%s%s", name, t == g->f32 ? "f" : "");
+  snprintf(fname, sizeof fname, "%s%s%s", runtime_math(name) ? "sc_" : "", name, t == g->f32 ? "f" : "");
   LLVMTypeRef params[1] = {t};
   LLVMValueRef f = cg_function(g, fname, t, params, 1, false);
   static const char *const attrs[] = {"nounwind", "willreturn"};

@@ -735,6 +735,13 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
       return LLVMBuildFMul(g->B, x, libm1(g, "tanh", sp), "mish");
     }
     case SC_OP_LGAMMA: return libm1(g, "lgamma", operand(g, c, n, "self", ct, &has));
+    case SC_OP_ERFINV: case SC_OP_DIGAMMA: /* the runtime's (special_functions.c); libdevice's erfinv on a GPU */
+      x = operand(g, c, n, "self", ct, &has);
+      if (g->cuda && (n->op->id == SC_OP_DIGAMMA || g->emulate)) {
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)", n->target);
+        return x;
+      }
+      return libm1(g, n->op->id == SC_OP_ERFINV ? "erfinv" : "digamma", x);
     case SC_OP_ADDCMUL: case SC_OP_ADDCDIV: {
       x = operand(g, c, n, "self", ct, &has);
       LLVMValueRef t1 = operand(g, c, n, "tensor1", ct, &has), t2 = operand(g, c, n, "tensor2", ct, &has);

@@ -411,6 +411,33 @@ static bool lower_cat(cg *g, const sc_node *n, bool stack) {
   return true;
 }
 
+/* vstack / hstack: each tensor, lifted with leading dims of size 1 to the output's rank,
+ * copied into its place along dim 0 (vstack, or hstack of vectors) or 1. */
+static bool lower_hv_stack(cg *g, const sc_node *n) {
+  const sc_arg *ts = arg(n, "tensors");
+  cg_value *out = produce(g, output(n, 0));
+  int r = out->v->meta.rank, d = n->op->id == SC_OP_VSTACK || r == 1 ? 0 : 1;
+  LLVMValueRef os[CG_MAX_RANK];
+  strides_of(g, out, os);
+  LLVMValueRef at = cg_i64(g, 0);
+  for (size_t i = 0; i < ts->n_items; i++) {
+    cg_value *x = cg_get(g, ts->items[i].value);
+    if (x->v->meta.dtype != out->v->meta.dtype)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of a %s tensor into %s has no CPU lowering", n->target,
+                      sc_dtype_name(x->v->meta.dtype), sc_dtype_name(out->v->meta.dtype));
+    int lead = r - x->v->meta.rank;
+    LLVMValueRef shape[CG_MAX_RANK];
+    for (int k = 0; k < r; k++) shape[k] = k < lead ? cg_i64(g, 1) : x->dims[k - lead];
+    LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+    LLVMValueRef a[6] = {x->data, offset_ptr(g, out->data, LLVMBuildMul(g->B, at, os[d], "o"), out->v->meta.dtype),
+                         LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, shape, r), array_i64(g, os, r),
+                         cg_elem_size(g, out->v->meta.dtype)};
+    cg_call(g, "sc_k_copy_into", g->voidt, p, 6, a, 6, false);
+    at = LLVMBuildAdd(g->B, at, shape[d], "at");
+  }
+  return true;
+}
+
 /* A position along a dim of size `size` as slice and select take it: a negative one counts
  * from the end; clamped to [0, size] (a slice's bounds; select's index is checked by the
  * shape rule's guards or here). */
@@ -1352,11 +1379,29 @@ static bool lower_vector_norm(cg *g, const sc_node *n, cg_value *x) {
                     "has one)", n->target, sc_dtype_name(x->v->meta.dtype));
   double ord = float_arg(n, "ord", 2);
   if (isnan(ord)) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with a NaN order", n->target);
-  cg_value *out = produce(g, output(n, 0));
   int r = x->v->meta.rank;
-  int32_t mask[CG_MAX_RANK] = {0};
   int64_t dims[CG_MAX_RANK];
   int k = ints(n, "dim", dims, CG_MAX_RANK);
+  if (n->op->id == SC_OP_LINALG_NORM) { /* linalg.norm: a vector norm, or Frobenius's over two dims */
+    const sc_arg *oa = arg(n, "ord");
+    bool given = !arg_none(oa), named = given && oa->kind == SC_ARG_STRING;
+    int over = k ? k : r;
+    if (named && strcmp(oa->items[0].s, "fro") != 0)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with ord='%s' (a matrix norm through singular "
+                      "values) has no lowering; 'fro' and vector norms have one", n->target, oa->items[0].s);
+    if (named && over != 2)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "linalg.matrix_norm: dim must be a 2-tuple. Got %d dims",
+                      over);
+    if (given && !named && over == 2)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with ord=%g over two dims (a matrix norm) has no "
+                      "lowering; ord=None, 'fro' and vector norms have one", n->target, ord);
+    if (given && !named && !k && r > 2)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "linalg.norm: If dim is not specified but ord is, the "
+                      "input must be 1D or 2D. Got %dD.", r);
+    if (named) ord = 2;
+  }
+  cg_value *out = produce(g, output(n, 0));
+  int32_t mask[CG_MAX_RANK] = {0};
   for (int i = 0; i < r; i++) mask[i] = k == 0;
   for (int i = 0; i < k; i++) mask[norm_dim(dims[i], r)] = 1;
   if (ord < 0 || ord == INFINITY) { /* no identity: ATen refuses an empty reduction, with these words */
@@ -1456,6 +1501,63 @@ static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
                   "bools have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
 }
 
+/* cumprod over one dim: float32 (multiplied in double), integers and bools into int64. */
+static bool lower_cumprod(cg *g, const sc_node *n, cg_value *x) {
+  if (g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
+                    n->target);
+  cg_value *out = produce(g, output(n, 0));
+  int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
+  LLVMValueRef outer = prod(g, x->dims, 0, d), len = r ? x->dims[d] : cg_i64(g, 1), inner = prod(g, x->dims, d + 1, r);
+  if (line_kernel(g, "sc_k_cumprod", x, out, outer, len, inner)) return true;
+  return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, and integers "
+                  "or bools into int64, have one)", n->target, sc_dtype_name(x->v->meta.dtype),
+                  sc_dtype_name(out->v->meta.dtype));
+}
+
+/* cummax / cummin over one dim: the running extreme in x's dtype and its index. */
+static bool lower_cum_extreme(cg *g, const sc_node *n, cg_value *x) {
+  int kind = element_kind(x->v->meta.dtype);
+  if (g->cuda || kind < 0)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (float32, float64, integers "
+                    "and bools on the CPU have one)", n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
+  cg_value *values = produce(g, output(n, 0)), *indices = produce(g, output(n, 1));
+  int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
+  LLVMTypeRef p[8] = {g->ptr, g->ptr, g->ptr, g->i32, g->i32, g->i64, g->i64, g->i64};
+  LLVMValueRef a[8] = {x->data, values->data, indices->data, LLVMConstInt(g->i32, (unsigned)kind, 0),
+                       LLVMConstInt(g->i32, n->op->id == SC_OP_CUMMIN, 0), prod(g, x->dims, 0, d),
+                       r ? x->dims[d] : cg_i64(g, 1), prod(g, x->dims, d + 1, r)};
+  cg_call(g, "sc_k_cum_extreme", g->voidt, p, 8, a, 8, false);
+  return true;
+}
+
+/* outer(x, y) and kron(a, b) (runtime kron.c): operands and result of one dtype. */
+static bool lower_kron(cg *g, const sc_node *n) {
+  bool outer = n->op->id == SC_OP_OUTER;
+  cg_value *a = tensor(g, n, "self"), *b = tensor(g, n, outer ? "vec2" : "other");
+  if (!a || !b) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  cg_value *out = produce(g, output(n, 0));
+  sc_dtype dt = out->v->meta.dtype;
+  int kind = element_kind(dt);
+  if (g->cuda || kind < 0 || a->v->meta.dtype != dt || b->v->meta.dtype != dt)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s and %s has no %s lowering (operands of the "
+                    "result's dtype on the CPU have one)", n->target, sc_dtype_name(a->v->meta.dtype),
+                    sc_dtype_name(b->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
+  int ra = a->v->meta.rank, rb = b->v->meta.rank, r = ra > rb ? ra : rb;
+  if (r == 0) r = 1;
+  LLVMValueRef as[CG_MAX_RANK], bs[CG_MAX_RANK];
+  for (int k = 0; k < r; k++) {
+    int ka = k - (r - ra), kb = k - (r - rb);
+    as[k] = ka < 0 ? cg_i64(g, 1) : a->dims[ka];
+    bs[k] = kb < 0 ? cg_i64(g, 1) : b->dims[kb];
+  }
+  LLVMTypeRef p[7] = {g->ptr, g->ptr, g->ptr, g->i32, g->i32, g->ptr, g->ptr};
+  LLVMValueRef v[7] = {a->data, b->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0),
+                       LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, as, r), array_i64(g, bs, r)};
+  cg_call(g, "sc_k_kron", g->voidt, p, 7, v, 7, false);
+  return true;
+}
+
 /* _weight_norm(v, g, dim): v scaled per position along dim to g's norm (wav2vec2's
  * positional convolution); float32 on the CPU. */
 static bool lower_weight_norm(cg *g, const sc_node *n) {
@@ -1521,8 +1623,10 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   if (n->op->id == SC_OP_WEIGHT_NORM) return lower_weight_norm(g, n);
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
-  if (n->op->id == SC_OP_LINALG_VECTOR_NORM) return lower_vector_norm(g, n, x);
+  if (n->op->id == SC_OP_LINALG_VECTOR_NORM || n->op->id == SC_OP_LINALG_NORM) return lower_vector_norm(g, n, x);
   if (n->op->id == SC_OP_CUMSUM) return lower_cumsum(g, n, x);
+  if (n->op->id == SC_OP_CUMPROD) return lower_cumprod(g, n, x);
+  if (n->op->id == SC_OP_CUMMAX || n->op->id == SC_OP_CUMMIN) return lower_cum_extreme(g, n, x);
   if (n->op->id == SC_OP_HISTC) {
     if (x->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
       return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
@@ -1587,7 +1691,12 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   cg_value *out = produce(g, output(n, 0));
   int32_t mask[CG_MAX_RANK] = {0};
   int64_t dims[CG_MAX_RANK];
-  bool whole = n->op->id == SC_OP_SUM || n->op->id == SC_OP_MEAN || n->op->id == SC_OP_MAX || n->op->id == SC_OP_MIN;
+  int id0 = n->op->id;
+  bool whole = id0 == SC_OP_SUM || id0 == SC_OP_MEAN || id0 == SC_OP_MAX || id0 == SC_OP_MIN || id0 == SC_OP_VAR || id0 == SC_OP_STD;
+  bool root = id0 == SC_OP_STD || id0 == SC_OP_STD_DIM || id0 == SC_OP_STD_CORRECTION || id0 == SC_OP_STD_MEAN;
+  if (root && g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
+                    n->target);
   int k = whole ? 0 : ints(n, "dim", dims, CG_MAX_RANK);
   for (int i = 0; i < r; i++) mask[i] = k == 0;
   for (int i = 0; i < k; i++) mask[norm_dim(dims[i], r)] = 1;
@@ -1596,7 +1705,9 @@ static bool lower_reduce(cg *g, const sc_node *n) {
            : (n->op->id == SC_OP_AMAX || n->op->id == SC_OP_MAX) ? SC_REDUCE_MAX
            : (n->op->id == SC_OP_AMIN || n->op->id == SC_OP_MIN) ? SC_REDUCE_MIN : SC_REDUCE_VAR;
   /* var.correction takes the correction; var.dim an `unbiased` flag (correction 1 or 0) */
-  double correction = n->op->id == SC_OP_VAR_DIM ? (int_arg(n, "unbiased", 1) ? 1 : 0) : float_arg(n, "correction", 1);
+  bool flag = id0 == SC_OP_VAR_DIM || id0 == SC_OP_STD_DIM || id0 == SC_OP_VAR || id0 == SC_OP_STD ||
+              !arg_none(arg(n, "unbiased")); /* var_mean.dim, std_mean.dim */
+  double correction = flag ? (int_arg(n, "unbiased", 1) ? 1 : 0) : float_arg(n, "correction", 1);
   if (op == SC_REDUCE_MAX || op == SC_REDUCE_MIN) { /* no identity to return for nothing, as in torch */
     LLVMValueRef count = cg_i64(g, 1);
     for (int i = 0; i < r; i++)
@@ -1661,6 +1772,17 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   LLVMValueRef a[7] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i32(g, mask, r),
                        LLVMConstInt(g->i32, (unsigned)op, 0), LLVMConstReal(g->f64, correction)};
   cg_call(g, "sc_k_reduce_f32", g->voidt, p, 7, a, 7, false);
+  if (root) { /* std: the square root of var, as torch takes it */
+    LLVMTypeRef sp[2] = {g->ptr, g->i64};
+    LLVMValueRef sa[2] = {out->data, out->numel};
+    cg_call(g, "sc_k_sqrt_f32", g->voidt, sp, 2, sa, 2, false);
+  }
+  if (id0 == SC_OP_VAR_MEAN || id0 == SC_OP_STD_MEAN) { /* and the mean over the same dims */
+    cg_value *mean = produce(g, output(n, 1));
+    a[1] = mean->data;
+    a[5] = LLVMConstInt(g->i32, SC_REDUCE_MEAN, 0);
+    cg_call(g, "sc_k_reduce_f32", g->voidt, p, 7, a, 7, false);
+  }
   return true;
 }
 
@@ -2342,7 +2464,9 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_CAT: return lower_cat(g, n, false);
     case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: return lower_scatter_view(g, n);
     case SC_OP_STACK: return lower_cat(g, n, true);
-    case SC_OP_REPEAT: {
+    case SC_OP_VSTACK: case SC_OP_HSTACK: return lower_hv_stack(g, n);
+    case SC_OP_OUTER: case SC_OP_KRON: return lower_kron(g, n);
+    case SC_OP_REPEAT: case SC_OP_TILE: {
       cg_value *x = tensor(g, n, "self");
       cg_value *out = produce(g, output(n, 0));
       int r = out->v->meta.rank, rx = x->v->meta.rank;

@@ -396,6 +396,23 @@ def small_cases():
         torch.lerp(x, y, 0.3), torch.lerp(x, y, 0.8), torch.lerp(x, y, torch.sigmoid(y)), torch.triu(x), torch.tril(x, -1),
         torch.triu(x.unsqueeze(0).expand(2, -1, -1) * 1, 2), torch.logsumexp(x, 1), torch.logsumexp(x * 50, (0, 1), keepdim=True)),
         (r(5, 6), r(5, 6)), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    # more composites the default IR keeps: erfinv, digamma, std (three overloads), var, var_mean, std_mean,
+    # cumprod (float and int), cummax / cummin (ties take the later index), tile, vstack, hstack, outer, kron,
+    # linalg.norm (None, 'fro', a vector order)
+    c.append(case("composite_more", lambda m, x, y, v, i: (
+        torch.erfinv(torch.tanh(x) * 0.999), torch.erfinv(torch.tensor([0.0, 1.0, -1.0, 0.9999999])) + x.sum() * 0,
+        torch.digamma(x * 4), torch.digamma(torch.tensor([0.0, -0.0, -2.0, -1.5, 30.0])) + x.sum() * 0,
+        torch.std(x, 1), torch.std(x, (0, 1), keepdim=True), torch.std(x), torch.std(x, 0, correction=0), torch.var(x),
+        torch.var_mean(x, 0)[0], torch.var_mean(x, 1, correction=0)[1], torch.std_mean(x, 1)[0], torch.std_mean(x)[1],
+        torch.cumprod(x, 0), torch.cumprod(i, 1), torch.cummax(torch.round(x * 2), 1)[0], torch.cummax(torch.round(x * 2), 1)[1],
+        torch.cummin(i, 0)[0], torch.cummin(i, 0)[1], torch.cummax(x, 0)[1],
+        torch.tile(x, (2, 3)), torch.tile(x, (2,)), torch.tile(v, (2, 2)),
+        torch.vstack([x, y]) * 1, torch.vstack([v, v * 2]), torch.hstack([x, y[:, :2]]), torch.hstack([v, v]),
+        torch.outer(v, v[:3]), torch.kron(x, y[:2, :2]), torch.kron(v[:2], x),
+        torch.linalg.norm(x), torch.linalg.norm(x, dim=1), torch.linalg.norm(x, 'fro'), torch.linalg.norm(v, 3),
+        torch.linalg.norm(x, 1, dim=0, keepdim=True), torch.norm(x, dim=1)),
+        (r(5, 4), r(5, 4), r(6), torch.tensor([[3, 1, -2, 2], [7, 0, 5, 1], [2, 2, 9, -1]])),
+        ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO}, {0: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

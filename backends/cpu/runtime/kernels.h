@@ -437,6 +437,21 @@ void sc_k_logsumexp_f32(const float *x, float *y, int64_t outer, int64_t n, int6
 void sc_k_prod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
 void sc_k_prod_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
 void sc_k_vector_norm_finish_f32(float *y, int64_t n, double ord);
+/* y[i] = sqrt(y[i]): std from var */
+void sc_k_sqrt_f32(float *y, int64_t n);
+/* ---- running products and extremes (cumulative.c) ---- */
+void sc_k_cumprod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
+void sc_k_cumprod_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
+void sc_k_cum_extreme(const void *x, void *values, int64_t *indices, int32_t kind, int32_t is_min, int64_t outer,
+                      int64_t n, int64_t inner);
+/* ---- Kronecker and outer products (kron.c) ---- */
+void sc_k_kron(const void *a, const void *b, void *out, int32_t kind, int32_t rank, const int64_t *a_shape,
+               const int64_t *b_shape);
+/* ---- special functions (special_functions.c) ---- */
+double sc_erfinv(double y);
+float sc_erfinvf(float y);
+double sc_digamma(double x);
+float sc_digammaf(float x);
 void sc_k_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
                      double correction);
 /* The sum of integers or bools over the reduced dims, in int64 (torch's sum of a bool or

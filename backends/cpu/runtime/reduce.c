@@ -579,6 +579,10 @@ void sc_k_vector_norm_finish_f32(float *y, int64_t n, double ord) {
   }
 }
 
+void sc_k_sqrt_f32(float *y, int64_t n) {
+  for (int64_t i = 0; i < n; i++) y[i] = sqrtf(y[i]);
+}
+
 /* ---- cumsum ------------------------------------------------------------------------- */
 
 void sc_k_cumsum_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner) {
