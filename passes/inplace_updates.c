@@ -138,6 +138,16 @@ static bool is_rename(const sc_node *view) {
   }
 }
 
+/* contiguous() of a tensor torch holds in another order (a permute's result) is a copy, which
+ * an in-place update of it does not reach: the strides the file records for the two differ
+ * (BEiT's relative position bias adds in place to `permute(...).contiguous()`). */
+static bool copies(const sc_node *view, const sc_value *base, const sc_value *result) {
+  if (view->op->id != SC_OP_CONTIGUOUS || !base->meta.strides || !result->meta.strides) return false;
+  for (int i = 0; i < base->meta.rank && i < result->meta.rank; i++)
+    if (base->meta.strides[i] != result->meta.strides[i]) return true; /* hash-consed: equal is identical */
+  return false;
+}
+
 /* Inserts after node k: NAME = target(value as arg_names[1], base as arg_names[0] or the
  * other way, extra arguments), NAME a fresh name with base's meta; every reader of base
  * after node k reads NAME.  Returns NAME's value. */
@@ -259,7 +269,7 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
     while (cur->def_node >= 0 && g->nodes[cur->def_node].op && g->nodes[cur->def_node].op->op_class == SC_OPC_VIEW) {
       const sc_node *view = &g->nodes[cur->def_node];
       sc_value *base = self_of(view);
-      if (!base) break;
+      if (!base || copies(view, base, cur)) break;
       bool others = other_view_read_later(p, at, view, base);
       bool base_is_view = base->def_node >= 0 && g->nodes[base->def_node].op &&
                           g->nodes[base->def_node].op->op_class == SC_OPC_VIEW;

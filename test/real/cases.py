@@ -61,6 +61,15 @@ def mutate_view(x):
     return y
 
 
+def mutate_contiguous(x):
+    p = x.t()
+    c = p.contiguous()  # a copy: p is held in another order
+    c.add_(1)  # so neither p nor x changes
+    y = x * 1
+    y.contiguous().mul_(3)  # y is compact: contiguous() is y itself, which changes
+    return c * 1, p * 2, x + 0, y
+
+
 def mutate_input_view(x, buf):
     x.view(-1).mul_(2)  # the caller's x changes
     buf.flatten().add_(1)  # the buffer's state changes
@@ -424,6 +433,7 @@ def small_cases():
                   acc=torch.zeros(6, 4), seen=torch.zeros(6, 4)))
     c.append(case("mutate_alias", lambda m, x: mutate_alias(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_view", lambda m, x: mutate_view(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mutate_contiguous", lambda m, x: mutate_contiguous(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_input_view", lambda m, x: mutate_input_view(x, m.buf), (r(4, 3),), ({0: AUTO},),
                   buf=torch.zeros(2, 3)))
     c.append(case("mutate_slice", lambda m, x: mutate_slice(x), (r(4, 3),), ({0: AUTO},)))

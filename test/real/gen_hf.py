@@ -28,9 +28,10 @@ import thin  # noqa: E402
 
 VOCAB = 96
 HIDDEN = 32
-EAGER = ("bloom", "t5_encoder", "t5", "deberta_v2", "convnext", "swin", "segformer")
+EAGER = ("bloom", "t5_encoder", "t5", "deberta_v2", "convnext", "swin", "segformer", "gptj", "resnet", "mobilevit", "convnextv2",
+         "levit")
 # a sequence range other than [2, 64], where torch's export asks for one (its suggested fix)
-SEQ = {"bart": dict(min=3, max=64)}  # no sdpa attention in transformers for these
+SEQ = {"bart": dict(min=3, max=64), "mobilebert": dict(min=3, max=64), "gemma3": dict(max=14)}
 # the families: (name, config class, model class, extra config, output field, takes a mask)
 FAMILIES = [
     ("gpt2", "GPT2Config", "GPT2LMHeadModel",
@@ -98,6 +99,34 @@ FAMILIES = [
     ("gemma2", "Gemma2Config", "Gemma2ForCausalLM",
      dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
           intermediate_size=64, max_position_embeddings=128, sliding_window=128), "logits", True),
+    ("gemma3", "Gemma3TextConfig", "Gemma3ForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+          intermediate_size=64, max_position_embeddings=128, sliding_window=16), "logits", True),
+    ("xlm_roberta", "XLMRobertaConfig", "XLMRobertaModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          max_position_embeddings=130, pad_token_id=1), "last_hidden_state", True),
+    ("mobilebert", "MobileBertConfig", "MobileBertModel",
+     dict(hidden_size=HIDDEN, embedding_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          intra_bottleneck_size=16, max_position_embeddings=128, num_feedforward_networks=2), "last_hidden_state", True),
+    ("gptj", "GPTJConfig", "GPTJForCausalLM",
+     dict(n_embd=HIDDEN, n_layer=2, n_head=4, rotary_dim=4, n_positions=128), "logits", True),
+    ("gpt_bigcode", "GPTBigCodeConfig", "GPTBigCodeForCausalLM",
+     dict(n_embd=HIDDEN, n_layer=2, n_head=4, n_positions=128, multi_query=True), "logits", True),
+    ("starcoder2", "Starcoder2Config", "Starcoder2ForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128, sliding_window=None), "logits", True),
+    ("olmo2", "Olmo2Config", "Olmo2ForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128), "logits", True),
+    ("stablelm", "StableLmConfig", "StableLmForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128), "logits", True),
+    ("granite", "GraniteConfig", "GraniteForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128), "logits", True),
+    ("cohere", "CohereConfig", "CohereForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128), "logits", True),
     ("bart", "BartConfig", "BartModel",
      dict(d_model=HIDDEN, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
           encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=128), "last_hidden_state", True),
@@ -131,6 +160,20 @@ VISION = [
     ("segformer", "SegformerConfig", "SegformerModel",
      dict(num_channels=3, num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],
           patch_sizes=[7, 3], strides=[4, 2], num_attention_heads=[1, 2], mlp_ratios=[2, 2]),
+     "last_hidden_state", [3, 32, 32]),
+    ("beit", "BeitConfig", "BeitModel", dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4,
+                                             intermediate_size=64, use_relative_position_bias=True, **IMAGE),
+     "last_hidden_state", [3, 32, 32]),
+    ("resnet", "ResNetConfig", "ResNetModel", dict(num_channels=3, embedding_size=16, hidden_sizes=[16, 32],
+                                                   depths=[1, 1], layer_type="bottleneck"), "last_hidden_state", [3, 32, 32]),
+    ("mobilevit", "MobileViTConfig", "MobileViTModel",
+     dict(num_channels=3, image_size=32, patch_size=2, hidden_sizes=[16, 24, 32], neck_hidden_sizes=[8, 8, 16, 16, 24, 24, 32],
+          num_attention_heads=2), "last_hidden_state", [3, 32, 32]),
+    ("convnextv2", "ConvNextV2Config", "ConvNextV2Model",
+     dict(num_channels=3, num_stages=2, hidden_sizes=[16, 32], depths=[1, 1], patch_size=4), "last_hidden_state", [3, 32, 32]),
+    ("levit", "LevitConfig", "LevitModel",
+     dict(image_size=32, num_channels=3, hidden_sizes=[16, 32, 48], num_attention_heads=[1, 2, 3], depths=[1, 1, 1],
+          key_dim=[8, 8, 8], patch_size=16, stride=2, kernel_size=3, down_ops=[["Subsample", 8, 1, 4, 2, 2], ["Subsample", 8, 2, 4, 2, 2]]),
      "last_hidden_state", [3, 32, 32]),
     ("whisper_encoder", "WhisperConfig", "WhisperEncoderWrapper",
      dict(d_model=HIDDEN, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=64, num_mel_bins=16,
