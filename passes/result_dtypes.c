@@ -42,7 +42,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
       return n->op->id == SC_OP_NEW_ZEROS || n->op->id == SC_OP_NEW_ONES ? SC_DTYPE_UNKNOWN : self;
     case SC_OP_LINEAR: case SC_OP_CONVOLUTION: case SC_OP_CONV1D: case SC_OP_CONV2D: case SC_OP_LAYER_NORM:
     case SC_OP_CONV_TRANSPOSE1D: case SC_OP_CONV_TRANSPOSE2D: case SC_OP_CONV3D:
-    case SC_OP_BATCH_NORM: case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_GROUP_NORM:
+    case SC_OP_BATCH_NORM: case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_UPSAMPLE_BICUBIC2D: case SC_OP_GROUP_NORM:
       return input;
     case SC_OP_NATIVE_GROUP_NORM: case SC_OP_INSTANCE_NORM: case SC_OP_BATCH_NORM_STATS: return input;
     case SC_OP_NATIVE_DROPOUT: return k == 1 ? SC_DTYPE_BOOL : input;

@@ -1186,7 +1186,9 @@ static bool rule_pad(sc_rule_ctx *rc) {
 /* upsample_nearest2d and upsample_bilinear2d (.vec): the output size given, or the input's
  * times whole scale factors (floor(size * factor) is exact only for those). */
 static bool rule_upsample2d(sc_rule_ctx *rc) {
-  const char *what = rc->node->op->id == SC_OP_UPSAMPLE_BILINEAR2D ? "upsample_bilinear2d" : "upsample_nearest2d";
+  int id = rc->node->op->id;
+  const char *what = id == SC_OP_UPSAMPLE_BILINEAR2D ? "upsample_bilinear2d"
+                     : id == SC_OP_UPSAMPLE_BICUBIC2D ? "upsample_bicubic2d" : "upsample_nearest2d";
   const sc_value *x = tensor_arg(rc, "input", true);
   shape s = {0};
   if (!x || !shape_of(rc, x, &s)) return false;
@@ -1832,7 +1834,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SIGN: case SC_OP_LOG1P: case SC_OP_EXPM1: case SC_OP_LOG2: case SC_OP_LOG10: case SC_OP_TAN:
     case SC_OP_ASIN: case SC_OP_ACOS: case SC_OP_ATAN: case SC_OP_SINH: case SC_OP_COSH: case SC_OP_ASINH:
     case SC_OP_ACOSH: case SC_OP_ATANH: case SC_OP_ATAN2: case SC_OP_FLOOR_DIVIDE: case SC_OP_LOGICAL_XOR:
-    case SC_OP_FRAC: case SC_OP_HARDSHRINK: case SC_OP_LOG_SIGMOID: case SC_OP_LOGIT: case SC_OP_MISH: case SC_OP_LGAMMA: case SC_OP_ERFINV: case SC_OP_DIGAMMA:
+    case SC_OP_FRAC: case SC_OP_HARDSHRINK: case SC_OP_LOG_SIGMOID: case SC_OP_LOGIT: case SC_OP_MISH: case SC_OP_LGAMMA: case SC_OP_SQUARE: case SC_OP_ERFINV: case SC_OP_DIGAMMA:
     case SC_OP_ADDCMUL: case SC_OP_ADDCDIV: case SC_OP_LERP:
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
@@ -1960,7 +1962,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD: return rule_pad(rc);
     case SC_OP_FLIP: case SC_OP_ROLL: return rule_same_as(rc, "self");
     case SC_OP_DIFF: return rule_diff(rc);
-    case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: return rule_upsample2d(rc);
+    case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_UPSAMPLE_BICUBIC2D:
+      return rule_upsample2d(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
     case SC_OP_INDEX_COPY: return rule_index_copy(rc);

@@ -735,6 +735,9 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
       return LLVMBuildFMul(g->B, x, libm1(g, "tanh", sp), "mish");
     }
     case SC_OP_LGAMMA: return libm1(g, "lgamma", operand(g, c, n, "self", ct, &has));
+    case SC_OP_SQUARE:
+      x = operand(g, c, n, "self", ct, &has);
+      return f ? LLVMBuildFMul(g->B, x, x, "sq") : ct == g->i1 ? x : LLVMBuildMul(g->B, x, x, "sq");
     case SC_OP_ERFINV: case SC_OP_DIGAMMA: /* the runtime's (special_functions.c); libdevice's erfinv on a GPU */
       x = operand(g, c, n, "self", ct, &has);
       if (g->cuda && (n->op->id == SC_OP_DIGAMMA || g->emulate)) {

@@ -1261,6 +1261,18 @@ static bool lower_norm(cg *g, const sc_node *n) {
       cg_value *out = produce(g, output(n, 0));
       cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias"), *m = tensor(g, n, "running_mean"), *v = tensor(g, n, "running_var");
       int r = x->v->meta.rank;
+      if (n->op->id == SC_OP_BATCH_NORM && int_arg(n, "training", 0)) { /* the batch's own statistics */
+        if (m || v)
+          return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s in training mode updates its running statistics, "
+                          "which shapec does not keep: export the model after model.eval()", n->target);
+        /* F.batch_norm(w, None, None, training=True): BiT's weight-standardized convolutions */
+        LLVMTypeRef sp[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->f64};
+        LLVMValueRef sa[10] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
+                               LLVMConstNull(g->ptr), LLVMConstNull(g->ptr), x->dims[0], r > 1 ? x->dims[1] : cg_i64(g, 1),
+                               prod(g, x->dims, 2, r), LLVMConstReal(g->f64, float_arg(n, "eps", 1e-5))};
+        cg_call(g, "sc_k_batch_stats_norm_f32", g->voidt, sp, 10, sa, 10, false);
+        return true;
+      }
       LLVMTypeRef p[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->f64};
       LLVMValueRef a[10] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
                             m ? m->data : LLVMConstNull(g->ptr), v ? v->data : LLVMConstNull(g->ptr), x->dims[0], x->dims[1],
@@ -1987,6 +1999,7 @@ static bool lower_roll(cg *g, const sc_node *n) {
 /* upsample_bilinear2d of float32 NCHW planes (runtime upsample.c), with the program's
  * scale factors where it gave them instead of an output size (they set the sampling
  * positions, which an output size rounded down from them would not). */
+/* upsample_bilinear2d and upsample_bicubic2d (runtime upsample.c), float32 NCHW. */
 static bool lower_upsample_bilinear2d(cg *g, const sc_node *n) {
   if (g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
@@ -2003,7 +2016,8 @@ static bool lower_upsample_bilinear2d(cg *g, const sc_node *n) {
   LLVMValueRef a[10] = {x->data, out->data, prod(g, x->dims, 0, 2), x->dims[2], x->dims[3], out->dims[2], out->dims[3],
                         LLVMConstInt(g->i32, int_arg(n, "align_corners", 0) != 0, 0), LLVMConstReal(g->f64, scale[0]),
                         LLVMConstReal(g->f64, scale[1])};
-  check_rc(g, cg_call(g, "sc_k_upsample_bilinear2d_f32", g->i32, p, 10, a, 10, false));
+  bool cubic = n->op->id == SC_OP_UPSAMPLE_BICUBIC2D;
+  check_rc(g, cg_call(g, cubic ? "sc_k_upsample_bicubic2d_f32" : "sc_k_upsample_bilinear2d_f32", g->i32, p, 10, a, 10, false));
   return true;
 }
 
@@ -2455,7 +2469,7 @@ static bool lower_distance(cg *g, const sc_node *n) {
 static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
-    case SC_OP_UPSAMPLE_BILINEAR2D: return lower_upsample_bilinear2d(g, n);
+    case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_UPSAMPLE_BICUBIC2D: return lower_upsample_bilinear2d(g, n);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD:
       return lower_pad(g, n);
     case SC_OP_FLIP: return lower_flip(g, n);

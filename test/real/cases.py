@@ -422,6 +422,12 @@ def small_cases():
         torch.linalg.norm(x, 1, dim=0, keepdim=True), torch.norm(x, dim=1)),
         (r(5, 4), r(5, 4), r(6), torch.tensor([[3, 1, -2, 2], [7, 0, 5, 1], [2, 2, 9, -1]])),
         ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO}, {0: AUTO})))
+    # bicubic upsampling (to a size, by a factor, both corner conventions), square, concat
+    c.append(case("bicubic_square_concat", lambda m, x, i: (
+        F.interpolate(x, size=(7, 9), mode="bicubic"), F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=True),
+        F.interpolate(x, size=(3, 2), mode="bicubic", align_corners=False), torch.square(x) - 1, torch.square(i),
+        torch.concat([x, x * 2], 1), torch.concatenate([i, i], 0)),
+        (r(2, 3, 5, 4), torch.tensor([[3, -1, 2], [7, 0, 5]])), ({0: AUTO}, {0: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

@@ -79,6 +79,8 @@ FAMILIES = [
           max_position_embeddings=128, pad_token_id=1), "logits", True),
     ("bloom", "BloomConfig", "BloomForCausalLM",
      dict(hidden_size=HIDDEN, n_layer=2, n_head=4), "logits", True),
+    # funnel, canine (a sequence torch specializes to the sample's) and xlnet (guards torch's
+    # export cannot state for a dynamic sequence) are refused by torch.export itself
     # falcon: torch 2.14 exports it but torch.export.save fails (SerializeError: a
     # flat_apply node's TreeSpec), so users cannot hand it to any AOT compiler
     ("mixtral", "MixtralConfig", "MixtralForCausalLM",
@@ -127,6 +129,55 @@ FAMILIES = [
     ("cohere", "CohereConfig", "CohereForCausalLM",
      dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
           intermediate_size=64, max_position_embeddings=128), "logits", True),
+    ("qwen2_moe", "Qwen2MoeConfig", "Qwen2MoeForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128, moe_intermediate_size=32, shared_expert_intermediate_size=32, num_experts=4, num_experts_per_tok=2), "logits", True),
+    ("olmoe", "OlmoeConfig", "OlmoeForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128, num_experts=4, num_experts_per_tok=2), "logits", True),
+    ("phimoe", "PhimoeConfig", "PhimoeForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128, num_local_experts=4, num_experts_per_tok=2, sliding_window=None), "logits", True),
+    ("nemotron", "NemotronConfig", "NemotronForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128, head_dim=8), "logits", True),
+    ("persimmon", "PersimmonConfig", "PersimmonForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128), "logits", True),
+    ("helium", "HeliumConfig", "HeliumForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128, head_dim=8), "logits", True),
+    ("glm", "GlmConfig", "GlmForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, pad_token_id=0, max_position_embeddings=128, head_dim=8), "logits", True),
+    ("smollm3", "SmolLM3Config", "SmolLM3ForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, pad_token_id=0, max_position_embeddings=128), "logits", True),
+    ("olmo", "OlmoConfig", "OlmoForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+          intermediate_size=64, max_position_embeddings=128), "logits", True),
+    ("gpt_neo", "GPTNeoConfig", "GPTNeoForCausalLM",
+     dict(hidden_size=HIDDEN, num_layers=2, num_heads=4, attention_types=[[["global", "local"], 1]], window_size=16,
+          max_position_embeddings=128), "logits", True),
+    ("codegen", "CodeGenConfig", "CodeGenForCausalLM",
+     dict(n_embd=HIDDEN, n_layer=2, n_head=4, rotary_dim=4, n_positions=128), "logits", True),
+    ("biogpt", "BioGptConfig", "BioGptForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          max_position_embeddings=128), "logits", True),
+    ("xglm", "XGLMConfig", "XGLMForCausalLM",
+     dict(d_model=HIDDEN, num_layers=2, attention_heads=4, ffn_dim=64, max_position_embeddings=128), "logits", True),
+    ("mpnet", "MPNetConfig", "MPNetModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          max_position_embeddings=130), "last_hidden_state", True),
+    ("roformer", "RoFormerConfig", "RoFormerModel",
+     dict(hidden_size=HIDDEN, embedding_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          max_position_embeddings=128), "last_hidden_state", True),
+    ("squeezebert", "SqueezeBertConfig", "SqueezeBertModel",
+     dict(hidden_size=HIDDEN, embedding_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          max_position_embeddings=128), "last_hidden_state", True),
+    ("ibert", "IBertConfig", "IBertModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          max_position_embeddings=130), "last_hidden_state", True),
     ("bart", "BartConfig", "BartModel",
      dict(d_model=HIDDEN, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
           encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=128), "last_hidden_state", True),
@@ -175,6 +226,46 @@ VISION = [
      dict(image_size=32, num_channels=3, hidden_sizes=[16, 32, 48], num_attention_heads=[1, 2, 3], depths=[1, 1, 1],
           key_dim=[8, 8, 8], patch_size=16, stride=2, kernel_size=3, down_ops=[["Subsample", 8, 1, 4, 2, 2], ["Subsample", 8, 2, 4, 2, 2]]),
      "last_hidden_state", [3, 32, 32]),
+    ("yolos", "YolosConfig", "YolosModel", dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4,
+                                                intermediate_size=64, image_size=[32, 32], patch_size=8, num_channels=3,
+                                                num_detection_tokens=4), "last_hidden_state", [3, 32, 32]),
+    ("poolformer", "PoolFormerConfig", "PoolFormerModel",
+     dict(num_channels=3, num_encoder_blocks=2, depths=[1, 1], hidden_sizes=[16, 32], patch_sizes=[7, 3], strides=[4, 2],
+          padding=[2, 1], pool_size=3, mlp_ratio=2.0), "last_hidden_state", [3, 32, 32]),
+    ("pvt_v2", "PvtV2Config", "PvtV2Model",
+     dict(num_channels=3, num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],
+          patch_sizes=[7, 3], strides=[4, 2], num_attention_heads=[1, 2], mlp_ratios=[2, 2]), "last_hidden_state", [3, 32, 32]),
+    ("regnet", "RegNetConfig", "RegNetModel",
+     dict(num_channels=3, embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], groups_width=8), "last_hidden_state", [3, 32, 32]),
+    ("bit", "BitConfig", "BitModel",
+     dict(num_channels=3, embedding_size=16, hidden_sizes=[16, 32], depths=[1, 1], layer_type="bottleneck", num_groups=4),
+     "last_hidden_state", [3, 32, 32]),
+    ("focalnet", "FocalNetConfig", "FocalNetModel",
+     dict(image_size=32, patch_size=4, num_channels=3, embed_dim=16, depths=[1, 1], focal_levels=[2, 2],
+          focal_windows=[3, 3]), "last_hidden_state", [3, 32, 32]),
+    ("swinv2", "Swinv2Config", "Swinv2Model",
+     dict(image_size=32, patch_size=2, num_channels=3, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4),
+     "last_hidden_state", [3, 32, 32]),
+    ("mobilenet_v2", "MobileNetV2Config", "MobileNetV2Model",
+     dict(num_channels=3, image_size=32, depth_multiplier=0.35), "last_hidden_state", [3, 32, 32]),
+    ("data2vec_vision", "Data2VecVisionConfig", "Data2VecVisionModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          use_relative_position_bias=True, **IMAGE), "last_hidden_state", [3, 32, 32]),
+    ("hubert", "HubertConfig", "HubertModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+          num_conv_pos_embedding_groups=4), "last_hidden_state", [400]),
+    ("wavlm", "WavLMConfig", "WavLMModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+          num_conv_pos_embedding_groups=4, num_buckets=16, max_bucket_distance=32), "last_hidden_state", [400]),
+    ("data2vec_audio", "Data2VecAudioConfig", "Data2VecAudioModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+          num_conv_pos_embedding_groups=4, conv_pos_kernel_size=5, num_conv_pos_embeddings_layers=1), "last_hidden_state", [400]),
+    ("ast", "ASTConfig", "ASTModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, patch_size=8,
+          frequency_stride=8, time_stride=8, max_length=32, num_mel_bins=16), "last_hidden_state", [32, 16]),
     ("whisper_encoder", "WhisperConfig", "WhisperEncoderWrapper",
      dict(d_model=HIDDEN, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=64, num_mel_bins=16,
           max_source_positions=20, decoder_layers=1, decoder_attention_heads=4, decoder_ffn_dim=64),
@@ -199,6 +290,14 @@ SEQ2SEQ = [
 ]
 
 
+def attention(name, model_cls):
+    """sdpa where transformers has it for the class (what users get by default), else the
+    model's own attention; EAGER lists the families kept on their own attention."""
+    import transformers
+
+    return "sdpa" if name not in EAGER and getattr(getattr(transformers, model_cls), "_supports_sdpa", False) else "eager"
+
+
 class EncoderDecoder(torch.nn.Module):
     """The decoder's last hidden state for the encoder's input and the decoder's token ids."""
 
@@ -220,7 +319,7 @@ def seq2seq_case(family):
 
     name, config_cls, model_cls, extra, field = family
     config = getattr(transformers, config_cls)(vocab_size=VOCAB, **extra)
-    config._attn_implementation = "eager" if name in EAGER else "sdpa"
+    config._attn_implementation = attention(name, model_cls)
     model = getattr(transformers, model_cls)(config).eval()
     recipes = thin.fill(model)
     batch, tgt = Dim("batch", max=16), Dim("tgt", max=32)
@@ -254,7 +353,7 @@ def vision_case(family):
 
     name, config_cls, model_cls, extra, field, shape = family
     config = getattr(transformers, config_cls)(**extra)
-    config._attn_implementation = "eager" if name in EAGER else "sdpa"
+    config._attn_implementation = attention(name, "WhisperModel" if model_cls == "WhisperEncoderWrapper" else model_cls)
     if model_cls == "WhisperEncoderWrapper":  # the encoder of the speech-to-text model
         model = transformers.WhisperModel(config).get_encoder().eval()
     else:
@@ -284,7 +383,7 @@ def case(family):
     name, config_cls, model_cls, extra, field, mask = family
     config = getattr(transformers, config_cls)(vocab_size=VOCAB, **extra)
     # sdpa where transformers has it (what users get by default); the others' own attention
-    config._attn_implementation = "eager" if name in EAGER else "sdpa"
+    config._attn_implementation = attention(name, model_cls)
     model = getattr(transformers, model_cls)(config).eval()
     recipes = thin.fill(model)
     ids = ((torch.arange(2 * 7) * 7919 + 5) % VOCAB).reshape(2, 7)

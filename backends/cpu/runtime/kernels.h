@@ -391,6 +391,11 @@ void sc_k_adaptive_avg_pool2d_f32(const float *x, float *y, int64_t nc, int64_t 
  * factors, or 0 where it gave an output size. */
 int sc_k_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
                                  int32_t align_corners, double scale_h, double scale_w);
+/* bicubic (A = -0.75) over 4 x 4 neighbours clamped to the plane, source positions as the
+ * bilinear ones but never clamped at 0, each row's 4 taps summed, then the 4 rows (ATen's
+ * order); same arguments and result as the bilinear kernel. */
+int sc_k_upsample_bicubic2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                int32_t align_corners, double scale_h, double scale_w);
 void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const float *bias, const float *mean,
                          const float *var, int64_t n, int64_t c, int64_t inner, double eps);
 void sc_k_batch_stats_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,

@@ -1,5 +1,6 @@
-/* upsample.c - bilinear and nearest upsampling of NCHW planes (aten.upsample_bilinear2d.vec,
- * aten.upsample_nearest2d.vec by factors that are not powers of two).
+/* upsample.c - bilinear, bicubic and nearest upsampling of NCHW planes
+ * (aten.upsample_bilinear2d.vec, upsample_bicubic2d.vec, aten.upsample_nearest2d.vec by
+ * factors that are not powers of two).
  *
  * Each output row and column has a source position computed in float as torch 2.14's CPU
  * kernel does: with align_corners the corners map to the corners, scale (in - 1) / (out - 1),
@@ -90,6 +91,56 @@ int sc_k_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t h
   fill_axis(&j.cols, w, ow, align_corners, scale_w);
   int64_t per_plane = oh * ow;
   sc_rt_parallel_for(sc_rt_has_avx2() ? planes_fma : planes_plain, &j, nc, per_plane >= 16384 ? 1 : 16384 / per_plane + 1);
+  sc_rt_free(tables);
+  return SHAPEC_OK;
+}
+
+/* ---- bicubic ---- */
+
+/* The 4 taps' first source index (before clamping) and weights of each output position
+ * along one dim: ATen's cubic convolution with A = -0.75, in float. */
+static void cubic_axis(int64_t *first, float *wt, int64_t in, int64_t out, int32_t align_corners, double scale_factor) {
+  const float A = -0.75f;
+  float scale = axis_scale(in, out, align_corners, scale_factor);
+  for (int64_t o = 0; o < out; o++) {
+    float src = align_corners ? scale * (float)o : scale * ((float)o + 0.5f) - 0.5f; /* not clamped: cubic */
+    float lo = floorf(src), t = src - lo;
+    first[o] = (int64_t)lo - 1;
+    float x1 = t + 1.0f, x2 = 1.0f - t, x3 = x2 + 1.0f;
+    wt[4 * o + 0] = ((A * x1 - 5.0f * A) * x1 + 8.0f * A) * x1 - 4.0f * A;
+    wt[4 * o + 1] = ((A + 2.0f) * t - (A + 3.0f)) * t * t + 1.0f;
+    wt[4 * o + 2] = ((A + 2.0f) * x2 - (A + 3.0f)) * x2 * x2 + 1.0f;
+    wt[4 * o + 3] = ((A * x3 - 5.0f * A) * x3 + 8.0f * A) * x3 - 4.0f * A;
+  }
+}
+
+static int64_t clamp_index(int64_t i, int64_t n) { return i < 0 ? 0 : i > n - 1 ? n - 1 : i; }
+
+int sc_k_upsample_bicubic2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                int32_t align_corners, double scale_h, double scale_w) {
+  if (nc <= 0 || oh <= 0 || ow <= 0 || h <= 0 || w <= 0) return SHAPEC_OK;
+  int64_t n = oh + ow;
+  char *tables = sc_rt_alloc(n * (int64_t)(sizeof(int64_t) + 4 * sizeof(float)));
+  if (!tables) return SHAPEC_ERR_MEMORY;
+  int64_t *row0 = (int64_t *)tables, *col0 = row0 + oh;
+  float *row_w = (float *)(col0 + ow), *col_w = row_w + 4 * oh;
+  cubic_axis(row0, row_w, h, oh, align_corners, scale_h);
+  cubic_axis(col0, col_w, w, ow, align_corners, scale_w);
+  for (int64_t p = 0; p < nc; p++) {
+    const float *xp = x + p * h * w;
+    float *yp = y + p * oh * ow;
+    for (int64_t oy = 0; oy < oh; oy++)
+      for (int64_t ox = 0; ox < ow; ox++) {
+        float acc = 0.0f;
+        for (int i = 0; i < 4; i++) {
+          const float *r = xp + clamp_index(row0[oy] + i, h) * w;
+          float line = 0.0f;
+          for (int j = 0; j < 4; j++) line += r[clamp_index(col0[ox] + j, w)] * col_w[4 * ox + j];
+          acc += line * row_w[4 * oy + i];
+        }
+        yp[oy * ow + ox] = acc;
+      }
+  }
   sc_rt_free(tables);
   return SHAPEC_OK;
 }
