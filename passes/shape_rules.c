@@ -1523,6 +1523,73 @@ static bool rule_pool(sc_rule_ctx *rc, int n_outputs, int sp) {
   return true;
 }
 
+/* col2im (F.fold): self [n, c * kh * kw, L] (or unbatched) of L = bh * bw blocks, summed
+ * into [n, c, h, w], output_size (h, w); the block counts follow from the sizes as a
+ * convolution's output would. */
+static bool rule_col2im(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0}, out = {0};
+  if (!x || !shape_of(rc, x, &s)) return false;
+  if (s.rank != 2 && s.rank != 3)
+    return rule_error(rc, "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                          "dimensions for input, but got: %d-D", s.rank);
+  int64_t k[2], pad[2], dil[2], st[2];
+  if (!spatial_arg(rc, "kernel_size", 2, 1, k) || !spatial_arg(rc, "padding", 2, 0, pad) ||
+      !spatial_arg(rc, "dilation", 2, 1, dil) || !spatial_arg(rc, "stride", 2, 1, st))
+    return false;
+  for (int i = 0; i < 2; i++)
+    if (k[i] <= 0 || st[i] <= 0 || dil[i] <= 0 || pad[i] < 0)
+      return rule_error(rc, "col2im: kernel, stride and dilation must be positive and padding non-negative");
+  const sc_expr *o[MAX_RANK];
+  if (ints_arg(rc, "output_size", o, MAX_RANK, -1) != 2) return rule_error(rc, "output_size must have 2 entries");
+  int b = s.rank == 3;
+  const sc_expr *kk = sc_expr_int(rc->ctx, k[0] * k[1]), *c = sc_expr_floordiv(rc->ctx, s.d[b], kk);
+  eq_guard(rc, "col2im", s.d[b], sc_expr_mul(rc->ctx, c, kk)); /* the column size is c * kh * kw */
+  const sc_expr *blocks = sc_expr_int(rc->ctx, 1);
+  for (int i = 0; i < 2; i++) {
+    const sc_expr *n = conv_out(rc, o[i], k[i], st[i], pad[i], dil[i]);
+    guard(rc, "col2im", sc_expr_rel(rc->ctx, SC_EXPR_GE, n, sc_expr_int(rc->ctx, 1)));
+    blocks = sc_expr_mul(rc->ctx, blocks, n);
+  }
+  eq_guard(rc, "col2im", s.d[b + 1], blocks);
+  out.rank = s.rank + 1;
+  if (b) out.d[0] = s.d[0];
+  out.d[b] = c;
+  out.d[b + 1] = o[0];
+  out.d[b + 2] = o[1];
+  return set_out(rc, 0, &out);
+}
+
+/* im2col (F.unfold): self [n, c, h, w] (or unbatched) to [n, c * kh * kw, bh * bw], the
+ * block counts as a convolution's output sizes. */
+static bool rule_im2col(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0}, out = {0};
+  if (!x || !shape_of(rc, x, &s)) return false;
+  if (s.rank != 3 && s.rank != 4)
+    return rule_error(rc, "Expected 3D or 4D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                          "dimensions for input, but got: %d-D", s.rank);
+  int64_t k[2], pad[2], dil[2], st[2];
+  if (!spatial_arg(rc, "kernel_size", 2, 1, k) || !spatial_arg(rc, "padding", 2, 0, pad) ||
+      !spatial_arg(rc, "dilation", 2, 1, dil) || !spatial_arg(rc, "stride", 2, 1, st))
+    return false;
+  for (int i = 0; i < 2; i++)
+    if (k[i] <= 0 || st[i] <= 0 || dil[i] <= 0 || pad[i] < 0)
+      return rule_error(rc, "im2col: kernel, stride and dilation must be positive and padding non-negative");
+  int b = s.rank == 4;
+  const sc_expr *blocks = sc_expr_int(rc->ctx, 1);
+  for (int i = 0; i < 2; i++) {
+    const sc_expr *n = conv_out(rc, s.d[b + 1 + i], k[i], st[i], pad[i], dil[i]);
+    guard(rc, "im2col", sc_expr_rel(rc->ctx, SC_EXPR_GE, n, sc_expr_int(rc->ctx, 1)));
+    blocks = sc_expr_mul(rc->ctx, blocks, n);
+  }
+  out.rank = s.rank - 1;
+  if (b) out.d[0] = s.d[0];
+  out.d[b] = sc_expr_mul(rc->ctx, s.d[b], sc_expr_int(rc->ctx, k[0] * k[1]));
+  out.d[b + 1] = blocks;
+  return set_out(rc, 0, &out);
+}
+
 static bool rule_adaptive_pool(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape s = {0};
@@ -1834,7 +1901,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SIGN: case SC_OP_LOG1P: case SC_OP_EXPM1: case SC_OP_LOG2: case SC_OP_LOG10: case SC_OP_TAN:
     case SC_OP_ASIN: case SC_OP_ACOS: case SC_OP_ATAN: case SC_OP_SINH: case SC_OP_COSH: case SC_OP_ASINH:
     case SC_OP_ACOSH: case SC_OP_ATANH: case SC_OP_ATAN2: case SC_OP_FLOOR_DIVIDE: case SC_OP_LOGICAL_XOR:
-    case SC_OP_FRAC: case SC_OP_HARDSHRINK: case SC_OP_LOG_SIGMOID: case SC_OP_LOGIT: case SC_OP_MISH: case SC_OP_LGAMMA: case SC_OP_SQUARE: case SC_OP_ERFINV: case SC_OP_DIGAMMA:
+    case SC_OP_FRAC: case SC_OP_HARDSHRINK: case SC_OP_LOG_SIGMOID: case SC_OP_LOGIT: case SC_OP_MISH: case SC_OP_LGAMMA: case SC_OP_SQUARE: case SC_OP_ZERO: case SC_OP_ERFINV: case SC_OP_DIGAMMA:
     case SC_OP_ADDCMUL: case SC_OP_ADDCDIV: case SC_OP_LERP:
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:
@@ -1964,6 +2031,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_DIFF: return rule_diff(rc);
     case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_UPSAMPLE_BICUBIC2D:
       return rule_upsample2d(rc);
+    case SC_OP_COL2IM: return rule_col2im(rc);
+    case SC_OP_IM2COL: return rule_im2col(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
     case SC_OP_INDEX_COPY: return rule_index_copy(rc);

@@ -822,6 +822,8 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
       return operand(g, c, n, "src", t, &has);
     case SC_OP_FILL_TENSOR: case SC_OP_FILL_SCALAR:
       return operand(g, c, n, "value", t, &has);
+    case SC_OP_ZERO: /* swin_v2's qkv_bias.clone()[length:2 * length].zero_() */
+      return t == g->f32 || t == g->f64 ? fconst(t, 0) : LLVMConstInt(t, 0, 0);
     case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: {
       LLVMTypeRef st;
       const sc_value *src = n->inputs[0].arg.items[0].value;

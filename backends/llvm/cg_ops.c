@@ -1999,6 +1999,36 @@ static bool lower_roll(cg *g, const sc_node *n) {
 /* upsample_bilinear2d of float32 NCHW planes (runtime upsample.c), with the program's
  * scale factors where it gave them instead of an output size (they set the sampling
  * positions, which an output size rounded down from them would not). */
+/* im2col and col2im (runtime fold.c): each block's pixels gathered into its column, or the
+ * columns summed back into their places; float32 on the CPU. */
+static bool lower_col2im(cg *g, const sc_node *n) {
+  bool unfold = n->op->id == SC_OP_IM2COL;
+  cg_value *x = tensor(g, n, "self");
+  if (g->cuda || x->v->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (float32 on the CPU has one)",
+                    n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
+  cg_value *out = produce(g, output(n, 0));
+  cg_value *img = unfold ? x : out; /* the side in images */
+  int r = img->v->meta.rank;
+  int64_t k[2], pad[2], dil[2], st[2];
+  spatial(n, "kernel_size", k, 2, 1);
+  spatial(n, "padding", pad, 2, 0);
+  spatial(n, "dilation", dil, 2, 1);
+  spatial(n, "stride", st, 2, 1);
+  LLVMValueRef h = img->dims[r - 2], w = img->dims[r - 1];
+  LLVMValueRef bh = LLVMBuildAdd(g->B, LLVMBuildSDiv(g->B, LLVMBuildAdd(g->B, h, cg_i64(g, 2 * pad[0] - dil[0] * (k[0] - 1) - 1), "n"),
+                                                     cg_i64(g, st[0]), "q"), cg_i64(g, 1), "bh");
+  LLVMValueRef bw = LLVMBuildAdd(g->B, LLVMBuildSDiv(g->B, LLVMBuildAdd(g->B, w, cg_i64(g, 2 * pad[1] - dil[1] * (k[1] - 1) - 1), "n"),
+                                                     cg_i64(g, st[1]), "q"), cg_i64(g, 1), "bw");
+  LLVMTypeRef p[15] = {g->ptr, g->ptr};
+  for (int i = 2; i < 15; i++) p[i] = g->i64;
+  LLVMValueRef a[15] = {x->data, out->data, prod(g, img->dims, 0, r - 2), h, w, cg_i64(g, k[0]), cg_i64(g, k[1]),
+                        cg_i64(g, dil[0]), cg_i64(g, dil[1]), cg_i64(g, pad[0]), cg_i64(g, pad[1]), cg_i64(g, st[0]),
+                        cg_i64(g, st[1]), bh, bw};
+  cg_call(g, unfold ? "sc_k_im2col_f32" : "sc_k_col2im_f32", g->voidt, p, 15, a, 15, false);
+  return true;
+}
+
 /* upsample_bilinear2d and upsample_bicubic2d (runtime upsample.c), float32 NCHW. */
 static bool lower_upsample_bilinear2d(cg *g, const sc_node *n) {
   if (g->cuda)
@@ -2470,6 +2500,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
   switch (n->op->id) {
     case SC_OP_UPSAMPLE_NEAREST2D: return lower_upsample_nearest2d(g, n);
     case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_UPSAMPLE_BICUBIC2D: return lower_upsample_bilinear2d(g, n);
+    case SC_OP_COL2IM: case SC_OP_IM2COL: return lower_col2im(g, n);
     case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND: case SC_OP_REFLECTION_PAD: case SC_OP_REPLICATION_PAD:
       return lower_pad(g, n);
     case SC_OP_FLIP: return lower_flip(g, n);

@@ -70,6 +70,12 @@ def mutate_contiguous(x):
     return c * 1, p * 2, x + 0, y
 
 
+def zero_slice(x, w):
+    b = w.clone()
+    b[1:3].zero_()  # swin_v2's q/k/v bias with k's part zeroed
+    return x * b, torch.zeros_like(x).zero_() + x.zero_()
+
+
 def mutate_input_view(x, buf):
     x.view(-1).mul_(2)  # the caller's x changes
     buf.flatten().add_(1)  # the buffer's state changes
@@ -428,6 +434,11 @@ def small_cases():
         F.interpolate(x, size=(3, 2), mode="bicubic", align_corners=False), torch.square(x) - 1, torch.square(i),
         torch.concat([x, x * 2], 1), torch.concatenate([i, i], 0)),
         (r(2, 3, 5, 4), torch.tensor([[3, -1, 2], [7, 0, 5]])), ({0: AUTO}, {0: AUTO})))
+    # F.fold (col2im) of F.unfold's blocks: overlapping blocks summed, with padding, stride and dilation
+    c.append(case("fold_blocks", lambda m, x, y: (
+        F.fold(F.unfold(x, 3, padding=1), (8, 8), 3, padding=1), F.fold(F.unfold(x, 3, padding=1, stride=2), (8, 8), 3, padding=1, stride=2),
+        F.fold(y, (5, 6), (2, 3), dilation=(2, 1)), F.fold(y[0], (5, 6), (2, 3), dilation=(2, 1))),
+        (r(2, 3, 8, 8), r(2, 12, 12)), ({0: AUTO}, {0: AUTO})))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),
@@ -440,6 +451,7 @@ def small_cases():
     c.append(case("mutate_alias", lambda m, x: mutate_alias(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_view", lambda m, x: mutate_view(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_contiguous", lambda m, x: mutate_contiguous(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("zero_slice", lambda m, x: zero_slice(x, m.w), (r(4, 5),), ({0: AUTO},), w=nn.Parameter(torch.ones(5) * 3)))
     c.append(case("mutate_input_view", lambda m, x: mutate_input_view(x, m.buf), (r(4, 3),), ({0: AUTO},),
                   buf=torch.zeros(2, 3)))
     c.append(case("mutate_slice", lambda m, x: mutate_slice(x), (r(4, 3),), ({0: AUTO},)))
@@ -649,4 +661,63 @@ def zoo_big_cases():
         model = make(weights=None).eval()
         recipes.update(thin.fill(model))
         out.append((name, model, (r(2, 3, 64, 64),), ({0: Dim("batch", max=16)},), {}))
+    for name, model, args in torchvision_models():
+        recipes.update(thin.fill(model))
+        # RAFT's batch is specialized by torch (a guard it can only solve as 2): AUTO, as users get it
+        batch = Dim.AUTO if name == "tv_raft_small" else Dim("batch", max=4)
+        out.append((name, model, args, tuple({0: batch} for _ in args), {}))
     return out, recipes
+
+
+class SegmentationOut(nn.Module):
+    """A torchvision segmentation model's "out" map (its result is a dict)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+class FlowUpdates(nn.Module):
+    """RAFT with a given number of flow updates (its forward's argument)."""
+
+    def __init__(self, model, updates):
+        super().__init__()
+        self.model, self.updates = model, updates
+
+    def forward(self, image1, image2):
+        return self.model(image1, image2, num_flow_updates=self.updates)
+
+
+def torchvision_models():
+    """One or two torchvision models of each kind beyond resnet18 and mobilenet_v2, small
+    inputs, batch up to 4 (torch 2.14 only: trixie has no torchvision): classification
+    (transformers, depthwise and grouped convolutions, channel shuffles, inception
+    branches), segmentation, video (3-D convolutions) and optical flow."""
+    import torchvision.models as tvm
+    import torchvision.models.optical_flow as flow
+    import torchvision.models.segmentation as seg
+    import torchvision.models.video as video
+
+    image = (r(2, 3, 64, 64),)
+    return [
+        ("tv_swin_t", tvm.swin_t(weights=None).eval(), image),
+        ("tv_swin_v2_t", tvm.swin_v2_t(weights=None).eval(), image),
+        ("tv_convnext_tiny", tvm.convnext_tiny(weights=None).eval(), image),
+        ("tv_efficientnet_b0", tvm.efficientnet_b0(weights=None).eval(), image),
+        ("tv_mobilenet_v3_small", tvm.mobilenet_v3_small(weights=None).eval(), image),
+        ("tv_shufflenet_v2_x0_5", tvm.shufflenet_v2_x0_5(weights=None).eval(), image),
+        ("tv_squeezenet1_1", tvm.squeezenet1_1(weights=None).eval(), image),
+        ("tv_mnasnet0_5", tvm.mnasnet0_5(weights=None).eval(), image),
+        ("tv_regnet_y_400mf", tvm.regnet_y_400mf(weights=None).eval(), image),
+        ("tv_googlenet", tvm.googlenet(weights=None, aux_logits=False, init_weights=False).eval(), image),
+        ("tv_densenet121", tvm.densenet121(weights=None).eval(), image),
+        ("tv_lraspp_mobilenet_v3", SegmentationOut(seg.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)).eval(),
+         image),
+        ("tv_deeplabv3_mobilenet_v3", SegmentationOut(seg.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None)).eval(),
+         image),
+        ("tv_r3d_18", video.r3d_18(weights=None).eval(), (r(2, 3, 4, 32, 32),)),
+        ("tv_raft_small", FlowUpdates(flow.raft_small(weights=None), 4).eval(), (r(2, 3, 128, 128), r(2, 3, 128, 128))),
+    ]

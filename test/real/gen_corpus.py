@@ -25,7 +25,9 @@ VERSION = ".".join(torch.__version__.split("+")[0].split(".")[:2])
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", VERSION)
 MAX_DATA = 20000  # elements of a tensor stored with its values
 MAX_PROBES = 40
-BIG = ("zoo_resnet18", "zoo_mobilenet_v2")  # stored thin (thin.py)
+BIG = ("zoo_resnet18", "zoo_mobilenet_v2", "tv_swin_t", "tv_swin_v2_t", "tv_convnext_tiny", "tv_efficientnet_b0", "tv_mobilenet_v3_small",
+       "tv_shufflenet_v2_x0_5", "tv_squeezenet1_1", "tv_mnasnet0_5", "tv_regnet_y_400mf", "tv_googlenet", "tv_densenet121",
+       "tv_lraspp_mobilenet_v3", "tv_deeplabv3_mobilenet_v3", "tv_r3d_18", "tv_raft_small")  # stored thin (thin.py)
 
 
 def sig(v):
@@ -279,7 +281,7 @@ def export_case(name, module, args, ds, kwargs, out_root=None, also_static=False
         outs = ep.module()(*fresh[0], **fresh[1])  # copies: a program may update its inputs
     answers["sample_outputs"] = [value_json(v) for v in pytree.tree_leaves(outs)]
     answers["probes"] = probes(ep, args, kwargs, rc)
-    if name.startswith(("zoo_", "hf_")):
+    if name.startswith(("zoo_", "hf_", "tv_")):
         answers["zoo_runs"] = zoo_runs(ep, rc, int_ranges)
     if name.startswith("mutate_"):
         answers["repeated_calls"] = {f: repeated_calls(os.path.join(d, f), args, kwargs)

@@ -8,7 +8,8 @@ config (2 layers, hidden 32, vocabulary 96: no hub here; FAMILIES, the text mode
 VISION, the image and audio ones), its weights set by thin.fill()
 so that the archives are stored thin, and exported as users do: torch.export.export
 (non-strict) with a dynamic batch and sequence (named Dims shared by the token ids and the
-attention mask), in the default IR and after run_decompositions(), by gen_corpus.export_case,
+attention mask; for the AUTO families also Dim.AUTO, as hf_<family>_auto), in the default IR
+and after run_decompositions(), by gen_corpus.export_case,
 which also stores torch's outputs at the ranges' ends and the sample (zoo_runs).  The model
 is wrapped to return one tensor (logits, or the last hidden state) and runs without a KV
 cache (use_cache=False; generation with a cache is issue 61's corpus).
@@ -398,21 +399,36 @@ def case(family):
     return "hf_" + name, OneOutput(model, field, mask).eval(), args, ds, ranges, recipes
 
 
+# families also exported with Dim.AUTO on every dynamic dim (hf_<name>_auto): torch then
+# decides the dims and ranges itself, as for users who do not name them
+AUTO = ("gpt2", "bert", "llama", "qwen3", "t5", "whisper", "vit", "wav2vec2")
+
+
+def auto_dims(ds):
+    """The same dims, each Dim.AUTO."""
+    return tuple({d: Dim.AUTO for d in spec} if spec else spec for spec in ds)
+
+
 def main(names):
     counts = {}
-    for family in FAMILIES + VISION + SEQ2SEQ:
-        if names and family[0] not in names:
+    jobs = [(f, False) for f in FAMILIES + VISION + SEQ2SEQ] + \
+           [(f, True) for f in FAMILIES + VISION + SEQ2SEQ if f[0] in AUTO]
+    for family, auto in jobs:
+        label = family[0] + ("_auto" if auto else "")
+        if names and label not in names:
             continue
         torch.manual_seed(0)
         try:
             make = case if family in FAMILIES else vision_case if family in VISION else seq2seq_case
             name, module, args, ds, ranges, recipes = make(family)
+            if auto:
+                name, ds = name + "_auto", auto_dims(ds)
             verdict = gen_corpus.export_and_thin(name, module, args, ds, {}, recipes, ranges)
         except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
             traceback.print_exc()
             verdict = "generator-error"
         counts[verdict] = counts.get(verdict, 0) + 1
-        print(f"hf {family[0]}: {verdict}", flush=True)
+        print(f"hf {label}: {verdict}", flush=True)
     print(f"torch {torch.__version__}: {counts}")
 
 

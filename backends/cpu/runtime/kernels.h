@@ -452,6 +452,16 @@ void sc_k_cum_extreme(const void *x, void *values, int64_t *indices, int32_t kin
 /* ---- Kronecker and outer products (kron.c) ---- */
 void sc_k_kron(const void *a, const void *b, void *out, int32_t kind, int32_t rank, const int64_t *a_shape,
                const int64_t *b_shape);
+/* ---- col2im (fold.c) ---- */
+/* x [planes * kh * kw, bh * bw] (planes = n * c) summed into y [planes, h, w]: column
+ * (c, i, j) of block (by, bx) lands on (by * sh - ph + i * dh, bx * sw - pw + j * dw) where
+ * that is inside, in ATen's order. */
+void sc_k_col2im_f32(const float *x, float *y, int64_t planes, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t dh,
+                     int64_t dw, int64_t ph, int64_t pw, int64_t sh, int64_t sw, int64_t bh, int64_t bw);
+/* im2col: x [planes, h, w] into y [planes * kh * kw, bh * bw], 0 where a block reaches into
+ * the padding (the same arguments) */
+void sc_k_im2col_f32(const float *x, float *y, int64_t planes, int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t dh,
+                     int64_t dw, int64_t ph, int64_t pw, int64_t sh, int64_t sw, int64_t bh, int64_t bw);
 /* ---- special functions (special_functions.c) ---- */
 double sc_erfinv(double y);
 float sc_erfinvf(float y);
