@@ -40,7 +40,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE: case SC_OP_MASKED_SELECT: case SC_OP_INDEX_TENSOR:
     case SC_OP_NEW_ZEROS: case SC_OP_NEW_ONES:
       return n->op->id == SC_OP_NEW_ZEROS || n->op->id == SC_OP_NEW_ONES ? SC_DTYPE_UNKNOWN : self;
-    case SC_OP_LINEAR: case SC_OP_CONVOLUTION: case SC_OP_CONV1D: case SC_OP_CONV2D: case SC_OP_LAYER_NORM:
+    case SC_OP_LINEAR: case SC_OP_CONVOLUTION: case SC_OP_CONV1D: case SC_OP_CONV2D: case SC_OP_LAYER_NORM: case SC_OP_RMS_NORM:
     case SC_OP_CONV_TRANSPOSE1D: case SC_OP_CONV_TRANSPOSE2D: case SC_OP_CONV3D:
     case SC_OP_BATCH_NORM: case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_UPSAMPLE_BICUBIC2D: case SC_OP_GROUP_NORM:
       return input;

@@ -1949,7 +1949,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_BATCH_NORM_INFER: return rule_batch_norm(rc, true);
     case SC_OP_BATCH_NORM: return rule_batch_norm(rc, false);
     case SC_OP_NATIVE_LAYER_NORM: return rule_layer_norm(rc, true);
-    case SC_OP_LAYER_NORM: return rule_layer_norm(rc, false);
+    case SC_OP_LAYER_NORM: case SC_OP_RMS_NORM: return rule_layer_norm(rc, false);
     case SC_OP_GROUP_NORM: return rule_group_norm(rc, false);
     case SC_OP_INSTANCE_NORM: return rule_same_as(rc, "input");
     case SC_OP_BATCH_NORM_STATS: { /* (out, per-channel mean, per-channel 1 / std) */

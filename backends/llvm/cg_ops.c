@@ -2,6 +2,7 @@
  * layout changes (permute, expand, slice, split, cat) are strided copies; matrix
  * products go to OpenBLAS; convolution, pooling, normalization, softmax and reductions
  * call the runtime kernels with sizes computed from the solved symbols. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -1280,6 +1281,20 @@ static bool lower_norm(cg *g, const sc_node *n) {
       cg_call(g, "sc_k_batch_norm_f32", g->voidt, p, 10, a, 10, false);
       for (int k = 1; k < 3; k++)
         if (output(n, k)) produce(g, output(n, k)); /* the saved statistics are empty */
+      return true;
+    }
+    case SC_OP_RMS_NORM: { /* over the trailing normalized_shape dims; eps None is float32's epsilon, as torch */
+      cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight");
+      if (g->cuda || x->v->meta.dtype != SC_DTYPE_F32)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (float32 on the CPU has "
+                        "one)", n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
+      cg_value *out = produce(g, output(n, 0));
+      int64_t norm[CG_MAX_RANK];
+      int k = ints(n, "normalized_shape", norm, CG_MAX_RANK), r = x->v->meta.rank;
+      LLVMTypeRef p[6] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->f64};
+      LLVMValueRef a[6] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), prod(g, x->dims, 0, r - k),
+                           prod(g, x->dims, r - k, r), LLVMConstReal(g->f64, float_arg(n, "eps", FLT_EPSILON))};
+      cg_call(g, "sc_k_rms_norm_f32", g->voidt, p, 6, a, 6, false);
       return true;
     }
     case SC_OP_NATIVE_LAYER_NORM: case SC_OP_LAYER_NORM: {

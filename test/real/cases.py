@@ -439,6 +439,10 @@ def small_cases():
         F.fold(F.unfold(x, 3, padding=1), (8, 8), 3, padding=1), F.fold(F.unfold(x, 3, padding=1, stride=2), (8, 8), 3, padding=1, stride=2),
         F.fold(y, (5, 6), (2, 3), dilation=(2, 1)), F.fold(y[0], (5, 6), (2, 3), dilation=(2, 1))),
         (r(2, 3, 8, 8), r(2, 12, 12)), ({0: AUTO}, {0: AUTO})))
+    # rms_norm as nn.RMSNorm and F.rms_norm write it (weight or none, eps given or float32's)
+    c.append(case("rms_norm_forms", lambda m, x: (
+        m.norm(x), F.rms_norm(x, (6,)), F.rms_norm(x * 10, (4, 6), eps=1e-3)),
+        (r(3, 4, 6),), ({0: AUTO, 1: AUTO},), norm=nn.RMSNorm(6)))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

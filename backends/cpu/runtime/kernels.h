@@ -400,6 +400,8 @@ void sc_k_batch_norm_f32(const float *x, float *y, const float *weight, const fl
                          const float *var, int64_t n, int64_t c, int64_t inner, double eps);
 void sc_k_batch_stats_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                                float *rstd_out, int64_t n, int64_t c, int64_t inner, double eps);
+/* rms_norm over rows of `cols`: x * rsqrt(mean(x^2) + eps), times weight[cols] where given */
+void sc_k_rms_norm_f32(const float *x, float *y, const float *weight, int64_t rows, int64_t cols, double eps);
 void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                          float *rstd_out, int64_t outer, int64_t inner, double eps);
 void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log);

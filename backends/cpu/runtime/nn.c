@@ -993,6 +993,19 @@ static void layer_norm_rows(void *arg, int64_t begin, int64_t end) {
   }
 }
 
+/* As torch's composite: the mean of squares (summed in double here), plus eps and the
+ * reciprocal square root in float32, then x times it, then the weight. */
+void sc_k_rms_norm_f32(const float *x, float *y, const float *weight, int64_t rows, int64_t cols, double eps) {
+  for (int64_t r = 0; r < rows; r++) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    double sq = 0;
+    for (int64_t c = 0; c < cols; c++) sq += (double)xr[c] * xr[c];
+    float scale = 1.0f / sqrtf((float)(sq / (double)(cols ? cols : 1)) + (float)eps);
+    for (int64_t c = 0; c < cols; c++) yr[c] = weight ? xr[c] * scale * weight[c] : xr[c] * scale;
+  }
+}
+
 void sc_k_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                          float *rstd_out, int64_t outer, int64_t inner, double eps) {
   layer_norm_job j = {x, weight, bias, y, mean_out, rstd_out, inner, eps};
