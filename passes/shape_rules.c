@@ -565,15 +565,19 @@ static bool clamped_below(const sc_expr *a, const sc_expr *b) {
 static const sc_expr *clamp_bound(sc_rule_ctx *rc, const sc_expr *v, const sc_expr *n) {
   int64_t c = 0;
   sc_ctx *ctx = rc->ctx;
-  if (sc_expr_is_const(v, &c)) {
-    if (c == INT64_MAX) return n;
-    if (c < 0) {
-      v = sc_expr_add(ctx, n, v);
-      const sc_expr *zero = sc_expr_int(ctx, 0);
-      if (floor_decides(rc, sc_expr_rel(ctx, SC_EXPR_LE, zero, v))) return sc_expr_max(ctx, zero, v);
-      if (!le_by_hint(rc, "slice", zero, v)) return zero;
-      return v;
-    }
+  const sc_expr *zero = sc_expr_int(ctx, 0);
+  bool is_const = sc_expr_is_const(v, &c);
+  if (is_const && c == INT64_MAX) return n;
+  /* a negative bound counts from the end: a constant, or a symbolic one whose sign the
+   * ranges or the sample decide (x[:, -n:] with n a size, XLM's and MiniMax's) */
+  bool negative = is_const ? c < 0
+                           : sc_env_decide(rc->env, sc_expr_rel(ctx, SC_EXPR_LE, zero, v)) != SC_TRUE &&
+                                 !le_by_hint(rc, "slice", zero, v);
+  if (negative) {
+    v = sc_expr_add(ctx, n, v);
+    if (floor_decides(rc, sc_expr_rel(ctx, SC_EXPR_LE, zero, v))) return sc_expr_max(ctx, zero, v);
+    if (!le_by_hint(rc, "slice", zero, v)) return zero;
+    return v;
   }
   if (floor_decides(rc, sc_expr_rel(ctx, SC_EXPR_LE, v, n)) || floor_decides(rc, sc_expr_rel(ctx, SC_EXPR_LT, n, v)))
     return sc_expr_min(ctx, n, v);
@@ -836,7 +840,9 @@ static bool rule_index_select(sc_rule_ctx *rc) {
 /* index_copy(self, dim, index, source): self's shape; source has self's rank and sizes
  * except along dim, where it has one position per index entry (torch's checks, as
  * equalities). */
-static bool rule_index_copy(sc_rule_ctx *rc) {
+/* index_copy and index_add (what, its name in torch's messages): source's slices along dim
+ * go to the positions index lists. */
+static bool rule_index_copy(sc_rule_ctx *rc, const char *what) {
   const sc_value *x = tensor_arg(rc, "self", true), *index = tensor_arg(rc, "index", true),
                  *src = tensor_arg(rc, "source", true);
   shape s = {0}, is = {0}, ss = {0};
@@ -845,12 +851,12 @@ static bool rule_index_copy(sc_rule_ctx *rc) {
   if (!x || !index || !src || !shape_of(rc, x, &s) || !shape_of(rc, index, &is) || !shape_of(rc, src, &ss) ||
       !const_int_arg(rc, "dim", 0, true, &dim) || !norm_dim(rc, dim, s.rank, &d))
     return false;
-  if (is.rank > 1) return rule_error(rc, "index_copy_(): Index should have dimension 1 or 0 (got %d)", is.rank);
+  if (is.rank > 1) return rule_error(rc, "%s(): Index should have dimension 1 or 0 (got %d)", what, is.rank);
   if (index->meta.dtype != SC_DTYPE_I64)
-    return rule_error(rc, "index_copy_(): Expected a long tensor for index, but got %s", sc_dtype_name(index->meta.dtype));
+    return rule_error(rc, "%s(): Expected a long tensor for index, but got %s", what, sc_dtype_name(index->meta.dtype));
   if (ss.rank != s.rank && !(s.rank == 0 && ss.rank <= 1) && !(ss.rank == 0 && s.rank == 1))
-    return rule_error(rc, "index_copy_(): When source and destination are not scalars, their dimensionality must "
-                      "match. Source dimensionality (%d), destination dimensionality (%d)", ss.rank, s.rank);
+    return rule_error(rc, "%s(): When source and destination are not scalars, their dimensionality must "
+                      "match. Source dimensionality (%d), destination dimensionality (%d)", what, ss.rank, s.rank);
   const sc_expr *n_index = is.rank ? is.d[0] : sc_expr_int(rc->ctx, 1);
   if (ss.rank == s.rank && s.rank > 0) {
     for (int k = 0; k < s.rank; k++)
@@ -2035,7 +2041,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_IM2COL: return rule_im2col(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
-    case SC_OP_INDEX_COPY: return rule_index_copy(rc);
+    case SC_OP_INDEX_COPY: return rule_index_copy(rc, "index_copy_");
+    case SC_OP_INDEX_ADD: return rule_index_copy(rc, "index_add_");
     case SC_OP_INDEX_PUT: return rule_index_put(rc);
     case SC_OP_GATHER: return rule_gather(rc);
     case SC_OP_GROUPED_MM_FALLBACK: return rule_grouped_mm(rc);

@@ -2196,6 +2196,29 @@ static bool lower_index_copy(cg *g, const sc_node *n) {
   return true;
 }
 
+/* index_add (runtime copy.c): self copied, then alpha times source's slices added at the
+ * positions index lists, in order; every index checked first. */
+static bool lower_index_add(cg *g, const sc_node *n) {
+  cg_value *self = tensor(g, n, "self"), *idx = tensor(g, n, "index"), *src = tensor(g, n, "source");
+  if (!self || !idx || !src) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  sc_dtype dt = self->v->meta.dtype;
+  int kind = element_kind(dt);
+  if (g->cuda || kind < 0 || src->v->meta.dtype != dt)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no %s lowering (one dtype, on the CPU, "
+                    "has one)", n->target, sc_dtype_name(src->v->meta.dtype), sc_dtype_name(dt), g->cuda ? "CUDA" : "CPU");
+  cg_value *out = updated_self(g, self, output(n, 0));
+  int r = out->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
+  LLVMValueRef n_dst = r ? out->dims[d] : cg_i64(g, 1);
+  LLVMValueRef outer = r ? prod(g, out->dims, 0, d) : cg_i64(g, 1), inner = r ? prod(g, out->dims, d + 1, r) : cg_i64(g, 1);
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[12] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32, g->f64, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[12] = {out->data, idx->data, src->data, outer, n_dst, idx->numel, inner, LLVMConstInt(g->i32, (unsigned)kind, 0),
+                        LLVMConstReal(g->f64, float_arg(n, "alpha", 1)), node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_index_add", g->i32, p, 12, a, 12, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+  return true;
+}
+
 static bool lower_index_put(cg *g, const sc_node *n);
 
 /* sort and topk along one dim (runtime sort.c): a stable merge sort per line, the first k
@@ -2540,6 +2563,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     }
     case SC_OP_EMBEDDING: case SC_OP_INDEX_SELECT: case SC_OP_GATHER: return lower_index_read(g, n);
     case SC_OP_INDEX_COPY: return lower_index_copy(g, n);
+    case SC_OP_INDEX_ADD: return lower_index_add(g, n);
     case SC_OP_INDEX_PUT: return lower_index_put(g, n);
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE:
       return lower_scatter(g, n);

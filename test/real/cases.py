@@ -443,6 +443,13 @@ def small_cases():
     c.append(case("rms_norm_forms", lambda m, x: (
         m.norm(x), F.rms_norm(x, (6,)), F.rms_norm(x * 10, (4, 6), eps=1e-3)),
         (r(3, 4, 6),), ({0: AUTO, 1: AUTO},), norm=nn.RMSNorm(6)))
+    # index_add (MoE layers gather their experts' outputs with it), with alpha and along dim 1;
+    # slices from a negative symbolic start or to a negative symbolic end (x[:, -n:], XLM's)
+    c.append(case("index_add_neg_slice", lambda m, x, y, i: (
+        torch.zeros(6, 3).index_add(0, i, x), x.index_add(1, torch.tensor([2, 0, 2]), x[:, :3], alpha=2),
+        torch.zeros(6, 3, dtype=torch.int64).index_add(0, i, (x * 10).long()),
+        x[:, -y.shape[1]:] * 1, x[:, :-y.shape[1]] * 2, x[:, -(y.shape[1] // 2):] + 1),
+        (r(4, 3), r(4, 2), torch.tensor([5, 0, 5, 2])), ({0: AUTO, 1: AUTO}, {1: AUTO}, None)))
     # histc over a given range and over the data's own, cumsum into another dtype (Mixtral's router counts)
     c.append(case("histc_cumsum", lambda m, x, i: (
         torch.histc(x, bins=7, min=-1, max=1), torch.histc(x, bins=5), torch.histc(torch.round(x * 2), bins=4, min=-2, max=2),

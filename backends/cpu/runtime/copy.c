@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "element_kind.h"
 #include "kernels.h"
 
 /* Walks an N-d index space, calling copy with the linear offsets of both sides. */
@@ -435,6 +436,30 @@ int sc_k_index_copy(void *dst, const int64_t *index, const void *src, int64_t ou
   for (int64_t o = 0; o < outer; o++)
     for (int64_t i = 0; i < n_index; i++)
       memcpy(d + ((o * n_dst + index[i]) * inner) * esize, s + ((o * n_index + i) * inner) * esize, row);
+  return SHAPEC_OK;
+}
+
+int sc_k_index_add(void *dst, const int64_t *index, const void *src, int64_t outer, int64_t n_dst, int64_t n_index,
+                   int64_t inner, int32_t kind, double alpha, const char *node, char *err, size_t errlen) {
+  if (first_bad_index(index, n_index, n_dst) >= 0) return index_fail(err, errlen, node, "%s", "index out of range in self");
+  int64_t size = sc_kind_size(kind);
+  bool fl = sc_kind_is_float(kind);
+  char *d = dst;
+  const char *s = src;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < n_index; i++)
+      for (int64_t j = 0; j < inner; j++) {
+        char *t = d + ((o * n_dst + index[i]) * inner + j) * size;
+        const char *f = s + ((o * n_index + i) * inner + j) * size;
+        if (fl) {
+          double add = alpha == 1 ? sc_kind_get_f(f, kind) : alpha * sc_kind_get_f(f, kind);
+          if (kind == SC_KIND_F32) add = (float)add; /* float32 adds as float32, as ATen's */
+          sc_kind_put_f(t, kind, sc_kind_get_f(t, kind) + add);
+        } else {
+          uint64_t add = (uint64_t)sc_kind_get_i(f, kind) * (uint64_t)(int64_t)alpha;
+          sc_kind_put_i(t, kind, (int64_t)((uint64_t)sc_kind_get_i(t, kind) + add));
+        }
+      }
   return SHAPEC_OK;
 }
 

@@ -194,6 +194,11 @@ int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t 
                       int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node, char *err,
                       size_t errlen);
 /* index_copy: rows of src written into dst (which holds self) at index (copy.c) */
+/* index_add: dst (a copy of self) += alpha * src's slices at index's positions along dim
+ * ([outer, n_dst, inner] and [outer, n_index, inner]), in index order; kind SC_KIND_*;
+ * an index outside [0, n_dst) fails before anything is added, in torch's words */
+int sc_k_index_add(void *dst, const int64_t *index, const void *src, int64_t outer, int64_t n_dst, int64_t n_index,
+                   int64_t inner, int32_t kind, double alpha, const char *node, char *err, size_t errlen);
 int sc_k_index_copy(void *dst, const int64_t *index, const void *src, int64_t outer, int64_t n_dst, int64_t n_index,
                     int64_t inner, int64_t esize, int32_t dim, const char *node, char *err, size_t errlen);
 int sc_k_gather(const void *src, const int64_t *index, void *dst, int32_t ndim, int32_t dim, const int64_t *src_shape,
