@@ -1529,6 +1529,17 @@ static bool rule_pool(sc_rule_ctx *rc, int n_outputs, int sp) {
   return true;
 }
 
+/* im2col's and col2im's kernel_size, padding, dilation and stride, each of 2 entries */
+static bool block_params(sc_rule_ctx *rc, const char *what, int64_t k[2], int64_t pad[2], int64_t dil[2], int64_t st[2]) {
+  if (!spatial_arg(rc, "kernel_size", 2, 1, k) || !spatial_arg(rc, "padding", 2, 0, pad) ||
+      !spatial_arg(rc, "dilation", 2, 1, dil) || !spatial_arg(rc, "stride", 2, 1, st))
+    return false;
+  for (int i = 0; i < 2; i++)
+    if (k[i] <= 0 || st[i] <= 0 || dil[i] <= 0 || pad[i] < 0)
+      return rule_error(rc, "%s: kernel, stride and dilation must be positive and padding non-negative", what);
+  return true;
+}
+
 /* col2im (F.fold): self [n, c * kh * kw, L] (or unbatched) of L = bh * bw blocks, summed
  * into [n, c, h, w], output_size (h, w); the block counts follow from the sizes as a
  * convolution's output would. */
@@ -1540,12 +1551,7 @@ static bool rule_col2im(sc_rule_ctx *rc) {
     return rule_error(rc, "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                           "dimensions for input, but got: %d-D", s.rank);
   int64_t k[2], pad[2], dil[2], st[2];
-  if (!spatial_arg(rc, "kernel_size", 2, 1, k) || !spatial_arg(rc, "padding", 2, 0, pad) ||
-      !spatial_arg(rc, "dilation", 2, 1, dil) || !spatial_arg(rc, "stride", 2, 1, st))
-    return false;
-  for (int i = 0; i < 2; i++)
-    if (k[i] <= 0 || st[i] <= 0 || dil[i] <= 0 || pad[i] < 0)
-      return rule_error(rc, "col2im: kernel, stride and dilation must be positive and padding non-negative");
+  if (!block_params(rc, "col2im", k, pad, dil, st)) return false;
   const sc_expr *o[MAX_RANK];
   if (ints_arg(rc, "output_size", o, MAX_RANK, -1) != 2) return rule_error(rc, "output_size must have 2 entries");
   int b = s.rank == 3;
@@ -1576,12 +1582,7 @@ static bool rule_im2col(sc_rule_ctx *rc) {
     return rule_error(rc, "Expected 3D or 4D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                           "dimensions for input, but got: %d-D", s.rank);
   int64_t k[2], pad[2], dil[2], st[2];
-  if (!spatial_arg(rc, "kernel_size", 2, 1, k) || !spatial_arg(rc, "padding", 2, 0, pad) ||
-      !spatial_arg(rc, "dilation", 2, 1, dil) || !spatial_arg(rc, "stride", 2, 1, st))
-    return false;
-  for (int i = 0; i < 2; i++)
-    if (k[i] <= 0 || st[i] <= 0 || dil[i] <= 0 || pad[i] < 0)
-      return rule_error(rc, "im2col: kernel, stride and dilation must be positive and padding non-negative");
+  if (!block_params(rc, "im2col", k, pad, dil, st)) return false;
   int b = s.rank == 4;
   const sc_expr *blocks = sc_expr_int(rc->ctx, 1);
   for (int i = 0; i < 2; i++) {

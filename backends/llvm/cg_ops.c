@@ -1505,9 +1505,10 @@ static int element_kind(sc_dtype dt) {
   }
 }
 
-/* cumsum over one dim: float32 into float32, integers and bools into int64 (torch's
- * default); another dtype argument is refused. */
-static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
+/* cumsum and cumprod over one dim: float32 into float32, integers and bools into int64
+ * (torch's default); cumsum also into another dtype asked for (cast first). */
+static bool lower_cumulative(cg *g, const sc_node *n, cg_value *x) {
+  bool sum = n->op->id == SC_OP_CUMSUM;
   if (g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
                     n->target);
@@ -1515,9 +1516,9 @@ static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
   int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
   LLVMValueRef outer = prod(g, x->dims, 0, d), len = r ? x->dims[d] : cg_i64(g, 1), inner = prod(g, x->dims, d + 1, r);
   sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
-  if (line_kernel(g, "sc_k_cumsum", x, out, outer, len, inner)) return true;
+  if (line_kernel(g, sum ? "sc_k_cumsum" : "sc_k_cumprod", x, out, outer, len, inner)) return true;
   int ik = element_kind(in_dt), ok = element_kind(out_dt); /* another dtype asked for: cast, then summed */
-  if (ik >= 0 && ok >= 0) {
+  if (sum && ik >= 0 && ok >= 0) {
     LLVMTypeRef p[7] = {g->ptr, g->i32, g->ptr, g->i32, g->i64, g->i64, g->i64};
     LLVMValueRef a[7] = {x->data, LLVMConstInt(g->i32, (unsigned)ik, 0), out->data, LLVMConstInt(g->i32, (unsigned)ok, 0),
                          outer, len, inner};
@@ -1526,20 +1527,6 @@ static bool lower_cumsum(cg *g, const sc_node *n, cg_value *x) {
   }
   return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (floats, integers and "
                   "bools have one)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
-}
-
-/* cumprod over one dim: float32 (multiplied in double), integers and bools into int64. */
-static bool lower_cumprod(cg *g, const sc_node *n, cg_value *x) {
-  if (g->cuda)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
-                    n->target);
-  cg_value *out = produce(g, output(n, 0));
-  int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
-  LLVMValueRef outer = prod(g, x->dims, 0, d), len = r ? x->dims[d] : cg_i64(g, 1), inner = prod(g, x->dims, d + 1, r);
-  if (line_kernel(g, "sc_k_cumprod", x, out, outer, len, inner)) return true;
-  return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CPU lowering (float32, and integers "
-                  "or bools into int64, have one)", n->target, sc_dtype_name(x->v->meta.dtype),
-                  sc_dtype_name(out->v->meta.dtype));
 }
 
 /* cummax / cummin over one dim: the running extreme in x's dtype and its index. */
@@ -1651,8 +1638,7 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_LINALG_VECTOR_NORM || n->op->id == SC_OP_LINALG_NORM) return lower_vector_norm(g, n, x);
-  if (n->op->id == SC_OP_CUMSUM) return lower_cumsum(g, n, x);
-  if (n->op->id == SC_OP_CUMPROD) return lower_cumprod(g, n, x);
+  if (n->op->id == SC_OP_CUMSUM || n->op->id == SC_OP_CUMPROD) return lower_cumulative(g, n, x);
   if (n->op->id == SC_OP_CUMMAX || n->op->id == SC_OP_CUMMIN) return lower_cum_extreme(g, n, x);
   if (n->op->id == SC_OP_HISTC) {
     if (x->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
