@@ -485,6 +485,9 @@ def small_cases():
                   c=nn.Conv2d(3, 4, 3, padding="same", dilation=2), v=nn.Conv2d(3, 4, 1, padding="valid")))
     c.append(case("conv_same_even", lambda m, x: m.c(x), (r(2, 3, 9, 9),), ({0: AUTO},),
                   c=nn.Conv2d(3, 4, 4, padding="same")))
+    # and a dilated even kernel in 1-D: 3 * (2 - 1) = 3 padded as 1 left, 2 right
+    c.append(case("conv1d_same_dilated", lambda m, x: m.c(x).relu(), (r(2, 3, 11),), ({0: AUTO, 2: AUTO},),
+                  c=nn.Conv1d(3, 4, 2, padding="same", dilation=3)))
     # roll (Swin's shifted windows), fmod and remainder (C's and Python's signs)
     c.append(case("roll_dims", lambda m, x: torch.roll(x, shifts=(-3, 2), dims=(1, 2)) + torch.roll(x, 5),
                   (r(2, 5, 7),), ({0: AUTO, 1: AUTO, 2: AUTO},)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_corpus.py - shapec on the programs real torch.export wrote (test/real/corpus/).
 
-usage: test_corpus.py SHAPEC SOURCE_DIR [--update] [--explain] [NAME...]
+usage: test_corpus.py SHAPEC SOURCE_DIR [--update] [--explain] [--times] [NAME...]
 
 Each program of the corpus (model.pt2, and decomposed.pt2 after run_decompositions()) is
 exported by shapec without a spec, and where that works its library is run on torch's
@@ -15,7 +15,7 @@ so the test fails both when something that worked breaks and when something list
 failing starts to work (then --update rewrites the ledger, reviewed in the diff like a
 golden file).  The big zoo models are stored thin (NAME.pt2.thin, thin.py): their
 archives are restored, weights recomputed and checked, in a temporary folder first.
-Prints the counts per torch version.
+Prints the counts per torch version; --times also the 20 slowest files (CI time is a budget).
 
 SHAPEC_CORPUS_QUICK=1 (the sanitizer pass, test/CMakeLists.txt) leaves out the zoo runs,
 which export each zoo and Hugging Face program twice more only to compare outputs at more
@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -364,6 +365,7 @@ def main(argv):
     shapec, src = argv[1], argv[2]
     update = "--update" in argv[3:]
     verbose = "--explain" in argv[3:]
+    timed = "--times" in argv[3:]
     only = [a for a in argv[3:] if not a.startswith("--")]
     root = os.path.join(src, "test", "real", "corpus")
     ledger_path = os.path.join(src, "test", "real", "expected.txt")
@@ -376,8 +378,20 @@ def main(argv):
         print("no corpus under", root)
         return 1
     jobs = os.cpu_count() or 2
+    seconds = {}
+
+    def check_timed(f):
+        start = time.monotonic()
+        outcome = check_file(shapec, root, f, explain if verbose else None)
+        seconds[f] = time.monotonic() - start
+        return outcome
+
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        results = dict(zip(files, pool.map(lambda f: check_file(shapec, root, f, explain if verbose else None), files)))
+        results = dict(zip(files, pool.map(check_timed, files)))
+    if timed:
+        for f in sorted(seconds, key=seconds.get, reverse=True)[:20]:
+            print(f"{seconds[f]:7.1f} s  {f}")
+        print(f"{sum(seconds.values()):7.1f} s  in all ({jobs} at a time)")
     counts = {}
     for f, outcome in results.items():
         version = f.split("/")[0]
