@@ -48,6 +48,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_NATIVE_DROPOUT: return k == 1 ? SC_DTYPE_BOOL : input;
     case SC_OP_NATIVE_LAYER_NORM: case SC_OP_BATCH_NORM_INFER: return k == 0 ? input : SC_DTYPE_UNKNOWN;
     case SC_OP_EMBEDDING: return dtype_of(input_tensor(n, "weight"));
+    case SC_OP_EMBEDDING_BAG: return dtype_of(input_tensor(n, k == 0 ? "weight" : "offsets"));
     /* sum of integers or bools is int64, as in torch */
     case SC_OP_SUM: case SC_OP_SUM_DIM:
       if (self == SC_DTYPE_UNKNOWN) return SC_DTYPE_UNKNOWN;

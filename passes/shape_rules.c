@@ -876,6 +876,41 @@ static bool rule_embedding(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
+/* _embedding_bag and its overloads: [bags, width] and the three results torch's CPU meta
+ * gives for the backward (offset2bag, bag_size, max_indices), whose sizes depend on the
+ * mode and on whether ATen's fast sum path applies. */
+static bool rule_embedding_bag(sc_rule_ctx *rc) {
+  const sc_value *w = tensor_arg(rc, "weight", true), *idx = tensor_arg(rc, "indices", true),
+                 *off = tensor_arg(rc, "offsets", true);
+  shape ws = {0}, is = {0}, os = {0};
+  if (!w || !idx || !off || !shape_of(rc, w, &ws) || !shape_of(rc, idx, &is) || !shape_of(rc, off, &os)) return false;
+  int64_t mode = 0, padding_idx = -1;
+  if (!const_int_arg(rc, "mode", 0, false, &mode) || !const_int_arg(rc, "padding_idx", -1, false, &padding_idx))
+    return false;
+  if (ws.rank != 2) return rule_error(rc, "weight must be 2-D");
+  if (is.rank != 1 || os.rank != 1)
+    return rule_error(rc, "input has to be 1D or 2D Tensor, but got Tensor of dimension %d", is.rank);
+  if (mode < 0 || mode > 2) return rule_error(rc, "mode has to be one of sum, mean or max");
+  const sc_value *psw = tensor_arg(rc, "per_sample_weights", false);
+  if (psw) {
+    shape ps = {0};
+    if (!shape_of(rc, psw, &ps)) return false;
+    if (mode != 0) return rule_error(rc, "embedding_bag: per_sample_weights only supported with mode='sum'");
+    if (ps.rank != 1) return rule_error(rc, "expected per_sample_weights to be 1D tensor, got %dD", ps.rank);
+  }
+  bool last = bool_arg(rc, "include_last_offset", false);
+  const sc_expr *bags = last ? sc_expr_sub(rc->ctx, os.d[0], sc_expr_int(rc->ctx, 1)) : os.d[0];
+  if (last) /* torch: "include_last_offset: number of offset should be at least 1" */
+    guard(rc, "embedding_bag", sc_expr_rel(rc->ctx, SC_EXPR_GE, os.d[0], sc_expr_int(rc->ctx, 1)));
+  shape out = {.rank = 2, .d = {bags, ws.d[1]}}, per_bag = {.rank = 1, .d = {bags}};
+  sc_dtype wt = w->meta.dtype;
+  bool fast_sum = (wt == SC_DTYPE_F32 || wt == SC_DTYPE_F16) && padding_idx < 0;
+  shape offset2bag = {.rank = 1, .d = {mode != 0 || !fast_sum ? is.d[0] : sc_expr_int(rc->ctx, 0)}};
+  bool forward_only = strstr(rc->node->target, "_forward_only") != NULL;
+  return set_out(rc, 0, &out) && set_out(rc, 1, &offset2bag) && set_out(rc, 2, forward_only ? &os : &per_bag) &&
+         set_out(rc, 3, mode == 2 ? &out : &per_bag);
+}
+
 /* Sizes as torch prints them: "[4, 7]" (a symbolic size as its expression). */
 static const char *sizes_text(sc_rule_ctx *rc, const shape *s) {
   sc_strbuf sb = {0};
@@ -2041,6 +2076,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_COL2IM: return rule_col2im(rc);
     case SC_OP_IM2COL: return rule_im2col(rc);
     case SC_OP_EMBEDDING: return rule_embedding(rc);
+    case SC_OP_EMBEDDING_BAG: return rule_embedding_bag(rc);
     case SC_OP_INDEX_SELECT: return rule_index_select(rc);
     case SC_OP_INDEX_COPY: return rule_index_copy(rc, "index_copy_");
     case SC_OP_INDEX_ADD: return rule_index_copy(rc, "index_add_");

@@ -2140,6 +2140,43 @@ static bool lower_index_read(cg *g, const sc_node *n) {
   return true;
 }
 
+/* _embedding_bag (runtime embedding_bag.c): the bags' sums, means or maxima.  Its other
+ * three results exist for the backward pass and take values that depend on ATen's code
+ * path, so a program that reads one is refused rather than given guessed numbers. */
+static bool lower_embedding_bag(cg *g, const sc_node *n) {
+  cg_value *w = tensor(g, n, "weight"), *idx = tensor(g, n, "indices"), *off = tensor(g, n, "offsets");
+  cg_value *psw = tensor(g, n, "per_sample_weights");
+  if (!w || !idx || !off) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  static const char *const aux[] = {"offset2bag", "bag_size", "max_indices"};
+  for (int k = 1; k <= 3; k++) {
+    const sc_value *v = output(n, k);
+    if (v && cg_get(g, v)->uses > 0)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s: the program reads its result %d (%s), which "
+                      "shapec does not compute (only the bags' values, result 0, are computed)", n->target, k, aux[k - 1]);
+  }
+  sc_dtype dt = w->v->meta.dtype;
+  int kind = element_kind(dt), ik = element_kind(idx->v->meta.dtype), ok = element_kind(off->v->meta.dtype);
+  bool int_kinds = (ik == SC_KIND_I32 || ik == SC_KIND_I64) && (ok == SC_KIND_I32 || ok == SC_KIND_I64);
+  if (g->cuda || (kind != SC_KIND_F32 && kind != SC_KIND_F64) || !int_kinds || (psw && psw->v->meta.dtype != dt))
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of a %s table with %s indices and %s offsets has no %s "
+                    "lowering (float32 or float64 tables, int32 or int64 indices and offsets, per-sample weights of "
+                    "the table's dtype on the CPU have one)", n->target, sc_dtype_name(dt),
+                    sc_dtype_name(idx->v->meta.dtype), sc_dtype_name(off->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
+  cg_value *out = produce(g, output(n, 0));
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[18] = {g->ptr, g->i32, g->i64, g->i64, g->ptr, g->i32, g->i64, g->ptr, g->i32,
+                       g->i64, g->i32, g->i32, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[18] = {w->data, LLVMConstInt(g->i32, (unsigned)kind, 0), w->dims[0], w->dims[1], idx->data,
+                        LLVMConstInt(g->i32, (unsigned)ik, 0), idx->numel, off->data, LLVMConstInt(g->i32, (unsigned)ok, 0),
+                        off->numel, LLVMConstInt(g->i32, int_arg(n, "include_last_offset", 0) != 0, 0),
+                        LLVMConstInt(g->i32, (unsigned)int_arg(n, "mode", 0), 0),
+                        psw ? psw->data : LLVMConstNull(g->ptr), cg_i64(g, int_arg(n, "padding_idx", -1)), out->data,
+                        node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_embedding_bag", g->i32, p, 18, a, 18, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badbag"), rc);
+  return true;
+}
+
 /* The result of an op that writes into a copy of self (index_copy, index_put): self itself
  * where self is the model's state and this node its only reader (a KV cache's write: the
  * new rows go straight into the state, and its write-back after the call is a no-op),
@@ -2548,6 +2585,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
       return true;
     }
     case SC_OP_EMBEDDING: case SC_OP_INDEX_SELECT: case SC_OP_GATHER: return lower_index_read(g, n);
+    case SC_OP_EMBEDDING_BAG: return lower_embedding_bag(g, n);
     case SC_OP_INDEX_COPY: return lower_index_copy(g, n);
     case SC_OP_INDEX_ADD: return lower_index_add(g, n);
     case SC_OP_INDEX_PUT: return lower_index_put(g, n);

@@ -485,6 +485,16 @@ def small_cases():
                   c=nn.Conv2d(3, 4, 3, padding="same", dilation=2), v=nn.Conv2d(3, 4, 1, padding="valid")))
     c.append(case("conv_same_even", lambda m, x: m.c(x), (r(2, 3, 9, 9),), ({0: AUTO},),
                   c=nn.Conv2d(3, 4, 4, padding="same")))
+    # nn.EmbeddingBag: mean over bags of 3, max with a padding index over 2-D ids, sum
+    # weighted per sample with the last offset closing the last bag (offsets made from the
+    # dynamic length, so that every probe's data is valid)
+    c.append(case("embedding_bag_modes",
+                  lambda m, ids, ids2, w: (m.mean(ids, torch.arange(0, ids.shape[0], 3)), m.max(ids2),
+                                           m.sum(ids, torch.arange(0, ids.shape[0] + 1, 4), per_sample_weights=w)),
+                  (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([[1, 2, 3], [2, 2, 2], [0, 7, 2]]), torch.rand(8)),
+                  ({0: AUTO}, {0: AUTO}, {0: AUTO}),
+                  mean=nn.EmbeddingBag(10, 5, mode="mean"), max=nn.EmbeddingBag(10, 5, mode="max", padding_idx=2),
+                  sum=nn.EmbeddingBag(10, 5, mode="sum", include_last_offset=True)))
     # and a dilated even kernel in 1-D: 3 * (2 - 1) = 3 padded as 1 left, 2 right
     c.append(case("conv1d_same_dilated", lambda m, x: m.c(x).relu(), (r(2, 3, 11),), ({0: AUTO, 2: AUTO},),
                   c=nn.Conv1d(3, 4, 2, padding="same", dilation=3)))

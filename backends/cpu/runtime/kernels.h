@@ -199,6 +199,13 @@ int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t 
  * an index outside [0, n_dst) fails before anything is added, in torch's words */
 int sc_k_index_add(void *dst, const int64_t *index, const void *src, int64_t outer, int64_t n_dst, int64_t n_index,
                    int64_t inner, int32_t kind, double alpha, const char *node, char *err, size_t errlen);
+/* embedding_bag (embedding_bag.c): the bags' sums, means or maxima of table rows
+ * [rows, width] (kind SC_KIND_F32/F64), indices and offsets of kind I32 or I64; torch's
+ * checks on offsets and indices fail the call before anything is read */
+int sc_k_embedding_bag(const void *table, int32_t kind, int64_t rows, int64_t width, const void *indices,
+                       int32_t index_kind, int64_t n_indices, const void *offsets, int32_t offset_kind,
+                       int64_t n_offsets, int32_t include_last_offset, int32_t mode, const void *sample_weights,
+                       int64_t padding_idx, void *out, const char *node, char *err, size_t errlen);
 int sc_k_index_copy(void *dst, const int64_t *index, const void *src, int64_t outer, int64_t n_dst, int64_t n_index,
                     int64_t inner, int64_t esize, int32_t dim, const char *node, char *err, size_t errlen);
 int sc_k_gather(const void *src, const int64_t *index, void *dst, int32_t ndim, int32_t dim, const int64_t *src_shape,
