@@ -2112,6 +2112,13 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ZEROS: case SC_OP_ONES: case SC_OP_FULL: case SC_OP_EMPTY: case SC_OP_NEW_ZEROS: case SC_OP_NEW_ONES:
     case SC_OP_RAND: case SC_OP_RANDN:
       return rule_sized(rc);
+    case SC_OP_RANDPERM: {
+      const sc_expr *n = int_arg(rc, "n", NULL);
+      if (!n) return false;
+      guard(rc, "randperm", sc_expr_rel(rc->ctx, SC_EXPR_GE, n, sc_expr_int(rc->ctx, 0)));
+      shape s = {1, {n}};
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_WEIGHT_NORM: return rule_same_as(rc, "v");
     case SC_OP_SCALAR_TENSOR: {
       shape s = {0, {0}};

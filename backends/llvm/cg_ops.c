@@ -2644,6 +2644,16 @@ static bool lower_creation(cg *g, const sc_node *n) {
     cg_call(g, "sc_k_rand_f32", g->voidt, p, 3, a, 3, false);
     return true;
   }
+  if (n->op->id == SC_OP_RANDPERM) {
+    int kind = element_kind(dt);
+    if (g->cuda || kind < 0 || dt == SC_DTYPE_BOOL)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (integers, float32 and "
+                      "float64 on the CPU have one)", n->target, sc_dtype_name(dt), g->cuda ? "CUDA" : "CPU");
+    LLVMTypeRef p[3] = {g->ptr, g->i64, g->i32};
+    LLVMValueRef a[3] = {out->data, out->numel, LLVMConstInt(g->i32, (unsigned)kind, 0)};
+    cg_call(g, "sc_k_randperm", g->voidt, p, 3, a, 3, false);
+    return true;
+  }
   double value = n->op->id == SC_OP_ONES || n->op->id == SC_OP_ONES_LIKE || n->op->id == SC_OP_NEW_ONES ? 1
                  : (n->op->id == SC_OP_FULL || n->op->id == SC_OP_FULL_LIKE) ? float_arg(n, "fill_value", 0)
                  : n->op->id == SC_OP_SCALAR_TENSOR ? float_arg(n, "s", 0) : 0;

@@ -495,6 +495,12 @@ def small_cases():
                   ({0: AUTO}, {0: AUTO}, {0: AUTO}),
                   mean=nn.EmbeddingBag(10, 5, mode="mean"), max=nn.EmbeddingBag(10, 5, mode="max", padding_idx=2),
                   sum=nn.EmbeddingBag(10, 5, mode="sum", include_last_offset=True)))
+    # randperm: shapec draws its own permutation (not torch's numbers), so the case checks
+    # what every permutation gives: the same sum of the permuted rows, 0 .. n-1 once sorted
+    c.append(case("randperm_sum", lambda m, x: (x[torch.randperm(x.shape[0])].sum(0),
+                                                torch.randperm(x.shape[0]).sort().values,
+                                                torch.randperm(x.shape[1] + 2, dtype=torch.float32).sort().values),
+                  (r(6, 3),), ({0: AUTO, 1: AUTO},)))
     # and a dilated even kernel in 1-D: 3 * (2 - 1) = 3 padded as 1 left, 2 right
     c.append(case("conv1d_same_dilated", lambda m, x: m.c(x).relu(), (r(2, 3, 11),), ({0: AUTO, 2: AUTO},),
                   c=nn.Conv1d(3, 4, 2, padding="same", dilation=3)))

@@ -349,6 +349,30 @@ void sc_k_rand_f32(float *dst, int64_t n, int32_t normal) {
   }
 }
 
+/* randperm: 0 .. n-1 shuffled (Fisher-Yates) with rand's generator, stored as kind */
+static int64_t perm_get(const char *p, int32_t kind) {
+  return sc_kind_is_float(kind) ? (int64_t)sc_kind_get_f(p, kind) : sc_kind_get_i(p, kind);
+}
+
+static void perm_put(char *p, int32_t kind, int64_t v) {
+  if (sc_kind_is_float(kind))
+    sc_kind_put_f(p, kind, (double)v);
+  else
+    sc_kind_put_i(p, kind, v);
+}
+
+void sc_k_randperm(void *dst, int64_t n, int32_t kind) {
+  char *d = dst;
+  int64_t size = sc_kind_size(kind);
+  for (int64_t i = 0; i < n; i++) perm_put(d + i * size, kind, i);
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = (int64_t)(next_random() % (uint64_t)(i + 1));
+    int64_t a = perm_get(d + i * size, kind), b = perm_get(d + j * size, kind);
+    perm_put(d + i * size, kind, b);
+    perm_put(d + j * size, kind, a);
+  }
+}
+
 void sc_k_arange(void *dst, int64_t n, double start, double step, int32_t kind) {
   for (int64_t i = 0; i < n; i++) {
     double v = start + step * (double)i;

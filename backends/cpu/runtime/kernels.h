@@ -167,6 +167,8 @@ void sc_k_diff(const void *pre, const void *x, const void *app, void *out, int64
 void sc_k_roll(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *shift, int64_t esize);
 /* n random floats: uniform in [0, 1), or standard normal when normal is set */
 void sc_k_rand_f32(float *dst, int64_t n, int32_t normal);
+/* randperm: a permutation of 0 .. n-1 from the same generator, kind SC_KIND_* (copy.c) */
+void sc_k_randperm(void *dst, int64_t n, int32_t kind);
 void sc_k_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner);
 /* index_select and embedding: src [outer, n_src, inner] (rank ndim, the rows along dim) ->
  * dst [outer, n_index, inner], rows picked by index.  gather: dst (the index's shape) = src
