@@ -221,6 +221,50 @@ static sc_value *insert_scatter(sc_ctx *ctx, sc_program *p, size_t k, sc_value *
   return insert_after(ctx, p, k, target, names, values, view->inputs + 1, view->n_inputs - 1, base);
 }
 
+/* Inserts after node k a copy of view node o that views new_base where o viewed its base;
+ * every reader of o's result after node k reads the copy's.  Returns the copy's result. */
+static sc_value *insert_view_copy(sc_ctx *ctx, sc_program *p, size_t k, const sc_node *o, const sc_value *base,
+                                  sc_value *new_base) {
+  sc_graph *g = p->graph;
+  sc_value *old = result_of(o);
+  char *name = NULL;
+  for (int i = 0; !name || sc_graph_find_value(g, name); i++)
+    name = sc_arena_printf(&ctx->arena, "%s_after_update%s%.0d", old->name, i ? "_" : "", i);
+  sc_value *v = sc_graph_add_value(ctx, g, name, SC_VALUE_TENSOR);
+  v->meta = old->meta;
+  v->path = g->nodes[k].path;
+  v->def_node = (int)k + 1;
+  replace_later(p, k, old, v);
+  sc_node copy = *o;
+  copy.name = name;
+  copy.inputs = sc_arena_alloc(&ctx->arena, (o->n_inputs ? o->n_inputs : 1) * sizeof *copy.inputs);
+  for (size_t i = 0; i < o->n_inputs; i++) {
+    copy.inputs[i] = o->inputs[i];
+    if (arg_reads(&o->inputs[i].arg, base) && !o->inputs[i].arg.lists) {
+      sc_arg *a = &copy.inputs[i].arg;
+      a->items = sc_arena_alloc(&ctx->arena, a->n_items * sizeof *a->items);
+      memcpy(a->items, o->inputs[i].arg.items, a->n_items * sizeof *a->items);
+      arg_replace(a, base, new_base);
+    }
+  }
+  copy.n_outputs = 1;
+  copy.outputs = sc_arena_alloc(&ctx->arena, sizeof *copy.outputs);
+  copy.outputs[0] = (sc_arg){.kind = SC_ARG_TENSOR, .n_items = 1, .path = o->path};
+  copy.outputs[0].items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
+  copy.outputs[0].items[0].value = v;
+  sc_node *nodes = sc_arena_alloc(&ctx->arena, (g->n_nodes + 1) * sizeof *nodes);
+  memcpy(nodes, g->nodes, (k + 1) * sizeof *nodes);
+  memcpy(nodes + k + 2, g->nodes + k + 1, (g->n_nodes - k - 1) * sizeof *nodes);
+  nodes[k + 1] = copy;
+  g->nodes = nodes;
+  g->n_nodes++;
+  for (size_t j = k + 2; j < g->n_nodes; j++)
+    for (size_t t = 0; t < g->nodes[j].n_outputs; t++)
+      for (size_t i = 0; i < g->nodes[j].outputs[t].n_items; i++)
+        if (g->nodes[j].outputs[t].items[i].value) g->nodes[j].outputs[t].items[i].value->def_node = (int)j;
+  return v;
+}
+
 /* Whether a view of base other than `view`, made before node k, is read after it: it would
  * see the update too, which the functional rewrite does not give it. */
 static bool view_read_later(const sc_program *p, size_t k, const sc_value *v);
@@ -243,6 +287,31 @@ static bool other_view_read_later(const sc_program *p, size_t k, const sc_node *
  * views, so the walk ends), is read after node k */
 static bool view_read_later(const sc_program *p, size_t k, const sc_value *v) {
   return read_later(p, k, v) || other_view_read_later(p, k, NULL, v);
+}
+
+/* The views of base made before node `first` (other than `skip`) that are read after node
+ * *at, and the views of those, taken again of updated_base after *at, as torch's
+ * functionalization regenerates a view of a mutated base: each later reader sees the update
+ * (`col = y[:, 0]; y[0].add_(1); col * 2`).  Single-output views only; *at moves past the
+ * inserted nodes and *root grows with them.  False where a view has several outputs. */
+static bool rederive_views(sc_ctx *ctx, sc_program *p, size_t first, size_t *at, const sc_node *skip,
+                           const sc_value *base, sc_value *updated_base, const sc_value ***root, int depth) {
+  if (depth > 16) return false;
+  for (size_t j = 0; j < first; j++) {
+    const sc_node *o = &p->graph->nodes[j];
+    if (o == skip || !o->op || o->op->op_class != SC_OPC_VIEW || self_of(o) != base) continue;
+    sc_value *ov = result_of(o);
+    if (!ov || !view_read_later(p, *at, ov)) continue;
+    if (o->n_outputs != 1 || o->outputs[0].n_items != 1) return false;
+    sc_value *again = insert_view_copy(ctx, p, *at, o, base, updated_base);
+    (*at)++;
+    const sc_value **grown = sc_arena_alloc(&ctx->arena, p->graph->n_nodes * sizeof *grown);
+    memcpy(grown, *root, *at * sizeof *grown);
+    grown[*at] = NULL;
+    *root = grown;
+    if (!rederive_views(ctx, p, first, at, NULL, ov, again, root, depth + 1)) return false;
+  }
+  return true;
 }
 
 bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
@@ -275,7 +344,7 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
                           g->nodes[base->def_node].op->op_class == SC_OPC_VIEW;
       if (!(base->def_node < 0 || read_later(p, at, base) || others || base_is_view)) break;
       bool scatter = view->op->id == SC_OP_SLICE || view->op->id == SC_OP_SELECT;
-      if (others || (!is_rename(view) && !scatter)) {
+      if (!is_rename(view) && !scatter) {
         sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
                                   others ? "node '%s' updates '%s' in place, a view ('%s') of '%s', another view of "
                                            "which is read afterwards"
@@ -298,6 +367,15 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
       root = grown; /* root[at], the new node's, is set here: the loop skips inserted nodes */
       root[at] = base_root;
       if (base_root && !record_write_back(ctx, p, &g->nodes[at], base_root, updated_base, &cap)) return false;
+      if (others && !rederive_views(ctx, p, k, &at, view, base, updated_base, &root, 0)) {
+        sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
+                                  "node '%s' updates '%s' in place, a view ('%s') of '%s', another view of which "
+                                  "(with several results, or nested more than 16 deep) is read afterwards",
+                                  g->nodes[k].name, cur->name, view->target, base->name);
+        sc_diag_set_hint(&ctx->diags, d, "export with ep = ep.run_decompositions(), which rewrites in-place "
+                                         "updates of views functionally, or avoid the in-place op");
+        return false;
+      }
       n = &g->nodes[k]; /* the array moved */
       cur = base;
       value = updated_base;

@@ -8,9 +8,11 @@
  *
  * requires: a verified program (sc_verify_graph)
  * provides: no node reads a tensor that an earlier in-place op updated; p->mutations
- *           lists the write-backs; an in-place update through a view whose base is read
- *           again (or is an input) is refused (SC0318 inplace-through-view): shapec has no
- *           aliasing views */
+ *           lists the write-backs; an update through a slice, select or in-order view
+ *           becomes a scatter into (or a view_as of) its base, and the other views of that
+ *           base read afterwards are taken again of the new base; an update through any
+ *           other view whose base is read again (or is an input) is refused (SC0318
+ *           inplace-through-view): shapec has no aliasing views */
 #ifndef SC_INPLACE_UPDATES_H
 #define SC_INPLACE_UPDATES_H
 

@@ -102,6 +102,18 @@ def mutate_overlapping_views(x):
     return col * 2
 
 
+def mutate_views_rederived(x, z):
+    y = x * 1
+    rows = y[1:]  # views taken before the updates, read after them:
+    col = rows[:, 0]  # a view of a view,
+    t = y.t()  # a transpose, which no scatter writes back
+    y[0].mul_(2)  # an update through a select of the base...
+    rows[:, 1].add_(3)  # ...and through a select of a slice of it
+    zc = z[:, 1]  # a view of an input that an update through another view changes
+    z[0].add_(1)
+    return col * 2, t + 1, y, zc * 1
+
+
 def case(name, fn, args, ds, kwargs=None, **params):
     """A module whose forward has fn's signature (less its first parameter, the module),
     so that torch matches args and dynamic_shapes to it by name."""
@@ -468,6 +480,8 @@ def small_cases():
     c.append(case("mutate_slice", lambda m, x: mutate_slice(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_strided_slice", lambda m, x: mutate_strided_slice(x), (r(4, 5),), ({0: AUTO, 1: AUTO},)))
     c.append(case("mutate_overlapping_views", lambda m, x: mutate_overlapping_views(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mutate_views_rederived", lambda m, x, z: mutate_views_rederived(x, z), (r(4, 3), r(5, 2)),
+                  ({0: AUTO}, {0: AUTO})))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))
     c.append(case("embedding", lambda m, i: m.e(i), (torch.randint(0, 10, (4, 5)),), ({0: AUTO, 1: AUTO},),

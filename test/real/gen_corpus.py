@@ -131,7 +131,7 @@ def probes(ep, args, kwargs, rc):
                     return out
                 shape = list(t.shape)
                 shape[d] = v
-                new = list(flat)
+                new = [v.clone() if isinstance(v, torch.Tensor) else v for v in flat]  # a program may update its inputs
                 new[k] = make_like(t, shape)
                 entry = {"leaf": paths[k], "dim": d, "size": v, "shapes": [list(x.shape) if isinstance(x, torch.Tensor)
                                                                             else None for x in new]}
@@ -150,7 +150,7 @@ def probes(ep, args, kwargs, rc):
         for m in moves:
             if len(out) >= MAX_PROBES:
                 return out
-            new = list(flat)
+            new = [x.clone() if isinstance(x, torch.Tensor) else x for x in flat]
             new[k] = m
             out.append({"leaf": paths[k], "dim": None, "size": m,
                         "shapes": [list(x.shape) if isinstance(x, torch.Tensor) else None for x in new],
