@@ -128,11 +128,23 @@ static bool record_write_back(sc_ctx *ctx, sc_program *p, const sc_node *n, cons
   return true;
 }
 
+/* Whether node n's result shares its operand's memory in torch (its views, and the ops
+ * shapec computes as copies that torch returns as views: diagonal, as_strided, detach), so
+ * that an in-place update of the result reaches the operand. */
+static bool torch_view(const sc_node *n) {
+  if (!n->op) return false;
+  switch (n->op->id) {
+    case SC_OP_DIAGONAL: case SC_OP_AS_STRIDED: case SC_OP_DETACH: return true;
+    default: return n->op->op_class == SC_OPC_VIEW;
+  }
+}
+
 /* Views that keep every element in order (shapec computes them as renames). */
 static bool is_rename(const sc_node *view) {
   switch (view->op->id) {
     case SC_OP_VIEW: case SC_OP_UNSAFE_VIEW: case SC_OP_RESHAPE: case SC_OP_FLATTEN: case SC_OP_UNFLATTEN:
     case SC_OP_UNSQUEEZE: case SC_OP_SQUEEZE_DIM: case SC_OP_SQUEEZE_DIMS: case SC_OP_ALIAS: case SC_OP_VIEW_AS:
+    case SC_OP_DETACH:
       return true;
     default: return false;
   }
@@ -146,6 +158,28 @@ static bool copies(const sc_node *view, const sc_value *base, const sc_value *re
   for (int i = 0; i < base->meta.rank && i < result->meta.rank; i++)
     if (base->meta.strides[i] != result->meta.strides[i]) return true; /* hash-consed: equal is identical */
   return false;
+}
+
+/* Puts node n into the graph after node k; the later nodes' results know their new places. */
+static void splice_after(sc_ctx *ctx, sc_graph *g, size_t k, const sc_node *n) {
+  sc_node *nodes = sc_arena_alloc(&ctx->arena, (g->n_nodes + 1) * sizeof *nodes);
+  memcpy(nodes, g->nodes, (k + 1) * sizeof *nodes);
+  memcpy(nodes + k + 2, g->nodes + k + 1, (g->n_nodes - k - 1) * sizeof *nodes);
+  nodes[k + 1] = *n;
+  g->nodes = nodes;
+  g->n_nodes++;
+  for (size_t j = k + 1; j < g->n_nodes; j++)
+    for (size_t o = 0; o < g->nodes[j].n_outputs; o++)
+      for (size_t i = 0; i < g->nodes[j].outputs[o].n_items; i++)
+        if (g->nodes[j].outputs[o].items[i].value) g->nodes[j].outputs[o].items[i].value->def_node = (int)j;
+}
+
+/* A tensor argument holding one value. */
+static sc_arg one_tensor(sc_ctx *ctx, sc_value *v, const char *path) {
+  sc_arg a = {.kind = SC_ARG_TENSOR, .n_items = 1, .path = path};
+  a.items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
+  a.items[0].value = v;
+  return a;
 }
 
 /* Inserts after node k: NAME = target(value as arg_names[1], base as arg_names[0] or the
@@ -163,41 +197,20 @@ static sc_value *insert_after(sc_ctx *ctx, sc_program *p, size_t k, const char *
   v->path = at->path;
   v->def_node = (int)k + 1;
   replace_later(p, k, base, v);
-  sc_node *nodes = sc_arena_alloc(&ctx->arena, (g->n_nodes + 1) * sizeof *nodes);
-  memcpy(nodes, g->nodes, (k + 1) * sizeof *nodes);
-  memcpy(nodes + k + 2, g->nodes + k + 1, (g->n_nodes - k - 1) * sizeof *nodes);
-  sc_node *n = &nodes[k + 1];
-  memset(n, 0, sizeof *n);
+  sc_node node = {0}, *n = &node;
   n->target = target;
   n->op = sc_op_lookup(n->target);
   n->name = name;
   n->path = at->path;
   n->n_inputs = 2 + n_extra;
   n->inputs = sc_arena_alloc(&ctx->arena, (2 + n_extra) * sizeof *n->inputs);
-  for (int i = 0; i < 2; i++) {
-    n->inputs[i].name = names[i];
-    n->inputs[i].pass = SC_ARG_PASS_POSITIONAL;
-    n->inputs[i].arg.kind = SC_ARG_TENSOR;
-    n->inputs[i].arg.n_items = 1;
-    n->inputs[i].arg.items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
-    n->inputs[i].arg.items[0].value = values[i];
-    n->inputs[i].arg.path = at->path;
-  }
+  for (int i = 0; i < 2; i++)
+    n->inputs[i] = (sc_named_arg){names[i], one_tensor(ctx, values[i], at->path), SC_ARG_PASS_POSITIONAL};
   for (size_t i = 0; i < n_extra; i++) n->inputs[2 + i] = extra[i];
   n->n_outputs = 1;
   n->outputs = sc_arena_alloc(&ctx->arena, sizeof *n->outputs);
-  n->outputs[0].kind = SC_ARG_TENSOR;
-  n->outputs[0].n_items = 1;
-  n->outputs[0].items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
-  n->outputs[0].items[0].value = v;
-  n->outputs[0].path = at->path;
-  g->nodes = nodes;
-  g->n_nodes++;
-  /* the nodes after the new one moved by one */
-  for (size_t j = k + 2; j < g->n_nodes; j++)
-    for (size_t o = 0; o < g->nodes[j].n_outputs; o++)
-      for (size_t i = 0; i < g->nodes[j].outputs[o].n_items; i++)
-        if (g->nodes[j].outputs[o].items[i].value) g->nodes[j].outputs[o].items[i].value->def_node = (int)j;
+  n->outputs[0] = one_tensor(ctx, v, at->path);
+  splice_after(ctx, g, k, n);
   return v;
 }
 
@@ -209,15 +222,17 @@ static sc_value *insert_view_as(sc_ctx *ctx, sc_program *p, size_t k, sc_value *
   return insert_after(ctx, p, k, "torch.ops.aten.view_as.default", names, values, NULL, 0, base);
 }
 
-/* ... and for a slice or select of it, as functionalization writes it: slice_scatter(base,
- * value, dim, start, end, step) or select_scatter(base, value, dim, index), the view's own
- * arguments after the first. */
+/* ... and for a slice, select or diagonal of it, as functionalization writes it:
+ * slice_scatter(base, value, dim, start, end, step), select_scatter(base, value, dim, index)
+ * or diagonal_scatter(base, value, offset, dim1, dim2), the view's own arguments after the
+ * first. */
 static sc_value *insert_scatter(sc_ctx *ctx, sc_program *p, size_t k, sc_value *value, sc_value *base,
                                 const sc_node *view) {
   static const char *const names[2] = {"self", "src"};
   sc_value *const values[2] = {base, value};
-  const char *target = view->op->id == SC_OP_SLICE ? "torch.ops.aten.slice_scatter.default"
-                                                   : "torch.ops.aten.select_scatter.default";
+  const char *target = view->op->id == SC_OP_SLICE    ? "torch.ops.aten.slice_scatter.default"
+                       : view->op->id == SC_OP_DIAGONAL ? "torch.ops.aten.diagonal_scatter.default"
+                                                        : "torch.ops.aten.select_scatter.default";
   return insert_after(ctx, p, k, target, names, values, view->inputs + 1, view->n_inputs - 1, base);
 }
 
@@ -249,19 +264,61 @@ static sc_value *insert_view_copy(sc_ctx *ctx, sc_program *p, size_t k, const sc
   }
   copy.n_outputs = 1;
   copy.outputs = sc_arena_alloc(&ctx->arena, sizeof *copy.outputs);
-  copy.outputs[0] = (sc_arg){.kind = SC_ARG_TENSOR, .n_items = 1, .path = o->path};
-  copy.outputs[0].items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
-  copy.outputs[0].items[0].value = v;
-  sc_node *nodes = sc_arena_alloc(&ctx->arena, (g->n_nodes + 1) * sizeof *nodes);
-  memcpy(nodes, g->nodes, (k + 1) * sizeof *nodes);
-  memcpy(nodes + k + 2, g->nodes + k + 1, (g->n_nodes - k - 1) * sizeof *nodes);
-  nodes[k + 1] = copy;
-  g->nodes = nodes;
-  g->n_nodes++;
-  for (size_t j = k + 2; j < g->n_nodes; j++)
-    for (size_t t = 0; t < g->nodes[j].n_outputs; t++)
-      for (size_t i = 0; i < g->nodes[j].outputs[t].n_items; i++)
-        if (g->nodes[j].outputs[t].items[i].value) g->nodes[j].outputs[t].items[i].value->def_node = (int)j;
+  copy.outputs[0] = one_tensor(ctx, v, o->path);
+  splice_after(ctx, g, k, &copy);
+  return v;
+}
+
+/* Views that only reorder dims (t, transpose, permute): an update through one is written
+ * back by the reverse reordering. */
+static bool is_reorder(const sc_node *view) {
+  return view->op->id == SC_OP_T || view->op->id == SC_OP_TRANSPOSE || view->op->id == SC_OP_PERMUTE;
+}
+
+/* ... and for a reordering view: value with its dims put back in base's order (t and
+ * transpose are their own inverses; permute takes the inverse permutation).  NULL where
+ * the permutation is not a list of constants. */
+static sc_value *insert_unreorder(sc_ctx *ctx, sc_program *p, size_t k, sc_value *value, sc_value *base,
+                                  const sc_node *view) {
+  sc_graph *g = p->graph;
+  const sc_node *at = &g->nodes[k];
+  sc_node node = {.path = at->path};
+  node.target = view->op->id == SC_OP_T ? "torch.ops.aten.t.default"
+                : view->op->id == SC_OP_TRANSPOSE ? "torch.ops.aten.transpose.int" : "torch.ops.aten.permute.default";
+  node.op = sc_op_lookup(node.target);
+  node.n_inputs = view->op->id == SC_OP_PERMUTE ? 2 : view->n_inputs;
+  node.inputs = sc_arena_alloc(&ctx->arena, (node.n_inputs ? node.n_inputs : 1) * sizeof *node.inputs);
+  node.inputs[0] = (sc_named_arg){"self", one_tensor(ctx, value, at->path), SC_ARG_PASS_POSITIONAL};
+  if (view->op->id == SC_OP_PERMUTE) {
+    const sc_arg *dims = NULL;
+    for (size_t i = 0; i < view->n_inputs; i++)
+      if (strcmp(view->inputs[i].name, "dims") == 0) dims = &view->inputs[i].arg;
+    int rank = base->meta.rank;
+    if (!dims || dims->kind != SC_ARG_INTS || (int)dims->n_items != rank) return NULL;
+    sc_arg inverse = {.kind = SC_ARG_INTS, .n_items = (size_t)rank, .path = at->path};
+    inverse.items = sc_arena_alloc(&ctx->arena, (size_t)(rank ? rank : 1) * sizeof *inverse.items);
+    for (int i = 0; i < rank; i++) {
+      int64_t d = dims->items[i].i < 0 ? dims->items[i].i + rank : dims->items[i].i;
+      if (dims->items[i].value || d < 0 || d >= rank) return NULL;
+      inverse.items[d].i = i;
+    }
+    node.inputs[1] = (sc_named_arg){"dims", inverse, SC_ARG_PASS_POSITIONAL};
+  } else {
+    for (size_t i = 1; i < view->n_inputs; i++) node.inputs[i] = view->inputs[i];
+  }
+  char *name = NULL;
+  for (int i = 0; !name || sc_graph_find_value(g, name); i++)
+    name = sc_arena_printf(&ctx->arena, "%s_updated%s%.0d", base->name, i ? "_" : "", i);
+  sc_value *v = sc_graph_add_value(ctx, g, name, SC_VALUE_TENSOR);
+  v->meta = base->meta;
+  v->path = at->path;
+  v->def_node = (int)k + 1;
+  node.name = v->name;
+  replace_later(p, k, base, v);
+  node.n_outputs = 1;
+  node.outputs = sc_arena_alloc(&ctx->arena, sizeof *node.outputs);
+  node.outputs[0] = one_tensor(ctx, v, at->path);
+  splice_after(ctx, g, k, &node);
   return v;
 }
 
@@ -275,7 +332,7 @@ static bool other_view_read_later(const sc_program *p, size_t k, const sc_node *
   const sc_graph *g = p->graph;
   for (size_t j = 0; j < k; j++) {
     const sc_node *o = &g->nodes[j];
-    if (o == view || !o->op || o->op->op_class != SC_OPC_VIEW || self_of(o) != base) continue;
+    if (o == view || !torch_view(o) || self_of(o) != base) continue;
     for (size_t i = 0; i < o->n_outputs; i++)
       for (size_t t = 0; t < o->outputs[i].n_items; t++)
         if (o->outputs[i].items[t].value && view_read_later(p, k, o->outputs[i].items[t].value)) return true;
@@ -299,7 +356,7 @@ static bool rederive_views(sc_ctx *ctx, sc_program *p, size_t first, size_t *at,
   if (depth > 16) return false;
   for (size_t j = 0; j < first; j++) {
     const sc_node *o = &p->graph->nodes[j];
-    if (o == skip || !o->op || o->op->op_class != SC_OPC_VIEW || self_of(o) != base) continue;
+    if (o == skip || !torch_view(o) || self_of(o) != base) continue;
     sc_value *ov = result_of(o);
     if (!ov || !view_read_later(p, *at, ov)) continue;
     if (o->n_outputs != 1 || o->outputs[0].n_items != 1) return false;
@@ -324,7 +381,9 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
     sc_node *n = &g->nodes[k];
     if (k > 0 && n->op && n->op->id == SC_OP_VIEW_AS && n->inputs[0].arg.items[0].value == result_of(&g->nodes[k - 1]))
       continue; /* inserted below: its root is set */
-    if (k > 0 && n->op && (n->op->id == SC_OP_SLICE_SCATTER || n->op->id == SC_OP_SELECT_SCATTER) && n->n_inputs > 1 &&
+    if (k > 0 && n->op &&
+        (n->op->id == SC_OP_SLICE_SCATTER || n->op->id == SC_OP_SELECT_SCATTER || n->op->id == SC_OP_DIAGONAL_SCATTER) &&
+        n->n_inputs > 1 &&
         n->inputs[1].arg.items[0].value == result_of(&g->nodes[k - 1]))
       continue;
     root[k] = NULL;
@@ -335,16 +394,16 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
      * of a slice of y) */
     size_t at = k; /* the last node inserted after k, or k */
     sc_value *cur = self, *value = out;
-    while (cur->def_node >= 0 && g->nodes[cur->def_node].op && g->nodes[cur->def_node].op->op_class == SC_OPC_VIEW) {
+    while (cur->def_node >= 0 && torch_view(&g->nodes[cur->def_node])) {
       const sc_node *view = &g->nodes[cur->def_node];
       sc_value *base = self_of(view);
       if (!base || copies(view, base, cur)) break;
       bool others = other_view_read_later(p, at, view, base);
-      bool base_is_view = base->def_node >= 0 && g->nodes[base->def_node].op &&
-                          g->nodes[base->def_node].op->op_class == SC_OPC_VIEW;
+      bool base_is_view = base->def_node >= 0 && torch_view(&g->nodes[base->def_node]);
       if (!(base->def_node < 0 || read_later(p, at, base) || others || base_is_view)) break;
-      bool scatter = view->op->id == SC_OP_SLICE || view->op->id == SC_OP_SELECT;
-      if (!is_rename(view) && !scatter) {
+      bool scatter = view->op->id == SC_OP_SLICE || view->op->id == SC_OP_SELECT || view->op->id == SC_OP_DIAGONAL;
+      bool reorder = is_reorder(view);
+      if (!is_rename(view) && !scatter && !reorder) {
         sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
                                   others ? "node '%s' updates '%s' in place, a view ('%s') of '%s', another view of "
                                            "which is read afterwards"
@@ -360,7 +419,16 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
        * after the last one, which every later reader of base reads */
       const sc_value *base_root = base->def_node == -1 ? base : base->def_node >= 0 ? root[base->def_node] : NULL;
       sc_value *updated_base = scatter && !is_rename(view) ? insert_scatter(ctx, p, at, value, base, view)
-                                                          : insert_view_as(ctx, p, at, value, base);
+                               : reorder ? insert_unreorder(ctx, p, at, value, base, view)
+                                         : insert_view_as(ctx, p, at, value, base);
+      if (!updated_base) {
+        sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
+                                  "node '%s' updates '%s' in place, a view ('%s') of '%s' whose dims are not a list "
+                                  "of constants", n->name, cur->name, view->target, base->name);
+        sc_diag_set_hint(&ctx->diags, d, "export with ep = ep.run_decompositions(), which rewrites in-place "
+                                         "updates of views functionally, or avoid the in-place op");
+        return false;
+      }
       at++;
       const sc_value **grown = sc_arena_alloc(&ctx->arena, g->n_nodes * sizeof *grown);
       memcpy(grown, root, at * sizeof *grown);

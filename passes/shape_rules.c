@@ -993,7 +993,8 @@ static bool rule_diagonal(sc_rule_ctx *rc) {
   shape out = {0};
   for (int i = 0; i < s.rank; i++)
     if (i != a && i != b) out.d[out.rank++] = s.d[i];
-  out.d[out.rank++] = sc_expr_max(c, len, sc_expr_int(c, 0));
+  /* sizes are never negative: with no offset the minimum of two is its own length */
+  out.d[out.rank++] = off == 0 ? len : sc_expr_max(c, len, sc_expr_int(c, 0));
   return set_out(rc, 0, &out);
 }
 
@@ -1953,7 +1954,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_BITWISE_NOT: case SC_OP_BITWISE_AND: case SC_OP_BITWISE_OR: case SC_OP_BITWISE_XOR:
     case SC_OP_MASKED_FILL_SCALAR:
       return rule_elementwise(rc);
-    case SC_OP_COPY: case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: case SC_OP_FILL_TENSOR: case SC_OP_FILL_SCALAR:
+    case SC_OP_COPY: case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: case SC_OP_DIAGONAL_SCATTER:
+    case SC_OP_FILL_TENSOR: case SC_OP_FILL_SCALAR:
     case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH:
     case SC_OP_DETACH_: case SC_OP_LIFT_FRESH_COPY:
     case SC_OP_CONTIGUOUS: case SC_OP_ALIAS: case SC_OP_ZEROS_LIKE: case SC_OP_ONES_LIKE: case SC_OP_FULL_LIKE:

@@ -449,10 +449,11 @@ static LLVMValueRef clamp_position(cg *g, LLVMValueRef at, LLVMValueRef size) {
   return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, at, size, "hi"), size, at, "p");
 }
 
-/* slice_scatter(self, src, dim, start, end, step) and select_scatter(self, src, dim, index):
- * self copied, then src written over the slice (every step-th position from start) or the
- * selected position of dim; src has the slice's shape (the decomposed IR's in-place writes
- * into views: x[:, 1:] = y, x[:, 0] = v). */
+/* slice_scatter(self, src, dim, start, end, step), select_scatter(self, src, dim, index) and
+ * diagonal_scatter(self, src, offset, dim1, dim2): self copied, then src written over the
+ * slice (every step-th position from start), the selected position of dim or the diagonal
+ * (as diagonal reads it: the other dims in order, the diagonal last); src has the view's
+ * shape (the decomposed IR's in-place writes into views: x[:, 1:] = y, x[:, 0] = v). */
 static bool lower_scatter_view(cg *g, const sc_node *n) {
   cg_value *self = tensor(g, n, "self"), *src = tensor(g, n, "src");
   if (!self || !src) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
@@ -468,6 +469,22 @@ static bool lower_scatter_view(cg *g, const sc_node *n) {
   strided_copy(g, self->data, out->data, r, self->dims, ss, dt);
   LLVMValueRef at, dst_st[CG_MAX_RANK];
   int k = 0;
+  if (n->op->id == SC_OP_DIAGONAL_SCATTER) { /* the strides lower_diagonal reads with */
+    int a = norm_dim(int_arg(n, "dim1", 0), r), b = norm_dim(int_arg(n, "dim2", 1), r);
+    int64_t off = int_arg(n, "offset", 0);
+    for (int j = 0; j < r; j++)
+      if (j != a && j != b) dst_st[k++] = os[j];
+    dst_st[k++] = LLVMBuildAdd(g->B, os[a], os[b], "diag");
+    LLVMValueRef start = LLVMBuildMul(g->B, cg_i64(g, off >= 0 ? off : -off), off >= 0 ? os[b] : os[a], "start");
+    if (src->v->meta.rank != k)
+      return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: src of rank %d for a diagonal of rank %d", n->target,
+                      src->v->meta.rank, k);
+    LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+    LLVMValueRef v[6] = {src->data, offset_ptr(g, out->data, start, dt), LLVMConstInt(g->i32, (unsigned)k, 0),
+                         array_i64(g, src->dims, k), array_i64(g, dst_st, k), cg_elem_size(g, dt)};
+    cg_call(g, "sc_k_copy_into", g->voidt, p, 6, v, 6, false);
+    return true;
+  }
   if (n->op->id == SC_OP_SLICE_SCATTER) {
     at = clamp_position(g, int_value(g, n, "start", 0), out->dims[d]);
     LLVMValueRef step = int_value(g, n, "step", 1);
@@ -2568,7 +2585,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_ROLL: return lower_roll(g, n);
     case SC_OP_DIFF: return lower_diff(g, n);
     case SC_OP_CAT: return lower_cat(g, n, false);
-    case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: return lower_scatter_view(g, n);
+    case SC_OP_SLICE_SCATTER: case SC_OP_SELECT_SCATTER: case SC_OP_DIAGONAL_SCATTER: return lower_scatter_view(g, n);
     case SC_OP_STACK: return lower_cat(g, n, true);
     case SC_OP_VSTACK: case SC_OP_HSTACK: return lower_hv_stack(g, n);
     case SC_OP_OUTER: case SC_OP_KRON: return lower_kron(g, n);

@@ -114,6 +114,30 @@ def mutate_views_rederived(x, z):
     return col * 2, t + 1, y, zc * 1
 
 
+def mutate_through_reorders(x, z):
+    y = x * 1
+    y.t()[0].add_(1)  # a column of y, through t
+    y.transpose(0, 1)[1, 1:].mul_(3)  # part of another, through a slice of a transpose
+    w = (x * 2).unsqueeze(0)
+    w.permute(2, 0, 1)[0].fill_(5)  # through a permute
+    z.t()[1].mul_(2)  # an input's column: written back
+    return y, w, z * 1
+
+
+def mutate_diagonal(x):
+    y = x * 1
+    y.diagonal().add_(1)  # torch's diagonal is a view: the update reaches y (a diagonal_scatter)
+    z = (x * 2).unsqueeze(1).expand(-1, 2, -1).clone()  # [n, 2, 3]
+    z.diagonal(offset=-1, dim1=2, dim2=0).mul_(5)  # an offset diagonal over dims 2 and 0
+    return y, z
+
+
+def mutate_detach(x):
+    y = x * 1
+    y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
+    return y
+
+
 def case(name, fn, args, ds, kwargs=None, **params):
     """A module whose forward has fn's signature (less its first parameter, the module),
     so that torch matches args and dynamic_shapes to it by name."""
@@ -482,6 +506,10 @@ def small_cases():
     c.append(case("mutate_overlapping_views", lambda m, x: mutate_overlapping_views(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_views_rederived", lambda m, x, z: mutate_views_rederived(x, z), (r(4, 3), r(5, 2)),
                   ({0: AUTO}, {0: AUTO})))
+    c.append(case("mutate_through_reorders", lambda m, x, z: mutate_through_reorders(x, z), (r(4, 3), r(5, 2)),
+                  ({0: AUTO}, {0: AUTO})))
+    c.append(case("mutate_diagonal", lambda m, x: mutate_diagonal(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))
     c.append(case("embedding", lambda m, i: m.e(i), (torch.randint(0, 10, (4, 5)),), ({0: AUTO, 1: AUTO},),
