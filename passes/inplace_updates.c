@@ -236,6 +236,67 @@ static sc_value *insert_scatter(sc_ctx *ctx, sc_program *p, size_t k, sc_value *
   return insert_after(ctx, p, k, target, names, values, view->inputs + 1, view->n_inputs - 1, base);
 }
 
+/* An int argument named `name` of node n (`def` when absent or not a constant). */
+static int64_t const_int(const sc_node *n, const char *name, int64_t def) {
+  for (size_t i = 0; i < n->n_inputs; i++)
+    if (strcmp(n->inputs[i].name, name) == 0) {
+      const sc_arg *a = &n->inputs[i].arg;
+      return a->kind == SC_ARG_INT && a->n_items == 1 && !a->items[0].value ? a->items[0].i : def;
+    }
+  return def;
+}
+
+static sc_named_arg int_named(sc_ctx *ctx, const char *name, int64_t v, const char *path) {
+  sc_arg a = {.kind = SC_ARG_INT, .n_items = 1, .path = path};
+  a.items = sc_arena_alloc(&ctx->arena, sizeof *a.items);
+  a.items[0].i = v;
+  return (sc_named_arg){name, a, SC_ARG_PASS_POSITIONAL};
+}
+
+/* ... and for a piece of split (a constant size) or split_with_sizes (constant sizes), the
+ * slice it is: slice_scatter(base, value, dim, start, end); for a piece of unbind, the
+ * select: select_scatter(base, value, dim, i).  NULL for another multi-result view (chunk,
+ * tensor_split) or symbolic sizes. */
+static sc_value *insert_piece_scatter(sc_ctx *ctx, sc_program *p, size_t k, sc_value *value, sc_value *base,
+                                      const sc_node *view, const sc_value *piece) {
+  int64_t index = -1, seen = 0;
+  for (size_t o = 0; o < view->n_outputs; o++)
+    for (size_t j = 0; j < view->outputs[o].n_items; j++, seen++)
+      if (view->outputs[o].items[j].value == piece) index = seen;
+  int64_t dim = const_int(view, "dim", 0), start = 0, size = 0;
+  if (dim < 0) dim += base->meta.rank;
+  if (index < 0 || dim < 0) return NULL;
+  static const char *const names[2] = {"self", "src"};
+  sc_value *const values[2] = {base, value};
+  const char *path = p->graph->nodes[k].path;
+  if (view->op->id == SC_OP_UNBIND) {
+    sc_named_arg extra[2] = {int_named(ctx, "dim", dim, path), int_named(ctx, "index", index, path)};
+    return insert_after(ctx, p, k, "torch.ops.aten.select_scatter.default", names, values, extra, 2, base);
+  }
+  if (view->op->id == SC_OP_SPLIT) {
+    size = const_int(view, "split_size", -1);
+    start = index * size;
+  } else if (view->op->id == SC_OP_SPLIT_WITH_SIZES) {
+    const sc_arg *sizes = NULL;
+    for (size_t i = 0; i < view->n_inputs; i++)
+      if (strcmp(view->inputs[i].name, "split_sizes") == 0) sizes = &view->inputs[i].arg;
+    if (!sizes || sizes->kind != SC_ARG_INTS || index >= (int64_t)sizes->n_items) return NULL;
+    for (int64_t i = 0; i <= index; i++) {
+      if (sizes->items[i].value) return NULL;
+      if (i < index) start += sizes->items[i].i;
+    }
+    size = sizes->items[index].i;
+  } else {
+    return NULL;
+  }
+  if (size < 0) return NULL;
+  /* the last piece runs to the end of the dim, however long (slice clamps the end) */
+  int64_t end = index == seen - 1 ? INT64_MAX : start + size;
+  sc_named_arg extra[4] = {int_named(ctx, "dim", dim, path), int_named(ctx, "start", start, path),
+                           int_named(ctx, "end", end, path), int_named(ctx, "step", 1, path)};
+  return insert_after(ctx, p, k, "torch.ops.aten.slice_scatter.default", names, values, extra, 4, base);
+}
+
 /* Inserts after node k a copy of view node o that views new_base where o viewed its base;
  * every reader of o's result after node k reads the copy's.  Returns the copy's result. */
 static sc_value *insert_view_copy(sc_ctx *ctx, sc_program *p, size_t k, const sc_node *o, const sc_value *base,
@@ -403,7 +464,8 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
       if (!(base->def_node < 0 || read_later(p, at, base) || others || base_is_view)) break;
       bool scatter = view->op->id == SC_OP_SLICE || view->op->id == SC_OP_SELECT || view->op->id == SC_OP_DIAGONAL;
       bool reorder = is_reorder(view);
-      if (!is_rename(view) && !scatter && !reorder) {
+      bool piece = view->op->id == SC_OP_SPLIT || view->op->id == SC_OP_SPLIT_WITH_SIZES || view->op->id == SC_OP_UNBIND;
+      if (!is_rename(view) && !scatter && !reorder && !piece) {
         sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
                                   others ? "node '%s' updates '%s' in place, a view ('%s') of '%s', another view of "
                                            "which is read afterwards"
@@ -420,11 +482,12 @@ bool sc_resolve_inplace_updates(sc_ctx *ctx, sc_program *p) {
       const sc_value *base_root = base->def_node == -1 ? base : base->def_node >= 0 ? root[base->def_node] : NULL;
       sc_value *updated_base = scatter && !is_rename(view) ? insert_scatter(ctx, p, at, value, base, view)
                                : reorder ? insert_unreorder(ctx, p, at, value, base, view)
+                               : piece   ? insert_piece_scatter(ctx, p, at, value, base, view, cur)
                                          : insert_view_as(ctx, p, at, value, base);
       if (!updated_base) {
         sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_INPLACE_THROUGH_VIEW, SC_SEV_ERROR, p->file, n->path,
-                                  "node '%s' updates '%s' in place, a view ('%s') of '%s' whose dims are not a list "
-                                  "of constants", n->name, cur->name, view->target, base->name);
+                                  "node '%s' updates '%s' in place, a view ('%s') of '%s' whose dims or sizes are "
+                                  "not constants", n->name, cur->name, view->target, base->name);
         sc_diag_set_hint(&ctx->diags, d, "export with ep = ep.run_decompositions(), which rewrites in-place "
                                          "updates of views functionally, or avoid the in-place op");
         return false;

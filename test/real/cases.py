@@ -132,6 +132,17 @@ def mutate_diagonal(x):
     return y, z
 
 
+def mutate_split_pieces(x):
+    y = x * 1
+    a, b = y.split(3, dim=1)  # pieces of split: slices of y (the last one shorter)
+    b.add_(1)
+    z = (x * 2).unbind(1)[2]  # a piece of unbind: a select
+    z.mul_(3)
+    w = x * 3
+    w.split([1, 2, 2], dim=-1)[1].fill_(7)  # split_with_sizes over the last dim
+    return y, a * 1, w
+
+
 def mutate_detach(x):
     y = x * 1
     y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
@@ -509,6 +520,7 @@ def small_cases():
     c.append(case("mutate_through_reorders", lambda m, x, z: mutate_through_reorders(x, z), (r(4, 3), r(5, 2)),
                   ({0: AUTO}, {0: AUTO})))
     c.append(case("mutate_diagonal", lambda m, x: mutate_diagonal(x), (r(4, 3),), ({0: AUTO},)))
+    c.append(case("mutate_split_pieces", lambda m, x: mutate_split_pieces(x), (r(4, 5),), ({0: AUTO},)))
     c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))
