@@ -549,6 +549,21 @@ def small_cases():
                   ({0: AUTO}, {0: AUTO}, {0: AUTO}),
                   mean=nn.EmbeddingBag(10, 5, mode="mean"), max=nn.EmbeddingBag(10, 5, mode="max", padding_idx=2),
                   sum=nn.EmbeddingBag(10, 5, mode="sum", include_last_offset=True)))
+    # the Python-named spellings of ops that torch.export keeps in the default IR
+    c.append(case("python_name_aliases",
+                  lambda m, x, y: (torch.multiply(x, y) + torch.subtract(x, y, alpha=2) + torch.divide(x, y.abs() + 1) +
+                                   torch.divide(x * 4, y.abs() + 1, rounding_mode="floor") + torch.true_divide(x, 3.0) +
+                                   torch.negative(x) + torch.absolute(y) + torch.clip(x, -0.5, 0.5) + torch.clip(x, min=y) +
+                                   torch.fix(x * 3) + torch.positive(y),
+                                   torch.greater(x, y) & torch.greater_equal(x, -0.5) | torch.less(x, y) ^ torch.less_equal(x, 0.1),
+                                   torch.not_equal(x, y) & torch.not_equal(x, 0.0) & torch.greater(x, -2.0) & torch.less(x, 2.0),
+                                   torch.arccos(x.clamp(-1, 1)) + torch.arcsin(x.clamp(-1, 1)) + torch.arctan(x) +
+                                   torch.arctan2(x, y) + torch.arcsinh(x) + torch.arctanh(x.clamp(-0.5, 0.5)) +
+                                   torch.arccosh(x.abs() + 1),
+                                   torch.special.expit(x) + torch.special.erf(x) + torch.special.expm1(x) +
+                                   torch.special.log1p(x.abs()) + torch.special.logit(x.sigmoid(), 1e-6),
+                                   torch.special.log_softmax(x, 1), torch.special.softmax(x, 1), torch.ger(x[0], y[0])),
+                  (r(4, 5), r(4, 5)), ({0: AUTO}, {0: AUTO})))
     # randperm: shapec draws its own permutation (not torch's numbers), so the case checks
     # what every permutation gives: the same sum of the permuted rows, 0 .. n-1 once sorted
     c.append(case("randperm_sum", lambda m, x: (x[torch.randperm(x.shape[0])].sum(0),
