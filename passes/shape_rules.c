@@ -1945,6 +1945,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ASIN: case SC_OP_ACOS: case SC_OP_ATAN: case SC_OP_SINH: case SC_OP_COSH: case SC_OP_ASINH:
     case SC_OP_ACOSH: case SC_OP_ATANH: case SC_OP_ATAN2: case SC_OP_FLOOR_DIVIDE: case SC_OP_LOGICAL_XOR:
     case SC_OP_FRAC: case SC_OP_HARDSHRINK: case SC_OP_LOG_SIGMOID: case SC_OP_LOGIT: case SC_OP_MISH: case SC_OP_LGAMMA: case SC_OP_SQUARE: case SC_OP_ZERO: case SC_OP_ERFINV: case SC_OP_DIGAMMA:
+    case SC_OP_FMAX: case SC_OP_FMIN: case SC_OP_COPYSIGN: case SC_OP_HYPOT: case SC_OP_LOGADDEXP: case SC_OP_XLOGY:
+    case SC_OP_HEAVISIDE: case SC_OP_DEG2RAD: case SC_OP_RAD2DEG: case SC_OP_NEXTAFTER: case SC_OP_NAN_TO_NUM:
     case SC_OP_ADDCMUL: case SC_OP_ADDCDIV: case SC_OP_LERP:
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: case SC_OP_WHERE_SELF: case SC_OP_EQ_TENSOR:
     case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR: case SC_OP_LT_SCALAR:

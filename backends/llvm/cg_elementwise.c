@@ -2,6 +2,7 @@
  * read by exactly one elementwise consumer (and not a graph output) is computed inside
  * the consumer's loop, so a chain such as gelu(x*w + b) + x is one loop nest with no
  * intermediate buffer.  Broadcasting follows the analysed symbolic shapes. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -770,6 +771,63 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
       x = operand(g, c, n, "self", ct, &has);
       y = operand(g, c, n, "other", ct, &has);
       return libm2(g, "atan2", x, y);
+    case SC_OP_FMAX: case SC_OP_FMIN: case SC_OP_COPYSIGN: case SC_OP_HYPOT: case SC_OP_LOGADDEXP: case SC_OP_XLOGY:
+    case SC_OP_HEAVISIDE: case SC_OP_NEXTAFTER: {
+      x = operand(g, c, n, "self", ct, &has);
+      y = operand(g, c, n, n->op->id == SC_OP_HEAVISIDE ? "values" : "other", ct, &has);
+      bool mx = n->op->id == SC_OP_FMAX;
+      if (!f) {
+        if (n->op->id == SC_OP_FMAX || n->op->id == SC_OP_FMIN) /* integers have no NaN: max and min */
+          return LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, mx ? LLVMIntSGT : LLVMIntSLT, x, y, "c"), x, y, "fm");
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s into a non-floating result has no lowering", n->target);
+        return x;
+      }
+      switch (n->op->id) {
+        case SC_OP_FMAX: case SC_OP_FMIN: /* NaN-ignoring, as C's fmax */
+          return intrinsic2(g, mx ? "llvm.maxnum" : "llvm.minnum", x, y);
+        case SC_OP_COPYSIGN: return intrinsic2(g, "llvm.copysign", x, y);
+        case SC_OP_HYPOT: return libm2(g, "hypot", x, y);
+        case SC_OP_NEXTAFTER: return libm2(g, "nextafter", x, y);
+        case SC_OP_LOGADDEXP: { /* m + log1p(exp(-|x - y|)), m the larger; x itself where both are the same infinity */
+          LLVMValueRef m = intrinsic2(g, "llvm.maximum", x, y);
+          LLVMValueRef d = intrinsic1(g, "llvm.fabs", LLVMBuildFSub(g->B, x, y, "d"));
+          LLVMValueRef r = LLVMBuildFAdd(g->B, m, libm1(g, "log1p", intrinsic1(g, "llvm.exp", LLVMBuildFNeg(g->B, d, "nd"))), "lae");
+          LLVMValueRef same_inf = LLVMBuildAnd(g->B, LLVMBuildFCmp(g->B, LLVMRealOEQ, x, y, "eq"),
+                                               LLVMBuildFCmp(g->B, LLVMRealOEQ, intrinsic1(g, "llvm.fabs", x),
+                                                             fconst(ct, INFINITY), "inf"), "si");
+          return LLVMBuildSelect(g->B, same_inf, x, r, "logaddexp");
+        }
+        case SC_OP_XLOGY: { /* NaN where other is; else 0 where self is 0 */
+          LLVMValueRef r = LLVMBuildFMul(g->B, x, intrinsic1(g, "llvm.log", y), "xl");
+          r = LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOEQ, x, fconst(ct, 0), "z"), fconst(ct, 0), r, "xlogy");
+          return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealUNO, y, y, "nan"), y, r, "xlogy_nan");
+        }
+        default: { /* heaviside: values where self is 0, else self > 0 (a NaN gives 0, as ATen) */
+          LLVMValueRef step = LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, x, fconst(ct, 0), "p"), fconst(ct, 1),
+                                              fconst(ct, 0), "step");
+          return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOEQ, x, fconst(ct, 0), "z"), y, step, "heaviside");
+        }
+      }
+    }
+    case SC_OP_DEG2RAD: case SC_OP_RAD2DEG: /* times pi/180 (180/pi) in the result's dtype, as ATen */
+      x = operand(g, c, n, "self", ct, &has);
+      if (!f) {
+        cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s into a non-floating result has no lowering", n->target);
+        return x;
+      }
+      return LLVMBuildFMul(g->B, x, fconst(ct, n->op->id == SC_OP_DEG2RAD ? M_PI / 180.0 : 180.0 / M_PI), "deg");
+    case SC_OP_NAN_TO_NUM: { /* NaN to nan (0), +inf to posinf, -inf to neginf (the dtype's extremes) */
+      x = operand(g, c, n, "self", ct, &has);
+      if (!f) return x; /* integers hold no NaN or infinity */
+      bool pn, pp, pm;
+      bool f32 = ct == g->f32;
+      double big = f32 ? FLT_MAX : DBL_MAX;
+      double nan_v = scalar(n, "nan", 0, &pn), pos = scalar(n, "posinf", big, &pp), neg = scalar(n, "neginf", -big, &pm);
+      LLVMValueRef r = LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealUNO, x, x, "nan"), fconst(ct, nan_v), x, "n");
+      r = LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOEQ, x, fconst(ct, INFINITY), "pinf"), fconst(ct, pos), r, "p");
+      return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOEQ, x, fconst(ct, -INFINITY), "ninf"), fconst(ct, neg), r,
+                             "nan_to_num");
+    }
     case SC_OP_CLAMP: case SC_OP_CLAMP_MIN: case SC_OP_CLAMP_MAX: {
       x = operand(g, c, n, "self", ct, &has);
       bool pl, ph;

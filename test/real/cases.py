@@ -564,6 +564,21 @@ def small_cases():
                                    torch.special.log1p(x.abs()) + torch.special.logit(x.sigmoid(), 1e-6),
                                    torch.special.log_softmax(x, 1), torch.special.softmax(x, 1), torch.ger(x[0], y[0])),
                   (r(4, 5), r(4, 5)), ({0: AUTO}, {0: AUTO})))
+    # elementwise ops with two operands or special values: NaN, infinities and zeros placed
+    # by the case (fmax/fmin ignore a NaN, xlogy's 0 * log(0), logaddexp of equal infinities)
+    def specials(x, y):
+        x = torch.cat([x, torch.tensor([[float("nan"), float("inf"), float("-inf"), 0.0, 0.0]])])
+        y = torch.cat([y, torch.tensor([[1.0, float("inf"), float("-inf"), 0.0, float("nan")]])])
+        return x, y
+
+    def elementwise_more(m, x, y):
+        x, y = specials(x, y)
+        return (torch.fmax(x, y), torch.fmin(x, y), torch.copysign(x, y), torch.hypot(x, y), torch.logaddexp(x, y),
+                torch.xlogy(x, y.abs()), torch.heaviside(x, y), torch.deg2rad(x), torch.rad2deg(x),
+                torch.nextafter(x, y), torch.nan_to_num(x), torch.nan_to_num(x, nan=1.5, posinf=9.0, neginf=-9.0),
+                torch.sgn(x), torch.special.xlogy(x.abs(), y) if hasattr(torch.special, "xlogy") else x)
+
+    c.append(case("elementwise_more", elementwise_more, (r(4, 5), r(4, 5)), ({0: AUTO}, {0: AUTO})))
     # randperm: shapec draws its own permutation (not torch's numbers), so the case checks
     # what every permutation gives: the same sum of the permuted rows, 0 .. n-1 once sorted
     c.append(case("randperm_sum", lambda m, x: (x[torch.randperm(x.shape[0])].sum(0),
