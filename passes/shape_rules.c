@@ -1961,6 +1961,20 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH:
     case SC_OP_DETACH_: case SC_OP_LIFT_FRESH_COPY:
     case SC_OP_CONTIGUOUS: case SC_OP_ALIAS: case SC_OP_ZEROS_LIKE: case SC_OP_ONES_LIKE: case SC_OP_FULL_LIKE:
+      if (rc->node->op->id == SC_OP_DROPOUT) { /* an identity only where it does not train */
+        const sc_arg *p = arg(rc, "p");
+        bool none = p && !p->items[0].value && ((p->kind == SC_ARG_FLOAT && p->items[0].f == 0) ||
+                                                (p->kind == SC_ARG_INT && p->items[0].i == 0));
+        bool drops = !none;
+        if (bool_arg(rc, "train", false) && drops) {
+          sc_diag *d = sc_diags_add(&rc->ctx->diags, SC_DIAG_CODEGEN_UNSUPPORTED, SC_SEV_ERROR, rc->program->file,
+                                    rc->node->path, "%s in training mode draws torch's random numbers, which shapec "
+                                    "does not reproduce", rc->node->target);
+          sc_diag_set_hint(&rc->ctx->diags, d, "export the model after model.eval() (or pass training=False)");
+          rc->failed = true;
+          return false;
+        }
+      }
       return rule_same_as(rc, rc->node->op->id == SC_OP_DROPOUT ? "input" : "self");
     case SC_OP_MM: return rule_mm(rc, false, false);
     case SC_OP_MV: {
@@ -2124,6 +2138,19 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
       return set_out(rc, 0, &s);
     }
     case SC_OP_WEIGHT_NORM: return rule_same_as(rc, "v");
+    case SC_OP_GLU: { /* dim halved; torch: "Halving dimension must be even" */
+      const sc_value *x = tensor_arg(rc, "self", true);
+      shape s = {0};
+      int64_t dim = -1;
+      int d = 0;
+      if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dim", -1, false, &dim)) return false;
+      if (s.rank == 0) return rule_error(rc, "glu does not support scalars because halving size must be even");
+      if (!norm_dim(rc, dim, s.rank, &d)) return false;
+      sc_ctx *c = rc->ctx;
+      guard(rc, "glu", sc_expr_rel(c, SC_EXPR_EQ, sc_expr_mod(c, s.d[d], sc_expr_int(c, 2)), sc_expr_int(c, 0)));
+      s.d[d] = sc_expr_floordiv(c, s.d[d], sc_expr_int(c, 2));
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_SCALAR_TENSOR: {
       shape s = {0, {0}};
       return set_out(rc, 0, &s);

@@ -1604,6 +1604,22 @@ static bool lower_weight_norm(cg *g, const sc_node *n) {
   return true;
 }
 
+/* glu(self, dim) (runtime nn.c): the first half of dim times the sigmoid of the second;
+ * float32 and float64 on the CPU. */
+static bool lower_glu(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  int kind = x ? element_kind(x->v->meta.dtype) : -1;
+  if (!x || g->cuda || (kind != SC_KIND_F32 && kind != SC_KIND_F64))
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 and float64", n->target);
+  int r = x->v->meta.rank, d = norm_dim(int_arg(n, "dim", -1), r);
+  cg_value *out = produce(g, output(n, 0));
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->i64, g->i64, g->i64};
+  LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), prod(g, x->dims, 0, d), out->dims[d],
+                       prod(g, x->dims, d + 1, r)};
+  cg_call(g, "sc_k_glu", g->voidt, p, 6, a, 6, false);
+  return true;
+}
+
 /* The dims an any / prod node reduces as one block [first, last): all of them (no dim,
  * an empty list), one, or a list that is adjacent once normalized (any.dims over [1, 2]);
  * false, with the error reported, for dims with others between them. */
@@ -1652,6 +1668,7 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     return true;
   }
   if (n->op->id == SC_OP_WEIGHT_NORM) return lower_weight_norm(g, n);
+  if (n->op->id == SC_OP_GLU) return lower_glu(g, n);
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
   if (n->op->id == SC_OP_LINALG_VECTOR_NORM || n->op->id == SC_OP_LINALG_NORM) return lower_vector_norm(g, n, x);

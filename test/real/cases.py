@@ -579,6 +579,16 @@ def small_cases():
                 torch.sgn(x), torch.special.xlogy(x.abs(), y) if hasattr(torch.special, "xlogy") else x)
 
     c.append(case("elementwise_more", elementwise_more, (r(4, 5), r(4, 5)), ({0: AUTO}, {0: AUTO})))
+    # glu (Conformer's convolution module), masked_fill with a 0-d tensor (SEW-D), and the
+    # channel and SELU dropouts in eval mode (MobileNetV2's segmentation head)
+    c.append(case("glu_fill_dropouts",
+                  lambda m, x, mask: (F.glu(x, dim=1), F.glu(x), x.masked_fill(mask, torch.tensor(-1.5)),
+                                      m.d2(x.unsqueeze(-1)).squeeze(-1), F.alpha_dropout(x, 0.2, training=False),
+                                      F.feature_alpha_dropout(x.unsqueeze(-1), 0.2, training=False)),
+                  (r(3, 4, 6), torch.rand(3, 4, 6) > 0.5), ({0: AUTO, 2: AUTO}, {0: AUTO, 2: AUTO}),
+                  d2=nn.Dropout2d(0.3)))
+    # dropout that trains (a model exported without model.eval()): refused, never an identity
+    c.append(case("dropout_training", lambda m, x: F.dropout(x, 0.5, training=True) * 2, (r(4, 6),), ({0: AUTO},)))
     # randperm: shapec draws its own permutation (not torch's numbers), so the case checks
     # what every permutation gives: the same sum of the permuted rows, 0 .. n-1 once sorted
     c.append(case("randperm_sum", lambda m, x: (x[torch.randperm(x.shape[0])].sum(0),

@@ -170,6 +170,9 @@ void sc_k_rand_f32(float *dst, int64_t n, int32_t normal);
 /* randperm: a permutation of 0 .. n-1 from the same generator, kind SC_KIND_* (copy.c) */
 void sc_k_randperm(void *dst, int64_t n, int32_t kind);
 void sc_k_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner);
+/* glu: out [outer, half, inner] = x's first half along the middle dim times the sigmoid of
+ * its second half (x [outer, 2 * half, inner]), kind SC_KIND_F32 or F64 (nn.c) */
+void sc_k_glu(const void *x, void *out, int32_t kind, int64_t outer, int64_t half, int64_t inner);
 /* index_select and embedding: src [outer, n_src, inner] (rank ndim, the rows along dim) ->
  * dst [outer, n_index, inner], rows picked by index.  gather: dst (the index's shape) = src
  * at the index along dim, where every other size of the index is at most the source's

@@ -1330,3 +1330,19 @@ void sc_k_batch_stats_norm_f32(const float *x, float *y, const float *weight, co
     if (rstd_out) rstd_out[ch] = (float)rstd;
   }
 }
+
+/* glu: a * sigmoid(b), the sigmoid as ATen's 1 / (1 + exp(-b)) in the tensor's dtype */
+void sc_k_glu(const void *x, void *out, int32_t kind, int64_t outer, int64_t half, int64_t inner) {
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t j = 0; j < half; j++)
+      for (int64_t i = 0; i < inner; i++) {
+        int64_t a = (o * 2 * half + j) * inner + i, b = a + half * inner, at = (o * half + j) * inner + i;
+        if (kind == SC_KIND_F32) {
+          float bv = ((const float *)x)[b];
+          ((float *)out)[at] = ((const float *)x)[a] * (1.0f / (1.0f + expf(-bv)));
+        } else {
+          double bv = ((const double *)x)[b];
+          ((double *)out)[at] = ((const double *)x)[a] * (1.0 / (1.0 + exp(-bv)));
+        }
+      }
+}
