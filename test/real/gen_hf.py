@@ -57,6 +57,9 @@ FAMILIES = [
     ("electra", "ElectraConfig", "ElectraModel",
      dict(hidden_size=HIDDEN, embedding_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
           max_position_embeddings=128), "last_hidden_state", True),
+    ("convbert", "ConvBertConfig", "ConvBertModel",
+     dict(hidden_size=HIDDEN, embedding_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          max_position_embeddings=128, conv_kernel_size=5), "last_hidden_state", True),
     ("mistral", "MistralConfig", "MistralForCausalLM",
      dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
           intermediate_size=64, max_position_embeddings=128, sliding_window=None), "logits", True),
@@ -289,6 +292,16 @@ VISION = [
      dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
           conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
           num_conv_pos_embedding_groups=4), "last_hidden_state", [400]),
+    ("wav2vec2_conformer", "Wav2Vec2ConformerConfig", "Wav2Vec2ConformerModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+          num_conv_pos_embedding_groups=4, conv_depthwise_kernel_size=7, position_embeddings_type="rotary"),
+     "last_hidden_state", [400]),
+    ("sew_d", "SEWDConfig", "SEWDModel",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+          conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+          num_conv_pos_embedding_groups=4, squeeze_factor=2, max_position_embeddings=64, position_buckets=16),
+     "last_hidden_state", [400]),
 ]
 
 
