@@ -28,8 +28,10 @@ def read(path):
 
 known = set(re.findall(r'SC_OP\(\s*\w+,\s*"([^"]+)"', read("ir/ops.def")))
 aliases = set(re.findall(r'SC_OP_ALIAS\("([^"]+)"', read("ir/op_aliases.def")))
+# rewritten by the reader (lib/frontend: inline_wrappers.c, conv_padding.c, dim_moves.c)
 rewritten = {"torch.ops.higher_order.wrap_with_set_grad_enabled", "torch.ops.higher_order.wrap_with_autocast",
              "torch.ops.aten.conv1d.padding", "torch.ops.aten.conv2d.padding"}
+rewritten |= set(re.findall(r'"(torch\.ops\.aten\.\w+\.\w+)"', read("lib/frontend/dim_moves.c")))
 compiled = known | aliases | rewritten
 
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arg_renames.h"
+#include "dim_moves.h"
 #include "conv_padding.h"
 #include "inline_wrappers.h"
 #include "input_paths.h"
@@ -630,7 +631,10 @@ static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int 
   if (ok && n->target) {
     n->op = sc_op_lookup(n->target);
     if (!n->op && (n->op = sc_op_lookup_inplace(n->target))) n->inplace = true;
-    if (!n->op && !sc_is_inlined_wrapper(n->target) && !sc_conv_padding_overload(n->target)) { /* a wrapper's nodes replace it (inline_wrappers.c) */
+    /* a wrapper's nodes replace it (inline_wrappers.c); padding modes and dim moves are
+     * rewritten after the graph is read (conv_padding.c, dim_moves.c) */
+    if (!n->op && !sc_is_inlined_wrapper(n->target) && !sc_conv_padding_overload(n->target) &&
+        !sc_is_dim_move(n->target)) {
       const char *close[3];
       size_t nc = sc_op_closest(n->target, close, 3);
       size_t saved = sc_jr_push_key(&r->jr, "target");
@@ -1144,6 +1148,7 @@ static sc_program *read_program(reader *r, const cJSON *root) {
     ok &= read_graph(r, graph, p->graph);
     ok = ok && sc_inline_wrappers(r->ctx, p->file, p->graph);
     ok = ok && sc_normalize_conv_padding(r->ctx, p->file, p->graph);
+    ok = ok && sc_rewrite_dim_moves(r->ctx, p->file, p->graph);
     if (ok) sc_rename_alias_args(p->graph);
     sc_jr_pop(&r->jr, s2);
   } else {

@@ -589,6 +589,11 @@ def small_cases():
                   d2=nn.Dropout2d(0.3)))
     # dropout that trains (a model exported without model.eval()): refused, never an identity
     c.append(case("dropout_training", lambda m, x: F.dropout(x, 0.5, training=True) * 2, (r(4, 6),), ({0: AUTO},)))
+    # movedim / moveaxis (one dim, lists, negative dims) and fliplr / flipud, which the
+    # default IR keeps
+    c.append(case("dim_moves", lambda m, x: (torch.movedim(x, 1, -1) * 2, torch.moveaxis(x, (0, -1), (2, 0)) + 1,
+                                             torch.movedim(x, [2, 0], [0, 1]), torch.fliplr(x), torch.flipud(x[0])),
+                  (r(2, 3, 4),), ({0: AUTO, 2: AUTO},)))
     # randperm: shapec draws its own permutation (not torch's numbers), so the case checks
     # what every permutation gives: the same sum of the permuted rows, 0 .. n-1 once sorted
     c.append(case("randperm_sum", lambda m, x: (x[torch.randperm(x.shape[0])].sum(0),
