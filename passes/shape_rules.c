@@ -1791,10 +1791,25 @@ static bool rule_index_put(sc_rule_ctx *rc) {
   if (!x || !values || !ix || !shape_of(rc, x, &s) || !shape_of(rc, values, &vs)) return false;
   if (ix->n_items > (size_t)(s.rank ? s.rank : 1))
     return rule_error(rc, "too many indices for tensor of dimension %d (got %zu)", s.rank, ix->n_items);
-  for (size_t k = 0; k < ix->n_items; k++)
-    if (ix->items[k].value && ix->items[k].value->meta.dtype == SC_DTYPE_BOOL)
-      return rule_error(rc, "index_put with a boolean mask (x[mask] = v) is not supported yet; x.masked_fill(mask, v) "
-                        "computes the same for a scalar v");
+  bool any_bool = false;
+  for (size_t k = 0; k < ix->n_items; k++) any_bool |= ix->items[k].value && ix->items[k].value->meta.dtype == SC_DTYPE_BOOL;
+  if (any_bool) { /* x[mask] = v: one mask over x's leading dims; v checked against the true count at run time */
+    const sc_value *m = ix->items[0].value;
+    shape sm = {0};
+    if (ix->n_items != 1 || !m)
+      return rule_error(rc, "index_put with a boolean mask among other indices (x[mask, i] = v) is not supported yet; "
+                        "only x[mask] = v with one mask is");
+    if (!shape_of(rc, m, &sm)) return false;
+    if (sm.rank > s.rank) return rule_error(rc, "a mask of rank %d indexes a tensor of rank %d", sm.rank, s.rank);
+    for (int i = 0; i < sm.rank; i++) eq_guard(rc, "index_put", sm.d[i], s.d[i]);
+    if (values->meta.dtype != x->meta.dtype)
+      return rule_error(rc, "Index put requires the source and destination dtypes match, got %s for the destination "
+                        "and %s for the source.", sc_dtype_name(x->meta.dtype), sc_dtype_name(values->meta.dtype));
+    if (vs.rank > s.rank - sm.rank + 1)
+      return rule_error(rc, "shape mismatch: value tensor of rank %d cannot be broadcast to indexing result of rank %d",
+                        vs.rank, s.rank - sm.rank + 1);
+    return set_out(rc, 0, &s);
+  }
   if (values->meta.dtype != x->meta.dtype)
     return rule_error(rc, "Index put requires the source and destination dtypes match, got %s for the destination and "
                       "%s for the source.", sc_dtype_name(x->meta.dtype), sc_dtype_name(values->meta.dtype));

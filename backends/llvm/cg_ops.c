@@ -2821,6 +2821,19 @@ static bool lower_index_put(cg *g, const sc_node *n) {
   if (elem < 0)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with accumulate=True on %s has no CPU lowering yet",
                     n->target, sc_dtype_name(dt));
+  const sc_value *mask = ix->n_items == 1 ? ix->items[0].value : NULL;
+  if (mask && mask->meta.dtype == SC_DTYPE_BOOL) { /* x[mask] = v (runtime index_tensor.c) */
+    cg_value *m = cg_get(g, mask), *out = updated_self(g, self, output(n, 0));
+    int r = self->v->meta.rank, rm = mask->meta.rank;
+    LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+    LLVMTypeRef p[11] = {g->ptr, g->ptr, g->i64, g->i64, g->ptr, g->i64, g->i32, g->i64, g->ptr, g->ptr, g->i64};
+    LLVMValueRef a[11] = {out->data, m->data, prod(g, out->dims, 0, rm), prod(g, out->dims, rm, r), values->data,
+                          values->numel, LLVMConstInt(g->i32, (unsigned)elem, 0), cg_elem_size(g, dt), node, g->err,
+                          g->errlen};
+    LLVMValueRef rc = cg_call(g, "sc_k_index_put_mask", g->i32, p, 11, a, 11, false);
+    cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badmask"), rc);
+    return true;
+  }
   cg_value *out = updated_self(g, self, output(n, 0));
   int r = self->v->meta.rank;
   LLVMValueRef st[CG_MAX_RANK];

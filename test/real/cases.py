@@ -143,6 +143,18 @@ def mutate_split_pieces(x):
     return y, a * 1, w
 
 
+def index_put_mask(x, ids):
+    y = x.clone()
+    y[y > 0.5] = 0.0  # one value for every picked element
+    z = x.clone()
+    z[x[:, 0] > 0] = torch.arange(x.shape[1], dtype=torch.float32)  # one row for every picked row
+    t = ids.clone()
+    t[ids == 3] = 7  # token ids (Gemma 3's image tokens)
+    w = x.clone()
+    w[x < 0] = x[x < 0] * 2  # a value per picked element
+    return y, z, t, w
+
+
 def mutate_detach(x):
     y = x * 1
     y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
@@ -521,6 +533,8 @@ def small_cases():
                   ({0: AUTO}, {0: AUTO})))
     c.append(case("mutate_diagonal", lambda m, x: mutate_diagonal(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("mutate_split_pieces", lambda m, x: mutate_split_pieces(x), (r(4, 5),), ({0: AUTO},)))
+    c.append(case("index_put_mask", lambda m, x, ids: index_put_mask(x, ids),
+                  (r(5, 4), torch.tensor([[1, 3, 2], [3, 3, 0]])), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
     c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))

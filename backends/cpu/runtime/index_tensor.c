@@ -6,6 +6,7 @@
  *
  * Every index is checked before anything is written, with torch's words; a negative
  * index counts from the end, as in torch. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,4 +131,37 @@ int sc_k_index_put(void *dst, int32_t dst_rank, const int64_t *dst_shape, const 
   return indexed_walk(accumulate_elem ? ACCUMULATE : PUT, dst, dst_rank, dst_shape, dst_strides, n_index, index_data,
                       index_bytes, index_dim, index_strides, b_rank, b_shape, b_at, (void *)values, values_strides,
                       accumulate_elem, esize, node, err, errlen);
+}
+
+/* x[mask] = values: mask [n_mask] (bytes of 0/1) picks positions of dst's leading dims, each
+ * a row of `inner` elements; values is one element for every row, one row for all, or a
+ * row per picked position (n_true rows), as torch broadcasts them to [n_true, row...];
+ * other counts fail with torch's words before anything is written. */
+int sc_k_index_put_mask(void *dst, const uint8_t *mask, int64_t n_mask, int64_t inner, const void *values,
+                        int64_t n_values, int32_t accumulate_elem, int64_t esize, const char *node, char *err,
+                        size_t errlen) {
+  int64_t n_true = 0;
+  for (int64_t i = 0; i < n_mask; i++) n_true += mask[i] != 0;
+  bool one = n_values == 1, row = n_values == inner, rows = n_values == n_true * inner;
+  if (!one && !row && !rows && n_true > 0) {
+    if (err && errlen)
+      snprintf(err, errlen, "shape mismatch: value tensor of %lld elements cannot be broadcast to indexing result of "
+               "%lld rows of %lld (%s)", (long long)n_values, (long long)n_true, (long long)inner, node);
+    return SHAPEC_ERR_SHAPE;
+  }
+  char *d = dst;
+  const char *v = values;
+  for (int64_t i = 0, k = 0; i < n_mask; i++) {
+    if (!mask[i]) continue;
+    for (int64_t j = 0; j < inner; j++) {
+      const char *src = v + (one ? 0 : (rows && !row ? k * inner + j : j)) * esize;
+      char *at = d + (i * inner + j) * esize;
+      if (accumulate_elem)
+        accumulate(at, src, accumulate_elem);
+      else
+        memcpy(at, src, (size_t)esize);
+    }
+    k++;
+  }
+  return SHAPEC_OK;
 }

@@ -187,6 +187,12 @@ int sc_k_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shap
                       int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
                       const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
                       int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen);
+/* x[mask] = values (index_put with one boolean mask over dst's leading dims, n_mask
+ * positions of `inner` elements each): values of one element, one row, or a row per true
+ * position; written or added (accumulate_elem) (index_tensor.c) */
+int sc_k_index_put_mask(void *dst, const uint8_t *mask, int64_t n_mask, int64_t inner, const void *values,
+                        int64_t n_values, int32_t accumulate_elem, int64_t esize, const char *node, char *err,
+                        size_t errlen);
 /* index_put: values written (or added, accumulate_elem an SC_ACC_* code; 0 writes) into dst,
  * which holds self, at the positions that sc_k_index_tensor would read; values are read
  * through values_strides over the indexed shape (0 where they broadcast) (index_tensor.c) */
