@@ -14,6 +14,20 @@ sc_value *sc_graph_add_value(sc_ctx *ctx, sc_graph *g, const char *name, sc_valu
   return v;
 }
 
+static void number_defs(const sc_arg *a, int index) {
+  if (a->lists) {
+    for (size_t i = 0; i < a->n_items; i++) number_defs(&a->lists[i], index);
+    return;
+  }
+  for (size_t i = 0; i < a->n_items; i++)
+    if (a->items[i].value) a->items[i].value->def_node = index;
+}
+
+void sc_graph_number_defs(sc_graph *g) {
+  for (size_t i = 0; i < g->n_nodes; i++)
+    for (size_t k = 0; k < g->nodes[i].n_outputs; k++) number_defs(&g->nodes[i].outputs[k], (int)i);
+}
+
 const char *sc_value_kind_name(sc_value_kind kind) {
   switch (kind) {
     case SC_VALUE_TENSOR: return "tensor";

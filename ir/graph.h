@@ -227,6 +227,8 @@ typedef struct sc_program {
 sc_value *sc_graph_find_value(const sc_graph *g, const char *name);
 /* Adds a value; returns NULL (adding nothing) when the name is taken. */
 sc_value *sc_graph_add_value(sc_ctx *ctx, sc_graph *g, const char *name, sc_value_kind kind);
+/* Sets every node output's def_node to its node's index (after nodes were put in or moved). */
+void sc_graph_number_defs(sc_graph *g);
 const char *sc_value_kind_name(sc_value_kind kind);
 const char *sc_input_kind_name(sc_input_kind kind);
 /* The graph-input value an input spec refers to, or NULL. */

@@ -182,6 +182,21 @@ static sc_arg one_tensor(sc_ctx *ctx, sc_value *v, const char *path) {
   return a;
 }
 
+/* base's new value, to be made by a node put after node k: a fresh NAME_updated with base's
+ * meta, which every reader of base after node k reads instead. */
+static sc_value *updated_value(sc_ctx *ctx, sc_program *p, size_t k, const sc_value *base) {
+  sc_graph *g = p->graph;
+  char *name = NULL;
+  for (int i = 0; !name || sc_graph_find_value(g, name); i++)
+    name = sc_arena_printf(&ctx->arena, "%s_updated%s%.0d", base->name, i ? "_" : "", i);
+  sc_value *v = sc_graph_add_value(ctx, g, name, SC_VALUE_TENSOR);
+  v->meta = base->meta;
+  v->path = g->nodes[k].path;
+  v->def_node = (int)k + 1;
+  replace_later(p, k, base, v);
+  return v;
+}
+
 /* Inserts after node k: NAME = target(value as arg_names[1], base as arg_names[0] or the
  * other way, extra arguments), NAME a fresh name with base's meta; every reader of base
  * after node k reads NAME.  Returns NAME's value. */
@@ -189,18 +204,11 @@ static sc_value *insert_after(sc_ctx *ctx, sc_program *p, size_t k, const char *
                               sc_value *const values[2], const sc_named_arg *extra, size_t n_extra, sc_value *base) {
   sc_graph *g = p->graph;
   const sc_node *at = &g->nodes[k];
-  char *name = NULL;
-  for (int i = 0; !name || sc_graph_find_value(g, name); i++)
-    name = sc_arena_printf(&ctx->arena, "%s_updated%s%.0d", base->name, i ? "_" : "", i);
-  sc_value *v = sc_graph_add_value(ctx, g, name, SC_VALUE_TENSOR);
-  v->meta = base->meta;
-  v->path = at->path;
-  v->def_node = (int)k + 1;
-  replace_later(p, k, base, v);
+  sc_value *v = updated_value(ctx, p, k, base);
   sc_node node = {0}, *n = &node;
   n->target = target;
   n->op = sc_op_lookup(n->target);
-  n->name = name;
+  n->name = v->name;
   n->path = at->path;
   n->n_inputs = 2 + n_extra;
   n->inputs = sc_arena_alloc(&ctx->arena, (2 + n_extra) * sizeof *n->inputs);
@@ -367,15 +375,8 @@ static sc_value *insert_unreorder(sc_ctx *ctx, sc_program *p, size_t k, sc_value
   } else {
     for (size_t i = 1; i < view->n_inputs; i++) node.inputs[i] = view->inputs[i];
   }
-  char *name = NULL;
-  for (int i = 0; !name || sc_graph_find_value(g, name); i++)
-    name = sc_arena_printf(&ctx->arena, "%s_updated%s%.0d", base->name, i ? "_" : "", i);
-  sc_value *v = sc_graph_add_value(ctx, g, name, SC_VALUE_TENSOR);
-  v->meta = base->meta;
-  v->path = at->path;
-  v->def_node = (int)k + 1;
+  sc_value *v = updated_value(ctx, p, k, base);
   node.name = v->name;
-  replace_later(p, k, base, v);
   node.n_outputs = 1;
   node.outputs = sc_arena_alloc(&ctx->arena, sizeof *node.outputs);
   node.outputs[0] = one_tensor(ctx, v, at->path);

@@ -115,15 +115,6 @@ static bool pad_right(sc_ctx *ctx, sc_graph *g, pending_pads *pads, sc_node *n, 
   return true;
 }
 
-static void set_defining_node(const sc_arg *a, int index) {
-  if (a->lists) {
-    for (size_t i = 0; i < a->n_items; i++) set_defining_node(&a->lists[i], index);
-    return;
-  }
-  for (size_t i = 0; i < a->n_items; i++)
-    if (a->items[i].value) a->items[i].value->def_node = index;
-}
-
 /* The queued pad nodes merged into g's nodes before their convolutions. */
 static void insert_pads(sc_ctx *ctx, sc_graph *g, const pending_pads *pads) {
   size_t total = g->n_nodes + pads->n, at = 0, next = 0;
@@ -134,8 +125,7 @@ static void insert_pads(sc_ctx *ctx, sc_graph *g, const pending_pads *pads) {
   }
   g->nodes = out;
   g->n_nodes = total;
-  for (size_t i = 0; i < total; i++)
-    for (size_t k = 0; k < out[i].n_outputs; k++) set_defining_node(&out[i].outputs[k], (int)i);
+  sc_graph_number_defs(g);
 }
 
 bool sc_normalize_conv_padding(sc_ctx *ctx, const char *file, sc_graph *g) {

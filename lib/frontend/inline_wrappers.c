@@ -207,15 +207,6 @@ static bool inline_node(sc_ctx *ctx, const char *file, sc_graph *top, const sc_n
   return true;
 }
 
-static void set_defining_node(const sc_arg *a, int index) {
-  if (a->lists) {
-    for (size_t i = 0; i < a->n_items; i++) set_defining_node(&a->lists[i], index);
-    return;
-  }
-  for (size_t i = 0; i < a->n_items; i++)
-    if (a->items[i].value) a->items[i].value->def_node = index;
-}
-
 bool sc_inline_wrappers(sc_ctx *ctx, const char *file, sc_graph *g) {
   bool any = false;
   for (size_t i = 0; i < g->n_nodes && !any; i++) any = g->nodes[i].target && sc_is_inlined_wrapper(g->nodes[i].target);
@@ -232,8 +223,6 @@ bool sc_inline_wrappers(sc_ctx *ctx, const char *file, sc_graph *g) {
   }
   g->nodes = out;
   g->n_nodes = n_out;
-  /* every value's defining node by its new place */
-  for (size_t i = 0; i < n_out; i++)
-    for (size_t k = 0; k < out[i].n_outputs; k++) set_defining_node(&out[i].outputs[k], (int)i);
+  sc_graph_number_defs(g); /* every value's defining node by its new place */
   return true;
 }
