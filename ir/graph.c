@@ -1,6 +1,8 @@
 /* graph.c - small helpers over the program IR; see graph.h. */
 #include "graph.h"
 
+#include <string.h>
+
 sc_value *sc_graph_find_value(const sc_graph *g, const char *name) { return sc_strmap_get(&g->values, name); }
 
 sc_value *sc_graph_add_value(sc_ctx *ctx, sc_graph *g, const char *name, sc_value_kind kind) {
@@ -12,6 +14,14 @@ sc_value *sc_graph_add_value(sc_ctx *ctx, sc_graph *g, const char *name, sc_valu
   v->meta.device_index = -1;
   sc_strmap_put(&g->values, v->name, v);
   return v;
+}
+
+sc_arg sc_tensor_arg(sc_ctx *ctx, sc_value *v, const char *path) {
+  sc_arg a = {.kind = SC_ARG_TENSOR, .n_items = 1, .path = path};
+  a.items = sc_arena_alloc(&ctx->arena, sizeof *a.items);
+  memset(a.items, 0, sizeof *a.items);
+  a.items[0].value = v;
+  return a;
 }
 
 static void number_defs(const sc_arg *a, int index) {

@@ -227,6 +227,8 @@ typedef struct sc_program {
 sc_value *sc_graph_find_value(const sc_graph *g, const char *name);
 /* Adds a value; returns NULL (adding nothing) when the name is taken. */
 sc_value *sc_graph_add_value(sc_ctx *ctx, sc_graph *g, const char *name, sc_value_kind kind);
+/* An argument holding the one tensor v (for a node a pass puts in). */
+sc_arg sc_tensor_arg(sc_ctx *ctx, sc_value *v, const char *path);
 /* Sets every node output's def_node to its node's index (after nodes were put in or moved). */
 void sc_graph_number_defs(sc_graph *g);
 const char *sc_value_kind_name(sc_value_kind kind);

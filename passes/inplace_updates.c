@@ -174,21 +174,13 @@ static void splice_after(sc_ctx *ctx, sc_graph *g, size_t k, const sc_node *n) {
         if (g->nodes[j].outputs[o].items[i].value) g->nodes[j].outputs[o].items[i].value->def_node = (int)j;
 }
 
-/* A tensor argument holding one value. */
-static sc_arg one_tensor(sc_ctx *ctx, sc_value *v, const char *path) {
-  sc_arg a = {.kind = SC_ARG_TENSOR, .n_items = 1, .path = path};
-  a.items = sc_arena_alloc(&ctx->arena, sizeof(sc_arg_item));
-  a.items[0].value = v;
-  return a;
-}
-
-/* base's new value, to be made by a node put after node k: a fresh NAME_updated with base's
- * meta, which every reader of base after node k reads instead. */
-static sc_value *updated_value(sc_ctx *ctx, sc_program *p, size_t k, const sc_value *base) {
+/* A value to be made by a node put after node k in base's place: a fresh NAME_<suffix> with
+ * base's meta, which every reader of base after node k reads instead. */
+static sc_value *fresh_for(sc_ctx *ctx, sc_program *p, size_t k, const sc_value *base, const char *suffix) {
   sc_graph *g = p->graph;
   char *name = NULL;
   for (int i = 0; !name || sc_graph_find_value(g, name); i++)
-    name = sc_arena_printf(&ctx->arena, "%s_updated%s%.0d", base->name, i ? "_" : "", i);
+    name = sc_arena_printf(&ctx->arena, "%s_%s%s%.0d", base->name, suffix, i ? "_" : "", i);
   sc_value *v = sc_graph_add_value(ctx, g, name, SC_VALUE_TENSOR);
   v->meta = base->meta;
   v->path = g->nodes[k].path;
@@ -204,7 +196,7 @@ static sc_value *insert_after(sc_ctx *ctx, sc_program *p, size_t k, const char *
                               sc_value *const values[2], const sc_named_arg *extra, size_t n_extra, sc_value *base) {
   sc_graph *g = p->graph;
   const sc_node *at = &g->nodes[k];
-  sc_value *v = updated_value(ctx, p, k, base);
+  sc_value *v = fresh_for(ctx, p, k, base, "updated");
   sc_node node = {0}, *n = &node;
   n->target = target;
   n->op = sc_op_lookup(n->target);
@@ -213,11 +205,11 @@ static sc_value *insert_after(sc_ctx *ctx, sc_program *p, size_t k, const char *
   n->n_inputs = 2 + n_extra;
   n->inputs = sc_arena_alloc(&ctx->arena, (2 + n_extra) * sizeof *n->inputs);
   for (int i = 0; i < 2; i++)
-    n->inputs[i] = (sc_named_arg){names[i], one_tensor(ctx, values[i], at->path), SC_ARG_PASS_POSITIONAL};
+    n->inputs[i] = (sc_named_arg){names[i], sc_tensor_arg(ctx, values[i], at->path), SC_ARG_PASS_POSITIONAL};
   for (size_t i = 0; i < n_extra; i++) n->inputs[2 + i] = extra[i];
   n->n_outputs = 1;
   n->outputs = sc_arena_alloc(&ctx->arena, sizeof *n->outputs);
-  n->outputs[0] = one_tensor(ctx, v, at->path);
+  n->outputs[0] = sc_tensor_arg(ctx, v, at->path);
   splice_after(ctx, g, k, n);
   return v;
 }
@@ -310,17 +302,9 @@ static sc_value *insert_piece_scatter(sc_ctx *ctx, sc_program *p, size_t k, sc_v
 static sc_value *insert_view_copy(sc_ctx *ctx, sc_program *p, size_t k, const sc_node *o, const sc_value *base,
                                   sc_value *new_base) {
   sc_graph *g = p->graph;
-  sc_value *old = result_of(o);
-  char *name = NULL;
-  for (int i = 0; !name || sc_graph_find_value(g, name); i++)
-    name = sc_arena_printf(&ctx->arena, "%s_after_update%s%.0d", old->name, i ? "_" : "", i);
-  sc_value *v = sc_graph_add_value(ctx, g, name, SC_VALUE_TENSOR);
-  v->meta = old->meta;
-  v->path = g->nodes[k].path;
-  v->def_node = (int)k + 1;
-  replace_later(p, k, old, v);
+  sc_value *v = fresh_for(ctx, p, k, result_of(o), "after_update");
   sc_node copy = *o;
-  copy.name = name;
+  copy.name = v->name;
   copy.inputs = sc_arena_alloc(&ctx->arena, (o->n_inputs ? o->n_inputs : 1) * sizeof *copy.inputs);
   for (size_t i = 0; i < o->n_inputs; i++) {
     copy.inputs[i] = o->inputs[i];
@@ -333,7 +317,7 @@ static sc_value *insert_view_copy(sc_ctx *ctx, sc_program *p, size_t k, const sc
   }
   copy.n_outputs = 1;
   copy.outputs = sc_arena_alloc(&ctx->arena, sizeof *copy.outputs);
-  copy.outputs[0] = one_tensor(ctx, v, o->path);
+  copy.outputs[0] = sc_tensor_arg(ctx, v, o->path);
   splice_after(ctx, g, k, &copy);
   return v;
 }
@@ -357,7 +341,7 @@ static sc_value *insert_unreorder(sc_ctx *ctx, sc_program *p, size_t k, sc_value
   node.op = sc_op_lookup(node.target);
   node.n_inputs = view->op->id == SC_OP_PERMUTE ? 2 : view->n_inputs;
   node.inputs = sc_arena_alloc(&ctx->arena, (node.n_inputs ? node.n_inputs : 1) * sizeof *node.inputs);
-  node.inputs[0] = (sc_named_arg){"self", one_tensor(ctx, value, at->path), SC_ARG_PASS_POSITIONAL};
+  node.inputs[0] = (sc_named_arg){"self", sc_tensor_arg(ctx, value, at->path), SC_ARG_PASS_POSITIONAL};
   if (view->op->id == SC_OP_PERMUTE) {
     const sc_arg *dims = NULL;
     for (size_t i = 0; i < view->n_inputs; i++)
@@ -375,11 +359,11 @@ static sc_value *insert_unreorder(sc_ctx *ctx, sc_program *p, size_t k, sc_value
   } else {
     for (size_t i = 1; i < view->n_inputs; i++) node.inputs[i] = view->inputs[i];
   }
-  sc_value *v = updated_value(ctx, p, k, base);
+  sc_value *v = fresh_for(ctx, p, k, base, "updated");
   node.name = v->name;
   node.n_outputs = 1;
   node.outputs = sc_arena_alloc(&ctx->arena, sizeof *node.outputs);
-  node.outputs[0] = one_tensor(ctx, v, at->path);
+  node.outputs[0] = sc_tensor_arg(ctx, v, at->path);
   splice_after(ctx, g, k, &node);
   return v;
 }

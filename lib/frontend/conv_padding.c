@@ -81,9 +81,7 @@ static bool pad_right(sc_ctx *ctx, sc_graph *g, pending_pads *pads, sc_node *n, 
   sc_arg list = {.kind = SC_ARG_INTS, .n_items = (size_t)(2 * sp), .path = n->path};
   list.items = sc_arena_alloc(&ctx->arena, list.n_items * sizeof *list.items);
   for (int k = 0; k < sp; k++) list.items[2 * k + 1].i = extra[sp - 1 - k];
-  sc_arg self = {.kind = SC_ARG_TENSOR, .n_items = 1, .path = n->path};
-  self.items = sc_arena_alloc(&ctx->arena, sizeof *self.items);
-  self.items[0].value = x;
+  sc_arg self = sc_tensor_arg(ctx, x, n->path);
   sc_node p = {.name = name, .target = "torch.ops.aten.constant_pad_nd.default", .path = n->path,
                .stack_trace = n->stack_trace};
   p.op = sc_op_lookup(p.target);
@@ -93,9 +91,7 @@ static bool pad_right(sc_ctx *ctx, sc_graph *g, pending_pads *pads, sc_node *n, 
   p.inputs[1] = (sc_named_arg){"pad", list, SC_ARG_PASS_POSITIONAL};
   p.n_outputs = 1;
   p.outputs = sc_arena_alloc(&ctx->arena, sizeof *p.outputs);
-  p.outputs[0] = (sc_arg){.kind = SC_ARG_TENSOR, .n_items = 1, .path = n->path};
-  p.outputs[0].items = sc_arena_alloc(&ctx->arena, sizeof *p.outputs[0].items);
-  p.outputs[0].items[0].value = padded;
+  p.outputs[0] = sc_tensor_arg(ctx, padded, n->path);
   in->arg.items = sc_arena_alloc(&ctx->arena, sizeof *in->arg.items);
   in->arg.items[0].value = padded;
   if (pads->n == pads->cap) {

@@ -109,9 +109,7 @@ static void autocast_operands(sc_ctx *ctx, sc_graph *top, sc_node *copy, sc_node
       n.op = sc_op_lookup(n.target);
       n.n_inputs = 2;
       n.inputs = sc_arena_alloc(&ctx->arena, 2 * sizeof *n.inputs);
-      sc_arg self = {.kind = SC_ARG_TENSOR, .n_items = 1, .path = copy->path};
-      self.items = sc_arena_alloc(&ctx->arena, sizeof *self.items);
-      self.items[0].value = v;
+      sc_arg self = sc_tensor_arg(ctx, v, copy->path);
       sc_arg dtype = {.kind = SC_ARG_SCALAR_TYPE, .n_items = 1, .path = copy->path};
       dtype.items = sc_arena_alloc(&ctx->arena, sizeof *dtype.items);
       dtype.items[0].i = want;
@@ -119,9 +117,7 @@ static void autocast_operands(sc_ctx *ctx, sc_graph *top, sc_node *copy, sc_node
       n.inputs[1] = (sc_named_arg){"dtype", dtype, SC_ARG_PASS_KEYWORD};
       n.n_outputs = 1;
       n.outputs = sc_arena_alloc(&ctx->arena, sizeof *n.outputs);
-      n.outputs[0] = (sc_arg){.kind = SC_ARG_TENSOR, .n_items = 1, .path = copy->path};
-      n.outputs[0].items = sc_arena_alloc(&ctx->arena, sizeof *n.outputs[0].items);
-      n.outputs[0].items[0].value = cast;
+      n.outputs[0] = sc_tensor_arg(ctx, cast, copy->path);
       push(ctx, out, n_out, cap, &n);
       a->items[j].value = cast;
     }
