@@ -18,7 +18,7 @@ static const struct {
     {SC_DTYPE_F32, "float32", "f32", "F32", 4, true},
     {SC_DTYPE_F64, "float64", "f64", "F64", 8, true},
     {SC_DTYPE_COMPLEX32, "complex32", "c32", "C32", 4, false},
-    {SC_DTYPE_COMPLEX64, "complex64", "c64", "C64", 8, false},
+    {SC_DTYPE_COMPLEX64, "complex64", "c64", "C64", 8, true}, /* inside programs only (backends/llvm/cg_complex.c) */
     {SC_DTYPE_COMPLEX128, "complex128", "c128", "C128", 16, false},
     {SC_DTYPE_BOOL, "bool", "b8", "BOOL", 1, true},
     {SC_DTYPE_BF16, "bfloat16", "bf16", "BF16", 2, true},

@@ -998,6 +998,54 @@ static bool rule_diagonal(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
+/* The Fourier transforms: the transformed dims, the last of which a real-to-complex one
+ * halves (n / 2 + 1) and a complex-to-real one sets (last_dim_size, n, or 2 (m - 1)).  A
+ * signal length `n` / `s` other than the input's own is not taken yet. */
+static bool rule_fft(sc_rule_ctx *rc) {
+  int id = rc->node->op->id;
+  const sc_value *x = tensor_arg(rc, "self", true);
+  shape s = {0};
+  if (!x || !shape_of(rc, x, &s)) return false;
+  int64_t dims[MAX_RANK];
+  int nd = 0;
+  bool underscore = id == SC_OP_FFT_C2C || id == SC_OP_FFT_R2C || id == SC_OP_FFT_C2R;
+  bool many = id == SC_OP_FFT_FFTN || id == SC_OP_FFT_IFFTN;
+  if (!arg_is_none(arg(rc, many ? "s" : "n")) && !underscore)
+    return rule_error(rc, "a signal length other than the input's own is not supported yet");
+  if (underscore || many) {
+    if (arg_is_none(arg(rc, "dim"))) {
+      if (underscore) return rule_error(rc, "missing dim");
+      for (int i = 0; i < s.rank; i++) dims[nd++] = i;
+    } else if (!const_ints_arg(rc, "dim", dims, MAX_RANK, &nd, -1)) {
+      return false;
+    }
+  } else {
+    if (!const_int_arg(rc, "dim", -1, false, &dims[0])) return false;
+    nd = 1;
+  }
+  if (nd == 0) return rule_error(rc, "no dim to transform");
+  int last = 0;
+  for (int i = 0; i < nd; i++)
+    if (!norm_dim(rc, dims[i], s.rank, &last)) return false;
+  sc_ctx *c = rc->ctx;
+  shape out = s;
+  if ((id == SC_OP_FFT_R2C && bool_arg(rc, "onesided", true)) || id == SC_OP_FFT_RFFT)
+    out.d[last] = sc_expr_add(c, sc_expr_floordiv(c, s.d[last], sc_expr_int(c, 2)), sc_expr_int(c, 1));
+  if (id == SC_OP_FFT_C2R) {
+    const sc_expr *n = int_arg(rc, "last_dim_size", NULL);
+    if (!n) return false;
+    out.d[last] = n;
+  }
+  if (id == SC_OP_FFT_IRFFT) out.d[last] = sc_expr_mul(c, sc_expr_sub(c, s.d[last], sc_expr_int(c, 1)), sc_expr_int(c, 2));
+  /* torch: "Invalid number of data points (0) specified" for an empty signal */
+  bool to_real = id == SC_OP_FFT_C2R || id == SC_OP_FFT_IRFFT;
+  for (int i = 0; i < nd; i++) {
+    int d = (int)(dims[i] < 0 ? dims[i] + s.rank : dims[i]);
+    guard(rc, "fft", sc_expr_rel(c, SC_EXPR_GE, to_real && d == last ? out.d[d] : s.d[d], sc_expr_int(c, 1)));
+  }
+  return set_out(rc, 0, &out);
+}
+
 /* _cdist_forward(x1 [.., P, M], x2 [.., R, M]) -> [.., P, R]; _pdist_forward([N, M]) -> [N (N - 1) / 2] */
 static bool rule_distance(sc_rule_ctx *rc, bool pairs) {
   sc_ctx *c = rc->ctx;
@@ -2153,6 +2201,18 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
       return set_out(rc, 0, &s);
     }
     case SC_OP_WEIGHT_NORM: return rule_same_as(rc, "v");
+    case SC_OP_FFT_C2C: case SC_OP_FFT_R2C: case SC_OP_FFT_C2R: case SC_OP_FFT_FFT: case SC_OP_FFT_IFFT:
+    case SC_OP_FFT_FFTN: case SC_OP_FFT_IFFTN: case SC_OP_FFT_RFFT: case SC_OP_FFT_IRFFT:
+      return rule_fft(rc);
+    case SC_OP_REAL: case SC_OP_IMAG: return rule_same_as(rc, "self");
+    case SC_OP_VIEW_AS_REAL: {
+      const sc_value *x = tensor_arg(rc, "self", true);
+      shape s = {0};
+      if (!x || !shape_of(rc, x, &s)) return false;
+      if (s.rank + 1 > MAX_RANK) return rule_error(rc, "rank too large");
+      s.d[s.rank++] = sc_expr_int(rc->ctx, 2);
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_GLU: { /* dim halved; torch: "Halving dimension must be even" */
       const sc_value *x = tensor_arg(rc, "self", true);
       shape s = {0};

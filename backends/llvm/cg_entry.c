@@ -1680,6 +1680,7 @@ static bool emit_entry_points(cg *g) {
 }
 
 bool cg_emit_entry_points(cg *g) {
+  if (!cg_complex_boundary_ok(g)) return false;
   g->n_call_inputs = cg_call_inputs(g->p, &g->call_inputs);
   g->many_inputs = g->n_call_inputs >= CG_MANY_INPUTS;
   bool ok = emit_entry_points(g);

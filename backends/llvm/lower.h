@@ -476,6 +476,14 @@ void cg_plan_strided_views(cg *g);
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);
 
+/* ---- cg_complex.c ---- */
+/* Whether a node reads or writes a complex tensor; such nodes are lowered (or refused) by
+ * cg_emit_complex alone. */
+bool cg_touches_complex(const sc_node *n);
+bool cg_emit_complex(cg *g, const sc_node *n);
+/* False, with the error, where a program input, weight or output is complex. */
+bool cg_complex_boundary_ok(cg *g);
+
 /* ---- cg_weights.c: the embedded weights ---- */
 /* One piece per weight of the program (g->weight_symbols), or with external_path set the
  * side file (header + blob), written now. */

@@ -1061,6 +1061,18 @@ if [ -f "$FLOAT_CONST" ]; then
   end
 fi
 
+begin "complex tensors at a program's boundary are refused, with the advice and no library (SC0801)"
+sc export "$SRC/test/cli/complex/complex_output.pt2" -o "$WORK/complex-out"
+expect_rc 4
+expect_err "error[SC0801]: 'fft_rfft', which the program returns, is a complex tensor"
+expect_err "return torch.view_as_real(...) instead"
+expect_no_path "$WORK/complex-out/model.so"
+sc export "$SRC/test/cli/complex/complex_input.pt2" -o "$WORK/complex-in"
+expect_rc 4
+expect_err "error[SC0801]: 'z', which the program takes, is a complex tensor"
+expect_no_path "$WORK/complex-in/model.so"
+end
+
 # ---- summary -----------------------------------------------------------------------
 
 TOTAL=$((N_PASS + N_FAIL))

@@ -608,6 +608,19 @@ def small_cases():
     c.append(case("dim_moves", lambda m, x: (torch.movedim(x, 1, -1) * 2, torch.moveaxis(x, (0, -1), (2, 0)) + 1,
                                              torch.movedim(x, [2, 0], [0, 1]), torch.fliplr(x), torch.flipud(x[0])),
                   (r(2, 3, 4),), ({0: AUTO, 2: AUTO},)))
+    # torch.fft inside a program (FNet's fftn; rfft / irfft): complex64 intermediates, real
+    # results; lengths of powers of two and not, a dynamic length, each norm
+    def fft_ops(m, x, y):
+        f = torch.fft.fft(x)
+        r = torch.fft.rfft(x, norm="ortho")
+        n2 = torch.fft.fftn(x, dim=(0, 1), norm="forward")
+        g = torch.fft.fftn(y)
+        return (f.real, f.imag, r.abs(), torch.view_as_real(r), torch.fft.irfft(r, norm="ortho"), n2.real,
+                torch.fft.ifft(f).real, torch.fft.ifftn(n2, dim=(0, 1), norm="forward").real, g.real,
+                torch.fft.irfft(torch.fft.rfft(y, dim=0), dim=0))
+
+    c.append(case("fft_ops", fft_ops, (r(5, 6), r(8, 4)), ({0: AUTO}, None)))
+
     # randperm: shapec draws its own permutation (not torch's numbers), so the case checks
     # what every permutation gives: the same sum of the permuted rows, 0 .. n-1 once sorted
     c.append(case("randperm_sum", lambda m, x: (x[torch.randperm(x.shape[0])].sum(0),

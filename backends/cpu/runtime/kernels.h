@@ -167,6 +167,20 @@ void sc_k_diff(const void *pre, const void *x, const void *app, void *out, int64
 void sc_k_roll(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *shift, int64_t esize);
 /* n random floats: uniform in [0, 1), or standard normal when normal is set */
 void sc_k_rand_f32(float *dst, int64_t n, int32_t normal);
+/* ---- Fourier transforms (fft.c): complex64 as float pairs ---- */
+/* x transformed in place along dims (each < rank) of shape; inverse: the conjugate
+ * transform; normalization 0 none, 1 1/sqrt(count), 2 1/count (count: the signal's points);
+ * SHAPEC_ERR_MEMORY when a line's buffer cannot be had */
+int sc_k_fft_c2c(float *x, int32_t rank, const int64_t *shape, int32_t n_dims, const int32_t *dims, int32_t inverse,
+                 int32_t normalization, int64_t count);
+/* float32 (or float64 where is_f64) x as complex out, imaginary 0 */
+void sc_k_real_to_complex(const void *x, int32_t is_f64, float *out, int64_t n);
+/* part 0 the real, 1 the imaginary part, 2 the magnitude of each of n complex elements */
+void sc_k_complex_part(const float *x, float *out, int64_t n, int32_t part);
+/* the first keep positions along dim d */
+void sc_k_complex_narrow(const float *x, float *out, int32_t rank, const int64_t *shape, int32_t d, int64_t keep);
+/* the Hermitian completion to `full` positions along dim d */
+void sc_k_complex_hermitian(const float *x, float *out, int32_t rank, const int64_t *shape, int32_t d, int64_t full);
 /* randperm: a permutation of 0 .. n-1 from the same generator, kind SC_KIND_* (copy.c) */
 void sc_k_randperm(void *dst, int64_t n, int32_t kind);
 void sc_k_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner);
