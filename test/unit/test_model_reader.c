@@ -264,7 +264,8 @@ static const struct {
     {"graph_module.signature.output_specs[1]", NULL, SC_DIAG_SIGNATURE_MISMATCH, "graph_module.signature.output_specs"},
     {"graph_module.graph.nodes[0].inputs[0].arg", "{\"as_tensor\": {\"name\": \"nothere\"}}", SC_DIAG_MISSING_META,
      "graph_module.graph.nodes[0].inputs[0].arg.as_tensor.name"},
-    {"graph_module.graph.tensor_values.w.dtype", "10", SC_DIAG_UNSUPPORTED_DTYPE,
+    /* complex128 (complex64 is read: the Fourier transforms compute with it inside a program) */
+    {"graph_module.graph.tensor_values.w.dtype", "11", SC_DIAG_UNSUPPORTED_DTYPE,
      "graph_module.graph.tensor_values.w.dtype"},
     /* torch 2.8+'s float8_e8m0fnu, uint32, uint64: known, refused by name */
     {"graph_module.graph.tensor_values.w.dtype", "33", SC_DIAG_UNSUPPORTED_DTYPE, "graph_module.graph.tensor_values.w.dtype"},
