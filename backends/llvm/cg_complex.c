@@ -31,14 +31,6 @@ bool cg_touches_complex(const sc_node *n) {
   return false;
 }
 
-static cg_value *produce(cg *g, const sc_value *v) {
-  cg_value *cv = cg_get(g, v);
-  cg_set_dims(g, cv);
-  cv->data = cg_alloc_buffer(g, cv, LLVMBuildMul(g->B, cv->numel, cg_elem_size(g, v->meta.dtype), "bytes"));
-  cv->ready = true;
-  return cv;
-}
-
 /* A complex64 scratch buffer of n elements, freed after this node. */
 static LLVMValueRef scratch(cg *g, LLVMValueRef n) {
   cg_value *owner = sc_arena_alloc(&g->ctx->arena, sizeof *owner);
@@ -136,7 +128,7 @@ static bool lower_transform(cg *g, const sc_node *n, cg_value *x) {
   bool inverse = id == SC_OP_FFT_IFFT || id == SC_OP_FFT_IFFTN || id == SC_OP_FFT_IRFFT || id == SC_OP_FFT_C2R ||
                  (id == SC_OP_FFT_C2C && !int_or(n, "forward", 1));
   int norm = underscore ? (int)int_or(n, "normalization", 0) : norm_code(n, inverse);
-  cg_value *out = produce(g, n->outputs[0].items[0].value);
+  cg_value *out = cg_produce(g, n->outputs[0].items[0].value);
   bool to_real = id == SC_OP_FFT_C2R || id == SC_OP_FFT_IRFFT;
   bool half = (id == SC_OP_FFT_R2C && int_or(n, "onesided", 1)) || id == SC_OP_FFT_RFFT;
   if (!to_real && !half) { /* complex result of the input's shape */
@@ -187,21 +179,21 @@ bool cg_emit_complex(cg *g, const sc_node *n) {
       break;
     case SC_OP_TO_COPY: case SC_OP_TO_DTYPE: case SC_OP_CLONE: case SC_OP_CONTIGUOUS: case SC_OP_ALIAS:
       if (o->meta.dtype == SC_DTYPE_COMPLEX64 && (real_in || x->meta.dtype == SC_DTYPE_COMPLEX64)) {
-        as_complex(g, cx, produce(g, o)->data);
+        as_complex(g, cx, cg_produce(g, o)->data);
         return true;
       }
       break;
     case SC_OP_REAL: case SC_OP_IMAG: case SC_OP_ABS:
       if (x->meta.dtype == SC_DTYPE_COMPLEX64 && o->meta.dtype == SC_DTYPE_F32) {
         LLVMTypeRef p[4] = {g->ptr, g->ptr, g->i64, g->i32};
-        LLVMValueRef a[4] = {cx->data, produce(g, o)->data, cx->numel, i32c(g, id == SC_OP_REAL ? 0 : id == SC_OP_IMAG ? 1 : 2)};
+        LLVMValueRef a[4] = {cx->data, cg_produce(g, o)->data, cx->numel, i32c(g, id == SC_OP_REAL ? 0 : id == SC_OP_IMAG ? 1 : 2)};
         cg_call(g, "sc_k_complex_part", g->voidt, p, 4, a, 4, false);
         return true;
       }
       break;
     case SC_OP_VIEW_AS_REAL:
       if (x->meta.dtype == SC_DTYPE_COMPLEX64) { /* the same floats, a copy */
-        LLVMBuildMemCpy(g->B, produce(g, o)->data, 8, cx->data, 8, LLVMBuildMul(g->B, cx->numel, cg_i64(g, 8), "b"));
+        LLVMBuildMemCpy(g->B, cg_produce(g, o)->data, 8, cx->data, 8, LLVMBuildMul(g->B, cx->numel, cg_i64(g, 8), "b"));
         return true;
       }
       break;

@@ -94,7 +94,7 @@ static LLVMValueRef array_i32(cg *g, const int32_t *vals, int n) {
 }
 
 /* A fresh buffer for a node output; sets its dims. */
-static cg_value *produce(cg *g, const sc_value *v) {
+cg_value *cg_produce(cg *g, const sc_value *v) {
   cg_value *cv = cg_get(g, v);
   cg_set_dims(g, cv);
   cv->data = cg_alloc_buffer(g, cv, LLVMBuildMul(g->B, cv->numel, cg_elem_size(g, v->meta.dtype), "bytes"));
@@ -384,7 +384,7 @@ static bool lower_split(cg *g, const sc_node *n) {
 
 static bool lower_cat(cg *g, const sc_node *n, bool stack) {
   const sc_arg *ts = arg(n, "tensors");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank;
   int d = norm_dim(int_arg(n, "dim", 0), stack ? r : r);
   LLVMValueRef os[CG_MAX_RANK];
@@ -416,7 +416,7 @@ static bool lower_cat(cg *g, const sc_node *n, bool stack) {
  * copied into its place along dim 0 (vstack, or hstack of vectors) or 1. */
 static bool lower_hv_stack(cg *g, const sc_node *n) {
   const sc_arg *ts = arg(n, "tensors");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank, d = n->op->id == SC_OP_VSTACK || r == 1 ? 0 : 1;
   LLVMValueRef os[CG_MAX_RANK];
   strides_of(g, out, os);
@@ -457,7 +457,7 @@ static LLVMValueRef clamp_position(cg *g, LLVMValueRef at, LLVMValueRef size) {
 static bool lower_scatter_view(cg *g, const sc_node *n) {
   cg_value *self = tensor(g, n, "self"), *src = tensor(g, n, "src");
   if (!self || !src) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank, d = norm_dim(int_arg(n, "dim", 0), r);
   sc_dtype dt = out->v->meta.dtype;
   if (src->v->meta.dtype != dt)
@@ -560,8 +560,8 @@ static int matrix_strides(cg *g, cg_value *x, int nb, LLVMValueRef *st) {
  * that reads it, which the product fills in place (cg_transpose.c). */
 static cg_value *product_output(cg *g, const sc_value *ov) {
   cg_value *out = cg_get(g, ov);
-  if (!out->writes_into_base) return produce(g, ov);
-  produce(g, out->view_base->v);
+  if (!out->writes_into_base) return cg_produce(g, ov);
+  cg_produce(g, out->view_base->v);
   cg_set_dims(g, out);
   out->data = out->view_base->data;
   cg_note_alias(g, out, out->view_base);
@@ -792,7 +792,7 @@ static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
  * to the output's batch dims first. */
 static bool sdpa_device(cg *g, const sc_node *n, const sc_value *ov) {
   cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
-  cg_value *out = produce(g, ov);
+  cg_value *out = cg_produce(g, ov);
   int r = out->v->meta.rank, nb = r - 2;
   LLVMValueRef l = q->dims[q->v->meta.rank - 2], e = q->dims[q->v->meta.rank - 1];
   LLVMValueRef s = kk->dims[kk->v->meta.rank - 2], ev = v->dims[v->v->meta.rank - 1];
@@ -837,7 +837,7 @@ static bool lower_einsum(cg *g, const sc_node *n) {
   char err[200];
   if (!sc_einsum_parse(eq->items[0].s, ranks, k, &e, err, sizeof err))
     return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s", err);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMValueRef lab[3][CG_MAX_RANK];
   for (int i = 0; i < k; i++)
     for (int d = 0; d < e.rank[i]; d++) lab[i][d] = LLVMConstInt(g->i32, (unsigned)e.labels[i][d], 0);
@@ -867,7 +867,7 @@ static bool lower_grouped_mm(cg *g, const sc_node *n) {
   if (g->cuda || w->v->meta.dtype != SC_DTYPE_F32 || x->v->meta.dtype != SC_DTYPE_F32 || offs->v->meta.dtype != SC_DTYPE_I32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 operands and int32 "
                     "offsets only", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
   LLVMTypeRef p[11] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->ptr, g->ptr, g->i64};
   LLVMValueRef a[11] = {x->data, w->data, offs->data, out->data, x->dims[0], w->dims[0], w->dims[1], w->dims[2],
@@ -896,7 +896,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       bool add = n->op->id == SC_OP_ADDMM || n->op->id == SC_OP_BADDBMM, batched = n->op->id == SC_OP_BMM || n->op->id == SC_OP_BADDBMM;
       cg_value *a = tensor(g, n, add ? (batched ? "batch1" : "mat1") : "self");
       cg_value *b = tensor(g, n, add ? (batched ? "batch2" : "mat2") : "mat2");
-      cg_value *out = produce(g, ov);
+      cg_value *out = cg_produce(g, ov);
       /* addmm(bias, x, t(w)) or mm(x, t(w)), as older exports write nn.Linear: a linear layer
        * (x's rows compact: not a transpose that the product would read by BLAS's flag) */
       cg_value *bias = add ? tensor(g, n, "self") : NULL;
@@ -918,14 +918,14 @@ static bool lower_matmul(cg *g, const sc_node *n) {
     }
     case SC_OP_MV: {
       cg_value *a = tensor(g, n, "self"), *v = tensor(g, n, "vec");
-      cg_value *out = produce(g, ov);
+      cg_value *out = cg_produce(g, ov);
       bmm(g, cg_i64(g, 1), a->dims[0], cg_i64(g, 1), a->dims[1], a->data, cg_i64(g, 0), 0, v->data, cg_i64(g, 0), 0,
           out->data, 1, 0);
       return true;
     }
     case SC_OP_LINEAR: {
       cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *bias = tensor(g, n, "bias");
-      cg_value *out = produce(g, ov);
+      cg_value *out = cg_produce(g, ov);
       int rx = x->v->meta.rank;
       LLVMValueRef k = x->dims[rx - 1], nn = w->v->meta.rank == 2 ? w->dims[0] : cg_i64(g, 1);
       LLVMValueRef m = prod(g, x->dims, 0, rx - 1);
@@ -970,7 +970,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
         return true;
       }
       cg_value *a = tensor(g, n, "self"), *b = tensor(g, n, "other");
-      cg_value *out = produce(g, ov);
+      cg_value *out = cg_produce(g, ov);
       int ra = a->v->meta.rank, rb = b->v->meta.rank;
       LLVMValueRef k = a->dims[ra - 1];
       LLVMValueRef m = ra >= 2 ? a->dims[ra - 2] : cg_i64(g, 1), nn = rb >= 2 ? b->dims[rb - 1] : cg_i64(g, 1);
@@ -1048,7 +1048,7 @@ static bool lower_conv3d(cg *g, const sc_node *n) {
       w->v->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s: a 3-D convolution has a CPU lowering for batched "
                     "float32 inputs, not transposed", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   check_spatial_output(g, n, out, 2);
   int64_t geom[9];
   spatial(n, "stride", geom, 3, 1);
@@ -1070,7 +1070,7 @@ static bool lower_pool3d(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   if (x->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = x->v->meta.rank, id = n->op->id;
   LLVMValueRef nc = prod(g, x->dims, 0, r - 3), in = array_i64(g, x->dims + r - 3, 3), od = array_i64(g, out->dims + r - 3, 3);
   if (id == SC_OP_ADAPTIVE_AVG_POOL3D) {
@@ -1096,7 +1096,7 @@ static bool lower_pool3d(cg *g, const sc_node *n) {
     return true;
   }
   sc_value *iv = id == SC_OP_MAX_POOL3D_INDICES ? output(n, 1) : NULL;
-  cg_value *idx = iv ? produce(g, iv) : NULL;
+  cg_value *idx = iv ? cg_produce(g, iv) : NULL;
   LLVMTypeRef p[10] = {g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr};
   LLVMValueRef a[10] = {x->data, out->data, idx ? idx->data : LLVMConstNull(g->ptr), nc, in, od, array_i64(g, kv, 3),
                         array_i64(g, sv, 3), array_i64(g, pv, 3), array_i64(g, dv, 3)};
@@ -1113,14 +1113,14 @@ static bool lower_conv(cg *g, const sc_node *n) {
   const struct cg_folded *f = &g->folded[n - g->p->graph->nodes]; /* a batch norm folded in (cg_fold.c) */
   cg_value *out;
   if (f->mean_hw) { /* it computes the global average pool after it (cg_conv_pool.c): into the pool's output */
-    cg_value *means = produce(g, f->mean_hw->v);
+    cg_value *means = cg_produce(g, f->mean_hw->v);
     out = cg_get(g, output(n, 0));
     cg_set_dims(g, out); /* its planes are never written: the nodes folded after it alias them, unread */
     out->data = means->data;
     cg_note_alias(g, out, means);
     out->ready = true;
   } else {
-    out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
+    out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : cg_produce(g, output(n, 0));
   }
   int sp = w->v->meta.rank - 2;
   if (sp < 1 || sp > 2) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%d-D convolution has no CPU lowering yet", sp);
@@ -1204,7 +1204,7 @@ static bool lower_pool(cg *g, const sc_node *n) {
     return true;
   }
   cg_value *x = tensor(g, n, "self");
-  cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : produce(g, output(n, 0));
+  cg_value *out = f->kernel_layout_out ? produce_in_kernel_layout(g, output(n, 0)) : cg_produce(g, output(n, 0));
   int r = x->v->meta.rank;
   /* a 1-D pool is the 2-D one over [nc, 1, w] with a kernel of height 1 */
   bool one_d = n->op->id == SC_OP_MAX_POOL1D || n->op->id == SC_OP_AVG_POOL1D || n->op->id == SC_OP_ADAPTIVE_AVG_POOL1D;
@@ -1251,7 +1251,7 @@ static bool lower_pool(cg *g, const sc_node *n) {
    * (the decomposed IR asks for them, and nothing reads them in inference) */
   sc_value *iv = output(n, 1);
   int at = (int)(n - g->p->graph->nodes);
-  cg_value *idx = iv && cg_get(g, iv)->last_use > at ? produce(g, iv) : NULL;
+  cg_value *idx = iv && cg_get(g, iv)->last_use > at ? cg_produce(g, iv) : NULL;
   LLVMTypeRef p[16] = {g->ptr, g->ptr, g->ptr};
   for (int i = 3; i < 16; i++) p[i] = g->i64;
   LLVMValueRef a[16] = {x->data, out->data, idx ? idx->data : LLVMConstNull(g->ptr), nc, h, w, cg_i64(g, k[0]),
@@ -1273,10 +1273,10 @@ static bool lower_norm(cg *g, const sc_node *n) {
         cg_note_alias(g, out, into);
         out->ready = true;
         for (int k = 1; k < 3; k++)
-          if (output(n, k)) produce(g, output(n, k));
+          if (output(n, k)) cg_produce(g, output(n, k));
         return true;
       }
-      cg_value *out = produce(g, output(n, 0));
+      cg_value *out = cg_produce(g, output(n, 0));
       cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias"), *m = tensor(g, n, "running_mean"), *v = tensor(g, n, "running_var");
       int r = x->v->meta.rank;
       if (n->op->id == SC_OP_BATCH_NORM && int_arg(n, "training", 0)) { /* the batch's own statistics */
@@ -1297,7 +1297,7 @@ static bool lower_norm(cg *g, const sc_node *n) {
                             prod(g, x->dims, 2, r), LLVMConstReal(g->f64, float_arg(n, "eps", 1e-5))};
       cg_call(g, "sc_k_batch_norm_f32", g->voidt, p, 10, a, 10, false);
       for (int k = 1; k < 3; k++)
-        if (output(n, k)) produce(g, output(n, k)); /* the saved statistics are empty */
+        if (output(n, k)) cg_produce(g, output(n, k)); /* the saved statistics are empty */
       return true;
     }
     case SC_OP_RMS_NORM: { /* over the trailing normalized_shape dims; eps None is float32's epsilon, as torch */
@@ -1305,7 +1305,7 @@ static bool lower_norm(cg *g, const sc_node *n) {
       if (g->cuda || x->v->meta.dtype != SC_DTYPE_F32)
         return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (float32 on the CPU has "
                         "one)", n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
-      cg_value *out = produce(g, output(n, 0));
+      cg_value *out = cg_produce(g, output(n, 0));
       int64_t norm[CG_MAX_RANK];
       int k = ints(n, "normalized_shape", norm, CG_MAX_RANK), r = x->v->meta.rank;
       LLVMTypeRef p[6] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->f64};
@@ -1325,11 +1325,11 @@ static bool lower_norm(cg *g, const sc_node *n) {
         return true;
       }
       cg_value *x = tensor(g, n, "input");
-      cg_value *out = produce(g, output(n, 0));
+      cg_value *out = cg_produce(g, output(n, 0));
       cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
       int64_t norm[CG_MAX_RANK];
       int k = ints(n, "normalized_shape", norm, CG_MAX_RANK), r = x->v->meta.rank;
-      cg_value *mean = output(n, 1) ? produce(g, output(n, 1)) : NULL, *rstd = output(n, 2) ? produce(g, output(n, 2)) : NULL;
+      cg_value *mean = output(n, 1) ? cg_produce(g, output(n, 1)) : NULL, *rstd = output(n, 2) ? cg_produce(g, output(n, 2)) : NULL;
       LLVMTypeRef p[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->f64};
       LLVMValueRef a[9] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
                            mean ? mean->data : LLVMConstNull(g->ptr), rstd ? rstd->data : LLVMConstNull(g->ptr),
@@ -1339,8 +1339,8 @@ static bool lower_norm(cg *g, const sc_node *n) {
     }
     case SC_OP_BATCH_NORM_STATS: { /* each channel normalized by its own mean and variance over batch and pixels */
       cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
-      cg_value *out = produce(g, output(n, 0));
-      cg_value *mean = output(n, 1) ? produce(g, output(n, 1)) : NULL, *rstd = output(n, 2) ? produce(g, output(n, 2)) : NULL;
+      cg_value *out = cg_produce(g, output(n, 0));
+      cg_value *mean = output(n, 1) ? cg_produce(g, output(n, 1)) : NULL, *rstd = output(n, 2) ? cg_produce(g, output(n, 2)) : NULL;
       LLVMTypeRef p[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->f64};
       LLVMValueRef a[10] = {x->data, out->data, w ? w->data : LLVMConstNull(g->ptr), b ? b->data : LLVMConstNull(g->ptr),
                             mean ? mean->data : LLVMConstNull(g->ptr), rstd ? rstd->data : LLVMConstNull(g->ptr), x->dims[0],
@@ -1351,7 +1351,7 @@ static bool lower_norm(cg *g, const sc_node *n) {
     }
     case SC_OP_INSTANCE_NORM: /* a group per channel with the sample's own statistics; else the running ones */
       if (!int_arg(n, "use_input_stats", 1)) {
-        cg_value *x = tensor(g, n, "input"), *out = produce(g, output(n, 0));
+        cg_value *x = tensor(g, n, "input"), *out = cg_produce(g, output(n, 0));
         cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias"), *rm = tensor(g, n, "running_mean"),
                  *rv = tensor(g, n, "running_var");
         if (!rm || !rv)
@@ -1372,10 +1372,10 @@ static bool lower_norm(cg *g, const sc_node *n) {
        * x * w + b: 1 / sqrt(1 + 0) is 1) */
       bool native = n->op->id == SC_OP_NATIVE_GROUP_NORM;
       cg_value *x = tensor(g, n, "input");
-      cg_value *out = produce(g, output(n, 0));
+      cg_value *out = cg_produce(g, output(n, 0));
       cg_value *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
-      cg_value *mean = native && output(n, 1) ? produce(g, output(n, 1)) : NULL;
-      cg_value *rstd = native && output(n, 2) ? produce(g, output(n, 2)) : NULL;
+      cg_value *mean = native && output(n, 1) ? cg_produce(g, output(n, 1)) : NULL;
+      cg_value *rstd = native && output(n, 2) ? cg_produce(g, output(n, 2)) : NULL;
       int r = x->v->meta.rank;
       LLVMValueRef groups = n->op->id == SC_OP_INSTANCE_NORM ? x->dims[1] : cg_i64(g, int_arg(n, native ? "group" : "num_groups", 1));
       LLVMValueRef pixels = prod(g, x->dims, 2, r), rows = LLVMBuildMul(g->B, x->dims[0], groups, "rows");
@@ -1400,7 +1400,7 @@ static bool lower_norm(cg *g, const sc_node *n) {
     }
     case SC_OP_SOFTMAX: case SC_OP_SOFTMAX_INT: case SC_OP_LOG_SOFTMAX: case SC_OP_LOG_SOFTMAX_INT: {
       cg_value *x = tensor(g, n, "self");
-      cg_value *out = produce(g, output(n, 0));
+      cg_value *out = cg_produce(g, output(n, 0));
       int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", -1), r) : 0;
       bool log = n->op->id == SC_OP_LOG_SOFTMAX || n->op->id == SC_OP_LOG_SOFTMAX_INT;
       LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32};
@@ -1444,7 +1444,7 @@ static bool lower_vector_norm(cg *g, const sc_node *n, cg_value *x) {
                       "input must be 1D or 2D. Got %dD.", r);
     if (named) ord = 2;
   }
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int32_t mask[CG_MAX_RANK] = {0};
   for (int i = 0; i < r; i++) mask[i] = k == 0;
   for (int i = 0; i < k; i++) mask[norm_dim(dims[i], r)] = 1;
@@ -1529,7 +1529,7 @@ static bool lower_cumulative(cg *g, const sc_node *n, cg_value *x) {
   if (g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
                     n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
   LLVMValueRef outer = prod(g, x->dims, 0, d), len = r ? x->dims[d] : cg_i64(g, 1), inner = prod(g, x->dims, d + 1, r);
   sc_dtype in_dt = x->v->meta.dtype, out_dt = out->v->meta.dtype;
@@ -1552,7 +1552,7 @@ static bool lower_cum_extreme(cg *g, const sc_node *n, cg_value *x) {
   if (g->cuda || kind < 0)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (float32, float64, integers "
                     "and bools on the CPU have one)", n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
-  cg_value *values = produce(g, output(n, 0)), *indices = produce(g, output(n, 1));
+  cg_value *values = cg_produce(g, output(n, 0)), *indices = cg_produce(g, output(n, 1));
   int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
   LLVMTypeRef p[8] = {g->ptr, g->ptr, g->ptr, g->i32, g->i32, g->i64, g->i64, g->i64};
   LLVMValueRef a[8] = {x->data, values->data, indices->data, LLVMConstInt(g->i32, (unsigned)kind, 0),
@@ -1567,7 +1567,7 @@ static bool lower_kron(cg *g, const sc_node *n) {
   bool outer = n->op->id == SC_OP_OUTER;
   cg_value *a = tensor(g, n, "self"), *b = tensor(g, n, outer ? "vec2" : "other");
   if (!a || !b) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   sc_dtype dt = out->v->meta.dtype;
   int kind = element_kind(dt);
   if (g->cuda || kind < 0 || a->v->meta.dtype != dt || b->v->meta.dtype != dt)
@@ -1597,7 +1597,7 @@ static bool lower_weight_norm(cg *g, const sc_node *n) {
   if (v->v->meta.dtype != SC_DTYPE_F32 || gv->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
   int r = v->v->meta.rank, d = norm_dim(int_arg(n, "dim", 0), r);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMTypeRef p[6] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64};
   LLVMValueRef a[6] = {v->data, gv->data, out->data, prod(g, v->dims, 0, d), v->dims[d], prod(g, v->dims, d + 1, r)};
   cg_call(g, "sc_k_weight_norm_f32", g->voidt, p, 6, a, 6, false);
@@ -1612,7 +1612,7 @@ static bool lower_glu(cg *g, const sc_node *n) {
   if (!x || g->cuda || (kind != SC_KIND_F32 && kind != SC_KIND_F64))
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 and float64", n->target);
   int r = x->v->meta.rank, d = norm_dim(int_arg(n, "dim", -1), r);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->i64, g->i64, g->i64};
   LLVMValueRef a[6] = {x->data, out->data, LLVMConstInt(g->i32, (unsigned)kind, 0), prod(g, x->dims, 0, d), out->dims[d],
                        prod(g, x->dims, d + 1, r)};
@@ -1677,7 +1677,7 @@ static bool lower_reduce(cg *g, const sc_node *n) {
   if (n->op->id == SC_OP_HISTC) {
     if (x->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
       return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
-    cg_value *out = produce(g, output(n, 0));
+    cg_value *out = cg_produce(g, output(n, 0));
     LLVMTypeRef p[6] = {g->ptr, g->i64, g->ptr, g->i64, g->f64, g->f64};
     LLVMValueRef a[6] = {x->data, x->numel, out->data, out->dims[0], LLVMConstReal(g->f64, float_arg(n, "min", 0)),
                          LLVMConstReal(g->f64, float_arg(n, "max", 0))};
@@ -1689,7 +1689,7 @@ static bool lower_reduce(cg *g, const sc_node *n) {
       id == SC_OP_LOGSUMEXP) {
     int first, last; /* the reduced dims, [first, last) */
     if (!reduced_block(g, n, r, &first, &last)) return false;
-    cg_value *out = produce(g, output(n, 0));
+    cg_value *out = cg_produce(g, output(n, 0));
     LLVMValueRef outer = prod(g, x->dims, 0, first), len = prod(g, x->dims, first, last), inner = prod(g, x->dims, last, r);
     sc_dtype dt = x->v->meta.dtype;
     if (id == SC_OP_PROD || id == SC_OP_PROD_DIM) return lower_prod(g, n, x, out, outer, len, inner);
@@ -1712,14 +1712,14 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     const sc_arg *da = arg(n, "dim");
     bool all = arg_none(da);
     int d = all ? 0 : norm_dim(int_arg(n, "dim", 0), r);
-    cg_value *out0 = produce(g, output(n, 0));
+    cg_value *out0 = cg_produce(g, output(n, 0));
     sc_dtype xd = x->v->meta.dtype;
     int ikind = xd == SC_DTYPE_BOOL || xd == SC_DTYPE_U8 ? 0 : xd == SC_DTYPE_I8 ? 1 : xd == SC_DTYPE_I16 ? 2
               : xd == SC_DTYPE_I32 ? 3 : xd == SC_DTYPE_I64 ? 4 : -1;
     if (xd != SC_DTYPE_F32 && (ikind < 0 || g->cuda))
       return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (float32, integers and "
                       "bools have one)", n->target, sc_dtype_name(xd));
-    cg_value *out1 = with_values && output(n, 1) ? produce(g, output(n, 1)) : NULL;
+    cg_value *out1 = with_values && output(n, 1) ? cg_produce(g, output(n, 1)) : NULL;
     LLVMValueRef outer = all ? cg_i64(g, 1) : prod(g, x->dims, 0, d), len = all ? x->numel : x->dims[d];
     LLVMValueRef inner = all ? cg_i64(g, 1) : prod(g, x->dims, d + 1, r);
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32};
@@ -1735,7 +1735,7 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     cg_call(g, "sc_k_arg_reduce_int", g->voidt, pi, 8, ai, 8, false);
     return true;
   }
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int32_t mask[CG_MAX_RANK] = {0};
   int64_t dims[CG_MAX_RANK];
   int id0 = n->op->id;
@@ -1825,7 +1825,7 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     cg_call(g, "sc_k_sqrt_f32", g->voidt, sp, 2, sa, 2, false);
   }
   if (id0 == SC_OP_VAR_MEAN || id0 == SC_OP_STD_MEAN) { /* and the mean over the same dims */
-    cg_value *mean = produce(g, output(n, 1));
+    cg_value *mean = cg_produce(g, output(n, 1));
     a[1] = mean->data;
     a[5] = LLVMConstInt(g->i32, SC_REDUCE_MEAN, 0);
     cg_call(g, "sc_k_reduce_f32", g->voidt, p, 7, a, 7, false);
@@ -1868,7 +1868,7 @@ static bool lower_pad_mode(cg *g, const sc_node *n, int mode, const char *list) 
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
                     n->target);
   cg_value *x = tensor(g, n, "self");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank;
   size_t pairs = arg(n, list)->n_items / 2;
   LLVMValueRef before[CG_MAX_RANK];
@@ -1906,7 +1906,7 @@ static bool lower_pad(cg *g, const sc_node *n) {
                     "replicate and circular have one)", m);
   }
   cg_value *x = tensor(g, n, "self");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   sc_dtype dt = out->v->meta.dtype;
   if (!fill_with(g, n, out, float_arg(n, "value", 0))) return false;
   int r = out->v->meta.rank;
@@ -1955,7 +1955,7 @@ static bool lower_pad(cg *g, const sc_node *n) {
 /* flip: x read backwards along the flipped dims (negative strides from their last element). */
 static bool lower_flip(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank;
   LLVMValueRef st[CG_MAX_RANK], start = cg_i64(g, 0);
   strides_of(g, x, st);
@@ -1984,7 +1984,7 @@ static bool lower_diff(cg *g, const sc_node *n) {
   if (kind < 0 || g->cuda || (pre && pre->v->meta.dtype != dt) || (app && app->v->meta.dtype != dt))
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering yet (int64, int32, float32 "
                     "and float64 of one dtype on the CPU have one)", n->target, sc_dtype_name(dt), g->cuda ? "CUDA" : "CPU");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = x->v->meta.rank, d = norm_dim(int_arg(n, "dim", -1), r);
   LLVMTypeRef p[10] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32};
   LLVMValueRef a[10] = {pre ? pre->data : LLVMConstNull(g->ptr), x->data, app ? app->data : LLVMConstNull(g->ptr),
@@ -2000,7 +2000,7 @@ static bool lower_diff(cg *g, const sc_node *n) {
 static bool lower_roll(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   if (g->cuda) return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank;
   int64_t shifts[CG_MAX_RANK], dims[CG_MAX_RANK];
   int ns = ints(n, "shifts", shifts, CG_MAX_RANK), nd = ints(n, "dims", dims, CG_MAX_RANK);
@@ -2042,7 +2042,7 @@ static bool lower_col2im(cg *g, const sc_node *n) {
   if (g->cuda || x->v->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (float32 on the CPU has one)",
                     n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   cg_value *img = unfold ? x : out; /* the side in images */
   int r = img->v->meta.rank;
   int64_t k[2], pad[2], dil[2], st[2];
@@ -2076,7 +2076,7 @@ static bool lower_upsample_bilinear2d(cg *g, const sc_node *n) {
   double scale[2] = {0, 0};
   const sc_arg *f = arg(n, "scale_factors");
   if (!arg_none(f) && f->kind == SC_ARG_FLOATS && f->n_items == 2) scale[0] = f->items[0].f, scale[1] = f->items[1].f;
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMTypeRef p[10] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32, g->f64, g->f64};
   LLVMValueRef a[10] = {x->data, out->data, prod(g, x->dims, 0, 2), x->dims[2], x->dims[3], out->dims[2], out->dims[3],
                         LLVMConstInt(g->i32, int_arg(n, "align_corners", 0) != 0, 0), LLVMConstReal(g->f64, scale[0]),
@@ -2095,7 +2095,7 @@ static bool upsample_nearest_any(cg *g, const sc_node *n, cg_value *x) {
   double scale[2] = {0, 0};
   const sc_arg *f = arg(n, "scale_factors");
   if (!arg_none(f) && f->kind == SC_ARG_FLOATS && f->n_items == 2) scale[0] = f->items[0].f, scale[1] = f->items[1].f;
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMTypeRef p[10] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->f64, g->f64, g->i64};
   LLVMValueRef a[10] = {x->data, out->data, prod(g, x->dims, 0, 2), x->dims[2], x->dims[3], out->dims[2], out->dims[3],
                         LLVMConstReal(g->f64, scale[0]), LLVMConstReal(g->f64, scale[1]), cg_elem_size(g, x->v->meta.dtype)};
@@ -2124,7 +2124,7 @@ static bool lower_upsample_nearest2d(cg *g, const sc_node *n) {
     if (!q || sc_expr_mul(g->ctx, q, in) != out || !sc_expr_is_const(q, &k[d]) || k[d] < 1 || (k[d] & (k[d] - 1)))
       return upsample_nearest_any(g, n, x);
   }
-  cg_value *out = produce(g, ov);
+  cg_value *out = cg_produce(g, ov);
   LLVMValueRef xs[CG_MAX_RANK];
   strides_of(g, x, xs);
   LLVMValueRef shape[6] = {x->dims[0], x->dims[1], x->dims[2], cg_i64(g, k[0]), x->dims[3], cg_i64(g, k[1])};
@@ -2143,7 +2143,7 @@ static bool lower_index_read(cg *g, const sc_node *n) {
   if (idx->v->meta.dtype != SC_DTYPE_I64)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with %s indices has no CPU lowering yet", n->target,
                     sc_dtype_name(idx->v->meta.dtype));
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = src->v->meta.rank, d = emb ? 0 : norm_dim(int_arg(n, "dim", 0), r);
   LLVMValueRef esize = cg_elem_size(g, src->v->meta.dtype);
   LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target)), rc;
@@ -2196,7 +2196,7 @@ static bool lower_embedding_bag(cg *g, const sc_node *n) {
                     "lowering (float32 or float64 tables, int32 or int64 indices and offsets, per-sample weights of "
                     "the table's dtype on the CPU have one)", n->target, sc_dtype_name(dt),
                     sc_dtype_name(idx->v->meta.dtype), sc_dtype_name(off->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
   LLVMTypeRef p[18] = {g->ptr, g->i32, g->i64, g->i64, g->ptr, g->i32, g->i64, g->ptr, g->i32,
                        g->i64, g->i32, g->i32, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
@@ -2224,7 +2224,7 @@ static cg_value *updated_self(cg *g, cg_value *self, const sc_value *ov) {
     out->ready = true;
     return out;
   }
-  cg_value *out = produce(g, ov);
+  cg_value *out = cg_produce(g, ov);
   LLVMValueRef ss[CG_MAX_RANK];
   strides_of(g, self, ss);
   strided_copy(g, self->data, out->data, self->v->meta.rank, self->dims, ss, self->v->meta.dtype);
@@ -2291,8 +2291,8 @@ static bool lower_sort(cg *g, const sc_node *n) {
   int r = x->v->meta.rank, d = norm_dim(int_arg(n, "dim", -1), r);
   bool descending = topk ? int_arg(n, "largest", 1) != 0 : int_arg(n, "descending", 0) != 0;
   bool argsort = n->op->id == SC_OP_ARGSORT;
-  cg_value *values = !argsort && output(n, 0) ? produce(g, output(n, 0)) : NULL;
-  cg_value *indices = output(n, argsort ? 0 : 1) ? produce(g, output(n, argsort ? 0 : 1)) : NULL;
+  cg_value *values = !argsort && output(n, 0) ? cg_produce(g, output(n, 0)) : NULL;
+  cg_value *indices = output(n, argsort ? 0 : 1) ? cg_produce(g, output(n, argsort ? 0 : 1)) : NULL;
   LLVMValueRef len = r ? x->dims[d] : cg_i64(g, 1);
   LLVMValueRef k = topk ? int_value(g, n, "k", 1) : len;
   cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
@@ -2400,7 +2400,7 @@ static bool lower_as_strided(cg *g, const sc_node *n) {
   if (!compact)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of '%s', which torch holds as a view with its own "
                     "strides, has no lowering (as_strided of a compact tensor has one)", n->target, x->v->name);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank;
   LLVMValueRef st[CG_MAX_RANK], last = int_value(g, n, "storage_offset", 0), nonempty = LLVMConstInt(g->i1, 1, 0);
   LLVMValueRef first = last;
@@ -2424,7 +2424,7 @@ static bool lower_triangle(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   int r = x->v->meta.rank;
   if (r < 2) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: input tensor must have at least 2 dimensions", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMTypeRef p[8] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32, g->i64};
   LLVMValueRef a[8] = {x->data, out->data, prod(g, x->dims, 0, r - 2), x->dims[r - 2], x->dims[r - 1],
                        cg_i64(g, int_arg(n, "diagonal", 0)), LLVMConstInt(g->i32, n->op->id == SC_OP_TRIU, 0),
@@ -2437,7 +2437,7 @@ static bool lower_triangle(cg *g, const sc_node *n) {
  * (stride 0), in one strided copy; without a dim, over the flattened elements. */
 static bool lower_repeat_interleave(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = x->v->meta.rank;
   bool flat = arg_none(arg(n, "dim")) || r == 0;
   int d = flat ? 0 : norm_dim(int_arg(n, "dim", 0), r);
@@ -2466,7 +2466,7 @@ static bool lower_meshgrid(cg *g, const sc_node *n) {
   for (int i = 0; i < k; i++) {
     sc_value *ov = output(n, i);
     if (!ov) continue;
-    cg_value *x = cg_get(g, ts->items[i].value), *out = produce(g, ov);
+    cg_value *x = cg_get(g, ts->items[i].value), *out = cg_produce(g, ov);
     int at = xy && i < 2 ? 1 - i : i;
     LLVMValueRef st[CG_MAX_RANK];
     for (int d = 0; d < k; d++) st[d] = cg_i64(g, d == at ? 1 : 0);
@@ -2491,7 +2491,7 @@ static bool lower_grid_sampler(cg *g, const sc_node *n) {
              "[%%lld, %%lld, %%lld, %%lld] with dimension %d being empty", d);
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[d], cg_i64(g, 0), "empty"), fmt, x->dims, 4);
   }
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMTypeRef p[12] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->i64, g->i32, g->i32, g->i32};
   LLVMValueRef a[12] = {x->data, gr->data, out->data, x->dims[0], x->dims[1], x->dims[2], x->dims[3], gr->dims[1],
                         gr->dims[2], LLVMConstInt(g->i32, (unsigned)mode, 0), LLVMConstInt(g->i32, (unsigned)padding, 0),
@@ -2504,7 +2504,7 @@ static bool lower_grid_sampler(cg *g, const sc_node *n) {
  * theirs, starting offset steps into dim2 (or -offset into dim1). */
 static bool lower_diagonal(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = x->v->meta.rank, a = norm_dim(int_arg(n, "dim1", 0), r), b = norm_dim(int_arg(n, "dim2", 1), r);
   int64_t off = int_arg(n, "offset", 0);
   LLVMValueRef xs[CG_MAX_RANK], shape[CG_MAX_RANK], st[CG_MAX_RANK];
@@ -2529,7 +2529,7 @@ static bool lower_masked_scatter(cg *g, const sc_node *n) {
   if (!x || !m || !src || m->v->meta.dtype != SC_DTYPE_BOOL || src->v->meta.dtype != x->v->meta.dtype || g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for a bool mask and a source of "
                     "self's dtype", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank, rx = x->v->meta.rank, rm = m->v->meta.rank;
   LLVMValueRef xs[CG_MAX_RANK], ms[CG_MAX_RANK], xst[CG_MAX_RANK], mst[CG_MAX_RANK];
   strides_of(g, x, xs);
@@ -2560,12 +2560,12 @@ static bool lower_native_dropout(cg *g, const sc_node *n) {
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s in training mode draws torch's random numbers, which "
                     "shapec does not reproduce: export the model after model.eval()", n->target);
   cg_value *x = tensor(g, n, "input");
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   LLVMValueRef xs[CG_MAX_RANK];
   strides_of(g, x, xs);
   strided_copy(g, x->data, out->data, x->v->meta.rank, x->dims, xs, x->v->meta.dtype);
   if (!output(n, 1)) return true;
-  return fill_with(g, n, produce(g, output(n, 1)), 1);
+  return fill_with(g, n, cg_produce(g, output(n, 1)), 1);
 }
 
 /* _cdist_forward and _pdist_forward (runtime distance.c): float32, any p. */
@@ -2575,7 +2575,7 @@ static bool lower_distance(cg *g, const sc_node *n) {
   if (!a && pairs) a = tensor(g, n, "input");
   if (!a || (!pairs && !b) || a->v->meta.dtype != SC_DTYPE_F32 || (b && b->v->meta.dtype != SC_DTYPE_F32) || g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = a->v->meta.rank;
   LLVMValueRef p = LLVMConstReal(g->f64, float_arg(n, "p", 2));
   if (pairs) {
@@ -2608,7 +2608,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_OUTER: case SC_OP_KRON: return lower_kron(g, n);
     case SC_OP_REPEAT: case SC_OP_TILE: {
       cg_value *x = tensor(g, n, "self");
-      cg_value *out = produce(g, output(n, 0));
+      cg_value *out = cg_produce(g, output(n, 0));
       int r = out->v->meta.rank, rx = x->v->meta.rank;
       LLVMValueRef src[CG_MAX_RANK];
       for (int d = 0; d < r; d++) src[d] = d < r - rx ? cg_i64(g, 1) : x->dims[d - (r - rx)];
@@ -2640,7 +2640,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
 }
 
 static bool lower_creation(cg *g, const sc_node *n) {
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   sc_dtype dt = out->v->meta.dtype;
   if (n->op->id == SC_OP_LINSPACE) { /* float32 or float64, computed as torch's CPU kernel does */
     const sc_arg *sa = arg(n, "start"), *ea = arg(n, "end");
@@ -2709,7 +2709,7 @@ static bool select_masked(cg *g, const sc_node *n, cg_value *x, cg_value *m, LLV
   cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of true elements in %s",
                                                               m->v->name));
   if (g->failed) return false;
-  cg_value *out = produce(g, ov);
+  cg_value *out = cg_produce(g, ov);
   LLVMTypeRef p8[8] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i64, g->ptr};
   LLVMValueRef a8[8] = {x->data, array_i64(g, xst, r), m->data, mst_a, LLVMConstInt(g->i32, (unsigned)r, 0), shape_a,
                         cg_elem_size(g, x->v->meta.dtype), out->data};
@@ -2775,7 +2775,7 @@ static bool lower_index_integers(cg *g, const sc_node *n, cg_value *x, const sc_
   if (g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with integer index tensors has no CUDA lowering yet "
                     "(export for the CPU)", n->target);
-  cg_value *out = produce(g, output(n, 0));
+  cg_value *out = cg_produce(g, output(n, 0));
   int r = x->v->meta.rank;
   index_tensors t;
   collect_index_tensors(g, ix, &t);
@@ -2914,7 +2914,7 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
       cg_bind_unbacked(g, n, ov->shape[0], count, sc_arena_printf(&g->ctx->arena, "the number of nonzeros in %s",
                                                                   x->v->name));
       if (g->failed) return false;
-      cg_value *out = produce(g, ov);
+      cg_value *out = cg_produce(g, ov);
       int r = x->v->meta.rank;
       LLVMValueRef shape = LLVMBuildArrayAlloca(g->B, g->i64, cg_i64(g, r ? r : 1), "shape");
       for (int d = 0; d < r; d++) {

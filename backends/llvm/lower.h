@@ -310,6 +310,8 @@ size_t cg_call_inputs(const sc_program *p, sc_call_input **out);
 LLVMValueRef cg_raw_size(cg *g, const char *name);
 bool cg_emit_entry_points(cg *g);
 cg_value *cg_get(cg *g, const sc_value *v);
+/* A fresh buffer for node output v, its dims set (cg_ops.c). */
+cg_value *cg_produce(cg *g, const sc_value *v);
 /* A workspace buffer of `bytes` holding owner's elements, freed after its last reader. */
 LLVMValueRef cg_alloc_buffer(cg *g, cg_value *owner, LLVMValueRef bytes);
 /* Sets dims and numel of a value from its analysed shape. */
