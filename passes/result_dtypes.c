@@ -41,7 +41,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_NEW_ZEROS: case SC_OP_NEW_ONES:
       return n->op->id == SC_OP_NEW_ZEROS || n->op->id == SC_OP_NEW_ONES ? SC_DTYPE_UNKNOWN : self;
     case SC_OP_LINEAR: case SC_OP_CONVOLUTION: case SC_OP_CONV1D: case SC_OP_CONV2D: case SC_OP_LAYER_NORM: case SC_OP_RMS_NORM:
-    case SC_OP_CONV_TRANSPOSE1D: case SC_OP_CONV_TRANSPOSE2D: case SC_OP_CONV3D:
+    case SC_OP_CONV_TRANSPOSE1D: case SC_OP_CONV_TRANSPOSE2D: case SC_OP_CONV3D: case SC_OP_CONV_TRANSPOSE3D:
     case SC_OP_BATCH_NORM: case SC_OP_UPSAMPLE_NEAREST2D: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_UPSAMPLE_BICUBIC2D: case SC_OP_GROUP_NORM:
       return input;
     case SC_OP_NATIVE_GROUP_NORM: case SC_OP_INSTANCE_NORM: case SC_OP_BATCH_NORM_STATS: return input;
@@ -49,6 +49,12 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_NATIVE_LAYER_NORM: case SC_OP_BATCH_NORM_INFER: return k == 0 ? input : SC_DTYPE_UNKNOWN;
     case SC_OP_EMBEDDING: return dtype_of(input_tensor(n, "weight"));
     case SC_OP_EMBEDDING_BAG: return dtype_of(input_tensor(n, k == 0 ? "weight" : "offsets"));
+    /* bucket positions: int64, or int32 asked for */
+    case SC_OP_BUCKETIZE: case SC_OP_BUCKETIZE_SCALAR: case SC_OP_SEARCHSORTED: case SC_OP_SEARCHSORTED_SCALAR:
+      for (size_t i = 0; i < n->n_inputs; i++)
+        if (strcmp(n->inputs[i].name, "out_int32") == 0 && n->inputs[i].arg.kind == SC_ARG_BOOL && n->inputs[i].arg.n_items)
+          return n->inputs[i].arg.items[0].b ? SC_DTYPE_I32 : SC_DTYPE_I64;
+      return SC_DTYPE_I64;
     /* sum of integers or bools is int64, as in torch */
     case SC_OP_SUM: case SC_OP_SUM_DIM:
       if (self == SC_DTYPE_UNKNOWN) return SC_DTYPE_UNKNOWN;

@@ -1533,7 +1533,7 @@ static bool rule_conv(sc_rule_ctx *rc, int fixed_spatial) {
   if (!batched && sx.rank != sp + 1) return rule_error(rc, "input of rank %d for a %d-D convolution", sx.rank, sp);
   int64_t stride[MAX_RANK], pad[MAX_RANK], dil[MAX_RANK], outpad[MAX_RANK], groups;
   bool transposed = bool_arg(rc, "transposed", false) || rc->node->op->id == SC_OP_CONV_TRANSPOSE1D ||
-                    rc->node->op->id == SC_OP_CONV_TRANSPOSE2D;
+                    rc->node->op->id == SC_OP_CONV_TRANSPOSE2D || rc->node->op->id == SC_OP_CONV_TRANSPOSE3D;
   if (!spatial_arg(rc, "stride", sp, 1, stride) || !spatial_arg(rc, "padding", sp, 0, pad) ||
       !spatial_arg(rc, "dilation", sp, 1, dil) || !spatial_arg(rc, "output_padding", sp, 0, outpad) ||
       !const_int_arg(rc, "groups", 1, false, &groups))
@@ -1759,6 +1759,56 @@ static bool rule_item(sc_rule_ctx *rc) {
   return set_sym(rc, sc_env_new_unbacked(rc->env, src, false));
 }
 
+/* bucketize(self, boundaries) and searchsorted(sorted_sequence, self): each value's place
+ * among sorted boundaries, in self's shape (a 0-d result for a Scalar self).  The
+ * boundaries are 1-D, or for searchsorted N-D with self's leading dims (a row each). */
+static bool rule_search_sorted(sc_rule_ctx *rc) {
+  sc_op_id id = rc->node->op->id;
+  bool bucketize = id == SC_OP_BUCKETIZE || id == SC_OP_BUCKETIZE_SCALAR;
+  bool scalar = id == SC_OP_BUCKETIZE_SCALAR || id == SC_OP_SEARCHSORTED_SCALAR;
+  const sc_value *b = tensor_arg(rc, bucketize ? "boundaries" : "sorted_sequence", true);
+  const sc_value *x = scalar ? NULL : tensor_arg(rc, "self", true);
+  shape sb = {0}, sx = {0};
+  if (!b || (!scalar && !x) || !shape_of(rc, b, &sb) || (x && !shape_of(rc, x, &sx))) return false;
+  const sc_arg *side = arg(rc, "side");
+  if (bool_arg(rc, "right", false) && !arg_is_none(side) && side->kind == SC_ARG_STRING && strcmp(side->items[0].s, "left") == 0)
+    return rule_error(rc, "torch.searchsorted(): side and right can't be set to opposites, got side of left while right "
+                      "was True");
+  if (bucketize && sb.rank != 1) return rule_error(rc, "boundaries tensor must be 1 dimension, but got dim(%d)", sb.rank);
+  if (sb.rank == 0) return rule_error(rc, "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension");
+  if (scalar && sb.rank != 1)
+    return rule_error(rc, "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, "
+                      "but we got boundaries tensor dim(%d) and input value's dim(0) numel(1)", sb.rank);
+  if (sb.rank > 1) { /* a row of boundaries for each row of values */
+    if (sx.rank != sb.rank)
+      return rule_error(rc, "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+                        "boundaries tensor and input value tensor must match, but we got boundaries tensor of rank %d and "
+                        "input value tensor of rank %d", sb.rank, sx.rank);
+    for (int i = 0; i < sb.rank - 1; i++) eq_guard(rc, "searchsorted", sb.d[i], sx.d[i]);
+  }
+  const sc_value *sorter = tensor_arg(rc, "sorter", false);
+  if (sorter) {
+    shape ss = {0};
+    if (!shape_of(rc, sorter, &ss)) return false;
+    if (sorter->meta.dtype != SC_DTYPE_I64)
+      return rule_error(rc, "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype %s",
+                        sc_dtype_name(sorter->meta.dtype));
+    if (ss.rank != sb.rank) return rule_error(rc, "torch.searchsorted(): boundary and sorter must have the same size");
+    for (int i = 0; i < sb.rank; i++) eq_guard(rc, "searchsorted", ss.d[i], sb.d[i]);
+  }
+  return set_out(rc, 0, &sx);
+}
+
+/* The count of a mask's true elements, nonzero()'s or x[mask]'s size: a fresh size that torch
+ * bounds by the elements counted when their number is static (VR[0, 15] over a [3, 5] mask). */
+static const sc_expr *true_count(sc_rule_ctx *rc, const char *source, const shape *counted) {
+  const sc_expr *u = sc_env_new_unbacked(rc->env, source, true);
+  int64_t n = 0;
+  sc_symbol *sym = sc_env_find(rc->env, u->name);
+  if (sym && sc_expr_is_const(sc_env_resolve(rc->env, numel(rc, counted, 0, counted->rank)), &n)) sym->range.hi = n;
+  return u;
+}
+
 static bool rule_nonzero(sc_rule_ctx *rc, bool masked) {
   const sc_value *x = tensor_arg(rc, "self", true);
   shape s = {0};
@@ -1771,47 +1821,96 @@ static bool rule_nonzero(sc_rule_ctx *rc, bool masked) {
   }
   char src[300];
   snprintf(src, sizeof src, "%s() at node '%s'", masked ? "masked_select" : "nonzero", rc->node->name);
-  const sc_expr *u = sc_env_new_unbacked(rc->env, src, true);
+  const sc_expr *u = true_count(rc, src, &s);
   shape out = {masked ? 1 : 2, {u, sc_expr_int(rc->ctx, s.rank)}};
   return set_out(rc, 0, &out);
 }
 
-/* x[mask] (aten.index.Tensor with one boolean mask over x's leading dims): the selected rows,
- * as many as the mask's true elements.  The mask's sizes must be x's (torch raises
- * IndexError otherwise).  Integer index tensors are refused with a pointer to index_select. */
-/* x[i0, i1, ...] with integer index tensors (None where a dim is taken whole): the indices
- * broadcast to one shape B; B replaces the indexed dims where they are adjacent, else it
- * comes first, as in torch (backends/cpu/runtime/index_tensor.c). */
-/* The shape x[i0, i1, ...] has for integer index tensors: the indices' broadcast shape B in
- * place of the indexed dims where they are adjacent, else first (torch's advanced
- * indexing); x's own shape when every index is None. */
-static bool indexed_shape(sc_rule_ctx *rc, const sc_arg *ix, const shape *s, shape *result) {
-  shape b = {0};
-  int first = -1, last = -1, picked = 0;
-  bool adjacent = true;
+/* torch's advanced indexing, x[i0, i1, ...] (aten.index.Tensor, index_put): each index
+ * tensor picks positions along one dim of x (None takes a dim whole); a boolean mask of
+ * rank k picks along k dims, as the k columns of its nonzero() would, each of the mask's
+ * true count u.  The indices broadcast to one shape B, which replaces the indexed dims
+ * where they are adjacent, else comes first (backends/cpu/runtime/index_tensor.c). */
+typedef struct index_entry {
+  int dim;  /* of x */
+  shape s;  /* of the index tensor, or [u] for a mask's column */
+} index_entry;
+
+typedef struct index_entries {
+  int n, mask_at; /* mask_at: the first entry of the boolean mask, or -1 */
+  index_entry e[MAX_RANK];
+} index_entries;
+
+/* The entries of ix over x's shape s.  mask_count is the mask's true count (NULL: a fresh
+ * size that the caller never reads).  torch.export takes one mask among the indices, whose
+ * count is the result's size: two masks fail in torch ("Pending unbacked symbols"). */
+static bool index_entries_of(sc_rule_ctx *rc, const sc_arg *ix, const shape *s, const sc_expr *mask_count,
+                             index_entries *out) {
+  out->n = 0;
+  out->mask_at = -1;
+  int dim = 0;
   for (size_t k = 0; k < ix->n_items; k++) {
     const sc_value *v = ix->items[k].value;
-    if (!v) continue;
+    if (!v) {
+      dim++;
+      continue;
+    }
+    shape si = {0};
+    if (!shape_of(rc, v, &si)) return false;
+    if (v->meta.dtype == SC_DTYPE_BOOL || v->meta.dtype == SC_DTYPE_U8) {
+      if (out->mask_at >= 0)
+        return rule_error(rc, "two boolean masks among the indices: torch.export cannot export this either (the first "
+                          "mask's count is left unbound); index with one mask and nonzero() of the other");
+      if (dim + si.rank > s->rank)
+        return rule_error(rc, "too many indices for tensor of dimension %d (a mask of rank %d at dim %d)", s->rank, si.rank,
+                          dim);
+      for (int i = 0; i < si.rank; i++) eq_guard(rc, "index", si.d[i], s->d[dim + i]);
+      out->mask_at = out->n;
+      for (int i = 0; i < si.rank; i++, dim++) {
+        if (out->n >= MAX_RANK) return rule_error(rc, "more than %d indices", MAX_RANK);
+        out->e[out->n++] = (index_entry){dim, {1, {mask_count}}};
+      }
+      continue;
+    }
     if (v->meta.dtype != SC_DTYPE_I64 && v->meta.dtype != SC_DTYPE_I32)
       return rule_error(rc, "tensors used as indices must be long, int, byte or bool tensors (index %zu is %s)", k,
                         sc_dtype_name(v->meta.dtype));
-    shape si = {0};
-    if (!shape_of(rc, v, &si)) return false;
-    if (picked++ == 0) b = si;
-    else broadcast(rc, &b, &si);
-    if (last >= 0 && (int)k != last + 1) adjacent = false;
-    if (first < 0) first = (int)k;
-    last = (int)k;
+    if (dim >= s->rank || out->n >= MAX_RANK)
+      return rule_error(rc, "too many indices for tensor of dimension %d (got %zu)", s->rank, ix->n_items);
+    out->e[out->n++] = (index_entry){dim++, si};
   }
-  if (!picked) { /* x[None-only] is x itself */
+  if (dim > (s->rank ? s->rank : 1))
+    return rule_error(rc, "too many indices for tensor of dimension %d (got %zu)", s->rank, ix->n_items);
+  /* the other indices broadcast against the mask's count only where they are 1 */
+  for (int k = 0; out->mask_at >= 0 && k < out->n; k++) {
+    const shape *o = &out->e[k].s;
+    if (o->rank && o->d[o->rank - 1] != mask_count && !is_one(o->d[o->rank - 1]))
+      return rule_error(rc, "an index tensor of size %s beside a boolean mask: the mask's true count would have to equal "
+                        "it, which torch.export cannot export either; give the other indices size 1 there",
+                        sc_expr_to_string(rc->ctx, o->d[o->rank - 1]));
+  }
+  return true;
+}
+
+/* The shape x[entries] has: B in place of the indexed dims where they are adjacent, else
+ * first; x's own shape when nothing is indexed. */
+static bool indexed_shape(sc_rule_ctx *rc, const index_entries *ie, const shape *s, shape *result) {
+  if (!ie->n) {
     *result = *s;
     return true;
   }
-  int at = adjacent ? first : 0;
+  shape b = ie->e[0].s;
+  bool adjacent = true;
+  for (int k = 1; k < ie->n; k++) {
+    broadcast(rc, &b, &ie->e[k].s);
+    if (ie->e[k].dim != ie->e[k - 1].dim + 1) adjacent = false;
+  }
+  int at = adjacent ? ie->e[0].dim : 0;
   shape out = {0};
   for (int d = 0; d < s->rank; d++) {
-    bool is_picked = d < (int)ix->n_items && ix->items[d].value;
-    if (d == at) { /* B: in place of adjacent indices, else first */
+    bool is_picked = false;
+    for (int k = 0; k < ie->n; k++) is_picked |= ie->e[k].dim == d;
+    if (d == at) {
       if (out.rank + b.rank > MAX_RANK) return rule_error(rc, "the result has more than %d dims", MAX_RANK);
       for (int j = 0; j < b.rank; j++) out.d[out.rank++] = b.d[j];
     }
@@ -1824,50 +1923,34 @@ static bool indexed_shape(sc_rule_ctx *rc, const sc_arg *ix, const shape *s, sha
   return true;
 }
 
-static bool rule_index_integers(sc_rule_ctx *rc, const sc_arg *ix, const shape *s) {
-  shape out = {0};
-  return indexed_shape(rc, ix, s, &out) && set_out(rc, 0, &out);
+static bool has_mask(const sc_arg *ix) {
+  for (size_t k = 0; k < ix->n_items; k++)
+    if (ix->items[k].value && (ix->items[k].value->meta.dtype == SC_DTYPE_BOOL || ix->items[k].value->meta.dtype == SC_DTYPE_U8))
+      return true;
+  return false;
 }
 
 /* index_put(self, indices, values, accumulate): self's shape; values broadcast to what
  * self[indices] reads (torch: "shape mismatch: value tensor of shape ... cannot be
- * broadcast to indexing result of shape ..."). */
+ * broadcast to indexing result of shape ..."; against a mask's count, at run time). */
 static bool rule_index_put(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true), *values = tensor_arg(rc, "values", true);
   const sc_arg *ix = tensors_arg(rc, "indices");
   shape s = {0}, vs = {0}, target = {0};
   if (!x || !values || !ix || !shape_of(rc, x, &s) || !shape_of(rc, values, &vs)) return false;
-  if (ix->n_items > (size_t)(s.rank ? s.rank : 1))
-    return rule_error(rc, "too many indices for tensor of dimension %d (got %zu)", s.rank, ix->n_items);
-  bool any_bool = false;
-  for (size_t k = 0; k < ix->n_items; k++) any_bool |= ix->items[k].value && ix->items[k].value->meta.dtype == SC_DTYPE_BOOL;
-  if (any_bool) { /* x[mask] = v: one mask over x's leading dims; v checked against the true count at run time */
-    const sc_value *m = ix->items[0].value;
-    shape sm = {0};
-    if (ix->n_items != 1 || !m)
-      return rule_error(rc, "index_put with a boolean mask among other indices (x[mask, i] = v) is not supported yet; "
-                        "only x[mask] = v with one mask is");
-    if (!shape_of(rc, m, &sm)) return false;
-    if (sm.rank > s.rank) return rule_error(rc, "a mask of rank %d indexes a tensor of rank %d", sm.rank, s.rank);
-    for (int i = 0; i < sm.rank; i++) eq_guard(rc, "index_put", sm.d[i], s.d[i]);
-    if (values->meta.dtype != x->meta.dtype)
-      return rule_error(rc, "Index put requires the source and destination dtypes match, got %s for the destination "
-                        "and %s for the source.", sc_dtype_name(x->meta.dtype), sc_dtype_name(values->meta.dtype));
-    if (vs.rank > s.rank - sm.rank + 1)
-      return rule_error(rc, "shape mismatch: value tensor of rank %d cannot be broadcast to indexing result of rank %d",
-                        vs.rank, s.rank - sm.rank + 1);
-    return set_out(rc, 0, &s);
-  }
   if (values->meta.dtype != x->meta.dtype)
     return rule_error(rc, "Index put requires the source and destination dtypes match, got %s for the destination and "
                       "%s for the source.", sc_dtype_name(x->meta.dtype), sc_dtype_name(values->meta.dtype));
-  if (!indexed_shape(rc, ix, &s, &target)) return false;
+  /* the mask's count is known only when the call runs: a placeholder that no guard binds */
+  const sc_expr *count = has_mask(ix) ? sc_expr_sym(rc->ctx, "index_put.mask_count") : NULL;
+  index_entries ie;
+  if (!index_entries_of(rc, ix, &s, count, &ie) || !indexed_shape(rc, &ie, &s, &target)) return false;
   if (vs.rank > target.rank)
     return rule_error(rc, "shape mismatch: value tensor of rank %d cannot be broadcast to indexing result of rank %d",
                       vs.rank, target.rank);
   for (int i = 0; i < vs.rank; i++) {
     const sc_expr *v = vs.d[i], *t = target.d[target.rank - vs.rank + i];
-    if (!is_one(v)) eq_guard(rc, "index_put", v, t);
+    if (!is_one(v) && t != count) eq_guard(rc, "index_put", v, t);
   }
   return set_out(rc, 0, &s);
 }
@@ -1875,25 +1958,20 @@ static bool rule_index_put(sc_rule_ctx *rc) {
 static bool rule_index_tensor(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
   const sc_arg *ix = tensors_arg(rc, "indices");
-  shape s = {0}, sm = {0};
+  shape s = {0}, out = {0};
   if (!x || !ix || !shape_of(rc, x, &s)) return false;
-  if (ix->n_items > (size_t)(s.rank ? s.rank : 1))
-    return rule_error(rc, "too many indices for tensor of dimension %d (got %zu)", s.rank, ix->n_items);
-  bool any_bool = false;
-  for (size_t k = 0; k < ix->n_items; k++) any_bool |= ix->items[k].value && ix->items[k].value->meta.dtype == SC_DTYPE_BOOL;
-  if (!any_bool) return rule_index_integers(rc, ix, &s);
-  const sc_value *m = ix->items[0].value;
-  if (ix->n_items != 1 || !m)
-    return rule_error(rc, "a boolean mask among other indices (x[mask, idx] or x[:, mask]) is not supported yet; "
-                      "only x[mask] with one boolean mask is (here %zu indices)", ix->n_items);
-  if (!shape_of(rc, m, &sm)) return false;
-  if (sm.rank > s.rank) return rule_error(rc, "a mask of rank %d indexes a tensor of rank %d", sm.rank, s.rank);
-  for (int i = 0; i < sm.rank; i++) eq_guard(rc, "index", sm.d[i], s.d[i]);
-  char src[300];
-  snprintf(src, sizeof src, "index() at node '%s'", rc->node->name);
-  shape out = {1 + s.rank - sm.rank, {sc_env_new_unbacked(rc->env, src, true)}};
-  for (int i = sm.rank; i < s.rank; i++) out.d[1 + i - sm.rank] = s.d[i];
-  return set_out(rc, 0, &out);
+  const sc_expr *count = NULL;
+  for (size_t k = 0; k < ix->n_items && !count; k++) {
+    const sc_value *m = ix->items[k].value;
+    shape sm = {0};
+    if (!m || (m->meta.dtype != SC_DTYPE_BOOL && m->meta.dtype != SC_DTYPE_U8)) continue;
+    if (!shape_of(rc, m, &sm)) return false;
+    char src[300];
+    snprintf(src, sizeof src, "index() at node '%s'", rc->node->name);
+    count = true_count(rc, src, &sm);
+  }
+  index_entries ie;
+  return index_entries_of(rc, ix, &s, count, &ie) && indexed_shape(rc, &ie, &s, &out) && set_out(rc, 0, &out);
 }
 
 /* ---- SymInt arithmetic ------------------------------------------------------------------------ */
@@ -2066,7 +2144,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_MAX_POOL3D: case SC_OP_AVG_POOL3D: return rule_pool(rc, 1, 3);
     case SC_OP_MAX_POOL3D_INDICES: return rule_pool(rc, 2, 3);
     case SC_OP_ADAPTIVE_AVG_POOL3D: return rule_adaptive_pool(rc);
-    case SC_OP_CONV3D: return rule_conv(rc, 3);
+    case SC_OP_CONV3D: case SC_OP_CONV_TRANSPOSE3D: return rule_conv(rc, 3);
     case SC_OP_ADAPTIVE_AVG_POOL2D: case SC_OP_ADAPTIVE_AVG_POOL2D_: case SC_OP_ADAPTIVE_AVG_POOL1D:
       return rule_adaptive_pool(rc);
     case SC_OP_BATCH_NORM_INFER: return rule_batch_norm(rc, true);
@@ -2186,6 +2264,8 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE:
       return rule_scatter(rc);
     case SC_OP_SORT: case SC_OP_ARGSORT: return rule_sort(rc, false);
+    case SC_OP_BUCKETIZE: case SC_OP_BUCKETIZE_SCALAR: case SC_OP_SEARCHSORTED: case SC_OP_SEARCHSORTED_SCALAR:
+      return rule_search_sorted(rc);
     case SC_OP_TOPK: return rule_sort(rc, true);
     case SC_OP_ARANGE: return rule_arange(rc, 0);
     case SC_OP_ARANGE_START: return rule_arange(rc, 1);

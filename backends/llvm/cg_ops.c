@@ -1040,28 +1040,44 @@ static LLVMValueRef new_site(cg *g, const char *name) {
   return site;
 }
 
-/* A 3-D convolution (conv3d, or convolution with a 5-D weight): vol2col and GEMM
- * (runtime conv3d.c), batched NCDHW float32; not transposed. */
+/* ATen refuses a transposed convolution of an empty image unless the batch or the
+ * channels are empty too (c: the channel dim). */
+static void check_transposed_input(cg *g, cg_value *x, int c) {
+  int r = x->v->meta.rank;
+  LLVMValueRef empty = LLVMConstInt(g->i1, 0, 0), zero = cg_i64(g, 0);
+  for (int d = c + 1; d < r; d++) empty = LLVMBuildOr(g->B, empty, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[d], zero, "e"), "e");
+  LLVMValueRef items = prod(g, x->dims, 0, c + 1);
+  char fmt[160] = "Only zero batch or zero channel inputs are supported, but got input shape: [";
+  for (int d = 0; d < r; d++) strncat(fmt, d ? ", %lld" : "%lld", sizeof fmt - strlen(fmt) - 1);
+  strncat(fmt, "]", sizeof fmt - strlen(fmt) - 1);
+  cg_fail_msg_if(g, LLVMBuildAnd(g->B, empty, LLVMBuildICmp(g->B, LLVMIntNE, items, zero, "some"), "bad"), fmt, x->dims,
+                 (unsigned)r);
+}
+
+/* A 3-D convolution (conv3d, conv_transpose3d, or convolution with a 5-D weight): vol2col
+ * and GEMM, or GEMM and col2vol when transposed (runtime conv3d.c), batched NCDHW float32. */
 static bool lower_conv3d(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
-  if (int_arg(n, "transposed", 0) || g->cuda || x->v->meta.rank != 5 || x->v->meta.dtype != SC_DTYPE_F32 ||
-      w->v->meta.dtype != SC_DTYPE_F32)
+  bool transposed = int_arg(n, "transposed", 0) || n->op->id == SC_OP_CONV_TRANSPOSE3D;
+  if (g->cuda || x->v->meta.rank != 5 || x->v->meta.dtype != SC_DTYPE_F32 || w->v->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s: a 3-D convolution has a CPU lowering for batched "
-                    "float32 inputs, not transposed", n->target);
+                    "float32 inputs", n->target);
   cg_value *out = cg_produce(g, output(n, 0));
-  check_spatial_output(g, n, out, 2);
+  if (transposed) check_transposed_input(g, x, 1);
+  else check_spatial_output(g, n, out, 2);
   int64_t geom[9];
   spatial(n, "stride", geom, 3, 1);
   spatial(n, "padding", geom + 3, 3, 0);
   spatial(n, "dilation", geom + 6, 3, 1);
-  LLVMValueRef dims[12] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3], x->dims[4], w->dims[0], w->dims[2],
-                           w->dims[3], w->dims[4], out->dims[2], out->dims[3], out->dims[4]};
+  LLVMValueRef dims[12] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3], x->dims[4], transposed ? out->dims[1] : w->dims[0],
+                           w->dims[2], w->dims[3], w->dims[4], out->dims[2], out->dims[3], out->dims[4]};
   LLVMValueRef gv[9];
   for (int i = 0; i < 9; i++) gv[i] = cg_i64(g, geom[i]);
   LLVMTypeRef p[7] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64};
   LLVMValueRef a[7] = {x->data, w->data, b ? b->data : LLVMConstNull(g->ptr), out->data, array_i64(g, dims, 12),
                        array_i64(g, gv, 9), cg_i64(g, int_arg(n, "groups", 1))};
-  check_rc(g, cg_call(g, "sc_k_conv3d_f32", g->i32, p, 7, a, 7, false));
+  g->blas_products++; /* the kernels' products may take OpenBLAS's */
+  check_rc(g, cg_call(g, transposed ? "sc_k_conv_transpose3d_f32" : "sc_k_conv3d_f32", g->i32, p, 7, a, 7, false));
   return true;
 }
 
@@ -1106,7 +1122,7 @@ static bool lower_pool3d(cg *g, const sc_node *n) {
 
 static bool lower_conv(cg *g, const sc_node *n) {
   const sc_value *wv = cg_tensor_input(n, "weight");
-  if (n->op->id == SC_OP_CONV3D || (wv && wv->meta.rank == 5)) return lower_conv3d(g, n);
+  if (n->op->id == SC_OP_CONV3D || n->op->id == SC_OP_CONV_TRANSPOSE3D || (wv && wv->meta.rank == 5)) return lower_conv3d(g, n);
   bool transposed = int_arg(n, "transposed", 0) != 0 || n->op->id == SC_OP_CONV_TRANSPOSE1D ||
                     n->op->id == SC_OP_CONV_TRANSPOSE2D;
   cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *b = tensor(g, n, "bias");
@@ -1131,17 +1147,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
   bool batched = x->v->meta.rank == sp + 2;
   int c = batched ? 1 : 0;
   if (!transposed) check_spatial_output(g, n, out, c + 1);
-  if (transposed) { /* ATen refuses an empty image unless the batch or the channels are empty too */
-    int r = x->v->meta.rank;
-    LLVMValueRef empty = LLVMConstInt(g->i1, 0, 0), zero = cg_i64(g, 0);
-    for (int d = c + 1; d < r; d++) empty = LLVMBuildOr(g->B, empty, LLVMBuildICmp(g->B, LLVMIntEQ, x->dims[d], zero, "e"), "e");
-    LLVMValueRef items = prod(g, x->dims, 0, c + 1);
-    char fmt[160] = "Only zero batch or zero channel inputs are supported, but got input shape: [";
-    for (int d = 0; d < r; d++) strncat(fmt, d ? ", %lld" : "%lld", sizeof fmt - strlen(fmt) - 1);
-    strncat(fmt, "]", sizeof fmt - strlen(fmt) - 1);
-    cg_fail_msg_if(g, LLVMBuildAnd(g->B, empty, LLVMBuildICmp(g->B, LLVMIntNE, items, zero, "some"), "bad"), fmt, x->dims,
-                   (unsigned)r);
-  }
+  if (transposed) check_transposed_input(g, x, c);
   LLVMValueRef one = cg_i64(g, 1);
   LLVMValueRef h = sp == 2 ? x->dims[c + 1] : one, wd = x->dims[c + sp];
   LLVMValueRef oh = sp == 2 ? out->dims[c + 1] : one, ow = out->dims[c + sp];
@@ -2309,6 +2315,68 @@ static bool lower_sort(cg *g, const sc_node *n) {
   return true;
 }
 
+/* bucketize and searchsorted (runtime searchsorted.c): values (a tensor, or a Scalar put in
+ * memory) searched in the 1-D boundaries, or row by row in an N-D sequence whose leading
+ * dims are the values'; compared in the two dtypes' common type. */
+static bool lower_search_sorted(cg *g, const sc_node *n) {
+  int id = n->op->id;
+  bool bucketize = id == SC_OP_BUCKETIZE || id == SC_OP_BUCKETIZE_SCALAR;
+  bool scalar = id == SC_OP_BUCKETIZE_SCALAR || id == SC_OP_SEARCHSORTED_SCALAR;
+  cg_value *seq = tensor(g, n, bucketize ? "boundaries" : "sorted_sequence"), *sorter = tensor(g, n, "sorter");
+  cg_value *x = scalar ? NULL : tensor(g, n, "self");
+  if (!seq || (!scalar && !x)) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  int seq_kind = element_kind(seq->v->meta.dtype), val_kind;
+  LLVMValueRef values;
+  bool val_float;
+  sc_dtype val_dt = SC_DTYPE_UNKNOWN;
+  if (scalar) { /* the Scalar as one int64 or float64 element */
+    const sc_arg *a = arg(n, "self");
+    val_float = a && a->kind == SC_ARG_FLOAT;
+    values = LLVMBuildAlloca(g->B, g->i64, "search.value");
+    LLVMValueRef v = val_float ? LLVMConstReal(g->f64, float_arg(n, "self", 0)) : int_value(g, n, "self", 0);
+    LLVMBuildStore(g->B, v, values);
+    val_kind = val_float ? SC_KIND_F64 : SC_KIND_I64;
+  } else {
+    val_dt = x->v->meta.dtype;
+    val_kind = element_kind(val_dt);
+    val_float = val_kind == SC_KIND_F32 || val_kind == SC_KIND_F64;
+    values = x->data;
+  }
+  if (seq_kind < 0 || val_kind < 0 || g->cuda)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (floats, integers and bools "
+                    "on the CPU have one)", n->target, sc_dtype_name(seq_kind < 0 ? seq->v->meta.dtype : val_dt),
+                    g->cuda ? "CUDA" : "CPU");
+  /* the common type: int64 for two integers; else the float one's (a Python float beside
+   * integer boundaries is torch's default float32) */
+  bool seq_float = seq_kind == SC_KIND_F32 || seq_kind == SC_KIND_F64;
+  int compare = !seq_float && !val_float ? SC_SEARCH_AS_I64
+                : seq_kind == SC_KIND_F64 || (!scalar && val_kind == SC_KIND_F64) ? SC_SEARCH_AS_F64
+                                                                                    : SC_SEARCH_AS_F32;
+  const sc_arg *side = arg(n, "side");
+  bool right = int_arg(n, "right", 0) != 0 ||
+               (!arg_none(side) && side->kind == SC_ARG_STRING && strcmp(side->items[0].s, "right") == 0);
+  cg_value *out = cg_produce(g, output(n, 0));
+  int rs = seq->v->meta.rank, rx = scalar ? 0 : x->v->meta.rank;
+  LLVMValueRef m = seq->dims[rs - 1], rows, k;
+  if (rs == 1) {
+    rows = cg_i64(g, 1);
+    k = scalar ? cg_i64(g, 1) : x->numel;
+  } else {
+    rows = prod(g, x->dims, 0, rx - 1);
+    k = x->dims[rx - 1];
+  }
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[16] = {g->ptr, g->i32, g->ptr, g->i64, g->i64, g->ptr, g->i32, g->i64,
+                       g->i64, g->i32, g->i32, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[16] = {seq->data, LLVMConstInt(g->i32, (unsigned)seq_kind, 0), sorter ? sorter->data : LLVMConstNull(g->ptr),
+                        rs == 1 ? cg_i64(g, 1) : rows, m, values, LLVMConstInt(g->i32, (unsigned)val_kind, 0), rows, k,
+                        LLVMConstInt(g->i32, (unsigned)compare, 0), LLVMConstInt(g->i32, right, 0), out->data,
+                        LLVMConstInt(g->i32, out->v->meta.dtype == SC_DTYPE_I32, 0), node, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_k_search_sorted", g->i32, p, 16, a, 16, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badsorter"), rc);
+  return true;
+}
+
 /* scatter (src or value), scatter_add and scatter_reduce (runtime scatter.c): self's
  * elements, updated in place where self is state only this node reads (updated_self),
  * then src's (or the value's) combined at index's positions. */
@@ -2626,6 +2694,8 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE:
       return lower_scatter(g, n);
     case SC_OP_SORT: case SC_OP_TOPK: case SC_OP_ARGSORT: return lower_sort(g, n);
+    case SC_OP_BUCKETIZE: case SC_OP_BUCKETIZE_SCALAR: case SC_OP_SEARCHSORTED: case SC_OP_SEARCHSORTED_SCALAR:
+      return lower_search_sorted(g, n);
     case SC_OP_DIAGONAL: return lower_diagonal(g, n);
     case SC_OP_AS_STRIDED: return lower_as_strided(g, n);
     case SC_OP_GRID_SAMPLER_2D: return lower_grid_sampler(g, n);
@@ -2717,37 +2787,58 @@ static bool select_masked(cg *g, const sc_node *n, cg_value *x, cg_value *m, LLV
   return true;
 }
 
-/* x[i0, i1, ...] with integer index tensors (None: a dim taken whole), torch's advanced
- * indexing (backends/cpu/runtime/index_tensor.c): each index read through its strides
- * over the indices' broadcast shape B, which the output holds at the place the shape rule
- * chose; every index checked before the copy. */
-/* Integer index tensors as sc_k_index_tensor and sc_k_index_put take them: which dims they
- * pick, their data and width, their strides over their broadcast shape B (0 where they
- * broadcast), B's rank and where it sits in the indexed shape. */
+/* x[i0, i1, ...] with index tensors (None: a dim taken whole), torch's advanced indexing
+ * (backends/cpu/runtime/index_tensor.c): each integer index read through its strides over
+ * the indices' broadcast shape B, which the output holds at the place the shape rule
+ * chose; a boolean mask among them (x[:, mask], x[mask, i]) stands for its nonzero()
+ * columns, which the kernel finds; every index checked before anything is written. */
+/* The integer index tensors as the kernels take them: which dims they pick, their data and
+ * width, their strides over B (0 where they broadcast); B's rank and where it sits in the
+ * indexed shape; and the mask, if any: its rank, first dim and place among the entries. */
 typedef struct index_tensors {
-  int n, b_rank, b_at;
-  cg_value *idx[CG_MAX_RANK];
+  int n, n_total, b_rank, b_at; /* n integer tensors; n_total entries with the mask's columns */
+  cg_value *idx[CG_MAX_RANK], *mask;
+  int mask_dim, mask_entry;
   LLVMValueRef ptrs, bytes, dims, strides; /* arrays for the kernel */
 } index_tensors;
 
+static bool is_mask(const sc_value *v) { return v->meta.dtype == SC_DTYPE_BOOL || v->meta.dtype == SC_DTYPE_U8; }
+
 static void collect_index_tensors(cg *g, const sc_arg *ix, index_tensors *t) {
-  int first = -1, last = -1, dims[CG_MAX_RANK];
+  int first = -1, last = -1, dims[CG_MAX_RANK], dim = 0;
   bool adjacent = true;
-  t->n = t->b_rank = 0;
-  for (size_t k = 0; ix && k < ix->n_items && k < CG_MAX_RANK; k++) {
-    if (!ix->items[k].value) continue;
-    t->idx[t->n] = cg_get(g, ix->items[k].value);
-    dims[t->n++] = (int)k;
-    if (t->idx[t->n - 1]->v->meta.rank > t->b_rank) t->b_rank = t->idx[t->n - 1]->v->meta.rank;
-    if (last >= 0 && (int)k != last + 1) adjacent = false;
-    if (first < 0) first = (int)k;
-    last = (int)k;
+  t->n = t->n_total = t->b_rank = 0;
+  t->mask = NULL;
+  for (size_t k = 0; ix && k < ix->n_items && t->n_total < CG_MAX_RANK; k++) {
+    const sc_value *v = ix->items[k].value;
+    if (!v) {
+      dim++;
+      continue;
+    }
+    int covers = 1;
+    if (is_mask(v)) { /* its columns are rank-1 entries, one per dim it covers */
+      t->mask = cg_get(g, v);
+      t->mask_dim = dim;
+      t->mask_entry = t->n_total;
+      covers = v->meta.rank;
+      if (t->b_rank < 1) t->b_rank = 1;
+    } else {
+      t->idx[t->n] = cg_get(g, v);
+      dims[t->n++] = dim;
+      if (v->meta.rank > t->b_rank) t->b_rank = v->meta.rank;
+    }
+    for (int j = 0; j < covers; j++, dim++) {
+      if (last >= 0 && dim != last + 1) adjacent = false;
+      if (first < 0) first = dim;
+      last = dim;
+    }
+    t->n_total += covers;
   }
   t->b_at = adjacent ? first : 0;
-  if (!t->n) return;
-  LLVMValueRef ist[CG_MAX_RANK * CG_MAX_RANK];
-  int32_t bytes[CG_MAX_RANK], dim_c[CG_MAX_RANK];
-  LLVMTypeRef ptr_arr = LLVMArrayType(g->ptr, (unsigned)t->n);
+  if (!t->n_total) return;
+  LLVMValueRef ist[CG_MAX_RANK * CG_MAX_RANK + 1];
+  int32_t bytes[CG_MAX_RANK + 1], dim_c[CG_MAX_RANK + 1];
+  LLVMTypeRef ptr_arr = LLVMArrayType(g->ptr, (unsigned)(t->n ? t->n : 1));
   t->ptrs = LLVMBuildAlloca(g->B, ptr_arr, "index_ptrs");
   for (int k = 0; k < t->n; k++) {
     int ri = t->idx[k]->v->meta.rank;
@@ -2766,36 +2857,85 @@ static void collect_index_tensors(cg *g, const sc_arg *ix, index_tensors *t) {
     bytes[k] = t->idx[k]->v->meta.dtype == SC_DTYPE_I32 ? 4 : 8;
     dim_c[k] = dims[k];
   }
-  t->bytes = array_i32(g, bytes, t->n);
-  t->dims = array_i32(g, dim_c, t->n);
-  t->strides = array_i64(g, ist, t->n * t->b_rank);
+  if (!t->n) { /* the arrays must exist for the kernel: one unused slot */
+    bytes[0] = 8;
+    dim_c[0] = 0;
+    ist[0] = cg_i64(g, 0);
+  }
+  t->bytes = array_i32(g, bytes, t->n ? t->n : 1);
+  t->dims = array_i32(g, dim_c, t->n ? t->n : 1);
+  t->strides = array_i64(g, ist, t->n ? t->n * t->b_rank : 1);
+}
+
+/* sc_k_index_masked's description of the mask: its rank, first dim and entry, its strides. */
+static void mask_place(cg *g, const index_tensors *t, LLVMValueRef *place, LLVMValueRef *strides) {
+  int32_t pl[3] = {t->mask->v->meta.rank, t->mask_dim, t->mask_entry};
+  *place = array_i32(g, pl, 3);
+  LLVMValueRef st[CG_MAX_RANK];
+  strides_of(g, t->mask, st);
+  *strides = array_i64(g, st, t->mask->v->meta.rank ? t->mask->v->meta.rank : 1);
 }
 
 static bool lower_index_integers(cg *g, const sc_node *n, cg_value *x, const sc_arg *ix) {
   if (g->cuda)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with integer index tensors has no CUDA lowering yet "
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with index tensors has no CUDA lowering yet "
                     "(export for the CPU)", n->target);
-  cg_value *out = cg_produce(g, output(n, 0));
   int r = x->v->meta.rank;
   index_tensors t;
   collect_index_tensors(g, ix, &t);
   LLVMValueRef xst[CG_MAX_RANK];
   strides_of(g, x, xst);
-  if (!t.n) { /* x[None, ...]: a copy */
+  sc_value *ov = output(n, 0);
+  if (t.mask) { /* the mask's true count is B's last dim: bound before the output exists */
+    cg_value *m = t.mask;
+    int k = m->v->meta.rank;
+    LLVMValueRef mst[CG_MAX_RANK];
+    strides_of(g, m, mst);
+    LLVMTypeRef p4[4] = {g->ptr, g->ptr, g->i32, g->ptr};
+    LLVMValueRef a4[4] = {m->data, array_i64(g, mst, k ? k : 1), LLVMConstInt(g->i32, (unsigned)k, 0),
+                          array_i64(g, x->dims + t.mask_dim, k ? k : 1)};
+    LLVMValueRef count = cg_call(g, "sc_k_count_masked", g->i64, p4, 4, a4, 4, false);
+    cg_bind_unbacked(g, n, ov->shape[t.b_at + t.b_rank - 1], count,
+                     sc_arena_printf(&g->ctx->arena, "the number of true elements in %s", m->v->name));
+    if (g->failed) return false;
+  }
+  cg_value *out = cg_produce(g, ov);
+  if (!t.n_total) { /* x[None, ...]: a copy */
     strided_copy(g, x->data, out->data, r, x->dims, xst, x->v->meta.dtype);
     return true;
   }
   LLVMValueRef b_shape[CG_MAX_RANK]; /* B from the output's dims at b_at */
   for (int d = 0; d < t.b_rank; d++) b_shape[d] = out->dims[t.b_at + d];
   LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
-  LLVMTypeRef p[17] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32,
-                       g->ptr, g->i64, g->ptr, g->ptr, g->i64};
-  LLVMValueRef a[17] = {x->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r), array_i64(g, xst, r),
-                        LLVMConstInt(g->i32, (unsigned)t.n, 0), t.ptrs, t.bytes, t.dims, t.strides,
-                        LLVMConstInt(g->i32, (unsigned)t.b_rank, 0), array_i64(g, b_shape, t.b_rank),
-                        LLVMConstInt(g->i32, (unsigned)t.b_at, 0), out->data, cg_elem_size(g, x->v->meta.dtype), node,
-                        g->err, g->errlen};
-  LLVMValueRef rc = cg_call(g, "sc_k_index_tensor", g->i32, p, 17, a, 17, false);
+  LLVMValueRef common[13] = {x->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r),
+                             array_i64(g, xst, r), LLVMConstInt(g->i32, (unsigned)t.n, 0), t.ptrs, t.bytes, t.dims,
+                             t.strides, LLVMConstInt(g->i32, (unsigned)t.b_rank, 0), array_i64(g, b_shape, t.b_rank),
+                             LLVMConstInt(g->i32, (unsigned)t.b_at, 0), out->data};
+  LLVMTypeRef ct[13] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32, g->ptr};
+  LLVMValueRef rc;
+  if (t.mask) {
+    LLVMValueRef place, mst;
+    mask_place(g, &t, &place, &mst);
+    LLVMTypeRef p[23];
+    LLVMValueRef a[23];
+    p[0] = g->i32;
+    a[0] = LLVMConstInt(g->i32, (unsigned)-1, 1); /* read */
+    for (int i = 0; i < 13; i++) p[i + 1] = ct[i], a[i + 1] = common[i];
+    LLVMTypeRef pt[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->i64};
+    LLVMValueRef at[9] = {t.mask->data, mst, place, LLVMConstNull(g->ptr), LLVMConstNull(g->ptr),
+                          cg_elem_size(g, x->v->meta.dtype), node, g->err, g->errlen};
+    for (int i = 0; i < 9; i++) p[14 + i] = pt[i], a[14 + i] = at[i];
+    rc = cg_call(g, "sc_k_index_masked", g->i32, p, 23, a, 23, false);
+  } else {
+    LLVMTypeRef p[17];
+    LLVMValueRef a[17];
+    for (int i = 0; i < 13; i++) p[i] = ct[i], a[i] = common[i];
+    p[13] = g->i64, a[13] = cg_elem_size(g, x->v->meta.dtype);
+    p[14] = g->ptr, a[14] = node;
+    p[15] = g->ptr, a[15] = g->err;
+    p[16] = g->i64, a[16] = g->errlen;
+    rc = cg_call(g, "sc_k_index_tensor", g->i32, p, 17, a, 17, false);
+  }
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
   return true;
 }
@@ -2822,7 +2962,7 @@ static bool lower_index_put(cg *g, const sc_node *n) {
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with accumulate=True on %s has no CPU lowering yet",
                     n->target, sc_dtype_name(dt));
   const sc_value *mask = ix->n_items == 1 ? ix->items[0].value : NULL;
-  if (mask && mask->meta.dtype == SC_DTYPE_BOOL) { /* x[mask] = v (runtime index_tensor.c) */
+  if (mask && is_mask(mask)) { /* x[mask] = v (runtime index_tensor.c) */
     cg_value *m = cg_get(g, mask), *out = updated_self(g, self, output(n, 0));
     int r = self->v->meta.rank, rm = mask->meta.rank;
     LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
@@ -2841,8 +2981,8 @@ static bool lower_index_put(cg *g, const sc_node *n) {
   index_tensors t;
   collect_index_tensors(g, ix, &t);
   /* the indexed shape: B from the indices' sizes (broadcast: the largest, as the shape rule
-   * checked), the dims without an index around it */
-  LLVMValueRef b_shape[CG_MAX_RANK], vst[2 * CG_MAX_RANK];
+   * checked; a mask's count the kernel puts in), the dims without an index around it */
+  LLVMValueRef b_shape[CG_MAX_RANK], vst[2 * CG_MAX_RANK], vshape[2 * CG_MAX_RANK];
   for (int d = 0; d < t.b_rank; d++) {
     b_shape[d] = cg_i64(g, 1);
     for (int k = 0; k < t.n; k++) {
@@ -2852,26 +2992,48 @@ static bool lower_index_put(cg *g, const sc_node *n) {
       b_shape[d] = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntSGT, sz, b_shape[d], "gt"), sz, b_shape[d], "b");
     }
   }
-  int rank = r - t.n + t.b_rank; /* of the indexed shape (the kernel lays it out) */
+  int rank = r - t.n_total + t.b_rank; /* of the indexed shape (the kernel lays it out) */
   /* values, right-aligned to that shape; stride 0 where they broadcast */
   int rv = values->v->meta.rank;
   LLVMValueRef own[CG_MAX_RANK];
   strides_of(g, values, own);
   for (int d = 0; d < rank; d++) {
     int j = d - (rank - rv);
+    vshape[d] = j < 0 ? cg_i64(g, 1) : values->dims[j];
     vst[d] = j < 0 ? cg_i64(g, 0)
                    : LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, values->dims[j], cg_i64(g, 1), "one"),
                                      cg_i64(g, 0), own[j], "vst");
   }
   LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
-  LLVMTypeRef p[19] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32,
-                       g->ptr, g->ptr, g->i32, g->i64, g->ptr, g->ptr, g->i64};
-  LLVMValueRef a[19] = {out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, out->dims, r), array_i64(g, st, r),
-                        LLVMConstInt(g->i32, (unsigned)t.n, 0), t.ptrs, t.bytes, t.dims, t.strides,
-                        LLVMConstInt(g->i32, (unsigned)t.b_rank, 0), array_i64(g, b_shape, t.b_rank),
-                        LLVMConstInt(g->i32, (unsigned)t.b_at, 0), values->data, array_i64(g, vst, rank),
-                        LLVMConstInt(g->i32, (unsigned)elem, 0), cg_elem_size(g, dt), node, g->err, g->errlen};
-  LLVMValueRef rc = cg_call(g, "sc_k_index_put", g->i32, p, 19, a, 19, false);
+  LLVMValueRef common[13] = {out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, out->dims, r),
+                             array_i64(g, st, r), LLVMConstInt(g->i32, (unsigned)t.n, 0), t.ptrs, t.bytes, t.dims,
+                             t.strides, LLVMConstInt(g->i32, (unsigned)t.b_rank, 0), array_i64(g, b_shape, t.b_rank),
+                             LLVMConstInt(g->i32, (unsigned)t.b_at, 0), values->data};
+  LLVMTypeRef ct[13] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32, g->ptr};
+  LLVMValueRef rc;
+  if (t.mask) {
+    LLVMValueRef place, mst;
+    mask_place(g, &t, &place, &mst);
+    LLVMTypeRef p[23];
+    LLVMValueRef a[23];
+    p[0] = g->i32;
+    a[0] = LLVMConstInt(g->i32, (unsigned)elem, 0);
+    for (int i = 0; i < 13; i++) p[i + 1] = ct[i], a[i + 1] = common[i];
+    LLVMTypeRef pt[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->i64};
+    LLVMValueRef at[9] = {t.mask->data, mst, place, array_i64(g, vst, rank ? rank : 1), array_i64(g, vshape, rank ? rank : 1),
+                          cg_elem_size(g, dt), node, g->err, g->errlen};
+    for (int i = 0; i < 9; i++) p[14 + i] = pt[i], a[14 + i] = at[i];
+    rc = cg_call(g, "sc_k_index_masked", g->i32, p, 23, a, 23, false);
+  } else {
+    LLVMTypeRef p[19];
+    LLVMValueRef a[19];
+    for (int i = 0; i < 13; i++) p[i] = ct[i], a[i] = common[i];
+    LLVMTypeRef pt[6] = {g->ptr, g->i32, g->i64, g->ptr, g->ptr, g->i64};
+    LLVMValueRef at[6] = {array_i64(g, vst, rank), LLVMConstInt(g->i32, (unsigned)elem, 0), cg_elem_size(g, dt), node,
+                          g->err, g->errlen};
+    for (int i = 0; i < 6; i++) p[13 + i] = pt[i], a[13 + i] = at[i];
+    rc = cg_call(g, "sc_k_index_put", g->i32, p, 19, a, 19, false);
+  }
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
   return true;
 }
@@ -2952,9 +3114,9 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
     }
     case SC_OP_INDEX_TENSOR: { /* x[mask]: count the mask's rows, then select as masked_select over x's shape */
       const sc_arg *ix = arg(n, "indices");
-      bool mask = false;
-      for (size_t k = 0; ix && k < ix->n_items; k++) mask |= ix->items[k].value && ix->items[k].value->meta.dtype == SC_DTYPE_BOOL;
-      if (!mask) return lower_index_integers(g, n, x, ix);
+      /* x[mask] alone selects whole rows, as masked_select; any other mix goes through the indices */
+      bool mask_alone = ix && ix->n_items == 1 && ix->items[0].value && is_mask(ix->items[0].value);
+      if (!mask_alone) return lower_index_integers(g, n, x, ix);
       cg_value *m = tensor(g, n, "indices");
       int r = x->v->meta.rank, k = m->v->meta.rank;
       LLVMValueRef xst[CG_MAX_RANK], mst[CG_MAX_RANK];

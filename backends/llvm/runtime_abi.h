@@ -55,6 +55,8 @@ enum { SC_GRID_ZEROS = 0, SC_GRID_BORDER = 1, SC_GRID_REFLECTION = 2 };
 enum { SC_PAD_REFLECT = 1, SC_PAD_REPLICATE, SC_PAD_CIRCULAR };
 /* The element kinds of sc_k_sort and sc_k_scatter (the value's dtype) */
 enum { SC_KIND_U8, SC_KIND_I8, SC_KIND_I16, SC_KIND_I32, SC_KIND_I64, SC_KIND_F32, SC_KIND_F64 };
+/* The type bucketize and searchsorted compare in (searchsorted.c). */
+enum { SC_SEARCH_AS_I64 = 0, SC_SEARCH_AS_F32 = 1, SC_SEARCH_AS_F64 = 2 };
 /* sc_k_scatter's reductions: scatter (set), scatter_add (sum), scatter_reduce's names */
 enum { SC_SCATTER_SET, SC_SCATTER_SUM, SC_SCATTER_PROD, SC_SCATTER_MEAN, SC_SCATTER_AMAX, SC_SCATTER_AMIN };
 /* scatter's size checks in torch's words (with a src, and with a value) */

@@ -155,6 +155,32 @@ def index_put_mask(x, ids):
     return y, z, t, w
 
 
+def mixed_mask_index(x, i, keep):
+    m = x[0, :, 0] > 0  # a mask over dim 1, from the data
+    a = x[:, m]  # [B, u, 4]: the count in the middle
+    m2 = x[:, :, 0] > 0  # [B, 5]
+    b = x[m2, i]  # a mask over dims 0-1 beside an int index of size 1: [u]
+    c = x[i, :, keep]  # int, slice, mask: B first, [u, 5]
+    y = x.clone()
+    y[m2, i] = -1.0  # one value at every picked place
+    w = x.clone()
+    w[:, m] = w[:, m] * 2  # values with the count among their dims
+    v = x.clone()
+    v[i, :, keep] += 1.0  # read, add, written back
+    return a, b, c, y, w, v
+
+
+def search_sorted(x, b, seq, ids):
+    bs = b.sort().values  # sorted boundaries whatever the probe's data
+    rows = seq.sort(dim=-1).values  # a sorted sequence per row of x
+    order = b.argsort()
+    return (torch.bucketize(x, bs), torch.bucketize(x.log(), bs, right=True, out_int32=True),  # NaN goes past the end
+            torch.searchsorted(rows, x), torch.searchsorted(bs, x, side="right"),
+            torch.bucketize(ids, bs),  # int64 values among float boundaries
+            torch.searchsorted(b, x, sorter=order),  # unsorted, with the order that sorts it
+            torch.bucketize(0.25, bs), torch.searchsorted(bs, 1, right=True))  # Scalar values
+
+
 def mutate_detach(x):
     y = x * 1
     y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
@@ -432,6 +458,12 @@ def small_cases():
         conv=nn.Conv3d(3, 4, 3, stride=(1, 2, 2), padding=1), bn=nn.BatchNorm3d(4),
         pool=nn.MaxPool3d((1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1)),
         grouped=nn.Conv3d(4, 6, (1, 3, 3), padding=(0, 2, 2), dilation=(1, 2, 2), groups=2, bias=False)))
+    # transposed 3-D convolution: stride, padding, output padding, dilation, groups, no bias
+    c.append(case("conv_transpose_3d", lambda m, x: (m.up(x), m.grouped(x), F.relu(m.up(x)).sum()),
+                  (r(2, 4, 3, 5, 6),), ({0: AUTO, 2: AUTO, 3: AUTO, 4: AUTO},),
+                  up=nn.ConvTranspose3d(4, 3, 3, stride=2, padding=1, output_padding=1),
+                  grouped=nn.ConvTranspose3d(4, 6, (2, 3, 3), stride=(1, 2, 3), padding=(0, 2, 1), dilation=(2, 1, 2),
+                                             groups=2, bias=False)))
     # grid_sample (bilinear and nearest; zeros, border and reflection padding; both corner
     # conventions; points beyond [-1, 1]) and swapaxes / swapdims
     c.append(case("grid_swap", lambda m, x, grid: (
@@ -535,6 +567,12 @@ def small_cases():
     c.append(case("mutate_split_pieces", lambda m, x: mutate_split_pieces(x), (r(4, 5),), ({0: AUTO},)))
     c.append(case("index_put_mask", lambda m, x, ids: index_put_mask(x, ids),
                   (r(5, 4), torch.tensor([[1, 3, 2], [3, 3, 0]])), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("mixed_mask_index", lambda m, x, i, keep: mixed_mask_index(x, i, keep),
+                  (r(3, 5, 4), torch.tensor([2]), torch.tensor([True, False, True, True])),
+                  ({0: AUTO}, None, None)))
+    c.append(case("search_sorted", lambda m, x, b, seq, ids: search_sorted(x, b, seq, ids),
+                  (r(3, 4), r(5), r(3, 6), torch.tensor([[0, 1], [2, -1]])),
+                  ({0: AUTO, 1: AUTO}, {0: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
     c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))

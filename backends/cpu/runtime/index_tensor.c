@@ -8,6 +8,7 @@
  * index counts from the end, as in torch. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -164,4 +165,95 @@ int sc_k_index_put_mask(void *dst, const uint8_t *mask, int64_t n_mask, int64_t 
     k++;
   }
   return SHAPEC_OK;
+}
+
+/* The positions of the mask's true elements, row-major, k coordinates each (nonzero()). */
+static int64_t mask_positions(const uint8_t *mask, const int64_t *strides, const int64_t *shape, int32_t k,
+                              int64_t *positions) {
+  int64_t total = 1, count = 0, c[MAX_RANK] = {0};
+  for (int32_t d = 0; d < k; d++) total *= shape[d];
+  for (int64_t e = 0; e < total; e++) {
+    int64_t off = 0;
+    for (int32_t d = 0; d < k; d++) off += c[d] * strides[d];
+    if (mask[off]) {
+      if (positions)
+        for (int32_t d = 0; d < k; d++) positions[count * k + d] = c[d];
+      count++;
+    }
+    next_coord(c, shape, k);
+  }
+  return count;
+}
+
+static void shape_text(char *buf, size_t size, const int64_t *shape, int32_t rank) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int32_t d = 0; d < rank && at + 24 < size; d++)
+    at += (size_t)snprintf(buf + at, size - at, "%s%lld", d ? ", " : "", (long long)shape[d]);
+}
+
+int sc_k_index_masked(int32_t mode, void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
+                      int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                      const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
+                      int32_t b_at, void *out_or_values, const uint8_t *mask, const int64_t *mask_strides,
+                      const int32_t *mask_place, const int64_t *values_strides, const int64_t *values_shape,
+                      int64_t esize, const char *node, char *err, size_t errlen) {
+  int32_t k = mask_place[0], mask_dim = mask_place[1], entry = mask_place[2], total = n_index + k;
+  if (k < 1 || b_rank < 1 || b_rank > MAX_RANK || total > src_rank || mask_dim + k > src_rank || entry > n_index) {
+    if (err && errlen) snprintf(err, errlen, "a mask of rank %d at dim %d among %d indices of a tensor of rank %d (%s)",
+                                (int)k, (int)mask_dim, (int)n_index, (int)src_rank, node ? node : "index");
+    return SHAPEC_ERR_ARGUMENT;
+  }
+  int64_t count = mask_positions(mask, mask_strides, src_shape + mask_dim, k, NULL);
+  int64_t *positions = malloc((size_t)(count ? count : 1) * (size_t)k * sizeof *positions);
+  if (!positions) return SHAPEC_ERR_MEMORY;
+  mask_positions(mask, mask_strides, src_shape + mask_dim, k, positions);
+  /* the entries with the mask's columns put in: column j reads positions[i * k + j] along
+   * B's last dim (i), the same for every other B position */
+  const void *data[MAX_RANK];
+  int32_t bytes[MAX_RANK], dims[MAX_RANK];
+  int64_t strides[MAX_RANK * MAX_RANK], b[MAX_RANK];
+  for (int32_t e = 0, from = 0; e < total; e++) {
+    bool column = e >= entry && e < entry + k;
+    for (int32_t d = 0; d < b_rank; d++)
+      strides[e * b_rank + d] = column ? (d == b_rank - 1 && count != 1 ? k : 0) : index_strides[from * b_rank + d];
+    if (column) {
+      data[e] = positions + (e - entry);
+      bytes[e] = 8;
+      dims[e] = mask_dim + (e - entry);
+    } else {
+      data[e] = index_data[from];
+      bytes[e] = index_bytes[from];
+      dims[e] = index_dim[from++];
+    }
+  }
+  for (int32_t d = 0; d < b_rank; d++) b[d] = b_shape[d];
+  b[b_rank - 1] = count;
+  if (mode >= 0 && values_shape) { /* values broadcast to the indexed shape, or torch's words */
+    int32_t rest[MAX_RANK], n_rest = 0, out_rank = src_rank - total + b_rank;
+    for (int32_t d = 0; d < src_rank; d++) {
+      bool picked = false;
+      for (int32_t e = 0; e < total; e++) picked |= dims[e] == d;
+      if (!picked) rest[n_rest++] = d;
+    }
+    int64_t shape[2 * MAX_RANK];
+    for (int32_t d = 0; d < out_rank; d++)
+      shape[d] = d < b_at ? src_shape[rest[d]] : d < b_at + b_rank ? b[d - b_at] : src_shape[rest[d - b_rank]];
+    for (int32_t d = 0; d < out_rank; d++)
+      if (values_shape[d] != 1 && values_shape[d] != shape[d]) {
+        char vs[200], is[200];
+        shape_text(vs, sizeof vs, values_shape, out_rank);
+        shape_text(is, sizeof is, shape, out_rank);
+        if (err && errlen)
+          snprintf(err, errlen, "shape mismatch: value tensor of shape [%s] cannot be broadcast to indexing result of "
+                   "shape [%s] (%s)", vs, is, node ? node : "index_put");
+        free(positions);
+        return SHAPEC_ERR_SHAPE;
+      }
+  }
+  int rc = indexed_walk(mode < 0 ? READ : mode ? ACCUMULATE : PUT, src, src_rank, src_shape, src_strides, total, data,
+                        bytes, dims, strides, b_rank, b, b_at, out_or_values, values_strides, mode > 0 ? mode : 0, esize,
+                        node, err, errlen);
+  free(positions);
+  return rc;
 }

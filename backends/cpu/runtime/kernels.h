@@ -215,6 +215,24 @@ int sc_k_index_put(void *dst, int32_t dst_rank, const int64_t *dst_shape, const 
                    const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape, int32_t b_at,
                    const void *values, const int64_t *values_strides, int32_t accumulate_elem, int64_t esize,
                    const char *node, char *err, size_t errlen);
+/* index / index_put with a boolean mask among integer indices (x[:, mask], x[mask, i] = v):
+ * the mask (mask_place: rank k, first dim, entry) stands for the k columns of its nonzero(),
+ * inserted at that entry among the n_index integer ones; B's last dim becomes the true
+ * count.  mode -1 reads src into out; 0 writes values, an SC_ACC_* code adds them, read
+ * through values_strides and checked against values_shape (right-aligned, 1 padded) over
+ * the indexed shape, in torch's words (index_tensor.c) */
+int sc_k_index_masked(int32_t mode, void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
+                      int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                      const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
+                      int32_t b_at, void *out_or_values, const uint8_t *mask, const int64_t *mask_strides,
+                      const int32_t *mask_place, const int64_t *values_strides, const int64_t *values_shape,
+                      int64_t esize, const char *node, char *err, size_t errlen);
+/* bucketize / searchsorted (searchsorted.c): for each of rows x k values (kind val_kind), its
+ * place among the m boundaries of its row (seq_rows 1: one row for all; sorter, when given,
+ * orders each row), compared as SC_SEARCH_AS_*; int64 or int32 positions. */
+int sc_k_search_sorted(const void *seq, int32_t seq_kind, const int64_t *sorter, int64_t seq_rows, int64_t m,
+                       const void *values, int32_t val_kind, int64_t rows, int64_t k, int32_t compare, int32_t right,
+                       void *out, int32_t out_int32, const char *node, char *err, size_t errlen);
 int sc_k_index_select(const void *src, const int64_t *index, void *dst, int64_t outer, int64_t n_src, int64_t n_index,
                       int64_t inner, int64_t esize, int32_t ndim, int32_t dim, const char *node, char *err,
                       size_t errlen);
@@ -277,6 +295,9 @@ void sc_k_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask,
 /* dims: n, c, d, h, w, oc, kd, kh, kw, od, oh, ow; geom: stride[3], padding[3], dilation[3]. */
 int sc_k_conv3d_f32(const float *x, const float *wt, const float *bias, float *y, const int64_t *dims, const int64_t *geom,
                     int64_t groups);
+/* the same dims and geometry for the transposed convolution, weight [c, oc/groups, kd, kh, kw] */
+int sc_k_conv_transpose3d_f32(const float *x, const float *wt, const float *bias, float *y, const int64_t *dims,
+                              const int64_t *geom, int64_t groups);
 /* over nc planes of in[3] into out[3]; indices (NULL: none) flat within each input plane */
 void sc_k_max_pool3d_f32(const float *x, float *y, int64_t *indices, int64_t nc, const int64_t *in, const int64_t *out,
                          const int64_t *k, const int64_t *st, const int64_t *pad, const int64_t *dil);
