@@ -195,6 +195,16 @@ static bool read_dims(spec_reader *r, const cJSON *root) {
     bool has_min;
     char what[160];
     snprintf(what, sizeof what, "Dim '%s'", rd->name);
+    const cJSON *min_given = cJSON_GetObjectItemCaseSensitive(it, "min");
+    if (min_given && cJSON_IsNull(min_given)) { /* torch writes a root's min always, and its loader refuses null */
+      size_t s3 = sc_jr_push_key(&r->jr, "min");
+      sc_diag *d = sc_jr_error(&r->jr, SC_DIAG_WRONG_TYPE, "Expected dims in `spec['dims']` to map `min` to an int, got "
+                               "%s: None", rd->name);
+      sc_diag_set_hint(&r->ctx->diags, d, "write the Dim's lower bound as an int: 0 where it has none, as torch "
+                       "writes it");
+      sc_jr_pop(&r->jr, s3);
+      ok = false;
+    }
     if (!read_bounds(r, it, &has_min, &rd->min, &rd->has_max, &rd->max, what)) ok = false;
     if (!has_min) rd->min = 0;
     const cJSON *derived = sc_jr_array_field(&r->jr, it, "derived", false);

@@ -35,6 +35,8 @@ NEW = 64
 DECODERS = ["gpt2", "llama", "qwen2", "qwen3", "mistral", "gemma", "phi3", "llama_nonstrict"]
 # llama_nonstrict: exported with strict=False, where torch lifts the cache's tensors as
 # constants (no buffers) that the program updates in place; ep.module() keeps them as state
+# the same families with the cache as the program's inputs and outputs (dynamic_case)
+DYNAMIC = ["gpt2", "llama", "qwen2", "qwen3", "mistral", "gemma", "phi3"]
 PROMPTS = [[5, 17, 33, 2, 9], [1], [40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57]]
 
 
@@ -110,6 +112,69 @@ def generate_case(name):
     return "ok" if same else "exported-program-differs-from-generate"
 
 
+def dynamic_case(family):
+    """The other cache style: the cache as the program's inputs and outputs (transformers'
+    DynamicCache, registered for export by register_dynamic_cache_export_support(), the
+    model exported with its keyword inputs as export_with_dynamic_cache does), with Dims for
+    the new tokens and the cache's length, so that one program serves a prefill on an
+    empty cache and each decode step.  Stepped as users step ep.module(): the prompt on an
+    empty cache, then one token at a time, each call's cache fed to the next."""
+    from transformers import DynamicCache
+    from transformers.integrations.executorch import register_dynamic_cache_export_support
+
+    register_dynamic_cache_export_support()
+    model = build(family)
+    with torch.no_grad():
+        cache = model(input_ids=torch.tensor([[5, 17, 33, 2, 9]]), use_cache=True).past_key_values
+    n_layers = len(cache.layers)
+    head = list(cache.layers[0].keys.shape)
+    seq, past = Dim("seq", min=1, max=MAX_PROMPT), Dim("past", min=0, max=MAX_CACHE)
+    with torch.no_grad():
+        ep = torch.export.export(
+            model, (), {"input_ids": torch.tensor([[7, 8]]), "attention_mask": torch.ones(1, 7, dtype=torch.long),
+                        "past_key_values": cache, "use_cache": True},
+            dynamic_shapes={"input_ids": {1: seq}, "attention_mask": {1: Dim.AUTO},
+                            "past_key_values": [[{2: past}] * n_layers, [{2: past}] * n_layers], "use_cache": None},
+            strict=False)
+    name = family + "_dynamic"
+    d = os.path.join(OUT, name)
+    os.makedirs(d, exist_ok=True)
+    torch.export.save(ep, os.path.join(d, "model.pt2"))
+    answers = {"family": name, "torch": torch.__version__, "cache_style": "dynamic", "layers": n_layers,
+               "empty_cache": [head[0], head[1], 0, head[3]], "max_prompt": MAX_PROMPT, "new_tokens": NEW,
+               "prompts": []}
+    module = torch.export.load(os.path.join(d, "model.pt2")).module()
+    for prompt in PROMPTS:
+        entry = {"prompt": prompt}
+        with torch.no_grad():
+            ids = torch.tensor([prompt])
+            entry["generate"] = model.generate(ids, attention_mask=torch.ones_like(ids), do_sample=False,
+                                               max_new_tokens=NEW, min_new_tokens=NEW)[0, len(prompt):].tolist()
+            c = DynamicCache()
+            for i in range(n_layers):
+                c.update(torch.zeros(answers["empty_cache"]), torch.zeros(answers["empty_cache"]), i)
+            cur, tokens = prompt, []
+            try:
+                for _ in range(NEW):
+                    length = c.layers[0].keys.shape[2] + len(cur)
+                    out = module(input_ids=torch.tensor([cur]), attention_mask=torch.ones(1, length, dtype=torch.long),
+                                 past_key_values=c, use_cache=True)
+                    if not tokens:
+                        entry["prefill_last_logits"] = [round(float(v), 6) for v in out.logits[0, -1]]
+                    tokens.append(int(out.logits[0, -1].argmax()))
+                    c, cur = out.past_key_values, [tokens[-1]]
+                entry["exported_program"] = tokens
+                entry["top2_margin"] = round(margin(model, prompt, entry["generate"]), 6)
+            except Exception as e:  # noqa: BLE001 - torch's refusal is an answer too
+                entry["refused"] = {"error": type(e).__name__, "message": str(e)[:2000]}
+        answers["prompts"].append(entry)
+    with open(os.path.join(d, "answers.json"), "w") as f:
+        json.dump(answers, f, indent=1)
+        f.write("\n")
+    same = all(p.get("exported_program", p["generate"]) == p["generate"] for p in answers["prompts"])
+    return "ok" if same else "exported-program-differs-from-generate"
+
+
 def t5_case():
     """T5 as transformers exports encoder-decoders for generation
     (Seq2SeqLMExportableModule: the encoder with a dynamic sequence, the decoder one token
@@ -152,11 +217,11 @@ def main(names):
             traceback.print_exc()
             verdict = "generator-error"
         print(f"kv t5: {verdict}", flush=True)
-    for name in DECODERS:
+    for name in DECODERS + [f + "_dynamic" for f in DYNAMIC]:
         if names and name not in names:
             continue
         try:
-            verdict = generate_case(name)
+            verdict = dynamic_case(name[:-len("_dynamic")]) if name.endswith("_dynamic") else generate_case(name)
         except Exception:  # noqa: BLE001 - report and go on with the other families
             traceback.print_exc()
             verdict = "generator-error"

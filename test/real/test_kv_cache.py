@@ -8,6 +8,10 @@ package, and driven as users drive ep.module(): the prompt at once on a fresh st
 one token at a time, 64 new tokens.  Checked for each prompt:
 - the greedy tokens are transformers' model.generate(do_sample=False) tokens;
 - the prefill's last logits are torch's within 1e-4.
+The same families with the cache as the program's inputs and outputs (gen_kv.py's
+dynamic_case: transformers' DynamicCache) are stepped from an empty cache, each call's
+cache fed to the next: the same tokens and logits, and a prompt torch's ep.module()
+refuses is refused with its guard's words.
 T5 (transformers' Seq2SeqLMExportableModule: an encoder program and a decoder program with
 a static self-attention cache) runs the encoder once, then the decoder from token 0.
 On the first decoder-only family also:
@@ -49,6 +53,21 @@ def greedy(run, prompt, new):
     for pos in range(len(prompt), len(prompt) + new - 1):
         out = run(np.array([[tokens[-1]]], np.int64), np.array([pos], np.int64))
         tokens.append(int(out[0, -1].argmax()))
+    return tokens, logits
+
+
+def greedy_dynamic(model, answers, prompt, new):
+    """The cache as inputs and outputs (transformers' DynamicCache): the prompt on an empty
+    cache, then one token at a time, each call's cache fed to the next"""
+    caches = [np.zeros(answers["empty_cache"], np.float32) for _ in range(2 * answers["layers"])]
+    cur, tokens, logits = prompt, [], None
+    for _ in range(new):
+        length = caches[0].shape[2] + len(cur)
+        out = model(np.array([cur], np.int64), np.ones((1, length), np.int64), *caches, True)
+        if logits is None:
+            logits = out[0][0, -1].copy()
+        tokens.append(int(out[0][0, -1].argmax()))
+        caches, cur = list(out[1:]), [tokens[-1]]
     return tokens, logits
 
 
@@ -171,6 +190,25 @@ def main():
                     t.check(tokens == p["generate"], f"{family} (encoder-decoder) prompt of {len(p['prompt'])}: "
                             f"{len(tokens)} greedy tokens " + ("= transformers' generate()" if tokens == p["generate"]
                                                               else f"differ: {tokens[:8]} vs {p['generate'][:8]}"))
+                continue
+            if answers.get("cache_style") == "dynamic":
+                for p in answers["prompts"]:
+                    what = f"{family} (cache in and out) prompt of {len(p['prompt'])}"
+                    if "refused" in p:  # torch's ep.module() refuses it: so must the library, in its words
+                        words = p["refused"]["message"].split("Guard failed: ")[-1].split(" False")[0]
+                        try:
+                            greedy_dynamic(model, answers, p["prompt"], 1)
+                            t.check(False, f"{what}: refused by torch ({words}), run by the library")
+                        except shapec_pkg.ShapecError as e:
+                            t.check(words in str(e), f"{what}: refused as torch refuses it ({words}): {str(e)[:160]}")
+                        continue
+                    tokens, logits = greedy_dynamic(model, answers, p["prompt"], answers["new_tokens"])
+                    first_diff = next((k for k, (x, y) in enumerate(zip(tokens, p["generate"])) if x != y), None)
+                    t.check(tokens == p["generate"], f"{what}: {len(tokens)} greedy tokens "
+                            + ("= transformers' generate()" if first_diff is None else
+                               f"differ from generate() from token {first_diff} (top-2 margin {p['top2_margin']})"))
+                    err = float(np.max(np.abs(logits - np.array(p["prefill_last_logits"], np.float32))))
+                    t.check(err <= 1e-4, f"{what}: prefill logits within {err:.2e} of torch's")
                 continue
             for p in answers["prompts"]:
                 st = model.new_state()

@@ -148,6 +148,9 @@ static const struct {
     {"{\"dynamic_shapes\": [null, null, null]}", SC_DIAG_SPEC_INPUT_COUNT, "dynamic_shapes"},
     {"{\"dynamic_shapes\": [null, null, null, null, null]}", SC_DIAG_SPEC_INPUT_COUNT, "dynamic_shapes"},
     {"{\"dynamic_shapes\": null, \"dims\": {\"dx\": {\"min\": -1}}}", SC_DIAG_SPEC_NEGATIVE_BOUND, "dims.dx.min"},
+    /* torch's loader refuses a null min (it writes "max": null for a Dim without one, which is read) */
+    {"{\"dynamic_shapes\": null, \"dims\": {\"dx\": {\"min\": null, \"max\": 8, \"derived\": []}}}", SC_DIAG_WRONG_TYPE,
+     "dims.dx.min"},
     {"{\"dynamic_shapes\": {\"w\": [\"dx\", 5], \"x\": [\"dx\"]}, \"dims\": {\"dx\": {}}}", SC_DIAG_SPEC_SAMPLE_CONFLICT,
      "dynamic_shapes.x[0]"},
     {"{\"dynamic_shapes\": {\"x\": [\"2*dx + 1\"]}, \"dims\": {\"dx\": {}}}", SC_DIAG_SPEC_SAMPLE_CONFLICT,
