@@ -113,11 +113,28 @@ static void show_input(parser *ps, const char *input, const char *tail) {
   sc_strbuf_free(&sb);
 }
 
-/* L['x'][0]['y'] then .size()[k], .size(k) or nothing. */
+/* An attribute step of a path (.self_attention_cache: a registered pytree class's
+ * field), not the .size() that ends it: consumed and appended to name. */
+static bool accept_attribute(parser *ps, sc_strbuf *name) {
+  skip_space(ps);
+  const char *at = ps->at;
+  if (*at != '.' || !(isalpha((unsigned char)at[1]) || at[1] == '_')) return false;
+  const char *id = at + 1, *end = id;
+  while (isalnum((unsigned char)*end) || *end == '_') end++;
+  const char *after = end;
+  while (*after == ' ' || *after == '\t') after++;
+  if (end - id == 4 && strncmp(id, "size", 4) == 0 && *after == '(') return false;
+  sc_strbuf_append(name, "_");
+  sc_strbuf_append_n(name, id, (size_t)(end - id));
+  ps->at = end;
+  return true;
+}
+
+/* L['x'][0]['y'] (or .field between them) then .size()[k], .size(k) or nothing. */
 static const sc_expr *parse_input_path(parser *ps) {
   const char *start = ps->at - 1; /* the L */
   sc_strbuf name = {0};
-  while (accept(ps, "[")) {
+  while (accept(ps, "[") || (name.len && accept_attribute(ps, &name) && accept(ps, "["))) {
     skip_space(ps);
     if (name.len) sc_strbuf_append(&name, "_");
     int64_t index;

@@ -175,6 +175,97 @@ def dynamic_case(family):
     return "ok" if same else "exported-program-differs-from-generate"
 
 
+def register_encoder_decoder_cache():
+    """EncoderDecoderCache as a pytree node of its two DynamicCaches, as a user registers it
+    to export Whisper's decoder (transformers registers DynamicCache alone)."""
+    import torch.utils._pytree as pytree
+    from transformers import EncoderDecoderCache
+
+    def children(c):
+        return [c.self_attention_cache, c.cross_attention_cache]
+
+    try:
+        pytree.register_pytree_node(
+            EncoderDecoderCache, lambda c: (children(c), None), lambda ch, _: EncoderDecoderCache(ch[0], ch[1]),
+            serialized_type_name="transformers.cache_utils.EncoderDecoderCache",
+            flatten_with_keys_fn=lambda c: ([(pytree.GetAttrKey("self_attention_cache"), c.self_attention_cache),
+                                             (pytree.GetAttrKey("cross_attention_cache"), c.cross_attention_cache)], None))
+    except ValueError as e:
+        if "already registered" not in str(e):
+            raise
+
+
+def whisper_case():
+    """Whisper's decoder with its cross-attention cache, the cache as inputs and outputs:
+    three programs, as transformers' wrappers do not take Whisper (no lm_head): the encoder
+    (input features -> hidden states), the first step (the start token over the encoder's
+    states: logits, the self-attention cache of one position and the cross-attention cache)
+    and the decode step (one token, a self-attention cache of any length, the cross cache
+    reused).  greedy generate() with Whisper's token suppression off is the contract."""
+    import transformers
+    from transformers.integrations.executorch import register_dynamic_cache_export_support
+
+    register_dynamic_cache_export_support()
+    register_encoder_decoder_cache()
+    config = transformers.WhisperConfig(
+        vocab_size=gen_hf.VOCAB, d_model=32, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=64,
+        num_mel_bins=16, max_source_positions=20, decoder_layers=2, decoder_attention_heads=4, decoder_ffn_dim=64,
+        max_target_positions=NEW + 8, pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=3,
+        init_std=1.0)  # varied tokens from random weights
+    config._attn_implementation = "sdpa"
+    torch.manual_seed(0)
+    model = transformers.WhisperForConditionalGeneration(config).eval()
+    gc = model.generation_config
+    gc.eos_token_id, gc.pad_token_id = None, 0
+    gc.suppress_tokens = gc.begin_suppress_tokens = gc.forced_decoder_ids = None  # plain greedy
+    feats = [torch.randn(1, 16, 40) for _ in range(3)]
+    start = config.decoder_start_token_id
+    with torch.no_grad():
+        encoder = torch.export.export(model.model.encoder, (feats[0],), strict=False)
+        enc = model.model.encoder(feats[0]).last_hidden_state
+        first_out = model(encoder_outputs=(enc,), decoder_input_ids=torch.tensor([[start]]), use_cache=True)
+        first = torch.export.export(model, (), {"encoder_outputs": (enc,), "decoder_input_ids": torch.tensor([[start]]),
+                                                "use_cache": True}, strict=False)
+        cache = model(encoder_outputs=(enc,), decoder_input_ids=torch.tensor([[start, 7]]), use_cache=True).past_key_values
+        n = len(cache)
+        past = Dim("past", min=1, max=NEW + 4)
+        step = torch.export.export(
+            model, (), {"encoder_outputs": (enc,), "decoder_input_ids": torch.tensor([[9]]), "past_key_values": cache,
+                        "use_cache": True},
+            dynamic_shapes={"encoder_outputs": (None,), "decoder_input_ids": None,
+                            "past_key_values": [[[{2: past}] * n, [{2: past}] * n], [[None] * n, [None] * n]],
+                            "use_cache": None}, strict=False)
+    del first_out
+    d = os.path.join(OUT, "whisper_dynamic")
+    os.makedirs(d, exist_ok=True)
+    for name, ep in (("encoder", encoder), ("first", first), ("model", step)):
+        torch.export.save(ep, os.path.join(d, name + ".pt2"))
+    modules = [torch.export.load(os.path.join(d, f + ".pt2")).module() for f in ("encoder", "first", "model")]
+    answers = {"family": "whisper_dynamic", "torch": torch.__version__, "cache_style": "dynamic",
+               "encoder_decoder": True, "layers": n, "start_token": start, "new_tokens": NEW, "prompts": []}
+    for x in feats:
+        with torch.no_grad():
+            generated = model.generate(x, do_sample=False, max_new_tokens=NEW, min_new_tokens=NEW)[0].tolist()
+            hidden = modules[0](x).last_hidden_state
+            out = modules[1](encoder_outputs=(hidden,), decoder_input_ids=torch.tensor([[start]]), use_cache=True)
+            logits = [round(float(v), 6) for v in out.logits[0, -1]]
+            tokens = [int(out.logits[0, -1].argmax())]
+            c = out.past_key_values
+            for _ in range(NEW - 1):
+                out = modules[2](encoder_outputs=(hidden,), decoder_input_ids=torch.tensor([[tokens[-1]]]),
+                                 past_key_values=c, use_cache=True)
+                tokens.append(int(out.logits[0, -1].argmax()))
+                c = out.past_key_values
+        answers["prompts"].append({"input_features": [float(v) for v in x.flatten()], "features_shape":
+                                   list(x.shape), "generate": generated, "exported_program": tokens,
+                                   "first_logits": logits})
+    with open(os.path.join(d, "answers.json"), "w") as f:
+        json.dump(answers, f, indent=1)
+        f.write("\n")
+    same = all(p["generate"] == p["exported_program"] for p in answers["prompts"])
+    return "ok" if same else "exported-program-differs-from-generate"
+
+
 def t5_case():
     """T5 as transformers exports encoder-decoders for generation
     (Seq2SeqLMExportableModule: the encoder with a dynamic sequence, the decoder one token
@@ -210,6 +301,13 @@ def t5_case():
 
 
 def main(names):
+    if not names or "whisper_dynamic" in names:
+        try:
+            verdict = whisper_case()
+        except Exception:  # noqa: BLE001
+            traceback.print_exc()
+            verdict = "generator-error"
+        print(f"kv whisper_dynamic: {verdict}", flush=True)
     if not names or "t5" in names:
         try:
             verdict = t5_case()

@@ -12,6 +12,9 @@ The same families with the cache as the program's inputs and outputs (gen_kv.py'
 dynamic_case: transformers' DynamicCache) are stepped from an empty cache, each call's
 cache fed to the next: the same tokens and logits, and a prompt torch's ep.module()
 refuses is refused with its guard's words.
+Whisper (no transformers wrapper takes it) runs as users export it with the caches as
+inputs and outputs: its encoder, a first step that makes the cross-attention cache, and a
+decode step; the same tokens as generate() with token suppression off.
 T5 (transformers' Seq2SeqLMExportableModule: an encoder program and a decoder program with
 a static self-attention cache) runs the encoder once, then the decoder from token 0.
 On the first decoder-only family also:
@@ -69,6 +72,51 @@ def greedy_dynamic(model, answers, prompt, new):
         tokens.append(int(out[0][0, -1].argmax()))
         caches, cur = list(out[1:]), [tokens[-1]]
     return tokens, logits
+
+
+def greedy_whisper(encoder, first, step, answers, features):
+    """Whisper's decoder with the cache as inputs and outputs: the encoder's states, the
+    first step from the start token (which makes the cross-attention cache), then one
+    token at a time, each call's self- and cross-attention caches fed to the next"""
+    hidden = encoder(features)
+    out = first(hidden, np.array([[answers["start_token"]]], np.int64), True)
+    logits = out[0][0, -1].copy()
+    tokens = [int(logits.argmax())]
+    caches = list(out[1:1 + 4 * answers["layers"]])
+    for _ in range(answers["new_tokens"] - 1):
+        out = step(hidden, np.array([[tokens[-1]]], np.int64), *caches, True)
+        tokens.append(int(out[0][0, -1].argmax()))
+        caches = list(out[1:1 + 4 * answers["layers"]])
+    return tokens, logits, hidden, caches
+
+
+def whisper_checks(t, shapec, shapec_pkg, family, kv, out, answers):
+    libs = {}
+    for part in ("encoder", "first", "model"):
+        ok, log = export(shapec, os.path.join(kv, family, part + ".pt2"), out + "_" + part)
+        t.check(ok, f"{family}: shapec export of {part}.pt2" + ("" if ok else ": " + log))
+        if not ok:
+            return
+        libs[part] = shapec_pkg.load(os.path.join(out + "_" + part, "model.so"))
+    for k, p in enumerate(answers["prompts"]):
+        x = np.array(p["input_features"], np.float32).reshape(p["features_shape"])
+        tokens, logits, hidden, caches = greedy_whisper(libs["encoder"], libs["first"], libs["model"], answers, x)
+        first_diff = next((i for i, (a, b) in enumerate(zip(tokens, p["generate"])) if a != b), None)
+        t.check(tokens == p["generate"], f"{family} (cross-attention cache in and out) features {k}: {len(tokens)} "
+                "greedy tokens " + ("= transformers' generate()" if first_diff is None else
+                                    f"differ from generate() from token {first_diff}"))
+        ref = np.array(p["first_logits"], np.float32)  # large (init_std 1.0): held to 1e-4 of the largest, the corpus's measure
+        err = float(np.max(np.abs(logits - ref)) / max(1.0, float(np.max(np.abs(ref)))))
+        t.check(err <= 1e-4, f"{family} features {k}: first step's logits within {err:.2e} (relative) of torch's")
+    # the layers' self-attention caches must have one length: torch's guard, checked by the library
+    bad = list(caches)
+    bad[1] = bad[1][:, :, :-1]
+    try:
+        libs["model"](hidden, np.array([[5]], np.int64), *bad, True)
+        t.check(False, f"{family}: self-attention caches of different lengths run")
+    except shapec_pkg.ShapecError as e:
+        t.check("self_attention_cache" in str(e) and "key_cache" in str(e),
+                f"{family}: self-attention caches of different lengths refused by torch's guard: {str(e)[:200]}")
 
 
 def greedy_encoder_decoder(encoder, decoder, prompt, new):
@@ -179,6 +227,9 @@ def main():
             if not ok:
                 continue
             model = shapec_pkg.load(os.path.join(out, "model.so"))
+            if answers.get("encoder_decoder") and answers.get("cache_style") == "dynamic":
+                whisper_checks(t, shapec, shapec_pkg, family, kv, out, answers)
+                continue
             if answers.get("encoder_decoder"):
                 ok, log = export(shapec, os.path.join(kv, family, "encoder.pt2"), out + "_encoder")
                 t.check(ok, f"{family}: shapec export of the encoder" + ("" if ok else ": " + log))
