@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """generate.py - text generation from token ids with a decoder that shapec compiled
 (examples/generate/README.md): the prompt at once, then one token at a time, on a state
-of its own (the KV cache the library keeps between calls).
+of its own (the KV cache the library keeps between calls), or, for a program whose cache
+is its inputs and outputs (transformers' DynamicCache: inputs past_key_values_*), with
+each call's cache fed to the next, starting from an empty one.
 
     PYTHONPATH=python python3 examples/generate/generate.py MODEL.so NEW_TOKENS TOKEN... \\
         [--temperature T] [--top-k K] [--seed S]
@@ -26,7 +28,38 @@ def pick(logits, temperature, top_k, rng):
     return int(rng.choice(z.size, p=p / p.sum()))
 
 
+def empty_caches(model):
+    """The program's cache inputs (past_key_values_*), each empty: its dynamic length 0."""
+    inputs = {i["name"]: i for i in model.report["inputs"]}
+    return [np.zeros([0 if isinstance(d, str) else d for d in inputs[name]["shape"]], inputs[name]["dtype"])
+            for name in model.input_names if name.startswith("past_key_values")]
+
+
+def generate_dynamic(model, prompt, new_tokens, temperature=0.0, top_k=0, seed=0):
+    """The cache in and out: logits first among the outputs, then the caches in the
+    inputs' order; an attention mask of ones over the cache and the new tokens."""
+    rng = np.random.default_rng(seed)
+    caches, cur, tokens = empty_caches(model), prompt, []
+    for _ in range(new_tokens):
+        given = {"input_ids": np.array([cur], np.int64)}
+        if "attention_mask" in model.input_names:
+            given["attention_mask"] = np.ones((1, caches[0].shape[2] + len(cur)), np.int64)
+        if "use_cache" in model.input_names:
+            given["use_cache"] = True
+        out = model(*caches_in_order(model, given, caches))
+        tokens.append(pick(out[0][0, -1], temperature, top_k, rng))
+        caches, cur = list(out[1:1 + len(caches)]), [tokens[-1]]
+    return tokens
+
+
+def caches_in_order(model, given, caches):
+    it = iter(caches)
+    return [next(it) if name.startswith("past_key_values") else given[name] for name in model.input_names]
+
+
 def generate(model, prompt, new_tokens, temperature=0.0, top_k=0, seed=0):
+    if any(name.startswith("past_key_values") for name in model.input_names):
+        return generate_dynamic(model, prompt, new_tokens, temperature, top_k, seed)
     state = model.new_state()  # a conversation of its own: the cache starts empty
     rng = np.random.default_rng(seed)
     try:

@@ -26,7 +26,8 @@ On the first decoder-only family also:
 - a cache position past the cache is refused with index_copy_'s IndexError words, and a
   prompt longer than the Dim's max with the guard's words; neither crashes;
 - shapec_model_run_with_state refuses another library's state and NULL, with a message;
-- the C example (examples/generate/generate.c) generates the same tokens.
+- the C example (examples/generate/generate.c) generates the same tokens, and the Python
+  example (generate.py) on the first family whose cache is its inputs and outputs.
 
 usage: test_kv_cache.py SHAPEC SOURCE_DIR [FAMILY...]"""
 import ctypes
@@ -218,6 +219,7 @@ def main():
     t = tap.Checks()
     with tempfile.TemporaryDirectory() as tmp:
         decoders = []  # (model, answers, library) of the decoder-only families
+        example_checked = False  # examples/generate/generate.py on the first cache-in-and-out family
         for family in families:
             with open(os.path.join(kv, family, "answers.json")) as f:
                 answers = json.load(f)
@@ -260,6 +262,17 @@ def main():
                                f"differ from generate() from token {first_diff} (top-2 margin {p['top2_margin']})"))
                     err = float(np.max(np.abs(logits - np.array(p["prefill_last_logits"], np.float32))))
                     t.check(err <= 1e-4, f"{what}: prefill logits within {err:.2e} of torch's")
+                if not example_checked:  # the Python example takes this style too
+                    example_checked = True
+                    p = answers["prompts"][0]
+                    env = dict(os.environ, PYTHONPATH=os.path.join(source_dir, "python"))
+                    r = subprocess.run([sys.executable, os.path.join(source_dir, "examples", "generate", "generate.py"),
+                                        os.path.join(out, "model.so"), str(answers["new_tokens"])]
+                                       + [str(v) for v in p["prompt"]], capture_output=True, text=True, env=env,
+                                       timeout=300)
+                    got = [int(v) for v in r.stdout.split()] if r.returncode == 0 else None
+                    t.check(got == p["generate"], f"examples/generate/generate.py on {family} (cache in and out): "
+                            f"transformers' tokens (rc {r.returncode}, {r.stderr[-300:]})")
                 continue
             for p in answers["prompts"]:
                 st = model.new_state()
