@@ -2284,7 +2284,24 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_FFT_C2C: case SC_OP_FFT_R2C: case SC_OP_FFT_C2R: case SC_OP_FFT_FFT: case SC_OP_FFT_IFFT:
     case SC_OP_FFT_FFTN: case SC_OP_FFT_IFFTN: case SC_OP_FFT_RFFT: case SC_OP_FFT_IRFFT:
       return rule_fft(rc);
-    case SC_OP_REAL: case SC_OP_IMAG: return rule_same_as(rc, "self");
+    case SC_OP_REAL: case SC_OP_IMAG: case SC_OP_ANGLE: case SC_OP_CONJ: return rule_same_as(rc, "self");
+    case SC_OP_VIEW_AS_COMPLEX: { /* [..., 2] -> [...] */
+      const sc_value *x = tensor_arg(rc, "self", true);
+      shape s = {0};
+      if (!x || !shape_of(rc, x, &s)) return false;
+      int64_t two = 0;
+      if (s.rank == 0 || !sc_expr_is_const(sc_env_resolve(rc->env, s.d[s.rank - 1]), &two) || two != 2)
+        return rule_error(rc, "Tensor must have a last dimension of size 2");
+      s.rank--;
+      return set_out(rc, 0, &s);
+    }
+    case SC_OP_POLAR: { /* abs and angle broadcast */
+      const sc_value *a = tensor_arg(rc, "abs", true), *b = tensor_arg(rc, "angle", true);
+      shape s = {0}, t = {0};
+      if (!a || !b || !shape_of(rc, a, &s) || !shape_of(rc, b, &t)) return false;
+      broadcast(rc, &s, &t);
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_VIEW_AS_REAL: {
       const sc_value *x = tensor_arg(rc, "self", true);
       shape s = {0};

@@ -1,15 +1,20 @@
 /* cg_complex.c - complex64 tensors inside a program: the Fourier transforms of torch.fft
  * (FNet's fft_fftn, rfft / irfft, the decomposed _fft_c2c / _fft_r2c / _fft_c2r), casts of
- * real tensors to complex64, and the real and imaginary parts, magnitude and view_as_real
- * that bring the numbers back (runtime fft.c).
+ * real tensors to complex64, view_as_complex and polar that make complex numbers, their
+ * arithmetic (+ - * / with complex or real operands that broadcast, negation, conjugate,
+ * reciprocal, exp: the rotary embeddings of Llama 4 and Meta's reference Llama), and the
+ * real and imaginary parts, magnitude, angle and view_as_real that bring the numbers back
+ * (runtime fft.c, complex_arith.c).
  *
- * A complex64 tensor is held as float pairs (view_as_real's layout).  Only these nodes may
- * touch one: every other op on a complex tensor is refused by name here, before the
- * elementwise loops (which have no complex type) could see it.  Complex program inputs and
- * outputs are refused too (the C ABI carries real tensors). */
+ * A complex64 tensor is held as float pairs (view_as_real's layout).  Views of one (slice,
+ * unsqueeze, reshape, permute, expand...) only move elements and take the general view
+ * lowering with 8-byte elements; every other op on a complex tensor is refused by name
+ * here, before the elementwise loops (which have no complex type) could see it.  Complex
+ * program inputs and outputs are refused too (the C ABI carries real tensors). */
 #include <string.h>
 
 #include "lower.h"
+#include "runtime_abi.h"
 
 static bool is_complex(sc_dtype dt) {
   return dt == SC_DTYPE_COMPLEX32 || dt == SC_DTYPE_COMPLEX64 || dt == SC_DTYPE_COMPLEX128;
@@ -163,7 +168,123 @@ static bool lower_transform(cg *g, const sc_node *n, cg_value *x) {
   return true;
 }
 
+bool cg_complex_moves_only(const sc_node *n) {
+  if (n->op && (n->op->op_class == SC_OPC_ASSERT || n->op->op_class == SC_OPC_SYMBOLIC)) return true; /* no data */
+  if (!n->op || n->op->op_class != SC_OPC_VIEW) return false;
+  const sc_value *x = cg_tensor_input(n, "self");
+  const sc_value *o = n->n_outputs && n->outputs[0].n_items ? n->outputs[0].items[0].value : NULL;
+  return x && o && x->meta.dtype == SC_DTYPE_COMPLEX64 && o->meta.dtype == SC_DTYPE_COMPLEX64;
+}
+
+bool cg_complex_always(const sc_node *n) {
+  return n->op && (n->op->id == SC_OP_ANGLE || n->op->id == SC_OP_CONJ || n->op->id == SC_OP_POLAR ||
+                   n->op->id == SC_OP_VIEW_AS_COMPLEX);
+}
+
+/* One operand of a binary op as the kernel reads it: its data, whether complex, and its
+ * strides over the output's dims (right-aligned, 0 where it broadcasts); a Python number
+ * put in memory.  False, with the error, for a kind the kernel has no reading of. */
+static bool operand(cg *g, const sc_node *n, const char *name, cg_value *out, LLVMValueRef *data, LLVMValueRef *st,
+                    int *is_complex) {
+  int r = out->v->meta.rank;
+  LLVMValueRef strides = cg_entry_array(g, g->i64, r ? r : 1, "cx.st");
+  const sc_value *v = cg_tensor_input(n, name);
+  const sc_arg *a = cg_node_arg(n, name);
+  LLVMValueRef zero = cg_i64(g, 0);
+  if (!v) { /* a number */
+    if (!a || !a->n_items || a->items[0].value || (a->kind != SC_ARG_FLOAT && a->kind != SC_ARG_INT))
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s: '%s' is neither a tensor nor a real number (a "
+                      "complex number literal has no lowering yet)", n->target, name);
+    double x = a->kind == SC_ARG_FLOAT ? a->items[0].f : (double)a->items[0].i;
+    *data = cg_entry_array(g, g->f32, 1, "cx.scalar");
+    LLVMBuildStore(g->B, LLVMConstReal(g->f32, x), *data);
+    for (int k = 0; k < r; k++) {
+      LLVMValueRef idx[1] = {cg_i64(g, k)};
+      LLVMBuildStore(g->B, zero, LLVMBuildGEP2(g->B, g->i64, strides, idx, 1, "e"));
+    }
+    *st = strides;
+    *is_complex = 0;
+    return true;
+  }
+  if (v->meta.dtype != SC_DTYPE_COMPLEX64 && v->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s: '%s' is %s; complex arithmetic takes complex64 and "
+                    "float32 operands", n->target, name, sc_dtype_name(v->meta.dtype));
+  cg_value *cv = cg_get(g, v);
+  int rv = v->meta.rank;
+  LLVMValueRef run = cg_i64(g, 1);
+  for (int k = r - 1; k >= 0; k--) {
+    int j = k - (r - rv);
+    LLVMValueRef s = zero;
+    if (j >= 0) {
+      s = LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, cv->dims[j], cg_i64(g, 1), "one"), zero, run, "st");
+      run = LLVMBuildMul(g->B, run, cv->dims[j], "run");
+    }
+    LLVMValueRef idx[1] = {cg_i64(g, k)};
+    LLVMBuildStore(g->B, s, LLVMBuildGEP2(g->B, g->i64, strides, idx, 1, "e"));
+  }
+  *data = cv->data;
+  *st = strides;
+  *is_complex = v->meta.dtype == SC_DTYPE_COMPLEX64;
+  return true;
+}
+
+static bool lower_binary(cg *g, const sc_node *n, int op, const char *left, const char *right) {
+  const sc_arg *alpha = cg_node_arg(n, "alpha");
+  if (alpha && alpha->n_items && !alpha->items[0].value &&
+      ((alpha->kind == SC_ARG_INT && alpha->items[0].i != 1) || (alpha->kind == SC_ARG_FLOAT && alpha->items[0].f != 1.0)))
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with alpha other than 1 on complex tensors has no "
+                    "lowering yet", n->target);
+  cg_value *out = cg_produce(g, n->outputs[0].items[0].value);
+  LLVMValueRef a, ast, b, bst;
+  int ac, bc;
+  if (!operand(g, n, left, out, &a, &ast, &ac) || !operand(g, n, right, out, &b, &bst, &bc)) return false;
+  LLVMTypeRef p[10] = {g->i32, g->i32, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr};
+  LLVMValueRef v[10] = {i32c(g, op), i32c(g, out->v->meta.rank), dims_array(g, out), a, ast, i32c(g, ac), b, bst,
+                        i32c(g, bc), out->data};
+  cg_call(g, "sc_k_complex_binary", g->voidt, p, 10, v, 10, false);
+  return true;
+}
+
+static bool lower_unary(cg *g, const sc_node *n, int op, cg_value *x) {
+  const sc_value *o = n->outputs[0].items[0].value;
+  if (x->v->meta.dtype != SC_DTYPE_COMPLEX64 && x->v->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no lowering (complex64 and float32 have one)",
+                    n->target, sc_dtype_name(x->v->meta.dtype));
+  bool complex_in = x->v->meta.dtype == SC_DTYPE_COMPLEX64;
+  if (op == SC_CX_CONJ && !complex_in) { /* a real tensor's conjugate is itself */
+    LLVMBuildMemCpy(g->B, cg_produce(g, o)->data, 4, x->data, 4, LLVMBuildMul(g->B, x->numel, cg_i64(g, 4), "b"));
+    return true;
+  }
+  LLVMTypeRef p[5] = {g->i32, g->i64, g->ptr, g->i32, g->ptr};
+  LLVMValueRef v[5] = {i32c(g, op), x->numel, x->data, i32c(g, complex_in), cg_produce(g, o)->data};
+  cg_call(g, "sc_k_complex_unary", g->voidt, p, 5, v, 5, false);
+  return true;
+}
+
+/* The binary ops: either operand may be a number (1 - x is sub.Tensor(1, x) after
+ * run_decompositions()); -1 for any other op. */
+static int binary_op(const sc_node *n, bool *swapped) {
+  *swapped = false;
+  switch (n->op->id) {
+    case SC_OP_ADD_TENSOR: case SC_OP_ADD_SCALAR: return SC_CX_ADD;
+    case SC_OP_SUB_TENSOR: case SC_OP_SUB_SCALAR: return SC_CX_SUB;
+    case SC_OP_RSUB_SCALAR: *swapped = true; return SC_CX_SUB; /* other - self */
+    case SC_OP_MUL_TENSOR: case SC_OP_MUL_SCALAR: return SC_CX_MUL;
+    case SC_OP_DIV_TENSOR: case SC_OP_DIV_SCALAR: return SC_CX_DIV;
+    default: return -1;
+  }
+}
+
 bool cg_emit_complex(cg *g, const sc_node *n) {
+  const sc_value *out = n->n_outputs == 1 && n->outputs[0].n_items ? n->outputs[0].items[0].value : NULL;
+  bool swapped;
+  int bop = n->op && !g->cuda && out && out->meta.dtype == SC_DTYPE_COMPLEX64 ? binary_op(n, &swapped) : -1;
+  if (bop >= 0) return lower_binary(g, n, bop, swapped ? "other" : "self", swapped ? "self" : "other");
+  if (n->op && n->op->id == SC_OP_POLAR && !g->cuda) {
+    const sc_value *a = cg_tensor_input(n, "abs"), *b = cg_tensor_input(n, "angle");
+    if (a && b && a->meta.dtype == SC_DTYPE_F32 && b->meta.dtype == SC_DTYPE_F32)
+      return lower_binary(g, n, SC_CX_POLAR, "abs", "angle");
+  }
   const sc_value *x = cg_tensor_input(n, "self");
   const sc_value *o = n->n_outputs && n->outputs[0].n_items ? n->outputs[0].items[0].value : NULL;
   bool supported = n->op && x && o && !g->cuda && n->n_outputs == 1 && x->meta.dtype != SC_DTYPE_COMPLEX32 &&
@@ -191,6 +312,19 @@ bool cg_emit_complex(cg *g, const sc_node *n) {
         return true;
       }
       break;
+    case SC_OP_NEG: return lower_unary(g, n, SC_CX_NEG, cx);
+    case SC_OP_CONJ: return lower_unary(g, n, SC_CX_CONJ, cx);
+    case SC_OP_RECIPROCAL: return lower_unary(g, n, SC_CX_RECIPROCAL, cx);
+    case SC_OP_EXP: return lower_unary(g, n, SC_CX_EXP, cx);
+    case SC_OP_ANGLE:
+      if (o->meta.dtype == SC_DTYPE_F32) return lower_unary(g, n, SC_CX_ANGLE, cx);
+      break;
+    case SC_OP_VIEW_AS_COMPLEX:
+      if (x->meta.dtype == SC_DTYPE_F32 && o->meta.dtype == SC_DTYPE_COMPLEX64) { /* the same floats, a copy */
+        LLVMBuildMemCpy(g->B, cg_produce(g, o)->data, 8, cx->data, 8, LLVMBuildMul(g->B, cx->numel, cg_i64(g, 4), "b"));
+        return true;
+      }
+      break;
     case SC_OP_VIEW_AS_REAL:
       if (x->meta.dtype == SC_DTYPE_COMPLEX64) { /* the same floats, a copy */
         LLVMBuildMemCpy(g->B, cg_produce(g, o)->data, 8, cx->data, 8, LLVMBuildMul(g->B, cx->numel, cg_i64(g, 8), "b"));
@@ -200,7 +334,8 @@ bool cg_emit_complex(cg *g, const sc_node *n) {
     default: break;
   }
   return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on complex tensors has no %s lowering (the Fourier "
-                  "transforms, casts to complex64, real, imag, abs and view_as_real on the CPU have one)",
+                  "transforms, casts to complex64, view_as_complex, polar, views, + - * /, neg, conj, reciprocal, exp, "
+                  "real, imag, abs, angle and view_as_real on the CPU have one)",
                   n->target, g->cuda ? "CUDA" : "CPU");
 }
 

@@ -16,6 +16,7 @@
 
 bool cg_is_elementwise(const sc_node *n) {
   if (!n->op || n->op->op_class != SC_OPC_ELEMENTWISE) return false;
+  if (cg_touches_complex(n)) return false; /* complex arithmetic is cg_complex.c's, never a fused loop */
   switch (n->op->id) {
     case SC_OP_CLONE: case SC_OP_DROPOUT: case SC_OP_DETACH: case SC_OP_DETACH_: case SC_OP_LIFT_FRESH_COPY:
       return false; /* aliases */

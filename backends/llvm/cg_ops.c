@@ -3133,7 +3133,7 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
 
 bool cg_emit_node(cg *g, const sc_node *n, int index) {
   if (g->folded && g->folded[index].in_attention) return true; /* the attention kernel computes it (cg_attention.c) */
-  if (n->op && cg_touches_complex(n)) return cg_emit_complex(g, n);
+  if (n->op && ((cg_touches_complex(n) && !cg_complex_moves_only(n)) || cg_complex_always(n))) return cg_emit_complex(g, n);
   switch (n->op->op_class) {
     case SC_OPC_SYMBOLIC:
     case SC_OPC_ASSERT: return true; /* sizes are expressions; asserts were checked on entry */

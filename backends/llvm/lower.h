@@ -483,6 +483,12 @@ bool cg_emit_node(cg *g, const sc_node *n, int index);
  * cg_emit_complex alone. */
 bool cg_touches_complex(const sc_node *n);
 bool cg_emit_complex(cg *g, const sc_node *n);
+/* A view of a complex64 tensor (slice, unsqueeze, reshape...): the general view lowering
+ * moves its 8-byte elements; asserts and sizes of one read no data. */
+bool cg_complex_moves_only(const sc_node *n);
+/* Ops lowered by cg_emit_complex whatever their operands (angle and conj of a real tensor
+ * too, polar and view_as_complex of real ones). */
+bool cg_complex_always(const sc_node *n);
 /* False, with the error, where a program input, weight or output is complex. */
 bool cg_complex_boundary_ok(cg *g);
 

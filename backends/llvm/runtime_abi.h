@@ -57,6 +57,9 @@ enum { SC_PAD_REFLECT = 1, SC_PAD_REPLICATE, SC_PAD_CIRCULAR };
 enum { SC_KIND_U8, SC_KIND_I8, SC_KIND_I16, SC_KIND_I32, SC_KIND_I64, SC_KIND_F32, SC_KIND_F64 };
 /* The type bucketize and searchsorted compare in (searchsorted.c). */
 enum { SC_SEARCH_AS_I64 = 0, SC_SEARCH_AS_F32 = 1, SC_SEARCH_AS_F64 = 2 };
+/* Complex arithmetic's operations (complex_arith.c): binary, then unary. */
+enum { SC_CX_ADD, SC_CX_SUB, SC_CX_MUL, SC_CX_DIV, SC_CX_POLAR };
+enum { SC_CX_NEG, SC_CX_CONJ, SC_CX_RECIPROCAL, SC_CX_EXP, SC_CX_ANGLE };
 /* sc_k_scatter's reductions: scatter (set), scatter_add (sum), scatter_reduce's names */
 enum { SC_SCATTER_SET, SC_SCATTER_SUM, SC_SCATTER_PROD, SC_SCATTER_MEAN, SC_SCATTER_AMAX, SC_SCATTER_AMIN };
 /* scatter's size checks in torch's words (with a src, and with a value) */

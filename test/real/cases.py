@@ -181,6 +181,17 @@ def search_sorted(x, b, seq, ids):
             torch.bucketize(0.25, bs), torch.searchsorted(bs, 1, right=True))  # Scalar values
 
 
+def complex_rotary(xq, pos):
+    """Rotary embeddings written with complex numbers (Meta's reference Llama, Llama 4)."""
+    inv = 1.0 / (10000 ** (torch.arange(0, xq.shape[-1], 2).float() / xq.shape[-1]))
+    freqs = torch.outer(pos.float(), inv)  # [S, D/2]
+    cis = torch.polar(torch.ones_like(freqs), freqs)
+    x = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+    rotated = torch.view_as_real(x * cis[None, :, None, :]).flatten(3).type_as(xq)
+    z = (x + x.conj()) * 0.5 - x / (cis[None, :, None, :] + 2) + (-x).reciprocal() * 0.1 + (x * 0.2).exp()
+    return rotated, torch.view_as_real(z), x.abs(), torch.angle(x), torch.angle(xq), (1 - x).imag
+
+
 def mutate_detach(x):
     y = x * 1
     y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
@@ -573,6 +584,8 @@ def small_cases():
     c.append(case("search_sorted", lambda m, x, b, seq, ids: search_sorted(x, b, seq, ids),
                   (r(3, 4), r(5), r(3, 6), torch.tensor([[0, 1], [2, -1]])),
                   ({0: AUTO, 1: AUTO}, {0: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("complex_rotary", lambda m, xq, pos: complex_rotary(xq, pos), (r(2, 5, 3, 8), torch.arange(5)),
+                  ({0: AUTO, 1: Dim("s")}, {0: Dim("s")})))
     c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))

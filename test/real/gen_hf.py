@@ -32,7 +32,7 @@ HIDDEN = 32
 EAGER = ("bloom", "t5_encoder", "t5", "deberta_v2", "convnext", "swin", "segformer", "gptj", "resnet", "mobilevit", "convnextv2",
          "levit")
 # a sequence range other than [2, 64], where torch's export asks for one (its suggested fix)
-SEQ = {"bart": dict(min=3, max=64), "mobilebert": dict(min=3, max=64), "gemma3": dict(max=14)}
+SEQ = {"bart": dict(min=3, max=64), "mobilebert": dict(min=3, max=64), "gemma3": dict(max=14), "llama4": dict(max=62)}
 # the families: (name, config class, model class, extra config, output field, takes a mask)
 FAMILIES = [
     ("gpt2", "GPT2Config", "GPT2LMHeadModel",
@@ -45,6 +45,11 @@ FAMILIES = [
     ("llama", "LlamaConfig", "LlamaForCausalLM",
      dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
           intermediate_size=64, max_position_embeddings=128), "logits", True),
+    # Llama 4's text model: rotary embeddings in complex numbers, a mixture of experts
+    ("llama4", "Llama4TextConfig", "Llama4ForCausalLM",
+     dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+          intermediate_size=64, intermediate_size_mlp=64, num_local_experts=2, num_experts_per_tok=1,
+          max_position_embeddings=128, interleave_moe_layer_step=2, attention_chunk_size=64), "logits", True),
     ("qwen2", "Qwen2Config", "Qwen2ForCausalLM",
      dict(hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
           intermediate_size=64, max_position_embeddings=128), "logits", True),

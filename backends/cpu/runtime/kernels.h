@@ -177,6 +177,13 @@ int sc_k_fft_c2c(float *x, int32_t rank, const int64_t *shape, int32_t n_dims, c
 void sc_k_real_to_complex(const void *x, int32_t is_f64, float *out, int64_t n);
 /* part 0 the real, 1 the imaginary part, 2 the magnitude of each of n complex elements */
 void sc_k_complex_part(const float *x, float *out, int64_t n, int32_t part);
+/* complex64 arithmetic (complex_arith.c): out[...] = a op b over shape, each operand read
+ * through its strides (in its elements; 0 broadcasts) as complex pairs or real floats;
+ * SC_CX_POLAR takes two real operands.  The unary ops read n compact elements; SC_CX_ANGLE
+ * writes real floats. */
+void sc_k_complex_binary(int32_t op, int32_t rank, const int64_t *shape, const float *a, const int64_t *a_st,
+                         int32_t a_complex, const float *b, const int64_t *b_st, int32_t b_complex, float *out);
+void sc_k_complex_unary(int32_t op, int64_t n, const float *x, int32_t x_complex, float *out);
 /* the first keep positions along dim d */
 void sc_k_complex_narrow(const float *x, float *out, int32_t rank, const int64_t *shape, int32_t d, int64_t keep);
 /* the Hermitian completion to `full` positions along dim d */
