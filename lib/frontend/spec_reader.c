@@ -540,7 +540,7 @@ static bool check_samples(spec_reader *r) {
       sc_dim_spec *d = &in->dims[k];
       if (d->kind != SC_DIM_NAMED || d->sample < 0) continue;
       sc_root_dim *root = (sc_root_dim *)d->root;
-      const char *name = in->value->name;
+      const char *name = in->value->display ? in->value->display : in->value->name; /* xs[1], as torch names it */
       if ((d->sample - d->offset) % d->coeff != 0) {
         sc_diag *dg = sc_diags_add(&r->ctx->diags, SC_DIAG_SPEC_SAMPLE_CONFLICT, SC_SEV_ERROR, r->jr.file, d->path,
                                    "%s.size()[%d] = %lld cannot equal %s for any integer %s", name, k,
@@ -568,9 +568,12 @@ static bool check_samples(spec_reader *r) {
         char maxbuf[32];
         if (root->has_max) snprintf(maxbuf, sizeof maxbuf, "%lld", (long long)root->max);
         else snprintf(maxbuf, sizeof maxbuf, "int_oo");
+        /* torch's words first: its range starts at 2 at least, as a dynamic dim's does */
         sc_diag *dg = sc_diags_add(&r->ctx->diags, SC_DIAG_SPEC_SAMPLE_RANGE, SC_SEV_ERROR, r->jr.file, d->path,
-                                   "%s.size()[%d] = %lld gives %s = %lld, outside its range [%lld, %s]", name, k,
-                                   (long long)d->sample, root->name, (long long)value, (long long)root->min, maxbuf);
+                                   "%lld not in range [%lld, %s]: %s.size()[%d] = %lld gives %s = %lld, outside its "
+                                   "range [%lld, %s]", (long long)value, (long long)(root->min > 2 ? root->min : 2),
+                                   maxbuf, name, k, (long long)d->sample, root->name, (long long)value,
+                                   (long long)root->min, maxbuf);
         sc_diag_set_hint(&r->ctx->diags, dg, "widen the range of %s in \"dims\", or use a sample inside it", root->name);
         ok = false;
       }

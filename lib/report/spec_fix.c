@@ -197,8 +197,13 @@ void sc_spec_complete_dims(cJSON *root) {
     for (int i = 0; i < n; i++) cJSON_AddItemToArray(derived, cJSON_CreateString(names[i]));
     free(names);
     cJSON_Delete(found);
-    /* torch's order: min, max, derived, after whatever else the entry holds */
-    cJSON_AddItemToObject(d, "min", min ? min : cJSON_CreateNull());
+    /* torch's order: min, max, derived, after whatever else the entry holds; a Dim without a
+     * min is written with 0, as torch writes it (its loader refuses a null min) */
+    if (min && cJSON_IsNull(min)) {
+      cJSON_Delete(min);
+      min = NULL;
+    }
+    cJSON_AddItemToObject(d, "min", min ? min : cJSON_CreateNumber(0));
     cJSON_AddItemToObject(d, "max", max ? max : cJSON_CreateNull());
     cJSON_AddItemToObject(d, "derived", derived);
   }
