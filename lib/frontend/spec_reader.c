@@ -541,6 +541,16 @@ static bool check_samples(spec_reader *r) {
       if (d->kind != SC_DIM_NAMED || d->sample < 0) continue;
       sc_root_dim *root = (sc_root_dim *)d->root;
       const char *name = in->value->display ? in->value->display : in->value->name; /* xs[1], as torch names it */
+      if (d->coeff * root->min + d->offset < 0) { /* torch refuses the Dim itself, before any sample */
+        sc_diag *dg = sc_diags_add(&r->ctx->diags, SC_DIAG_SPEC_NEGATIVE_BOUND, SC_SEV_ERROR, r->jr.file, d->path,
+                                   "Expected derived min value of %s to be >= 0. Please specify an appropriate min "
+                                   "value for %s (currently %lld).", d->text, root->name, (long long)root->min);
+        sc_diag_set_hint(&r->ctx->diags, dg, "%s reaches %lld at %s = %lld: give %s a min of at least %lld", d->text,
+                         (long long)(d->coeff * root->min + d->offset), root->name, (long long)root->min, root->name,
+                         (long long)((-d->offset + d->coeff - 1) / d->coeff));
+        ok = false;
+        continue;
+      }
       if ((d->sample - d->offset) % d->coeff != 0) {
         sc_diag *dg = sc_diags_add(&r->ctx->diags, SC_DIAG_SPEC_SAMPLE_CONFLICT, SC_SEV_ERROR, r->jr.file, d->path,
                                    "%s.size()[%d] = %lld cannot equal %s for any integer %s", name, k,
