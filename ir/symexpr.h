@@ -106,6 +106,9 @@ bool sc_expr_eval(const sc_expr *e, sc_sym_lookup_fn lookup, void *env, int64_t 
 void sc_expr_print(sc_strbuf *sb, const sc_expr *e);
 /* Returns e printed into the context arena. */
 const char *sc_expr_to_string(sc_ctx *ctx, const sc_expr *e);
+/* The root s of a size written coeff*s + offset, as read from that size's source:
+ * "x.size()[0] - 1", "(x.size()[0] + 1) / 2" (arena string). */
+const char *sc_linear_root_text(sc_ctx *ctx, const char *source, int64_t offset, int64_t coeff);
 /* The same in Python's spelling, as torch's guards_code writes conditions:
  * `(x.size()[0] % 2) == 0`, `a <= 4 and b != 1`, `(n // 2)`. */
 const char *sc_expr_to_python(sc_ctx *ctx, const sc_expr *e);

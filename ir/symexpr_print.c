@@ -188,3 +188,12 @@ const char *sc_expr_to_string(sc_ctx *ctx, const sc_expr *e) {
   sc_strbuf_free(&sb);
   return s;
 }
+
+const char *sc_linear_root_text(sc_ctx *ctx, const char *source, int64_t offset, int64_t coeff) {
+  const char *shifted = offset == 0 ? source
+                        : offset > 0 ? sc_arena_printf(&ctx->arena, "%s - %lld", source, (long long)offset)
+                                     : sc_arena_printf(&ctx->arena, "%s + %lld", source, -(long long)offset);
+  if (coeff == 1) return shifted;
+  return offset == 0 ? sc_arena_printf(&ctx->arena, "%s / %lld", source, (long long)coeff)
+                     : sc_arena_printf(&ctx->arena, "(%s) / %lld", shifted, (long long)coeff);
+}

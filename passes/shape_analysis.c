@@ -85,9 +85,7 @@ static void create_program_symbols(sc_ctx *ctx, sc_analysis *a) {
           int64_t b, a1;
           bool linear = n == 1 && sc_expr_is_const(at0, &b) && sc_expr_is_const(at1, &a1) && a1 != b;
           bool hinted = linear && d->sample >= 0 && (d->sample - b) % (a1 - b) == 0;
-          const char *root_source = linear ? sc_arena_printf(&ctx->arena, "(%s - %lld) / %lld", source, (long long)b,
-                                                             (long long)(a1 - b))
-                                           : NULL;
+          const char *root_source = linear ? sc_linear_root_text(ctx, source, b, a1 - b) : NULL;
           add_program_symbol(ctx, a, names[j], root_source, hinted, hinted ? (d->sample - b) / (a1 - b) : 0);
         }
       }

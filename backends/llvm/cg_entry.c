@@ -773,8 +773,7 @@ static LLVMValueRef emit_prepare(cg *g) {
              sc_expr_to_string(g->ctx, sites[k].e), names[0]);
     LLVMValueRef args[1] = {site_value(g, &sites[k])};
     cg_fail_msg_if(g, bad, fmt, args, 1);
-    bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_arena_printf(&g->ctx->arena, "(%s - %lld) / %lld",
-                                                                                      sites[k].source, (long long)b, (long long)a));
+    bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_linear_root_text(g->ctx, sites[k].source, b, a));
     bound[s] = done[k] = true;
   }
   /* every other dim that is an expression must equal it */

@@ -115,6 +115,21 @@ with tempfile.TemporaryDirectory() as tmp:
         check(m.output_shapes(**wider)[0][0] == sample["w"].shape[0] + 2,
               "the static library refuses a size the dynamic one, loaded in the same process, accepts")
 
+    # a derived size's root read back from its input reads as written: x.size()[0] - 1
+    with open(os.path.join(tmp, "derived.json"), "w") as f:
+        json.dump({"dynamic_shapes": {"x": ["dx + 1", None], "y": ["2*dx + 2", None]},
+                   "dims": {"dx": {"min": 3, "max": 64, "derived": ["dx + 1", "2*dx + 2"]}}}, f)
+    subprocess.run([shapec_bin, "export", os.path.join(src, "test", "golden", "models", "cat_double.json"), "--dynamic",
+                    os.path.join(tmp, "derived.json"), "-o", os.path.join(tmp, "derived"), "-q"], check=True,
+                   capture_output=True)
+    d = shapec.load(os.path.join(tmp, "derived", "model.so"))
+    try:
+        d(np.zeros((3, 3), np.float32), np.zeros((4, 3), np.float32))
+        check(False, "x of 3 rows (dx = 2, below its min 3) is refused")
+    except shapec.GuardError as e:
+        check("x.size()[0] - 1 >= 3" in str(e) and "- -" not in str(e) and ") / 1" not in str(e),
+              f"a derived size's guard reads as written: {str(e)[:120]}")
+
 
 
 def scaled_program(tmp):
