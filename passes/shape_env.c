@@ -692,6 +692,9 @@ static int64_t gcd64(int64_t a, int64_t b) {
  * (c a multiple of m) is no guard.  On any other backed size torch keeps the symbol and
  * checks the guard on every call (real torch 2.14: `(L['x'].size()[0] % 2) == 0` in
  * guards_code, x still [s77]). */
+static void divisibility_violation(sc_shape_env *env, sc_symbol *s, int64_t m, const sc_expr *guard,
+                                   const sc_provenance *prov);
+
 static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_expr *guard, const sc_provenance *prov) {
   int64_t m, c;
   if (d->kind != SC_EXPR_MOD || !sc_expr_is_const(d->args[1], &m) || m <= 1) return false;
@@ -709,6 +712,14 @@ static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_exp
     record(env, guard, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
     return true;
   }
+  divisibility_violation(env, s, m, guard, prov);
+  return true;
+}
+
+/* The violation of a named Dim s that must be a multiple of m, with torch's fix: a new root
+ * _s and s = m*_s. */
+static void divisibility_violation(sc_shape_env *env, sc_symbol *s, int64_t m, const sc_expr *guard,
+                                   const sc_provenance *prov) {
   sc_range_iv r = {s->range.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(s->range.lo, m),
                    s->range.hi == SC_INT_OO ? SC_INT_OO : floor_div(s->range.hi, m)};
   const char *root = sc_arena_printf(&env->ctx->arena, "_%s", s->name);
@@ -719,7 +730,6 @@ static bool solve_divisibility(sc_shape_env *env, const sc_expr *d, const sc_exp
   vi->label = s->name;
   vi->fix = (sc_fix){.kind = SC_FIX_DIM_DIVISIBLE, .dim = s->name, .other = root, .a = m, .min = r.lo,
                      .max = r.hi, .has_max = r.hi != SC_INT_OO};
-  return true;
 }
 
 /* A guard on backed sizes that is neither a replacement nor a range (s != 2, s % 2 != 0,
@@ -758,12 +768,44 @@ static bool holds_on_whole_range(sc_shape_env *env, const sc_expr *e, const sc_s
   return true;
 }
 
+/* m when guard e on s alone holds exactly at the multiples of m (2 <= m <= 64) over the
+ * first 512 values of s's range from 2: a divisibility written another way, as a view's
+ * decomposition writes it (3*s == 6*(s // 2), s == (s // (s // 2))*(s // 2)), which torch's
+ * solver reduces to Mod(s, m) == 0; 0 when it is not one. */
+static int64_t divisor_by_trial(const sc_expr *e, const sc_symbol *s) {
+  int64_t lo = s->range.lo < 2 ? 2 : s->range.lo, hi = s->range.hi == SC_INT_OO ? lo + 511 : s->range.hi;
+  if (hi > lo + 511) hi = lo + 511;
+  bool holds[512];
+  int64_t first = 0;
+  for (int64_t v = lo; v <= hi; v++) {
+    one_value o = {s->name, v};
+    int64_t out;
+    if (!sc_expr_eval(e, lookup_one, &o, &out)) return 0;
+    holds[v - lo] = out != 0;
+    if (out && !first) first = v;
+  }
+  for (int64_t m = 2; m <= 64 && first; m++) {
+    bool same = true, some_false = false;
+    for (int64_t v = lo; v <= hi && same; v++) {
+      same = holds[v - lo] == (v % m == 0);
+      some_false |= !holds[v - lo];
+    }
+    if (same && some_false) return m;
+  }
+  return 0;
+}
+
 static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   const char *names[2];
   sc_symbol *s = sc_expr_symbols(e, names, 2) == 1 ? sc_env_find(env, names[0]) : NULL;
   if (s && s->origin == SC_SYM_NAMED && holds_on_whole_range(env, e, s)) return; /* every allowed size passes */
   if (s && s->origin == SC_SYM_NAMED && env->prefer_deferred_asserts) {
     record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
+    return;
+  }
+  int64_t m = s && s->origin == SC_SYM_NAMED ? divisor_by_trial(e, s) : 0;
+  if (m) { /* torch's fix: s = m*_s */
+    divisibility_violation(env, s, m, e, prov);
     return;
   }
   if (s && s->origin == SC_SYM_NAMED) {

@@ -125,6 +125,7 @@ static void apply_fix(sc_ctx *ctx, cJSON *root, const sc_fix *f) {
       return;
     }
     case SC_FIX_DIM_DIVISIBLE: {
+      if (cJSON_GetObjectItemCaseSensitive(dims, f->other)) return; /* several guards asked for the one root */
       const sc_expr *by = sc_expr_mul(ctx, sc_expr_int(ctx, f->a), sc_expr_sym(ctx, f->other));
       if (shapes) rewrite_uses(ctx, shapes, f->dim, by, 0);
       cJSON_DeleteItemFromObjectCaseSensitive(dims, f->dim);
