@@ -819,10 +819,49 @@ static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_
   sc_env_input_guard(env, e, input_text(env, e), prov);
 }
 
+/* Term t without one factor f (a symbol), or NULL when f is not a factor of it. */
+static const sc_expr *without_factor(sc_ctx *ctx, const sc_expr *t, const sc_expr *f) {
+  if (t == f) return sc_expr_int(ctx, 1);
+  if (t->kind != SC_EXPR_MUL) return NULL;
+  const sc_expr *rest = sc_expr_int(ctx, 1);
+  bool found = false;
+  for (uint32_t i = 0; i < t->n_args; i++) {
+    if (!found && t->args[i] == f) found = true;
+    else rest = sc_expr_mul(ctx, rest, t->args[i]);
+  }
+  return found ? rest : NULL;
+}
+
+/* d = 0 with a size symbol f a factor of every term (x*y == 8*x: x*(y - 8) = 0), divided
+ * by f, as torch's solver divides by a positive symbol (it gives y = 8); d itself when no
+ * backed size divides it. */
+static const sc_expr *divide_common_size(sc_shape_env *env, const sc_expr *d) {
+  sc_ctx *ctx = env->ctx;
+  if (d->kind != SC_EXPR_ADD) return d;
+  const sc_expr *first = d->args[0];
+  uint32_t nf = first->kind == SC_EXPR_MUL ? first->n_args : 1;
+  for (uint32_t k = 0; k < nf; k++) {
+    const sc_expr *f = first->kind == SC_EXPR_MUL ? first->args[k] : first;
+    if (f->kind != SC_EXPR_SYM) continue;
+    sc_symbol *s = sc_env_find(env, f->name);
+    if (!s || s->origin == SC_SYM_UNBACKED) continue; /* a size torch treats as positive */
+    const sc_expr *sum = sc_expr_int(ctx, 0);
+    bool every = true;
+    for (uint32_t i = 0; i < d->n_args && every; i++) {
+      const sc_expr *q = without_factor(ctx, d->args[i], f);
+      if (q) sum = sc_expr_add(ctx, sum, q);
+      else every = false;
+    }
+    if (every) return divide_common_size(env, sum);
+  }
+  return d;
+}
+
 static void solve_eq(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   sc_ctx *ctx = env->ctx;
   const sc_expr *d = sc_expr_sub(ctx, e->args[0], e->args[1]);
   if (solve_divisibility(env, d, e, prov)) return;
+  d = divide_common_size(env, d);
   /* candidates: symbols that occur in d only as c*s */
   sc_symbol *cand[64];
   int64_t coeff[64];
