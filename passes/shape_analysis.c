@@ -394,8 +394,8 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
       vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = d->root->name, .value = d->root->sample, .spec_path = d->path};
       continue;
     }
-    if (d->kind == SC_DIM_NAMED) {
-      sc_symbol *root = root_symbol(env, d->root, source, d->path);
+    if (d->kind == SC_DIM_NAMED) { /* the root read from this size: x.size()[0] - 1 for dx + 1 */
+      sc_symbol *root = root_symbol(env, d->root, sc_linear_root_text(ctx, source, d->offset, d->coeff), d->path);
       if (!root) {
         sc_diags_add(&ctx->diags, SC_DIAG_SPEC_BAD_LEAF, SC_SEV_ERROR, a->spec->file, d->path,
                      "Dim '%s' has the name of one of the program's own symbols; give the Dim another name",
@@ -544,14 +544,19 @@ const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool 
   const sc_shape_env *env = &a->env;
   sc_strbuf sb = {0};
   sc_strbuf_append(&sb, "Constraints violated (");
+  /* the labels once each, sorted, as torch joins sorted(debug_names) */
+  const char **labels = sc_arena_alloc(&ctx->arena, (env->n_violations + 1) * sizeof *labels);
   size_t n_labels = 0;
   for (size_t i = 0; i < env->n_violations; i++) {
     const char *label = env->violations[i].label ? env->violations[i].label : "?";
     bool seen = false;
-    for (size_t j = 0; j < i && !seen; j++)
-      seen = env->violations[j].label && strcmp(env->violations[j].label, label) == 0;
-    if (!seen) sc_strbuf_printf(&sb, "%s%s", n_labels++ ? ", " : "", label);
+    for (size_t j = 0; j < n_labels && !seen; j++) seen = strcmp(labels[j], label) == 0;
+    if (seen) continue;
+    size_t at = n_labels++;
+    for (; at > 0 && strcmp(labels[at - 1], label) > 0; at--) labels[at] = labels[at - 1];
+    labels[at] = label;
   }
+  for (size_t i = 0; i < n_labels; i++) sc_strbuf_printf(&sb, "%s%s", i ? ", " : "", labels[i]);
   sc_strbuf_append(&sb, ")!");
   for (size_t i = 0; i < env->n_violations; i++) {
     if (said_before(env, i)) continue;

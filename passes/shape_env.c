@@ -576,6 +576,89 @@ static void carry_range(sc_shape_env *env, sc_symbol *s, const sc_expr *r, const
     named_range_violation(env, ts, guard, prov);
 }
 
+/* s = r with r a sum of several sizes (k = m + dy: torch.cat([x, y]) + z with Dims on
+ * all three): torch replaces s by the sum, so s's range bounds the sum and the sum's
+ * bounds s.  Each size of the sum gets the range the others leave it (m <= 1024 - 2, a
+ * size being 2 at least as torch takes it), s the range the sum can reach (k >= 4); a
+ * named Dim narrowed so is a violation whose fix is its new range, as in torch. */
+static void carry_range_sum(sc_shape_env *env, sc_symbol *s, const sc_expr *r, const sc_expr *guard,
+                            const sc_provenance *prov) {
+  enum { MAX_TERMS = 16 };
+  sc_symbol *ts[MAX_TERMS];
+  int64_t cs[MAX_TERMS], b = 0;
+  int n = 0;
+  uint32_t nt = r->kind == SC_EXPR_ADD ? r->n_args : 1;
+  for (uint32_t i = 0; i < nt; i++) {
+    const sc_expr *t = r->kind == SC_EXPR_ADD ? r->args[i] : r;
+    int64_t c;
+    const sc_expr *m = term_split(env->ctx, t, &c);
+    if (!m) { /* the constant */
+      b += c;
+      continue;
+    }
+    if (m->kind != SC_EXPR_SYM || n == MAX_TERMS || c == 0 || c == INT64_MIN) return;
+    sc_symbol *ms = sc_env_find(env, m->name);
+    if (!ms || ms->origin == SC_SYM_UNBACKED || ms->origin == SC_SYM_PROGRAM) return;
+    ts[n] = ms;
+    cs[n++] = c;
+  }
+  if (n < 2) return;
+  /* each term's interval, sizes from 2 */
+  int64_t lo[MAX_TERMS], hi[MAX_TERMS], sum_lo = b, sum_hi = b;
+  bool lo_inf = false, hi_inf = false;
+  for (int i = 0; i < n; i++) {
+    int64_t l = ts[i]->range.lo < 2 ? 2 : ts[i]->range.lo, h = ts[i]->range.hi;
+    bool h_inf = h == SC_INT_OO;
+    if (cs[i] > 0) {
+      lo[i] = cs[i] * l;
+      hi[i] = h_inf ? SC_INT_OO : cs[i] * h;
+    } else {
+      lo[i] = h_inf ? SC_NEG_INT_OO : cs[i] * h;
+      hi[i] = cs[i] * l;
+    }
+    if (lo[i] == SC_NEG_INT_OO) lo_inf = true;
+    else sum_lo += lo[i];
+    if (hi[i] == SC_INT_OO) hi_inf = true;
+    else sum_hi += hi[i];
+  }
+  sc_range_iv want = s->range;
+  /* s: what the sum reaches */
+  sc_range_iv reach = {lo_inf ? SC_NEG_INT_OO : sum_lo, hi_inf ? SC_INT_OO : sum_hi};
+  sc_symbol *narrowed[MAX_TERMS + 1];
+  int n_narrowed = 0;
+  sc_range_iv before = s->range;
+  s->range = sc_iv_intersect(s->range, reach);
+  if (s->origin == SC_SYM_NAMED && (s->range.lo > before.lo || s->range.hi < before.hi)) narrowed[n_narrowed++] = s;
+  /* each size: s's range less what the others can add */
+  for (int i = 0; i < n; i++) {
+    int64_t others_lo = sum_lo - (lo[i] == SC_NEG_INT_OO ? 0 : lo[i]), others_hi = sum_hi - (hi[i] == SC_INT_OO ? 0 : hi[i]);
+    bool others_lo_inf = lo_inf && lo[i] != SC_NEG_INT_OO, others_hi_inf = hi_inf && hi[i] != SC_INT_OO;
+    /* c*t in [want.lo - others_hi, want.hi - others_lo] */
+    int64_t tl = want.lo == SC_NEG_INT_OO || others_hi_inf ? SC_NEG_INT_OO : want.lo - others_hi;
+    int64_t th = want.hi == SC_INT_OO || others_lo_inf ? SC_INT_OO : want.hi - others_lo;
+    sc_range_iv bound = sc_iv_full();
+    if (cs[i] > 0) {
+      if (tl != SC_NEG_INT_OO) bound.lo = ceil_div(tl, cs[i]);
+      if (th != SC_INT_OO) bound.hi = floor_div(th, cs[i]);
+    } else {
+      if (th != SC_INT_OO) bound.lo = ceil_div(th, cs[i]);
+      if (tl != SC_NEG_INT_OO) bound.hi = floor_div(tl, cs[i]);
+    }
+    sc_range_iv got = ts[i]->range;
+    ts[i]->range = sc_iv_intersect(got, bound);
+    if (ts[i]->origin == SC_SYM_NAMED && (ts[i]->range.lo > got.lo || ts[i]->range.hi < got.hi))
+      narrowed[n_narrowed++] = ts[i];
+  }
+  /* torch states them in the order the sizes were made: the inputs' order */
+  for (int i = 1; i < n_narrowed; i++)
+    for (int j = i; j > 0 && narrowed[j] < narrowed[j - 1]; j--) {
+      sc_symbol *t = narrowed[j];
+      narrowed[j] = narrowed[j - 1];
+      narrowed[j - 1] = t;
+    }
+  for (int i = 0; i < n_narrowed; i++) named_range_violation(env, narrowed[i], guard, prov);
+}
+
 /* Decides what replacing symbol s by r means under s's marking; returns false when it is
  * a violation (recorded). */
 static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r, const sc_expr *guard,
@@ -904,6 +987,7 @@ static void solve_eq(sc_shape_env *env, const sc_expr *e, const sc_provenance *p
       /* a named Dim replaced by something outside the linear language is a runtime fact */
       int64_t a, b;
       if (!sc_expr_is_const(r, NULL) && !as_linear(ctx, r, &a, &b)) {
+        carry_range_sum(env, s, r, e, prov);
         record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
         return;
       }

@@ -363,6 +363,7 @@ static const char *sources_text(cg *g, const sc_expr *e, const char *const *boun
   for (int i = 0; i < n; i++) {
     int s = cg_symbol_index(g, names[i]);
     const char *src = s < 0 ? NULL : bound_from[s] ? bound_from[s] : g->a->env.symbols[s].source;
+    if (src && strchr(src, ' ')) src = sc_arena_printf(&g->ctx->arena, "(%s)", src); /* x.size()[0] - 1 in a product */
     if (src) e = sc_expr_subst(g->ctx, e, names[i], sc_expr_sym(g->ctx, src));
   }
   return sc_expr_to_python(g->ctx, e);
@@ -468,6 +469,39 @@ static void emit_size_check(cg *g, dim_site *site, const char *const *bound_from
   cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, d, want, "ne"), sc_strbuf_cstr(&sb), args,
                  sc_expr_is_const(site->e, NULL) ? 1 : 2);
   sc_strbuf_free(&sb);
+}
+
+/* A size that is a*s + b of one symbol (x of [k + 1, k]) is held to the range that s's
+ * range gives it, checked on the size itself before it is compared with the others, as
+ * ep.module() checks each input dim against its range_constraints entry (Guard failed:
+ * x.size()[0] >= 3 for k in [2, 16]); a lower end of 2 or less is tracing's and lets 0 and
+ * 1 through, as for a plain symbol (sc_analysis_checked_range). */
+static void emit_derived_range(cg *g, dim_site *site) {
+  const char *names[2];
+  if (sc_expr_symbols(site->e, names, 2) != 1 || site->e->kind == SC_EXPR_SYM) return;
+  int s = cg_symbol_index(g, names[0]);
+  if (s < 0) return;
+  const sc_expr *at0 = sc_expr_subst(g->ctx, site->e, names[0], sc_expr_int(g->ctx, 0));
+  const sc_expr *at1 = sc_expr_subst(g->ctx, site->e, names[0], sc_expr_int(g->ctx, 1));
+  int64_t b, a1;
+  if (!sc_expr_is_const(at0, &b) || !sc_expr_is_const(at1, &a1) || a1 - b <= 0) return;
+  int64_t a = a1 - b;
+  sc_range_iv r = sc_analysis_reported_range(&g->a->env.symbols[s]);
+  const char *text = sc_expr_to_string(g->ctx, site->e);
+  LLVMValueRef d = site_value(g, site), args[1] = {d};
+  char fmt[640];
+  if (r.lo != SC_NEG_INT_OO && r.lo <= (INT64_MAX - b) / a && a * r.lo + b > 2) {
+    int64_t lo = a * r.lo + b;
+    snprintf(fmt, sizeof fmt, "Guard failed: %s >= %lld (%s = %%lld is less than %lld, the least %s can be)",
+             site->source, (long long)lo, site->source, (long long)lo, text);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, lo), "dlo"), fmt, args, 1);
+  }
+  if (r.hi != SC_INT_OO && r.hi <= (INT64_MAX - b) / a) {
+    int64_t hi = a * r.hi + b;
+    snprintf(fmt, sizeof fmt, "Guard failed: %s <= %lld (%s = %%lld is more than %lld, the most %s can be)",
+             site->source, (long long)hi, site->source, (long long)hi, text);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, hi), "dhi"), fmt, args, 1);
+  }
 }
 
 /* A double as Python's repr writes it: the shortest text that reads back the same
@@ -772,6 +806,7 @@ static LLVMValueRef emit_prepare(cg *g) {
     snprintf(fmt, sizeof fmt, "%s = %%lld is not %s for an integer %s", sites[k].source,
              sc_expr_to_string(g->ctx, sites[k].e), names[0]);
     LLVMValueRef args[1] = {site_value(g, &sites[k])};
+    emit_derived_range(g, &sites[k]);
     cg_fail_msg_if(g, bad, fmt, args, 1);
     bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_linear_root_text(g->ctx, sites[k].source, b, a));
     bound[s] = done[k] = true;
@@ -789,6 +824,7 @@ static LLVMValueRef emit_prepare(cg *g) {
         return end_prepare(g, fn);
       }
     }
+    emit_derived_range(g, &sites[k]);
     emit_size_check(g, &sites[k], bound_from);
     done[k] = true;
   }

@@ -124,11 +124,30 @@ with tempfile.TemporaryDirectory() as tmp:
                    capture_output=True)
     d = shapec.load(os.path.join(tmp, "derived", "model.so"))
     try:
+        d(np.zeros((4, 3), np.float32), np.zeros((9, 3), np.float32))
+        check(False, "y of 9 rows beside x of 4 (dx = 3: y must be 8) is refused")
+    except shapec.GuardError as e:
+        check("dx = x.size()[0] - 1" in str(e) and "2*(x.size()[0] - 1) + 2" in str(e) and "- -" not in str(e),
+              f"a derived size's root reads as written: {str(e)[:160]}")
+    try:
         d(np.zeros((3, 3), np.float32), np.zeros((4, 3), np.float32))
         check(False, "x of 3 rows (dx = 2, below its min 3) is refused")
     except shapec.GuardError as e:
-        check("x.size()[0] - 1 >= 3" in str(e) and "- -" not in str(e) and ") / 1" not in str(e),
-              f"a derived size's guard reads as written: {str(e)[:120]}")
+        check(str(e).startswith("Guard failed: x.size()[0] >= 4"), f"x [dx + 1] is held to [4, 65]: {str(e)[:100]}")
+
+    # a derived size is held to its own range, checked first, in torch's words: x [k + 1] of
+    # k in [2, 16] refuses x of 2 rows (torch 2.14's ep.module(): Guard failed: x.size()[0] >= 3)
+    subprocess.run([shapec_bin, "export", os.path.join(src, "test", "golden", "models", "slice_plus_one_auto.pt2"),
+                    "--dynamic", os.path.join(src, "test", "golden", "specs", "slice_plus_one.json"), "-o",
+                    os.path.join(tmp, "plus_one"), "-q"], check=True, capture_output=True)
+    p1 = shapec.load(os.path.join(tmp, "plus_one", "model.so"))
+    for rows in (1, 2):
+        try:
+            p1(np.zeros((rows, 3), np.float32), np.zeros((rows - 1, 3), np.float32))
+            check(False, f"x of {rows} rows (k = {rows - 1}, below its min 2) is refused")
+        except shapec.GuardError as e:
+            check(str(e).startswith("Guard failed: x.size()[0] >= 3"), f"x of {rows} rows refused: {str(e)[:100]}")
+    check(p1(np.zeros((3, 3), np.float32), np.zeros((2, 3), np.float32)).shape == (2, 3), "x of 3 rows (k = 2) runs")
 
 
 
