@@ -7,6 +7,8 @@
  * arguments (sympy assumptions) are ignored. */
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -97,7 +99,7 @@ static int parse_args(parser *ps, sc_expr_terms *out, const char **string_arg) {
 
 typedef enum fn_kind {
   FN_SYMBOL, FN_INTEGER, FN_ADD, FN_MUL, FN_POW, FN_FLOORDIV, FN_MOD, FN_MIN, FN_MAX,
-  FN_EQ, FN_NE, FN_LT, FN_LE, FN_GT, FN_GE, FN_AND, FN_OR, FN_NOT,
+  FN_EQ, FN_NE, FN_LT, FN_LE, FN_GT, FN_GE, FN_AND, FN_OR, FN_NOT, FN_TO_FLOAT, FN_FLOAT,
 } fn_kind;
 
 static const struct {
@@ -114,6 +116,8 @@ static const struct {
     {"LessThan", FN_LE, 2, 2},          {"Gt", FN_GT, 2, 2},               {"StrictGreaterThan", FN_GT, 2, 2},
     {"Ge", FN_GE, 2, 2},                {"GreaterThan", FN_GE, 2, 2},      {"And", FN_AND, 1, INT_MAX},
     {"Or", FN_OR, 1, INT_MAX},               {"Not", FN_NOT, 1, 1},
+    /* the float sizes of arange(0, n, 1.0): ToFloat(s) is s, Float('2.0') a whole number */
+    {"ToFloat", FN_TO_FLOAT, 1, 1},          {"Float", FN_FLOAT, 0, 0},
 };
 
 /* base**n for a constant n >= 0; a power of a large sum stays unexpanded, as in sympy. */
@@ -138,6 +142,13 @@ static const sc_expr *call_known(parser *ps, size_t k, const sc_expr *const *a, 
     if (!str || n != 0) return fail(ps, at, "Symbol() takes the symbol's name as a quoted string");
     return sc_expr_sym(ps->ctx, str);
   }
+  if (kind == FN_FLOAT) { /* Float('2.0', precision=53): whole numbers only, sizes being integers */
+    char *end = NULL;
+    double v = str ? strtod(str, &end) : 0;
+    if (!str || end == str || *end || v != floor(v) || fabs(v) > 9e15)
+      return fail(ps, at, "only whole-number Float() constants are supported in size expressions");
+    return sc_expr_int(ps->ctx, (int64_t)v);
+  }
   if (n < known_functions[k].min_args || n > known_functions[k].max_args) {
     char msg[96];
     snprintf(msg, sizeof msg, "wrong number of arguments to %.*s()", (int)len, name);
@@ -158,11 +169,40 @@ static const sc_expr *call_known(parser *ps, size_t k, const sc_expr *const *a, 
     case FN_GT: return sc_expr_rel(ctx, SC_EXPR_GT, a[0], a[1]);
     case FN_GE: return sc_expr_rel(ctx, SC_EXPR_GE, a[0], a[1]);
     case FN_NOT: return sc_expr_not(ctx, a[0]);
+    case FN_TO_FLOAT: return a[0];
     default: return fold(ps, kind, a, n);
   }
 }
 
+/* CeilToInt(FloatTrueDiv(a, b)) and FloorToInt(...): the integer division torch's float
+ * arange size is (CeilToInt(FloatTrueDiv(ToFloat(s77), Float('1.0')))); of a number that
+ * is already whole, that number. */
+static const sc_expr *parse_to_int(parser *ps, bool ceil_it, const char *at) {
+  skip_space(ps);
+  if (strncmp(ps->p, "FloatTrueDiv(", 13) != 0) {
+    const sc_expr *e = parse_or(ps);
+    return e && expect(ps, ")") ? e : NULL;
+  }
+  ps->p += 13;
+  sc_expr_terms args = {0};
+  int n = parse_args(ps, &args, NULL);
+  const sc_expr *r = NULL;
+  if (n == 2 && expect(ps, ")")) {
+    sc_ctx *ctx = ps->ctx;
+    const sc_expr *a = args.items[0], *b = args.items[1];
+    int64_t d;
+    if (sc_expr_is_const(b, &d) && d == 0) r = fail(ps, at, "a division by zero");
+    else r = ceil_it ? sc_expr_neg(ctx, sc_expr_floordiv(ctx, sc_expr_neg(ctx, a), b)) : sc_expr_floordiv(ctx, a, b);
+  } else if (n >= 0 && n != 2) {
+    r = fail(ps, at, "FloatTrueDiv() takes two arguments");
+  }
+  sc_expr_terms_free(&args);
+  return r;
+}
+
 static const sc_expr *parse_call(parser *ps, const char *name, size_t len, const char *at) {
+  if ((len == 9 && strncmp(name, "CeilToInt", 9) == 0) || (len == 10 && strncmp(name, "FloorToInt", 10) == 0))
+    return parse_to_int(ps, len == 9, at);
   for (size_t k = 0; k < sizeof known_functions / sizeof known_functions[0]; k++) {
     if (strlen(known_functions[k].name) != len || strncmp(known_functions[k].name, name, len) != 0) continue;
     sc_expr_terms args = {0};

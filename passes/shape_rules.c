@@ -5,6 +5,7 @@
  * symbolic expressions and emits guards through the shape environment. */
 #include "shape_rules.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1733,11 +1734,65 @@ static bool rule_sized(sc_rule_ctx *rc) {
   return set_out(rc, 0, &s);
 }
 
+/* A number argument's value when it is a float constant (arange(0, n, 1.0)). */
+static bool float_const_arg(sc_rule_ctx *rc, const char *name, double *out) {
+  const sc_arg *a = arg(rc, name);
+  if (arg_is_none(a) || a->kind != SC_ARG_FLOAT || a->n_items != 1 || a->items[0].value) return false;
+  *out = a->items[0].f;
+  return true;
+}
+
+/* arange with a float start, end or step: a float that is a whole number reads as that
+ * integer (XLNet's arange(0, klen, 1.0)); with every bound a number the length is torch's
+ * ceil((end - start) / step) in double. */
+static bool rule_arange_floats(sc_rule_ctx *rc, int form, bool *handled) {
+  const char *names[3] = {"start", "end", "step"};
+  double v[3] = {0, 0, 1};
+  bool is_float[3] = {false, false, false}, any = false;
+  for (int i = 0; i < 3; i++) {
+    if ((i == 0 && form < 1) || (i == 2 && form < 2)) continue;
+    is_float[i] = float_const_arg(rc, names[i], &v[i]);
+    any |= is_float[i];
+  }
+  *handled = false;
+  if (!any) return true;
+  bool whole = true;
+  for (int i = 0; i < 3; i++) whole &= !is_float[i] || (v[i] == floor(v[i]) && fabs(v[i]) < 9e15);
+  if (whole) return true; /* read as integers by the caller */
+  *handled = true;
+  int64_t iv;
+  for (int i = 0; i < 3; i++) {
+    if (is_float[i] || (i == 0 && form < 1) || (i == 2 && form < 2)) continue;
+    const sc_expr *e = int_arg(rc, names[i], sc_expr_int(rc->ctx, i == 2 ? 1 : 0));
+    if (!e) return false;
+    if (!sc_expr_is_const(e, &iv))
+      return rule_error(rc, "arange with a fractional %s and a symbolic %s has no shape rule", is_float[0] ? "start"
+                        : is_float[1] ? "end" : "step", names[i]);
+    v[i] = (double)iv;
+  }
+  if (v[2] == 0) return rule_error(rc, "step must be nonzero");
+  double n = ceil((v[1] - v[0]) / v[2]);
+  if (!(n >= 0)) n = 0;
+  if (n > 9e15) return rule_error(rc, "arange of %g elements", n);
+  shape s = {1, {sc_expr_int(rc->ctx, (int64_t)n)}};
+  return set_out(rc, 0, &s);
+}
+
+/* An int, SymInt or whole float argument as an expression. */
+static const sc_expr *whole_arg(sc_rule_ctx *rc, const char *name, const sc_expr *def) {
+  double f;
+  if (float_const_arg(rc, name, &f)) return sc_expr_int(rc->ctx, (int64_t)f);
+  return int_arg(rc, name, def);
+}
+
 static bool rule_arange(sc_rule_ctx *rc, int form) {
+  bool handled;
+  if (!rule_arange_floats(rc, form, &handled)) return false;
+  if (handled) return true;
   const sc_expr *start = sc_expr_int(rc->ctx, 0), *end, *step = sc_expr_int(rc->ctx, 1);
-  end = int_arg(rc, "end", NULL);
-  if (form >= 1) start = int_arg(rc, "start", sc_expr_int(rc->ctx, 0));
-  if (form == 2) step = int_arg(rc, "step", sc_expr_int(rc->ctx, 1));
+  end = whole_arg(rc, "end", NULL);
+  if (form >= 1) start = whole_arg(rc, "start", sc_expr_int(rc->ctx, 0));
+  if (form == 2) step = whole_arg(rc, "step", sc_expr_int(rc->ctx, 1));
   if (!start || !end || !step) return false;
   int64_t st = 0;
   if (!sc_expr_is_const(step, &st) || st == 0) return rule_error(rc, "step must be a non-zero constant");
@@ -2270,6 +2325,16 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ARANGE: return rule_arange(rc, 0);
     case SC_OP_ARANGE_START: return rule_arange(rc, 1);
     case SC_OP_ARANGE_START_STEP: return rule_arange(rc, 2);
+    case SC_OP_EYE: case SC_OP_EYE_M: { /* [n, n] or [n, m]; torch: "n must be greater or equal to 0, got -1" */
+      const sc_expr *rows = int_arg(rc, "n", NULL);
+      const sc_expr *cols = rc->node->op->id == SC_OP_EYE_M ? int_arg(rc, "m", NULL) : rows;
+      if (!rows || !cols) return false;
+      int64_t v;
+      if (sc_expr_is_const(rows, &v) && v < 0) return rule_error(rc, "n must be greater or equal to 0, got %lld", (long long)v);
+      if (sc_expr_is_const(cols, &v) && v < 0) return rule_error(rc, "m must be greater or equal to 0, got %lld", (long long)v);
+      shape s = {2, {rows, cols}};
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_ZEROS: case SC_OP_ONES: case SC_OP_FULL: case SC_OP_EMPTY: case SC_OP_NEW_ZEROS: case SC_OP_NEW_ONES:
     case SC_OP_RAND: case SC_OP_RANDN:
       return rule_sized(rc);

@@ -2146,10 +2146,22 @@ static bool lower_index_read(cg *g, const sc_node *n) {
   bool emb = n->op->id == SC_OP_EMBEDDING;
   cg_value *src = tensor(g, n, emb ? "weight" : "self"), *idx = tensor(g, n, emb ? "indices" : "index");
   if (!src || !idx) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
-  if (idx->v->meta.dtype != SC_DTYPE_I64)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with %s indices has no CPU lowering yet", n->target,
-                    sc_dtype_name(idx->v->meta.dtype));
+  if (idx->v->meta.dtype != SC_DTYPE_I64 && !(idx->v->meta.dtype == SC_DTYPE_I32 && !g->cuda))
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with %s indices has no %s lowering yet", n->target,
+                    sc_dtype_name(idx->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
   cg_value *out = cg_produce(g, output(n, 0));
+  if (idx->v->meta.dtype == SC_DTYPE_I32) { /* int32 indices (CPM-Ant's embedding): widened once for the kernels */
+    cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch); /* a buffer freed after this node */
+    scratch->last_use = g->node;
+    LLVMValueRef data = cg_alloc_buffer(g, scratch, LLVMBuildMul(g->B, idx->numel, cg_i64(g, 8), "bytes"));
+    LLVMTypeRef wp[3] = {g->ptr, g->ptr, g->i64};
+    LLVMValueRef wa[3] = {idx->data, data, idx->numel};
+    cg_call(g, "sc_k_widen_i32", g->voidt, wp, 3, wa, 3, false);
+    cg_value *wide = sc_arena_alloc(&g->ctx->arena, sizeof *wide); /* the indices' dims, the widened data */
+    *wide = *idx;
+    wide->data = data;
+    idx = wide;
+  }
   int r = src->v->meta.rank, d = emb ? 0 : norm_dim(int_arg(n, "dim", 0), r);
   LLVMValueRef esize = cg_elem_size(g, src->v->meta.dtype);
   LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target)), rc;
@@ -2737,6 +2749,16 @@ static bool lower_creation(cg *g, const sc_node *n) {
     LLVMValueRef a[5] = {out->data, out->numel, start, LLVMConstReal(g->f64, float_arg(n, "step", 1)),
                          LLVMConstInt(g->i32, (unsigned)kind, 0)};
     cg_call(g, "sc_k_arange", g->voidt, p, 5, a, 5, false);
+    return true;
+  }
+  if (n->op->id == SC_OP_EYE || n->op->id == SC_OP_EYE_M) {
+    int kind = element_kind(dt);
+    if (g->cuda || kind < 0)
+      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (integers, bools, float32 "
+                      "and float64 on the CPU have one)", n->target, sc_dtype_name(dt), g->cuda ? "CUDA" : "CPU");
+    LLVMTypeRef p[4] = {g->ptr, g->i64, g->i64, g->i32};
+    LLVMValueRef a[4] = {out->data, out->dims[0], out->dims[1], LLVMConstInt(g->i32, (unsigned)kind, 0)};
+    cg_call(g, "sc_k_eye", g->voidt, p, 4, a, 4, false);
     return true;
   }
   if (n->op->id == SC_OP_RAND || n->op->id == SC_OP_RANDN) {

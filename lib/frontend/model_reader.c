@@ -621,7 +621,8 @@ static bool is_decomposable(const char *target) {
   };
   for (size_t i = 0; i < sizeof decomposable / sizeof *decomposable; i++)
     if (strcmp(decomposable[i], target) == 0) return true;
-  return false;
+  /* vmap's markers in the pre-dispatch IR (Mamba's scan): run_decompositions() traces them away */
+  return strncmp(target, "torch._functorch.predispatch.", 29) == 0;
 }
 
 static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int index, sc_strmap *node_names) {

@@ -192,6 +192,24 @@ def complex_rotary(xq, pos):
     return rotated, torch.view_as_real(z), x.abs(), torch.angle(x), torch.angle(xq), (1 - x).imag
 
 
+def eye_arange_int32(x, ids):
+    n = x.shape[0]
+    e = torch.eye(n) + torch.eye(n, x.shape[1])[:, :1]  # [n, n] and [n, m]: the identity, a dynamic size
+    b = torch.eye(3, dtype=torch.bool) | torch.eye(3, 5, dtype=torch.bool)[:, :3]
+    r = torch.arange(0, n, 1.0) * 2 + torch.arange(0.0, 1.0, 0.25).sum()  # XLNet's float step; a fractional one
+    emb = F.embedding(ids.to(torch.int32), x)  # int32 indices (CPM-Ant)
+    return e @ x, b, r, emb
+
+
+def sdpa_masked_rows(q, k, v):
+    """A left-padded batch: the padded query rows see no key (torch 2.6 and 2.14 give zeros)."""
+    m = torch.ones(q.shape[0], 1, q.shape[2], k.shape[2], dtype=torch.bool).tril()
+    m[1:, :, :2, :] = False  # the second item's first two rows masked whole
+    fm = torch.zeros(m.shape).masked_fill(~m, float("-inf"))
+    return (F.scaled_dot_product_attention(q, k, v, attn_mask=m), F.scaled_dot_product_attention(q, k, v, attn_mask=fm),
+            F.scaled_dot_product_attention(q, k, v, attn_mask=m[:, :, :, :1].expand(m.shape)))
+
+
 def mutate_detach(x):
     y = x * 1
     y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
@@ -586,6 +604,10 @@ def small_cases():
                   ({0: AUTO, 1: AUTO}, {0: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
     c.append(case("complex_rotary", lambda m, xq, pos: complex_rotary(xq, pos), (r(2, 5, 3, 8), torch.arange(5)),
                   ({0: AUTO, 1: Dim("s")}, {0: Dim("s")})))
+    c.append(case("eye_arange_int32", lambda m, x, ids: eye_arange_int32(x, ids),
+                  (r(5, 4), torch.tensor([[0, 3, 1], [4, 2, 2]])), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
+    c.append(case("sdpa_masked_rows", lambda m, q, k, v: sdpa_masked_rows(q, k, v), (r(2, 2, 5, 8), r(2, 2, 5, 8), r(2, 2, 5, 8)),
+                  ({0: AUTO, 2: Dim("s")}, {0: AUTO, 2: Dim("s")}, {0: AUTO, 2: Dim("s")})))
     c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))

@@ -79,6 +79,11 @@ static const struct {
     {"LessThan(Symbol('s0', positive=True, integer=True), Integer(100))", "s0 <= 100"},
     {"StrictLessThan(Symbol('s0', integer=True), Integer(3))", "s0 < 3"},
     {"Pow(Symbol('s0'), Integer(2))", "s0**2"},
+    /* torch 2.14's size of arange(0, n, 1.0) and of a float step of 2.0; a fraction is refused */
+    {"CeilToInt(FloatTrueDiv(ToFloat(Symbol('s77', positive=True, integer=True)), Float('1.0', precision=53)))", "s77"},
+    {"CeilToInt(FloatTrueDiv(ToFloat(Symbol('s0', integer=True)), Float('2.0', precision=53)))", "-((-s0)//2)"},
+    {"FloorToInt(FloatTrueDiv(ToFloat(Symbol('s0', integer=True)), Float('2.0', precision=53)))", "(s0//2)"},
+    {"CeilToInt(FloatTrueDiv(ToFloat(Symbol('s0', integer=True)), Float('0.5', precision=53)))", NULL},
 };
 
 START_TEST(test_print_canonical) {

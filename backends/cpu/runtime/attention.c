@@ -182,9 +182,14 @@ __attribute__((target("avx2"))) static float max_row(const float *x, int64_t s) 
 }
 
 /* A row of scores in place: exp(x - mx); returns 1 / their sum.  A NaN score, or an
- * infinite mx, gives NaN, as ATen's softmax does.  Float lanes, folded into a double every
- * 1024 keys so that long rows stay accurate. */
+ * infinite mx, gives NaN, as ATen's softmax does, but a row masked whole (mx = -inf) gives
+ * zeros, as torch's scaled_dot_product_attention does since 2.5 (2.6 and 2.14 measured).
+ * Float lanes, folded into a double every 1024 keys so that long rows stay accurate. */
 __attribute__((target("avx2,fma"))) static float exp_row(float *x, int64_t s, float mx) {
+  if (mx == -INFINITY) {
+    for (int64_t c = 0; c < s; c++) x[c] = 0.0f;
+    return 0.0f;
+  }
   __m256 shift = _mm256_set1_ps(mx);
   double sum = 0;
   int64_t c = 0;
@@ -549,15 +554,16 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_r
     __m256 m = _mm256_blendv_ps(none, a[t][0], in[0]);
     if (halves == 2) m = _mm256_max_ps(_mm256_blendv_ps(none, a[t][1], in[1]), m); /* a NaN lane keeps m */
     float mx = lanes_max_shuffled(m);
-    __m256 shift = _mm256_set1_ps(mx), sum8 = _mm256_setzero_ps();
+    bool masked_whole = mx == -INFINITY; /* zeros, as torch (exp_row) */
+    __m256 shift = _mm256_set1_ps(masked_whole ? 0.0f : mx), sum8 = _mm256_setzero_ps();
     for (int h = 0; h < halves; h++) { /* keys past s give 0 */
       __m256 p = _mm256_and_ps(exp_nonpositive8(_mm256_sub_ps(a[t][h], shift)), in[h]);
       _mm256_store_ps(row + 8 * h, p);
       sum8 = _mm256_add_ps(sum8, p);
     }
     float sum = lanes_sum(sum8);
-    if (isinf(mx)) sum = NAN; /* a fully masked row (or an infinite score): NaN, as ATen */
-    inv[t] = _mm256_set1_ps(1.0f / sum); /* float inputs: as (float)(1.0 / sum) */
+    if (mx == INFINITY) sum = NAN; /* an infinite score: NaN, as ATen */
+    inv[t] = _mm256_set1_ps(masked_whole ? 0.0f : 1.0f / sum); /* float inputs: as (float)(1.0 / sum) */
   }
   for (int64_t c = 0; c < j->ev; c += 8) {
     int64_t w = j->ev - c < 8 ? j->ev - c : 8;
@@ -755,14 +761,16 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void few_keys_l
     top = _mm256_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
   }
   __m256 sum = _mm256_setzero_ps();
+  /* a row masked whole (top = -inf) gives zeros, as torch (exp_row); an infinite score
+   * leaves inf - inf = NaN among the exponentials, so its outputs are NaN, as ATen's */
+  const __m256 whole = _mm256_cmp_ps(top, none, _CMP_EQ_OQ);
+  top = _mm256_andnot_ps(whole, top);
 #pragma GCC unroll 8
   for (int key = 0; key < S; key++) {
     score[key] = exp_nonpositive8(_mm256_sub_ps(score[key], top));
     sum = _mm256_add_ps(sum, score[key]);
   }
-  /* a fully masked row, or an infinite score, leaves inf - inf = NaN among the
-   * exponentials, so its outputs are NaN, as ATen's */
-  __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), sum);
+  __m256 inv = _mm256_andnot_ps(whole, _mm256_div_ps(_mm256_set1_ps(1.0f), sum));
   for (int64_t c = 0; c < j->ev; c += 8) {
     int64_t w = j->ev - c < 8 ? j->ev - c : 8;
     __m256 col[8];
@@ -888,6 +896,8 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline __m512 
       score[key] = _mm512_mask_blend_ps(_mm512_cmpgt_epi32_mask(_mm512_set1_epi32(key), row), score[key], none);
     top = _mm512_max_ps(score[key], top); /* a NaN score keeps top, as lanes_max */
   }
+  const __mmask16 whole = _mm512_cmp_ps_mask(top, none, _CMP_EQ_OQ); /* zeros, as torch (exp_row) */
+  top = _mm512_mask_blend_ps(whole, top, _mm512_setzero_ps());
 #pragma GCC unroll 8
   for (int key = 0; key < S; key++) score[key] = exp_nonpositive16(_mm512_sub_ps(score[key], top));
   /* the sum from the first key's term: 0 + e is e for every e >= 0 (or NaN), one add less
@@ -895,7 +905,7 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) static inline __m512 
   __m512 sum = score[0];
 #pragma GCC unroll 8
   for (int key = 1; key < S; key++) sum = _mm512_add_ps(sum, score[key]);
-  return _mm512_div_ps(_mm512_set1_ps(1.0f), sum);
+  return _mm512_mask_blend_ps(whole, _mm512_div_ps(_mm512_set1_ps(1.0f), sum), _mm512_setzero_ps());
 }
 
 /* few_keys_lanes with PAIR for four items at once in 16 lanes, k's columns contiguous: the
@@ -1077,9 +1087,10 @@ static void block_plain(const attention_job *j, const float *q, const float *k, 
     }
     if (mask || j->causal) limit_row(j, scores, mask ? mask + r * j->ms[2] : NULL, j->causal ? r : j->s);
     for (int64_t c = 0; c < j->s; c++) mx = scores[c] > mx ? scores[c] : mx;
+    bool whole = mx == -INFINITY; /* masked whole: zeros, as torch (exp_row) */
     double sum = 0;
-    for (int64_t c = 0; c < j->s; c++) sum += (scores[c] = expf(scores[c] - mx));
-    float inv = (float)(1.0 / sum);
+    for (int64_t c = 0; c < j->s; c++) sum += (scores[c] = whole ? 0.0f : expf(scores[c] - mx));
+    float inv = whole ? 0.0f : (float)(1.0 / sum);
     float *orow = out + r * j->os[2];
     for (int64_t c = 0; c < j->ev; c++) {
       float acc = 0;

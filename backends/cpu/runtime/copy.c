@@ -1,5 +1,5 @@
 /* copy.c - data movement kernels: strided copies (permute, expand, slice, cat), fills,
- * arange, index_select / embedding, gather and repeat. */
+ * arange, eye, index_select / embedding, gather and repeat. */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -718,4 +718,15 @@ void sc_k_triangle(const void *x, void *out, int64_t batch, int64_t rows, int64_
         if (keep) memcpy(dst + at, src + at, (size_t)esize);
         else memset(dst + at, 0, (size_t)esize);
       }
+}
+
+void sc_k_eye(void *dst, int64_t rows, int64_t cols, int32_t kind) {
+  char *d = dst;
+  int64_t size = sc_kind_size(kind);
+  memset(d, 0, (size_t)(rows * cols * size));
+  for (int64_t i = 0; i < rows && i < cols; i++) perm_put(d + (i * cols + i) * size, kind, 1);
+}
+
+void sc_k_widen_i32(const int32_t *src, int64_t *dst, int64_t n) {
+  for (int64_t i = 0; i < n; i++) dst[i] = src[i];
 }

@@ -190,6 +190,10 @@ void sc_k_complex_narrow(const float *x, float *out, int32_t rank, const int64_t
 void sc_k_complex_hermitian(const float *x, float *out, int32_t rank, const int64_t *shape, int32_t d, int64_t full);
 /* randperm: a permutation of 0 .. n-1 from the same generator, kind SC_KIND_* (copy.c) */
 void sc_k_randperm(void *dst, int64_t n, int32_t kind);
+/* eye: ones on the diagonal of a [rows, cols] matrix, zeros elsewhere; kind SC_KIND_* (copy.c) */
+void sc_k_eye(void *dst, int64_t rows, int64_t cols, int32_t kind);
+/* int32 indices widened to the int64 the index kernels read (copy.c) */
+void sc_k_widen_i32(const int32_t *src, int64_t *dst, int64_t n);
 void sc_k_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner);
 /* glu: out [outer, half, inner] = x's first half along the middle dim times the sigmoid of
  * its second half (x [outer, 2 * half, inner]), kind SC_KIND_F32 or F64 (nn.c) */

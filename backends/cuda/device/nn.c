@@ -242,8 +242,8 @@ SC_KERNEL void sc_d_softmax(const float *x, float *y, int64_t outer, int64_t n, 
 /* out [batch, l, ev] = softmax(q [batch, l, e] @ k [batch, s, e]^T * scale + mask) @ v
  * [batch, s, ev], mask [.., l, s] at b * mask_stride (NULL: none), causal: key j > query i
  * masked.  One (batch, query row) per work item, with an online softmax accumulating into
- * the output row: a row whose scores are all -inf, or hold a NaN or +inf, comes out NaN as
- * on the CPU; s == 0 gives zeros. */
+ * the output row: a row whose scores are all -inf gives zeros, as torch and the CPU; one
+ * that holds a NaN or +inf comes out NaN; s == 0 gives zeros. */
 SC_KERNEL void sc_d_sdpa(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride,
                          float *out, int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale,
                          int32_t causal) {
@@ -264,6 +264,7 @@ SC_KERNEL void sc_d_sdpa(const float *q, const float *k, const float *v, const f
       float sc = fscale * dot;
       if (mrow) sc += mrow[j];
       if (causal && j > i) sc = -__builtin_inff();
+      if (sc == -__builtin_inff()) continue; /* masked: no weight */
       if (sc > m) {
         float r = sc_expf(m - sc);
         sum *= r;
@@ -275,7 +276,7 @@ SC_KERNEL void sc_d_sdpa(const float *q, const float *k, const float *v, const f
       const float *vj = vb + j * ev;
       for (int64_t c = 0; c < ev; c++) orow[c] += pj * vj[c];
     }
-    float inv = (float)(1.0 / sum);
+    float inv = sum == 0.0 ? 0.0f : (float)(1.0 / sum); /* masked whole: zeros */
     for (int64_t c = 0; c < ev; c++) orow[c] *= inv;
   }
 }
