@@ -45,10 +45,12 @@ const sc_op_info *sc_op_lookup_inplace(const char *target) {
   if (!op) return NULL;
   switch (op->id) {
     case SC_OP_INDEX_COPY: case SC_OP_INDEX_PUT: case SC_OP_SCATTER_SRC: case SC_OP_SCATTER_VALUE: case SC_OP_SCATTER_ADD:
-    case SC_OP_SCATTER_REDUCE: return op;
+    case SC_OP_SCATTER_REDUCE: case SC_OP_TRIU: case SC_OP_TRIL: return op;
     default: return op->op_class == SC_OPC_ELEMENTWISE ? op : NULL;
   }
 }
+
+bool sc_op_only_in_place(const sc_op_info *op) { return op && op->id == SC_OP_FILL_DIAGONAL_; }
 
 const char *sc_op_self_name(const sc_op_info *op) { return op->id == SC_OP_DROPOUT ? "input" : "self"; }
 

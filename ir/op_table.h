@@ -2,6 +2,7 @@
 #ifndef SC_OP_TABLE_H
 #define SC_OP_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum sc_op_id {
@@ -41,6 +42,8 @@ const sc_op_info *sc_op_get(sc_op_id id);
 const sc_op_info *sc_op_lookup_inplace(const char *target);
 /* The name of an operator's first tensor argument in its schema: "self", or "input" for
  * aten.dropout (whose in-place variant calls it self). */
+/* An op whose only form updates self (fill_diagonal_): its node is read as in place. */
+bool sc_op_only_in_place(const sc_op_info *op);
 const char *sc_op_self_name(const sc_op_info *op);
 /* Fills `out` with up to `max` known targets closest to `target` (edit distance), best
  * first; returns how many. */

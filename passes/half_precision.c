@@ -31,7 +31,7 @@ static bool moves_elements(const sc_node *n) {
     case SC_OP_DIFF: case SC_OP_UPSAMPLE_BILINEAR2D: case SC_OP_PAD: case SC_OP_CONSTANT_PAD_ND:
     case SC_OP_SCATTER_ADD: case SC_OP_SCATTER_REDUCE: case SC_OP_CDIST: case SC_OP_PDIST: case SC_OP_GRID_SAMPLER_2D:
     case SC_OP_UPSAMPLE_BICUBIC2D: case SC_OP_OUTER: case SC_OP_KRON: case SC_OP_COL2IM: case SC_OP_INDEX_ADD:
-    case SC_OP_EMBEDDING_BAG:
+    case SC_OP_EMBEDDING_BAG: case SC_OP_FILL_DIAGONAL_:
       return false; /* they compute (a difference, an interpolation, a fill value, sums) */
     case SC_OP_MAX_POOL2D: case SC_OP_MAX_POOL2D_INDICES: case SC_OP_MAX_POOL1D: case SC_OP_MAX_POOL3D:
     case SC_OP_MAX_POOL3D_INDICES:

@@ -961,6 +961,24 @@ static bool rule_as_strided(sc_rule_ctx *rc) {
   return set_out(rc, 0, &out);
 }
 
+/* as_strided_scatter(self, src, size, stride, storage_offset): self's shape; src is what
+ * as_strided(self, size, stride) would read (fill_diagonal_ after run_decompositions()). */
+static bool rule_as_strided_scatter(sc_rule_ctx *rc) {
+  const sc_value *x = tensor_arg(rc, "self", true), *src = tensor_arg(rc, "src", true);
+  shape s = {0}, sz = {0}, st = {0}, ss = {0};
+  if (!x || !src || !shape_of(rc, x, &s) || !shape_of(rc, src, &ss)) return false;
+  sz.rank = ints_arg(rc, "size", sz.d, MAX_RANK, -1);
+  st.rank = ints_arg(rc, "stride", st.d, MAX_RANK, -1);
+  if (sz.rank < 0 || st.rank < 0) return false;
+  if (sz.rank != st.rank)
+    return rule_error(rc, "mismatch in length of strides and shape (%d strides for %d sizes)", st.rank, sz.rank);
+  if (ss.rank != sz.rank)
+    return rule_error(rc, "expected src to have a size equal to the slice of self: src of rank %d, slice of rank %d",
+                      ss.rank, sz.rank);
+  for (int i = 0; i < sz.rank; i++) eq_guard(rc, "as_strided_scatter", ss.d[i], sz.d[i]);
+  return set_out(rc, 0, &s);
+}
+
 /* grid_sampler_2d(input [n, c, h, w], grid [n, gh, gw, 2]) -> [n, c, gh, gw] */
 static bool rule_grid_sampler(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "input", true), *gr = tensor_arg(rc, "grid", true);
@@ -2243,6 +2261,14 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_PROD_DIM: return rule_reduce(rc, "dim", false, 1);
     case SC_OP_LOGSUMEXP: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_TRIU: case SC_OP_TRIL: return rule_same_as(rc, "self");
+    case SC_OP_FILL_DIAGONAL_: { /* torch: a matrix, or every dim of one length */
+      const sc_value *x = tensor_arg(rc, "self", true);
+      shape s = {0};
+      if (!x || !shape_of(rc, x, &s)) return false;
+      if (s.rank < 2) return rule_error(rc, "dimensions must larger than 1");
+      for (int i = 1; s.rank > 2 && i < s.rank; i++) eq_guard(rc, "fill_diagonal_", s.d[i], s.d[0]);
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_LINALG_VECTOR_NORM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_CUMMAX: case SC_OP_CUMMIN: case SC_OP_CUMSUM: case SC_OP_CUMPROD: {
       const sc_value *x = tensor_arg(rc, "self", true);
@@ -2301,6 +2327,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_HISTC: return rule_histc(rc);
     case SC_OP_DIAGONAL: return rule_diagonal(rc);
     case SC_OP_AS_STRIDED: return rule_as_strided(rc);
+    case SC_OP_AS_STRIDED_SCATTER: return rule_as_strided_scatter(rc);
     case SC_OP_GRID_SAMPLER_2D: return rule_grid_sampler(rc);
     case SC_OP_CDIST: return rule_distance(rc, false);
     case SC_OP_PDIST: return rule_distance(rc, true);

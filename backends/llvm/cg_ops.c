@@ -2465,6 +2465,36 @@ static bool lower_scatter(cg *g, const sc_node *n) {
  * logical order, which is that storage where the program says self is compact (its
  * recorded strides, storage offset 0).  Then the view is a strided copy from the storage
  * offset, every element it reads checked to lie inside self; otherwise it is refused. */
+/* as_strided_scatter: self copied, then src written where as_strided(self, size, stride,
+ * storage_offset) reads; every written position checked to lie inside self. */
+static bool lower_as_strided_scatter(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self"), *src = tensor(g, n, "src");
+  if (!x || !src) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
+  if (src->v->meta.dtype != x->v->meta.dtype)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s: src of %s into self of %s", n->target,
+                    sc_dtype_name(src->v->meta.dtype), sc_dtype_name(x->v->meta.dtype));
+  cg_value *out = updated_self(g, x, output(n, 0));
+  int r = src->v->meta.rank;
+  LLVMValueRef st[CG_MAX_RANK], last = int_value(g, n, "storage_offset", 0), nonempty = LLVMConstInt(g->i1, 1, 0);
+  LLVMValueRef first = last;
+  for (int d = 0; d < r; d++) {
+    st[d] = list_item(g, n, "stride", (size_t)d);
+    last = LLVMBuildAdd(g->B, last, LLVMBuildMul(g->B, LLVMBuildSub(g->B, src->dims[d], cg_i64(g, 1), "k"), st[d], "o"), "last");
+    nonempty = LLVMBuildAnd(g->B, nonempty, LLVMBuildICmp(g->B, LLVMIntSGT, src->dims[d], cg_i64(g, 0), "ne"), "ne");
+  }
+  LLVMValueRef outside = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, first, cg_i64(g, 0), "lo"),
+                                     LLVMBuildICmp(g->B, LLVMIntSGE, last, x->numel, "hi"), "out");
+  LLVMValueRef args[2] = {last, x->numel};
+  cg_fail_msg_if(g, LLVMBuildAnd(g->B, nonempty, outside, "bad"),
+                 sc_arena_printf(&g->ctx->arena, "as_strided_scatter (node '%s') writes element %%lld of '%s', which has "
+                                 "%%lld elements", n->name, x->v->name), args, 2);
+  LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
+  LLVMValueRef a[6] = {src->data, offset_ptr(g, out->data, first, x->v->meta.dtype), LLVMConstInt(g->i32, (unsigned)r, 0),
+                       array_i64(g, src->dims, r), array_i64(g, st, r), cg_elem_size(g, x->v->meta.dtype)};
+  cg_call(g, "sc_k_strided_scatter", g->voidt, p, 6, a, 6, false);
+  return true;
+}
+
 static bool lower_as_strided(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   const sc_tensor_meta *m = &x->v->meta;
@@ -2710,9 +2740,25 @@ static bool lower_indexing(cg *g, const sc_node *n) {
       return lower_search_sorted(g, n);
     case SC_OP_DIAGONAL: return lower_diagonal(g, n);
     case SC_OP_AS_STRIDED: return lower_as_strided(g, n);
+    case SC_OP_AS_STRIDED_SCATTER: return lower_as_strided_scatter(g, n);
     case SC_OP_GRID_SAMPLER_2D: return lower_grid_sampler(g, n);
     case SC_OP_REPEAT_INTERLEAVE: return lower_repeat_interleave(g, n);
     case SC_OP_TRIU: case SC_OP_TRIL: return lower_triangle(g, n);
+    case SC_OP_FILL_DIAGONAL_: { /* self copied (or updated where it is state), then its diagonal */
+      cg_value *self = tensor(g, n, "self");
+      int kind = self ? element_kind(self->v->meta.dtype) : -1;
+      if (kind < 0 || g->cuda)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for integers, bools, float32 "
+                        "and float64", n->target);
+      cg_value *out = updated_self(g, self, output(n, 0));
+      int r = self->v->meta.rank;
+      LLVMTypeRef p[6] = {g->ptr, g->i32, g->ptr, g->f64, g->i32, g->i32};
+      LLVMValueRef a[6] = {out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, out->dims, r),
+                           LLVMConstReal(g->f64, float_arg(n, "fill_value", 0)), LLVMConstInt(g->i32, (unsigned)kind, 0),
+                           LLVMConstInt(g->i32, int_arg(n, "wrap", 0) != 0, 0)};
+      cg_call(g, "sc_k_fill_diagonal", g->voidt, p, 6, a, 6, false);
+      return true;
+    }
     case SC_OP_MESHGRID: return lower_meshgrid(g, n);
     case SC_OP_MASKED_SCATTER: return lower_masked_scatter(g, n);
     case SC_OP_NATIVE_DROPOUT: return lower_native_dropout(g, n);

@@ -632,6 +632,7 @@ static bool read_node(reader *r, sc_graph *g, const cJSON *obj, sc_node *n, int 
   if (ok && n->target) {
     n->op = sc_op_lookup(n->target);
     if (!n->op && (n->op = sc_op_lookup_inplace(n->target))) n->inplace = true;
+    if (sc_op_only_in_place(n->op)) n->inplace = true;
     /* a wrapper's nodes replace it (inline_wrappers.c); padding modes and dim moves are
      * rewritten after the graph is read (conv_padding.c, dim_moves.c) */
     if (!n->op && !sc_is_inlined_wrapper(n->target) && !sc_conv_padding_overload(n->target) &&

@@ -210,6 +210,17 @@ def sdpa_masked_rows(q, k, v):
             F.scaled_dot_product_attention(q, k, v, attn_mask=m[:, :, :, :1].expand(m.shape)))
 
 
+def diagonal_in_place(x):
+    """fill_diagonal_ and triu_ as ProphetNet's attention masks use them."""
+    y = x.clone()
+    y.fill_diagonal_(0.5)  # a tall or wide matrix: the leading square's diagonal
+    m = torch.ones(x.shape[0], x.shape[0])
+    m.triu_(1)
+    t = torch.zeros(7, 3).fill_diagonal_(2.0, wrap=True)  # tall, wrapped: again after every 4 rows
+    c = torch.zeros(3, 3, 3, dtype=torch.int64).fill_diagonal_(7)  # every dim of one length
+    return y, m.tril_(-0) + 1, t, c
+
+
 def mutate_detach(x):
     y = x * 1
     y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
@@ -608,6 +619,7 @@ def small_cases():
                   (r(5, 4), torch.tensor([[0, 3, 1], [4, 2, 2]])), ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO})))
     c.append(case("sdpa_masked_rows", lambda m, q, k, v: sdpa_masked_rows(q, k, v), (r(2, 2, 5, 8), r(2, 2, 5, 8), r(2, 2, 5, 8)),
                   ({0: AUTO, 2: Dim("s")}, {0: AUTO, 2: Dim("s")}, {0: AUTO, 2: Dim("s")})))
+    c.append(case("diagonal_in_place", lambda m, x: diagonal_in_place(x), (r(5, 3),), ({0: AUTO, 1: AUTO},)))
     c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))

@@ -730,3 +730,38 @@ void sc_k_eye(void *dst, int64_t rows, int64_t cols, int32_t kind) {
 void sc_k_widen_i32(const int32_t *src, int64_t *dst, int64_t n) {
   for (int64_t i = 0; i < n; i++) dst[i] = src[i];
 }
+
+void sc_k_fill_diagonal(void *dst, int32_t rank, const int64_t *shape, double value, int32_t kind, int32_t wrap) {
+  char *d = dst;
+  int64_t size = sc_kind_size(kind), numel = 1, step = 0, stride = 1, count = INT64_MAX;
+  for (int32_t i = rank - 1; i >= 0; i--) { /* the diagonal steps by the sum of the strides */
+    step += stride;
+    stride *= shape[i];
+    numel *= shape[i];
+    count = shape[i] < count ? shape[i] : count;
+  }
+  /* a tall matrix with wrap: the diagonal starts again every width + 1 rows, to the end */
+  if (rank == 2 && wrap && shape[0] > shape[1] + 1) count = (numel + step - 1) / step;
+  for (int64_t i = 0; i < count && i * step < numel; i++) {
+    char *at = d + i * step * size;
+    if (sc_kind_is_float(kind)) sc_kind_put_f(at, kind, value);
+    else sc_kind_put_i(at, kind, (int64_t)value);
+  }
+}
+
+void sc_k_strided_scatter(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
+                          int64_t esize) {
+  int64_t total = 1, c[16] = {0};
+  for (int32_t d = 0; d < ndim; d++) total *= shape[d];
+  const char *s = src;
+  char *o = dst;
+  for (int64_t e = 0; e < total; e++) {
+    int64_t off = 0;
+    for (int32_t d = 0; d < ndim; d++) off += c[d] * dst_strides[d];
+    memcpy(o + off * esize, s + e * esize, (size_t)esize);
+    for (int32_t d = ndim - 1; d >= 0; d--) {
+      if (++c[d] < shape[d]) break;
+      c[d] = 0;
+    }
+  }
+}
