@@ -2465,6 +2465,28 @@ static bool lower_scatter(cg *g, const sc_node *n) {
  * logical order, which is that storage where the program says self is compact (its
  * recorded strides, storage offset 0).  Then the view is a strided copy from the storage
  * offset, every element it reads checked to lie inside self; otherwise it is refused. */
+/* The positions as_strided(x, size, stride, storage_offset) touches, for a view of dims
+ * (rank r): sets st to the strides and returns the first position, after a check that the
+ * last one lies inside x (shapec holds no storage beyond a tensor); `verb` says which way. */
+static LLVMValueRef strided_span(cg *g, const sc_node *n, LLVMValueRef *dims, int r, cg_value *x, LLVMValueRef *st,
+                                 const char *verb) {
+  LLVMValueRef last = int_value(g, n, "storage_offset", 0), nonempty = LLVMConstInt(g->i1, 1, 0);
+  LLVMValueRef first = last;
+  for (int d = 0; d < r; d++) {
+    st[d] = list_item(g, n, "stride", (size_t)d);
+    last = LLVMBuildAdd(g->B, last, LLVMBuildMul(g->B, LLVMBuildSub(g->B, dims[d], cg_i64(g, 1), "k"), st[d], "o"), "last");
+    nonempty = LLVMBuildAnd(g->B, nonempty, LLVMBuildICmp(g->B, LLVMIntSGT, dims[d], cg_i64(g, 0), "ne"), "ne");
+  }
+  LLVMValueRef outside = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, first, cg_i64(g, 0), "lo"),
+                                     LLVMBuildICmp(g->B, LLVMIntSGE, last, x->numel, "hi"), "out");
+  LLVMValueRef args[2] = {last, x->numel};
+  cg_fail_msg_if(g, LLVMBuildAnd(g->B, nonempty, outside, "bad"),
+                 sc_arena_printf(&g->ctx->arena, "%s (node '%s') %s element %%lld of '%s', which has %%lld elements: "
+                                 "shapec holds no storage beyond the tensor", n->target, n->name, verb, x->v->name),
+                 args, 2);
+  return first;
+}
+
 /* as_strided_scatter: self copied, then src written where as_strided(self, size, stride,
  * storage_offset) reads; every written position checked to lie inside self. */
 static bool lower_as_strided_scatter(cg *g, const sc_node *n) {
@@ -2475,19 +2497,8 @@ static bool lower_as_strided_scatter(cg *g, const sc_node *n) {
                     sc_dtype_name(src->v->meta.dtype), sc_dtype_name(x->v->meta.dtype));
   cg_value *out = updated_self(g, x, output(n, 0));
   int r = src->v->meta.rank;
-  LLVMValueRef st[CG_MAX_RANK], last = int_value(g, n, "storage_offset", 0), nonempty = LLVMConstInt(g->i1, 1, 0);
-  LLVMValueRef first = last;
-  for (int d = 0; d < r; d++) {
-    st[d] = list_item(g, n, "stride", (size_t)d);
-    last = LLVMBuildAdd(g->B, last, LLVMBuildMul(g->B, LLVMBuildSub(g->B, src->dims[d], cg_i64(g, 1), "k"), st[d], "o"), "last");
-    nonempty = LLVMBuildAnd(g->B, nonempty, LLVMBuildICmp(g->B, LLVMIntSGT, src->dims[d], cg_i64(g, 0), "ne"), "ne");
-  }
-  LLVMValueRef outside = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, first, cg_i64(g, 0), "lo"),
-                                     LLVMBuildICmp(g->B, LLVMIntSGE, last, x->numel, "hi"), "out");
-  LLVMValueRef args[2] = {last, x->numel};
-  cg_fail_msg_if(g, LLVMBuildAnd(g->B, nonempty, outside, "bad"),
-                 sc_arena_printf(&g->ctx->arena, "as_strided_scatter (node '%s') writes element %%lld of '%s', which has "
-                                 "%%lld elements", n->name, x->v->name), args, 2);
+  LLVMValueRef st[CG_MAX_RANK];
+  LLVMValueRef first = strided_span(g, n, src->dims, r, x, st, "writes");
   LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
   LLVMValueRef a[6] = {src->data, offset_ptr(g, out->data, first, x->v->meta.dtype), LLVMConstInt(g->i32, (unsigned)r, 0),
                        array_i64(g, src->dims, r), array_i64(g, st, r), cg_elem_size(g, x->v->meta.dtype)};
@@ -2512,19 +2523,8 @@ static bool lower_as_strided(cg *g, const sc_node *n) {
                     "strides, has no lowering (as_strided of a compact tensor has one)", n->target, x->v->name);
   cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank;
-  LLVMValueRef st[CG_MAX_RANK], last = int_value(g, n, "storage_offset", 0), nonempty = LLVMConstInt(g->i1, 1, 0);
-  LLVMValueRef first = last;
-  for (int d = 0; d < r; d++) {
-    st[d] = list_item(g, n, "stride", (size_t)d);
-    last = LLVMBuildAdd(g->B, last, LLVMBuildMul(g->B, LLVMBuildSub(g->B, out->dims[d], cg_i64(g, 1), "k"), st[d], "o"), "last");
-    nonempty = LLVMBuildAnd(g->B, nonempty, LLVMBuildICmp(g->B, LLVMIntSGT, out->dims[d], cg_i64(g, 0), "ne"), "ne");
-  }
-  LLVMValueRef outside = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, first, cg_i64(g, 0), "lo"),
-                                     LLVMBuildICmp(g->B, LLVMIntSGE, last, x->numel, "hi"), "out");
-  LLVMValueRef args[2] = {last, x->numel};
-  cg_fail_msg_if(g, LLVMBuildAnd(g->B, nonempty, outside, "bad"),
-                 sc_arena_printf(&g->ctx->arena, "as_strided (node '%s') reads element %%lld of '%s', which has %%lld "
-                                 "elements: shapec holds no storage beyond the tensor", n->name, x->v->name), args, 2);
+  LLVMValueRef st[CG_MAX_RANK];
+  LLVMValueRef first = strided_span(g, n, out->dims, r, x, st, "reads");
   strided_copy(g, offset_ptr(g, x->data, first, m->dtype), out->data, r, out->dims, st, m->dtype);
   return true;
 }

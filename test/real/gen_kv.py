@@ -300,30 +300,22 @@ def t5_case():
     return "ok" if same else "exported-program-differs-from-generate"
 
 
+def run_case(name, make):
+    try:
+        verdict = make()
+    except Exception:  # noqa: BLE001 - report and go on with the other families
+        traceback.print_exc()
+        verdict = "generator-error"
+    print(f"kv {name}: {verdict}", flush=True)
+
+
 def main(names):
-    if not names or "whisper_dynamic" in names:
-        try:
-            verdict = whisper_case()
-        except Exception:  # noqa: BLE001
-            traceback.print_exc()
-            verdict = "generator-error"
-        print(f"kv whisper_dynamic: {verdict}", flush=True)
-    if not names or "t5" in names:
-        try:
-            verdict = t5_case()
-        except Exception:  # noqa: BLE001
-            traceback.print_exc()
-            verdict = "generator-error"
-        print(f"kv t5: {verdict}", flush=True)
-    for name in DECODERS + [f + "_dynamic" for f in DYNAMIC]:
-        if names and name not in names:
-            continue
-        try:
-            verdict = dynamic_case(name[:-len("_dynamic")]) if name.endswith("_dynamic") else generate_case(name)
-        except Exception:  # noqa: BLE001 - report and go on with the other families
-            traceback.print_exc()
-            verdict = "generator-error"
-        print(f"kv {name}: {verdict}", flush=True)
+    cases = [("whisper_dynamic", whisper_case), ("t5", t5_case)]
+    cases += [(name, lambda name=name: generate_case(name)) for name in DECODERS]
+    cases += [(f + "_dynamic", lambda f=f: dynamic_case(f)) for f in DYNAMIC]
+    for name, make in cases:
+        if not names or name in names:
+            run_case(name, make)
 
 
 if __name__ == "__main__":

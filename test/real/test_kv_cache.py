@@ -60,6 +60,16 @@ def greedy(run, prompt, new):
     return tokens, logits
 
 
+def check_generation(t, what, tokens, logits, p):
+    """The greedy tokens are generate()'s; the prefill's last logits torch's within 1e-4."""
+    first_diff = next((k for k, (x, y) in enumerate(zip(tokens, p["generate"])) if x != y), None)
+    t.check(tokens == p["generate"], f"{what}: {len(tokens)} greedy tokens "
+            + ("= transformers' generate()" if first_diff is None else
+               f"differ from generate() from token {first_diff} (top-2 margin {p['top2_margin']})"))
+    err = float(np.max(np.abs(logits - np.array(p["prefill_last_logits"], np.float32))))
+    t.check(err <= 1e-4, f"{what}: prefill logits within {err:.2e} of torch's")
+
+
 def greedy_dynamic(model, answers, prompt, new):
     """The cache as inputs and outputs (transformers' DynamicCache): the prompt on an empty
     cache, then one token at a time, each call's cache fed to the next"""
@@ -256,12 +266,7 @@ def main():
                             t.check(words in str(e), f"{what}: refused as torch refuses it ({words}): {str(e)[:160]}")
                         continue
                     tokens, logits = greedy_dynamic(model, answers, p["prompt"], answers["new_tokens"])
-                    first_diff = next((k for k, (x, y) in enumerate(zip(tokens, p["generate"])) if x != y), None)
-                    t.check(tokens == p["generate"], f"{what}: {len(tokens)} greedy tokens "
-                            + ("= transformers' generate()" if first_diff is None else
-                               f"differ from generate() from token {first_diff} (top-2 margin {p['top2_margin']})"))
-                    err = float(np.max(np.abs(logits - np.array(p["prefill_last_logits"], np.float32))))
-                    t.check(err <= 1e-4, f"{what}: prefill logits within {err:.2e} of torch's")
+                    check_generation(t, what, tokens, logits, p)
                 if not example_checked:  # the Python example takes this style too
                     example_checked = True
                     p = answers["prompts"][0]
@@ -278,12 +283,7 @@ def main():
                 st = model.new_state()
                 tokens, logits = greedy(st, p["prompt"], answers["new_tokens"])
                 st.close()
-                first_diff = next((k for k, (x, y) in enumerate(zip(tokens, p["generate"])) if x != y), None)
-                t.check(tokens == p["generate"], f"{family} prompt of {len(p['prompt'])}: {len(tokens)} greedy tokens "
-                        + ("= transformers' generate()" if first_diff is None else
-                           f"differ from generate() from token {first_diff} (top-2 margin {p['top2_margin']})"))
-                err = float(np.max(np.abs(logits - np.array(p["prefill_last_logits"], np.float32))))
-                t.check(err <= 1e-4, f"{family} prompt of {len(p['prompt'])}: prefill logits within {err:.2e} of torch's")
+                check_generation(t, f"{family} prompt of {len(p['prompt'])}", tokens, logits, p)
             decoders.append((model, answers, os.path.join(out, "model.so")))
         if decoders:  # on the first; a second library's state for the refusals
             model, answers, so = decoders[0]
