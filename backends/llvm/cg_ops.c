@@ -2944,6 +2944,48 @@ static void mask_place(cg *g, const index_tensors *t, LLVMValueRef *place, LLVMV
   *strides = array_i64(g, st, t->mask->v->meta.rank ? t->mask->v->meta.rank : 1);
 }
 
+/* The walk over src (rank r, its dims and strides) at the index tensors t: mode -1 reads
+ * into other (sc_k_index_tensor), 0 or an SC_ACC_* code writes or adds the values in other
+ * (sc_k_index_put, read through vst); with a mask among the indices, sc_k_index_masked,
+ * which also checks the values' shape vshape against the true count.  A failed index
+ * fails the call with the kernel's message. */
+static void call_indexed(cg *g, const sc_node *n, const index_tensors *t, int mode, LLVMValueRef src, int r,
+                         LLVMValueRef *dims, LLVMValueRef *st, LLVMValueRef *b_shape, LLVMValueRef other, LLVMValueRef vst,
+                         LLVMValueRef vshape, sc_dtype dt) {
+  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
+  LLVMTypeRef p[23];
+  LLVMValueRef a[23];
+  int k = 0;
+  if (t->mask) p[k] = g->i32, a[k++] = LLVMConstInt(g->i32, (unsigned)mode, 1);
+  LLVMTypeRef ct[13] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32, g->ptr};
+  LLVMValueRef common[13] = {src, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, dims, r), array_i64(g, st, r),
+                             LLVMConstInt(g->i32, (unsigned)t->n, 0), t->ptrs, t->bytes, t->dims, t->strides,
+                             LLVMConstInt(g->i32, (unsigned)t->b_rank, 0), array_i64(g, b_shape, t->b_rank),
+                             LLVMConstInt(g->i32, (unsigned)t->b_at, 0), other};
+  for (int i = 0; i < 13; i++) p[k] = ct[i], a[k++] = common[i];
+  const char *kernel;
+  if (t->mask) {
+    LLVMValueRef place, mst;
+    mask_place(g, t, &place, &mst);
+    LLVMValueRef none = LLVMConstNull(g->ptr);
+    LLVMValueRef more[5] = {t->mask->data, mst, place, vst ? vst : none, vshape ? vshape : none};
+    for (int i = 0; i < 5; i++) p[k] = g->ptr, a[k++] = more[i];
+    kernel = "sc_k_index_masked";
+  } else if (mode >= 0) {
+    p[k] = g->ptr, a[k++] = vst;
+    p[k] = g->i32, a[k++] = LLVMConstInt(g->i32, (unsigned)mode, 0);
+    kernel = "sc_k_index_put";
+  } else {
+    kernel = "sc_k_index_tensor";
+  }
+  p[k] = g->i64, a[k++] = cg_elem_size(g, dt);
+  p[k] = g->ptr, a[k++] = node;
+  p[k] = g->ptr, a[k++] = g->err;
+  p[k] = g->i64, a[k++] = g->errlen;
+  LLVMValueRef rc = cg_call(g, kernel, g->i32, p, (unsigned)k, a, (unsigned)k, false);
+  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+}
+
 static bool lower_index_integers(cg *g, const sc_node *n, cg_value *x, const sc_arg *ix) {
   if (g->cuda)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with index tensors has no CUDA lowering yet "
@@ -2974,37 +3016,7 @@ static bool lower_index_integers(cg *g, const sc_node *n, cg_value *x, const sc_
   }
   LLVMValueRef b_shape[CG_MAX_RANK]; /* B from the output's dims at b_at */
   for (int d = 0; d < t.b_rank; d++) b_shape[d] = out->dims[t.b_at + d];
-  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
-  LLVMValueRef common[13] = {x->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, x->dims, r),
-                             array_i64(g, xst, r), LLVMConstInt(g->i32, (unsigned)t.n, 0), t.ptrs, t.bytes, t.dims,
-                             t.strides, LLVMConstInt(g->i32, (unsigned)t.b_rank, 0), array_i64(g, b_shape, t.b_rank),
-                             LLVMConstInt(g->i32, (unsigned)t.b_at, 0), out->data};
-  LLVMTypeRef ct[13] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32, g->ptr};
-  LLVMValueRef rc;
-  if (t.mask) {
-    LLVMValueRef place, mst;
-    mask_place(g, &t, &place, &mst);
-    LLVMTypeRef p[23];
-    LLVMValueRef a[23];
-    p[0] = g->i32;
-    a[0] = LLVMConstInt(g->i32, (unsigned)-1, 1); /* read */
-    for (int i = 0; i < 13; i++) p[i + 1] = ct[i], a[i + 1] = common[i];
-    LLVMTypeRef pt[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->i64};
-    LLVMValueRef at[9] = {t.mask->data, mst, place, LLVMConstNull(g->ptr), LLVMConstNull(g->ptr),
-                          cg_elem_size(g, x->v->meta.dtype), node, g->err, g->errlen};
-    for (int i = 0; i < 9; i++) p[14 + i] = pt[i], a[14 + i] = at[i];
-    rc = cg_call(g, "sc_k_index_masked", g->i32, p, 23, a, 23, false);
-  } else {
-    LLVMTypeRef p[17];
-    LLVMValueRef a[17];
-    for (int i = 0; i < 13; i++) p[i] = ct[i], a[i] = common[i];
-    p[13] = g->i64, a[13] = cg_elem_size(g, x->v->meta.dtype);
-    p[14] = g->ptr, a[14] = node;
-    p[15] = g->ptr, a[15] = g->err;
-    p[16] = g->i64, a[16] = g->errlen;
-    rc = cg_call(g, "sc_k_index_tensor", g->i32, p, 17, a, 17, false);
-  }
-  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+  call_indexed(g, n, &t, -1, x->data, r, x->dims, xst, b_shape, out->data, NULL, NULL, x->v->meta.dtype);
   return true;
 }
 
@@ -3072,37 +3084,8 @@ static bool lower_index_put(cg *g, const sc_node *n) {
                    : LLVMBuildSelect(g->B, LLVMBuildICmp(g->B, LLVMIntEQ, values->dims[j], cg_i64(g, 1), "one"),
                                      cg_i64(g, 0), own[j], "vst");
   }
-  LLVMValueRef node = cg_cstr(g, sc_arena_printf(&g->ctx->arena, "node '%s', %s", n->name, n->target));
-  LLVMValueRef common[13] = {out->data, LLVMConstInt(g->i32, (unsigned)r, 0), array_i64(g, out->dims, r),
-                             array_i64(g, st, r), LLVMConstInt(g->i32, (unsigned)t.n, 0), t.ptrs, t.bytes, t.dims,
-                             t.strides, LLVMConstInt(g->i32, (unsigned)t.b_rank, 0), array_i64(g, b_shape, t.b_rank),
-                             LLVMConstInt(g->i32, (unsigned)t.b_at, 0), values->data};
-  LLVMTypeRef ct[13] = {g->ptr, g->i32, g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i32, g->ptr, g->i32, g->ptr};
-  LLVMValueRef rc;
-  if (t.mask) {
-    LLVMValueRef place, mst;
-    mask_place(g, &t, &place, &mst);
-    LLVMTypeRef p[23];
-    LLVMValueRef a[23];
-    p[0] = g->i32;
-    a[0] = LLVMConstInt(g->i32, (unsigned)elem, 0);
-    for (int i = 0; i < 13; i++) p[i + 1] = ct[i], a[i + 1] = common[i];
-    LLVMTypeRef pt[9] = {g->ptr, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->i64};
-    LLVMValueRef at[9] = {t.mask->data, mst, place, array_i64(g, vst, rank ? rank : 1), array_i64(g, vshape, rank ? rank : 1),
-                          cg_elem_size(g, dt), node, g->err, g->errlen};
-    for (int i = 0; i < 9; i++) p[14 + i] = pt[i], a[14 + i] = at[i];
-    rc = cg_call(g, "sc_k_index_masked", g->i32, p, 23, a, 23, false);
-  } else {
-    LLVMTypeRef p[19];
-    LLVMValueRef a[19];
-    for (int i = 0; i < 13; i++) p[i] = ct[i], a[i] = common[i];
-    LLVMTypeRef pt[6] = {g->ptr, g->i32, g->i64, g->ptr, g->ptr, g->i64};
-    LLVMValueRef at[6] = {array_i64(g, vst, rank), LLVMConstInt(g->i32, (unsigned)elem, 0), cg_elem_size(g, dt), node,
-                          g->err, g->errlen};
-    for (int i = 0; i < 6; i++) p[13 + i] = pt[i], a[13 + i] = at[i];
-    rc = cg_call(g, "sc_k_index_put", g->i32, p, 19, a, 19, false);
-  }
-  cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "badindex"), rc);
+  call_indexed(g, n, &t, elem, out->data, r, out->dims, st, b_shape, values->data, array_i64(g, vst, rank ? rank : 1),
+               array_i64(g, vshape, rank ? rank : 1), dt);
   return true;
 }
 
