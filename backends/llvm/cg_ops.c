@@ -2502,7 +2502,7 @@ static bool lower_as_strided_scatter(cg *g, const sc_node *n) {
   LLVMTypeRef p[6] = {g->ptr, g->ptr, g->i32, g->ptr, g->ptr, g->i64};
   LLVMValueRef a[6] = {src->data, offset_ptr(g, out->data, first, x->v->meta.dtype), LLVMConstInt(g->i32, (unsigned)r, 0),
                        array_i64(g, src->dims, r), array_i64(g, st, r), cg_elem_size(g, x->v->meta.dtype)};
-  cg_call(g, "sc_k_strided_scatter", g->voidt, p, 6, a, 6, false);
+  cg_call(g, "sc_k_copy_into", g->voidt, p, 6, a, 6, false); /* src compact, written through st */
   return true;
 }
 
@@ -2526,6 +2526,40 @@ static bool lower_as_strided(cg *g, const sc_node *n) {
   LLVMValueRef st[CG_MAX_RANK];
   LLVMValueRef first = strided_span(g, n, out->dims, r, x, st, "reads");
   strided_copy(g, offset_ptr(g, x->data, first, m->dtype), out->data, r, out->dims, st, m->dtype);
+  return true;
+}
+
+/* rot90(x, k, dims): a copy of x read through its own strides, flipped where torch flips
+ * (k = 1: dims[1], then the two dims swapped; k = 2: both; k = 3: dims[0], then swapped),
+ * a flipped dim read backwards from its last element. */
+static bool lower_rot90(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: no input", n->target);
+  int r = x->v->meta.rank;
+  int64_t dims[2] = {0, 1};
+  if (ints(n, "dims", dims, 2) != 2) dims[0] = 0, dims[1] = 1;
+  int d0 = norm_dim(dims[0], r), d1 = norm_dim(dims[1], r);
+  int k = (int)(((int_arg(n, "k", 1) % 4) + 4) % 4);
+  cg_value *out = cg_produce(g, output(n, 0));
+  LLVMValueRef st[CG_MAX_RANK], src[CG_MAX_RANK], base = cg_i64(g, 0);
+  strides_of(g, x, st);
+  bool flip[CG_MAX_RANK] = {false};
+  flip[d1] = k == 1 || k == 2;
+  flip[d0] = k == 2 || k == 3;
+  for (int d = 0; d < r; d++) { /* x's dim d, flipped: start at its last element, step back */
+    src[d] = st[d];
+    if (!flip[d]) continue;
+    base = LLVMBuildAdd(g->B, base, LLVMBuildMul(g->B, LLVMBuildSub(g->B, x->dims[d], cg_i64(g, 1), "l"), st[d], "o"), "b");
+    src[d] = LLVMBuildNeg(g->B, st[d], "back");
+  }
+  if (k % 2) { /* the output's dims d0 and d1 are x's d1 and d0 */
+    LLVMValueRef t = src[d0];
+    src[d0] = src[d1];
+    src[d1] = t;
+  }
+  LLVMValueRef nonempty = LLVMBuildICmp(g->B, LLVMIntSGT, out->numel, cg_i64(g, 0), "ne");
+  base = LLVMBuildSelect(g->B, nonempty, base, cg_i64(g, 0), "base"); /* an empty x: no element to start at */
+  strided_copy(g, offset_ptr(g, x->data, base, x->v->meta.dtype), out->data, r, out->dims, src, x->v->meta.dtype);
   return true;
 }
 
@@ -2744,6 +2778,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_GRID_SAMPLER_2D: return lower_grid_sampler(g, n);
     case SC_OP_REPEAT_INTERLEAVE: return lower_repeat_interleave(g, n);
     case SC_OP_TRIU: case SC_OP_TRIL: return lower_triangle(g, n);
+    case SC_OP_ROT90: return lower_rot90(g, n);
     case SC_OP_FILL_DIAGONAL_: { /* self copied (or updated where it is state), then its diagonal */
       cg_value *self = tensor(g, n, "self");
       int kind = self ? element_kind(self->v->meta.dtype) : -1;

@@ -221,6 +221,11 @@ def diagonal_in_place(x):
     return y, m.tril_(-0) + 1, t, c
 
 
+def rot90_float_power(x):
+    turns = [torch.rot90(x, k, dims) for k, dims in ((1, (1, 2)), (2, (0, 2)), (3, (2, 0)), (-1, (-1, -2)), (4, (0, 1)))]
+    return (*turns, torch.float_power(x, 2), torch.float_power(x.abs() + 1, x), torch.float_power(2, x))
+
+
 def mutate_detach(x):
     y = x * 1
     y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
@@ -620,6 +625,7 @@ def small_cases():
     c.append(case("sdpa_masked_rows", lambda m, q, k, v: sdpa_masked_rows(q, k, v), (r(2, 2, 5, 8), r(2, 2, 5, 8), r(2, 2, 5, 8)),
                   ({0: AUTO, 2: Dim("s")}, {0: AUTO, 2: Dim("s")}, {0: AUTO, 2: Dim("s")})))
     c.append(case("diagonal_in_place", lambda m, x: diagonal_in_place(x), (r(5, 3),), ({0: AUTO, 1: AUTO},)))
+    c.append(case("rot90_float_power", lambda m, x: rot90_float_power(x), (r(2, 3, 4),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
     c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))

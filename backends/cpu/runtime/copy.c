@@ -748,20 +748,3 @@ void sc_k_fill_diagonal(void *dst, int32_t rank, const int64_t *shape, double va
     else sc_kind_put_i(at, kind, (int64_t)value);
   }
 }
-
-void sc_k_strided_scatter(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
-                          int64_t esize) {
-  int64_t total = 1, c[16] = {0};
-  for (int32_t d = 0; d < ndim; d++) total *= shape[d];
-  const char *s = src;
-  char *o = dst;
-  for (int64_t e = 0; e < total; e++) {
-    int64_t off = 0;
-    for (int32_t d = 0; d < ndim; d++) off += c[d] * dst_strides[d];
-    memcpy(o + off * esize, s + e * esize, (size_t)esize);
-    for (int32_t d = ndim - 1; d >= 0; d--) {
-      if (++c[d] < shape[d]) break;
-      c[d] = 0;
-    }
-  }
-}

@@ -197,9 +197,6 @@ void sc_k_widen_i32(const int32_t *src, int64_t *dst, int64_t n);
 /* fill_diagonal_: value at every element whose indices are all equal (dst compact, kind
  * SC_KIND_*); wrap continues a tall matrix's diagonal below its square, as torch (copy.c) */
 void sc_k_fill_diagonal(void *dst, int32_t rank, const int64_t *shape, double value, int32_t kind, int32_t wrap);
-/* the compact src written into dst through strides (in elements; ndim <= 16): as_strided_scatter (copy.c) */
-void sc_k_strided_scatter(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *dst_strides,
-                          int64_t esize);
 void sc_k_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner);
 /* glu: out [outer, half, inner] = x's first half along the middle dim times the sigmoid of
  * its second half (x [outer, 2 * half, inner]), kind SC_KIND_F32 or F64 (nn.c) */
