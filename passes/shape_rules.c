@@ -2154,7 +2154,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_ERF: case SC_OP_SIGMOID: case SC_OP_RELU: case SC_OP_RELU_: case SC_OP_GELU: case SC_OP_SILU:
     case SC_OP_ADD_: case SC_OP_MUL_:
     case SC_OP_HARDTANH: case SC_OP_HARDTANH_: case SC_OP_RELU6: case SC_OP_HARDSWISH: case SC_OP_HARDSIGMOID: case SC_OP_LEAKY_RELU:
-    case SC_OP_ELU: case SC_OP_CELU: case SC_OP_SOFTPLUS: case SC_OP_FLOOR: case SC_OP_CEIL: case SC_OP_ROUND: case SC_OP_TRUNC:
+    case SC_OP_ELU: case SC_OP_CELU: case SC_OP_SOFTPLUS: case SC_OP_FLOOR: case SC_OP_CEIL: case SC_OP_ROUND: case SC_OP_ROUND_DECIMALS: case SC_OP_TRUNC:
     case SC_OP_SIGN: case SC_OP_LOG1P: case SC_OP_EXPM1: case SC_OP_LOG2: case SC_OP_LOG10: case SC_OP_TAN:
     case SC_OP_ASIN: case SC_OP_ACOS: case SC_OP_ATAN: case SC_OP_SINH: case SC_OP_COSH: case SC_OP_ASINH:
     case SC_OP_ACOSH: case SC_OP_ATANH: case SC_OP_ATAN2: case SC_OP_FLOOR_DIVIDE: case SC_OP_LOGICAL_XOR:
@@ -2261,6 +2261,27 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_PROD_DIM: return rule_reduce(rc, "dim", false, 1);
     case SC_OP_LOGSUMEXP: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_TRIU: case SC_OP_TRIL: return rule_same_as(rc, "self");
+    case SC_OP_ROT90: { /* torch's checks, then the two dims' sizes swapped for an odd k */
+      const sc_value *x = tensor_arg(rc, "self", true);
+      shape s = {0};
+      int64_t k = 1, dims[MAX_RANK];
+      if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "k", 1, false, &k)) return false;
+      int nd = 0;
+      if (!const_ints_arg(rc, "dims", dims, MAX_RANK, &nd, 0)) return false;
+      if (nd == 0) dims[0] = 0, dims[1] = 1, nd = 2;
+      if (nd != 2) return rule_error(rc, "expected total rotation dims == 2, but got dims = %d", nd);
+      if (s.rank < 2) return rule_error(rc, "expected total dims >= 2, but got total dims = %d", s.rank);
+      int d0 = 0, d1 = 0;
+      if (!norm_dim(rc, dims[0], s.rank, &d0) || !norm_dim(rc, dims[1], s.rank, &d1)) return false;
+      if (d0 == d1)
+        return rule_error(rc, "expected rotation dims to be different, but got dim0 = %d and dim1 = %d", d0, d1);
+      if (((k % 4) + 4) % 2 == 1) {
+        const sc_expr *t = s.d[d0];
+        s.d[d0] = s.d[d1];
+        s.d[d1] = t;
+      }
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_FILL_DIAGONAL_: { /* torch: a matrix, or every dim of one length */
       const sc_value *x = tensor_arg(rc, "self", true);
       shape s = {0};

@@ -686,6 +686,16 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
       x = operand(g, c, n, "self", ct, &has);
       return f ? intrinsic1(g, fn[n->op->id - SC_OP_FLOOR], x) : x; /* round: halves to even, as torch */
     }
+    case SC_OP_ROUND_DECIMALS: { /* torch's: x * 10^d rounded, / 10^d (d < 0: x / 10^-d rounded, * 10^-d) */
+      x = operand(g, c, n, "self", ct, &has);
+      bool pd;
+      int64_t d = (int64_t)scalar(n, "decimals", 0, &pd);
+      if (!f) return x;
+      if (d == 0) return intrinsic1(g, "llvm.roundeven", x);
+      LLVMValueRef ten = fconst(ct, (ct == g->f32 ? (double)(float)pow(10.0, (double)(d < 0 ? -d : d)) : pow(10.0, (double)(d < 0 ? -d : d))));
+      if (d > 0) return LLVMBuildFDiv(g->B, intrinsic1(g, "llvm.roundeven", LLVMBuildFMul(g->B, x, ten, "up")), ten, "round");
+      return LLVMBuildFMul(g->B, intrinsic1(g, "llvm.roundeven", LLVMBuildFDiv(g->B, x, ten, "down")), ten, "round");
+    }
     case SC_OP_SIGN: { /* (x > 0) - (x < 0): 0 for 0, -0 and NaN, as torch */
       x = operand(g, c, n, "self", ct, &has);
       LLVMValueRef pos = f ? LLVMBuildFCmp(g->B, LLVMRealOGT, x, fconst(ct, 0), "pos")

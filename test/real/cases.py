@@ -223,7 +223,8 @@ def diagonal_in_place(x):
 
 def rot90_float_power(x):
     turns = [torch.rot90(x, k, dims) for k, dims in ((1, (1, 2)), (2, (0, 2)), (3, (2, 0)), (-1, (-1, -2)), (4, (0, 1)))]
-    return (*turns, torch.float_power(x, 2), torch.float_power(x.abs() + 1, x), torch.float_power(2, x))
+    return (*turns, torch.float_power(x, 2), torch.float_power(x.abs() + 1, x), torch.float_power(2, x),
+            torch.round(x * 37, decimals=2), torch.round(x * 370, decimals=-1), torch.special.round(x * 3.7, decimals=1))
 
 
 def mutate_detach(x):
