@@ -682,9 +682,11 @@ static LLVMValueRef emit_op(cg *g, ew_ctx *c, const sc_node *n, LLVMTypeRef *typ
       return LLVMBuildSelect(g->B, LLVMBuildFCmp(g->B, LLVMRealOGT, bx, fconst(ct, threshold), "big"), x, soft, "softplus");
     }
     case SC_OP_FLOOR: case SC_OP_CEIL: case SC_OP_ROUND: case SC_OP_TRUNC: { /* integers are already whole */
-      static const char *const fn[] = {"llvm.floor", "llvm.ceil", "llvm.roundeven", "llvm.trunc"};
+      int id = n->op->id;
+      const char *fn = id == SC_OP_FLOOR ? "llvm.floor" : id == SC_OP_CEIL ? "llvm.ceil" : id == SC_OP_ROUND ? "llvm.roundeven"
+                                                                                                               : "llvm.trunc";
       x = operand(g, c, n, "self", ct, &has);
-      return f ? intrinsic1(g, fn[n->op->id - SC_OP_FLOOR], x) : x; /* round: halves to even, as torch */
+      return f ? intrinsic1(g, fn, x) : x; /* round: halves to even, as torch */
     }
     case SC_OP_ROUND_DECIMALS: { /* torch's: x * 10^d rounded, / 10^d (d < 0: x / 10^-d rounded, * 10^-d) */
       x = operand(g, c, n, "self", ct, &has);
