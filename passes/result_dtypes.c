@@ -29,7 +29,7 @@ sc_dtype sc_result_dtype(const sc_node *n, int k) {
     case SC_OP_EQ_TENSOR: case SC_OP_EQ_SCALAR: case SC_OP_NE_TENSOR: case SC_OP_NE_SCALAR: case SC_OP_LT_TENSOR:
     case SC_OP_LT_SCALAR: case SC_OP_LE_TENSOR: case SC_OP_LE_SCALAR: case SC_OP_GT_TENSOR: case SC_OP_GT_SCALAR:
     case SC_OP_GE_TENSOR: case SC_OP_GE_SCALAR: case SC_OP_LOGICAL_NOT: case SC_OP_LOGICAL_AND:
-    case SC_OP_LOGICAL_OR: case SC_OP_LOGICAL_XOR: case SC_OP_ANY_DIM: case SC_OP_ANY: case SC_OP_ANY_DIMS: case SC_OP_ISINF: case SC_OP_ISNAN: case SC_OP_ISFINITE:
+    case SC_OP_LOGICAL_OR: case SC_OP_LOGICAL_XOR: case SC_OP_ANY_DIM: case SC_OP_ANY: case SC_OP_ANY_DIMS: case SC_OP_ALL_DIM: case SC_OP_ALL: case SC_OP_ALL_DIMS: case SC_OP_ISINF: case SC_OP_ISNAN: case SC_OP_ISFINITE:
       return SC_DTYPE_BOOL;
     /* the operand's type: products, convolutions, pooling, normalization, data movement */
     case SC_OP_MM: case SC_OP_BMM: case SC_OP_MV: case SC_OP_EINSUM: case SC_OP_MATMUL: case SC_OP_ADDMM: case SC_OP_BADDBMM:

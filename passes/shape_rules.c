@@ -2255,12 +2255,60 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_LINALG_NORM: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_MAX: case SC_OP_MIN: return rule_reduce(rc, NULL, true, 1);
     case SC_OP_ARGMAX: case SC_OP_ARGMIN: return rule_reduce(rc, "dim", true, 1);
-    case SC_OP_ANY_DIM: return rule_reduce(rc, "dim", false, 1);
-    case SC_OP_ANY: case SC_OP_PROD: return rule_reduce(rc, NULL, true, 1);
-    case SC_OP_ANY_DIMS: return rule_reduce(rc, "dim", true, 1);
+    case SC_OP_ANY_DIM: case SC_OP_ALL_DIM: return rule_reduce(rc, "dim", false, 1);
+    case SC_OP_ANY: case SC_OP_ALL: case SC_OP_PROD: return rule_reduce(rc, NULL, true, 1);
+    case SC_OP_ANY_DIMS: case SC_OP_ALL_DIMS: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_PROD_DIM: return rule_reduce(rc, "dim", false, 1);
     case SC_OP_LOGSUMEXP: return rule_reduce(rc, "dim", true, 1);
     case SC_OP_TRIU: case SC_OP_TRIL: return rule_same_as(rc, "self");
+    case SC_OP_UNFOLD: { /* dim becomes (n - size) // step + 1 windows; a last dim of size */
+      const sc_value *x = tensor_arg(rc, "self", true);
+      shape s = {0};
+      int64_t dim = 0, size = 0, step = 1;
+      int d = 0;
+      if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, "dimension", 0, true, &dim) ||
+          !const_int_arg(rc, "size", 0, true, &size) || !const_int_arg(rc, "step", 1, true, &step))
+        return false;
+      if (s.rank == 0 || s.rank >= MAX_RANK) return rule_error(rc, "unfold of a tensor of rank %d has no shape rule", s.rank);
+      if (!norm_dim(rc, dim, s.rank, &d)) return false;
+      if (step <= 0) return rule_error(rc, "step is %lld but must be > 0", (long long)step);
+      if (size < 0) return rule_error(rc, "size is %lld but must be >= 0", (long long)size);
+      sc_ctx *c = rc->ctx;
+      guard(rc, "unfold", sc_expr_rel(c, SC_EXPR_LE, sc_expr_int(c, size), s.d[d]));
+      s.d[d] = sc_expr_add(c, sc_expr_floordiv(c, sc_expr_sub(c, s.d[d], sc_expr_int(c, size)), sc_expr_int(c, step)),
+                           sc_expr_int(c, 1));
+      s.d[s.rank++] = sc_expr_int(c, size);
+      return set_out(rc, 0, &s);
+    }
+    case SC_OP_PIXEL_SHUFFLE: case SC_OP_PIXEL_UNSHUFFLE: { /* [..., C, H, W] <-> [..., C / r^2, H r, W r] */
+      bool up = rc->node->op->id == SC_OP_PIXEL_SHUFFLE;
+      const sc_value *x = tensor_arg(rc, "self", true);
+      shape s = {0};
+      int64_t r = 1;
+      if (!x || !shape_of(rc, x, &s) || !const_int_arg(rc, up ? "upscale_factor" : "downscale_factor", 1, true, &r))
+        return false;
+      if (s.rank < 3)
+        return rule_error(rc, "%s expects input to have at least 3 dimensions, but got input with %d dimension(s)",
+                          up ? "pixel_shuffle" : "pixel_unshuffle", s.rank);
+      if (r <= 0) return rule_error(rc, "%s_factor must be greater than 0, but got: %lld", up ? "upscale" : "downscale",
+                                    (long long)r);
+      sc_ctx *c = rc->ctx;
+      const sc_expr *rr = sc_expr_int(c, r), *r2 = sc_expr_int(c, r * r), *zero = sc_expr_int(c, 0);
+      int ci = s.rank - 3, hi = s.rank - 2, wi = s.rank - 1;
+      if (up) {
+        guard(rc, "pixel_shuffle", sc_expr_rel(c, SC_EXPR_EQ, sc_expr_mod(c, s.d[ci], r2), zero));
+        s.d[ci] = sc_expr_floordiv(c, s.d[ci], r2);
+        s.d[hi] = sc_expr_mul(c, s.d[hi], rr);
+        s.d[wi] = sc_expr_mul(c, s.d[wi], rr);
+      } else {
+        guard(rc, "pixel_unshuffle", sc_expr_rel(c, SC_EXPR_EQ, sc_expr_mod(c, s.d[hi], rr), zero));
+        guard(rc, "pixel_unshuffle", sc_expr_rel(c, SC_EXPR_EQ, sc_expr_mod(c, s.d[wi], rr), zero));
+        s.d[ci] = sc_expr_mul(c, s.d[ci], r2);
+        s.d[hi] = sc_expr_floordiv(c, s.d[hi], rr);
+        s.d[wi] = sc_expr_floordiv(c, s.d[wi], rr);
+      }
+      return set_out(rc, 0, &s);
+    }
     case SC_OP_ROT90: { /* torch's checks, then the two dims' sizes swapped for an odd k */
       const sc_value *x = tensor_arg(rc, "self", true);
       shape s = {0};

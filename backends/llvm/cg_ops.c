@@ -1691,7 +1691,8 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     return true;
   }
   int id = n->op->id;
-  if (id == SC_OP_ANY_DIM || id == SC_OP_ANY || id == SC_OP_ANY_DIMS || id == SC_OP_PROD || id == SC_OP_PROD_DIM ||
+  bool every = id == SC_OP_ALL_DIM || id == SC_OP_ALL || id == SC_OP_ALL_DIMS;
+  if (id == SC_OP_ANY_DIM || id == SC_OP_ANY || id == SC_OP_ANY_DIMS || every || id == SC_OP_PROD || id == SC_OP_PROD_DIM ||
       id == SC_OP_LOGSUMEXP) {
     int first, last; /* the reduced dims, [first, last) */
     if (!reduced_block(g, n, r, &first, &last)) return false;
@@ -1710,7 +1711,7 @@ static bool lower_reduce(cg *g, const sc_node *n) {
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i32};
     LLVMValueRef a[7] = {x->data, out->data, outer, len, inner,
                          cg_elem_size(g, dt), LLVMConstInt(g->i32, dt == SC_DTYPE_F32 || dt == SC_DTYPE_F64, 0)};
-    cg_call(g, "sc_k_any", g->voidt, p, 7, a, 7, false);
+    cg_call(g, every ? "sc_k_all" : "sc_k_any", g->voidt, p, 7, a, 7, false);
     return true;
   }
   if (id == SC_OP_ARGMAX || id == SC_OP_ARGMIN || id == SC_OP_MAX_DIM || id == SC_OP_MIN_DIM) {
@@ -2529,6 +2530,47 @@ static bool lower_as_strided(cg *g, const sc_node *n) {
   return true;
 }
 
+/* unfold, pixel_shuffle and pixel_unshuffle: one copy of x read through strides that
+ * regroup its elements.  unfold(d, size, step): window w's element j is x[.., w step + j, ..]
+ * (the windows step apart along d, the last dim j).  pixel_shuffle(r), x [B, C, H, W] as
+ * the output [B, C / r^2, H, r, W, r]: (b, c, h, i, w, j) is x[b, c r^2 + i r + j, h, w];
+ * pixel_unshuffle(r), the output [B, C, r, r, H / r, W / r]: (b, c, i, j, h, w) is
+ * x[b, c, h r + i, w r + j]. */
+static bool lower_regrouped(cg *g, const sc_node *n) {
+  cg_value *x = tensor(g, n, "self");
+  if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: no input", n->target);
+  int r = x->v->meta.rank, id = n->op->id;
+  cg_value *out = cg_produce(g, output(n, 0));
+  LLVMValueRef st[CG_MAX_RANK], shape[CG_MAX_RANK + 3], src[CG_MAX_RANK + 3];
+  strides_of(g, x, st);
+  int nd = 0;
+  if (id == SC_OP_UNFOLD) {
+    int d = norm_dim(int_arg(n, "dimension", 0), r);
+    LLVMValueRef step = cg_i64(g, int_arg(n, "step", 1));
+    for (int k = 0; k < r; k++) shape[nd] = out->dims[k], src[nd++] = k == d ? LLVMBuildMul(g->B, st[d], step, "w") : st[k];
+    shape[nd] = out->dims[r], src[nd++] = st[d];
+  } else {
+    bool up = id == SC_OP_PIXEL_SHUFFLE;
+    LLVMValueRef f = cg_i64(g, int_arg(n, up ? "upscale_factor" : "downscale_factor", 1));
+    LLVMValueRef batch = prod(g, x->dims, 0, r - 3), sc = st[r - 3], sh = st[r - 2], sw = st[r - 1];
+    LLVMValueRef sb = LLVMBuildMul(g->B, sc, x->dims[r - 3], "sb");
+    if (up) {
+      LLVMValueRef c = out->dims[r - 3], h = x->dims[r - 2], w = x->dims[r - 1];
+      LLVMValueRef dims6[6] = {batch, c, h, f, w, f};
+      LLVMValueRef st6[6] = {sb, LLVMBuildMul(g->B, LLVMBuildMul(g->B, f, f, "r2"), sc, "sc"), sh,
+                             LLVMBuildMul(g->B, f, sc, "si"), sw, sc};
+      for (int k = 0; k < 6; k++) shape[nd] = dims6[k], src[nd++] = st6[k];
+    } else {
+      LLVMValueRef c = x->dims[r - 3], h = out->dims[r - 2], w = out->dims[r - 1];
+      LLVMValueRef dims6[6] = {batch, c, f, f, h, w};
+      LLVMValueRef st6[6] = {sb, sc, sh, sw, LLVMBuildMul(g->B, f, sh, "sh"), LLVMBuildMul(g->B, f, sw, "sw")};
+      for (int k = 0; k < 6; k++) shape[nd] = dims6[k], src[nd++] = st6[k];
+    }
+  }
+  strided_copy(g, x->data, out->data, nd, shape, src, x->v->meta.dtype);
+  return true;
+}
+
 /* rot90(x, k, dims): a copy of x read through its own strides, flipped where torch flips
  * (k = 1: dims[1], then the two dims swapped; k = 2: both; k = 3: dims[0], then swapped),
  * a flipped dim read backwards from its last element. */
@@ -2779,6 +2821,7 @@ static bool lower_indexing(cg *g, const sc_node *n) {
     case SC_OP_REPEAT_INTERLEAVE: return lower_repeat_interleave(g, n);
     case SC_OP_TRIU: case SC_OP_TRIL: return lower_triangle(g, n);
     case SC_OP_ROT90: return lower_rot90(g, n);
+    case SC_OP_UNFOLD: case SC_OP_PIXEL_SHUFFLE: case SC_OP_PIXEL_UNSHUFFLE: return lower_regrouped(g, n);
     case SC_OP_FILL_DIAGONAL_: { /* self copied (or updated where it is state), then its diagonal */
       cg_value *self = tensor(g, n, "self");
       int kind = self ? element_kind(self->v->meta.dtype) : -1;

@@ -227,6 +227,14 @@ def rot90_float_power(x):
             torch.round(x * 37, decimals=2), torch.round(x * 370, decimals=-1), torch.special.round(x * 3.7, decimals=1))
 
 
+def patches_shuffles(x, img):
+    """PatchTST's unfold into patches, Swin2SR's pixel_shuffle, a CTC model's all()."""
+    patches = x.unfold(-1, 4, 2)  # [b, c, (t - 4) // 2 + 1, 4]
+    up = F.pixel_shuffle(img, 2)
+    down = F.pixel_unshuffle(up, 2)
+    return patches * 2, up, down - img, (x > -3).all(-1), (x > 0).all(), (img != 0).all(dim=(1, 2))
+
+
 def mutate_detach(x):
     y = x * 1
     y.detach()[1].mul_(3)  # detach shares y's memory: y's row changes
@@ -627,6 +635,8 @@ def small_cases():
                   ({0: AUTO, 2: Dim("s")}, {0: AUTO, 2: Dim("s")}, {0: AUTO, 2: Dim("s")})))
     c.append(case("diagonal_in_place", lambda m, x: diagonal_in_place(x), (r(5, 3),), ({0: AUTO, 1: AUTO},)))
     c.append(case("rot90_float_power", lambda m, x: rot90_float_power(x), (r(2, 3, 4),), ({0: AUTO, 1: AUTO, 2: AUTO},)))
+    c.append(case("patches_shuffles", lambda m, x, img: patches_shuffles(x, img), (r(2, 3, 11), r(2, 8, 3, 5)),
+                  ({0: AUTO, 2: AUTO}, {0: AUTO, 2: AUTO, 3: AUTO})))
     c.append(case("mutate_detach", lambda m, x: mutate_detach(x), (r(4, 3),), ({0: AUTO},)))
     c.append(case("param_scale", lambda m, x: x * m.w, (r(4, 3),), ({0: AUTO},), w=nn.Parameter(torch.ones(3) * 2)))
     c.append(case("const_tensor", lambda m, x: x + torch.tensor([1.0, 2.0, 3.0]), (r(4, 3),), ({0: AUTO},)))

@@ -605,6 +605,16 @@ void sc_k_any(const void *src, uint8_t *dst, int64_t outer, int64_t len, int64_t
     }
 }
 
+void sc_k_all(const void *src, uint8_t *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float) {
+  const unsigned char *p = src;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t i = 0; i < inner; i++) {
+      uint8_t all = 1;
+      for (int64_t k = 0; k < len && all; k++) all = (uint8_t)is_nonzero(p + ((o * len + k) * inner + i) * esize, esize, is_float);
+      dst[o * inner + i] = all;
+    }
+}
+
 int64_t sc_k_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float) {
   const unsigned char *p = x;
   int64_t count = 0;

@@ -288,6 +288,8 @@ int sc_k_scatter(void *out, const int64_t *index, const void *src, const void *v
 
 /* nonzero: how many elements are nonzero, then their coordinates as int64 rows of ndim. */
 void sc_k_any(const void *src, uint8_t *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float);
+/* all: every element of each [len] run nonzero, as sc_k_any reads them (copy.c) */
+void sc_k_all(const void *src, uint8_t *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize, int32_t is_float);
 int64_t sc_k_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float);
 void sc_k_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esize, int32_t is_float, int64_t *out);
 
