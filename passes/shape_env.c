@@ -593,7 +593,7 @@ static void carry_range_sum(sc_shape_env *env, sc_symbol *s, const sc_expr *r, c
     int64_t c;
     const sc_expr *m = term_split(env->ctx, t, &c);
     if (!m) { /* the constant */
-      b += c;
+      b = c;
       continue;
     }
     if (m->kind != SC_EXPR_SYM || n == MAX_TERMS || c == 0 || c == INT64_MIN) return;
@@ -603,46 +603,34 @@ static void carry_range_sum(sc_shape_env *env, sc_symbol *s, const sc_expr *r, c
     cs[n++] = c;
   }
   if (n < 2) return;
-  /* each term's interval, sizes from 2 */
-  int64_t lo[MAX_TERMS], hi[MAX_TERMS], sum_lo = b, sum_hi = b;
-  bool lo_inf = false, hi_inf = false;
+  /* each term's interval (sizes from 2, as torch takes them), in saturating arithmetic */
+  sc_range_iv term[MAX_TERMS];
   for (int i = 0; i < n; i++) {
-    int64_t l = ts[i]->range.lo < 2 ? 2 : ts[i]->range.lo, h = ts[i]->range.hi;
-    bool h_inf = h == SC_INT_OO;
-    if (cs[i] > 0) {
-      lo[i] = cs[i] * l;
-      hi[i] = h_inf ? SC_INT_OO : cs[i] * h;
-    } else {
-      lo[i] = h_inf ? SC_NEG_INT_OO : cs[i] * h;
-      hi[i] = cs[i] * l;
-    }
-    if (lo[i] == SC_NEG_INT_OO) lo_inf = true;
-    else sum_lo += lo[i];
-    if (hi[i] == SC_INT_OO) hi_inf = true;
-    else sum_hi += hi[i];
+    sc_range_iv size = {ts[i]->range.lo < 2 ? 2 : ts[i]->range.lo, ts[i]->range.hi};
+    term[i] = sc_iv_mul(sc_iv_point(cs[i]), size);
   }
-  sc_range_iv want = s->range;
-  /* s: what the sum reaches */
-  sc_range_iv reach = {lo_inf ? SC_NEG_INT_OO : sum_lo, hi_inf ? SC_INT_OO : sum_hi};
+  sc_range_iv want = s->range, sum = sc_iv_point(b);
+  for (int i = 0; i < n; i++) sum = sc_iv_add(sum, term[i]);
   sc_symbol *narrowed[MAX_TERMS + 1];
   int n_narrowed = 0;
   sc_range_iv before = s->range;
-  s->range = sc_iv_intersect(s->range, reach);
+  s->range = sc_iv_intersect(s->range, sum); /* s: what the sum reaches */
   if (s->origin == SC_SYM_NAMED && (s->range.lo > before.lo || s->range.hi < before.hi)) narrowed[n_narrowed++] = s;
-  /* each size: s's range less what the others can add */
-  for (int i = 0; i < n; i++) {
-    int64_t others_lo = sum_lo - (lo[i] == SC_NEG_INT_OO ? 0 : lo[i]), others_hi = sum_hi - (hi[i] == SC_INT_OO ? 0 : hi[i]);
-    bool others_lo_inf = lo_inf && lo[i] != SC_NEG_INT_OO, others_hi_inf = hi_inf && hi[i] != SC_INT_OO;
-    /* c*t in [want.lo - others_hi, want.hi - others_lo] */
-    int64_t tl = want.lo == SC_NEG_INT_OO || others_hi_inf ? SC_NEG_INT_OO : want.lo - others_hi;
-    int64_t th = want.hi == SC_INT_OO || others_lo_inf ? SC_INT_OO : want.hi - others_lo;
+  for (int i = 0; i < n; i++) { /* each size: s's range less what the others can add */
+    sc_range_iv others = sc_iv_point(b);
+    for (int j = 0; j < n; j++)
+      if (j != i) others = sc_iv_add(others, term[j]);
+    sc_range_iv neg = {others.hi == SC_INT_OO ? SC_NEG_INT_OO : -others.hi,
+                       others.lo == SC_NEG_INT_OO ? SC_INT_OO : -others.lo};
+    sc_range_iv ct = sc_iv_add(want, neg); /* c*t */
     sc_range_iv bound = sc_iv_full();
+    bool lo_inf = ct.lo == SC_NEG_INT_OO, hi_inf = ct.hi == SC_INT_OO;
     if (cs[i] > 0) {
-      if (tl != SC_NEG_INT_OO) bound.lo = ceil_div(tl, cs[i]);
-      if (th != SC_INT_OO) bound.hi = floor_div(th, cs[i]);
+      if (!lo_inf) bound.lo = ceil_div(ct.lo, cs[i]);
+      if (!hi_inf) bound.hi = floor_div(ct.hi, cs[i]);
     } else {
-      if (th != SC_INT_OO) bound.lo = ceil_div(th, cs[i]);
-      if (tl != SC_NEG_INT_OO) bound.hi = floor_div(tl, cs[i]);
+      if (!hi_inf) bound.lo = ceil_div(ct.hi, cs[i]);
+      if (!lo_inf) bound.hi = floor_div(ct.lo, cs[i]);
     }
     sc_range_iv got = ts[i]->range;
     ts[i]->range = sc_iv_intersect(got, bound);

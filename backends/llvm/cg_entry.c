@@ -490,14 +490,13 @@ static void emit_derived_range(cg *g, dim_site *site) {
   const char *text = sc_expr_to_string(g->ctx, site->e);
   LLVMValueRef d = site_value(g, site), args[1] = {d};
   char fmt[640];
-  if (r.lo != SC_NEG_INT_OO && r.lo <= (INT64_MAX - b) / a && a * r.lo + b > 2) {
-    int64_t lo = a * r.lo + b;
+  int64_t lo, hi; /* a*lo + b and a*hi + b, where they fit (else no check: the root's own binds) */
+  if (r.lo != SC_NEG_INT_OO && !__builtin_mul_overflow(a, r.lo, &lo) && !__builtin_add_overflow(lo, b, &lo) && lo > 2) {
     snprintf(fmt, sizeof fmt, "Guard failed: %s >= %lld (%s = %%lld is less than %lld, the least %s can be)",
              site->source, (long long)lo, site->source, (long long)lo, text);
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, lo), "dlo"), fmt, args, 1);
   }
-  if (r.hi != SC_INT_OO && r.hi <= (INT64_MAX - b) / a) {
-    int64_t hi = a * r.hi + b;
+  if (r.hi != SC_INT_OO && !__builtin_mul_overflow(a, r.hi, &hi) && !__builtin_add_overflow(hi, b, &hi)) {
     snprintf(fmt, sizeof fmt, "Guard failed: %s <= %lld (%s = %%lld is more than %lld, the most %s can be)",
              site->source, (long long)hi, site->source, (long long)hi, text);
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, hi), "dhi"), fmt, args, 1);

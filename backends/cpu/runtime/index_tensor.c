@@ -199,7 +199,8 @@ int sc_k_index_masked(int32_t mode, void *src, int32_t src_rank, const int64_t *
                       const int32_t *mask_place, const int64_t *values_strides, const int64_t *values_shape,
                       int64_t esize, const char *node, char *err, size_t errlen) {
   int32_t k = mask_place[0], mask_dim = mask_place[1], entry = mask_place[2], total = n_index + k;
-  if (k < 1 || b_rank < 1 || b_rank > MAX_RANK || total > src_rank || mask_dim + k > src_rank || entry > n_index) {
+  if (k < 1 || b_rank < 1 || b_rank > MAX_RANK || src_rank > MAX_RANK || total > src_rank || mask_dim + k > src_rank ||
+      entry > n_index) {
     if (err && errlen) snprintf(err, errlen, "a mask of rank %d at dim %d among %d indices of a tensor of rank %d (%s)",
                                 (int)k, (int)mask_dim, (int)n_index, (int)src_rank, node ? node : "index");
     return SHAPEC_ERR_ARGUMENT;
