@@ -72,8 +72,10 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
             g->absorbed.attentions, g->absorbed.strided_views, g->absorbed.view_chains, g->absorbed.batch_first);
   if (g->ctx->verbose && g->absorbed.conv_sites)
     fprintf(stderr, "shapec: convolutions absorbed %d residual adds and %d global average pools; %d outputs of "
-            "convolutions and max pools stay in the kernel's layout (read only by convolutions and max pools)\n",
-            g->absorbed.conv_residuals, g->absorbed.conv_pools, g->absorbed.kernel_layout_outputs);
+            "convolutions and max pools stay in the kernel's layout (read only by convolutions and max pools); "
+            "%d roundings to half precision taken by convolutions\n",
+            g->absorbed.conv_residuals, g->absorbed.conv_pools, g->absorbed.kernel_layout_outputs,
+            g->absorbed.conv_roundings);
   if (g->ctx->verbose && g->has_cpu) {
     const cg_ws_plan *w = &g->ws.planned;
     if (w->bytes >= 0 && w->live_peak >= 0)

@@ -1,17 +1,18 @@
 """half_precision.py - shapec's float32, bfloat16 and float16 libraries beside torch 2.14
 eager in the same dtypes, on the same CPU, pinned to one core (issue 60).
 
-  scripts/real-torch.sh --torch 2.14 run bench/half_precision.py prepare OUTDIR
+  scripts/real-torch.sh --torch 2.14 run bench/half_precision.py prepare OUTDIR [MODEL ...]
       (in the sid chroot) builds each model, exports it in each dtype with torch.export
       (a named batch Dim), saves OUTDIR/MODEL/DTYPE/model.pt2 and the input, and times
       torch 2.14 eager on it (torch.set_num_threads(1); the caller pins with taskset)
-  /usr/bin/python3 bench/half_precision.py time OUTDIR SHAPEC
+  /usr/bin/python3 bench/half_precision.py time OUTDIR SHAPEC [MODEL ...]
       exports each with shapec, times the library through the C ABI (one thread, pinned
       to CPU 0), prints a table of milliseconds and the ratios bf16/f32, fp16/f32
 
 Models: `mlp` (four 1024x1024 linear layers with GELU, batch 64: products), `encoder`
 (BERT, 4 layers, hidden 256, 4 heads, sequence 128, batch 4: products and attention),
-`convnet` (three 3x3 convolutions with ReLU and pooling, 64 channels, 2x3x112x112)."""
+`convnet` (three 3x3 convolutions with ReLU and pooling, 64 channels, 2x3x112x112),
+`resnet18` (torchvision's, 2x3x224x224: batch norms and residual adds after convolutions)."""
 import json
 import os
 import subprocess
@@ -55,18 +56,24 @@ def build(name):
                             nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                             nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten())
         return net.eval(), torch.randn(2, 3, 112, 112)
+    if name == "resnet18":  # torchvision's, random weights: batch norms, residual adds, blocked layouts
+        import torchvision
+        return torchvision.models.resnet18().eval(), torch.randn(2, 3, 224, 224)
     raise ValueError(name)
 
 
-MODELS = ("mlp", "encoder", "convnet")
+MODELS = ("mlp", "encoder", "convnet", "resnet18")
 
 
-def prepare(outdir):
+def prepare(outdir, models):
     import torch
     from torch.export import Dim
     torch.set_num_threads(1)
     rows = {}
-    for name in MODELS:
+    path = os.path.join(outdir, "torch.json")
+    if os.path.exists(path):  # models prepared before keep their rows
+        rows = json.load(open(path))["eager_ms"]
+    for name in models:
         for dtype in DTYPES:
             module, x = build(name)
             dt = getattr(torch, dtype)
@@ -85,14 +92,14 @@ def prepare(outdir):
         json.dump({"torch": torch.__version__, "eager_ms": rows}, f, indent=1)
 
 
-def time_shapec(outdir, shapec):
+def time_shapec(outdir, shapec, models):
     import ctypes
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
     import shapec as package
     os.sched_setaffinity(0, {0})
     torch_ms = json.load(open(os.path.join(outdir, "torch.json")))
     rows = {}
-    for name in MODELS:
+    for name in models:
         for dtype in DTYPES:
             d = os.path.join(outdir, name, dtype)
             out = os.path.join(d, "shapec")
@@ -122,6 +129,6 @@ def time_shapec(outdir, shapec):
 
 if __name__ == "__main__":
     if sys.argv[1] == "prepare":
-        prepare(sys.argv[2])
+        prepare(sys.argv[2], sys.argv[3:] or MODELS)
     else:
-        time_shapec(sys.argv[2], sys.argv[3])
+        time_shapec(sys.argv[2], sys.argv[3], sys.argv[4:] or MODELS)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # real-torch.sh - real PyTorch 2.x beside shapec, in a Debian chroot (docs/real-torch.md).
 #
-#   scripts/real-torch.sh [--torch 2.14|2.6] [--aoti] setup
+#   scripts/real-torch.sh [--torch 2.14|2.6] [--aoti|--peers] setup
 #       builds the chroot if it is not there yet (idempotent): Debian sid for PyTorch
 #       2.14.1, trixie for 2.6.0; --aoti also installs what AOTInductor compiles with
+#       (--peers: and ONNX Runtime with the onnx package, the peers of bench/)
 #   scripts/real-torch.sh [--torch 2.14|2.6] run FILE.py [ARGS...]
 #       runs FILE.py with the chroot's python3, in this repository (mounted at /src, the
 #       working directory), the host's /tmp as its /tmp; sets up the chroot first if needed
@@ -16,16 +17,18 @@ set -euo pipefail
 
 torch=2.14
 aoti=0
+peers=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --torch) torch="$2"; shift 2 ;;
     --aoti) aoti=1; shift ;;
+    --peers) aoti=1; peers=1; shift ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
 cmd="${1:-}"
-[ -n "$cmd" ] || { echo "usage: $0 [--torch 2.14|2.6] [--aoti] setup|run FILE.py [ARGS...]|path" >&2; exit 2; }
+[ -n "$cmd" ] || { echo "usage: $0 [--torch 2.14|2.6] [--aoti|--peers] setup|run FILE.py [ARGS...]|path" >&2; exit 2; }
 shift
 
 case "$torch" in
@@ -60,9 +63,10 @@ in_chroot() { # runs a command inside the chroot, with /proc, /dev, /tmp and the
 
 setup() {
   [ "$(id -u)" -eq 0 ] || { echo "real-torch: setup needs root" >&2; exit 1; }
-  local stamp="$dir/.shapec-ready" want="torch transformers aoti=$aoti"
+  local stamp="$dir/.shapec-ready" want="torch transformers aoti=$aoti peers=$peers"
   [ $suite = sid ] || want="torch transformers(n/a) aoti=$aoti"
-  if [ -f "$stamp" ] && grep -q transformers "$stamp" && { [ "$aoti" = 0 ] || grep -q 'aoti=1' "$stamp"; }; then return 0; fi
+  if [ -f "$stamp" ] && grep -q transformers "$stamp" && { [ "$aoti" = 0 ] || grep -q 'aoti=1' "$stamp"; } &&
+     { [ "$peers" = 0 ] || grep -q 'peers=1' "$stamp"; }; then return 0; fi
   command -v debootstrap >/dev/null || {
     echo "real-torch: installing debootstrap" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
@@ -86,6 +90,8 @@ setup() {
   # their configs: no hub here) for test/hf/gen_hf.py
   [ $suite = sid ] && pkgs+=(python3-transformers)
   [ "$aoti" = 1 ] && pkgs+=(libtorch-dev g++ libomp-dev python3-dev)
+  # the runtime people deploy on CPUs, beside torch in bench/ (ONNX files from torch's own exporter)
+  [ "$peers" = 1 ] && [ $suite = sid ] && pkgs+=(python3-onnxruntime python3-onnx)
   echo "real-torch: installing ${pkgs[*]} in $suite (a few minutes)" >&2
   in_chroot env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends \
     "${pkgs[@]}" >/dev/null

@@ -63,7 +63,8 @@ void cg_plan_conv_pools(cg *g) {
       if (chain) c = (size_t)conv_out->def_node;
     }
     const sc_node *cn = &gr->nodes[c];
-    if (!chain || !cg_is_batched_conv2d(cn) || g->folded[c].mean_hw ||
+    /* a convolution that rounds its output (cg_conv_round.c) gives the pool rounded planes */
+    if (!chain || !cg_is_batched_conv2d(cn) || g->folded[c].mean_hw || g->folded[c].round_to ||
         g->folded[c].kernel_layout_out || !read_once(g, cn->outputs[0].items[0].value))
       continue;
     g->folded[c].mean_hw = cg_get(g, pn->outputs[0].items[0].value);

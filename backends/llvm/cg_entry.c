@@ -1686,7 +1686,10 @@ static bool emit_entry_points(cg *g) {
   if (!check_user_inputs(g)) return false;
   emit_metadata(g);
   cg_plan_fusion(g);
+  cg_plan_folds_begin(g);
+  cg_plan_conv_rounding(g);
   cg_plan_batch_norm_folding(g);
+  cg_plan_conv_rounding(g); /* the rounding after a batch norm folded in */
   cg_plan_batch_first_attention(g);
   cg_plan_conv_residuals(g);
   cg_plan_activation_epilogues(g);

@@ -84,9 +84,15 @@ static int sole_batch_norm_reader(cg *g, size_t conv) {
   const sc_node *c = &gr->nodes[conv];
   if (c->n_outputs != 1 || !c->outputs[0].n_items || !c->outputs[0].items[0].value) return -1;
   const sc_value *out = c->outputs[0].items[0].value;
-  if (cg_get(g, out)->uses != 1) return -1;
+  const cg_value *conv_out = cg_get(g, out);
+  if (conv_out->uses != 1) return -1;
   for (size_t j = conv + 1; j < gr->n_nodes; j++) {
     const sc_node *b = &gr->nodes[j];
+    if (g->folded[j].into == conv_out && b->op->id == SC_OP_TO_COPY) { /* its rounding, taken (cg_conv_round.c) */
+      out = b->outputs[0].items[0].value;
+      if (cg_get(g, out)->uses != 1) return -1;
+      continue;
+    }
     if (b->op->id != SC_OP_BATCH_NORM_INFER && b->op->id != SC_OP_BATCH_NORM) continue;
     if (cg_tensor_input(b, "input") != out) continue;
     if (b->op->id == SC_OP_BATCH_NORM && bool_input(b, "training", true)) return -1;
@@ -159,10 +165,14 @@ static void drop_if_sole_reader(cg *g, const sc_value *v, bool *dropped) {
     if (sc_input_spec_value(&g->p->input_specs[i]) == v) dropped[i] = true;
 }
 
+void cg_plan_folds_begin(cg *g) {
+  size_t n = g->p->graph->n_nodes ? g->p->graph->n_nodes : 1;
+  g->folded = sc_arena_alloc(&g->ctx->arena, n * sizeof *g->folded);
+  memset(g->folded, 0, n * sizeof *g->folded);
+}
+
 void cg_plan_batch_norm_folding(cg *g) {
   const sc_graph *gr = g->p->graph;
-  g->folded = sc_arena_alloc(&g->ctx->arena, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
-  memset(g->folded, 0, (gr->n_nodes ? gr->n_nodes : 1) * sizeof *g->folded);
   if (g->external_path || !g->w) return; /* no weights to fold at export */
   /* the folded tensors, added to the blob after the loop: a library with a device path
    * first takes the weights that only folded nodes read out of the blob */

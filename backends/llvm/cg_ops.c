@@ -1193,7 +1193,9 @@ static bool lower_conv(cg *g, const sc_node *n) {
                                     (f->kernel_layout_out ? SC_CONV_OUT_KERNEL_LAYOUT : 0) |
                                     (f->kernel_layout_residual ? SC_CONV_RESIDUAL_KERNEL_LAYOUT : 0) |
                                     (x->v->meta.rounds_to == SC_DTYPE_BF16 && w->v->meta.rounds_to == SC_DTYPE_BF16
-                                         ? SC_CONV_BF16 : 0), 0);
+                                         ? SC_CONV_BF16 : 0) |
+                                    (f->round_to == SC_DTYPE_BF16 ? SC_CONV_ROUND_BF16 : 0) |
+                                    (f->round_to == SC_DTYPE_F16 ? SC_CONV_ROUND_F16 : 0), 0);
   g->onednn_sites++;
   check_rc(g, cg_call(g, "sc_k_conv2d_site_f32", g->i32, sp_, 25, sa, 25, false));
   return true;

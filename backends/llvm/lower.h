@@ -216,12 +216,14 @@ struct cg {
     int layer_norm;        /* a linear layer's: 1 + the layer norm node it applies to each row (cg_tiny_linear.c) */
     struct cg_value *mean_hw; /* a convolution's: the global average pool's output it computes (cg_conv_pool.c) */
     bool pooled_by_conv;   /* that pool: nothing left to compute */
+    sc_dtype round_to;     /* a convolution's: the half precision it rounds its output to (cg_conv_round.c) */
   } *folded;
   /* what the products absorbed, for `export -v` (cg_transpose.c, cg_epilogue.c) */
   struct {
     int views, permuted_results, scales, residuals;
     int conv_sites, conv_residuals, kernel_layout_outputs; /* cg_epilogue.c, cg_conv_layout.c */
     int conv_pools;                                        /* cg_conv_pool.c */
+    int conv_roundings;                                    /* cg_conv_round.c */
     int attentions;                                        /* cg_attention.c */
     int strided_views;                                     /* cg_strided_views.c */
     int view_chains;                                       /* cg_view_chains.c */
@@ -336,9 +338,11 @@ bool cg_gelu_table_inline(cg *g, LLVMTargetMachineRef tm);
 void cg_bind_unbacked(cg *g, const sc_node *n, const sc_expr *sym, LLVMValueRef value, const char *what);
 
 /* ---- cg_fold.c ---- */
-/* Folds each batch norm that only reads a convolution's output into the convolution's
- * weights (after cg_plan_fusion, which counts the uses and decides what is inlined;
- * allocates g->folded). */
+/* g->folded, empty: what each node absorbs (after cg_plan_fusion, which counts the uses
+ * and decides what is inlined). */
+void cg_plan_folds_begin(cg *g);
+/* Folds each batch norm that only reads a convolution's output (or its rounding, taken by
+ * the convolution) into the convolution's weights. */
 void cg_plan_batch_norm_folding(cg *g);
 /* A ReLU / ReLU6 after a convolution (and its folded batch norm and residual add), or a
  * ReLU / GELU after a linear layer, into the kernel (after cg_plan_conv_residuals). */
@@ -357,6 +361,12 @@ const sc_arg *cg_node_arg(const sc_node *n, const char *name);
 /* A float32 2-D convolution over a batched NCHW input with one output: what the CPU path
  * runs through oneDNN with epilogues and blocked layouts (cg_conv_layout.c). */
 bool cg_is_batched_conv2d(const sc_node *n);
+
+/* ---- cg_conv_round.c ---- */
+/* The rounding copy after a convolution in a half-precision program, into the
+ * convolution (before cg_plan_batch_norm_folding, and again after it for the copy after a
+ * folded batch norm). */
+void cg_plan_conv_rounding(cg *g);
 
 /* ---- cg_conv_layout.c ---- */
 /* Marks the convolutions whose output only other convolutions read: the runtime passes

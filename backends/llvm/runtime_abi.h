@@ -22,6 +22,10 @@ enum { SC_CONV_MEAN_HW = 8 };
 /* The convolution's input and weights hold bfloat16 numbers (passes/half_precision.h):
  * oneDNN's bfloat16 kernel computes it where the CPU has bfloat16 dot products. */
 enum { SC_CONV_BF16 = 16 };
+/* Its output is rounded to bfloat16 / float16 (the rounding copy after it, taken by the
+ * convolution, cg_conv_round.c): a bfloat16 kernel writes bfloat16 elements in its own
+ * layout, any other kernel rounds its float32 output in place. */
+enum { SC_CONV_ROUND_BF16 = 32, SC_CONV_ROUND_F16 = 64 };
 enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
 
 /* The CUDA row kernels (layer norm, the softmax of contiguous rows): how many threads

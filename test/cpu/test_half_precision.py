@@ -18,6 +18,7 @@ import base64
 import ctypes
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,7 +37,11 @@ QUICK = ("hf_llama", "hf_bert", "hf_vit", "op_linear", "op_conv2d", "op_layer_no
 # torch's CPU flash attention rounds the unnormalized probabilities to the dtype before
 # multiplying them by V (shapec does not: its result is closer to float32's, and a few
 # elements are an ulp away from torch's).  They are held to the models' criterion.
-ROUNDS_INSIDE = ("op_sdpa_causal", "op_sdpa_mask")
+# A convolution on the CPU takes the batch norm, residual add and ReLU after it into its
+# kernel and rounds its output once, where torch rounds after the convolution and after
+# each of them (backends/llvm/cg_conv_round.c, as Inductor's fusions do): an element now
+# and then is a half-precision ulp from torch's.  Held to the models' criterion too.
+ROUNDS_INSIDE = ("op_sdpa_causal", "op_sdpa_mask", "op_conv_block")
 MAX_RATIO, MEAN_RATIO = 2.0, 1.5
 # op programs whose float32 versions have no CUDA lowering either (cumsum, a bool attention
 # mask, bilinear upsampling: docs/cuda.md); the others also run on the CUDA path
@@ -291,6 +296,36 @@ def check_entry_points(checks, shapec, root, tmp):
                      f"Python: a torch {dtype} tensor in, {dtype} out, the C ABI's output")
 
 
+def check_conv_rounding(checks, shapec, root, tmp):
+    """A half-precision convolution takes its rounding, and with it the batch norm,
+    residual add and ReLU after it, and its output stays in the kernel's layout for the
+    next convolution (cg_conv_round.c): the mechanism that makes bfloat16 networks faster
+    than float32 ones, not only correct.  Where the CPU has bfloat16 dot products, oneDNN's
+    bfloat16 convolutions write bfloat16 elements."""
+    for dtype in ("bfloat16", "float16"):
+        model = os.path.join(root, "test", "real", "half", dtype, "op_conv_block", "model.pt2")
+        out = os.path.join(tmp, f"{dtype}_conv_rounding")
+        r = subprocess.run([shapec, "export", model, "-o", out, "-v"], capture_output=True, text=True, timeout=600)
+        taken = re.search(r"(\d+) outputs of convolutions and max pools stay in the kernel's layout.*; (\d+) roundings "
+                          r"to half precision taken by convolutions", r.stderr)
+        # three convolutions and three batch norms: six roundings; the block's two outputs and the pool's stay blocked
+        checks.check(r.returncode == 0 and taken is not None and taken.group(2) == "6" and int(taken.group(1)) >= 3,
+                     f"{dtype} op_conv_block: the convolutions take their six roundings, their outputs stay in the "
+                     f"kernel's layout ({taken.group(0) if taken else r.stderr.strip()[-300:]})")
+        flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "")
+        if dtype != "bfloat16" or r.returncode or " avx512_bf16" not in flags:
+            continue
+        npy = os.path.join(tmp, "conv_block_input.npy")
+        np.save(npy, filled([2, 32, 24, 24], 0))
+        v = subprocess.run([shapec, "run", os.path.join(out, "model.so"), "--input", f"x={npy}", "--out",
+                            os.path.join(tmp, "conv_block_run")], capture_output=True, text=True,
+                           env=dict(os.environ, ONEDNN_VERBOSE="1"), timeout=600)
+        convs = [l for l in v.stdout.splitlines() + v.stderr.splitlines() if ",exec," in l and ",convolution," in l]
+        checks.check(v.returncode == 0 and len(convs) == 3 and all("dst_bf16" in l for l in convs),
+                     f"bfloat16 op_conv_block on AVX512-BF16: oneDNN's convolutions write bfloat16 "
+                     f"({len(convs)} convolutions: {[l.split(',')[4] + ' ' + l.split(',')[6] for l in convs]})"[:400])
+
+
 def main(argv):
     shapec, root = argv[1], argv[2]
     quick = "--quick" in argv
@@ -314,6 +349,8 @@ def main(argv):
                 check_case(checks, shapec, c, tmp, cuda=True)
         if all(any(c.endswith(os.path.join("half", dt, "hf_vit")) for c in cases) for dt in ("float16", "bfloat16")):
             check_entry_points(checks, shapec, root, tmp)
+        if any(c.endswith(os.path.join("half", "bfloat16", "op_conv_block")) for c in cases):
+            check_conv_rounding(checks, shapec, root, tmp)
     return checks.finish()
 
 

@@ -159,6 +159,26 @@ def half_island(m, x):  # given float32 by the caller: the op's own conversion t
     return m.l(x.to(m.l.weight.dtype)).float() * 2  # bfloat16 (float32 in the `exact` copy)
 
 
+def with_statistics(bn):
+    """A batch norm as a trained one is: running statistics and affine parameters not 0 and 1."""
+    with torch.no_grad():
+        bn.running_mean.uniform_(-0.5, 0.5)
+        bn.running_var.uniform_(0.5, 2.0)
+        bn.weight.uniform_(0.5, 1.5)
+        bn.bias.uniform_(-0.3, 0.3)
+    return bn.eval()
+
+
+def conv_block(m, x):
+    """resnet's basic block, then a strided convolution and the global average pool: what a
+    half-precision convolution takes into itself on the CPU (its rounding, the batch norm,
+    the residual add, the ReLU, blocked layouts between convolutions)."""
+    y = torch.relu(m.b1(m.c1(x)))
+    y = torch.relu(m.b2(m.c2(y)) + x)
+    y = F.max_pool2d(y, 2)
+    return F.adaptive_avg_pool2d(torch.relu(m.b3(m.c3(y))), 1).flatten(1)
+
+
 F = torch.nn.functional
 # name, function, modules, input shape (dim 0 dynamic), whether the input stays float32
 OPS = [
@@ -181,6 +201,11 @@ OPS = [
     ("op_conv_pool", lambda m, x: F.max_pool2d(m.c(x), 2) + F.avg_pool2d(m.c(x), 2),
      dict(c=torch.nn.Conv2d(3, 8, 3, stride=2)), [2, 3, 16, 16], False),
     ("op_conv1d", lambda m, x: m.c(x), dict(c=torch.nn.Conv1d(4, 8, 5, padding=2)), [2, 4, 20], False),
+    ("op_conv_block", conv_block,
+     dict(c1=torch.nn.Conv2d(32, 32, 3, padding=1, bias=False), b1=with_statistics(torch.nn.BatchNorm2d(32)),
+          c2=torch.nn.Conv2d(32, 32, 3, padding=1, bias=False), b2=with_statistics(torch.nn.BatchNorm2d(32)),
+          c3=torch.nn.Conv2d(32, 48, 3, stride=2, padding=1, bias=False), b3=with_statistics(torch.nn.BatchNorm2d(48))),
+     [2, 32, 24, 24], False),
     ("op_group_norm", lambda m, x: m.gn(x), dict(gn=torch.nn.GroupNorm(2, 8)), [2, 8, 5, 5], False),
     ("op_batch_norm", lambda m, x: m.bn(x), dict(bn=torch.nn.BatchNorm2d(8).eval()), [2, 8, 5, 5], False),
     ("op_adaptive_pool", lambda m, x: F.adaptive_avg_pool2d(x, 1).flatten(1), {}, [2, 8, 7, 7], False),
@@ -201,7 +226,7 @@ OPS = [
 # torch 2.6's bfloat16 CPU convolutions are wrong on the Zen 5 this was made on: a 3x3
 # convolution of |y| <= 1.27 differs from the float32 convolution of the same bfloat16
 # numbers by 0.48 (torch 2.14: 0.004; a seeded Conv2d(3, 8, 3) on filled() inputs): no reference
-TORCH26_WRONG = ("op_conv2d", "op_conv1d", "op_conv_pool")
+TORCH26_WRONG = ("op_conv2d", "op_conv1d", "op_conv_pool", "op_conv_block")
 
 
 def op_cases(dtype_name):

@@ -375,6 +375,8 @@ int sc_k_linear_site_f32(void **site, int32_t weights_constant, const float *x, 
 /* The same for x and w holding bfloat16 numbers: bfloat16 products where the CPU has them. */
 int sc_k_linear_site_bf16(void **site, int32_t weights_constant, const float *x, const float *w, const float *bias,
                           float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual);
+/* y's count float32 elements rounded in place to bfloat16 (bf16 != 0) or float16 numbers. */
+void sc_k_round_to_half_f32(float *y, int64_t count, int32_t bf16);
 /* y = act(y) over n elements (SC_ACT_*, runtime_abi.h): a linear layer's epilogue where
  * oneDNN did not compute the layer. */
 void sc_k_activation_f32(float *y, int64_t n, int32_t act);

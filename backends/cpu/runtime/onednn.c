@@ -143,6 +143,7 @@ typedef struct conv_shape {
   int64_t has_residual; /* the output plus a tensor of its shape (a sum post-op) */
   intptr_t residual_layout; /* the layout the residual came in (a plan's dst_md), 0 for NCHW / row-major */
   int64_t bf16; /* a linear layer whose operands hold bfloat16 numbers: computed in bfloat16 (sc_k_linear_site_bf16) */
+  int64_t dst_bf16; /* a bfloat16 convolution whose output is rounded to bfloat16: the kernel writes bfloat16 */
 } conv_shape; /* no padding bytes: compared with memcmp */
 
 typedef struct plan {
@@ -211,7 +212,8 @@ static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg,
                        (k->ow - 1) * k->sw + (k->kw - 1) * k->dw + 1 - k->w - k->pw};
   dnnl_memory_desc_t dst_any, weights_any;
   dnnl_convolution_desc_t cd;
-  if (dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+  if (dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, k->dst_bf16 ? dnnl_bf16 : dnnl_f32, dnnl_format_tag_any) !=
+          dnnl_success ||
       dnnl.dnnl_memory_desc_init_by_tag(&weights_any, 5, weights, k->bf16 ? dnnl_bf16 : dnnl_f32,
                                         dnnl_format_tag_any) != dnnl_success ||
       dnnl.dnnl_dilated_convolution_forward_desc_init(&cd, dnnl_forward_inference, alg, src,
@@ -605,7 +607,8 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
                          int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw, int64_t groups, int64_t oh,
                          int64_t ow, int32_t act, const float *residual, int32_t layout) {
   bool bf16 = (layout & SC_CONV_BF16) && bf16_dot_products();
-  layout &= ~SC_CONV_BF16;
+  int32_t round = layout & (SC_CONV_ROUND_BF16 | SC_CONV_ROUND_F16);
+  layout &= ~(SC_CONV_BF16 | SC_CONV_ROUND_BF16 | SC_CONV_ROUND_F16);
   /* an empty output (an empty batch): nothing to compute, and no scratch sized for one
    * image, which a wide image would make gigabytes; its header still says NCHW */
   if (n == 0 || o == 0 || (!(layout & SC_CONV_MEAN_HW) && (oh == 0 || ow == 0))) {
@@ -615,7 +618,7 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   pthread_once(&once, load);
   if (layout & SC_CONV_MEAN_HW) { /* y is [n, o]: the output planes' means */
     layout &= ~SC_CONV_MEAN_HW;
-    if (!layout && !residual && dnnl.mode != 2 &&
+    if (!layout && !residual && !round && dnnl.mode != 2 &&
         sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
       sc_conv_pair_rows_mean_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act);
       return SHAPEC_OK;
@@ -625,7 +628,7 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
     float *full = planes && plane ? sc_rt_alloc(planes * plane * (int64_t)sizeof(float)) : NULL;
     if (planes && plane && !full) return SHAPEC_ERR_MEMORY;
     int rc = sc_k_conv2d_site_f32(slot, weights_constant, x, w, bias, full, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh,
-                                  dw, groups, oh, ow, act, residual, layout);
+                                  dw, groups, oh, ow, act, residual, layout | round | (bf16 ? SC_CONV_BF16 : 0));
     if (rc == SHAPEC_OK) sc_k_adaptive_avg_pool2d_f32(full, y, planes, oh, ow, 1, 1);
     sc_rt_free(full);
     return rc;
@@ -638,11 +641,13 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (nchw_in && sc_conv_gather_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
     if (layout & SC_CONV_OUT_KERNEL_LAYOUT) output_header(&y);
     sc_conv_gather_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+    if (round) sc_k_round_to_half_f32(y, n * o * oh * ow, round & SC_CONV_ROUND_BF16);
     return SHAPEC_OK;
   }
   if (nchw_in && sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
     if (layout & SC_CONV_OUT_KERNEL_LAYOUT) output_header(&y);
     sc_conv_pair_rows_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act);
+    if (round) sc_k_round_to_half_f32(y, n * o * oh * ow, round & SC_CONV_ROUND_BF16);
     return SHAPEC_OK;
   }
   const dnnl_memory_desc_t *src_layout = layout & SC_CONV_IN_KERNEL_LAYOUT ? source_layout(&x) : NULL;
@@ -672,10 +677,15 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (s) {
     conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads,
                                   (intptr_t)src_layout, dst_capacity > 0, bias != NULL, residual != NULL,
-                                  (intptr_t)residual_layout, bf16};
+                                  (intptr_t)residual_layout, bf16, bf16 && (round & SC_CONV_ROUND_BF16)};
     const plan *ran = NULL;
     rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_conv_plan, &ran);
     if (rc == RAN && dst_header && ran && ran->dst_in_kernel_layout) *dst_header = &ran->dst_md;
+    /* a kernel that wrote float32 (in its layout or NCHW): rounded here; one that wrote
+     * bfloat16 rounded as it wrote */
+    if (rc == RAN && round && !key.dst_bf16)
+      sc_k_round_to_half_f32(y, ran && ran->dst_in_kernel_layout ? (int64_t)(ran->dst_bytes / sizeof(float)) : n * o * oh * ow,
+                             round & SC_CONV_ROUND_BF16);
   }
   float *plain = NULL, *plain_residual = NULL;
   if (rc == NOT_RAN && src_layout) { /* the built-in kernel reads NCHW */
@@ -692,10 +702,12 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
                        residual ? SC_ACT_NONE : act);
     rc = SHAPEC_OK;
     if (residual) add_residual(y, residual, n * o * oh * ow, act);
+    if (round) sc_k_round_to_half_f32(y, n * o * oh * ow, round & SC_CONV_ROUND_BF16);
   } else if (rc == NOT_RAN) {
     rc = sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow,
                              residual ? SC_ACT_NONE : act);
     if (rc == SHAPEC_OK && residual) add_residual(y, residual, n * o * oh * ow, act);
+    if (rc == SHAPEC_OK && round) sc_k_round_to_half_f32(y, n * o * oh * ow, round & SC_CONV_ROUND_BF16);
   } else {
     rc = rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
   }
@@ -753,8 +765,9 @@ static bool make_pool_plan(plan *p, const conv_shape *k) {
   p->src_user = *(const dnnl_memory_desc_t *)k->src_layout;
   dnnl_memory_desc_t dst_any;
   dnnl_pooling_v2_desc_t pool;
+  /* a maximum of bfloat16 numbers is one of them: the kernel's layout keeps the source's type */
   if (dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 4, dst, dnnl_f32, dnnl_nchw) != dnnl_success ||
-      dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, dnnl_f32, dnnl_format_tag_any) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&dst_any, 4, dst, p->src_user.data_type, dnnl_format_tag_any) != dnnl_success ||
       dnnl.dnnl_pooling_v2_forward_desc_init(&pool, dnnl_forward_inference, dnnl_pooling_max, &p->src_user, &dst_any,
                                              strides, kernel, dilation, pad_l, pad_r) != dnnl_success)
     return false;
