@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""bench_peers.py - shapec beside every peer in one run: PyTorch 2.14.1 eager and
-AOTInductor (in the sid chroot), PyTorch 1.13 eager and TorchScript (traced, frozen), on
-the same models and weights.  Each model is exported once by torch 2.14 (with a dynamic
+"""bench_peers.py - shapec beside every peer in one run: ONNX Runtime 1.23, PyTorch 2.14.1
+eager and AOTInductor (in the sid chroot), PyTorch 1.13 eager and TorchScript (traced,
+frozen), on the same models and weights.  Each model is exported once by torch 2.14 (with a dynamic
 batch, and dynamic height/width or sequence); shapec compiles that very .pt2 and
 AOTInductor compiles the same ExportedProgram.  Batch 1 and 8, 1 and 2 threads pinned
 with taskset (CPU 0, CPUs 0-1), in ROUNDS rounds that alternate the two sides; each cell
@@ -16,7 +16,7 @@ so that AOTInductor compiles under it); the table goes between the "bench_peers 
 markers.
 
 usage: bench/bench_peers.py SHAPEC [--rounds N] [--only=mlp,...] [--out DIR] [--reuse] [--write-docs] [--isa avx2]
-(Debian's /usr/bin/python3; needs scripts/real-torch.sh --torch 2.14 --aoti setup)"""
+(Debian's /usr/bin/python3; needs scripts/real-torch.sh --torch 2.14 --peers setup)"""
 import json
 import os
 import re
@@ -90,7 +90,7 @@ def peaks():
 
 def chroot(*args, cpus=None):
     cmd = ([ "taskset", "-c", cpus] if cpus else []) + [os.path.join(SRC, "scripts", "real-torch.sh"), "--torch", "2.14",
-                                                       "--aoti", "run", "bench/peers_214.py", *args]
+                                                       "--peers", "run", "bench/peers_214.py", *args]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=SRC)
     if r.returncode:
         sys.exit(f"bench_peers: {' '.join(args[:1])} in the chroot failed:\n{r.stderr[-3000:]}")
@@ -152,18 +152,21 @@ def main():
     gflops, gbs = peaks()
     cells = {}  # (model, shape, threads) -> {peer: [ms per round]}
     errs = {}
+    ort_why = {}  # model -> why ONNX Runtime did not run it
     for r in range(rounds):
         for threads, cpus in ((1, "0"), (2, "0,1")):
             rows = chroot("time", out, str(threads), *models, cpus=cpus) + host(shapec, out, threads, models, cpus)
             for line in rows.splitlines():
                 row = json.loads(line)
                 key = (row["model"], shape_name(row["shape"]), threads)
-                for peer in ("eager214", "aoti", "shapec", "eager113", "script113"):
+                for peer in ("eager214", "aoti", "ort", "shapec", "eager113", "script113"):
                     if peer in row:
                         cells.setdefault(key, {}).setdefault(peer, []).append(row[peer])
-                for side in ("aoti", "shapec"):
+                for side in ("aoti", "ort", "shapec"):
                     if side + "_err" in row:
                         errs[(side,) + key[:2]] = row[side + "_err"]
+                if "ort_why" in row:
+                    ort_why[key[0]] = row["ort_why"]
     lines = [f"Measured {time.strftime('%Y-%m-%d')}, {cpu_model()}, {os.cpu_count()} CPUs, `taskset` CPU 0 (1 thread) and "
              f"CPUs 0-1 (2 threads), {rounds} rounds alternating the chroot's peers and this process's; medians of the rounds in ms. "
              f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}. "
@@ -172,28 +175,38 @@ def main():
              + f"Peaks measured in the same run: sgemm "
              f"{gflops:.0f} GFLOP/s on one core, copy {gbs:.1f} GB/s.",
              "",
-             "| model | input | thr | shapec | 2.14 eager | AOTInductor | 1.13 eager | TorchScript | fastest peer | shapec / fastest | limit | shapec / limit |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| model | input | thr | shapec | ORT 1.23 | 2.14 eager | AOTInductor | 1.13 eager | TorchScript | fastest peer | shapec / fastest | shapec / ORT | limit | shapec / limit |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for m in models:
         for shape in SHAPES[m]:
             for threads in (1, 2):
                 c = {k: statistics.median(v) for k, v in cells[(m, shape_name(shape), threads)].items()}
                 peers = {"2.14 eager": c["eager214"], "AOTInductor": c["aoti"], "1.13 eager": c["eager113"],
                          "TorchScript": c["script113"]}
+                if "ort" in c:
+                    peers["ORT"] = c["ort"]
                 best = min(peers, key=peers.get)
                 info = prep["models"][m]
                 flops = info["flops"][shape_name(shape)]
                 act = 4 * (np.prod(shape) + 0)  # the input; weights dominate the bytes of these rows
                 limit = max(flops / (gflops * 1e9 * threads), (info["weight_bytes"] + act) / (gbs * 1e9)) * 1e3
-                lines.append(f"| {m} | {shape} | {threads} | {c['shapec']:.3f} | {c['eager214']:.3f} | {c['aoti']:.3f} | "
+                ort = f"{c['ort']:.3f}" if "ort" in c else "n/a"
+                vs_ort = f"{c['shapec'] / c['ort']:.2f}" if "ort" in c else "n/a"
+                lines.append(f"| {m} | {shape} | {threads} | {c['shapec']:.3f} | {ort} | {c['eager214']:.3f} | {c['aoti']:.3f} | "
                              f"{c['eager113']:.3f} | {c['script113']:.3f} | {best} | **{c['shapec'] / peers[best]:.2f}** | "
-                             f"{limit:.3f} | {c['shapec'] / limit:.1f} |")
+                             f"{vs_ort} | {limit:.3f} | {c['shapec'] / limit:.1f} |")
     lines.append("")
     lines.append("Compile times: " + "; ".join(
         f"{m} shapec {export_s[m]:.2f} s, AOTInductor {prep['models'][m]['aoti_compile_s']:.1f} s" for m in models) + ".")
+    def largest(side, m):
+        v = [e for k, e in errs.items() if k[0] == side and k[1] == m]
+        return f"{max(v):.1e}" if v else "n/a"
     lines.append("Largest error against torch 2.14 eager (relative to the output's scale): " + "; ".join(
-        f"{m} shapec {max(v for k, v in errs.items() if k[0] == 'shapec' and k[1] == m):.1e}, AOTInductor "
-        f"{max(v for k, v in errs.items() if k[0] == 'aoti' and k[1] == m):.1e}" for m in models) + ".")
+        f"{m} shapec {largest('shapec', m)}, AOTInductor {largest('aoti', m)}, ORT {largest('ort', m)}" for m in models) + ".")
+    lines.append("ONNX Runtime 1.23 (Debian sid's python3-onnxruntime; CPUExecutionProvider, ORT_ENABLE_ALL, "
+                 "intra_op_num_threads = the row's threads) on the ONNX file torch 2.14's exporter wrote from the same "
+                 "module (`torch.onnx.export(..., dynamo=False)`, opset 17)." +
+                 "".join(f" {m}: ORT did not run: {why}." for m, why in ort_why.items()))
     table = "\n".join(lines)
     print(table)
     if "--write-docs" in sys.argv:

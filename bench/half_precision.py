@@ -69,10 +69,11 @@ def prepare(outdir, models):
     import torch
     from torch.export import Dim
     torch.set_num_threads(1)
-    rows = {}
+    rows, peers = {}, {}
     path = os.path.join(outdir, "torch.json")
     if os.path.exists(path):  # models prepared before keep their rows
-        rows = json.load(open(path))["eager_ms"]
+        before = json.load(open(path))
+        rows, peers = before["eager_ms"], before.get("peers", {})
     for name in models:
         for dtype in DTYPES:
             module, x = build(name)
@@ -88,8 +89,50 @@ def prepare(outdir, models):
                 ms = timeit(lambda: module(x))
             rows[f"{name}/{dtype}"] = ms
             print(f"torch {torch.__version__} eager {name} {dtype}: {ms:.3f} ms", flush=True)
-    with open(os.path.join(outdir, "torch.json"), "w") as f:
-        json.dump({"torch": torch.__version__, "eager_ms": rows}, f, indent=1)
+            peers[f"{name}/{dtype}"] = {"aoti": time_aoti(ep, x, d), "ort": time_ort(module, x, d)}
+            print(f"  AOTInductor {peers[f'{name}/{dtype}']['aoti']}, ONNX Runtime {peers[f'{name}/{dtype}']['ort']}",
+                  flush=True)
+    with open(path, "w") as f:
+        json.dump({"torch": torch.__version__, "eager_ms": rows, "peers": peers}, f, indent=1)
+
+
+def time_aoti(ep, x, d):
+    """AOTInductor's library of the same ExportedProgram, in the same dtype: ms, or why not."""
+    import torch
+    try:
+        package = torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(d, "aoti.pt2"))
+        run = torch._inductor.aoti_load_package(package)
+        with torch.no_grad():
+            return timeit(lambda: run(x))
+    except Exception as e:  # noqa: BLE001 - a peer that cannot: the row says why
+        return f"fails: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+
+
+def time_ort(module, x, d):
+    """ONNX Runtime (CPU provider, every graph optimization, one thread) on the ONNX file
+    torch's own exporter writes from the same module in the same dtype: ms, or why not."""
+    import torch
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return "not installed (scripts/real-torch.sh --peers setup)"
+    path = os.path.join(d, "model.onnx")
+    try:
+        torch.onnx.export(module, (x,), path, dynamo=False, input_names=["x"], output_names=["y"],
+                          dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}}, opset_version=17)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads, opts.inter_op_num_threads = 1, 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+        if x.dtype == torch.bfloat16:  # NumPy has no bfloat16: its bits, typed by ONNX's element type 16
+            value = ort.OrtValue.ortvalue_from_numpy_with_onnx_type(x.view(torch.int16).numpy().view(np.uint16), 16)
+            sess.run_with_ort_values(None, {"x": value})
+            return timeit(lambda: sess.run_with_ort_values(None, {"x": value}))
+        feed = {"x": x.numpy()}
+        sess.run(None, feed)
+        return timeit(lambda: sess.run(None, feed))
+    except Exception as e:  # noqa: BLE001
+        return f"fails: {type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
 
 
 def time_shapec(outdir, shapec, models):
@@ -118,13 +161,28 @@ def time_shapec(outdir, shapec, models):
     isa = [f for f in ("avx512_bf16", "amx_bf16", "avx512_fp16", "f16c") if f" {f}" in flags]
     print(f"CPU: {cpu} ({', '.join(isa)}); one thread, pinned to CPU 0; torch {torch_ms['torch']} eager "
           "timed in the same session by `prepare`")
-    print("| model | dtype | shapec ms | torch eager ms | shapec / torch | shapec dtype / shapec float32 |")
-    print("|---|---|---|---|---|---|")
+    print("| model | dtype | shapec ms | torch eager ms | AOTInductor ms | ONNX Runtime ms | shapec / fastest peer | "
+          "shapec dtype / shapec float32 |")
+    print("|---|---|---|---|---|---|---|---|")
+    why = []
     for key, ms in rows.items():
         name, dtype = key.split("/")
         t = torch_ms["eager_ms"][key]
+        peer = torch_ms.get("peers", {}).get(key, {})
+        cells, times = [], [t]
+        for side in ("aoti", "ort"):
+            v = peer.get(side, "not timed")
+            if isinstance(v, (int, float)):
+                cells.append(f"{v:.3f}")
+                times.append(v)
+            else:
+                cells.append(f"n/a [{len(why) + 1}]")
+                why.append(f"[{len(why) + 1}] {'AOTInductor' if side == 'aoti' else 'ONNX Runtime'}, {name} {dtype}: {v}")
         base = rows[f"{name}/float32"]
-        print(f"| {name} | {dtype} | {ms:.3f} | {t:.3f} | {ms / t:.2f} | {ms / base:.2f} |")
+        print(f"| {name} | {dtype} | {ms:.3f} | {t:.3f} | {cells[0]} | {cells[1]} | {ms / min(times):.2f} | "
+              f"{ms / base:.2f} |")
+    for line in why:
+        print(line)
 
 
 if __name__ == "__main__":

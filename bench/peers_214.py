@@ -7,8 +7,13 @@
                             (OUTDIR/MODEL/aoti.pt2, its compile time in prepare.json), writes the
                             timed inputs as .npy and torch's outputs for them, and the FLOPs of
                             each row (torch.utils.flop_counter)
+                            and writes the ONNX file torch's own exporter makes of the same
+                            module (OUTDIR/MODEL/model.onnx; dynamo=False, as onnxscript is not
+                            packaged; the dynamic dims named)
   time OUTDIR THREADS MODEL...
-                            prints one JSON line per row: medians of eager and AOTInductor
+                            prints one JSON line per row: medians of eager, AOTInductor and
+                            ONNX Runtime (CPU provider, every graph optimization, intra-op
+                            threads = THREADS; a row it cannot run gives the reason instead)
 
 The caller pins the process (taskset); THREADS goes to torch.set_num_threads."""
 import json
@@ -61,6 +66,7 @@ def prepare(out, models):
         t0 = time.perf_counter()
         torch._inductor.aoti_compile_and_package(ep, package_path=os.path.join(d, "aoti.pt2"))
         aoti_s = time.perf_counter() - t0
+        onnx_error = export_onnx(module, x, dims, os.path.join(d, "model.onnx"))
         flops = {}
         for shape in shapes:
             torch.manual_seed(1)
@@ -75,10 +81,41 @@ def prepare(out, models):
         state = module.state_dict()
         np.savez(os.path.join(d, "state.npz"), **{k: v.numpy() for k, v in state.items()})  # for torch 1.13's side
         weight_bytes = sum(p.numel() * p.element_size() for p in state.values())
-        info[name] = {"export_s": export_s, "aoti_compile_s": aoti_s, "flops": flops, "weight_bytes": weight_bytes}
+        info[name] = {"export_s": export_s, "aoti_compile_s": aoti_s, "flops": flops, "weight_bytes": weight_bytes,
+                      "onnx_error": onnx_error}
         print(f"# {name}: torch.export {export_s:.1f} s, AOTInductor compile {aoti_s:.1f} s", flush=True)
     with open(os.path.join(out, "prepare.json"), "w") as f:
         json.dump({"torch": torch.__version__, "models": info}, f, indent=1)
+
+
+def export_onnx(module, x, dims, path):
+    """The module as ONNX Runtime users get it: None, or why torch could not export it."""
+    names = {0: "batch", 1: "d1", 2: "d2", 3: "d3"}
+    axes = {k: names[k] for k, v in enumerate(dims) if v}
+    try:
+        with torch.no_grad():
+            torch.onnx.export(module, (x,), path, dynamo=False, input_names=["x"], output_names=["y"],
+                              dynamic_axes={"x": axes, "y": {0: "batch"}}, opset_version=17)
+        return None
+    except Exception as e:  # noqa: BLE001 - the row says why
+        return f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+
+
+def ort_session(path, threads):
+    """ONNX Runtime's CPU session as the people who deploy it configure it, or why not."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None, "onnxruntime is not installed (scripts/real-torch.sh --peers setup)"
+    if not os.path.exists(path):
+        return None, "no ONNX file"
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads, opts.inter_op_num_threads = threads, 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"]), None
+    except Exception as e:  # noqa: BLE001
+        return None, f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
 
 
 def time_rows(out, threads, models):
@@ -88,6 +125,7 @@ def time_rows(out, threads, models):
         module, _, _, _ = zoo.build(name)
         d = os.path.join(out, name)
         aoti = torch._inductor.aoti_load_package(os.path.join(d, "aoti.pt2"))
+        sess, ort_why = ort_session(os.path.join(d, "model.onnx"), threads)
         for shape in shapes:
             x = torch.from_numpy(np.load(os.path.join(d, f"x_{shape_name(shape)}.npy")))
             with torch.no_grad():
@@ -97,8 +135,18 @@ def time_rows(out, threads, models):
                 got = aoti(x)
                 got = (got[0] if isinstance(got, (list, tuple)) else got).numpy()
             err = float(np.abs(got - want).max() / max(1.0, np.abs(want).max()))
-            print(json.dumps({"model": name, "shape": shape, "threads": threads, "eager214": eager, "aoti": compiled,
-                              "aoti_err": err}), flush=True)
+            row = {"model": name, "shape": shape, "threads": threads, "eager214": eager, "aoti": compiled, "aoti_err": err}
+            if sess is not None:
+                feed = {"x": x.numpy()}
+                try:
+                    y = sess.run(None, feed)[0]
+                    row["ort"] = timeit(lambda: sess.run(None, feed), budget=1.0, min_runs=5)
+                    row["ort_err"] = float(np.abs(y - want).max() / max(1.0, np.abs(want).max()))
+                except Exception as e:  # noqa: BLE001
+                    row["ort_why"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+            else:
+                row["ort_why"] = ort_why
+            print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":
