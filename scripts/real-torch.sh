@@ -4,7 +4,7 @@
 #   scripts/real-torch.sh [--torch 2.14|2.6] [--aoti|--peers] setup
 #       builds the chroot if it is not there yet (idempotent): Debian sid for PyTorch
 #       2.14.1, trixie for 2.6.0; --aoti also installs what AOTInductor compiles with
-#       (--peers: and ONNX Runtime with the onnx package, the peers of bench/)
+#       (--peers: and ONNX Runtime with the onnx package and llama.cpp, the peers of bench/)
 #   scripts/real-torch.sh [--torch 2.14|2.6] run FILE.py [ARGS...]
 #       runs FILE.py with the chroot's python3, in this repository (mounted at /src, the
 #       working directory), the host's /tmp as its /tmp; sets up the chroot first if needed
@@ -63,10 +63,10 @@ in_chroot() { # runs a command inside the chroot, with /proc, /dev, /tmp and the
 
 setup() {
   [ "$(id -u)" -eq 0 ] || { echo "real-torch: setup needs root" >&2; exit 1; }
-  local stamp="$dir/.shapec-ready" want="torch transformers aoti=$aoti peers=$peers"
+  local stamp="$dir/.shapec-ready" want="torch transformers aoti=$aoti peers2=$peers"
   [ $suite = sid ] || want="torch transformers(n/a) aoti=$aoti"
   if [ -f "$stamp" ] && grep -q transformers "$stamp" && { [ "$aoti" = 0 ] || grep -q 'aoti=1' "$stamp"; } &&
-     { [ "$peers" = 0 ] || grep -q 'peers=1' "$stamp"; }; then return 0; fi
+     { [ "$peers" = 0 ] || grep -q "peers2=1" "$stamp"; }; then return 0; fi
   command -v debootstrap >/dev/null || {
     echo "real-torch: installing debootstrap" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
@@ -91,7 +91,7 @@ setup() {
   [ $suite = sid ] && pkgs+=(python3-transformers)
   [ "$aoti" = 1 ] && pkgs+=(libtorch-dev g++ libomp-dev python3-dev)
   # the runtime people deploy on CPUs, beside torch in bench/ (ONNX files from torch's own exporter)
-  [ "$peers" = 1 ] && [ $suite = sid ] && pkgs+=(python3-onnxruntime python3-onnx)
+  [ "$peers" = 1 ] && [ $suite = sid ] && pkgs+=(python3-onnxruntime python3-onnx llama.cpp-tools python3-gguf)
   echo "real-torch: installing ${pkgs[*]} in $suite (a few minutes)" >&2
   in_chroot env DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends \
     "${pkgs[@]}" >/dev/null

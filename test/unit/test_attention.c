@@ -175,6 +175,63 @@ START_TEST(test_edges) {
 }
 END_TEST
 
+/* A static KV cache's mask: every key past the filled positions is -inf in every row (a
+ * decode step of one row, a prompt of five).  The kernel drops those keys; its output is
+ * the bits of the same call over the filled keys alone, for [1, 1, l, s] and per-batch
+ * [b, 1, 1, s] masks, with the filled ends differing per batch item (the longest counts). */
+START_TEST(test_masked_tail) {
+  const int64_t s = 300, e = 16, h = 2, l_values[2] = {1, 5};
+  for (int li = 0; li < 2; li++)
+    for (int per_batch = 0; per_batch <= 1; per_batch++) {
+      int64_t l = l_values[li], o = 2, filled_to[2] = {37, per_batch ? 29 : 37};
+      shape full = {o, h, l, s, e, e}, cut = {o, h, l, filled_to[0] + l, e, e};
+      int64_t st_full[18], st_cut[18];
+      interleaved_strides(&full, 0, st_full);
+      interleaved_strides(&cut, 0, st_cut);
+      float *q = filled(o * l * h * e, 1), *k = filled(o * s * h * e, 2), *v = filled(o * s * h * e, 3);
+      float *mask = malloc(sizeof(float) * (size_t)(o * l * s)), *cut_mask = malloc(sizeof(float) * (size_t)(o * l * s));
+      for (int64_t b = 0; b < o; b++)
+        for (int64_t r = 0; r < l; r++)
+          for (int64_t c = 0; c < s; c++) /* row r of item b sees the filled keys and itself */
+            mask[(b * l + r) * s + c] = c <= filled_to[per_batch ? b : 0] + r - 1 + (per_batch ? 0 : 1) ? 0.0f : -INFINITY;
+      /* the same mask over the kept keys: [o or 1, 1, l, cut.s] */
+      for (int64_t b = 0; b < o; b++)
+        for (int64_t r = 0; r < l; r++)
+          for (int64_t c = 0; c < cut.s; c++) cut_mask[(b * l + r) * cut.s + c] = mask[(b * l + r) * s + c];
+      st_full[14] = per_batch ? l * s : 0, st_full[16] = s, st_full[17] = 1;
+      st_cut[14] = per_batch ? l * cut.s : 0, st_cut[16] = cut.s, st_cut[17] = 1;
+      /* k and v of the cut call: the first cut.s keys of the same rows (the full call's strides) */
+      memcpy(st_cut + 4, st_full + 4, 4 * sizeof *st_cut);
+      memcpy(st_cut + 8, st_full + 8, 3 * sizeof *st_cut);
+      int64_t dims_full[6] = {o, h, l, s, e, e}, dims_cut[6] = {o, h, l, cut.s, e, e}, n_out = o * l * h * e;
+      float *got = filled(n_out, 5), *want = filled(n_out, 6);
+      for (int threads = 1; threads <= 2; threads++) {
+        shapec_model_set_num_threads(threads);
+        int64_t bytes = sc_k_attention_scratch_bytes(dims_full);
+        void *scratch = malloc((size_t)bytes);
+        sc_k_attention_f32(q, k, v, mask, got, dims_full, st_full, 0.25, 0, scratch, bytes);
+        sc_k_attention_f32(q, k, v, cut_mask, want, dims_cut, st_cut, 0.25, 0, scratch, bytes);
+        free(scratch);
+        for (int64_t x = 0; x < n_out; x++)
+          ck_assert_msg(memcmp(&got[x], &want[x], sizeof *got) == 0, "l %lld per-batch %d threads %d: out[%lld] = %.9g, "
+                        "over the filled keys alone %.9g", (long long)l, per_batch, threads, (long long)x, got[x], want[x]);
+        double ref[16];
+        for (int64_t b = 0; b < o; b++) /* and both are softmax over every key, in double */
+          for (int64_t i = 0; i < h; i++)
+            for (int64_t r = 0; r < l; r++) {
+              reference_row(q, k, v, mask, st_full, &full, b, i, r, 0.25, 0, ref);
+              for (int64_t x = 0; x < e; x++) {
+                float g = got[b * st_full[11] + i * st_full[12] + r * st_full[13] + x];
+                ck_assert_msg(fabs(g - ref[x]) <= 2e-6 + 2e-5 * fabs(ref[x]), "l %lld per-batch %d: %.9g, want %.9g",
+                              (long long)l, per_batch, g, ref[x]);
+              }
+            }
+      }
+      free(q), free(k), free(v), free(mask), free(cut_mask), free(got), free(want);
+    }
+}
+END_TEST
+
 /* The tiny entry (sc_k_attention_tiny_f32, no scratch, the calling thread) takes a small
  * call and gives the general kernel's bits, on one thread and two; it leaves anything else
  * (a mask, more rows or keys, items not in fours, k transposed, many multiply-adds) untouched
@@ -242,6 +299,7 @@ int main(void) {
   tcase_add_test(tc, test_edges);
   tcase_add_test(tc, test_avx512_matches_reference);
   tcase_add_test(tc, test_tiny_entry);
+  tcase_add_test(tc, test_masked_tail);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -1194,6 +1194,29 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
   }
 }
 
+/* How many keys count: one past the last key whose mask is not -inf in some query row.
+ * A decoder with a static cache attends to all of its positions, masked past the filled
+ * ones: GPT-2-small's decode step at context 128 read the 896 empty positions of its
+ * 1024-position cache too (6 of its 26 ms).  The keys dropped are those every row gives
+ * weight exactly 0, so the rows' sums and products are the same numbers; rows masked
+ * everywhere leave none, and give zeros, as before.  Batch and head levels the mask
+ * broadcasts over (stride 0) are read once; a row is read from its end until a key that
+ * counts, or one already counted. */
+static int64_t keys_that_count(const attention_job *j) {
+  int64_t end = 0, outer = j->ms[0] ? j->outer : 1, inner = j->ms[1] ? j->inner : 1;
+  for (int64_t o = 0; o < outer && end < j->s; o++)
+    for (int64_t i = 0; i < inner && end < j->s; i++)
+      for (int64_t r = 0; r < j->l && end < j->s; r++) {
+        const float *row = j->mask + o * j->ms[0] + i * j->ms[1] + r * j->ms[2];
+        for (int64_t key = j->s - 1; key >= end; key--)
+          if (row[key * j->ms[3]] != -INFINITY) {
+            end = key + 1;
+            break;
+          }
+      }
+  return end;
+}
+
 void sc_k_attention_f32(const float *q, const float *k, const float *v, const float *mask, float *out,
                         const int64_t *dims, const int64_t *strides, double scale, int32_t flags, void *scratch,
                         int64_t scratch_bytes) {
@@ -1210,7 +1233,8 @@ void sc_k_attention_f32(const float *q, const float *k, const float *v, const fl
   memcpy(j.ms, strides + 14, 4 * sizeof *strides);
   int64_t batch = j.outer * j.inner;
   if (batch <= 0 || j.l <= 0 || j.ev <= 0) return;
-  if (j.s <= 0) { /* no keys: an empty product, zeros, as in ATen */
+  if (mask && j.s > 0) j.s = keys_that_count(&j);
+  if (j.s <= 0) { /* no keys (or every one masked): an empty product, zeros, as in ATen */
     for (int64_t b = 0; b < batch; b++)
       for (int64_t r = 0; r < j.l; r++)
         memset(out + b / j.inner * j.os[0] + b % j.inner * j.os[1] + r * j.os[2], 0, (size_t)j.ev * sizeof *out);
