@@ -98,10 +98,15 @@ static void load(void) {
   /* libdnnl brings libgomp, whose idle workers spin for a long while after each parallel
    * region (GOMP_SPINCOUNT 300,000 by default) and take the core from the library's own
    * pool in the elementwise loops between layers: the encoder block at batch 8 on two
-   * threads took 11.1 ms so, 7.9 ms with 10,000.  Only when the user set neither variable
-   * and no libgomp is loaded yet (it reads them once, when loaded). */
+   * threads took 11.1 ms so, 7.9 ms with 10,000.  And when another process is busy on one
+   * of the cores, a thread spinning there waits out the other's time slice before the next
+   * region can start: with a busy loop on CPU 1 (bench/contention.py, Zen 5) resnet18 at
+   * batch 1 on two threads took 32 ms at 10,000 (13 ms on one thread), 17 ms at 1,000,
+   * which costs nothing measurable on idle cores (resnet18 at batch 8: 49.6 and 49.0 ms,
+   * the encoder 8.0 and 8.1 ms).  Only when the user set neither variable and no libgomp
+   * is loaded yet (it reads them once, when loaded). */
   if (!getenv("GOMP_SPINCOUNT") && !getenv("OMP_WAIT_POLICY") && !dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD))
-    setenv("GOMP_SPINCOUNT", "10000", 0);
+    setenv("GOMP_SPINCOUNT", "1000", 0);
   void *h = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
   if (!h) return;
 #define RESOLVE(name)                                                                                                 \

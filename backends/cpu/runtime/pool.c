@@ -18,13 +18,20 @@
 
 #include "kernels.h"
 
+/* A job's `active` word: the workers inside it, and CLOSED once the caller has run out of
+ * chunks.  A worker joins only an open job, under `lock`; the caller waits only for those
+ * that joined.  A worker that wakes late, its core taken by another process, finds the
+ * job closed and leaves it alone: the caller never waits for a thread that did nothing
+ * (a busy process on one of two cores made two-thread calls 2.4-8x slower than one). */
+enum { CLOSED = 1 << 30 };
+
 typedef struct job {
   sc_rt_loop_fn fn;
   void *ctx;
   int64_t n, chunk;
   int helpers;             /* workers with an id below this take part */
   atomic_llong next;       /* first iteration not yet handed out */
-  atomic_int active;       /* workers still inside this job */
+  atomic_int active;       /* workers inside this job, | CLOSED once no chunk is left to hand out */
 } job;
 
 static pthread_mutex_t owner = PTHREAD_MUTEX_INITIALIZER; /* held by the loop using the pool */
@@ -86,10 +93,11 @@ static void spin_while_ulong(atomic_ulong *value, unsigned long old) {
   }
 }
 
-static void spin_while_positive(atomic_int *value) {
+/* Spins while workers are inside a closed job (its count beside CLOSED). */
+static void spin_while_inside(atomic_int *value) {
   int64_t start = now_ns();
   if (!may_spin(start)) return;
-  for (int i = 1; atomic_load_explicit(value, memory_order_acquire) > 0; i++) {
+  for (int i = 1; (atomic_load_explicit(value, memory_order_acquire) & ~CLOSED) > 0; i++) {
     if (i % 64 == 0) {
       int64_t now = now_ns();
       if (now - start > SPIN_NS || !may_spin(now)) return;
@@ -123,10 +131,19 @@ static void *worker(void *arg) {
     while (atomic_load(&generation) == seen) pthread_cond_wait(&wake, &lock);
     seen = atomic_load(&generation);
     job *j = current;
+    /* join it while it is open: under the lock, so that the caller, which clears `current`
+     * under it, never returns while a worker is about to read the job */
+    bool joined = false;
+    if (j && id < j->helpers) {
+      int state = atomic_load(&j->active);
+      while (!(state & CLOSED) && !(joined = atomic_compare_exchange_weak(&j->active, &state, state + 1))) {
+      }
+    }
     pthread_mutex_unlock(&lock);
-    if (id < j->helpers) work_on(j);
+    if (!joined) continue;
+    work_on(j);
     pthread_mutex_lock(&lock);
-    if (atomic_fetch_sub(&j->active, 1) == 1) pthread_cond_signal(&idle);
+    if (atomic_fetch_sub(&j->active, 1) == (CLOSED | 1)) pthread_cond_signal(&idle);
     pthread_mutex_unlock(&lock);
   }
   return NULL;
@@ -226,17 +243,18 @@ void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chun
   if (chunk < min_chunk) chunk = min_chunk;
   job j = {.fn = fn, .ctx = ctx, .n = n, .chunk = chunk, .helpers = helpers};
   atomic_init(&j.next, 0);
+  atomic_init(&j.active, 0);
   pthread_mutex_lock(&lock);
-  /* every started worker wakes and checks in; only the first `helpers` take chunks */
-  atomic_init(&j.active, started);
+  /* every started worker wakes; the first `helpers` join while chunks are left */
   current = &j;
   atomic_fetch_add(&generation, 1);
   pthread_cond_broadcast(&wake);
   pthread_mutex_unlock(&lock);
   work_on(&j);
-  spin_while_positive(&j.active);
+  atomic_fetch_or(&j.active, CLOSED); /* no chunk left: a worker not inside by now stays out */
+  spin_while_inside(&j.active);
   pthread_mutex_lock(&lock);
-  while (atomic_load(&j.active) > 0) pthread_cond_wait(&idle, &lock);
+  while (atomic_load(&j.active) != CLOSED) pthread_cond_wait(&idle, &lock);
   current = NULL;
   pthread_mutex_unlock(&lock);
   pthread_mutex_unlock(&owner);
