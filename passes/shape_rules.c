@@ -1165,9 +1165,16 @@ static bool rule_meshgrid(sc_rule_ctx *rc) {
   return true;
 }
 
-/* grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E]) -> [S, N] */
+/* grouped_mm_fallback(input [S, K], weight [E, K, N], offs [E]) -> [S, N]; aten._grouped_mm(self, mat2,
+ * offs) the same in its 2-d by 3-d form (its other forms, and a bias, are refused) */
 static bool rule_grouped_mm(sc_rule_ctx *rc) {
-  const sc_value *x = tensor_arg(rc, "input", true), *w = tensor_arg(rc, "weight", true), *o = tensor_arg(rc, "offs", true);
+  bool aten = rc->node->op->id == SC_OP_GROUPED_MM;
+  if (aten && !arg_is_none(arg(rc, "bias")))
+    return rule_error(rc, "_grouped_mm with a bias has no lowering yet (add the bias after the product)");
+  if (aten && arg_is_none(arg(rc, "offs")))
+    return rule_error(rc, "_grouped_mm without offsets (a batched product) has no lowering yet: use torch.bmm");
+  const sc_value *x = tensor_arg(rc, aten ? "self" : "input", true), *w = tensor_arg(rc, aten ? "mat2" : "weight", true);
+  const sc_value *o = tensor_arg(rc, "offs", true);
   shape xs = {0}, ws = {0}, os = {0};
   if (!x || !w || !o || !shape_of(rc, x, &xs) || !shape_of(rc, w, &ws) || !shape_of(rc, o, &os)) return false;
   if (xs.rank != 2 || ws.rank != 3 || os.rank != 1)
@@ -2391,7 +2398,7 @@ bool sc_shape_rule_apply(sc_rule_ctx *rc) {
     case SC_OP_INDEX_ADD: return rule_index_copy(rc, "index_add_");
     case SC_OP_INDEX_PUT: return rule_index_put(rc);
     case SC_OP_GATHER: return rule_gather(rc);
-    case SC_OP_GROUPED_MM_FALLBACK: return rule_grouped_mm(rc);
+    case SC_OP_GROUPED_MM_FALLBACK: case SC_OP_GROUPED_MM: return rule_grouped_mm(rc);
     case SC_OP_EINSUM: return rule_einsum(rc);
     case SC_OP_HISTC: return rule_histc(rc);
     case SC_OP_DIAGONAL: return rule_diagonal(rc);

@@ -860,9 +860,11 @@ static bool lower_einsum(cg *g, const sc_node *n) {
   return true;
 }
 
-/* transformers' grouped_mm_fallback (runtime grouped_mm.c): float32, int32 offsets. */
+/* transformers' grouped_mm_fallback and ATen's _grouped_mm (runtime grouped_mm.c): float32
+ * (a half-precision program's, widened), int32 offsets. */
 static bool lower_grouped_mm(cg *g, const sc_node *n) {
-  cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight"), *offs = tensor(g, n, "offs");
+  bool aten = n->op->id == SC_OP_GROUPED_MM;
+  cg_value *x = tensor(g, n, aten ? "self" : "input"), *w = tensor(g, n, aten ? "mat2" : "weight"), *offs = tensor(g, n, "offs");
   if (!x || !w || !offs) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
   if (g->cuda || w->v->meta.dtype != SC_DTYPE_F32 || x->v->meta.dtype != SC_DTYPE_F32 || offs->v->meta.dtype != SC_DTYPE_I32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 operands and int32 "
@@ -882,7 +884,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
   if (ov->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s on %s has no CPU lowering", n->target, sc_dtype_name(ov->meta.dtype));
   switch (n->op->id) {
-    case SC_OP_GROUPED_MM_FALLBACK: return lower_grouped_mm(g, n);
+    case SC_OP_GROUPED_MM_FALLBACK: case SC_OP_GROUPED_MM: return lower_grouped_mm(g, n);
     case SC_OP_EINSUM: return lower_einsum(g, n);
     case SC_OP_MM: case SC_OP_ADDMM: case SC_OP_BMM: case SC_OP_BADDBMM: {
       if (!g->cuda && n->op->id == SC_OP_BMM && g->folded[n - g->p->graph->nodes].attention_scores) {
