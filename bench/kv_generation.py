@@ -1,7 +1,9 @@
 """kv_generation.py - prefill and decode speed of a decoder with a KV cache (issue 61):
 shapec's library beside, on the same CPU, one thread, pinned: torch 2.14 eager running the
-exported program (ep.module()), AOTInductor compiling that same program, and llama.cpp
-(Debian sid's llama-bench) on the same weights converted by its own converter.
+exported program (ep.module()), AOTInductor compiling that same program, ONNX Runtime 1.23
+on the same model exported with its cache as inputs and outputs (past_i in, present_i out,
+as people deploy decoders on it), and llama.cpp (Debian sid's llama-bench) on the same
+weights converted by its own converter.
 
   taskset -c 0 scripts/real-torch.sh --peers run bench/kv_generation.py prepare OUTDIR [CONFIG ...]
       (in the sid chroot) exports each CONFIG's decoder with a static cache of 1024
@@ -105,6 +107,70 @@ def llama_cpp(model, d, dtype):
     return res
 
 
+def ort_decoder(model, d, family, batch):
+    """ONNX Runtime as people deploy a decoder on it: the cache as inputs and outputs
+    (past_i in, present_i out: past + the new positions), exported by torch's own exporter
+    (dynamo=False) with the model's eager attention; {label: ms}, or why not."""
+    import copy
+    import torch
+    from transformers import DynamicCache
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return "onnxruntime is not installed (scripts/real-torch.sh --peers setup)"
+    m = copy.deepcopy(model)
+    m.config._attn_implementation = "eager"  # the exporter's own attention: a mask from the shapes
+    cfg = m.config
+    layers = getattr(cfg, "num_hidden_layers", None) or cfg.n_layer
+    heads = getattr(cfg, "num_attention_heads", None) or cfg.n_head
+    kv_heads = getattr(cfg, "num_key_value_heads", None) or heads
+    head_dim = (getattr(cfg, "hidden_size", None) or cfg.n_embd) // heads
+    dtype = next(m.parameters()).dtype
+
+    class Decoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, attention_mask, *past):
+            cache = DynamicCache()
+            for i in range(layers):
+                cache.update(past[2 * i], past[2 * i + 1], i)
+            o = self.m(input_ids=input_ids, attention_mask=attention_mask, past_key_values=cache, use_cache=True)
+            kv = o.past_key_values
+            return (o.logits, *[t for i in range(layers) for t in (kv.layers[i].keys, kv.layers[i].values)])
+
+    names = [f"past_{i}" for i in range(2 * layers)]
+    presents = [f"present_{i}" for i in range(2 * layers)]
+    axes = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "total"}, "logits": {0: "batch", 1: "seq"},
+            **{n: {0: "batch", 2: "past"} for n in names}, **{n: {0: "batch", 2: "total"} for n in presents}}
+    path = os.path.join(d, "decoder.onnx")
+
+    def past_of(length):
+        return [torch.randn(batch, kv_heads, length, head_dim).to(dtype) for _ in range(2 * layers)]
+
+    try:
+        with torch.no_grad():
+            torch.onnx.export(Decoder().eval(), (torch.ones((batch, 2), dtype=torch.long),
+                                                 torch.ones((batch, 7), dtype=torch.long), *past_of(5)), path,
+                              dynamo=False, input_names=["input_ids", "attention_mask", *names],
+                              output_names=["logits", *presents], dynamic_axes=axes, opset_version=17)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads, opts.inter_op_num_threads = 1, 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+        res = {}
+        for label, tokens, kw in calls(cfg.vocab_size, batch):
+            n, at = kw["input_ids"].shape[1], int(kw["cache_position"][0])
+            feed = {"input_ids": kw["input_ids"].numpy(), "attention_mask": np.ones((batch, at + n), np.int64),
+                    **{name: t.float().numpy() if dtype == torch.float32 else t.numpy() for name, t in zip(names, past_of(at))}}
+            sess.run(None, feed)
+            res[label] = timeit(lambda: sess.run(None, feed))
+        return res
+    except Exception as e:  # noqa: BLE001 - the table says why
+        return why(e)
+
+
 def prepare(out, configs):
     import torch
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "generate"))
@@ -127,6 +193,7 @@ def prepare(out, configs):
             with open(path) as f:
                 result = json.load(f)
             result["llama_cpp"] = llama_cpp(model, d, dtype) if batch == 1 else "llama-bench times one sequence"
+            result["ort"] = ort_decoder(model, d, family, batch)
             with open(path, "w") as f:
                 json.dump(result, f, indent=1)
             print(name, json.dumps(result), flush=True)
@@ -148,6 +215,7 @@ def prepare(out, configs):
             except Exception as e:  # noqa: BLE001 - the table says why
                 result["aoti"] = why(e)
         result["llama_cpp"] = llama_cpp(model, d, dtype) if batch == 1 else "llama-bench times one sequence"
+        result["ort"] = ort_decoder(model, d, family, batch)
         with open(os.path.join(d, "peers.json"), "w") as f:
             json.dump(result, f, indent=1)
         print(name, json.dumps(result), flush=True)
@@ -184,7 +252,8 @@ def time_shapec(out, shapec, configs):
         st = m.new_state()
         weight_bytes = peers["params"] * (2 if dtype == "bfloat16" else 4)
         cache_row = sum(v.nbytes for v in (st[n] for n in m.state_names)) / MAX_CACHE
-        cols = [("torch 2.14 eager", peers["eager"]), ("AOTInductor", peers["aoti"]), ("llama.cpp", peers["llama_cpp"])]
+        cols = [("torch 2.14 eager", peers["eager"]), ("AOTInductor", peers["aoti"]), ("ONNX Runtime", peers.get("ort", "not run")),
+                ("llama.cpp", peers["llama_cpp"])]
         for label, side in cols[1:]:
             if isinstance(side, str):
                 notes.append(f"{name}: {label}: {side}")

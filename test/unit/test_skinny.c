@@ -16,7 +16,7 @@ static float value(unsigned *state) {
 
 START_TEST(test_matches_reference) {
   if (!sc_rt_has_avx2()) return; /* the kernel declines below AVX2: checked below */
-  static const int64_t ns[] = {1, 3, 4, 5, 15, 16, 17, 37}, ks[] = {8, 9, 15, 16, 33, 100};
+  static const int64_t ns[] = {1, 3, 4, 5, 15, 16, 17, 37, 300, 529}, ks[] = {8, 9, 15, 16, 33, 100};
   static const float alphas[] = {1.0f, 0.5f}, betas[] = {0.0f, 1.0f, 0.25f};
   unsigned state = 1;
   int cases = 0;

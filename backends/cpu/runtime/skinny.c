@@ -60,8 +60,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void dots(int M
 
 /* Columns [j, j + cols) of C's M rows, cols <= AXPY_COLS and a multiple of 8, B [k, n]:
  * C[i][j..] = sum over p of A[i][p] * B[p][j..], each element's products added in the
- * order of p, four rows of B a pass over the
- * accumulators. */
+ * order of p, four rows of B a pass over the accumulators. */
 enum { AXPY_COLS = 256 };
 __attribute__((target("avx2,fma"), always_inline)) static inline void axpy_rows(int M, int64_t cols, int64_t k,
                                                                                   const float *a, int64_t lda,
