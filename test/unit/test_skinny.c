@@ -55,7 +55,7 @@ START_TEST(test_matches_reference) {
             free(a), free(b), free(c), free(c0);
             cases++;
           }
-  ck_assert_int_eq(cases, 4 * 8 * 6 * 2 * 6);
+  ck_assert_int_eq(cases, 4 * 10 * 6 * 2 * 6);
 }
 END_TEST
 
