@@ -83,9 +83,14 @@ static void load(void) {
   get_threads = (get_threads_fn)dlsym(h, "openblas_get_num_threads");
   sgemm = (sgemm_fn)dlsym(h, "cblas_sgemm");
   if (!sgemm) snprintf(load_error, sizeof load_error, "libopenblas.so.0 has no cblas_sgemm");
+  /* against what this CPU can run, not against OPENBLAS_CORETYPE: a user (or a container
+   * image: this project's machines export OPENBLAS_CORETYPE=Haswell) may hold OpenBLAS to
+   * older kernels, which is theirs to choose for OpenBLAS, but the products then run on
+   * oneDNN's kernels for this CPU (GPT-2-small's prefill of 128 tokens on Zen 5: 253 ms on
+   * OpenBLAS's Haswell kernels, 148 ms
+   * on oneDNN's) */
   core_name_fn name = (core_name_fn)dlsym(h, "openblas_get_corename");
-  const char *wanted = getenv("OPENBLAS_CORETYPE"); /* the user's, or this CPU's */
-  slow_kernels = name && wanted && core_rank(name()) < core_rank(wanted);
+  slow_kernels = name && core && core_rank(name()) < core_rank(core);
   single_threaded_blas();
 }
 
