@@ -879,6 +879,25 @@ static bool lower_grouped_mm(cg *g, const sc_node *n) {
   return true;
 }
 
+/* out = act(x w^T + bias) + residual through the runtime's linear-layer site (oneDNN's inner
+ * product, its weights packed once per site when constant: backends/cpu/runtime/onednn.c);
+ * w [n, k], or [k, n] when `upright`. */
+static void linear_site(cg *g, cg_value *x, cg_value *w, cg_value *bias, cg_value *out, LLVMValueRef m, LLVMValueRef nn,
+                        LLVMValueRef k, int act, cg_value *residual, bool upright) {
+  LLVMValueRef site = LLVMAddGlobal(g->M, g->ptr, "shapec_linear_site");
+  LLVMSetInitializer(site, LLVMConstNull(g->ptr));
+  LLVMSetLinkage(site, LLVMInternalLinkage);
+  LLVMTypeRef lp[12] = {g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32, g->ptr, g->i32};
+  LLVMValueRef la[12] = {site, LLVMConstInt(g->i32, cg_is_constant_weight(g, w->v) ? 1 : 0, 0), x->data, w->data,
+                         bias ? bias->data : LLVMConstNull(g->ptr), out->data, m, nn, k,
+                         LLVMConstInt(g->i32, (unsigned)act, 0), residual ? residual->data : LLVMConstNull(g->ptr),
+                         LLVMConstInt(g->i32, upright ? 1 : 0, 0)};
+  g->onednn_sites++;
+  /* operands that hold bfloat16 numbers (passes/half_precision.h) take bfloat16 products */
+  bool bf16 = x->v->meta.rounds_to == SC_DTYPE_BF16 && w->v->meta.rounds_to == SC_DTYPE_BF16;
+  check_rc(g, cg_call(g, bf16 ? "sc_k_linear_site_bf16" : "sc_k_linear_site_f32", g->i32, lp, 12, la, 12, false));
+}
+
 static bool lower_matmul(cg *g, const sc_node *n) {
   sc_value *ov = output(n, 0);
   if (ov->meta.dtype != SC_DTYPE_F32)
@@ -906,6 +925,14 @@ static bool lower_matmul(cg *g, const sc_node *n) {
           (!add || float_arg(n, "beta", 1) == 1) && (!bias || bias->v->meta.rank == 1) &&
           cg_emit_tiny_linear(g, n, a, b->view_base, bias, out, NULL, SC_ACT_NONE, a->dims[0]))
         return true;
+      /* addmm(bias, x, w) or mm(x, w) with constant weights w [k, n] (GPT-2's Conv1D): a linear
+       * layer whose weights oneDNN lays out once from that layout (onednn.c) */
+      if (!g->cuda && !batched && a->v->meta.rank == 2 && !a->transposed && !a->view_base && b->v->meta.rank == 2 &&
+          !b->transposed && !b->view_base && cg_is_constant_weight(g, b->v) && float_arg(n, "alpha", 1) == 1 &&
+          (!add || float_arg(n, "beta", 1) == 1) && (!bias || bias->v->meta.rank == 1)) {
+        linear_site(g, a, b, bias, out, a->dims[0], b->dims[1], a->dims[1], SC_ACT_NONE, NULL, true);
+        return true;
+      }
       int o = batched ? 1 : 0;
       LLVMValueRef m = a->dims[o], k = a->dims[o + 1], nn = b->dims[o + 1];
       double beta = 0;
@@ -937,19 +964,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       cg_value *residual = g->folded[n - g->p->graph->nodes].residual;
       if (cg_emit_tiny_linear(g, n, x, w, bias, out, residual, act, m)) return true; /* code of its own */
       if (!g->cuda && w->v->meta.rank == 2 && !w->transposed && (!bias || bias->v->meta.rank == 1)) {
-        /* oneDNN's inner product keeps the weights packed in a pointer of its own per layer
-         * (backends/cpu/runtime/onednn.c) */
-        LLVMValueRef site = LLVMAddGlobal(g->M, g->ptr, "shapec_linear_site");
-        LLVMSetInitializer(site, LLVMConstNull(g->ptr));
-        LLVMSetLinkage(site, LLVMInternalLinkage);
-        LLVMTypeRef lp[11] = {g->ptr, g->i32, g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i32, g->ptr};
-        LLVMValueRef la[11] = {site, LLVMConstInt(g->i32, cg_is_constant_weight(g, w->v) ? 1 : 0, 0), x->data, w->data,
-                               bias ? bias->data : LLVMConstNull(g->ptr), out->data, m, nn, k,
-                               LLVMConstInt(g->i32, (unsigned)act, 0), residual ? residual->data : LLVMConstNull(g->ptr)};
-        g->onednn_sites++;
-        /* operands that hold bfloat16 numbers (passes/half_precision.h) take bfloat16 products */
-        bool bf16 = x->v->meta.rounds_to == SC_DTYPE_BF16 && w->v->meta.rounds_to == SC_DTYPE_BF16;
-        check_rc(g, cg_call(g, bf16 ? "sc_k_linear_site_bf16" : "sc_k_linear_site_f32", g->i32, lp, 11, la, 11, false));
+        linear_site(g, x, w, bias, out, m, nn, k, act, residual, false);
         return true;
       }
       if (residual) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a residual planned off the layer's path", n->target);

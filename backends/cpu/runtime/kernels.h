@@ -369,12 +369,13 @@ int sc_k_conv_gemm_f32(int64_t m, int64_t n, int64_t k, const float *a, int32_t 
 
 /* y [m, n] = act(x [m, k] w^T (w [n, k]) + bias) + residual [m, n] (when not NULL), through
  * oneDNN's inner product with the weights packed once per site when constant (onednn.c),
- * else OpenBLAS.  y overlaps neither x nor the residual. */
+ * else OpenBLAS.  upright: w is stored [k, n] (addmm's x @ w, GPT-2's Conv1D).  y overlaps
+ * neither x nor the residual. */
 int sc_k_linear_site_f32(void **site, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                         float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual);
+                         float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, int32_t upright);
 /* The same for x and w holding bfloat16 numbers: bfloat16 products where the CPU has them. */
 int sc_k_linear_site_bf16(void **site, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                          float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual);
+                          float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, int32_t upright);
 /* y's count float32 elements rounded in place to bfloat16 (bf16 != 0) or float16 numbers. */
 void sc_k_round_to_half_f32(float *y, int64_t count, int32_t bf16);
 /* y = act(y) over n elements (SC_ACT_*, runtime_abi.h): a linear layer's epilogue where

@@ -149,6 +149,7 @@ typedef struct conv_shape {
   intptr_t residual_layout; /* the layout the residual came in (a plan's dst_md), 0 for NCHW / row-major */
   int64_t bf16; /* a linear layer whose operands hold bfloat16 numbers: computed in bfloat16 (sc_k_linear_site_bf16) */
   int64_t dst_bf16; /* a bfloat16 convolution whose output is rounded to bfloat16: the kernel writes bfloat16 */
+  int64_t upright;  /* a linear layer whose weights are stored [k, n] (addmm's): laid out from that */
 } conv_shape; /* no padding bytes: compared with memcmp */
 
 typedef struct plan {
@@ -682,7 +683,7 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (s) {
     conv_shape key = (conv_shape){n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act, threads,
                                   (intptr_t)src_layout, dst_capacity > 0, bias != NULL, residual != NULL,
-                                  (intptr_t)residual_layout, bf16, bf16 && (round & SC_CONV_ROUND_BF16)};
+                                  (intptr_t)residual_layout, bf16, bf16 && (round & SC_CONV_ROUND_BF16), 0};
     const plan *ran = NULL;
     rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_conv_plan, &ran);
     if (rc == RAN && dst_header && ran && ran->dst_in_kernel_layout) *dst_header = &ran->dst_md;
@@ -881,7 +882,8 @@ static bool make_linear_plan(plan *p, const conv_shape *key) {
   dnnl_dims_t src = {key->n, key->c}, weights = {key->o, key->c}, dst = {key->n, key->o}, bias = {key->o};
   if (dnnl.dnnl_memory_desc_init_by_tag(&p->src_user, 2, src, dnnl_f32, dnnl_nc) != dnnl_success ||
       dnnl.dnnl_memory_desc_init_by_tag(&p->dst_user, 2, dst, dnnl_f32, dnnl_nc) != dnnl_success ||
-      dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 2, weights, dnnl_f32, dnnl_oi) != dnnl_success ||
+      dnnl.dnnl_memory_desc_init_by_tag(&p->weights_user, 2, weights, dnnl_f32, key->upright ? dnnl_io : dnnl_oi) !=
+          dnnl_success ||
       dnnl.dnnl_memory_desc_init_by_tag(&p->bias_md, 1, bias, dnnl_f32, dnnl_x) != dnnl_success)
     return false;
   p->epilogue_after = key->has_bias || key->act != SC_ACT_NONE || key->has_residual;
@@ -936,11 +938,12 @@ static const float *upright_copy(site *s, const float *w, int64_t n, int64_t k) 
 }
 
 static int linear_site(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                       float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, bool bf16);
+                       float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, bool bf16,
+                       int32_t upright);
 
 int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                         float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual) {
-  return linear_site(slot, weights_constant, x, w, bias, y, m, n, k, act, residual, false);
+                         float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, int32_t upright) {
+  return linear_site(slot, weights_constant, x, w, bias, y, m, n, k, act, residual, false, upright);
 }
 
 /* A layer whose input and weights hold bfloat16 numbers (a bfloat16 program computed in
@@ -950,18 +953,23 @@ int sc_k_linear_site_f32(void **slot, int32_t weights_constant, const float *x, 
  * kernel's, from half the bytes.  Elsewhere, or for a layer too small for oneDNN, the
  * float32 path. */
 int sc_k_linear_site_bf16(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                          float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual) {
-  return linear_site(slot, weights_constant, x, w, bias, y, m, n, k, act, residual, bf16_dot_products());
+                          float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, int32_t upright) {
+  return linear_site(slot, weights_constant, x, w, bias, y, m, n, k, act, residual, bf16_dot_products(), upright);
 }
 
 static int linear_site(void **slot, int32_t weights_constant, const float *x, const float *w, const float *bias,
-                       float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, bool bf16) {
+                       float *y, int64_t m, int64_t n, int64_t k, int32_t act, const float *residual, bool bf16,
+                       int32_t upright) {
   pthread_once(&once, load);
   int64_t macs = m * n * k;
-  /* one row on one thread is a matrix-vector product, where OpenBLAS is ahead (the MLP at
-   * batch 1: 0.067 ms against 0.076); with more threads oneDNN's split keeps each core's
-   * share of the packed weights in its cache (0.017 ms on two) */
-  bool vector = m == 1 && sc_rt_num_threads() == 1;
+  /* one row on one thread is a matrix-vector product, where OpenBLAS is ahead on weights
+   * that stay in the core's cache (the MLP at batch 1: 0.067 ms against 0.076); with more
+   * threads oneDNN's split keeps each core's share of the packed weights in its cache (0.017
+   * ms on two), and weights read from memory stream faster from its packed layout
+   * (GPT-2-small's decode step on one core of a Zen 5: 20.4 ms on the built-in path, 13.5
+   * on oneDNN's) */
+  enum { CACHED_WEIGHTS = 1 << 20 }; /* bytes */
+  bool vector = m == 1 && sc_rt_num_threads() == 1 && n * k * (int64_t)sizeof(float) < CACHED_WEIGHTS;
   /* (Many rows on several threads went to OpenBLAS's parts too, once ahead of oneDNN while
    * the two ran on different thread teams; with the pool on OpenMP's team oneDNN is ahead
    * there: the zoo's encoder block at batch 8 on two threads 10.2-11.9 -> 7.9-8.7 ms, batch
@@ -970,21 +978,22 @@ static int linear_site(void **slot, int32_t weights_constant, const float *x, co
   bool use = dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && (!vector || bf16);
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
+  if (!use && upright) return linear_builtin(x, w, 1, bias, residual, y, m, n, k, act);
   if (!use && weights_constant && sc_k_tiny_product(m, n, k)) {
     site *t = site_of(slot);
     const float *up = t ? upright_copy(t, w, n, k) : NULL;
     if (up) return linear_builtin(x, up, 1, bias, residual, y, m, n, k, act);
   }
   site *s = use ? site_of(slot) : NULL;
-  if (!s) return linear_builtin(x, w, 0, bias, residual, y, m, n, k, act);
+  if (!s) return linear_builtin(x, w, upright, bias, residual, y, m, n, k, act);
   int threads = openmp_threads(), callers = dnnl.omp_set_num_threads ? dnnl.omp_get_max_threads() : threads;
   if (callers != threads) dnnl.omp_set_num_threads(threads);
   /* kh = 0 marks a linear layer's key; a site holds one kind */
   conv_shape key = {.n = m, .c = k, .o = n, .act = act, .threads = threads, .has_bias = bias != NULL,
-                    .has_residual = residual != NULL, .bf16 = bf16};
+                    .has_residual = residual != NULL, .bf16 = bf16, .upright = upright != 0};
   int rc = run_site(s, &key, weights_constant, x, w, bias, residual, y, make_linear_plan, NULL);
   if (callers != threads) dnnl.omp_set_num_threads(callers);
-  if (rc == NOT_RAN) return linear_builtin(x, w, 0, bias, residual, y, m, n, k, act);
+  if (rc == NOT_RAN) return linear_builtin(x, w, upright, bias, residual, y, m, n, k, act);
   return rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
 }
 
