@@ -257,8 +257,8 @@ def time_shapec(out, shapec, configs):
         for label, side in cols[1:]:
             if isinstance(side, str):
                 notes.append(f"{name}: {label}: {side}")
-        print("| call | " + " | ".join(c for c, _ in cols) + " | shapec | shapec / fastest peer | decode: fraction of "
-              "the bandwidth floor (shapec) |")
+        print("| call | " + " | ".join(c for c, _ in cols) + " | shapec | shapec / fastest peer | decode: shapec's "
+              "fraction of the bandwidth floor |")
         print("|---" * (len(cols) + 4) + "|")
         rng = np.random.default_rng(0)
         for label in [f"prefill {n}" for n in PROMPTS] + [f"decode at {c}" for c in CONTEXTS]:
@@ -270,15 +270,14 @@ def time_shapec(out, shapec, configs):
                 ids, pos, tokens = np.full((batch, 1), 7), np.array([c]), batch
             ids, pos = ids.astype(np.int64), pos.astype(np.int64)
             ms = timeit(lambda: st(ids, pos))
+            floor_ms = (weight_bytes + cache_row * int(label.split()[-1])) / bw * 1e3 if label.startswith("decode") else None
             cells, best = [], None
             for _, side in cols:
                 v = side.get(label) if isinstance(side, dict) else None
-                cells.append(f"{tokens / v * 1e3:.1f} tok/s ({v:.1f} ms)" if v else "n/a")
+                share = f", {floor_ms / v:.2f} of the floor" if v and floor_ms else ""
+                cells.append(f"{tokens / v * 1e3:.1f} tok/s ({v:.1f} ms{share})" if v else "n/a")
                 best = v if v and (best is None or v < best) else best
-            floor = ""
-            if label.startswith("decode"):
-                floor_ms = (weight_bytes + cache_row * int(label.split()[-1])) / bw * 1e3
-                floor = f"{floor_ms / ms:.2f}"
+            floor = f"{floor_ms / ms:.2f}" if floor_ms else ""
             print(f"| {label} | " + " | ".join(cells) + f" | {tokens / ms * 1e3:.1f} tok/s ({ms:.1f} ms) | "
                   f"{ms / best:.2f} | {floor} |" if best else f"| {label} | {' | '.join(cells)} | {ms:.1f} ms | n/a | {floor} |")
         st.close()
