@@ -44,9 +44,13 @@ sys.path.insert(0, os.path.join(SRC, "tools"))
 from shapec_tools import zoo  # noqa: E402
 from shapec_tools.model_library import ModelLibrary  # noqa: E402
 
-MODELS = ["mlp", "resnet18", "mobilenet_v2", "encoder"]
+MODELS = ["mlp", "resnet18", "mobilenet_v2", "encoder", "gpt2", "bert"]
 SHAPES = {"mlp": [[1, 784], [8, 784]], "resnet18": [[1, 3, 224, 224], [8, 3, 224, 224]],
-          "mobilenet_v2": [[1, 3, 224, 224], [8, 3, 224, 224]], "encoder": [[1, 128, 256], [8, 128, 256]]}
+          "mobilenet_v2": [[1, 3, 224, 224], [8, 3, 224, 224]], "encoder": [[1, 128, 256], [8, 128, 256]],
+          "gpt2": [[1, 128], [8, 128], [1, 512]], "bert": [[1, 128], [8, 128], [1, 512]]}
+# Hugging Face's GPT-2 small and BERT-base (peers_214.py builds them): torch 1.13 here has no
+# transformers, so their rows have no 1.13 columns
+TEXT = ("gpt2", "bert")
 
 
 def arg(name, default=None):
@@ -105,18 +109,21 @@ def host_side(shapec, out, threads, models):
         d = os.path.join(out, m)
         lib = ModelLibrary(os.path.join(d, "shapec", "model.so"))
         lib.set_num_threads(threads)
-        module, _, _, _ = zoo.build(m)  # torch 1.13's module, with torch 2.14's weights
-        state = np.load(os.path.join(d, "state.npz"))
-        module.load_state_dict({k: torch.from_numpy(state[k]) for k in state.files})
-        module.eval()
+        module = None
+        if m not in TEXT:
+            module, _, _, _ = zoo.build(m)  # torch 1.13's module, with torch 2.14's weights
+            state = np.load(os.path.join(d, "state.npz"))
+            module.load_state_dict({k: torch.from_numpy(state[k]) for k in state.files})
+            module.eval()
         for shape in SHAPES[m]:
             x = torch.from_numpy(np.load(os.path.join(d, f"x_{shape_name(shape)}.npy")))
             run, outs = lib.prepare([x.numpy()])
             with torch.no_grad():
-                script = torch.jit.freeze(torch.jit.trace(module, (x,)))
-                row = {"model": m, "shape": shape, "threads": threads}
-                for peer, fn in (("shapec", run), ("eager113", lambda: module(x)), ("script113", lambda: script(x))):
-                    row[peer] = timeit(fn, budget=1.0, min_runs=5)
+                row = {"model": m, "shape": shape, "threads": threads, "shapec": timeit(run, budget=1.0, min_runs=5)}
+                if module is not None:
+                    script = torch.jit.freeze(torch.jit.trace(module, (x,)))
+                    for peer, fn in (("eager113", lambda: module(x)), ("script113", lambda: script(x))):
+                        row[peer] = timeit(fn, budget=1.0, min_runs=5)
             want = np.load(os.path.join(d, f"want_{shape_name(shape)}.npy"))
             row["shapec_err"] = float(np.abs(outs[0] - want).max() / max(1.0, np.abs(want).max()))
             print(json.dumps(row), flush=True)
@@ -181,10 +188,10 @@ def main():
         for shape in SHAPES[m]:
             for threads in (1, 2):
                 c = {k: statistics.median(v) for k, v in cells[(m, shape_name(shape), threads)].items()}
-                peers = {"2.14 eager": c["eager214"], "AOTInductor": c["aoti"], "1.13 eager": c["eager113"],
-                         "TorchScript": c["script113"]}
-                if "ort" in c:
-                    peers["ORT"] = c["ort"]
+                peers = {"2.14 eager": c["eager214"], "AOTInductor": c["aoti"]}
+                for label, key in (("1.13 eager", "eager113"), ("TorchScript", "script113"), ("ORT", "ort")):
+                    if key in c:
+                        peers[label] = c[key]
                 best = min(peers, key=peers.get)
                 info = prep["models"][m]
                 flops = info["flops"][shape_name(shape)]
@@ -192,8 +199,9 @@ def main():
                 limit = max(flops / (gflops * 1e9 * threads), (info["weight_bytes"] + act) / (gbs * 1e9)) * 1e3
                 ort = f"{c['ort']:.3f}" if "ort" in c else "n/a"
                 vs_ort = f"{c['shapec'] / c['ort']:.2f}" if "ort" in c else "n/a"
+                old = " | ".join(f"{c[k]:.3f}" if k in c else "n/a" for k in ("eager113", "script113"))
                 lines.append(f"| {m} | {shape} | {threads} | {c['shapec']:.3f} | {ort} | {c['eager214']:.3f} | {c['aoti']:.3f} | "
-                             f"{c['eager113']:.3f} | {c['script113']:.3f} | {best} | **{c['shapec'] / peers[best]:.2f}** | "
+                             f"{old} | {best} | **{c['shapec'] / peers[best]:.2f}** | "
                              f"{vs_ort} | {limit:.3f} | {c['shapec'] / limit:.1f} |")
     lines.append("")
     lines.append("Compile times: " + "; ".join(

@@ -37,7 +37,34 @@ ROWS = {
     "resnet18": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
     "mobilenet_v2": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
     "encoder": ([2, 16, 256], ["batch", "auto", None], [[1, 128, 256], [8, 128, 256]]),
+    # Hugging Face text models at their published sizes (random weights: no hub), token ids
+    # in, the last hidden state out; torch 1.13 has no transformers here: no 1.13 columns
+    "gpt2": ([2, 16], ["batch", "auto"], [[1, 128], [8, 128], [1, 512]]),
+    "bert": ([2, 16], ["batch", "auto"], [[1, 128], [8, 128], [1, 512]]),
 }
+TEXT = ("gpt2", "bert")
+
+
+class LastHidden(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(input_ids=x).last_hidden_state
+
+
+def build(name):
+    """The module of a row (zoo.build's for the zoo's) and a function of a shape that makes
+    its timed input."""
+    if name not in TEXT:
+        return zoo.build(name)[0], lambda shape: torch.randn(*shape)
+    import transformers
+    torch.manual_seed(0)
+    config = transformers.GPT2Config() if name == "gpt2" else transformers.BertConfig()  # GPT-2 small, BERT-base
+    config._attn_implementation = "sdpa"
+    model = (transformers.GPT2Model if name == "gpt2" else transformers.BertModel)(config).eval()
+    return LastHidden(model).eval(), lambda shape: torch.randint(0, config.vocab_size, tuple(shape))
 
 
 def shape_name(shape):
@@ -48,13 +75,13 @@ def prepare(out, models):
     info = {}
     for name in models:
         sample, dims, shapes = ROWS[name]
-        module, _, _, _ = zoo.build(name)
+        module, make_input = build(name)
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         batch = Dim("batch", min=1, max=4096)
         ds = ({k: batch if v == "batch" else Dim.AUTO for k, v in enumerate(dims) if v},)  # positional: names differ
         torch.manual_seed(0)
-        x = torch.randn(*sample)
+        x = make_input(sample)
         with torch.no_grad():
             t0 = time.perf_counter()
             ep = torch.export.export(module, (x,), dynamic_shapes=ds)
@@ -70,7 +97,7 @@ def prepare(out, models):
         flops = {}
         for shape in shapes:
             torch.manual_seed(1)
-            xi = torch.randn(*shape)
+            xi = make_input(shape)
             np.save(os.path.join(d, f"x_{shape_name(shape)}.npy"), xi.numpy())
             with torch.no_grad():
                 np.save(os.path.join(d, f"want_{shape_name(shape)}.npy"), module(xi).numpy())
@@ -79,7 +106,8 @@ def prepare(out, models):
                     module(xi)
             flops[shape_name(shape)] = counter.get_total_flops()
         state = module.state_dict()
-        np.savez(os.path.join(d, "state.npz"), **{k: v.numpy() for k, v in state.items()})  # for torch 1.13's side
+        if name not in TEXT:  # for torch 1.13's side
+            np.savez(os.path.join(d, "state.npz"), **{k: v.numpy() for k, v in state.items()})
         weight_bytes = sum(p.numel() * p.element_size() for p in state.values())
         info[name] = {"export_s": export_s, "aoti_compile_s": aoti_s, "flops": flops, "weight_bytes": weight_bytes,
                       "onnx_error": onnx_error}
@@ -122,7 +150,7 @@ def time_rows(out, threads, models):
     torch.set_num_threads(threads)
     for name in models:
         _, _, shapes = ROWS[name]
-        module, _, _, _ = zoo.build(name)
+        module, _ = build(name)
         d = os.path.join(out, name)
         aoti = torch._inductor.aoti_load_package(os.path.join(d, "aoti.pt2"))
         sess, ort_why = ort_session(os.path.join(d, "model.onnx"), threads)
