@@ -20,14 +20,21 @@ class Tensor(ctypes.Structure):
                 ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.c_void_p), ("byte_offset", ctypes.c_uint64)]
 
 
+# DLPack's (code, bits) of the dtypes a bench input may have: token ids, masks, floats
+DLPACK = {np.dtype(np.float32): (2, 32), np.dtype(np.int64): (0, 64), np.dtype(np.int32): (0, 32),
+          np.dtype(np.bool_): (6, 8)}
+
+
 def as_tensor(a, keep):
-    """A Tensor viewing the float32 array a (a non-contiguous one is copied into C order
-    first: the library reads compact row-major memory); keep holds what must outlive the
-    call.  Outputs are allocated C-ordered, so they are never copied."""
-    a = np.ascontiguousarray(a)
+    """A Tensor viewing the array a, float32 or one of DLPACK's dtypes (any other is
+    converted to float32; a non-contiguous one is copied into C order first: the library
+    reads compact row-major memory); keep holds what must outlive the call.  Outputs are
+    allocated C-ordered, so they are never copied."""
+    a = np.ascontiguousarray(a if a.dtype in DLPACK else a.astype(np.float32))
     shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
     keep += [shape, a]  # the library reads a's memory by address
-    return Tensor(a.ctypes.data, Device(1, 0), a.ndim, DType(2, 32, 1), shape, None, 0)
+    code, bits = DLPACK[a.dtype]
+    return Tensor(a.ctypes.data, Device(1, 0), a.ndim, DType(code, bits, 1), shape, None, 0)
 
 
 class ModelLibrary:
