@@ -30,6 +30,7 @@ def as_tensor(a, keep):
     converted to float32; a non-contiguous one is copied into C order first: the library
     reads compact row-major memory); keep holds what must outlive the call.  Outputs are
     allocated C-ordered, so they are never copied."""
+    a = np.asarray(a)  # a torch tensor too
     a = np.ascontiguousarray(a if a.dtype in DLPACK else a.astype(np.float32))
     shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
     keep += [shape, a]  # the library reads a's memory by address
