@@ -20,8 +20,8 @@ weights converted by its own converter.
 
 CONFIGS: gpt2 (GPT-2-small-sized: 12 layers, hidden 768, vocabulary 50257, 124M
 parameters, float32, batch 1), gpt2-bf16 (the same in bfloat16), gpt2-b4 (float32, four
-sequences), llama (~100M, Llama-shaped, 8 layers) and llama-bf16.  llama.cpp gets the model
-through convert_hf_to_gguf.py with a placeholder vocabulary (there is no hub here, and
+sequences), gpt2-bf16-b4, llama (~100M, Llama-shaped, 8 layers) and llama-bf16.
+llama.cpp gets the model through convert_hf_to_gguf.py with a placeholder vocabulary (there is no hub here, and
 llama-bench feeds token ids, never text), its cache in the model's dtype; it times one
 sequence, so batch-4 rows have no llama.cpp cell; llama-bench's cache types stop at
 float16, so a float32 model's llama.cpp cache is float16."""
@@ -42,8 +42,9 @@ MAX_CACHE = 1024
 SHAPES = {"gpt2": dict(layers=12, hidden=768, heads=12, vocab=50257),
           "llama": dict(layers=8, hidden=768, heads=12, vocab=32000)}
 CONFIGS = {"gpt2": ("gpt2", "float32", 1), "gpt2-bf16": ("gpt2", "bfloat16", 1), "gpt2-b4": ("gpt2", "float32", 4),
+           "gpt2-bf16-b4": ("gpt2", "bfloat16", 4),
            "llama": ("llama", "float32", 1), "llama-bf16": ("llama", "bfloat16", 1)}
-DEFAULT = ("gpt2", "gpt2-bf16", "gpt2-b4")
+DEFAULT = ("gpt2", "gpt2-bf16", "gpt2-b4", "gpt2-bf16-b4")
 CONVERTER = "/usr/share/doc/llama.cpp-tools/scripts/convert_hf_to_gguf.py"
 # the converter with a placeholder vocabulary: the tokens' names never matter to llama-bench
 CONVERT = """
