@@ -929,7 +929,8 @@ static bool lower_matmul(cg *g, const sc_node *n) {
        * layer whose weights oneDNN lays out once from that layout (onednn.c) */
       if (!g->cuda && !batched && a->v->meta.rank == 2 && !a->transposed && !a->view_base && b->v->meta.rank == 2 &&
           !b->transposed && !b->view_base && cg_is_constant_weight(g, b->v) && float_arg(n, "alpha", 1) == 1 &&
-          (!add || float_arg(n, "beta", 1) == 1) && (!bias || bias->v->meta.rank == 1)) {
+          (!add || float_arg(n, "beta", 1) == 1) &&
+          (!bias || (bias->v->meta.rank == 1 && bias->v->shape[0] == b->v->shape[1]))) { /* not a broadcast [1] */
         linear_site(g, a, b, bias, out, a->dims[0], b->dims[1], a->dims[1], SC_ACT_NONE, NULL, true);
         return true;
       }
