@@ -63,6 +63,7 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
   if (g->has_cuda) cg_emit_string_getter(g, "shapec_model_cuda_arch", g->emulate ? "host-emulation" : g->cuda_arch);
   bool ok = cg_emit_entry_points(g) && !g->failed;
   if (ok) cg_emit_state_api(g);
+  if (ok) cg_emit_cache_api(g);
   sc_phase_end(g->ctx, "lowering to LLVM IR", t);
   if (g->ctx->verbose)
     fprintf(stderr, "shapec: products absorbed %d transposes or permutes (read through strides), %d permutes of "
@@ -70,6 +71,12 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
             "fused loops; %d attention operands read through chains of views; %d out-projections over batch-first "
             "rows\n", g->absorbed.views, g->absorbed.permuted_results, g->absorbed.scales, g->absorbed.residuals,
             g->absorbed.attentions, g->absorbed.strided_views, g->absorbed.view_chains, g->absorbed.batch_first);
+  if (g->ctx->verbose && g->absorbed.grouped_kv)
+    fprintf(stderr, "shapec: %d attention operands read their shared key/value heads in place (grouped-query "
+            "attention's repeat_kv)\n", g->absorbed.grouped_kv);
+  if (g->ctx->verbose && g->n_appends)
+    fprintf(stderr, "shapec: %d caches passed in and out may grow in the caller's buffer (a present over its past's "
+            "memory and strides: docs/abi.md)\n", g->n_appends);
   if (g->ctx->verbose && g->absorbed.conv_sites)
     fprintf(stderr, "shapec: convolutions absorbed %d residual adds and %d global average pools; %d outputs of "
             "convolutions and max pools stay in the kernel's layout (read only by convolutions and max pools); "

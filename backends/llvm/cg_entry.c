@@ -1008,6 +1008,7 @@ static void reset_values(cg *g) {
     cv->placed = false;
     cv->state = false;
   }
+  for (int s = 0; s < g->n_appends; s++) g->appends[s].in_place = NULL; /* this function's, set again */
   g->n_owners = 0;
   g->state_buffers = NULL; /* loaded again in this function, at its first use */
 }
@@ -1069,13 +1070,27 @@ static void close_workspace(cg *g) {
 static void bind_inputs_at_once(cg *g, LLVMValueRef inputs) {
   sc_rt_input_bind *rows = sc_xcalloc(g->p->n_input_specs + 1, sizeof *rows);
   int n = 0, copies = 0;
+  LLVMValueRef *kept = sc_xcalloc(g->n_call_inputs + 1, sizeof *kept);
+  bool any_kept = false;
   for (size_t k = 0; k < g->n_call_inputs; k++) {
     const sc_call_input *ci = &g->call_inputs[k];
     if (ci->spec->kind != SC_INPUT_USER || !ci->value || ci->value->kind != SC_VALUE_TENSOR) continue;
     bool copy_ok = !user_input_mutated(g, ci->spec);
+    kept[n] = cg_cache_input_kept(g, ci->value); /* the past of a cache grown in place: not copied */
+    any_kept |= kept[n] != NULL;
     rows[n++] = (sc_rt_input_bind){.input = (int32_t)k, .esize = (int32_t)sc_dtype_size(ci->value->meta.dtype), .copy_ok = copy_ok};
     copies += copy_ok;
   }
+  LLVMValueRef kept_flags = LLVMConstNull(g->ptr);
+  if (any_kept) {
+    kept_flags = cg_entry_array(g, g->i32, n, "kept");
+    for (int k = 0; k < n; k++) {
+      LLVMValueRef idx[1] = {cg_i64(g, k)};
+      LLVMValueRef flag = kept[k] ? LLVMBuildZExt(g->B, kept[k], g->i32, "kept") : LLVMConstInt(g->i32, 0, 0);
+      LLVMBuildStore(g->B, flag, LLVMBuildGEP2(g->B, g->i32, kept_flags, idx, 1, "kp"));
+    }
+  }
+  free(kept);
   g->in_binds = cg_table(g, rows, (size_t)n * sizeof *rows, "sc_input_binds");
   free(rows);
   g->n_in_binds = n;
@@ -1084,9 +1099,9 @@ static void bind_inputs_at_once(cg *g, LLVMValueRef inputs) {
   LLVMValueRef sidx[1] = {cg_i64(g, g->n_buffers)};
   LLVMValueRef owned = LLVMBuildGEP2(g->B, g->ptr, g->buffers, sidx, 1, "owned");
   g->n_buffers += copies;
-  LLVMTypeRef params[7] = {g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
-  LLVMValueRef args[7] = {inputs, g->in_binds, cg_i64(g, n), g->in_data, owned, g->err, g->errlen};
-  LLVMValueRef rc = cg_call(g, "sc_rt_bind_inputs", g->i32, params, 7, args, 7, false);
+  LLVMTypeRef params[8] = {g->ptr, g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->ptr, g->i64};
+  LLVMValueRef args[8] = {inputs, g->in_binds, cg_i64(g, n), kept_flags, g->in_data, owned, g->err, g->errlen};
+  LLVMValueRef rc = cg_call(g, "sc_rt_bind_inputs", g->i32, params, 8, args, 8, false);
   cg_fail_if(g, LLVMBuildICmp(g->B, LLVMIntNE, rc, LLVMConstInt(g->i32, 0, 0), "nomem"), rc);
 }
 
@@ -1144,8 +1159,10 @@ static bool bind_graph_inputs(cg *g, LLVMValueRef inputs) {
       LLVMValueRef base = tensor_field(g, inputs, (int)user, 0, g->ptr), off = tensor_field(g, inputs, (int)user, 6, g->i64);
       LLVMBuildStore(g->B, LLVMBuildGEP2(g->B, g->i8, base, &off, 1, "in"), data);
       LLVMBasicBlockRef strided = cg_block(g, "strided"), bound_in = cg_block(g, "input_bound");
-      LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, tensor_field(g, inputs, (int)user, 5, g->ptr), "compact"), bound_in,
-                      strided);
+      LLVMValueRef as_given = LLVMBuildIsNull(g->B, tensor_field(g, inputs, (int)user, 5, g->ptr), "compact");
+      LLVMValueRef kept = cg_cache_input_kept(g, v); /* the past of a cache grown in place: read where it is */
+      if (kept) as_given = LLVMBuildOr(g->B, as_given, kept, "as_given");
+      LLVMBuildCondBr(g->B, as_given, bound_in, strided);
       LLVMPositionBuilderAtEnd(g->B, strided);
       LLVMTypeRef dp[6] = {g->ptr, g->i64, g->ptr, g->ptr, g->ptr, g->i64};
       LLVMValueRef da[6] = {tensor_ptr(g, inputs, (int)user), cg_elem_size(g, v->meta.dtype), data, owned, g->err, g->errlen};
@@ -1346,7 +1363,8 @@ static void check_outputs(cg *g, LLVMValueRef outputs, bool data_dims) {
     const sc_value *v = output_value(g, i);
     char what[300];
     snprintf(what, sizeof what, "output '%s'", v->name);
-    if (!data_dims) check_tensor(g, tensor_ptr(g, outputs, (int)i), what, v->meta.dtype, v->meta.rank, false);
+    if (!data_dims)
+      check_tensor(g, tensor_ptr(g, outputs, (int)i), what, v->meta.dtype, v->meta.rank, cg_cache_output_strided_ok(g, i));
     LLVMValueRef shape = tensor_field(g, outputs, (int)i, 4, g->ptr);
     for (int k = 0; k < v->meta.rank; k++) {
       if (sc_env_is_unbacked((sc_shape_env *)&g->a->env, v->shape[k]) != data_dims) continue;
@@ -1483,6 +1501,8 @@ static void place_outputs(cg *g, LLVMValueRef outputs) {
     }
     for (size_t j = 0; j < g->p->n_output_specs; j++)
       if (j != i && lens[j]) ok = LLVMBuildAnd(g->B, ok, disjoint(g, dsts[i], lens[i], dsts[j], lens[j]), "ok");
+    for (int s = 0; s < g->n_appends; s++) /* a cache grown in place is written where the caller keeps it */
+      if (g->appends[s].output == i && g->appends[s].in_place) ok = LLVMBuildOr(g->B, ok, g->appends[s].in_place, "ok");
     cv->out_dst = dsts[i];
     cv->out_direct = ok;
     /* an output computed in another value's buffer (an activation, residual add or batch
@@ -1507,6 +1527,7 @@ static void emit_run(cg *g, LLVMValueRef prepare, const char *name) {
   check_outputs(g, outputs, false);
   if (g->cuda) cuda_begin(g, inputs, outputs); /* every check is done before the driver is touched */
   reset_values(g);
+  if (!g->cuda) cg_cache_in_place(g, inputs, outputs);
   if (!bind_graph_inputs(g, inputs)) return;
   if (!g->cuda) place_outputs(g, outputs);
   /* oneDNN loaded before the first loop, so that all of them run on its OpenMP team (pool.c);
@@ -1702,6 +1723,8 @@ static bool emit_entry_points(cg *g) {
   cg_plan_strided_views(g);
   cg_plan_lifetimes(g);
   cg_plan_view_chains(g);
+  cg_plan_grouped_kv(g);
+  cg_plan_cache_appends(g);
   LLVMValueRef cpu_shapes = NULL, cpu_run = NULL, cuda_shapes = NULL, cuda_run = NULL;
   if (g->has_cpu && !emit_path(g, false, &cpu_shapes, &cpu_run)) return false;
   if (!g->has_cuda) {

@@ -384,6 +384,10 @@ static bool lower_split(cg *g, const sc_node *n) {
 
 static bool lower_cat(cg *g, const sc_node *n, bool stack) {
   const sc_arg *ts = arg(n, "tensors");
+  if (!stack && !g->cuda) { /* a KV cache grown in the caller's buffer (cg_cache_append.c) */
+    cg_value *y = cg_get(g, output(n, 0));
+    if (y->append || y->past_of) return cg_lower_cache_cat(g, n);
+  }
   cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank;
   int d = norm_dim(int_arg(n, "dim", 0), stack ? r : r);
@@ -608,7 +612,9 @@ static void attention_strides(cg *g, const cg_value *x, const cg_value *out, int
   LLVMValueRef bs[CG_MAX_RANK], s[CG_MAX_RANK];
   strides_of(g, base, bs);
   for (int d = 0; d < r; d++)
-    s[d] = x->chain_offset ? cg_expr(g, x->chain_strides[d]) : bs[x->view_base ? x->view_perm[d] : d];
+    s[d] = x->chain_offset ? cg_expr(g, x->chain_strides[d])
+           : x->append     ? x->grown_strides[d] /* a cache grown in the caller's buffer */
+                           : bs[x->view_base ? x->view_perm[d] : d];
   for (int level = 0; level < 2; level++) {
     int d = nb - 2 + level, k = d - (nb - xb); /* the output's dim, x's dim */
     int64_t one;
@@ -732,6 +738,12 @@ static cg_value *additive_mask(cg *g, cg_value *m) {
 
 static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
   cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
+  /* grouped-query attention: key and value heads shared by `group` query heads, read in
+   * place (cg_grouped_kv.c) */
+  int64_t group = kk->grouped_from ? kk->group : v->grouped_from ? v->group : 1;
+  bool shared[5] = {false, kk->grouped_from != NULL, v->grouped_from != NULL, false, false};
+  if (kk->grouped_from) kk = kk->grouped_from;
+  if (v->grouped_from) v = v->grouped_from;
   if (mask && mask->v->meta.dtype == SC_DTYPE_BOOL && !mask->strided && !mask->view_base && !mask->transposed)
     mask = additive_mask(g, mask);
   if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
@@ -758,7 +770,15 @@ static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
         continue;
       }
       attention_strides(g, operands[i], out, nb, tmp);
+      if (group > 1) { /* batch 1: the heads as (kvh outer, group inner) */
+        tmp[0] = shared[i] ? tmp[1] : LLVMBuildMul(g->B, tmp[1], cg_i64(g, group), "gs");
+        tmp[1] = shared[i] ? cg_i64(g, 0) : tmp[1];
+      }
       memcpy(at[i], tmp, (i == 2 || i == 3 ? 3 : 4) * sizeof *tmp);
+    }
+    if (group > 1) {
+      dims[0] = LLVMBuildSDiv(g->B, out->dims[1], cg_i64(g, group), "kvh");
+      dims[1] = cg_i64(g, group);
     }
   } else { /* every batch dim folded into the inner level */
     dims[0] = cg_i64(g, 1);
@@ -3282,6 +3302,9 @@ static bool lower_data_dependent(cg *g, const sc_node *n) {
 
 bool cg_emit_node(cg *g, const sc_node *n, int index) {
   if (g->folded && g->folded[index].in_attention) return true; /* the attention kernel computes it (cg_attention.c) */
+  if (!g->cuda && n->n_outputs == 1 && n->outputs[0].n_items == 1 && n->outputs[0].items[0].value &&
+      cg_get(g, n->outputs[0].items[0].value)->grouped_skip)
+    return cg_lower_grouped_step(g, n); /* repeat_kv, read in place by attention (cg_grouped_kv.c) */
   if (n->op && ((cg_touches_complex(n) && !cg_complex_moves_only(n)) || cg_complex_always(n))) return cg_emit_complex(g, n);
   switch (n->op->op_class) {
     case SC_OPC_SYMBOLIC:

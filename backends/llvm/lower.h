@@ -106,7 +106,28 @@ typedef struct cg_value {
   bool placed;                       /* its buffer was taken from out_dst when out_direct */
   bool state;                        /* a buffer the program mutates: its elements are the model
                                         state's, which a node may update in place (index_copy) */
+  /* a cache grown in the caller's buffer (cg_cache_append.c): append is 1 + the site whose
+   * present this value is, past_of 1 + the site whose past it is (the input, or a cat of
+   * it alone); grown_strides: this call's strides of the present, in elements */
+  int append, past_of;
+  LLVMValueRef grown_strides[CG_MAX_RANK];
+  /* grouped-query attention's shared heads read in place (cg_grouped_kv.c): a step of
+   * repeat_kv that emits nothing (grouped_skip), and at its end the [1, kvh, S, d] tensor
+   * attention reads instead, each of its heads serving `group` query heads */
+  bool grouped_skip;
+  struct cg_value *grouped_from;
+  int64_t group;
 } cg_value;
+
+/* A cat that appends to a cache input, present = cat([past, new], dim), where the present
+ * is a graph output that only attention reads (cg_cache_append.c). */
+typedef struct cg_append {
+  int node;                          /* the cat */
+  int dim;
+  size_t input, output;              /* the past's index among the call's inputs, the present's among the outputs */
+  const sc_value *past, *present;
+  LLVMValueRef in_place;             /* i1, this call's (cg_cache_in_place); NULL: not in place */
+} cg_append;
 
 /* A buffer of the planned workspace (cg_workspace.c): the call that takes it, and its life. */
 typedef struct cg_ws_buffer {
@@ -228,7 +249,11 @@ struct cg {
     int strided_views;                                     /* cg_strided_views.c */
     int view_chains;                                       /* cg_view_chains.c */
     int batch_first;                                       /* cg_batch_first.c */
+    int grouped_kv;                                        /* cg_grouped_kv.c */
   } absorbed;
+  /* the cats that may append to a cache in the caller's buffer (cg_cache_append.c) */
+  cg_append *appends;
+  int n_appends;
   /* every value's readers, indexed on the first question (cg_readers.c) */
   cg_read *reads;
   bool readers_indexed;
@@ -484,6 +509,34 @@ void cg_plan_attention(cg *g);
  * (after cg_plan_attention and the other plans that fold nodes into kernels, before
  * cg_plan_lifetimes).  CPU-only libraries. */
 void cg_plan_strided_views(cg *g);
+
+/* ---- cg_grouped_kv.c ---- */
+/* Marks repeat_kv's reshape(expand(unsqueeze(x, 2))) before attention's key or value, at
+ * batch 1, to be read from x in place (after cg_plan_lifetimes: x lives until the
+ * attention).  CPU-only libraries. */
+void cg_plan_grouped_kv(cg *g);
+/* A step of such a chain: an alias of x, which nothing reads through it. */
+bool cg_lower_grouped_step(cg *g, const sc_node *n);
+
+/* ---- cg_cache_append.c ---- */
+/* Finds the cats present = cat([past, new], dim) of a cache passed in and out (a past that
+ * is a user input read by nothing else, a present that is a graph output read only as
+ * attention's key or value) and marks them (after cg_plan_lifetimes).  CPU path only. */
+void cg_plan_cache_appends(cg *g);
+/* This call's decision, site by site: in place when the caller passed the present over the
+ * past's memory and strides (sc_rt_cache_in_place); a strided present otherwise is refused.
+ * After the outputs' checks, before the inputs are bound. */
+void cg_cache_in_place(cg *g, LLVMValueRef inputs, LLVMValueRef outputs);
+/* i1: whether this call keeps input v where it is (the past of a cache grown in place), or
+ * NULL when v is no such past. */
+LLVMValueRef cg_cache_input_kept(cg *g, const sc_value *v);
+/* Whether output i may be strided (a present that may grow in place). */
+bool cg_cache_output_strided_ok(cg *g, size_t output);
+/* shapec_model_output_grows, from the plan. */
+void cg_emit_cache_api(cg *g);
+/* Lowers a cat that cg_plan_cache_appends marked: the past alone as an alias of its input,
+ * or the present (the new elements only, when in place). */
+bool cg_lower_cache_cat(cg *g, const sc_node *n);
 
 /* ---- cg_ops.c ---- */
 bool cg_emit_node(cg *g, const sc_node *n, int index);

@@ -112,6 +112,16 @@ int shapec_model_state_tensor(shapec_model_state *state, int i, shapec_tensor *o
 int shapec_model_run_with_state(shapec_model_state *state, const shapec_tensor *inputs, const shapec_tensor *outputs,
                                 char *err, size_t errlen);
 
+/* ---- a cache passed in and out (docs/abi.md, "A cache that grows in place") ----
+ * A decoder whose KV cache is its inputs and outputs (transformers' DynamicCache) returns
+ * each present = cat([past, new], dim).  When the caller passes that output over the
+ * memory of its past input, with the same strides (one buffer per cache with room to
+ * grow: the past a view of its first rows, the present of the first rows and the new
+ * ones), the library writes only the new rows.  This says which outputs may: the input
+ * index of output `output`'s past (and the dim it grows along, in *dim unless dim is
+ * NULL), or -1. */
+int shapec_model_output_grows(int output, int *dim);
+
 /* ---- targets (docs/cuda.md) ---- */
 enum { SHAPEC_TARGET_CPU = 1, SHAPEC_TARGET_CUDA = 2 };
 /* The tensors the library computes on: SHAPEC_TARGET_CPU, SHAPEC_TARGET_CUDA or both

@@ -114,7 +114,7 @@ class Model:
 
     # ---- inputs -------------------------------------------------------------------------
 
-    def _arrays(self, args, kwargs):
+    def _arrays(self, args, kwargs, keep_strides=False):
         """The inputs in the library's order, and the device they are on (None: host).
         Host inputs become C-ordered NumPy arrays (a strided array or tensor is copied
         once); CUDA tensors stay torch tensors, made contiguous, and a Python number for a
@@ -142,7 +142,7 @@ class Model:
                     x = np.from_dlpack(x.detach())
                 except (AttributeError, TypeError, RuntimeError, BufferError):  # older NumPy, or bool
                     x = x.detach().numpy()
-            arrays.append(_host_array(x, ndim, dtype))
+            arrays.append(_host_array(x, ndim, dtype, keep_strides and not self._host_is_device))
         if device is not None:
             import torch
             for k, (name, a) in enumerate(zip(self.input_names, arrays)):
@@ -179,8 +179,9 @@ class Model:
                                     {n: a.bits if isinstance(a, _BF16) else a for n, a in zip(self.input_names, arrays)},
                                     model_sha256=report.get("model_sha256"), scalars=scalars)
 
-    def _tensor(self, a, keep):
-        """The shapec_tensor of a NumPy array (host memory) or a torch CUDA tensor."""
+    def _tensor(self, a, keep, strided=False):
+        """The shapec_tensor of a NumPy array (host memory) or a torch CUDA tensor; with
+        `strided`, a non-contiguous NumPy array is passed with its strides."""
         if isinstance(a, _BF16):
             name, data = "bfloat16", a.bits.ctypes.data
             device = _abi.Device(_abi.KDL_CUDA if self._host_is_device else _abi.KDL_CPU, 0)
@@ -195,7 +196,14 @@ class Model:
             raise TypeError(f"dtype {name} is not one shapec takes")
         shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
         keep += [shape, a]
-        return _abi.Tensor(data, device, a.ndim, _abi.DType(*code_bits, 1), shape, None, 0)
+        strides = None
+        if strided and isinstance(a, np.ndarray) and a.ndim:
+            given = [st // a.itemsize for st in a.strides]
+            compact = [int(np.prod(a.shape[k + 1:], dtype=np.int64)) for k in range(a.ndim)]
+            if given != compact:  # NumPy calls an empty view contiguous: its strides still say where it grows
+                strides = (ctypes.c_int64 * a.ndim)(*given)
+                keep.append(strides)
+        return _abi.Tensor(data, device, a.ndim, _abi.DType(*code_bits, 1), shape, strides, 0)
 
     def _fail(self, rc, err):
         message = err.value.decode(errors="replace")
@@ -230,6 +238,23 @@ class Model:
         Model.new_state() gives states of their own."""
         return self._call(args, kwargs, None)
 
+    def run(self, *args, out=None, **kwargs):
+        """As calling the model, with the outputs written into `out` where given: one entry
+        per output, None (a new array) or a NumPy array of the output's shape and dtype,
+        which may be a strided view.  Host inputs are passed with their strides, not
+        copied.  A KV cache passed in and out (past_key_values_* inputs, their presents
+        among the outputs) grows in place when each present is a view of the same buffer
+        as its past, with the same strides and room for the new rows (docs/abi.md, "A
+        cache that grows in place"): the library then writes only the new rows.  An input
+        named `out` is passed positionally.  Returns the outputs, as calling does."""
+        if out is None:
+            return self._call(args, kwargs, None)
+        out = list(out)
+        if len(out) != len(self.output_names):
+            raise TypeError(f"out has {len(out)} entries; the model has {len(self.output_names)} outputs "
+                            f"({', '.join(self.output_names)})")
+        return self._call(args, kwargs, None, out)
+
     # ---- state -----------------------------------------------------------------------------
 
     @property
@@ -256,23 +281,38 @@ class Model:
             raise MemoryError("shapec_model_state_new: out of memory")
         return State(self, handle)
 
-    def _call(self, args, kwargs, state_handle):
-        arrays, device, torch_in = self._arrays(args, kwargs)
+    def _call(self, args, kwargs, state_handle, out=None):
+        arrays, device, torch_in = self._arrays(args, kwargs, keep_strides=out is not None)
         if device is not None and not self.targets & _abi.TARGET_CUDA:
             raise ShapecError(f"{self.path} has no CUDA code (export with --target cuda or cpu,cuda); "
                               "pass CPU tensors or NumPy arrays", _abi.ERR_ARGUMENT)
         keep = []
-        ins = (_abi.Tensor * max(1, len(arrays)))(*[self._tensor(a, keep) for a in arrays])
+        ins = (_abi.Tensor * max(1, len(arrays)))(*[self._tensor(a, keep, out is not None) for a in arrays])
         err = ctypes.create_string_buffer(4096)
         shapes = self._shapes(ins, err)
-        if device is not None:
+        if out is not None:
+            if device is not None:
+                raise ShapecError("out= takes host arrays; CUDA calls allocate their outputs", _abi.ERR_ARGUMENT)
+            outs_buf = []
+            for name, shape, dtype, o in zip(self.output_names, shapes, self.output_dtypes, out):
+                if o is None:
+                    o = _BF16(np.empty(shape, np.uint16)) if dtype == "bfloat16" else np.empty(shape, dtype)
+                elif not isinstance(o, np.ndarray) or o.dtype != np.dtype(dtype) or tuple(o.shape) != tuple(shape):
+                    raise ShapecError(f"out for output {name!r} must be a NumPy {dtype} array of shape {tuple(shape)}",
+                                      _abi.ERR_ARGUMENT)
+                elif not (o.flags.writeable and o.flags.aligned and o.dtype.isnative) or \
+                        any(st % o.itemsize for st in o.strides):
+                    raise ShapecError(f"out for output {name!r} must be writeable, aligned and in native byte order",
+                                      _abi.ERR_ARGUMENT)
+                outs_buf.append(o)
+        elif device is not None:
             import torch
             outs_buf = [torch.empty(shape, dtype=getattr(torch, dtype), device=device)
                         for shape, dtype in zip(shapes, self.output_dtypes)]
         else:
             outs_buf = [_BF16(np.empty(shape, np.uint16)) if dtype == "bfloat16" else np.empty(shape, dtype)
                         for shape, dtype in zip(shapes, self.output_dtypes)]
-        outs = (_abi.Tensor * max(1, len(outs_buf)))(*[self._tensor(o, keep) for o in outs_buf])
+        outs = (_abi.Tensor * max(1, len(outs_buf)))(*[self._tensor(o, keep, out is not None) for o in outs_buf])
         if device is not None:
             stream = torch.cuda.current_stream(device).cuda_stream
             rc = self._lib.run_on_stream(ins, outs, ctypes.c_void_p(stream), err, len(err))
@@ -355,16 +395,19 @@ class State:
             pass
 
 
-def _host_array(x, ndim, dtype):
+def _host_array(x, ndim, dtype, keep_strides=False):
     """x as the library reads it: a C-ordered, aligned NumPy array in this machine's byte
     order, of the same rank (a Python int, float or bool, or a 0-d array, stays 0-d).  A
-    strided, misaligned or byte-swapped array is copied once; a 0-d input of another
-    dtype is converted to the model's, as torch converts a Python number."""
+    strided (unless keep_strides: then passed with its strides), misaligned or
+    byte-swapped array is copied once; a 0-d input of another dtype is converted to the
+    model's, as torch converts a Python number."""
     a = np.asarray(x)
     if not a.dtype.isnative:  # big-endian data on a little-endian machine: the library reads native order
         a = a.astype(a.dtype.newbyteorder("="))
     if a.ndim == 0 and ndim == 0 and dtype and a.dtype != np.dtype(dtype):
         a = a.astype(dtype)
+    if keep_strides and a.flags.aligned and not any(st % a.itemsize for st in a.strides):
+        return a
     if not (a.flags.c_contiguous and a.flags.aligned):
         a = a.copy(order="C")  # not np.ascontiguousarray, which makes a 0-d array 1-d
     return a

@@ -34,9 +34,18 @@ int sc_rt_check_inputs(const shapec_tensor *inputs, const sc_rt_input_check *che
 int sc_rt_check_dims(const shapec_tensor *inputs, const sc_rt_dim_check *checks, int64_t n, int64_t *syms,
                      const char *texts, char *err, size_t errlen);
 /* data[k]: where input binds[k]'s elements are, compact (sc_rt_input_data); the copies of
- * strided ones in owned[0..], one slot per input that may be copied, for the exit to free. */
-int sc_rt_bind_inputs(const shapec_tensor *inputs, const sc_rt_input_bind *binds, int64_t n, void **data, void **owned,
-                      char *err, size_t errlen);
+ * strided ones in owned[0..], one slot per input that may be copied, for the exit to free.
+ * kept (NULL, or one flag per bind): an input read where it is, strided, by this call (the
+ * past of a cache grown in place, sc_rt_cache_in_place). */
+int sc_rt_bind_inputs(const shapec_tensor *inputs, const sc_rt_input_bind *binds, int64_t n, const int32_t *kept,
+                      void **data, void **owned, char *err, size_t errlen);
+/* 1 when output `out` is input `in` grown along dim in the same memory (the same first
+ * element and strides, the new elements after the old along dim) and its elements are apart
+ * from every other input and output of the call: the old elements are already in place;
+ * 0 when not; minus the error code (refusal as the message) when not and the output is
+ * strided, which only such an output may be. */
+int32_t sc_rt_cache_in_place(const shapec_tensor *inputs, int64_t n_in, const shapec_tensor *outputs, int64_t n_out,
+                             int64_t in, int64_t out, int64_t dim, const char *refusal, char *err, size_t errlen);
 /* 1 when [p, p + bytes) shares no byte with any bound input's elements (data[k], as many
  * bytes as its shape holds), else 0. */
 int32_t sc_rt_apart_from_inputs(const void *p, int64_t bytes, const shapec_tensor *inputs, const sc_rt_input_bind *binds,

@@ -244,15 +244,15 @@ int sc_rt_check_dims(const shapec_tensor *inputs, const sc_rt_dim_check *checks,
   return SHAPEC_OK;
 }
 
-int sc_rt_bind_inputs(const shapec_tensor *inputs, const sc_rt_input_bind *binds, int64_t n, void **data, void **owned,
-                      char *err, size_t errlen) {
+int sc_rt_bind_inputs(const shapec_tensor *inputs, const sc_rt_input_bind *binds, int64_t n, const int32_t *kept,
+                      void **data, void **owned, char *err, size_t errlen) {
   int64_t slot = 0;
   for (int64_t k = 0; k < n; k++) {
     const shapec_tensor *t = &inputs[binds[k].input];
     data[k] = (unsigned char *)t->data + t->byte_offset;
     if (!binds[k].copy_ok) continue;
     void **own = &owned[slot++];
-    if (!t->strides) continue;
+    if (!t->strides || (kept && kept[k])) continue;
     int rc = sc_rt_input_data(t, binds[k].esize, &data[k], own, err, errlen);
     if (rc != SHAPEC_OK) return rc;
   }

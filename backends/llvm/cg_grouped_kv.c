@@ -1,0 +1,124 @@
+/* cg_grouped_kv.c - grouped-query attention reads its shared key/value heads in place.
+ *
+ * Llama, Qwen2, Mistral, Gemma (transformers' repeat_kv) give attention H = kvh * rep query
+ * heads over kvh key/value heads as reshape(expand(unsqueeze(x, 2), [b, kvh, rep, S, d]),
+ * [b, H, S, d]).  Lowered step by step that is a copy of the whole cache, rep times over,
+ * for every layer and every decode step: as many bytes as the cache holds, written and
+ * read again.  With b = 1 the attention kernel's two batch levels read x in place instead:
+ * the outer level walks the kvh key/value heads, the inner one the rep query heads that
+ * share each (stride 0 in the key and value), and the three steps emit nothing.
+ * CPU-only libraries; b > 1 and the device path copy as before. */
+#include <string.h>
+
+#include "lower.h"
+
+static const sc_value *single_output(const sc_node *n) {
+  return n->op && n->n_outputs == 1 && n->outputs[0].n_items == 1 ? n->outputs[0].items[0].value : NULL;
+}
+
+/* The node that defines v, when its op is `op` and v is its one output. */
+static const sc_node *made_by(cg *g, const sc_value *v, sc_op_id op) {
+  if (!v || v->def_node < 0) return NULL;
+  const sc_node *n = &g->p->graph->nodes[v->def_node];
+  return n->op && n->op->id == op && single_output(n) == v ? n : NULL;
+}
+
+static bool is_const(const sc_expr *e, int64_t want) {
+  int64_t v;
+  return sc_expr_is_const(e, &v) && v == want;
+}
+
+static int64_t int_arg(const sc_node *n, const char *name, int64_t def) {
+  for (size_t k = 0; k < n->n_inputs; k++)
+    if (strcmp(n->inputs[k].name, name) == 0) {
+      const sc_arg *a = &n->inputs[k].arg;
+      return a->n_items && !a->items[0].value && !a->items[0].is_none ? a->items[0].i : def;
+    }
+  return def;
+}
+
+/* Whether every read of v is by a node that `reader` accepts. */
+static bool read_only_by(cg *g, const sc_value *v, bool (*reader)(cg *, const sc_node *, int, const char *)) {
+  int count;
+  const cg_read *reads = cg_readers(g, v, &count);
+  if (count < 1 || count != cg_get(g, v)->uses) return false;
+  for (int r = 0; r < count; r++) {
+    const sc_node *n = &g->p->graph->nodes[reads[r].node];
+    if (!reader(g, n, reads[r].node, n->inputs[reads[r].input].name)) return false;
+  }
+  return true;
+}
+
+static bool is_next_step(cg *g, const sc_node *n, int i, const char *as) {
+  (void)g, (void)i;
+  return n->op && (n->op->id == SC_OP_EXPAND || n->op->id == SC_OP_VIEW || n->op->id == SC_OP_UNSAFE_VIEW ||
+                   n->op->id == SC_OP_RESHAPE) && strcmp(as, "self") == 0;
+}
+
+static bool is_attention_kv(cg *g, const sc_node *n, int i, const char *as) {
+  const sc_value *y = single_output(n);
+  return n->op && n->op->id == SC_OP_SDPA && !(g->folded && g->folded[i].into) && y && y->meta.rank == 4 &&
+         is_const(y->shape[0], 1) && (strcmp(as, "key") == 0 || strcmp(as, "value") == 0);
+}
+
+/* x when r is reshape(expand(unsqueeze(x, 2), [1, kvh, rep, S, d]), [1, kvh * rep, S, d])
+ * whose steps nothing else reads; *rep its group; NULL otherwise. */
+static const sc_value *grouped_source(cg *g, const sc_value *r, int64_t *rep) {
+  const sc_node *rn = made_by(g, r, SC_OP_RESHAPE);
+  if (!rn) rn = made_by(g, r, SC_OP_VIEW);
+  if (!rn) rn = made_by(g, r, SC_OP_UNSAFE_VIEW);
+  const sc_value *e = rn ? cg_tensor_input(rn, "self") : NULL;
+  const sc_node *en = made_by(g, e, SC_OP_EXPAND);
+  const sc_value *u = en ? cg_tensor_input(en, "self") : NULL;
+  const sc_node *un = made_by(g, u, SC_OP_UNSQUEEZE);
+  const sc_value *x = un ? cg_tensor_input(un, "self") : NULL;
+  if (!x || x->meta.rank != 4 || r->meta.rank != 4 || e->meta.rank != 5 || int_arg(un, "dim", -1) != 2) return NULL;
+  if (!sc_expr_is_const(e->shape[2], rep) || *rep < 2 || !is_const(x->shape[0], 1) || !is_const(r->shape[0], 1))
+    return NULL;
+  if (e->shape[1] != x->shape[1] || e->shape[3] != x->shape[2] || e->shape[4] != x->shape[3] ||
+      r->shape[2] != x->shape[2] || r->shape[3] != x->shape[3] ||
+      r->shape[1] != sc_expr_mul(g->ctx, x->shape[1], sc_expr_int(g->ctx, *rep)))
+    return NULL;
+  if (!read_only_by(g, u, is_next_step) || !read_only_by(g, e, is_next_step) || !read_only_by(g, r, is_attention_kv))
+    return NULL;
+  if (cg_get(g, u)->uses != 1 || cg_get(g, e)->uses != 1) return NULL;
+  const cg_value *cx = cg_get(g, x);
+  if (cx->held_swapped || cx->view_base || cx->transposed || cx->strided || cx->rows_permuted) return NULL;
+  return x;
+}
+
+void cg_plan_grouped_kv(cg *g) {
+  if (g->has_cuda || !g->folded) return;
+  const sc_graph *gr = g->p->graph;
+  for (size_t i = 0; i < gr->n_nodes; i++) {
+    const sc_node *n = &gr->nodes[i];
+    const sc_value *r = single_output(n);
+    int64_t rep;
+    if (!r || r->kind != SC_VALUE_TENSOR || cg_get(g, r)->grouped_from) continue;
+    const sc_value *x = grouped_source(g, r, &rep);
+    if (!x) continue;
+    cg_value *cr = cg_get(g, r), *cx = cg_get(g, x);
+    cr->grouped_from = cx;
+    cr->group = rep;
+    const sc_value *e = cg_tensor_input(n, "self"), *u = cg_tensor_input(&gr->nodes[e->def_node], "self");
+    cg_get(g, e)->grouped_skip = cg_get(g, u)->grouped_skip = cr->grouped_skip = true;
+    /* the attention reads x: it lives until the last of them */
+    int count;
+    const cg_read *reads = cg_readers(g, r, &count);
+    for (int k = 0; k < count; k++)
+      if (cx->last_use < reads[k].node) cx->last_use = reads[k].node;
+    g->absorbed.grouped_kv++;
+  }
+}
+
+bool cg_lower_grouped_step(cg *g, const sc_node *n) {
+  const sc_value *y = single_output(n), *x = y;
+  while (x && cg_get(g, x)->grouped_skip) x = cg_tensor_input(&g->p->graph->nodes[x->def_node], "self");
+  cg_value *cy = cg_get(g, y), *cx = x ? cg_get(g, x) : NULL;
+  if (!cx || !cx->ready) return cg_error(g, SC_DIAG_CODEGEN, n->path, "internal error: grouped key/value source not ready");
+  cg_set_dims(g, cy);
+  cy->data = cx->data; /* never read: attention reads x (cg_ops.c, sdpa_host) */
+  cg_note_alias(g, cy, cx);
+  cy->ready = true;
+  return true;
+}
