@@ -17,6 +17,9 @@ inputs and outputs: its encoder, a first step that makes the cross-attention cac
 decode step; the same tokens as generate() with token suppression off.
 T5 (transformers' Seq2SeqLMExportableModule: an encoder program and a decoder program with
 a static self-attention cache) runs the encoder once, then the decoder from token 0.
+Each of them also with its caches grown in the caller's buffers (Model.run's out=, the
+present a view of the past's buffer): the same tokens, nothing written past the present,
+and a strided present over other memory refused.
 On the first decoder-only family also:
 - two states interleaved token by token give what each gives alone (independent
   conversations on one library), and the library's own state (plain calls) too;
@@ -83,6 +86,55 @@ def greedy_dynamic(model, answers, prompt, new):
         tokens.append(int(out[0][0, -1].argmax()))
         caches, cur = list(out[1:]), [tokens[-1]]
     return tokens, logits
+
+
+def greedy_in_place(model, answers, prompt, new):
+    """As greedy_dynamic, each cache in one buffer with room for the whole conversation:
+    the past a view of its first rows, the present (Model.run's out=) a view of the same
+    buffer with the new rows after them.  A strided output is taken only in place (the
+    library refuses it otherwise), so a run that is not refused wrote the new rows alone.
+    The rows past the present stay NaN: the library wrote no further."""
+    grows = model.output_grows
+    names = [n for n in model.input_names if n.startswith("past_key_values")]
+    by_input = {past: out for out, (past, _) in grows.items()}
+    cap = len(prompt) + new
+    shape = list(answers["empty_cache"])
+    shape[2] = cap
+    buffers = {out: np.full(shape, np.nan, np.float32) for out in grows}
+    caches = [buffers[by_input[n]][:, :, :0] for n in names]
+    cur, tokens, logits, length = prompt, [], None, 0
+    for _ in range(new):
+        length += len(cur)
+        outs = [buffers[name][:, :, :length] if name in buffers else None for name in model.output_names]
+        out = model.run(np.array([cur], np.int64), np.ones((1, length), np.int64), *caches, True, out=outs)
+        if logits is None:
+            logits = out[0][0, -1].copy()
+        tokens.append(int(out[0][0, -1].argmax()))
+        caches, cur = list(out[1:]), [tokens[-1]]
+    untouched = all(np.isnan(b[:, :, length:]).all() and not np.isnan(b[:, :, :length]).any() for b in buffers.values())
+    return tokens, logits, untouched, grows
+
+
+def in_place_checks(t, shapec_pkg, family, model, answers):
+    """The cache grown in the caller's buffers gives the same tokens; output_grows names
+    every cache; a strided present over other memory is refused, in words that say why."""
+    p = next(p for p in answers["prompts"] if "refused" not in p)
+    tokens, logits, untouched, grows = greedy_in_place(model, answers, p["prompt"], answers["new_tokens"])
+    t.check(len(grows) == 2 * answers["layers"] and all(dim == 2 for _, dim in grows.values()),
+            f"{family}: every cache output may grow in place along dim 2 ({len(grows)} of {2 * answers['layers']})")
+    check_generation(t, f"{family} (cache grown in the caller's buffers) prompt of {len(p['prompt'])}", tokens, logits, p)
+    t.check(untouched, f"{family}: the library wrote the cache's rows up to the present's length, none after")
+    # a strided present that is not its past's memory: refused, not written compact or in place
+    name = next(iter(grows))
+    caches = [np.zeros(answers["empty_cache"], np.float32) for _ in range(2 * answers["layers"])]
+    other = np.zeros(answers["empty_cache"][:2] + [16] + answers["empty_cache"][3:], np.float32)
+    outs = [other[:, :, :5] if n == name else None for n in model.output_names]
+    try:
+        model.run(np.array([[5, 6, 7, 8, 9]], np.int64), np.ones((1, 5), np.int64), *caches, True, out=outs)
+        t.check(False, f"{family}: a strided present over other memory than its past's ran")
+    except shapec_pkg.GuardError as e:
+        t.check(f"output '{name}' is strided" in str(e) and grows[name][0] in str(e),
+                f"{family}: a strided present over other memory is refused: {str(e)[:150]}")
 
 
 def greedy_whisper(encoder, first, step, answers, features):
@@ -267,6 +319,7 @@ def main():
                         continue
                     tokens, logits = greedy_dynamic(model, answers, p["prompt"], answers["new_tokens"])
                     check_generation(t, what, tokens, logits, p)
+                in_place_checks(t, shapec_pkg, family, model, answers)
                 if not example_checked:  # the Python example takes this style too
                     example_checked = True
                     p = answers["prompts"][0]
