@@ -37,16 +37,37 @@ def empty_caches(model):
 
 def generate_dynamic(model, prompt, new_tokens, temperature=0.0, top_k=0, seed=0):
     """The cache in and out: logits first among the outputs, then the caches in the
-    inputs' order; an attention mask of ones over the cache and the new tokens."""
+    inputs' order; an attention mask of ones over the cache and the new tokens.  Each
+    cache lives in one buffer with room for the whole conversation: the past is a view of
+    its first rows, the present a view of those and the new ones, so that the library
+    writes only the new rows (Model.output_grows says which outputs may)."""
     rng = np.random.default_rng(seed)
     caches, cur, tokens = empty_caches(model), prompt, []
+    grows = model.output_grows
+    # one buffer per cache output that grows in place, sized for the prompt and every new token
+    buffers = {}
+    for name, (past, dim) in grows.items():
+        empty = caches[[n for n in model.input_names if n.startswith("past_key_values")].index(past)]
+        shape = list(empty.shape)
+        shape[dim] = len(prompt) + new_tokens
+        buffers[name] = (np.zeros(shape, empty.dtype), dim)
+    def view(name, length):
+        buf, dim = buffers[name]
+        return buf[(slice(None),) * dim + (slice(0, length),)]
+    length = 0
+    if buffers:  # the pasts as empty views of their buffers
+        by_input = {past: out for out, (past, _) in grows.items()}
+        names = [n for n in model.input_names if n.startswith("past_key_values")]
+        caches = [view(by_input[n], 0) if n in by_input else c for n, c in zip(names, caches)]
     for _ in range(new_tokens):
         given = {"input_ids": np.array([cur], np.int64)}
         if "attention_mask" in model.input_names:
             given["attention_mask"] = np.ones((1, caches[0].shape[2] + len(cur)), np.int64)
         if "use_cache" in model.input_names:
             given["use_cache"] = True
-        out = model(*caches_in_order(model, given, caches))
+        length += len(cur)
+        out = model.run(*caches_in_order(model, given, caches),
+                        out=[view(name, length) if name in buffers else None for name in model.output_names])
         tokens.append(pick(out[0][0, -1], temperature, top_k, rng))
         caches, cur = list(out[1:1 + len(caches)]), [tokens[-1]]
     return tokens
