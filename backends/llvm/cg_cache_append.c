@@ -25,15 +25,6 @@ static const sc_value *node_output(const sc_node *n) {
   return n->n_outputs == 1 && n->outputs[0].n_items == 1 ? n->outputs[0].items[0].value : NULL;
 }
 
-static int64_t int_arg(const sc_node *n, const char *name, int64_t def) {
-  for (size_t k = 0; k < n->n_inputs; k++)
-    if (strcmp(n->inputs[k].name, name) == 0) {
-      const sc_arg *a = &n->inputs[k].arg;
-      return a->n_items && !a->items[0].value && !a->items[0].is_none ? a->items[0].i : def;
-    }
-  return def;
-}
-
 static const sc_arg *tensors_arg(const sc_node *n) {
   for (size_t k = 0; k < n->n_inputs; k++)
     if (strcmp(n->inputs[k].name, "tensors") == 0) return &n->inputs[k].arg;
@@ -131,7 +122,7 @@ void cg_plan_cache_appends(cg *g) {
     const sc_node *n = &gr->nodes[i];
     const sc_value *ops[2], *present = node_output(n);
     if (!is_cat(n) || cat_operands(n, ops) != 2 || present->meta.rank > 4 || present->meta.rank < 1) continue;
-    int dim = (int)int_arg(n, "dim", 0);
+    int dim = (int)cg_int_arg(n, "dim", 0);
     if (dim < 0) dim += present->meta.rank;
     if (dim < 0 || dim >= present->meta.rank || ops[0]->meta.rank != present->meta.rank) continue;
     /* the past: a user input, through cats of it alone that nothing else reads */
@@ -265,6 +256,9 @@ bool cg_lower_cache_cat(cg *g, const sc_node *n) {
   cg_append *a = site_of(g, cy->append);
   cg_value *past = cg_get(g, ops[0]), *fresh = cg_get(g, ops[1]);
   cg_value *out = cg_produce(g, y); /* the caller's tensor when in place (cg_entry.c, place_outputs) */
+  if (a && a->in_place && !out->placed) /* a workspace buffer is compact: never written through the caller's strides */
+    return cg_error(g, SC_DIAG_CODEGEN, n->path, "internal error: cache '%s' may grow in place but is not placed in "
+                    "the caller's tensor", y->name);
   int r = y->meta.rank;
   LLVMValueRef compact[CG_MAX_RANK], acc = cg_i64(g, 1), inp = in_place(g, a);
   for (int d = r - 1; d >= 0; d--) {

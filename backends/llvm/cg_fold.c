@@ -33,6 +33,13 @@ const sc_value *cg_tensor_input(const sc_node *n, const char *name) {
   return a->items[0].value->kind == SC_VALUE_TENSOR ? a->items[0].value : NULL;
 }
 
+int64_t cg_int_arg(const sc_node *n, const char *name, int64_t def) {
+  const sc_arg *a = cg_node_arg(n, name);
+  if (!a || a->kind == SC_ARG_NONE || !a->n_items || a->items[0].is_none || a->items[0].value) return def;
+  if (a->kind == SC_ARG_BOOL) return a->items[0].b;
+  return a->kind == SC_ARG_INT || a->kind == SC_ARG_SYM_INT ? a->items[0].i : def;
+}
+
 const float *cg_constant_floats(cg *g, const sc_value *v, int64_t want) {
   if (!v) return NULL;
   for (size_t i = 0; i < g->p->n_input_specs; i++) {

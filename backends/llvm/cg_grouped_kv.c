@@ -28,15 +28,6 @@ static bool is_const(const sc_expr *e, int64_t want) {
   return sc_expr_is_const(e, &v) && v == want;
 }
 
-static int64_t int_arg(const sc_node *n, const char *name, int64_t def) {
-  for (size_t k = 0; k < n->n_inputs; k++)
-    if (strcmp(n->inputs[k].name, name) == 0) {
-      const sc_arg *a = &n->inputs[k].arg;
-      return a->n_items && !a->items[0].value && !a->items[0].is_none ? a->items[0].i : def;
-    }
-  return def;
-}
-
 /* Whether every read of v is by a node that `reader` accepts. */
 static bool read_only_by(cg *g, const sc_value *v, bool (*reader)(cg *, const sc_node *, int, const char *)) {
   int count;
@@ -72,7 +63,7 @@ static const sc_value *grouped_source(cg *g, const sc_value *r, int64_t *rep) {
   const sc_value *u = en ? cg_tensor_input(en, "self") : NULL;
   const sc_node *un = made_by(g, u, SC_OP_UNSQUEEZE);
   const sc_value *x = un ? cg_tensor_input(un, "self") : NULL;
-  if (!x || x->meta.rank != 4 || r->meta.rank != 4 || e->meta.rank != 5 || int_arg(un, "dim", -1) != 2) return NULL;
+  if (!x || x->meta.rank != 4 || r->meta.rank != 4 || e->meta.rank != 5 || cg_int_arg(un, "dim", -1) != 2) return NULL;
   if (!sc_expr_is_const(e->shape[2], rep) || *rep < 2 || !is_const(x->shape[0], 1) || !is_const(r->shape[0], 1))
     return NULL;
   if (e->shape[1] != x->shape[1] || e->shape[3] != x->shape[2] || e->shape[4] != x->shape[3] ||

@@ -380,6 +380,8 @@ bool cg_is_constant_weight(cg *g, const sc_value *v);
 const float *cg_constant_floats(cg *g, const sc_value *v, int64_t want);
 /* A convolution node (not a transposed one) and its tensor argument `name`, or NULL. */
 bool cg_is_conv2d_like(const sc_node *n);
+/* An int (or bool) argument's value; def when it is absent, None or a symbol's. */
+int64_t cg_int_arg(const sc_node *n, const char *name, int64_t def);
 const sc_value *cg_tensor_input(const sc_node *n, const char *name);
 /* n's argument `name`, or NULL. */
 const sc_arg *cg_node_arg(const sc_node *n, const char *name);

@@ -238,6 +238,19 @@ class Model:
         Model.new_state() gives states of their own."""
         return self._call(args, kwargs, None)
 
+    @property
+    def output_grows(self):
+        """The outputs that may grow in place over an input (a KV cache passed in and
+        out, present = cat([past, new], dim)): {output name: (input name, dim)}."""
+        if not _abi._has(self._dll, self._lib.prefix + "output_grows"):
+            return {}
+        grows, dim = {}, ctypes.c_int(0)
+        for i, name in enumerate(self.output_names):
+            k = self._lib.output_grows(i, ctypes.byref(dim))
+            if k >= 0:
+                grows[name] = (self.input_names[k], dim.value)
+        return grows
+
     def run(self, *args, out=None, **kwargs):
         """As calling the model, with the outputs written into `out` where given: one entry
         per output, None (a new array) or a NumPy array of the output's shape and dtype,

@@ -58,16 +58,6 @@ static int64_t stride_of(const shapec_tensor *t, int32_t i) {
   return s;
 }
 
-static bool is_compact(const shapec_tensor *t) {
-  if (!t->strides) return true;
-  int64_t expect = 1;
-  for (int32_t i = t->ndim - 1; i >= 0; i--) {
-    if (t->shape[i] != 1 && t->strides[i] != expect) return false;
-    expect *= t->shape[i];
-  }
-  return true;
-}
-
 int32_t sc_rt_cache_in_place(const shapec_tensor *inputs, int64_t n_in, const shapec_tensor *outputs, int64_t n_out,
                              int64_t in, int64_t out, int64_t dim, const char *refusal, char *err, size_t errlen) {
   const shapec_tensor *past = &inputs[in], *present = &outputs[out];
@@ -87,6 +77,6 @@ int32_t sc_rt_cache_in_place(const shapec_tensor *inputs, int64_t n_in, const sh
     if (k != out && may_overlap(present, &outputs[k])) same = false;
   if (same) return 1;
   /* otherwise the present is written compact, as every other output */
-  if (!is_compact(present)) return -sc_rt_fail(err, errlen, "%s", refusal);
+  if (!sc_rt_is_compact(present)) return -sc_rt_fail(err, errlen, "%s", refusal);
   return 0;
 }

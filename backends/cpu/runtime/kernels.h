@@ -21,6 +21,9 @@ int sc_rt_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((fo
  * input the library may copy: any strides whose reach fits in int64). */
 int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_type, int32_t ndim, int32_t code, int32_t bits,
                        int32_t strided_ok, char *err, size_t errlen);
+/* Whether t's strides are absent or the compact row-major ones (a dim of one element may
+ * have any). */
+bool sc_rt_is_compact(const shapec_tensor *t);
 /* An input's elements in compact row-major order: *data is the caller's memory when it is
  * compact, else a copy made once for the call (*owned, which the call frees). */
 int sc_rt_input_data(const shapec_tensor *t, int64_t esize, void **data, void **owned, char *err, size_t errlen);

@@ -145,7 +145,7 @@ int sc_rt_check_tensor(const shapec_tensor *t, const char *what, int32_t device_
 }
 
 /* Whether t's elements lie in compact row-major order (no strides, or the compact ones). */
-static bool is_compact(const shapec_tensor *t) {
+bool sc_rt_is_compact(const shapec_tensor *t) {
   if (!t->strides) return true;
   int64_t expect = 1;
   for (int32_t i = t->ndim - 1; i >= 0; i--) {
@@ -171,7 +171,7 @@ int sc_rt_input_data(const shapec_tensor *t, int64_t esize, void **data, void **
   unsigned char *base = (unsigned char *)t->data + t->byte_offset;
   int64_t numel = 1;
   for (int32_t i = 0; i < t->ndim; i++) numel *= t->shape[i];
-  if (numel <= 1 || is_compact(t)) {
+  if (numel <= 1 || sc_rt_is_compact(t)) {
     *data = base;
     return SHAPEC_OK;
   }
