@@ -241,11 +241,20 @@ static LLVMValueRef at_elements(cg *g, LLVMValueRef base, LLVMValueRef elements,
   return LLVMBuildGEP2(g->B, g->i8, base, &bytes, 1, "at");
 }
 
+bool cg_cat_of_input_alone(cg *g, const sc_node *n) {
+  const sc_value *ops[2], *y = node_output(n);
+  if (!y || cat_operands(n, ops) != 1 || ops[0]->def_node >= 0 || ops[0]->meta.dtype != y->meta.dtype) return false;
+  if (cg_get(g, ops[0])->state) return false; /* a buffer the program updates in place */
+  for (size_t m = 0; m < g->p->n_mutations; m++)
+    if (strcmp(g->p->mutations[m].target, ops[0]->name) == 0) return false;
+  return true;
+}
+
 bool cg_lower_cache_cat(cg *g, const sc_node *n) {
   const sc_value *y = node_output(n), *ops[2];
   cg_value *cy = cg_get(g, y);
   int k = cat_operands(n, ops);
-  if (cy->past_of && k == 1) { /* the past alone: its input's elements */
+  if (k == 1) { /* an input alone (the past, or a cache returned as it came): its elements */
     cg_value *x = cg_get(g, ops[0]);
     cg_set_dims(g, cy);
     cy->data = x->data;

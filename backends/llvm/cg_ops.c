@@ -386,7 +386,7 @@ static bool lower_cat(cg *g, const sc_node *n, bool stack) {
   const sc_arg *ts = arg(n, "tensors");
   if (!stack && !g->cuda) { /* a KV cache grown in the caller's buffer (cg_cache_append.c) */
     cg_value *y = cg_get(g, output(n, 0));
-    if (y->append || y->past_of) return cg_lower_cache_cat(g, n);
+    if (y->append || y->past_of || cg_cat_of_input_alone(g, n)) return cg_lower_cache_cat(g, n);
   }
   cg_value *out = cg_produce(g, output(n, 0));
   int r = out->v->meta.rank;

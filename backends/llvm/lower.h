@@ -536,8 +536,12 @@ LLVMValueRef cg_cache_input_kept(cg *g, const sc_value *v);
 bool cg_cache_output_strided_ok(cg *g, size_t output);
 /* shapec_model_output_grows, from the plan. */
 void cg_emit_cache_api(cg *g);
-/* Lowers a cat that cg_plan_cache_appends marked: the past alone as an alias of its input,
- * or the present (the new elements only, when in place). */
+/* Whether n is cat([empty..., x]) of a graph input x that nothing updates: an alias of x
+ * (transformers' cache writes return a cache that did not grow that way; the output's
+ * copy is then skipped when the caller passes the input's memory). */
+bool cg_cat_of_input_alone(cg *g, const sc_node *n);
+/* Lowers a cat that cg_plan_cache_appends marked or cg_cat_of_input_alone takes: an input
+ * alone as an alias of it, or the present (the new elements only, when in place). */
 bool cg_lower_cache_cat(cg *g, const sc_node *n);
 
 /* ---- cg_ops.c ---- */

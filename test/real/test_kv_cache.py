@@ -153,6 +153,41 @@ def greedy_whisper(encoder, first, step, answers, features):
     return tokens, logits, hidden, caches
 
 
+def greedy_whisper_in_place(first, step, answers, hidden):
+    """greedy_whisper with the caller's buffers: each self-attention cache grows in one
+    buffer (the first step's rows copied in once), and the cross-attention caches and the
+    encoder's states, which the step returns as they came, are passed back over the
+    inputs' own memory (the library then copies nothing for them)."""
+    out = first(hidden, np.array([[answers["start_token"]]], np.int64), True)
+    tokens = [int(out[0][0, -1].argmax())]
+    caches = list(out[1:1 + 4 * answers["layers"]])
+    grows = step.output_grows
+    cap = 1 + answers["new_tokens"]
+    buffers = {}
+    for name, (past, _) in grows.items():
+        c = caches[step.input_names.index(past) - 2]
+        buffers[name] = np.full(c.shape[:2] + (cap,) + c.shape[3:], np.nan, np.float32)
+        buffers[name][:, :, :c.shape[2]] = c
+    by_input = {past: name for name, (past, _) in grows.items()}
+    names = step.input_names[2:2 + 4 * answers["layers"]]
+    length = caches[0].shape[2]
+    caches = [buffers[by_input[n]][:, :, :length] if n in by_input else c for n, c in zip(names, caches)]
+    for _ in range(answers["new_tokens"] - 1):
+        outs = [None]
+        for j, name in enumerate(step.output_names[1:], start=1):
+            if name in buffers:
+                outs.append(buffers[name][:, :, :length + 1])
+            elif j <= len(caches):
+                outs.append(caches[j - 1])  # a cross-attention cache, returned as it came
+            else:
+                outs.append(hidden)  # the encoder's states, returned as they came
+        out = step.run(hidden, np.array([[tokens[-1]]], np.int64), *caches, True, out=outs)
+        tokens.append(int(out[0][0, -1].argmax()))
+        length += 1
+        caches = list(out[1:1 + 4 * answers["layers"]])
+    return tokens, len(grows)
+
+
 def whisper_checks(t, shapec, shapec_pkg, family, kv, out, answers):
     libs = {}
     for part in ("encoder", "first", "model"):
@@ -171,6 +206,11 @@ def whisper_checks(t, shapec, shapec_pkg, family, kv, out, answers):
         ref = np.array(p["first_logits"], np.float32)  # large (init_std 1.0): held to 1e-4 of the largest, the corpus's measure
         err = float(np.max(np.abs(logits - ref)) / max(1.0, float(np.max(np.abs(ref)))))
         t.check(err <= 1e-4, f"{family} features {k}: first step's logits within {err:.2e} (relative) of torch's")
+        if k == 0:
+            tokens, grown = greedy_whisper_in_place(libs["first"], libs["model"], answers, hidden)
+            t.check(tokens == p["generate"] and grown == 2 * answers["layers"],
+                    f"{family} features {k}: the same tokens with the self-attention caches ({grown}) grown in the "
+                    "caller's buffers and the cross-attention caches passed back over their inputs")
     # the layers' self-attention caches must have one length: torch's guard, checked by the library
     bad = list(caches)
     bad[1] = bad[1][:, :, :-1]
