@@ -4,10 +4,9 @@
  * heads over kvh key/value heads as reshape(expand(unsqueeze(x, 2), [b, kvh, rep, S, d]),
  * [b, H, S, d]).  Lowered step by step that is a copy of the whole cache, rep times over,
  * for every layer and every decode step: as many bytes as the cache holds, written and
- * read again.  With b = 1 the attention kernel's two batch levels read x in place instead:
- * the outer level walks the kvh key/value heads, the inner one the rep query heads that
- * share each (stride 0 in the key and value), and the three steps emit nothing.
- * CPU-only libraries; b > 1 and the device path copy as before. */
+ * read again.  The attention kernel reads x in place instead: query head h reads key and
+ * value head h / rep (its flags carry rep, runtime_abi.h), and the three steps emit
+ * nothing.  CPU-only libraries; the device path copies as before. */
 #include <string.h>
 
 #include "lower.h"
@@ -21,11 +20,6 @@ static const sc_node *made_by(cg *g, const sc_value *v, sc_op_id op) {
   if (!v || v->def_node < 0) return NULL;
   const sc_node *n = &g->p->graph->nodes[v->def_node];
   return n->op && n->op->id == op && single_output(n) == v ? n : NULL;
-}
-
-static bool is_const(const sc_expr *e, int64_t want) {
-  int64_t v;
-  return sc_expr_is_const(e, &v) && v == want;
 }
 
 /* Whether every read of v is by a node that `reader` accepts. */
@@ -49,7 +43,7 @@ static bool is_next_step(cg *g, const sc_node *n, int i, const char *as) {
 static bool is_attention_kv(cg *g, const sc_node *n, int i, const char *as) {
   const sc_value *y = single_output(n);
   return n->op && n->op->id == SC_OP_SDPA && !(g->folded && g->folded[i].into) && y && y->meta.rank == 4 &&
-         is_const(y->shape[0], 1) && (strcmp(as, "key") == 0 || strcmp(as, "value") == 0);
+         (strcmp(as, "key") == 0 || strcmp(as, "value") == 0);
 }
 
 /* x when r is reshape(expand(unsqueeze(x, 2), [1, kvh, rep, S, d]), [1, kvh * rep, S, d])
@@ -64,7 +58,8 @@ static const sc_value *grouped_source(cg *g, const sc_value *r, int64_t *rep) {
   const sc_node *un = made_by(g, u, SC_OP_UNSQUEEZE);
   const sc_value *x = un ? cg_tensor_input(un, "self") : NULL;
   if (!x || x->meta.rank != 4 || r->meta.rank != 4 || e->meta.rank != 5 || cg_int_arg(un, "dim", -1) != 2) return NULL;
-  if (!sc_expr_is_const(e->shape[2], rep) || *rep < 2 || !is_const(x->shape[0], 1) || !is_const(r->shape[0], 1))
+  if (!sc_expr_is_const(e->shape[2], rep) || *rep < 2 || *rep > 1 << 20 || r->shape[0] != x->shape[0] ||
+      e->shape[0] != x->shape[0])
     return NULL;
   if (e->shape[1] != x->shape[1] || e->shape[3] != x->shape[2] || e->shape[4] != x->shape[3] ||
       r->shape[2] != x->shape[2] || r->shape[3] != x->shape[3] ||

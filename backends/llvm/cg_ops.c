@@ -740,10 +740,12 @@ static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
   cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
   /* grouped-query attention: key and value heads shared by `group` query heads, read in
    * place (cg_grouped_kv.c) */
-  int64_t group = kk->grouped_from ? kk->group : v->grouped_from ? v->group : 1;
-  bool shared[5] = {false, kk->grouped_from != NULL, v->grouped_from != NULL, false, false};
-  if (kk->grouped_from) kk = kk->grouped_from;
-  if (v->grouped_from) v = v->grouped_from;
+  int64_t group = 1;
+  if (kk->grouped_from && v->grouped_from && kk->group == v->group) {
+    group = kk->group;
+    kk = kk->grouped_from;
+    v = v->grouped_from;
+  }
   if (mask && mask->v->meta.dtype == SC_DTYPE_BOOL && !mask->strided && !mask->view_base && !mask->transposed)
     mask = additive_mask(g, mask);
   if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
@@ -770,15 +772,7 @@ static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
         continue;
       }
       attention_strides(g, operands[i], out, nb, tmp);
-      if (group > 1) { /* batch 1: the heads as (kvh outer, group inner) */
-        tmp[0] = shared[i] ? tmp[1] : LLVMBuildMul(g->B, tmp[1], cg_i64(g, group), "gs");
-        tmp[1] = shared[i] ? cg_i64(g, 0) : tmp[1];
-      }
       memcpy(at[i], tmp, (i == 2 || i == 3 ? 3 : 4) * sizeof *tmp);
-    }
-    if (group > 1) {
-      dims[0] = LLVMBuildSDiv(g->B, out->dims[1], cg_i64(g, group), "kvh");
-      dims[1] = cg_i64(g, group);
     }
   } else { /* every batch dim folded into the inner level */
     dims[0] = cg_i64(g, 1);
@@ -804,7 +798,7 @@ static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
     }
   }
   attention_call(g, qd, kd, vd, md, out->data, dims, st, sdpa_scale(g, n, dims[4]),
-                 int_arg(n, "is_causal", 0) ? SC_ATTENTION_CAUSAL : 0);
+                 (int_arg(n, "is_causal", 0) ? SC_ATTENTION_CAUSAL : 0) | (int)(group << SC_ATTENTION_GROUP_SHIFT));
   return true;
 }
 

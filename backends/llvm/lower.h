@@ -513,8 +513,8 @@ void cg_plan_attention(cg *g);
 void cg_plan_strided_views(cg *g);
 
 /* ---- cg_grouped_kv.c ---- */
-/* Marks repeat_kv's reshape(expand(unsqueeze(x, 2))) before attention's key or value, at
- * batch 1, to be read from x in place (after cg_plan_lifetimes: x lives until the
+/* Marks repeat_kv's reshape(expand(unsqueeze(x, 2))) before attention's key and value to
+ * be read from x in place (after cg_plan_lifetimes: x lives until the
  * attention).  CPU-only libraries. */
 void cg_plan_grouped_kv(cg *g);
 /* A step of such a chain: an alias of x, which nothing reads through it. */

@@ -34,8 +34,10 @@ enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
  * many threads a row; the kernels (backends/cuda/device/nn.c) split each row among them. */
 enum { SC_ROW_THREADS = 32 };
 
-/* sc_k_attention_f32's flags: keys after a query's own position masked out (is_causal) */
-enum { SC_ATTENTION_CAUSAL = 1 };
+/* sc_k_attention_f32's flags: keys after a query's own position masked out (is_causal);
+ * above SC_ATTENTION_GROUP_SHIFT, how many consecutive inner items (query heads) share one
+ * key and value head (grouped-query attention; 0 or 1: none) */
+enum { SC_ATTENTION_CAUSAL = 1, SC_ATTENTION_GROUP_SHIFT = 8 };
 
 /* The buffers a program updates (buffer mutations, and lifted constants it writes to): the
  * model's state, which lives from call to call (cg_state.c writes this table into the

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backends/cpu/runtime/kernels.h"
+#include "backends/llvm/runtime_abi.h"
 #include "run_suite.h"
 
 typedef struct shape {
@@ -291,6 +292,62 @@ START_TEST(test_tiny_entry) {
 }
 END_TEST
 
+/* Grouped-query attention: with group g in the flags, query head i reads key and value head
+ * i / g of [outer, kvh, s, e] tensors, giving the same bits as the call over the keys and
+ * values repeated head by head (what repeat_kv materializes); batches of 1 and 2, one key
+ * and value head for all (multi-query), few keys (one panel) and many, a mask over the
+ * keys, the tiny entry, one and two threads. */
+START_TEST(test_grouped_heads) {
+  static const int64_t cases[][6] = { /* outer, kvh, group, l, s, e */
+      {1, 2, 3, 1, 37, 16}, {2, 2, 2, 5, 300, 32}, {1, 1, 4, 3, 9, 8}, {2, 4, 2, 1, 5, 16}, {1, 2, 2, 2, 4, 8}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+    for (int with_mask = 0; with_mask <= 1; with_mask++) {
+      int64_t o = cases[c][0], kvh = cases[c][1], group = cases[c][2], l = cases[c][3], s = cases[c][4], e = cases[c][5];
+      int64_t h = kvh * group;
+      float *q = filled(o * h * l * e, 1), *k = filled(o * kvh * s * e, 2), *v = filled(o * kvh * s * e, 3);
+      float *k_rep = malloc(sizeof(float) * (size_t)(o * h * s * e)), *v_rep = malloc(sizeof(float) * (size_t)(o * h * s * e));
+      for (int64_t b = 0; b < o; b++)
+        for (int64_t i = 0; i < h; i++) {
+          memcpy(k_rep + (b * h + i) * s * e, k + (b * kvh + i / group) * s * e, sizeof(float) * (size_t)(s * e));
+          memcpy(v_rep + (b * h + i) * s * e, v + (b * kvh + i / group) * s * e, sizeof(float) * (size_t)(s * e));
+        }
+      float *mask = NULL;
+      if (with_mask) { /* [l, s], every row sees a prefix of the keys */
+        mask = malloc(sizeof(float) * (size_t)(l * s));
+        for (int64_t r = 0; r < l; r++)
+          for (int64_t x = 0; x < s; x++) mask[r * s + x] = x <= (s - l + r) ? 0.0f : -INFINITY;
+      }
+      /* compact [outer, heads, rows, width] tensors */
+      int64_t st_rep[18] = {h * l * e, l * e, e, 1, h * s * e, s * e, e, 1, h * s * e, s * e, e, h * l * e, l * e, e,
+                            0, 0, with_mask ? s : 0, 1};
+      int64_t st_grouped[18];
+      memcpy(st_grouped, st_rep, sizeof st_rep);
+      st_grouped[4] = kvh * s * e, st_grouped[8] = kvh * s * e; /* k and v: [outer, kvh, s, e] */
+      int64_t dims[6] = {o, h, l, s, e, e}, n_out = o * h * l * e;
+      float *got = filled(n_out, 5), *want = filled(n_out, 6);
+      int flags = (int)(group << SC_ATTENTION_GROUP_SHIFT);
+      for (int threads = 1; threads <= 2; threads++) {
+        shapec_model_set_num_threads(threads);
+        int64_t bytes = sc_k_attention_scratch_bytes(dims);
+        void *scratch = malloc((size_t)bytes);
+        sc_k_attention_f32(q, k, v, mask, got, dims, st_grouped, 0.25, flags, scratch, bytes);
+        sc_k_attention_f32(q, k_rep, v_rep, mask, want, dims, st_rep, 0.25, 0, scratch, bytes);
+        free(scratch);
+        for (int64_t x = 0; x < n_out; x++)
+          ck_assert_msg(memcmp(&got[x], &want[x], sizeof *got) == 0, "case %zu mask %d threads %d: out[%lld] = %.9g, "
+                        "over repeated heads %.9g", c, with_mask, threads, (long long)x, got[x], want[x]);
+        if (!with_mask && sc_k_attention_tiny_f32(q, k, v, NULL, got, dims, st_grouped, 0.25, flags)) {
+          sc_k_attention_tiny_f32(q, k_rep, v_rep, NULL, want, dims, st_rep, 0.25, 0);
+          for (int64_t x = 0; x < n_out; x++)
+            ck_assert_msg(memcmp(&got[x], &want[x], sizeof *got) == 0, "case %zu (tiny entry): out[%lld] = %.9g, "
+                          "over repeated heads %.9g", c, (long long)x, got[x], want[x]);
+        }
+      }
+      free(q), free(k), free(v), free(k_rep), free(v_rep), free(mask), free(got), free(want);
+    }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("attention");
   TCase *tc = tcase_create("core");
@@ -300,6 +357,7 @@ int main(void) {
   tcase_add_test(tc, test_avx512_matches_reference);
   tcase_add_test(tc, test_tiny_entry);
   tcase_add_test(tc, test_masked_tail);
+  tcase_add_test(tc, test_grouped_heads);
   suite_add_tcase(s, tc);
   return tu_run(s);
 }

@@ -40,6 +40,7 @@ typedef struct attention_job {
   float *out;
   int64_t outer, inner, l, s, e, ev;
   int64_t qs[4], ks[4], vs[3], os[3], ms[4]; /* outer, inner, row, col (v and out: col 1) */
+  int64_t group;      /* inner items that share one key and value (grouped-query attention) */
   float scale;
   int causal;
   int wide;           /* AVX-512 tiles (a library built for AVX-512) */
@@ -52,6 +53,10 @@ typedef struct attention_job {
 } attention_job;
 
 static int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+/* The key and value's inner index of inner item i: heads that share one (grouped-query
+ * attention: Llama's 32 query heads over 8 key/value heads) read the same. */
+static inline int64_t kv_head(const attention_job *j, int64_t i) { return j->group == 1 ? i : i / j->group; }
 
 /* A slot: k packed, then a block of scores. */
 static int64_t keys_bytes(int64_t s, int64_t e) { return round_up(round_up(s, PANEL) * e * 4, ALIGN); }
@@ -1128,14 +1133,15 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
   for (int64_t t = begin; t < end; t++) {
     float *kp = (float *)(j->scratch + t * j->slot_bytes);
     float *scores = (float *)((char *)kp + keys_bytes(j->s, j->e));
-    int64_t first = j->slots == 1 ? 0 : t * j->items / j->slots, packed = -1;
+    int64_t first = j->slots == 1 ? 0 : t * j->items / j->slots;
+    const float *packed = NULL; /* the keys kp holds */
     int64_t last = j->slots == 1 ? j->items : (t + 1) * j->items / j->slots;
     item_at at = item_position(j, first);
     for (int64_t it = first; it < last; it++, next_item(j, &at)) {
       int64_t b = at.b, o = at.o, i = at.i;
       int64_t r0 = at.chunk * j->chunk_rows, r1 = r0 + j->chunk_rows < j->l ? r0 + j->chunk_rows : j->l;
-      const float *q = j->q + o * j->qs[0] + i * j->qs[1], *k = j->k + o * j->ks[0] + i * j->ks[1];
-      const float *v = j->v + o * j->vs[0] + i * j->vs[1];
+      const float *q = j->q + o * j->qs[0] + i * j->qs[1], *k = j->k + o * j->ks[0] + kv_head(j, i) * j->ks[1];
+      const float *v = j->v + o * j->vs[0] + kv_head(j, i) * j->vs[1];
       const float *mask = j->mask ? j->mask + o * j->ms[0] + i * j->ms[1] : NULL;
       float *out = j->out + o * j->os[0] + i * j->os[1];
       if (!avx2) {
@@ -1148,8 +1154,8 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
         quad_rows qr;
         item_at each = at;
         for (int n = 0; n < 4; n++, next_item(j, &each)) {
-          qr.q[n] = j->q + each.o * j->qs[0] + each.i * j->qs[1], qr.k[n] = j->k + each.o * j->ks[0] + each.i * j->ks[1];
-          qr.v[n] = j->v + each.o * j->vs[0] + each.i * j->vs[1], qr.out[n] = j->out + each.o * j->os[0] + each.i * j->os[1];
+          qr.q[n] = j->q + each.o * j->qs[0] + each.i * j->qs[1], qr.k[n] = j->k + each.o * j->ks[0] + kv_head(j, each.i) * j->ks[1];
+          qr.v[n] = j->v + each.o * j->vs[0] + kv_head(j, each.i) * j->vs[1], qr.out[n] = j->out + each.o * j->os[0] + each.i * j->os[1];
         }
         lanes_quad(j, &qr);
         it += 3; /* the loop steps past the fourth */
@@ -1159,8 +1165,8 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
       if (lanes && j->chunks == 1 && j->l <= 4 && !mask && it + 1 < last) { /* this item and the next */
         int64_t o2 = after.o, i2 = after.i;
         lane_rows lr = {{q, j->q + o2 * j->qs[0] + i2 * j->qs[1]},
-                        {k, j->k + o2 * j->ks[0] + i2 * j->ks[1]},
-                        {v, j->v + o2 * j->vs[0] + i2 * j->vs[1]},
+                        {k, j->k + o2 * j->ks[0] + kv_head(j, i2) * j->ks[1]},
+                        {v, j->v + o2 * j->vs[0] + kv_head(j, i2) * j->vs[1]},
                         {out, j->out + o2 * j->os[0] + i2 * j->os[1]},
                         {0, 0},
                         {j->l, j->l}};
@@ -1173,19 +1179,20 @@ static void run_slots(void *arg, int64_t begin, int64_t end) {
         continue;
       }
       if (j->s < PANEL) {
-        if (packed != b) pack_few_keys(j, k, kp);
-        packed = b;
+        if (packed != k) pack_few_keys(j, k, kp);
+        packed = k;
         block_few_keys(j, q, v, mask, out, r0, r1, kp, scores);
         continue;
       }
-      if (packed != b) { /* consecutive items share a batch item: pack its keys once */
+      if (packed != k) { /* consecutive items that read the same keys (a batch item's row blocks, the heads of
+                          * a group) pack them once */
         pack_keys(j, k, kp);
-        packed = b;
+        packed = k;
       }
       ahead next = {NULL, NULL, 0};
       if (it + 1 < last && after.b != b) { /* the next item starts another batch item */
-        next.k = j->k + after.o * j->ks[0] + after.i * j->ks[1];
-        next.v = j->v + after.o * j->vs[0] + after.i * j->vs[1];
+        next.k = j->k + after.o * j->ks[0] + kv_head(j, after.i) * j->ks[1];
+        next.v = j->v + after.o * j->vs[0] + kv_head(j, after.i) * j->vs[1];
         int64_t blocks = (r1 - r0 + BLOCK - 1) / BLOCK;
         next.per_block = (j->s + blocks - 1) / blocks;
       }
@@ -1226,6 +1233,7 @@ void sc_k_attention_f32(const float *q, const float *k, const float *v, const fl
   j.q = q, j.k = k, j.v = v, j.mask = mask, j.out = out;
   j.outer = dims[0], j.inner = dims[1], j.l = dims[2], j.s = dims[3], j.e = dims[4], j.ev = dims[5];
   j.scale = (float)scale, j.causal = (flags & SC_ATTENTION_CAUSAL) != 0;
+  j.group = flags >> SC_ATTENTION_GROUP_SHIFT > 1 ? flags >> SC_ATTENTION_GROUP_SHIFT : 1;
   memcpy(j.qs, strides, 4 * sizeof *strides);
   memcpy(j.ks, strides + 4, 4 * sizeof *strides);
   memcpy(j.vs, strides + 8, 3 * sizeof *strides);
@@ -1273,6 +1281,7 @@ int sc_k_attention_tiny_f32(const float *q, const float *k, const float *v, cons
     return 0;
   j.q = q, j.k = k, j.v = v, j.mask = NULL, j.out = out;
   j.scale = (float)scale, j.causal = (flags & SC_ATTENTION_CAUSAL) != 0;
+  j.group = flags >> SC_ATTENTION_GROUP_SHIFT > 1 ? flags >> SC_ATTENTION_GROUP_SHIFT : 1;
   memcpy(j.qs, strides, 4 * sizeof *strides);
   memcpy(j.ks, strides + 4, 4 * sizeof *strides);
   memcpy(j.vs, strides + 8, 3 * sizeof *strides);
@@ -1283,8 +1292,8 @@ int sc_k_attention_tiny_f32(const float *q, const float *k, const float *v, cons
   for (int64_t b = 0; b < batch; b += 4) {
     quad_rows qr;
     for (int n = 0; n < 4; n++) {
-      qr.q[n] = q + o * j.qs[0] + i * j.qs[1], qr.k[n] = k + o * j.ks[0] + i * j.ks[1];
-      qr.v[n] = v + o * j.vs[0] + i * j.vs[1], qr.out[n] = out + o * j.os[0] + i * j.os[1];
+      qr.q[n] = q + o * j.qs[0] + i * j.qs[1], qr.k[n] = k + o * j.ks[0] + kv_head(&j, i) * j.ks[1];
+      qr.v[n] = v + o * j.vs[0] + kv_head(&j, i) * j.vs[1], qr.out[n] = out + o * j.os[0] + i * j.os[1];
       if (++i == j.inner) i = 0, o++;
     }
     lanes_quad(&j, &qr);

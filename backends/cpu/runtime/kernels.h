@@ -500,7 +500,8 @@ void sc_k_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_
  * l (queries), s (keys), e (q's and k's width), ev (v's width).  strides, in elements: q's
  * (outer, inner, row, col), k's (outer, inner, key, col), v's (outer, inner, key), out's
  * (outer, inner, row), mask's (outer, inner, row, col; 0 broadcasts); v's and out's rows
- * are contiguous.  flags: SC_ATTENTION_* (runtime_abi.h).  scratch: at least
+ * are contiguous.  flags: SC_ATTENTION_* (runtime_abi.h); with a group above
+ * SC_ATTENTION_GROUP_SHIFT, inner item i reads k's and v's inner item i / group.  scratch: at least
  * sc_k_attention_scratch_bytes(dims) bytes, any alignment. */
 int64_t sc_k_attention_scratch_bytes(const int64_t *dims);
 /* A bool mask [n] as an additive float one: 0 where true, -inf where false. */
