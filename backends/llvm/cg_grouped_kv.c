@@ -73,27 +73,32 @@ static const sc_value *grouped_source(cg *g, const sc_value *r, int64_t *rep) {
   return x;
 }
 
+/* Marks r (the key or value of attention node `at`) to be read from x, its group rep. */
+static void mark(cg *g, const sc_value *r, const sc_value *x, int64_t rep, int at) {
+  const sc_graph *gr = g->p->graph;
+  cg_value *cr = cg_get(g, r), *cx = cg_get(g, x);
+  cr->grouped_from = cx;
+  cr->group = rep;
+  const sc_value *e = cg_tensor_input(&gr->nodes[r->def_node], "self"), *u = cg_tensor_input(&gr->nodes[e->def_node], "self");
+  cg_get(g, e)->grouped_skip = cg_get(g, u)->grouped_skip = cr->grouped_skip = true;
+  if (cx->last_use < at) cx->last_use = at; /* the attention reads x: it lives until then */
+  g->absorbed.grouped_kv++;
+}
+
 void cg_plan_grouped_kv(cg *g) {
   if (g->has_cuda || !g->folded) return;
   const sc_graph *gr = g->p->graph;
   for (size_t i = 0; i < gr->n_nodes; i++) {
     const sc_node *n = &gr->nodes[i];
-    const sc_value *r = single_output(n);
-    int64_t rep;
-    if (!r || r->kind != SC_VALUE_TENSOR || cg_get(g, r)->grouped_from) continue;
-    const sc_value *x = grouped_source(g, r, &rep);
-    if (!x) continue;
-    cg_value *cr = cg_get(g, r), *cx = cg_get(g, x);
-    cr->grouped_from = cx;
-    cr->group = rep;
-    const sc_value *e = cg_tensor_input(n, "self"), *u = cg_tensor_input(&gr->nodes[e->def_node], "self");
-    cg_get(g, e)->grouped_skip = cg_get(g, u)->grouped_skip = cr->grouped_skip = true;
-    /* the attention reads x: it lives until the last of them */
-    int count;
-    const cg_read *reads = cg_readers(g, r, &count);
-    for (int k = 0; k < count; k++)
-      if (cx->last_use < reads[k].node) cx->last_use = reads[k].node;
-    g->absorbed.grouped_kv++;
+    const sc_value *k = cg_tensor_input(n, "key"), *v = cg_tensor_input(n, "value"), *y = single_output(n);
+    if (!n->op || n->op->id != SC_OP_SDPA || !k || !v || !y || !is_attention_kv(g, n, (int)i, "key")) continue;
+    /* one group for the call: key and value both repeated alike (DiffLlama repeats its
+     * values otherwise), each read by this attention alone */
+    int64_t rep_k, rep_v;
+    const sc_value *xk = grouped_source(g, k, &rep_k), *xv = xk && k != v ? grouped_source(g, v, &rep_v) : NULL;
+    if (!xk || !xv || rep_k != rep_v || cg_get(g, k)->uses != 1 || cg_get(g, v)->uses != 1) continue;
+    mark(g, k, xk, rep_k, (int)i);
+    mark(g, v, xv, rep_v, (int)i);
   }
 }
 

@@ -741,7 +741,9 @@ static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
   /* grouped-query attention: key and value heads shared by `group` query heads, read in
    * place (cg_grouped_kv.c) */
   int64_t group = 1;
-  if (kk->grouped_from && v->grouped_from && kk->group == v->group) {
+  if (!kk->grouped_from != !v->grouped_from || (kk->grouped_from && kk->group != v->group))
+    return cg_error(g, SC_DIAG_CODEGEN, n->path, "internal error: key and value of attention grouped differently");
+  if (kk->grouped_from) {
     group = kk->group;
     kk = kk->grouped_from;
     v = v->grouped_from;
