@@ -29,8 +29,8 @@ On the first decoder-only family also:
 - a cache position past the cache is refused with index_copy_'s IndexError words, and a
   prompt longer than the Dim's max with the guard's words; neither crashes;
 - shapec_model_run_with_state refuses another library's state and NULL, with a message;
-- the C example (examples/generate/generate.c) generates the same tokens, and the Python
-  example (generate.py) on the first family whose cache is its inputs and outputs.
+- the C example (examples/generate/generate.c) generates the same tokens, and both
+  examples on the first family whose cache is its inputs and outputs (grown in place).
 
 usage: test_kv_cache.py SHAPEC SOURCE_DIR [FAMILY...]"""
 import ctypes
@@ -371,6 +371,17 @@ def main():
                     got = [int(v) for v in r.stdout.split()] if r.returncode == 0 else None
                     t.check(got == p["generate"], f"examples/generate/generate.py on {family} (cache in and out): "
                             f"transformers' tokens (rc {r.returncode}, {r.stderr[-300:]})")
+                    # and the C example, its caches grown in place through the C ABI
+                    exe = os.path.join(tmp, "generate_in_out")
+                    r = subprocess.run(["cc", "-O2", "-o", exe, os.path.join(source_dir, "examples", "generate", "generate.c"),
+                                        "-I", os.path.join(source_dir, "include"), "-ldl", "-lm"], capture_output=True,
+                                       text=True)
+                    if r.returncode == 0:
+                        r = subprocess.run([exe, os.path.join(out, "model.so"), str(answers["new_tokens"])]
+                                           + [str(v) for v in p["prompt"]], capture_output=True, text=True, timeout=120)
+                    got = [int(v) for v in r.stdout.split()] if r.returncode == 0 else None
+                    t.check(got == p["generate"], f"examples/generate/generate.c on {family} (cache in and out, grown "
+                            f"in place): transformers' tokens (rc {r.returncode}, {r.stderr[-300:]})")
                 continue
             for p in answers["prompts"]:
                 st = model.new_state()
