@@ -156,6 +156,7 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
   free(g.call_inputs);
   sc_strbuf_free(&g.texts);
   free(g.reads);
+  free(g.appends);
   cg_weights_free(&g);
   cg_tiny_linear_free(&g);
   return ok;
