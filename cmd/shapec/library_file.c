@@ -24,8 +24,18 @@ const char *sc_library_file_problem(const char *path, char *why, size_t why_len)
   struct stat st;
   Elf64_Ehdr eh;
   const char *problem = NULL;
-  if (fstat(fileno(f), &st) != 0 || fread(&eh, 1, sizeof eh, f) != sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    problem = "not a shared library (no ELF header): export it again with `shapec export`";
+  size_t got = fstat(fileno(f), &st) == 0 ? fread(&eh, 1, sizeof eh, f) : 0;
+  const unsigned char *head = eh.e_ident;
+  size_t lead = 0; /* a JSON document may start with white space */
+  while (lead < got && (head[lead] == ' ' || head[lead] == '\n' || head[lead] == '\r' || head[lead] == '\t')) lead++;
+  if (got >= 4 && memcmp(head, "PK\x03\x04", 4) == 0) {
+    problem = "a zip archive (a .pt2 that torch.export.save wrote?), not a built library: build one with `shapec "
+              "export FILE -o OUTDIR`, then use OUTDIR/model.so";
+  } else if (lead < got && head[lead] == '{') {
+    problem = "a JSON document (an ExportedProgram's model.json?), not a built library: build one with `shapec "
+              "export FILE -o OUTDIR`, then use OUTDIR/model.so";
+  } else if (got != sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+    problem = "not a shared library (no ELF header): a library `shapec export` built is OUTDIR/model.so";
   } else if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64) {
     problem = "a library for another kind of machine (shapec builds 64-bit x86-64 libraries)";
   } else if (eh.e_type != ET_DYN) {

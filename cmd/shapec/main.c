@@ -8,7 +8,7 @@
 
 static const char *const usage_main =
     "usage: shapec <command> [options]\n"
-    "       shapec help [COMMAND] | --help | --version\n"
+    "       shapec help [COMMAND] | --help | --version (-V)\n"
     "\n"
     "Ahead-of-time compiler for torch.export programs with dynamic shapes.\n"
     "\n"
@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
     fputs(c->usage, stdout);
     return 0;
   }
-  if (strcmp(name, "--version") == 0) {
+  if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
     printf("shapec %s\n", SHAPEC_VERSION);
     return 0;
   }

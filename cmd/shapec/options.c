@@ -45,10 +45,18 @@ void sc_options_end(sc_options *p) {
 
 int sc_options_status(const sc_options *p) { return p->status; }
 
+/* After a usage error: the command's synopsis (its usage up to the first blank line), not
+ * its whole help, and where the rest is. */
+static void print_synopsis(const sc_options *p) {
+  const char *end = strstr(p->usage, "\n\n");
+  int len = end ? (int)(end - p->usage) : (int)strlen(p->usage);
+  fprintf(stderr, "\n\n%.*s\nRun 'shapec help %s' for its options.\n", len, p->usage, p->command);
+}
+
 int sc_options_error(const sc_options *p, const char *fmt, const char *arg) {
   fprintf(stderr, "shapec: %s: ", p->command);
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n\n%s", p->usage);
+  print_synopsis(p);
   ((sc_options *)p)->status = SC_EXIT_USAGE;
   return SC_EXIT_USAGE;
 }
@@ -97,7 +105,8 @@ static int unknown_long(sc_options *p, const char *arg) {
                p->table[i].long_name);
     }
   if (n_matches > 1) {
-    fprintf(stderr, "shapec: %s: option '%s' is ambiguous: it could be %s\n\n%s", p->command, name, matches, p->usage);
+    fprintf(stderr, "shapec: %s: option '%s' is ambiguous: it could be %s", p->command, name, matches);
+    print_synopsis(p);
     p->status = SC_EXIT_USAGE;
     return SC_OPTIONS_STOP;
   }
@@ -108,9 +117,10 @@ static int unknown_long(sc_options *p, const char *arg) {
     if (d < best_d) best_d = d, best = p->table[i].long_name;
   }
   if (best)
-    fprintf(stderr, "shapec: %s: unknown option '%s'; did you mean '--%s'?\n\n%s", p->command, name, best, p->usage);
+    fprintf(stderr, "shapec: %s: unknown option '%s'; did you mean '--%s'?", p->command, name, best);
   else
-    fprintf(stderr, "shapec: %s: unknown option '%s'\n\n%s", p->command, name, p->usage);
+    fprintf(stderr, "shapec: %s: unknown option '%s'", p->command, name);
+  print_synopsis(p);
   p->status = SC_EXIT_USAGE;
   return SC_OPTIONS_STOP;
 }
@@ -174,8 +184,9 @@ int sc_options_next(sc_options *p, const char **value) {
     if (!optarg[0]) return stop(p, "option %s needs a non-empty value", spelled(o, buf, sizeof buf, as_short));
     /* `--dynamic --quiet`: the next option was taken as the value */
     if (strncmp(optarg, "--", 2) == 0 && optarg[2] && written == optarg) {
-      fprintf(stderr, "shapec: %s: option %s needs a value, not the option '%s'\n\n%s", p->command,
-              spelled(o, buf, sizeof buf, as_short), optarg, p->usage);
+      fprintf(stderr, "shapec: %s: option %s needs a value, not the option '%s'", p->command,
+              spelled(o, buf, sizeof buf, as_short), optarg);
+      print_synopsis(p);
       p->status = SC_EXIT_USAGE;
       return SC_OPTIONS_STOP;
     }

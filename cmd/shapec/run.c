@@ -12,6 +12,7 @@
 
 #include "cuda_stage.h"
 #include "lib/base/fileio.h"
+#include "lib/base/strbuf.h"
 #include "ir/half.h"
 #include "lib/frontend/npy.h"
 #include "lib/observe/observations.h"
@@ -250,8 +251,11 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     bool known = false;
     for (int i = 0; i < n_in; i++) known |= strcmp(api.input_name(i), o->input_names[k]) == 0;
     if (!known) {
-      sc_diags_add(&ctx->diags, SC_DIAG_RUN_INPUT, SC_SEV_ERROR, o->model, NULL, "the model has no input named '%s'",
-                   o->input_names[k]);
+      sc_strbuf names = {0};
+      for (int i = 0; i < n_in; i++) sc_strbuf_printf(&names, "%s%s", i ? ", " : "", api.input_name(i));
+      sc_diags_add(&ctx->diags, SC_DIAG_RUN_INPUT, SC_SEV_ERROR, o->model, NULL, "the model has no input named '%s' "
+                   "(its inputs: %s; give each as -i NAME=FILE.npy)", o->input_names[k], n_in ? sc_strbuf_cstr(&names) : "none");
+      sc_strbuf_free(&names);
       status = 1;
       goto done;
     }

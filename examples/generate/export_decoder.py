@@ -45,6 +45,8 @@ def main():
     ap.add_argument("--vocab", type=int, default=1000)
     ap.add_argument("--max-cache", type=int, default=256)
     ap.add_argument("--max-prompt", type=int, default=128)
+    ap.add_argument("--new-tokens", type=int, default=16, help="how many tokens generate() gives (printed)")
+    ap.add_argument("--prompt", type=int, nargs="+", default=[5, 17, 33, 2, 9])
     a = ap.parse_args()
     model = build(a.family, a.layers, a.hidden, a.heads, a.vocab)
     wrapper = TorchExportableModuleForDecoderOnlyLM(model, batch_size=1, max_cache_len=a.max_cache)
@@ -52,11 +54,11 @@ def main():
     ep = wrapper.export(input_ids=torch.tensor([[1, 2, 3, 4]]), cache_position=torch.arange(4),
                         dynamic_shapes={"input_ids": {1: seq}, "cache_position": {0: seq}})
     torch.export.save(ep, a.out)
-    prompt = torch.tensor([[5, 17, 33, 2, 9]])
+    prompt = torch.tensor([a.prompt])
     with torch.no_grad():
-        tokens = model.generate(prompt, attention_mask=torch.ones_like(prompt), do_sample=False, max_new_tokens=16,
-                                min_new_tokens=16)[0, 5:]
-    print(f"wrote {a.out}; generate() after 5 17 33 2 9:", " ".join(map(str, tokens.tolist())))
+        tokens = model.generate(prompt, attention_mask=torch.ones_like(prompt), do_sample=False,
+                                max_new_tokens=a.new_tokens, min_new_tokens=a.new_tokens)[0, len(a.prompt):]
+    print(f"wrote {a.out}; generate() after {' '.join(map(str, a.prompt))}:", " ".join(map(str, tokens.tolist())))
 
 
 if __name__ == "__main__":

@@ -226,6 +226,27 @@ begin "shapec --version prints 'shapec 0.1.0'"
 sc --version
 expect_rc 0
 [ "$(cat "$OUT")" = "shapec 0.1.0" ] || fail "stdout is '$(head -c 80 "$OUT")', expected 'shapec 0.1.0'"
+sc -V
+expect_rc 0
+[ "$(cat "$OUT")" = "shapec 0.1.0" ] || fail "-V: stdout is '$(head -c 80 "$OUT")', expected 'shapec 0.1.0'"
+end
+
+begin "run -i with a name the model lacks lists its inputs"
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/run_names" -q
+expect_rc 0
+sc run "$WORK/run_names/model.so" -i nosuch=/dev/null
+expect_rc 1
+expect_err "the model has no input named 'nosuch' (its inputs: "
+end
+
+begin "a usage error shows the command's synopsis and where its options are, not its whole help"
+sc export --frobnicate "$MODEL"
+expect_usage_error "export: unknown option '--frobnicate'"
+expect_err "usage: shapec export MODEL"
+expect_err "Run 'shapec help export' for its options."
+expect_err_not "exit status"
+expect_err_not "--prefer-deferred-runtime-asserts  "
+[ "$(wc -l <"$ERR")" -le 16 ] || fail "the usage error is $(wc -l <"$ERR") lines long"
 end
 
 # ---- 2. usage errors (exit 2) ------------------------------------------------------
@@ -1030,7 +1051,9 @@ expect_rc 0
   fail "inspect --json is not the embedded report"
 sc inspect "$MODEL"
 expect_rc 3
-expect_err "error[SC0902]: cannot load the library: not a shared library"
+expect_err "error[SC0902]: cannot load the library: a JSON document (an ExportedProgram's model.json?), not a built library"
+expect_err "shapec export FILE -o OUTDIR"
+expect_err_not "export it again"
 sc inspect
 expect_usage_error "inspect: no MODEL.so given"
 end
