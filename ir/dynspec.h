@@ -29,6 +29,8 @@ typedef struct sc_root_dim {
   size_t n_derived;
   bool has_sample;     /* value implied by the sample inputs */
   int64_t sample;
+  const char *sample_from; /* the dim that implied it, "y.size()[0]", and its size */
+  int64_t sample_dim;
   const char *path;
 } sc_root_dim;
 

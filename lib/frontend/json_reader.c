@@ -220,15 +220,31 @@ cJSON *sc_json_parse_in(sc_ctx *ctx, const char *file, const char *text, size_t 
     /* an unclosed document whose error sits in its last line is a truncated file */
     bool truncated = !trailing && unclosed && orig <= last && !memchr(doc + orig, '\n', last - orig);
     char snippet[24];
-    size_t k = 0;
-    for (size_t i = orig; i < doc_len && k < 16; i++) snippet[k++] = (doc[i] >= 0x20 && doc[i] < 0x7f) ? doc[i] : '?';
+    size_t k = 0; /* the rest of the line, at most 16 characters */
+    for (size_t i = orig; i < doc_len && k < 16 && doc[i] != '\n' && doc[i] != '\r'; i++)
+      snippet[k++] = (doc[i] >= 0x20 && doc[i] < 0x7f) ? doc[i] : '?';
     snippet[k] = '\0';
+    /* a comma before a closing bracket: JSON has no trailing commas (Python's json.dumps
+     * writes none, a hand-edited spec often has one) */
+    bool trailing_comma = false;
+    size_t before = orig, at_close = orig;
+    for (size_t back = 0; back <= 1 && back <= orig && !trailing && !truncated && !trailing_comma; back++) {
+      /* cJSON stops at the bracket, or just past it */
+      before = at_close = orig - back;
+      while (at_close < doc_len && is_space(doc[at_close])) at_close++;
+      while (before > 0 && is_space(doc[before - 1])) before--;
+      trailing_comma = at_close < doc_len && (doc[at_close] == '}' || doc[at_close] == ']') && before > 0 &&
+                       doc[before - 1] == ',';
+    }
+    char close[2] = {trailing_comma ? doc[at_close] : '\0', '\0'};
     sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_JSON_SYNTAX, SC_SEV_ERROR, file, NULL,
-                              trailing    ? "JSON syntax error: unexpected text after the document, near '%s'"
-                              : truncated ? "JSON syntax error: the document ends too early (truncated file?)%.0s"
-                                          : "JSON syntax error near '%s'",
-                              snippet);
-    line_col(doc, truncated ? last : orig, &d->line, &d->column);
+                              trailing         ? "JSON syntax error: unexpected text after the document, near '%s'"
+                              : truncated      ? "JSON syntax error: the document ends too early (truncated file?)%.0s"
+                              : trailing_comma ? "JSON syntax error: a comma before '%s' (JSON allows no trailing comma: "
+                                                 "remove it)"
+                                               : "JSON syntax error near '%s'",
+                              trailing_comma ? close : snippet);
+    line_col(doc, truncated ? last : trailing_comma ? before - 1 : orig, &d->line, &d->column);
   }
   free(marks);
   free(copy);

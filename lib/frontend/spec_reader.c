@@ -562,9 +562,10 @@ static bool check_samples(spec_reader *r) {
       int64_t value = (d->sample - d->offset) / d->coeff;
       if (root->has_sample && root->sample != value) {
         sc_diag *dg = sc_diags_add(&r->ctx->diags, SC_DIAG_SPEC_SAMPLE_CONFLICT, SC_SEV_ERROR, r->jr.file, d->path,
-                                   "%s.size()[%d] = %lld implies %s = %lld, but another input implies %s = %lld", name,
-                                   k, (long long)d->sample, root->name, (long long)value, root->name,
-                                   (long long)root->sample);
+                                   "%s.size()[%d] = %lld implies %s = %lld, but %s = %lld implies %s = %lld", name, k,
+                                   (long long)d->sample, root->name, (long long)value,
+                                   root->sample_from ? root->sample_from : "another input", (long long)root->sample_dim,
+                                   root->name, (long long)root->sample);
         sc_diag_set_hint(&r->ctx->diags, dg, "dims that share a Dim must have consistent sample sizes; use separate "
                                              "Dims if they really differ");
         ok = false;
@@ -572,6 +573,8 @@ static bool check_samples(spec_reader *r) {
       }
       root->has_sample = true;
       root->sample = value;
+      root->sample_from = sc_arena_printf(&r->ctx->arena, "%s.size()[%d]", name, k);
+      root->sample_dim = d->sample;
       /* a sample of 0 or 1 is 0/1 specialization, which torch reports (with the fix
        * dx = 1) before it looks at the range: the analysis says so */
       if ((value < root->min || (root->has_max && value > root->max)) && value > 1) {

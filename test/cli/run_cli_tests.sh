@@ -231,6 +231,20 @@ expect_rc 0
 [ "$(cat "$OUT")" = "shapec 0.1.0" ] || fail "-V: stdout is '$(head -c 80 "$OUT")', expected 'shapec 0.1.0'"
 end
 
+begin "two dims sharing a Dim with different sample sizes: SC0411 names both dims"
+write "$WORK/sc0411.json" '{"dynamic_shapes": [["_DimHint.AUTO", "_DimHint.AUTO"], ["dx"], ["dx", "_DimHint.AUTO"], ["_DimHint.AUTO"]], "dims": {"dx": {"min": 2, "max": 64, "derived": []}}}'
+sc export "$MODEL" --dynamic "$WORK/sc0411.json" --no-codegen -o "$WORK/sc0411"
+expect_rc 1
+expect_err "error[SC0411]: y.size()[0] = 8 implies dx = 8, but x.size()[0] = 4 implies dx = 4"
+end
+
+begin "a trailing comma in a spec is named as such, at the comma"
+printf '{"dynamic_shapes": [["_DimHint.AUTO", "_DimHint.AUTO"],\n  ["_DimHint.AUTO"],\n]}' >"$WORK/comma.json"
+sc export "$MODEL" --dynamic "$WORK/comma.json" --no-codegen -o "$WORK/comma"
+expect_rc 1
+expect_err "comma.json:2:20: error[SC0201]: JSON syntax error: a comma before ']' (JSON allows no trailing comma: remove it)"
+end
+
 begin "run -i with a name the model lacks lists its inputs"
 sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/run_names" -q
 expect_rc 0
