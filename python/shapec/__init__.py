@@ -12,7 +12,9 @@
 A guard the inputs fail raises shapec.GuardError (an AssertionError, as ep.module()
 raises) with torch's message and shapec's explanation.  Pure Python (ctypes); see
 docs/python.md."""
-from .model import GuardError, Model, ShapecError, State, load
+from .model import GuardError, Model, ShapecError, State, TensorInfo, load
 from .observations import record_shapes
 
-__all__ = ["load", "Model", "State", "ShapecError", "GuardError", "record_shapes"]
+__version__ = "0.1.0"  # the shapec release this package belongs to (`shapec --version`)
+
+__all__ = ["load", "Model", "State", "TensorInfo", "ShapecError", "GuardError", "record_shapes", "__version__"]

@@ -1,4 +1,5 @@
 """model.py - a library that `shapec export` built, called on NumPy arrays or torch tensors."""
+import collections
 import ctypes
 import json
 import os
@@ -21,6 +22,12 @@ class GuardError(ShapecError, AssertionError):
     """The inputs do not fit the program (SHAPEC_ERR_SHAPE): the message is torch's
     (`Guard failed: x.size()[0] <= 100`) with shapec's explanation.  Also an
     AssertionError, as ep.module() raises one."""
+
+
+TensorInfo = collections.namedtuple("TensorInfo", ["name", "dtype", "shape"])
+TensorInfo.__doc__ = """An input or output as the library declares it: its name, NumPy dtype name, and
+shape: ints for static sizes, the program's symbols ("s0", "s2*s3") for dynamic ones,
+() for a 0-d input (a scalar argument), as ONNX Runtime's get_inputs() gives them."""
 
 
 def _is_torch(x):
@@ -237,6 +244,20 @@ class Model:
         that updates buffers (a KV cache) works on the library's own state (Model.state);
         Model.new_state() gives states of their own."""
         return self._call(args, kwargs, None)
+
+    @property
+    def inputs(self):
+        """[TensorInfo] in the call's order: name, dtype and symbolic shape of each input."""
+        declared = {i["name"]: i for i in self.report.get("inputs", [])}
+        return [TensorInfo(name, dtype, tuple(declared.get(name, {}).get("shape") or ()) if ndim else ())
+                for name, dtype, ndim in zip(self.input_names, self.input_dtypes, self._in_ndim)]
+
+    @property
+    def outputs(self):
+        """[TensorInfo] in the outputs' order, as inputs gives them."""
+        declared = {o["name"]: o for o in self.report.get("outputs", [])}
+        return [TensorInfo(name, dtype, tuple(declared.get(name, {}).get("shape") or ()) if ndim else ())
+                for name, dtype, ndim in zip(self.output_names, self.output_dtypes, self._out_ndim)]
 
     @property
     def output_grows(self):

@@ -48,6 +48,16 @@ with tempfile.TemporaryDirectory() as tmp:
     m = shapec.load(os.path.join(tmp, "dynamic", "model.so"))
     check(m.input_names == names, f"input names {m.input_names} are the program's {names}")
     check(m.report["status"] == "ok" and m.output_dtypes == ["float32"] * len(want), "the embedded report and dtypes")
+    version = subprocess.run([shapec_bin, "--version"], capture_output=True, text=True).stdout.split()[-1]
+    check(shapec.__version__ == version == m.report["shapec_version"],
+          f"shapec.__version__ {shapec.__version__} is the CLI's and the report's ({version})")
+    info = m.inputs
+    check([i.name for i in info] == names and all(i.dtype == "float32" for i in info) and
+          all(len(i.shape) == sample[i.name].ndim for i in info) and
+          any(isinstance(d, str) for i in info for d in i.shape),
+          f"Model.inputs: names, dtypes and symbolic shapes ({info[0]})")
+    check([o.name for o in m.outputs] == m.output_names and all(len(o.shape) == w.ndim for o, w in zip(m.outputs, want)),
+          f"Model.outputs: names and shapes ({m.outputs[0]})")
 
     got = m(*[sample[n] for n in names])
     check(isinstance(got, tuple) and all(isinstance(g, np.ndarray) for g in got), "NumPy in: a tuple of NumPy arrays out")
