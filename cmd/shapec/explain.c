@@ -34,7 +34,16 @@ static void subject_of(const char *dim, char *out, size_t n) {
   else snprintf(out, n, "%s", dim);
 }
 
-static void explain_dim(const cJSON *report, const char *subject, const cJSON *size, const cJSON *sample) {
+/* Where a dim's facts come from when no guard says: the spec's entry for it, or, for a
+ * file exported without a spec (kind PROGRAM, or no spec at all), the program's own sizes
+ * and range_constraints. */
+static const char *origin_of(const cJSON *report, const char *kind) {
+  bool from_program = strcmp(kind, "PROGRAM") == 0 || cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(report, "spec"));
+  return from_program ? "the program (its own sizes and range_constraints; no spec was given)" : "the spec";
+}
+
+static void explain_dim(const cJSON *report, const char *subject, const cJSON *size, const cJSON *sample,
+                        const char *kind) {
   const char *sym = NULL;
   const cJSON *s;
   cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(report, "symbols")) {
@@ -61,8 +70,14 @@ static void explain_dim(const cJSON *report, const char *subject, const cJSON *s
   }
   if (cJSON_IsNumber(sample)) printf(", sample %.0f", sample->valuedouble);
   printf("\n");
+  if (!sym && cJSON_IsString(size)) { /* another dim's symbol, or an expression of others' */
+    char dims[1024];
+    involved_dims(report, size->valuestring, dims, sizeof dims);
+    printf("  no symbol of its own: tied to %s (%s) by the program's shapes or guards\n", dims, size->valuestring);
+    return;
+  }
   if (!sym) {
-    printf("  no symbol: static from the spec\n");
+    printf("  no symbol: static, from %s\n", origin_of(report, kind));
     return;
   }
   const cJSON *sp;
@@ -85,7 +100,7 @@ static void explain_dim(const cJSON *report, const char *subject, const cJSON *s
       n++;
     }
   }
-  if (n == 0) printf("  no guard mentions it: the range comes from the spec\n");
+  if (n == 0) printf("  no guard mentions it: the range comes from %s\n", origin_of(report, kind));
 }
 
 bool sc_explain_report(const char *report_json, const char *dim, bool only_violations) {
@@ -113,7 +128,8 @@ bool sc_explain_report(const char *report_json, const char *dim, bool only_viola
         }
         if (!involved) continue;
       }
-      explain_dim(report, subject, cJSON_GetArrayItem(shape, k), cJSON_GetArrayItem(sample, k));
+      const cJSON *dim_entry = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(in, "dims"), k);
+      explain_dim(report, subject, cJSON_GetArrayItem(shape, k), cJSON_GetArrayItem(sample, k), str(dim_entry, "spec"));
       found = true;
     }
   }

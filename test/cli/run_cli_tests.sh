@@ -245,6 +245,15 @@ expect_rc 1
 expect_err "comma.json:2:20: error[SC0201]: JSON syntax error: a comma before ']' (JSON allows no trailing comma: remove it)"
 end
 
+begin "explain on a file exported without a spec: facts from the program, tied dims named as tied"
+sc explain "$SRC/test/real/kv/gpt2_dynamic/model.pt2"
+expect_rc 0
+expect_out "input_ids.size()[0]: static 1, sample 1"
+expect_out "  no symbol: static, from the program (its own sizes and range_constraints; no spec was given)"
+expect_out "  no symbol of its own: tied to past_key_values_key_cache_0.size()[2] (s11) by the program's shapes or guards"
+grep -qF "from the spec" "$OUT" && fail "explain says 'from the spec' with no spec given"
+end
+
 begin "run -i with a name the model lacks lists its inputs"
 sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/run_names" -q
 expect_rc 0
