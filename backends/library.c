@@ -135,15 +135,23 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
     ok = g.emulate ? cpu_target_link(&g, so_path, sc_kernels_emulated_archive, sc_kernels_emulated_archive_size)
                    : cpu_target_link(&g, so_path, sc_kernels_archive, sc_kernels_archive_size);
   }
-  if (ok) ok = sc_library_write_header(ctx, p, opts->name, sc_arena_printf(&ctx->arena, "%s/model.h", opts->outdir));
+  if (ok) ok = sc_library_write_header(ctx, p, opts->name, sc_arena_printf(&ctx->arena, "%s/model.h", opts->outdir), true);
   /* a named library's header under its own name too, so that several go in one include path */
   if (ok && opts->name)
-    ok = sc_library_write_header(ctx, p, opts->name, sc_arena_printf(&ctx->arena, "%s/%s.h", opts->outdir, opts->name));
-  if (ok && opts->name) { /* the SONAME's file, which a program linked against the library loads */
-    const char *link = sc_arena_printf(&ctx->arena, "%s/%s.so", opts->outdir, opts->name);
-    unlink(link);
-    if (symlink("model.so", link) != 0)
-      ok = cg_error(&g, SC_DIAG_FILE_WRITE, NULL, "cannot create %s: %s", link, strerror(errno));
+    ok = sc_library_write_header(ctx, p, opts->name, sc_arena_printf(&ctx->arena, "%s/%s.h", opts->outdir, opts->name),
+                                 false);
+  if (ok && opts->name) { /* the SONAME's file, which a program linked against the library loads: the same
+                           * file as model.so (a hard link, or a copy), so that installing it installs the
+                           * library, not a link to a model.so that another model's install overwrites */
+    const char *so = sc_arena_printf(&ctx->arena, "%s/model.so", opts->outdir);
+    const char *named = sc_arena_printf(&ctx->arena, "%s/%s.so", opts->outdir, opts->name);
+    unlink(named);
+    if (link(so, named) != 0) { /* a file system without hard links: a copy */
+      size_t len;
+      char *bytes = sc_file_read(ctx, so, &len);
+      ok = bytes && sc_file_write_atomic(ctx, named, bytes, len);
+      free(bytes);
+    }
   }
 
   LLVMDisposeBuilder(g.B);

@@ -37,7 +37,7 @@ bool sc_library_build(sc_ctx *ctx, const sc_program *p, const sc_analysis *a, co
 
 /* Writes model.h, the library's inputs and outputs as C declarations (model_header.c); with
  * a name, the declarations of its shapec_NAME_* functions. */
-bool sc_library_write_header(sc_ctx *ctx, const sc_program *p, const char *name, const char *path);
+bool sc_library_write_header(sc_ctx *ctx, const sc_program *p, const char *name, const char *path, bool model_aliases);
 
 /* --cpu names shapec accepts (it can check their instruction sets at run time);
  * backends/cpu/cpu_target.c. */

@@ -27,6 +27,20 @@ echo "ok - a consumer project links the model through shapec_add_model and runs 
 [ "$(readelf -d "$work/consumer/two_models" | grep -c 'NEEDED.*tut_\(dyn\|fixed\)\.so')" = 2 ] ||
   { echo "not ok - two_models does not need tut_dyn.so and tut_fixed.so"; exit 1; }
 echo "ok - two models exported with NAME link into one executable, each answering for itself"
+cmake --install "$work/consumer" --prefix "$work/app" >/dev/null
+for lib in tutorial tut_dyn tut_fixed; do
+  [ -f "$work/app/lib/$lib.so" ] && [ ! -L "$work/app/lib/$lib.so" ] || { echo "not ok - $lib.so is not installed as a file"; exit 1; }
+done
+readelf -d "$work/app/bin/two_models" | grep -q 'RUNPATH.*\$ORIGIN/../lib' || { echo "not ok - two_models has no \$ORIGIN RUNPATH"; exit 1; }
+mv "$work/consumer" "$work/consumer.moved"  # nothing may come from the build tree
+"$work/app/bin/two_models" >/dev/null || { echo "not ok - the installed two_models does not run from its prefix"; exit 1; }
+"$work/app/bin/consumer" >/dev/null || { echo "not ok - the installed consumer does not run from its prefix"; exit 1; }
+mv "$work/consumer.moved" "$work/consumer"
+echo "ok - an app with two models (and one with the default NAME) installs into a prefix and runs from there"
+grep -q -- "--cpu x86-64-v3" "$work/consumer/CMakeFiles/tutorial_shapec.dir/build.make" 2>/dev/null ||
+  grep -rq -- "--cpu x86-64-v3" "$work/consumer/CMakeFiles" ||
+  { echo "not ok - shapec_add_model does not build for x86-64-v3 by default"; exit 1; }
+echo "ok - shapec_add_model builds for x86-64-v3 unless told otherwise (CPU native: the build machine)"
 if [ $with_cuda = ON ]; then
   "$work/consumer/consumer_cuda"
   grep -q ".target sm_90" "$work/consumer/shapec/tutorial_cuda/model.ptx" || { echo "not ok - no sm_90 PTX"; exit 1; }
