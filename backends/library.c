@@ -60,6 +60,7 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
   t = sc_phase_start();
   cg_emit_string_getter(g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");
   cg_emit_string_getter(g, "shapec_model_cpu_features", g->cpu_features);
+  cg_emit_metadata_getter(g, opts->metadata, opts->n_metadata);
   if (g->has_cuda) cg_emit_string_getter(g, "shapec_model_cuda_arch", g->emulate ? "host-emulation" : g->cuda_arch);
   bool ok = cg_emit_entry_points(g) && !g->failed;
   if (ok) cg_emit_state_api(g);

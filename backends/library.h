@@ -26,8 +26,10 @@ typedef struct sc_library_options {
   const char *cuda_arch;   /* sm_80 when NULL */
   bool cuda_emulate;       /* the CUDA code built for the host, run by an emulated driver (tests) */
   const char *name;        /* NULL: the symbols are shapec_model_* and the SONAME model.so; else
-                              shapec_NAME_* and NAME.so (OUTDIR/NAME.so links to model.so), so
+                              shapec_NAME_* and NAME.so (the same file as OUTDIR/model.so), so
                               that several models live in one process or executable */
+  const char *const *metadata; /* export --metadata "KEY=VALUE"s: shapec_model_metadata(KEY) */
+  size_t n_metadata;
 } sc_library_options;
 
 /* Returns true when every file was written; on failure records the error and leaves any

@@ -45,6 +45,7 @@ static const char *const named_entry_points[] = {
     "int shapec_%s_state_tensor(shapec_model_state *state, int i, shapec_tensor *out);",
     "int shapec_%s_run_with_state(shapec_model_state *state, const shapec_tensor *inputs, const shapec_tensor *outputs, char *err, size_t errlen);",
     "int shapec_%s_output_grows(int output, int *dim);",
+    "const char *shapec_%s_metadata(const char *key);",
 };
 
 bool sc_library_write_header(sc_ctx *ctx, const sc_program *p, const char *name, const char *path, bool model_aliases) {

@@ -68,6 +68,8 @@ typedef struct sc_dynspec {
   sc_input_dims *inputs;     /* one per user input */
   bool prefer_deferred_asserts; /* torch's prefer_deferred_runtime_asserts_over_guards: a guard the
                                    spec language cannot state is checked on each call, not a violation */
+  const char *const *metadata;  /* export --metadata: "KEY=VALUE" each, for the report */
+  size_t n_metadata;
   size_t n_inputs;
 } sc_dynspec;
 

@@ -13,6 +13,37 @@ void cg_emit_string_getter(cg *g, const char *name, const char *text) {
   LLVMBuildRet(g->B, cg_cstr(g, text));
 }
 
+void cg_emit_metadata_getter(cg *g, const char *const *pairs, size_t n) {
+  LLVMTypeRef p[1] = {g->ptr};
+  LLVMValueRef f = LLVMAddFunction(g->M, "shapec_model_metadata", LLVMFunctionType(g->ptr, p, 1, 0));
+  LLVMPositionBuilderAtEnd(g->B, LLVMAppendBasicBlockInContext(g->C, f, "entry"));
+  LLVMValueRef key = LLVMGetParam(f, 0);
+  LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(g->C, f, "none");
+  LLVMBasicBlockRef look = LLVMAppendBasicBlockInContext(g->C, f, "look");
+  LLVMBuildCondBr(g->B, LLVMBuildIsNull(g->B, key, "nokey"), none, look);
+  LLVMPositionBuilderAtEnd(g->B, look);
+  LLVMTypeRef sp[2] = {g->ptr, g->ptr};
+  LLVMTypeRef strcmp_t = LLVMFunctionType(g->i32, sp, 2, 0);
+  LLVMValueRef strcmp_fn = LLVMGetNamedFunction(g->M, "strcmp");
+  if (!strcmp_fn) strcmp_fn = LLVMAddFunction(g->M, "strcmp", strcmp_t);
+  for (size_t i = 0; i < n; i++) { /* the last value given for a key wins: look from the end */
+    const char *pair = pairs[n - 1 - i], *eq = strchr(pair, '=');
+    if (!eq) continue;
+    char *k = sc_arena_printf(&g->ctx->arena, "%.*s", (int)(eq - pair), pair);
+    LLVMValueRef args[2] = {key, cg_cstr(g, k)};
+    LLVMValueRef same = LLVMBuildICmp(g->B, LLVMIntEQ, LLVMBuildCall2(g->B, strcmp_t, strcmp_fn, args, 2, "cmp"),
+                                      LLVMConstInt(g->i32, 0, 0), "same");
+    LLVMBasicBlockRef hit = LLVMAppendBasicBlockInContext(g->C, f, "hit"), next = LLVMAppendBasicBlockInContext(g->C, f, "next");
+    LLVMBuildCondBr(g->B, same, hit, next);
+    LLVMPositionBuilderAtEnd(g->B, hit);
+    LLVMBuildRet(g->B, cg_cstr(g, eq + 1));
+    LLVMPositionBuilderAtEnd(g->B, next);
+  }
+  LLVMBuildBr(g->B, none);
+  LLVMPositionBuilderAtEnd(g->B, none);
+  LLVMBuildRet(g->B, LLVMConstNull(g->ptr));
+}
+
 int32_t cg_text(cg *g, const char *text) {
   if (!g->text_offsets.arena) sc_strmap_init(&g->text_offsets, &g->ctx->arena);
   void *known = sc_strmap_get(&g->text_offsets, text);

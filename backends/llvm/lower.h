@@ -595,6 +595,9 @@ void cg_emit_state_api(cg *g);
 /* DLPack's code and bits of a dtype (255, 0 for none) */
 void cg_dl_dtype(sc_dtype dt, int *code, int *bits);
 /* const char *name(void) { return "text"; } */
+/* const char *shapec_model_metadata(const char *key): the value export --metadata KEY=VALUE
+ * gave (the last one for a key), or NULL. */
+void cg_emit_metadata_getter(cg *g, const char *const *pairs, size_t n);
 void cg_emit_string_getter(cg *g, const char *name, const char *text);
 /* The library's pool of texts that tables name by offset (runtime_abi.h): text's offset in
  * it, one copy per distinct text.  cg_texts: a pointer to the pool, a stand-in until

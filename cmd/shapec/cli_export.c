@@ -21,6 +21,7 @@ const char sc_usage_export[] =
     "                           [--cpu NAME] [--emit-llvm]\n"
     "                           [--external-weights] [--explain] [-q] [-v]\n"
     "                           [--diagnostics-format text|json|sarif] [--name NAME]\n"
+    "                           [--metadata KEY=VALUE ...]\n"
     "                           [--observed OBS ... [--ranges] [--wait S] [--world-size N]]\n"
     "\n"
     "Reads MODEL, the JSON torch.export writes for an ExportedProgram (schema 8.x), runs\n"
@@ -79,6 +80,9 @@ const char sc_usage_export[] =
     "                   model.h too, with shapec_model_* names for them) and its SONAME is\n"
     "                   NAME.so (OUTDIR/NAME.so, the same file as model.so), so that several\n"
     "                   models live in one process or one executable\n"
+    "  --metadata KEY=VALUE  a fact of your own (a model version, a training run), kept in\n"
+    "                   the report and the library: shapec_model_metadata(KEY), inspect,\n"
+    "                   Model.metadata in Python; repeat it for more, the last value wins\n"
     "  -v, --verbose    print each phase's wall-clock time on stderr as it ends (reading,\n"
     "                   analysis, weights, lowering, LLVM optimization and code generation,\n"
     "                   link), which also shows a long export's progress\n"
@@ -104,7 +108,7 @@ static bool parse_targets(const char *list, sc_export_options *opts) {
 enum {
   OPT_DYNAMIC = 2, OPT_WEIGHTS, OPT_OUTPUT, OPT_REPORT, OPT_FIX_SPEC, OPT_CPU, OPT_TARGET, OPT_NAME, OPT_CUDA_ARCH,
   OPT_CUDA_EMULATE, OPT_EMIT_LLVM, OPT_EXTERNAL_WEIGHTS, OPT_EXPLAIN, OPT_NO_CODEGEN, OPT_DEFERRED, OPT_QUIET,
-  OPT_VERBOSE, OPT_DIAGS_FORMAT, OPT_OBSERVED, OPT_RANGES, OPT_WAIT, OPT_WORLD_SIZE,
+  OPT_VERBOSE, OPT_DIAGS_FORMAT, OPT_OBSERVED, OPT_RANGES, OPT_WAIT, OPT_WORLD_SIZE, OPT_METADATA,
 };
 
 static const sc_option export_options[] = {
@@ -130,6 +134,7 @@ static const sc_option export_options[] = {
     {"ranges", 0, false, OPT_RANGES},
     {"wait", 0, true, OPT_WAIT},
     {"world-size", 0, true, OPT_WORLD_SIZE},
+    {"metadata", 0, true, OPT_METADATA},
 };
 
 /* A C identifier other than "model": it becomes part of every exported symbol. */
@@ -154,6 +159,11 @@ static int parse_export_args(int argc, char **argv, sc_export_options *opts, boo
     switch (id) {
     case SC_OPTIONS_STOP: status = sc_options_status(&p); break;
     case OPT_OBSERVED: observed[opts->n_observed++] = v; break;
+    case OPT_METADATA:
+      if (!strchr(v, '=') || *v == '=')
+        status = sc_options_error(&p, "--metadata %s: give KEY=VALUE (a key, '=', then the value, maybe empty)", v);
+      ((const char **)opts->metadata)[opts->n_metadata++] = v;
+      break;
     case OPT_RANGES: opts->observed_ranges = true; break;
     case OPT_WAIT:
       n = strtol(v, &end, 10);
@@ -223,11 +233,14 @@ static int parse_export_args(int argc, char **argv, sc_export_options *opts, boo
 int sc_main_export(int argc, char **argv) {
   sc_export_options opts = {0};
   const char **observed = calloc((size_t)argc + 1, sizeof *observed);
+  const char **metadata = calloc((size_t)argc + 1, sizeof *metadata); /* room for every argument */
   opts.observed = observed;
+  opts.metadata = metadata;
   bool quiet = false, explain = false, verbose = false;
   int parsed = parse_export_args(argc, argv, &opts, &quiet, &explain, &verbose);
   if (parsed >= 0) {
     free(observed);
+    free(metadata);
     return parsed;
   }
 
@@ -273,6 +286,7 @@ int sc_main_export(int argc, char **argv) {
   sc_export_result_free(&res);
   sc_ctx_free(ctx);
   free(observed);
+  free(metadata);
   return status;
 }
 

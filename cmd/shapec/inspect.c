@@ -75,6 +75,12 @@ static void print_report(const char *path, const cJSON *r, int targets, const ch
          (targets & SHAPEC_TARGET_CPU) && (targets & SHAPEC_TARGET_CUDA) ? ", " : "", targets & SHAPEC_TARGET_CUDA ? "cuda" : "");
   if (targets & SHAPEC_TARGET_CPU) printf(" (CPU features: %s)", features && *features ? features : "the baseline");
   if (cuda_arch) printf(" (CUDA: %s)", cuda_arch);
+  const cJSON *meta = cJSON_GetObjectItemCaseSensitive(r, "metadata"); /* export --metadata */
+  if (cJSON_GetArraySize(meta)) {
+    printf("\nmetadata:");
+    for (const cJSON *m = meta->child; m; m = m->next)
+      printf("\n  %s = %s", m->string, cJSON_IsString(m) ? m->valuestring : "?");
+  }
   printf("\ninputs (in call order):\n");
   for (int i = 0; i < abi->count(); i++) {
     const char *name = abi->name(i);

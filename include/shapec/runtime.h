@@ -112,6 +112,10 @@ int shapec_model_state_tensor(shapec_model_state *state, int i, shapec_tensor *o
 int shapec_model_run_with_state(shapec_model_state *state, const shapec_tensor *inputs, const shapec_tensor *outputs,
                                 char *err, size_t errlen);
 
+/* The value `shapec export --metadata KEY=VALUE` gave KEY (the last one given), or NULL
+ * (also for a NULL key).  The same pairs are the report's "metadata". */
+const char *shapec_model_metadata(const char *key);
+
 /* ---- a cache passed in and out (docs/abi.md, "A cache that grows in place") ----
  * A decoder whose KV cache is its inputs and outputs (transformers' DynamicCache) returns
  * each present = cat([past, new], dim).  When the caller passes that output over the

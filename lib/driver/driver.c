@@ -102,7 +102,7 @@ static bool produce(sc_ctx *ctx, const sc_export_options *opts, sc_export_result
   if (sc_program_has_half(out->program)) sc_compute_half_in_float32(ctx, out->program, out->weights);
   sc_library_options copts = {opts->cpu, dir, report, opts->emit_llvm, opts->external_weights,
                               opts->target_cpu || !opts->target_cuda, opts->target_cuda, opts->cuda_arch,
-                              opts->cuda_emulate, opts->name};
+                              opts->cuda_emulate, opts->name, opts->metadata, opts->n_metadata};
   ok = sc_library_build(ctx, out->program, &out->analysis, out->weights, &copts);
   free(report);
   if (ok) out->library_path = sc_arena_printf(&ctx->arena, "%s/model.so", dir);
@@ -174,6 +174,8 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
   cJSON *fixed = NULL;
   if (out->spec) {
     out->spec->prefer_deferred_asserts = opts->prefer_deferred_asserts;
+    out->spec->metadata = opts->metadata;
+    out->spec->n_metadata = opts->n_metadata;
     sc_phase_end(ctx, "read the spec", t);
     t = sc_phase_start();
     ok = sc_analysis_run(ctx, out->program, out->spec, &out->analysis);

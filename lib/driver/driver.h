@@ -29,6 +29,9 @@ typedef struct sc_export_options {
   const char *cuda_arch; /* --cuda-arch; NULL: sm_80 */
   bool cuda_emulate;     /* --cuda-emulate */
   const char *name;      /* --name: the library's symbols are shapec_NAME_*, its SONAME NAME.so */
+  /* --metadata KEY=VALUE: the user's own facts, in the report and the library */
+  const char *const *metadata;
+  size_t n_metadata;
   /* --observed: the spec is inferred from these observations (files or rank folders)
    * instead of read from `spec`, and written to OUTDIR/spec.json (lib/observe) */
   const char *const *observed;

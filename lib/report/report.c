@@ -323,6 +323,18 @@ char *sc_report_render(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec,
   /* whose dynamism this is: a spec's, the program's own (no spec), or none */
   cJSON_AddStringToObject(root, "dynamism", spec->file ? "spec" : spec->from_program ? "program" : "static");
   if (spec->prefer_deferred_asserts) cJSON_AddTrueToObject(root, "prefer_deferred_runtime_asserts");
+  if (spec->n_metadata) { /* export --metadata KEY=VALUE, in the order given */
+    cJSON *meta = cJSON_AddObjectToObject(root, "metadata");
+    for (size_t i = 0; i < spec->n_metadata; i++) {
+      const char *eq = strchr(spec->metadata[i], '=');
+      if (!eq) continue;
+      char *key = sc_arena_printf(&ctx->arena, "%.*s", (int)(eq - spec->metadata[i]), spec->metadata[i]);
+      if (cJSON_GetObjectItemCaseSensitive(meta, key)) /* the last value given for a key wins */
+        cJSON_ReplaceItemInObjectCaseSensitive(meta, key, cJSON_CreateString(eq + 1));
+      else
+        cJSON_AddStringToObject(meta, key, eq + 1);
+    }
+  }
   cJSON_AddItemToObject(root, "inputs", inputs_json(p, spec));
   cJSON_AddItemToObject(root, "outputs", outputs_json(p));
   if (p->n_mutations) cJSON_AddItemToObject(root, "mutations", mutations_json(p));

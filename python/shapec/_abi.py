@@ -99,6 +99,8 @@ def declare(lib):
             "shapec_model_state_tensor": (c_int, [state, c_int, tensor_p]),
             "shapec_model_run_with_state": (c_int, [state, tensor_p, tensor_p, ctypes.c_char_p, c_size_t]),
         })
+    if _has(lib, entry.prefix + "metadata"):  # export --metadata (libraries from shapec 0.74 on)
+        sigs["shapec_model_metadata"] = (c_char_p, [c_char_p])
     if _has(lib, entry.prefix + "output_grows"):  # caches grown in place (libraries from shapec 0.74 on)
         sigs["shapec_model_output_grows"] = (c_int, [c_int, ctypes.POINTER(c_int)])
     for name, (restype, argtypes) in sigs.items():

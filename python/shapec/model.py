@@ -246,6 +246,11 @@ class Model:
         return self._call(args, kwargs, None)
 
     @property
+    def metadata(self):
+        """What `shapec export --metadata KEY=VALUE` gave: {KEY: VALUE} (strings)."""
+        return dict(self.report.get("metadata", {}))
+
+    @property
     def inputs(self):
         """[TensorInfo] in the call's order: name, dtype and symbolic shape of each input."""
         declared = {i["name"]: i for i in self.report.get("inputs", [])}

@@ -254,6 +254,30 @@ expect_out "  no symbol of its own: tied to past_key_values_key_cache_0.size()[2
 grep -qF "from the spec" "$OUT" && fail "explain says 'from the spec' with no spec given"
 end
 
+begin "export --metadata KEY=VALUE: in the report, the library (shapec_model_metadata), inspect and Python"
+sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/meta" -q --metadata model_version=1.4.2 --metadata run=a --metadata run=b --metadata note=
+expect_rc 0
+/usr/bin/python3 - "$WORK/meta" "$SRC/python" <<'PY' || fail "metadata is not what was given"
+import ctypes, json, sys
+sys.path.insert(0, sys.argv[2])
+import shapec
+report = json.load(open(sys.argv[1] + "/constraints.json"))
+assert report["metadata"] == {"model_version": "1.4.2", "run": "b", "note": ""}, report.get("metadata")
+m = shapec.load(sys.argv[1] + "/model.so")
+assert m.metadata == report["metadata"], m.metadata
+lib = ctypes.CDLL(sys.argv[1] + "/model.so")
+lib.shapec_model_metadata.restype, lib.shapec_model_metadata.argtypes = ctypes.c_char_p, [ctypes.c_char_p]
+assert lib.shapec_model_metadata(b"run") == b"b" and lib.shapec_model_metadata(b"note") == b""
+assert lib.shapec_model_metadata(b"nothing") is None and lib.shapec_model_metadata(None) is None
+PY
+sc inspect "$WORK/meta/model.so"
+expect_rc 0
+expect_out "  model_version = 1.4.2"
+expect_out "  run = b"
+sc export "$MODEL" -o "$WORK/meta_bad" --metadata novalue
+expect_usage_error "export: --metadata novalue: give KEY=VALUE"
+end
+
 begin "run -i with a name the model lacks lists its inputs"
 sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/run_names" -q
 expect_rc 0
