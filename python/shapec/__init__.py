@@ -12,9 +12,11 @@
 A guard the inputs fail raises shapec.GuardError (an AssertionError, as ep.module()
 raises) with torch's message and shapec's explanation.  Pure Python (ctypes); see
 docs/python.md."""
+from .cli import ExportError, export, spec_infer
 from .model import GuardError, Model, ShapecError, State, TensorInfo, load
 from .observations import record_shapes
 
 __version__ = "0.1.0"  # the shapec release this package belongs to (`shapec --version`)
 
-__all__ = ["load", "Model", "State", "TensorInfo", "ShapecError", "GuardError", "record_shapes", "__version__"]
+__all__ = ["load", "Model", "State", "TensorInfo", "ShapecError", "GuardError", "ExportError", "export", "spec_infer",
+           "record_shapes", "__version__"]

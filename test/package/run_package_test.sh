@@ -57,17 +57,24 @@ cmake --build "$work/consumer" >"$work/build4.log" 2>&1
 grep -q "shapec: compiling tutorial " "$work/build4.log" || { echo "not ok - changed weights (tut.v2.safetensors) did not rebuild the model"; exit 1; }
 echo "ok - the model is rebuilt when its weights change, also for a name with dots (tut.v2.json)"
 so=$(find "$work/consumer" -name model.so -path '*tutorial/*' | head -n 1)
-PYTHONPATH="$work/prefix/lib/python3/dist-packages" /usr/bin/python3 - "$so" "$src/examples/tutorial/inputs" <<'PY' ||
+pydir=$(/usr/bin/python3 -c 'import sys; print("lib/python3.%d/dist-packages" % sys.version_info[1])')
+# the folder Debian's python3 searches under /usr/local (and /usr) for this prefix
+/usr/bin/python3 -c 'import sys; assert "/usr/local/" + sys.argv[1] in sys.path, sys.path' "$pydir" ||
+  { echo "not ok - $pydir is not where Debian's python3 looks"; exit 1; }
+PATH="$work/prefix/bin:$PATH" PYTHONPATH="$work/prefix/$pydir" /usr/bin/python3 - "$so" "$src/examples/tutorial" "$pydir" <<'PY' ||
 import os, sys
 import numpy as np
 import shapec
-assert os.path.dirname(shapec.__file__).endswith("lib/python3/dist-packages/shapec"), shapec.__file__
+assert os.path.dirname(shapec.__file__).endswith(sys.argv[3] + "/shapec"), shapec.__file__
 m = shapec.load(sys.argv[1])
-out = m(**{n: np.load(os.path.join(sys.argv[2], n + ".npy")) for n in m.input_names})
+out = m(**{n: np.load(os.path.join(sys.argv[2], "inputs", n + ".npy")) for n in m.input_names})
 assert len(out) == len(m.output_names) and all(np.isfinite(o).all() for o in out)
+# shapec.export drives the installed command (found on PATH)
+m2 = shapec.export(os.path.join(sys.argv[2], "model.json"), os.path.join(sys.argv[2], "spec.json"))
+assert m2.output_names == m.output_names
 PY
-  { echo "not ok - the installed Python package cannot call the model"; exit 1; }
-echo "ok - cmake --install puts the Python package under lib/python3/dist-packages, and it calls the model"
+  { echo "not ok - the installed Python package cannot call the model or export one"; exit 1; }
+echo "ok - cmake --install puts the Python package under $pydir (searched by Debian's python3), and it calls and exports models"
 cflags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags shapec)
 [ -f "$(echo "$cflags" | sed 's/^-I//;s/ *$//')/shapec/runtime.h" ] || { echo "not ok - pkg-config gives '$cflags'"; exit 1; }
 echo "ok - pkg-config --cflags shapec points at shapec/runtime.h"

@@ -59,6 +59,30 @@ with tempfile.TemporaryDirectory() as tmp:
     check([o.name for o in m.outputs] == m.output_names and all(len(o.shape) == w.ndim for o, w in zip(m.outputs, want)),
           f"Model.outputs: names and shapes ({m.outputs[0]})")
 
+    # shapec.export / spec_infer drive the command line; its refusals are ExportError with the diagnostics
+    os.environ["SHAPEC"] = shapec_bin
+    m_py = shapec.export(os.path.join(case, "model.pt2"), os.path.join(case, "spec.json"), os.path.join(tmp, "py_export"),
+                         metadata={"run": "7"})
+    got_py, got_cli = m_py(*[sample[n] for n in names]), m(*[sample[n] for n in names])
+    check(m_py.metadata == {"run": "7"} and all(np.array_equal(a, b) for a, b in zip(got_cli, got_py)),
+          "shapec.export: the same library as the command line's, metadata included")
+    conflict = {"dynamic_shapes": [["_DimHint.AUTO", "_DimHint.AUTO"], ["dx"], ["dx", "_DimHint.AUTO"], ["_DimHint.AUTO"]],
+                "dims": {"dx": {"min": 2, "max": 64, "derived": []}}}
+    try:
+        shapec.export(os.path.join(case, "model.pt2"), conflict, os.path.join(tmp, "py_conflict"))
+        check(False, "shapec.export ran a spec whose dims share dx with different samples")
+    except shapec.ExportError as e:
+        check(e.code == 1 and e.diagnostics and e.diagnostics[0]["code"] == "SC0411" and "implies dx" in str(e),
+              f"shapec.export raises ExportError with the diagnostics: {str(e).splitlines()[0][-80:]}")
+    obs = os.path.join(tmp, "obs")
+    for batch in (6, 9):
+        shapec.record_shapes(obs, {"w": [batch, 5], "x": [4], "y": [8, 4], "z": [32]})
+    inferred = shapec.spec_infer(obs, model=os.path.join(case, "model.pt2"))
+    shapes = inferred["dynamic_shapes"]
+    w_dims = shapes["w"] if isinstance(shapes, dict) else shapes[0]
+    check(w_dims[0] == "_DimHint.AUTO" and w_dims[1] == 5,
+          f"shapec.spec_infer: the dim that changed is AUTO, the rest static ({w_dims})")
+
     got = m(*[sample[n] for n in names])
     check(isinstance(got, tuple) and all(isinstance(g, np.ndarray) for g in got), "NumPy in: a tuple of NumPy arrays out")
     err = max(float(np.abs(g - w).max()) for g, w in zip(got, want))
