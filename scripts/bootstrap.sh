@@ -17,6 +17,7 @@ packages=(
   libdnnl-dev          # oneDNN: convolutions (loaded by model.so at run time)
   python3-torch python3-torchvision  # the converter, the reference evaluator, the zoo
   python3-pip python3-setuptools python3-wheel  # the Python package's wheel, built offline (python/pyproject.toml)
+  python3-jsonschema   # SARIF documents checked against the official schema (test/sarif)
 )
 
 missing=()

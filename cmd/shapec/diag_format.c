@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/frontend/json_locate.h"
 
@@ -68,12 +69,48 @@ static cJSON *json_document(const sc_ctx *ctx) {
   return doc;
 }
 
+/* A path as a SARIF URI: file:///... for an absolute path, a relative reference otherwise
+ * (resolved against the folder shapec ran in), every byte outside RFC 3986's unreserved
+ * characters and '/' percent-encoded (a ':' in a relative path would read as a scheme). */
+static char *file_uri(const char *path) {
+  size_t n = strlen(path);
+  char *out = malloc(3 * n + 8), *o = out;
+  if (path[0] == '/') o += sprintf(o, "file://");
+  for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+    if ((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || strchr("-._~/", *c))
+      *o++ = (char)*c;
+    else
+      o += sprintf(o, "%%%02X", *c);
+  }
+  *o = '\0';
+  return out;
+}
+
+/* "archive.pt2:model/models/model.json", a member of an archive: the archive is the file
+ * a code-scanning tool can show, the member goes into the location's message.  NULL for a
+ * plain file's name. */
+static const char *archive_member(const char *file, char *archive, size_t n) {
+  const char *colon = strrchr(file, ':');
+  struct stat st;
+  if (!colon || (size_t)(colon - file) >= n || stat(file, &st) == 0) return NULL;
+  snprintf(archive, n, "%.*s", (int)(colon - file), file);
+  return stat(archive, &st) == 0 && S_ISREG(st.st_mode) ? colon + 1 : NULL;
+}
+
 /* A SARIF location: the file, the region when known, the JSON path as a logical location. */
 static cJSON *sarif_location(const char *file, const char *path, int line, int col, const char *message) {
   cJSON *loc = cJSON_CreateObject();
+  char archive[4096];
+  const char *member = file ? archive_member(file, archive, sizeof archive) : NULL;
+  if (member) {
+    file = archive;
+    line = 0; /* a line of the member, not of the archive's bytes */
+  }
   if (file) {
     cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", file);
+    char *uri = file_uri(file);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(phys, "artifactLocation"), "uri", uri);
+    free(uri);
     if (line > 0) {
       cJSON *region = cJSON_AddObjectToObject(phys, "region");
       cJSON_AddNumberToObject(region, "startLine", line);
@@ -86,7 +123,12 @@ static cJSON *sarif_location(const char *file, const char *path, int line, int c
     cJSON_AddStringToObject(logical, "kind", "member");
     cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), logical);
   }
-  if (message) cJSON_AddStringToObject(cJSON_AddObjectToObject(loc, "message"), "text", message);
+  if (message || member) {
+    char text[4400];
+    snprintf(text, sizeof text, "%s%s%s%s", message ? message : "", message && member ? " " : "",
+             member ? "in the archive's member " : "", member ? member : "");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(loc, "message"), "text", text);
+  }
   return loc;
 }
 
@@ -99,7 +141,8 @@ static cJSON *sarif_document(const sc_ctx *ctx) {
   cJSON *driver = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "tool"), "driver");
   cJSON_AddStringToObject(driver, "name", "shapec");
   cJSON_AddStringToObject(driver, "version", SHAPEC_VERSION);
-  cJSON_AddStringToObject(driver, "informationUri", "docs/diagnostics.md");
+  /* no informationUri: it must be an absolute URI, and the documentation is
+   * docs/diagnostics.md of the sources or install, which no URI names for every reader */
   cJSON *rules = cJSON_AddArrayToObject(driver, "rules"), *results = cJSON_AddArrayToObject(run, "results");
   for (size_t i = 0; i < ctx->diags.n_items; i++) {
     const sc_diag *d = &ctx->diags.items[i];
@@ -109,6 +152,9 @@ static cJSON *sarif_document(const sc_ctx *ctx) {
       cJSON *rule = cJSON_CreateObject();
       cJSON_AddStringToObject(rule, "id", code_text(d->code));
       cJSON_AddStringToObject(rule, "name", sc_diag_code_slug(d->code));
+      char help[160];
+      snprintf(help, sizeof help, "docs/diagnostics.md, %s %s", code_text(d->code), sc_diag_code_slug(d->code));
+      cJSON_AddStringToObject(cJSON_AddObjectToObject(rule, "help"), "text", help);
       cJSON_AddItemToArray(rules, rule);
     }
     cJSON *res = cJSON_CreateObject();
@@ -120,14 +166,24 @@ static cJSON *sarif_document(const sc_ctx *ctx) {
     snprintf(text, need, "%s%s%s", d->message, d->hint ? "\nfix: " : "", d->hint ? d->hint : "");
     cJSON_AddStringToObject(cJSON_AddObjectToObject(res, "message"), "text", text);
     free(text);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"),
-                         sarif_location(d->file, d->path, d->line, d->column, NULL));
-    if (d->n_edit_paths) {
+    /* a violation found in the program is fixed in the user's spec: its first entry to
+     * edit is the primary location (a line a code-scanning tool can show), the program's
+     * node and the other entries related ones */
+    bool in_spec = d->n_edit_paths && d->edit_file;
+    cJSON *primary = in_spec ? sarif_location(d->edit_file, d->edit_paths[0], d->edit_lines ? d->edit_lines[0] : 0,
+                                              d->edit_cols ? d->edit_cols[0] : 0, "the spec entry to edit")
+                             : sarif_location(d->file, d->path, d->line, d->column, NULL);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), primary);
+    if (in_spec) {
       cJSON *related = cJSON_AddArrayToObject(res, "relatedLocations");
-      for (size_t k = 0; k < d->n_edit_paths; k++) {
+      int id = 0;
+      cJSON *where = sarif_location(d->file, d->path, d->line, d->column, "where the program decided it");
+      cJSON_AddNumberToObject(where, "id", id++);
+      cJSON_AddItemToArray(related, where);
+      for (size_t k = 1; k < d->n_edit_paths; k++) {
         cJSON *loc = sarif_location(d->edit_file, d->edit_paths[k], d->edit_lines ? d->edit_lines[k] : 0,
-                                    d->edit_cols ? d->edit_cols[k] : 0, "the spec entry to edit");
-        cJSON_AddNumberToObject(loc, "id", (double)k);
+                                    d->edit_cols ? d->edit_cols[k] : 0, "another spec entry to edit");
+        cJSON_AddNumberToObject(loc, "id", id++);
         cJSON_AddItemToArray(related, loc);
       }
     }
