@@ -95,8 +95,13 @@ static void explain_dim(const cJSON *report, const char *subject, const cJSON *s
       if (!sc_text_mentions_symbol(expr, sym)) continue;
       char dims[1024];
       involved_dims(report, expr, dims, sizeof dims);
-      printf("  %s at node %s (%s, %s, rule %s): %s; involves %s\n", expr, str(g, "node"), str(g, "op"), str(g, "path"),
-             str(g, "rule"), l == 0 ? str(g, "outcome") : "runtime assert", dims);
+      const char *node = str(g, "node");
+      if (!*node || strcmp(node, "?") == 0) /* no node: a condition the program itself states (guards_code[i]) */
+        printf("  %s from the program's %s: %s; involves %s\n", expr, str(g, "path"),
+               l == 0 ? str(g, "outcome") : "runtime assert", dims);
+      else
+        printf("  %s at node %s (%s, %s, rule %s): %s; involves %s\n", expr, node, str(g, "op"), str(g, "path"),
+               str(g, "rule"), l == 0 ? str(g, "outcome") : "runtime assert", dims);
       n++;
     }
   }
