@@ -30,8 +30,191 @@ static const char *symbol_source(const cJSON *report, const char *name, size_t l
   return NULL;
 }
 
-/* An expression with every symbol written as its source: "s2*s3" -> "x.size()[0]*y.size()[0]". */
+static char *canonical(const char *text);
+
+/* An expression with every symbol written as its source: "s2*s3" -> "x.size()[0]*y.size()[0]",
+ * its products and sums in one order (canonical), so that a torch or shapec that numbers its
+ * symbols otherwise, and so multiplies them in another order, shows no change. */
+static char *in_sources_raw(const cJSON *report, const char *expr);
 static char *in_sources(const cJSON *report, const char *expr) {
+  char *raw = in_sources_raw(report, expr), *c = canonical(raw);
+  free(raw);
+  return c;
+}
+
+/* Where text[from..to) splits at depth 0 (outside (), []) on sep: the pieces' bounds. */
+static size_t split_top(const char *text, size_t from, size_t to, const char *sep, size_t *starts, size_t *ends,
+                        size_t max) {
+  size_t n = 0, piece = from, len = strlen(sep);
+  int depth = 0;
+  for (size_t i = from; i < to; i++) {
+    char c = text[i];
+    if (c == '(' || c == '[') depth++;
+    else if (c == ')' || c == ']') depth--;
+    else if (depth == 0 && i + len <= to && strncmp(text + i, sep, len) == 0 &&
+             !(len == 1 && sep[0] == '*' && ((i + 1 < to && text[i + 1] == '*') || (i > from && text[i - 1] == '*')))) {
+      if (n < max) starts[n] = piece, ends[n] = i;
+      n++;
+      piece = i + len;
+      i += len - 1;
+    }
+  }
+  if (n < max) starts[n] = piece, ends[n] = to;
+  return n + 1;
+}
+
+static int by_text(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool is_number(const char *s) {
+  if (*s == '-') s++;
+  if (!*s) return false;
+  for (; *s; s++)
+    if (!isdigit((unsigned char)*s) && *s != '.') return false;
+  return true;
+}
+
+enum { MAX_PIECES = 64 };
+
+/* A factor with the arguments of its parentheses canonical: "Eq(b*a, c)" -> "Eq(a*b, c)". */
+static void canonical_factor(const char *text, size_t from, size_t to, sc_strbuf *out) {
+  const char *open = memchr(text + from, '(', to - from);
+  if (!open || text[to - 1] != ')' || (size_t)(open - text) + 1 == to - 1) {
+    sc_strbuf_append_n(out, text + from, to - from);
+    return;
+  }
+  size_t in_from = (size_t)(open - text) + 1, in_to = to - 1;
+  size_t starts[MAX_PIECES], ends[MAX_PIECES];
+  size_t n = split_top(text, in_from, in_to, ", ", starts, ends, MAX_PIECES);
+  sc_strbuf_append_n(out, text + from, in_from - from);
+  for (size_t k = 0; k < n && n <= MAX_PIECES; k++) {
+    char *arg = malloc(ends[k] - starts[k] + 1);
+    memcpy(arg, text + starts[k], ends[k] - starts[k]);
+    arg[ends[k] - starts[k]] = '\0';
+    char *c = canonical(arg);
+    sc_strbuf_printf(out, "%s%s", k ? ", " : "", c);
+    free(c);
+    free(arg);
+  }
+  if (n > MAX_PIECES) sc_strbuf_append_n(out, text + in_from, in_to - in_from);
+  sc_strbuf_append(out, ")");
+}
+
+/* Whether text[from..to) holds c at depth 0. */
+static bool has_top(const char *text, size_t from, size_t to, char c) {
+  int depth = 0;
+  for (size_t i = from; i < to; i++) {
+    if (text[i] == '(' || text[i] == '[') depth++;
+    else if (text[i] == ')' || text[i] == ']') depth--;
+    else if (depth == 0 && text[i] == c) return true;
+  }
+  return false;
+}
+
+/* A term with its factors sorted, a number first: "y*2*x" -> "2*x*y".  A term with a
+ * division at depth 0 keeps its order ((a*b)//c is not a*(b//c)). */
+static char *canonical_term(const char *text, size_t from, size_t to) {
+  size_t starts[MAX_PIECES], ends[MAX_PIECES];
+  size_t n = split_top(text, from, to, "*", starts, ends, MAX_PIECES);
+  sc_strbuf sb = {0};
+  if (n > MAX_PIECES || has_top(text, from, to, '/')) {
+    sc_strbuf_append_n(&sb, text + from, to - from);
+  } else {
+    char *factors[MAX_PIECES];
+    for (size_t k = 0; k < n; k++) {
+      sc_strbuf f = {0};
+      canonical_factor(text, starts[k], ends[k], &f);
+      factors[k] = dup_str(sc_strbuf_cstr(&f));
+      sc_strbuf_free(&f);
+    }
+    qsort(factors, n, sizeof *factors, by_text);
+    for (int numbers = 1; numbers >= 0; numbers--) /* the numbers first, then the rest in order */
+      for (size_t k = 0; k < n; k++)
+        if (is_number(factors[k]) == (numbers == 1)) sc_strbuf_printf(&sb, "%s%s", sb.len ? "*" : "", factors[k]);
+    for (size_t k = 0; k < n; k++) free(factors[k]);
+  }
+  char *r = dup_str(sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return r;
+}
+
+/* A sum's terms in one order and each term's factors in one order: "y*x + 1" and
+ * "1 + x*y" read alike.  Comparisons (Eq(..), "a <= b") keep their sides. */
+static char *canonical(const char *text) {
+  /* a comparison: each side on its own (nothing moves across the operator) */
+  static const char *const ops[] = {" >= ", " <= ", " == ", " != ", " < ", " > "};
+  int depth = 0;
+  for (size_t i = 0; text[i]; i++) {
+    if (text[i] == '(' || text[i] == '[') depth++;
+    else if (text[i] == ')' || text[i] == ']') depth--;
+    for (size_t o = 0; depth == 0 && o < sizeof ops / sizeof *ops; o++)
+      if (strncmp(text + i, ops[o], strlen(ops[o])) == 0) {
+        char *left = malloc(i + 1);
+        memcpy(left, text, i);
+        left[i] = '\0';
+        char *l = canonical(left), *r = canonical(text + i + strlen(ops[o]));
+        sc_strbuf sb = {0};
+        sc_strbuf_printf(&sb, "%s%s%s", l, ops[o], r);
+        char *out = dup_str(sc_strbuf_cstr(&sb));
+        sc_strbuf_free(&sb);
+        free(left), free(l), free(r);
+        return out;
+      }
+  }
+  size_t len = strlen(text), starts[MAX_PIECES], ends[MAX_PIECES];
+  /* the terms, split at " + " and " - " at depth 0, each with its sign */
+  char *terms[MAX_PIECES];
+  bool negative[MAX_PIECES];
+  size_t n = 0, piece = 0;
+  depth = 0;
+  bool neg = false, ok = true;
+  if (text[0] == '-' && !is_number(text)) { /* a leading minus is the first term's sign */
+    neg = true;
+    piece = 1;
+  }
+  for (size_t i = piece; i <= len && ok; i++) {
+    char c = i < len ? text[i] : '\0';
+    if (c == '(' || c == '[') depth++;
+    else if (c == ')' || c == ']') depth--;
+    bool cut = i == len || (depth == 0 && i + 3 <= len && (strncmp(text + i, " + ", 3) == 0 || strncmp(text + i, " - ", 3) == 0));
+    if (!cut) continue;
+    if (n == MAX_PIECES) {
+      ok = false;
+      break;
+    }
+    terms[n] = canonical_term(text, piece, i);
+    negative[n++] = neg;
+    if (i < len) {
+      neg = text[i + 1] == '-';
+      piece = i + 3;
+      i += 2;
+    }
+  }
+  (void)starts, (void)ends;
+  sc_strbuf sb = {0};
+  if (ok && n > 1) {
+    /* sort the terms (with their signs) by their text, a constant last, as sympy writes
+     * "x + 2" */
+    for (size_t a = 1; a < n; a++)
+      for (size_t b = a; b > 0 && (is_number(terms[b - 1]) > is_number(terms[b]) ||
+                                   (is_number(terms[b - 1]) == is_number(terms[b]) && strcmp(terms[b - 1], terms[b]) > 0));
+           b--) {
+        char *t = terms[b - 1];
+        terms[b - 1] = terms[b], terms[b] = t;
+        bool s = negative[b - 1];
+        negative[b - 1] = negative[b], negative[b] = s;
+      }
+  }
+  for (size_t k = 0; ok && k < n; k++) {
+    if (k == 0) sc_strbuf_printf(&sb, "%s%s", negative[k] ? "-" : "", terms[k]);
+    else sc_strbuf_printf(&sb, " %c %s", negative[k] ? '-' : '+', terms[k]);
+  }
+  for (size_t k = 0; k < n; k++) free(terms[k]);
+  char *r = dup_str(ok ? sc_strbuf_cstr(&sb) : text);
+  sc_strbuf_free(&sb);
+  return r;
+}
+
+static char *in_sources_raw(const cJSON *report, const char *expr) {
   sc_strbuf sb = {0};
   for (const char *p = expr; *p;) {
     if (isalpha((unsigned char)*p) || *p == '_') {
@@ -286,8 +469,10 @@ static char *guard_cause(const cJSON *in, const cJSON *other, const char *symbol
       free(s);
       if (known) continue;
       sc_strbuf sb = {0};
-      sc_strbuf_printf(&sb, "%s %s from node %s (%s)%s", prefix, e, str_member(g, "node") ? str_member(g, "node") : "?",
+      char *dims = in_sources(in, e); /* in input dims, as every other fact */
+      sc_strbuf_printf(&sb, "%s %s from node %s (%s)%s", prefix, dims, str_member(g, "node") ? str_member(g, "node") : "?",
                        str_member(g, "path") ? str_member(g, "path") : "?", suffix);
+      free(dims);
       char *r = dup_str(sc_strbuf_cstr(&sb));
       sc_strbuf_free(&sb);
       return r;
