@@ -139,7 +139,18 @@ static char *canonical_term(const char *text, size_t from, size_t to) {
 
 /* A sum's terms in one order and each term's factors in one order: "y*x + 1" and
  * "1 + x*y" read alike.  Comparisons (Eq(..), "a <= b") keep their sides. */
+static int canonical_depth; /* nesting of canonical(): a crafted baseline's expression may nest deeply */
+
+static char *canonical_at(const char *text);
 static char *canonical(const char *text) {
+  if (canonical_depth >= 64) return dup_str(text); /* deeper than any expression torch writes: as written */
+  canonical_depth++;
+  char *r = canonical_at(text);
+  canonical_depth--;
+  return r;
+}
+
+static char *canonical_at(const char *text) {
   /* a comparison: each side on its own (nothing moves across the operator) */
   static const char *const ops[] = {" >= ", " <= ", " == ", " != ", " < ", " > "};
   int depth = 0;

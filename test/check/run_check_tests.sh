@@ -59,6 +59,11 @@ if grep -qE "(^|[^a-z_.])s[0-9]+" "$WORK/out"; then bad "a change names an inter
 # the same contract written with its products and sums in another order: no change
 sed -e 's/"s2\*s3"/"s3*s2"/g' -e 's/"s0 + 2"/"2 + s0"/g' "$WORK/base.json" >"$WORK/reordered.json"
 if cmp -s "$WORK/base.json" "$WORK/reordered.json"; then NAME="fixture: the reorder applied"; bad "sed changed nothing"; fi
+# a crafted baseline whose expression nests 5,000 parentheses deep: a change, no crash
+/usr/bin/python3 -c 'import sys; t = open(sys.argv[1]).read(); open(sys.argv[2], "w").write(t.replace("\"s2*s3\"", "\"" + "(" * 5000 + "s2*s3" + ")" * 5000 + "\""))' "$WORK/base.json" "$WORK/deep.json"
+check "a baseline with an expression nested 5,000 deep: reported as a change, no crash" \
+  "$SHAPEC" check $T/model.json --dynamic $T/spec.json --baseline "$WORK/deep.json"
+expect 1 "z.size()[0]: = ((((("
 check "a baseline whose expressions are written in another order (s3*s2 for s2*s3) is no change" \
   "$SHAPEC" check $T/model.json --dynamic $T/spec.json --baseline "$WORK/reordered.json"
 expect 0 "no change against"
