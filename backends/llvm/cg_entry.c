@@ -535,12 +535,54 @@ static void emit_float_check(cg *g, const dim_site *site) {
 
 /* Fails the call when a guards_code entry is false on the sizes as given, with the
  * message ep.module() gives. */
+/* e as k * rest: its integer coefficient and the product of its other factors. */
+static const sc_expr *without_coefficient(sc_ctx *ctx, const sc_expr *e, int64_t *k) {
+  *k = 1;
+  if (e->kind != SC_EXPR_MUL || e->n_args < 2 || e->args[0]->kind != SC_EXPR_INT) return e;
+  *k = e->args[0]->value;
+  const sc_expr *rest = e->args[1];
+  for (uint32_t i = 2; i < e->n_args; i++) rest = sc_expr_mul(ctx, rest, e->args[i]);
+  return rest;
+}
+
+/* E when a relation says "E is a multiple of *d" as torch writes it: Mod(k*E, k*d) == 0
+ * (torch 2.14's `32 * a * b % 64 == 0` for a reshape that needs a*b even), or
+ * k*E == k*d*(E // d); NULL otherwise. */
+static const sc_expr *multiple_of(sc_ctx *ctx, const sc_expr *rel, int64_t *d) {
+  if (rel->kind != SC_EXPR_EQ || rel->n_args != 2) return NULL;
+  for (int side = 0; side < 2; side++) {
+    const sc_expr *a = rel->args[side], *b = rel->args[1 - side];
+    int64_t k, kb, zero;
+    if (a->kind == SC_EXPR_MOD && sc_expr_is_const(b, &zero) && zero == 0 && a->args[1]->kind == SC_EXPR_INT) {
+      const sc_expr *e = without_coefficient(ctx, a->args[0], &k);
+      int64_t m = a->args[1]->value;
+      if (k > 0 && m > k && m % k == 0) {
+        *d = m / k;
+        return e;
+      }
+    }
+    const sc_expr *e = without_coefficient(ctx, a, &k), *f = without_coefficient(ctx, b, &kb);
+    if (f->kind == SC_EXPR_FLOORDIV && f->args[0] == e && f->args[1]->kind == SC_EXPR_INT && f->args[1]->value > 1 &&
+        kb == k * f->args[1]->value) {
+      *d = f->args[1]->value;
+      return e;
+    }
+  }
+  return NULL;
+}
+
 static void emit_program_check(cg *g, const sc_program_check *c) {
   LLVMValueRef defined = divisors_nonzero(g, c->raw);
   LLVMValueRef holds = cg_expr(g, c->raw);
   if (LLVMTypeOf(holds) != g->i1) holds = LLVMBuildICmp(g->B, LLVMIntNE, holds, cg_i64(g, 0), "nz");
   LLVMValueRef bad = LLVMBuildNot(g->B, LLVMBuildAnd(g->B, defined, holds, "ok"), "fails");
-  cg_fail_msg_if(g, bad, percent_escaped(g, sc_arena_printf(&g->ctx->arena, "Guard failed: %s", c->text)), NULL, 0);
+  int64_t d;
+  const sc_expr *e = multiple_of(g->ctx, c->raw, &d); /* raw names input dims: printed as they are */
+  const char *why = !e ? "" : d == 2 ? sc_arena_printf(&g->ctx->arena, " (%s must be even)", sc_expr_to_python(g->ctx, e))
+                                     : sc_arena_printf(&g->ctx->arena, " (%s must be a multiple of %lld)",
+                                                       sc_expr_to_python(g->ctx, e), (long long)d);
+  cg_fail_msg_if(g, bad, percent_escaped(g, sc_arena_printf(&g->ctx->arena, "Guard failed: %s%s", c->text, why)), NULL,
+                 0);
 }
 
 /* Every call input checked as check_tensor checks it, by one runtime call over a table

@@ -278,6 +278,15 @@ sc export "$MODEL" -o "$WORK/meta_bad" --metadata novalue
 expect_usage_error "export: --metadata novalue: give KEY=VALUE"
 end
 
+begin "a failed divisibility guard from guards_code says what it means (torch 2.14's program: the product must be even)"
+sc export "$SRC/test/cli/even_reshape/model.pt2" -o "$WORK/even" -q
+expect_rc 0
+/usr/bin/python3 -c 'import numpy as np, sys; np.save(sys.argv[1], np.ones((3, 3, 32), np.float32))' "$WORK/ids_odd.npy"
+sc run "$WORK/even/model.so" -i ids="$WORK/ids_odd.npy"
+expect_rc 1
+expect_err "Guard failed: 32 * ids.size()[0] * ids.size()[1] % 64 == 0 (ids.size()[0]*ids.size()[1] must be even)"
+end
+
 begin "run -i with a name the model lacks lists its inputs"
 sc export "$MODEL" --dynamic "$SPEC" -o "$WORK/run_names" -q
 expect_rc 0
