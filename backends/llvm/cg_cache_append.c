@@ -189,7 +189,7 @@ void cg_cache_in_place(cg *g, LLVMValueRef inputs, LLVMValueRef outputs) {
     int r4 = a->present->meta.rank;
     for (int d = 0; d < r4; d++) {
       LLVMValueRef idx[1] = {cg_i64(g, d)};
-      /* a strided present in place has strides (a compact one in place: b = h = 1) */
+      /* in place only with strides given (sc_rt_cache_in_place): st is not NULL here */
       given[d] = LLVMBuildLoad2(g->B, g->i64, LLVMBuildGEP2(g->B, g->i64, st, idx, 1, "sp"), "s");
     }
     LLVMBasicBlockRef read_end = LLVMGetInsertBlock(g->B);
