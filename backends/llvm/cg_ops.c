@@ -137,14 +137,29 @@ static void check_rc(cg *g, LLVMValueRef rc) {
 
 static LLVMValueRef f32c(cg *g, double v) { return LLVMConstReal(g->f32, v); }
 
+/* SC_HALF_BF16 / SC_HALF_F16 when both operands of a product hold numbers of that dtype
+ * (passes/half_precision.h), else 0. */
+static int half_operands(const cg_value *a, const cg_value *b) {
+  sc_dtype t = a->v->meta.rounds_to;
+  if (t != b->v->meta.rounds_to) return 0;
+  return t == SC_DTYPE_BF16 ? SC_HALF_BF16 : t == SC_DTYPE_F16 ? SC_HALF_F16 : 0;
+}
+
+/* c = alpha op(a) op(b) + beta c over `batch` matrices.  On the device path, operands that
+ * hold half-precision numbers (`half`: half_operands) take cuBLAS's products in that dtype
+ * (sc_cu_bmm_half); on the CPU they go through the float32 product. */
 static LLVMValueRef bmm(cg *g, LLVMValueRef batch, LLVMValueRef m, LLVMValueRef n, LLVMValueRef k, LLVMValueRef a,
                         LLVMValueRef a_stride, int ta, LLVMValueRef b, LLVMValueRef b_stride, int tb, LLVMValueRef c,
-                        double alpha, double beta) {
-  LLVMTypeRef p[13] = {g->i64, g->i64, g->i64, g->i64, g->ptr, g->i64, g->i32, g->ptr, g->i64, g->i32, g->ptr, g->f32, g->f32};
-  LLVMValueRef v[13] = {batch, m, n, k, a, a_stride, LLVMConstInt(g->i32, (unsigned)ta, 0), b, b_stride,
-                        LLVMConstInt(g->i32, (unsigned)tb, 0), c, f32c(g, alpha), f32c(g, beta)};
+                        double alpha, double beta, int half) {
+  LLVMTypeRef p[14] = {g->i64, g->i64, g->i64, g->i64, g->ptr, g->i64, g->i32, g->ptr, g->i64, g->i32, g->ptr, g->f32, g->f32,
+                       g->i32};
+  LLVMValueRef v[14] = {batch, m, n, k, a, a_stride, LLVMConstInt(g->i32, (unsigned)ta, 0), b, b_stride,
+                        LLVMConstInt(g->i32, (unsigned)tb, 0), c, f32c(g, alpha), f32c(g, beta),
+                        LLVMConstInt(g->i32, (unsigned)half, 0)};
   g->blas_products++;
-  LLVMValueRef rc = cg_call(g, "sc_k_bmm_f32", g->i32, p, 13, v, 13, false);
+  bool on_half = g->cuda && half;
+  LLVMValueRef rc = cg_call(g, on_half ? "sc_k_bmm_half" : "sc_k_bmm_f32", g->i32, p, on_half ? 14 : 13, v,
+                            on_half ? 14 : 13, false);
   check_rc(g, rc);
   return rc;
 }
@@ -959,14 +974,14 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       }
       LLVMValueRef batch = batched ? a->dims[0] : cg_i64(g, 1);
       bmm(g, batch, m, nn, k, a->data, LLVMBuildMul(g->B, m, k, "sa"), a->transposed, b->data,
-          LLVMBuildMul(g->B, k, nn, "sb"), b->transposed, out->data, float_arg(n, "alpha", 1), beta);
+          LLVMBuildMul(g->B, k, nn, "sb"), b->transposed, out->data, float_arg(n, "alpha", 1), beta, half_operands(a, b));
       return true;
     }
     case SC_OP_MV: {
       cg_value *a = tensor(g, n, "self"), *v = tensor(g, n, "vec");
       cg_value *out = cg_produce(g, ov);
       bmm(g, cg_i64(g, 1), a->dims[0], cg_i64(g, 1), a->dims[1], a->data, cg_i64(g, 0), 0, v->data, cg_i64(g, 0), 0,
-          out->data, 1, 0);
+          out->data, 1, 0, half_operands(a, v));
       return true;
     }
     case SC_OP_LINEAR: {
@@ -986,7 +1001,8 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       }
       if (residual) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a residual planned off the layer's path", n->target);
       if (bias) broadcast_into(g, bias, out);
-      bmm(g, cg_i64(g, 1), m, nn, k, x->data, cg_i64(g, 0), 0, w->data, cg_i64(g, 0), 1, out->data, 1, bias ? 1 : 0);
+      bmm(g, cg_i64(g, 1), m, nn, k, x->data, cg_i64(g, 0), 0, w->data, cg_i64(g, 0), 1, out->data, 1, bias ? 1 : 0,
+          half_operands(x, w));
       if (act) {
         LLVMTypeRef ap[3] = {g->ptr, g->i64, g->i32};
         LLVMValueRef aa[3] = {out->data, out->numel, LLVMConstInt(g->i32, (unsigned)act, 0)};
@@ -1011,7 +1027,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       if (rb <= 2) { /* fold a's batch into its rows */
         LLVMValueRef rows = ra >= 2 ? prod(g, a->dims, 0, ra - 1) : cg_i64(g, 1);
         bmm(g, cg_i64(g, 1), rows, nn, k, a->data, cg_i64(g, 0), a->transposed, b->data, cg_i64(g, 0), b->transposed,
-            out->data, 1, 0);
+            out->data, 1, 0, half_operands(a, b));
         return true;
       }
       /* batched: each side's batch dims equal the output's, none (stride 0), or are
@@ -1025,7 +1041,7 @@ static bool lower_matmul(cg *g, const sc_node *n) {
       }
       LLVMValueRef b_data = batch_operand(g, b, out, nb, k, nn);
       bmm(g, batch, m, nn, k, a_data, a_stride, a->transposed, b_data, LLVMBuildMul(g->B, k, nn, "sb"), b->transposed,
-          out->data, 1, 0);
+          out->data, 1, 0, half_operands(a, b));
       return true;
     }
     case SC_OP_SDPA: return g->cuda ? sdpa_device(g, n, ov) : sdpa_host(g, n, ov);

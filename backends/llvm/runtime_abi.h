@@ -28,6 +28,11 @@ enum { SC_CONV_BF16 = 16 };
 enum { SC_CONV_ROUND_BF16 = 32, SC_CONV_ROUND_F16 = 64 };
 enum { SC_KERNEL_LAYOUT_HEADER = 64, SC_KERNEL_LAYOUT_CHANNELS = 16 };
 
+/* sc_cu_bmm_half's operands: float32 buffers that hold float16 or bfloat16 numbers
+ * (passes/half_precision.h), multiplied by cuBLAS in that dtype with float32 accumulation;
+ * also sc_d_to_half's target dtype. */
+enum { SC_HALF_F16 = 1, SC_HALF_BF16 = 2 };
+
 /* The CUDA row kernels (layer norm, the softmax of contiguous rows): how many threads
  * share one row, a warp whose lanes read the row's elements side by side and combine their
  * partial results with shuffles.  The launchers (backends/cuda/runtime/ops.c) launch this

@@ -48,7 +48,10 @@ MAX_RATIO, MEAN_RATIO = 2.0, 1.5
 CUDA_GAPS = ("op_cumsum", "op_sdpa_mask", "op_upsample")
 # the op programs also built for CUDA (the rest build the same way: kept out for the suite's time)
 CUDA_CASES = ("op_linear_gelu", "op_softmax", "op_layer_norm", "op_rms_norm", "op_conv2d", "op_sdpa_causal", "op_reduce",
-              "op_unary", "op_mixed_float32", "op_bfloat16_inside")
+              "op_unary", "op_mixed_float32", "op_bfloat16_inside", "op_matmul", "op_bmm")
+# ... of which these multiply half-precision operands: on cuBLAS in their dtype
+# (sc_cu_bmm_half), checked with the emulation's cuBLAS (backends/cuda/emulate/cublas_host.c)
+HALF_PRODUCTS = ("op_linear_gelu", "op_matmul", "op_bmm")
 PTXAS = shutil.which("ptxas") or ("/usr/local/cuda/bin/ptxas" if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)  # shapec's error against the float32 result, against torch's
 
 
@@ -192,8 +195,28 @@ def check_case(checks, shapec, case_dir, tmp, cuda=False):
     DEVICE[0] = 2 if cuda else 1
     try:
         check_runs(checks, answers, ctypes.CDLL(os.path.join(out, "model.so")), where)
+        if cuda:
+            check_cublas_runs(checks, answers, out, dtype)
     finally:
         DEVICE[0] = 1
+
+
+def check_cublas_runs(checks, answers, out, dtype):
+    """The CUDA path again with cuBLAS (emulated on the host: a second copy of the library,
+    which opens its cuBLAS afresh): the same tolerance, and a product of half-precision
+    operands taken by cublasGemmStridedBatchedEx in the program's dtype."""
+    lib_path, log = os.path.join(out, "model_cublas.so"), os.path.join(out, "cublas.log")
+    shutil.copy(os.path.join(out, "model.so"), lib_path)
+    os.environ.update(SHAPEC_CUDA_EMULATE_CUBLAS="1", SHAPEC_CUDA_EMULATE_CUBLAS_LOG=log)
+    try:
+        check_runs(checks, answers, ctypes.CDLL(lib_path), " (CUDA, emulated, cuBLAS)")
+    finally:
+        del os.environ["SHAPEC_CUDA_EMULATE_CUBLAS"], os.environ["SHAPEC_CUDA_EMULATE_CUBLAS_LOG"]
+    if answers["case"] in HALF_PRODUCTS:
+        calls = open(log).read().splitlines() if os.path.exists(log) else []
+        half = [c for c in calls if c.startswith(f"cublasGemmStridedBatchedEx {dtype} ")]
+        checks.check(half and len(half) == len(calls), f"{dtype} {answers.get('label')} (CUDA): every product on cuBLAS "
+                     f"in {dtype} ({calls[:3]})")
 
 
 def check_ptx(checks, shapec, case_dir, out, what):

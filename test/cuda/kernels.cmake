@@ -16,6 +16,7 @@ target_compile_options(sc_cuda_device_emulated PRIVATE
 add_executable(test_device_kernels
   ${CMAKE_SOURCE_DIR}/test/cuda/test_device_kernels.c
   ${CMAKE_SOURCE_DIR}/backends/cuda/emulate/emulate.c
+  ${CMAKE_SOURCE_DIR}/backends/cuda/emulate/cublas_host.c
   ${CMAKE_SOURCE_DIR}/backends/cuda/runtime/ops.c
   $<TARGET_OBJECTS:sc_cuda_device_emulated>)
 target_include_directories(test_device_kernels PRIVATE

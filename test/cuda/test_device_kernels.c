@@ -16,7 +16,10 @@
 
 #include "backends/cuda/emulate/emulate.h"
 
+#include "backends/llvm/runtime_abi.h"
+#include "ir/half.h"
 int sc_cu_status(void); /* cuda_rt.h's, which cannot be included beside kernels.h's sc_dims users */
+void *sc_cu_weights(const void *host, int64_t bytes);
 
 static int cases, failures;
 static char case_name[256];
@@ -366,13 +369,90 @@ static void test_bmm(void) {
               for (int64_t j = 0; j < batch * m * n; j++) got[j] = NAN; /* beta 0 must not read C */
             begin_case("bmm batch %lld m %lld n %lld k %lld trans %d%d alpha %g beta %g strides %d", (long long)batch,
                        (long long)m, (long long)n, (long long)k, ta, tb, ab[f][0], ab[f][1], bs);
+            float *via_blas = clone_buf(got, batch * m * n * 4);
             int rc1 = sc_k_bmm_f32(batch, m, n, k, a, a_bs, ta, b, b_bs, tb, want, ab[f][0], ab[f][1]);
+            setenv("SHAPEC_CUDA_NO_CUBLAS", "1", 1); /* shapec's own kernel */
             int rc2 = sc_cu_bmm_f32(batch, m, n, k, a, a_bs, ta, b, b_bs, tb, got, ab[f][0], ab[f][1]);
-            if (rc1 || rc2) fail("rc %d / %d", rc2, rc1);
+            unsetenv("SHAPEC_CUDA_NO_CUBLAS"); /* then cublas.c's call of the (emulated) cuBLAS */
+            int64_t calls = sc_emu_cublas_calls[0];
+            int rc3 = sc_cu_bmm_f32(batch, m, n, k, a, a_bs, ta, b, b_bs, tb, via_blas, ab[f][0], ab[f][1]);
+            if (rc1 || rc2 || rc3) fail("rc %d / %d / %d", rc2, rc3, rc1);
+            if (batch * m * n > 0 && sc_emu_cublas_calls[0] != calls + 1) fail("cuBLAS did not take the product");
             same_f(got, want, batch * m * n, "c");
+            same_f(via_blas, want, batch * m * n, "c (cuBLAS)");
             end_case();
-            free(a), free(b), free(want), free(got);
+            free(a), free(b), free(want), free(got), free(via_blas);
           }
+}
+
+/* sc_d_to_half's bits are ir/half.h's (torch's rounding): ties, subnormals, overflow, NaN. */
+static void test_to_half(void) {
+  static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00001u, 0xffa00000u,
+                                     0x477fe000u, 0x477ff000u, 0x477fefffu, 0x38800000u, 0x387fffffu, 0x33000000u,
+                                     0x33000001u, 0x33c00000u, 0x34200000u, 0x00000001u, 0x3f808000u, 0x3f818000u,
+                                     0x3f800fffu, 0x3f801000u, 0x3f803000u, 0x7f7fffffu, 0x3fffffffu};
+  enum { N = 4096 };
+  float *x = xmalloc(N * 4);
+  for (int i = 0; i < N; i++) {
+    uint32_t u = i < (int)(sizeof special / sizeof special[0]) ? special[i] : (uint32_t)next_u64();
+    memcpy(&x[i], &u, 4);
+  }
+  for (int kind = SC_HALF_F16; kind <= SC_HALF_BF16; kind++) {
+    begin_case("to_half %s", kind == SC_HALF_BF16 ? "bfloat16" : "float16");
+    uint16_t *got = dev_out(N * 2);
+    sc_cu_to_half(x, got, N, kind);
+    for (int i = 0; i < N; i++) {
+      uint16_t want = kind == SC_HALF_BF16 ? sc_f32_to_bf16(x[i]) : sc_f32_to_f16(x[i]);
+      if (got[i] != want) {
+        fail("%08x -> %04x, want %04x", sc_f32_bits(x[i]), got[i], want);
+        break;
+      }
+    }
+    end_case();
+    free(got);
+  }
+  free(x);
+}
+
+/* A half-precision product (sc_cu_bmm_half): operands holding float16 / bfloat16 numbers,
+ * one of them in the weights (read from its half mirror) or both activations (converted),
+ * through the emulated cuBLAS in that dtype = the float32 product of the same numbers;
+ * and without cuBLAS, shapec's own float32 kernel. */
+static void test_bmm_half(void) {
+  static const int64_t shapes[][4] = {{1, 5, 7, 9}, {3, 4, 8, 16}, {2, 1, 13, 3}, {1, 33, 17, 21}};
+  for (int kind = SC_HALF_F16; kind <= SC_HALF_BF16; kind++)
+    for (int s = 0; s < 4; s++)
+      for (int tb = 0; tb < 2; tb++)
+        for (int where = 0; where < 3; where++) { /* 0: no weights, 1: b in the weights, 2: b in the weights, broadcast */
+          int64_t batch = shapes[s][0], m = shapes[s][1], n = shapes[s][2], k = shapes[s][3];
+          int64_t a_bs = m * k, b_bs = where == 2 ? 0 : k * n;
+          int64_t blob_floats = 7 + batch * k * n + 5; /* b at element 7 of a blob with other weights around it */
+          float *blob = frandn(blob_floats), *a = frandn(batch * m * k);
+          for (int64_t i = 0; i < blob_floats; i++)
+            blob[i] = kind == SC_HALF_BF16 ? sc_bf16_to_f32(sc_f32_to_bf16(blob[i])) : sc_f16_to_f32(sc_f32_to_f16(blob[i]));
+          for (int64_t i = 0; i < batch * m * k; i++)
+            a[i] = kind == SC_HALF_BF16 ? sc_bf16_to_f32(sc_f32_to_bf16(a[i])) : sc_f16_to_f32(sc_f32_to_f16(a[i]));
+          float *b = where ? blob + 7 : clone_buf(blob + 7, batch * k * n * 4);
+          begin_case("bmm_half %s batch %lld m %lld n %lld k %lld trans_b %d weights %d",
+                     kind == SC_HALF_BF16 ? "bfloat16" : "float16", (long long)batch, (long long)m, (long long)n,
+                     (long long)k, tb, where);
+          sc_cu_weights(blob, blob_floats * 4);
+          float *want = cpu_out(batch * m * n * 4), *got = dev_out(batch * m * n * 4), *own = dev_out(batch * m * n * 4);
+          int rc1 = sc_k_bmm_f32(batch, m, n, k, a, a_bs, 0, b, b_bs, tb, want, 1, 0);
+          int64_t calls = sc_emu_cublas_calls[kind];
+          int rc2 = sc_cu_bmm_half(batch, m, n, k, a, a_bs, 0, b, b_bs, tb, got, 1, 0, kind);
+          if (sc_emu_cublas_calls[kind] != calls + 1) fail("cuBLAS did not take the product in its dtype");
+          setenv("SHAPEC_CUDA_NO_CUBLAS", "1", 1);
+          int rc3 = sc_cu_bmm_half(batch, m, n, k, a, a_bs, 0, b, b_bs, tb, own, 1, 0, kind);
+          unsetenv("SHAPEC_CUDA_NO_CUBLAS");
+          if (rc1 || rc2 || rc3) fail("rc %d / %d / %d", rc2, rc3, rc1);
+          same_f(got, want, batch * m * n, "c (cuBLAS)");
+          same_f(own, want, batch * m * n, "c (own kernel)");
+          end_case();
+          sc_cu_weights(NULL, 0);
+          if (!where) free(b);
+          free(blob), free(a), free(want), free(got), free(own);
+        }
 }
 
 /* ---- neural-network ops ---- */
@@ -637,6 +717,7 @@ static void test_reduce(void) {
 
 int main(void) {
   static const int64_t thread_counts[] = {1, 7, 33};
+  setenv("SHAPEC_CUDA_EMULATE_CUBLAS", "1", 1); /* SHAPEC_CUDA_NO_CUBLAS turns it off per product */
   for (int t = 0; t < 3; t++) {
     sc_emu_launch_threads = thread_counts[t];
     test_strided_copy();
@@ -647,6 +728,8 @@ int main(void) {
     test_nonzero();
     test_masked_select();
     test_bmm();
+    test_to_half();
+    test_bmm_half();
     test_conv();
     test_pools();
     test_norms();

@@ -107,3 +107,37 @@ SC_KERNEL void sc_d_repeat(const char *src, char *dst, int32_t ndim, sc_dims src
     copy_any(dst + t * esize, src + off * esize, esize);
   }
 }
+
+/* float32 -> float16 / bfloat16 bits, round to nearest (ties to even) as torch rounds; a
+ * NaN stays a quiet NaN.  Integer operations only, so that the GPU and the host emulation
+ * give the same bits. */
+static inline uint32_t f32_bits(float f) {
+  union { float f; uint32_t u; } v = {.f = f};
+  return v.u;
+}
+
+static inline uint16_t to_bf16(float f) {
+  uint32_t u = f32_bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+}
+
+static inline uint16_t to_f16(float f) {
+  uint32_t u = f32_bits(f), sign = (u >> 16) & 0x8000, a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00 | ((a >> 13) & 0x3ff)); /* NaN */
+  if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00);                      /* past 65504: inf */
+  if (a < 0x38800000u) { /* a subnormal (or zero): the fraction in units of 2^-24, rounded */
+    uint32_t shift = 126 - (a >> 23), mant = (a & 0x7fffffu) | 0x800000u; /* value = mant * 2^-(shift+24) */
+    if (a < 0x33000000u) return (uint16_t)sign;                            /* below half of 2^-24 */
+    uint32_t q = mant >> shift, rest = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    q += rest > half || (rest == half && (q & 1));
+    return (uint16_t)(sign | q);
+  }
+  return (uint16_t)(sign | ((a + 0xfffu + ((a >> 13) & 1) - 0x38000000u) >> 13));
+}
+
+/* y[i] = x[i] as float16 (SC_HALF_F16) or bfloat16 (SC_HALF_BF16) bits: the operands of
+ * a half-precision product on cuBLAS (sc_cu_bmm_half). */
+SC_KERNEL void sc_d_to_half(const float *x, uint16_t *y, int64_t n, int32_t kind) {
+  SC_GRID_LOOP(i, n) y[i] = kind == SC_HALF_BF16 ? to_bf16(x[i]) : to_f16(x[i]);
+}

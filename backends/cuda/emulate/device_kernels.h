@@ -20,6 +20,7 @@ void sc_d_gather(const char *src, const int64_t *index, char *dst, int32_t ndim,
                  int64_t pick, int64_t n_src, int64_t esize, int64_t n, int32_t *bad);
 void sc_d_repeat(const char *src, char *dst, int32_t ndim, sc_dims src_shape, sc_dims out_shape, int64_t esize,
                  int64_t n);
+void sc_d_to_half(const float *x, uint16_t *y, int64_t n, int32_t kind);
 
 /* data_dependent.c */
 void sc_d_any(const unsigned char *src, unsigned char *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize,

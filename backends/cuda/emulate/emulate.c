@@ -8,12 +8,15 @@
  * launchers, fused kernels, device kernels) then runs on the CPU: the way CUDA code is
  * tested on a machine without a GPU.  Kernels whose threads cooperate within a block
  * cannot run this way; shapec has none. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/cuda/runtime/cuda_rt.h"
+#include "backends/cuda/runtime/ops.h"
+#include "backends/llvm/runtime_abi.h"
 #include "device_kernels.h"
 #include "emulate.h"
 
@@ -99,9 +102,39 @@ void sc_cu_free(void *p) { free(p); }
 
 void sc_cu_release_memory(void) {} /* host memory is freed as soon as it is released */
 
+/* The weights are the library's own host copy; their float16 / bfloat16 mirrors are made
+ * once, by the device kernel, as driver.c makes them on a GPU. */
+static const void *weights_host;
+static int64_t weights_bytes;
+static uint16_t *weights_half[3];
+static pthread_mutex_t weights_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void *sc_cu_weights(const void *host, int64_t bytes) {
-  (void)bytes;
+  pthread_mutex_lock(&weights_lock);
+  if (host != weights_host || bytes != weights_bytes) /* another blob (the kernel test's): new mirrors */
+    for (int k = 0; k < 3; k++) free(weights_half[k]), weights_half[k] = NULL;
+  weights_host = host;
+  weights_bytes = bytes;
+  pthread_mutex_unlock(&weights_lock);
   return (void *)host;
+}
+
+const void *sc_cu_weights_half(const void *p, int32_t kind) {
+  if (kind != SC_HALF_F16 && kind != SC_HALF_BF16) return NULL;
+  pthread_mutex_lock(&weights_lock);
+  const char *base = weights_host;
+  const uint16_t *mirror = NULL;
+  if (base && (const char *)p >= base && (const char *)p < base + weights_bytes && ((const char *)p - base) % 4 == 0) {
+    if (!weights_half[kind]) {
+      int64_t n = weights_bytes / 4;
+      uint16_t *h = malloc((size_t)(n > 0 ? n : 1) * sizeof *h);
+      if (h) sc_cu_to_half((const float *)(const void *)base, h, n, kind);
+      weights_half[kind] = h;
+    }
+    if (weights_half[kind]) mirror = weights_half[kind] + ((const char *)p - base) / 4;
+  }
+  pthread_mutex_unlock(&weights_lock);
+  return mirror;
 }
 
 void sc_cu_copy_to_host(void *dst, const void *src, int64_t bytes) {
@@ -114,12 +147,13 @@ void sc_cu_copy_device(void *dst, const void *src, int64_t bytes) {
   if (bytes > 0) memmove(dst, src, (size_t)bytes);
 }
 
-int sc_cu_cublas_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
-                       int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
-                       float beta) {
-  (void)batch, (void)m, (void)n, (void)k, (void)a, (void)a_batch_stride, (void)trans_a, (void)b, (void)b_batch_stride;
-  (void)trans_b, (void)c, (void)alpha, (void)beta;
-  return 0;
+/* cuBLAS: none, unless SHAPEC_CUDA_EMULATE_CUBLAS=1 asks for cublas_host.c's, which
+ * computes what cuBLAS documents on the host, so that the calls of cublas.c and the
+ * half-precision operands of sc_cu_bmm_half are checked without a GPU. */
+void *sc_cu_cublas_symbol(const char *name) {
+  const char *on = getenv("SHAPEC_CUDA_EMULATE_CUBLAS");
+  if (!on || !*on || *on == '0') return NULL;
+  return sc_emu_cublas_symbol(name);
 }
 
 /* ---- one adapter per kernel: the params array unpacked into a direct call ---- */
@@ -138,6 +172,7 @@ typedef const double *cf64;
 typedef double *f64p;
 typedef char *bytes;
 typedef void *ptr;
+typedef uint16_t *u16p;
 
 static void k_strided_copy(void **p) {
   sc_d_strided_copy(A(0, cstr), A(1, bytes), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int64_t),
@@ -146,6 +181,7 @@ static void k_strided_copy(void **p) {
 static void k_copy_into(void **p) {
   sc_d_copy_into(A(0, cstr), A(1, bytes), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int64_t), A(6, int64_t));
 }
+static void k_to_half(void **p) { sc_d_to_half(A(0, cf32), A(1, u16p), A(2, int64_t), A(3, int32_t)); }
 static void k_fill(void **p) { sc_d_fill(A(0, bytes), A(1, int64_t), A(2, sc_dims), A(3, int64_t)); }
 static void k_arange(void **p) { sc_d_arange(A(0, ptr), A(1, int64_t), A(2, double), A(3, double), A(4, int32_t)); }
 static void k_any(void **p) {
@@ -251,6 +287,7 @@ static const struct {
     {"sc_d_strided_copy", k_strided_copy},
     {"sc_d_copy_into", k_copy_into},
     {"sc_d_fill", k_fill},
+    {"sc_d_to_half", k_to_half},
     {"sc_d_arange", k_arange},
     {"sc_d_index_select", k_index_select},
     {"sc_d_gather", k_gather},

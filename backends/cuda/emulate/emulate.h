@@ -13,5 +13,9 @@ void sc_emu_reset(void);
 /* The current emulated thread's sc_thread() and sc_threads() (fused kernels call these). */
 int64_t sc_emu_thread_index(void);
 int64_t sc_emu_thread_count(void);
+/* cuBLAS's entry points that cublas.c calls, computed on the host (cublas_host.c). */
+void *sc_emu_cublas_symbol(const char *name);
+/* Products it computed: [0] float32, [1] float16, [2] bfloat16 operands. */
+extern int64_t sc_emu_cublas_calls[3];
 
 #endif

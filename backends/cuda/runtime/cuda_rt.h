@@ -58,11 +58,29 @@ void sc_cu_launch(const char *name, int64_t work, void **params);
  * cooperate within a block. */
 void sc_cu_launch_grid(const char *name, uint32_t grid_x, uint32_t grid_y, uint32_t block, void **params);
 
+/* The same weights, each float32 element as float16 / bfloat16 (kind SC_HALF_*), made on
+ * the device the first time a half-precision product asks: the element of that mirror
+ * that p's element becomes, or NULL when p is not in the weights (or the mirror could
+ * not be made: an error is then recorded). */
+const void *sc_cu_weights_half(const void *p, int32_t kind);
+
+/* cuBLAS, opened like the driver on the first product (cublas.c): a symbol of
+ * libcublas.so.13/12/11, or NULL when it has none or there is no cuBLAS.  The emulation
+ * gives host versions of the ones cublas.c calls (backends/cuda/emulate/cublas_host.c). */
+void *sc_cu_cublas_symbol(const char *name);
+
 /* C = alpha * op(A) op(B) + beta * C for `batch` row-major matrices through cuBLAS when
  * libcublas is on the machine.  Returns 1 when cuBLAS did it, 0 when it is not available
  * (the caller runs shapec's own kernel); errors are recorded. */
 int sc_cu_cublas_sgemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
                        int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
                        float beta);
+/* Whether cuBLAS can take half-precision products (cublasGemmStridedBatchedEx). */
+int sc_cu_cublas_has_half(void);
+/* The same product with A and B float16 / bfloat16 bits (kind SC_HALF_*), products and
+ * sums in float32 (CUBLAS_COMPUTE_32F), C float32.  Returns 1 when cuBLAS did it. */
+int sc_cu_cublas_gemm_half(int64_t batch, int64_t m, int64_t n, int64_t k, const void *a, int64_t a_batch_stride,
+                           int32_t trans_a, const void *b, int64_t b_batch_stride, int32_t trans_b, float *c,
+                           float alpha, float beta, int32_t kind);
 
 #endif

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/llvm/runtime_abi.h"
 #include "cuda_rt.h"
+#include "ops.h"
 #include "shapec/runtime.h"
 
 /* The driver's types, as its ABI defines them (cuda.h is not needed). */
@@ -142,13 +144,19 @@ typedef struct device_state {
   const char *kernel_names[MAX_KERNELS];
   CUfunction kernels[MAX_KERNELS];
   CUdeviceptr weights;
+  int64_t weights_bytes;
+  CUdeviceptr weights_half[3]; /* [SC_HALF_F16], [SC_HALF_BF16]: made on first use */
+  pthread_mutex_t half_lock;    /* held while one is made (its launch takes `lock`) */
 } device_state;
 
 static device_state devices[MAX_DEVICES];
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
 
 static void init_devices(void) {
-  for (int i = 0; i < MAX_DEVICES; i++) pthread_mutex_init(&devices[i].lock, NULL);
+  for (int i = 0; i < MAX_DEVICES; i++) {
+    pthread_mutex_init(&devices[i].lock, NULL);
+    pthread_mutex_init(&devices[i].half_lock, NULL);
+  }
 }
 
 /* One call's state: the device, stream and first error, and the context that was current
@@ -334,13 +342,55 @@ void *sc_cu_weights(const void *host, int64_t bytes) {
     if (check(cu.MemAlloc(&p, (size_t)bytes), "allocating device memory for the weights") &&
         check(cu.MemcpyHtoDAsync(p, host, (size_t)bytes, call.stream), "copying the weights to the device") &&
         check(cu.StreamSynchronize(call.stream), "cuStreamSynchronize (the weights' upload)"))
-      d->weights = p;
+      d->weights = p, d->weights_bytes = bytes;
     else if (p)
       cu.MemFree(p);
   }
   pthread_mutex_unlock(&d->lock);
   if (bytes <= 0) return (void *)(uintptr_t)1; /* no weights: never read */
   return d->weights ? (void *)(uintptr_t)d->weights : NULL;
+}
+
+/* A half-precision product reads its weights in its dtype from a mirror of the whole blob,
+ * converted on the device once (the blob holds them widened to float32; the elements
+ * that are not float32 numbers convert to bits nobody reads).  Half the blob's size. */
+const void *sc_cu_weights_half(const void *p, int32_t kind) {
+  if (!call.dev || call.status || (kind != SC_HALF_F16 && kind != SC_HALF_BF16)) return NULL;
+  device_state *d = call.dev;
+  CUdeviceptr at = (CUdeviceptr)(uintptr_t)p;
+  if (!d->weights || at < d->weights || at >= d->weights + (CUdeviceptr)d->weights_bytes || (at - d->weights) % 4)
+    return NULL;
+  pthread_mutex_lock(&d->half_lock);
+  if (!d->weights_half[kind]) {
+    int64_t n = d->weights_bytes / 4;
+    CUdeviceptr h = 0;
+    if (check(cu.MemAlloc(&h, (size_t)(n > 0 ? n : 1) * 2), "allocating device memory for the half-precision weights")) {
+      sc_cu_to_half((const float *)(uintptr_t)d->weights, (uint16_t *)(uintptr_t)h, n, kind);
+      /* every stream may read it once it is published */
+      if (!call.status && check(cu.StreamSynchronize(call.stream), "cuStreamSynchronize (the half-precision weights)"))
+        d->weights_half[kind] = h;
+      else
+        cu.MemFree(h);
+    }
+  }
+  CUdeviceptr mirror = d->weights_half[kind];
+  pthread_mutex_unlock(&d->half_lock);
+  return mirror ? (const void *)(uintptr_t)(mirror + (at - d->weights) / 2) : NULL;
+}
+
+/* cuBLAS's library, opened once (the newest soname first). */
+static void *cublas_lib;
+static pthread_once_t cublas_once = PTHREAD_ONCE_INIT;
+
+static void open_cublas(void) {
+  static const char *const names[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11", "libcublas.so"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0] && !cublas_lib; i++)
+    cublas_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+}
+
+void *sc_cu_cublas_symbol(const char *name) {
+  pthread_once(&cublas_once, open_cublas);
+  return cublas_lib ? dlsym(cublas_lib, name) : NULL;
 }
 
 void sc_cu_copy_to_host(void *dst, const void *src, int64_t bytes) {

@@ -345,6 +345,41 @@ int sc_cu_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a
   return sc_cu_status();
 }
 
+void sc_cu_to_half(const float *x, uint16_t *y, int64_t n, int32_t kind) {
+  void *p[] = {&x, &y, &n, &kind};
+  sc_cu_launch("sc_d_to_half", n, p);
+}
+
+/* One operand of a half-precision product in its dtype: the weights' mirror when it is a
+ * weight, else a converted copy (*scratch, freed by the caller). */
+static const void *half_operand(const float *x, int64_t elems, int32_t kind, void **scratch) {
+  const void *mirror = sc_cu_weights_half(x, kind);
+  if (mirror || sc_cu_status()) return mirror;
+  uint16_t *copy = sc_cu_alloc(elems * (int64_t)sizeof(uint16_t));
+  if (copy) sc_cu_to_half(x, copy, elems, kind);
+  *scratch = copy;
+  return copy;
+}
+
+int sc_cu_bmm_half(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
+                   int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
+                   float beta, int32_t kind) {
+  if (batch <= 0 || m <= 0 || n <= 0 || sc_cu_status()) return sc_cu_status();
+  if (k <= 0 || !sc_cu_cublas_has_half())
+    return sc_cu_bmm_f32(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, c, alpha, beta);
+  void *scratch_a = NULL, *scratch_b = NULL;
+  /* the elements each operand spans: a batch stride of 0 reads one matrix for all */
+  const void *ha = half_operand(a, (batch - 1) * a_batch_stride + m * k, kind, &scratch_a);
+  const void *hb = ha ? half_operand(b, (batch - 1) * b_batch_stride + k * n, kind, &scratch_b) : NULL;
+  int done = ha && hb && sc_cu_cublas_gemm_half(batch, m, n, k, ha, a_batch_stride, trans_a, hb, b_batch_stride, trans_b,
+                                                c, alpha, beta, kind);
+  sc_cu_free(scratch_a);
+  sc_cu_free(scratch_b);
+  if (!done && !sc_cu_status())
+    return sc_cu_bmm_f32(batch, m, n, k, a, a_batch_stride, trans_a, b, b_batch_stride, trans_b, c, alpha, beta);
+  return sc_cu_status();
+}
+
 /* ---- neural-network ops ---- */
 
 /* One group: y[b] = W [o, c*kh*kw] @ col[b] [c*kh*kw, oh*ow] (+ bias), a batched product

@@ -41,6 +41,15 @@ void sc_cu_masked_select(const void *x, const int64_t *x_st, const uint8_t *mask
 int sc_cu_bmm_f32(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
                   int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
                   float beta);
+/* The same for operands that hold float16 / bfloat16 numbers (kind SC_HALF_*, from a
+ * half-precision program): cuBLAS multiplies them in that dtype, accumulating in float32,
+ * from the weights' half mirror (sc_cu_weights_half) or a converted copy of an
+ * activation; without cuBLAS, sc_cu_bmm_f32 (the same numbers, the same sums). */
+int sc_cu_bmm_half(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a, int64_t a_batch_stride,
+                   int32_t trans_a, const float *b, int64_t b_batch_stride, int32_t trans_b, float *c, float alpha,
+                   float beta, int32_t kind);
+/* y[0..n) = x[0..n) as float16 / bfloat16 bits (device/copy.c's sc_d_to_half). */
+void sc_cu_to_half(const float *x, uint16_t *y, int64_t n, int32_t kind);
 
 /* ---- neural-network ops (device/nn.c) ---- */
 int sc_cu_conv2d_f32(const float *x, const float *w, const float *bias, float *y, int64_t n, int64_t c, int64_t h,
