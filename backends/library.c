@@ -56,6 +56,7 @@ static bool emit_library(cg *g, const sc_library_options *opts) {
   double t = sc_phase_start();
   cg_emit_weights(g);
   cg_emit_state(g);
+  cg_emit_weights_manifest(g);
   sc_phase_end(g->ctx, "weights of the library", t);
   t = sc_phase_start();
   cg_emit_string_getter(g, "shapec_model_report", opts->report_json ? opts->report_json : "{}");

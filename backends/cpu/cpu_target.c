@@ -282,8 +282,10 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
   /* --name: SONAME NAME.so, and only shapec_NAME_* exported (a version script hides the rest,
    * the runtime's own symbols included, so two models never bind to each other's) */
   char soname[300] = "model.so", script_path[1200] = "", script_arg[1300] = "";
-  char *defsyms[4] = {NULL};
-  static const char *const runtime_api[4] = {"set_num_threads", "get_num_threads", "set_weights_path", "release_workspace"};
+  enum { N_RUNTIME_API = 7 };
+  char *defsyms[N_RUNTIME_API] = {NULL};
+  static const char *const runtime_api[N_RUNTIME_API] = {"set_num_threads", "get_num_threads", "set_weights_path",
+                                                         "release_workspace", "num_weights", "weight", "load_weights"};
   if (ok && g->library_name) {
     snprintf(soname, sizeof soname, "%s.so", g->library_name);
     snprintf(script_path, sizeof script_path, "%s/exports.map", dir);
@@ -291,7 +293,7 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
     int n = snprintf(script, sizeof script, "{ global: shapec_%s_*; local: *; };\n", g->library_name);
     ok = write_temp(g, script_path, script, (size_t)n);
     snprintf(script_arg, sizeof script_arg, "--version-script=%s", script_path);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < N_RUNTIME_API; k++)
       defsyms[k] = sc_arena_printf(&g->ctx->arena, "--defsym=shapec_%s_%s=shapec_model_%s", g->library_name, runtime_api[k],
                                    runtime_api[k]);
   }
@@ -300,13 +302,14 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
                     /* nodelete: the pool's workers live as long as the process */
                     "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
                     "-u", "shapec_model_set_weights_path", "-u", "shapec_model_release_workspace",
+                    "-u", "shapec_model_num_weights", "-u", "shapec_model_weight", "-u", "shapec_model_load_weights",
                     "--gc-sections", "-o", tmp_so, o_path, weights_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
-                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     if (g->library_name) { /* appended: the version script and the runtime entry points' names */
       size_t end = 0;
       while (argv[end]) end++;
       argv[end++] = script_arg;
-      for (int k = 0; k < 4; k++) argv[end++] = defsyms[k];
+      for (int k = 0; k < N_RUNTIME_API; k++) argv[end++] = defsyms[k];
     }
     if (cold_obj) { /* the entry functions' object goes right after the module's */
       size_t at = 0, end = 0;

@@ -189,3 +189,35 @@ void cg_weights_free(cg *g) {
   g->pieces = NULL;
   g->n_pieces = g->cap_pieces = 0;
 }
+
+/* The weights a caller may replace at load (shapec_model_load_weights, runtime weights.c):
+ * a text the runtime reads once.  First line "external SIZE ID" (the side file's blob) or
+ * "embedded"; then per parameter, buffer and tensor constant the program reads from the
+ * blob (not a buffer it updates: that one is the state's, cg_state.c), tab-separated:
+ * kind (p/b/c), name, torch's dtype, the dtype the blob holds it in (a half-precision
+ * weight is widened, passes/half_precision.h), byte offset in the blob, bytes, and the
+ * dims joined by commas.  A name with a tab or a newline leaves the list empty. */
+void cg_emit_weights_manifest(cg *g) {
+  sc_strbuf t = {0};
+  if (g->external_path)
+    sc_strbuf_printf(&t, "external %llu %llu\n", (unsigned long long)g->weights_size, (unsigned long long)g->weights_id);
+  else
+    sc_strbuf_printf(&t, "embedded\n");
+  bool listable = true;
+  for (size_t i = 0; i < g->p->n_input_specs && listable; i++) {
+    const sc_input_spec *s = &g->p->input_specs[i];
+    const sc_weight *w = is_weight(s) ? sc_weights_find(g->w, s->target) : NULL;
+    const sc_value *v = sc_input_spec_value(s);
+    if (!w || !v || (g->state && g->state[i])) continue;
+    if (strpbrk(s->target, "\t\n")) listable = false;
+    sc_dtype torch_dtype = v->meta.rounds_to ? v->meta.rounds_to : w->dtype;
+    long long offset = g->external_path && g->weight_offsets[i] != (size_t)-1 ? (long long)g->weight_offsets[i] : -1;
+    sc_strbuf_printf(&t, "%c\t%s\t%d\t%d\t%lld\t%llu\t", s->kind == SC_INPUT_PARAMETER ? 'p' : s->kind == SC_INPUT_BUFFER ? 'b' : 'c',
+                     s->target, (int)torch_dtype, (int)w->dtype, offset, (unsigned long long)w->nbytes);
+    for (int d = 0; d < w->rank; d++) sc_strbuf_printf(&t, "%s%lld", d ? "," : "", (long long)w->shape[d]);
+    sc_strbuf_printf(&t, "\n");
+  }
+  cg_emit_string_getter(g, "sc_model_weights_manifest", listable ? (t.data ? t.data : "") : "");
+  LLVMSetVisibility(LLVMGetNamedFunction(g->M, "sc_model_weights_manifest"), LLVMHiddenVisibility);
+  sc_strbuf_free(&t);
+}

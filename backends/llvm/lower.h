@@ -565,6 +565,9 @@ bool cg_complex_boundary_ok(cg *g);
 /* One piece per weight of the program (g->weight_symbols), or with external_path set the
  * side file (header + blob), written now. */
 void cg_emit_weights(cg *g);
+/* const char *sc_model_weights_manifest(void): the weights a caller may replace at load
+ * (after cg_emit_state, which knows the buffers the program updates). */
+void cg_emit_weights_manifest(cg *g);
 /* A piece of the blob computed at export (owned is freed with the module, may be NULL):
  * the pointer the code reads it through. */
 LLVMValueRef cg_weights_add(cg *g, const void *data, size_t nbytes, void *owned);

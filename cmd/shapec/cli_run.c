@@ -10,7 +10,7 @@
 
 const char sc_usage_run[] =
     "usage: shapec run MODEL.so --input NAME=FILE.npy ... [--out DIR] [--bench N]\n"
-    "                  [--device cpu|cuda|cuda:N] [--record-shapes OBS]\n"
+    "                  [--device cpu|cuda|cuda:N] [--record-shapes OBS] [--weights FILE]\n"
     "\n"
     "Loads a library built by `shapec export`, checks the inputs against its guards, runs it\n"
     "and writes the K-th output the program returns to DIR/output_K.npy (DIR defaults to the\n"
@@ -26,6 +26,9 @@ const char sc_usage_run[] =
     "                          observations file OBS, or to rank-<RANK>.json in the folder\n"
     "                          OBS (a folder, or a path ending in /; RANK from the launcher),\n"
     "                          before the guards are checked: `shapec spec infer` merges them\n"
+    "  --weights FILE          compute with the weights of a safetensors file (the library's\n"
+    "                          names, dtypes and shapes; a library exported with\n"
+    "                          --external-weights; `shapec inspect` lists them)\n"
     "  --device D              where the tensors live: cpu (default) or cuda[:N], for a\n"
     "                          library exported with --target cuda (inputs are copied to\n"
     "                          GPU N, outputs back; --bench times the runs alone)\n"
@@ -34,7 +37,7 @@ const char sc_usage_run[] =
     "             3 a file cannot be read or written, 4 the library failed\n";
 
 
-enum { OPT_INPUT = 2, OPT_OUT, OPT_DEVICE, OPT_BENCH, OPT_RECORD };
+enum { OPT_INPUT = 2, OPT_OUT, OPT_DEVICE, OPT_BENCH, OPT_RECORD, OPT_WEIGHTS };
 
 static const sc_option run_options[] = {
     {"input", 'i', true, OPT_INPUT},
@@ -42,6 +45,7 @@ static const sc_option run_options[] = {
     {"device", 0, true, OPT_DEVICE},
     {"bench", 0, true, OPT_BENCH},
     {"record-shapes", 0, true, OPT_RECORD},
+    {"weights", 0, true, OPT_WEIGHTS},
 };
 
 enum { MAX_INPUTS = 256 };
@@ -88,6 +92,7 @@ static int parse_run_args(int argc, char **argv, sc_run_options *o) {
     }
     case OPT_OUT: o->outdir = v; break;
     case OPT_RECORD: o->record_shapes = v; break;
+    case OPT_WEIGHTS: o->weights = v; break;
     case OPT_DEVICE:
       if (!parse_device(v, o)) status = sc_options_error(&p, "--device takes cpu, cuda or cuda:N, not '%s'", v);
       break;

@@ -46,6 +46,7 @@ static void print_list(const cJSON *report, const char *key, const char *member,
 typedef struct abi_inputs {
   int (*count)(void), (*ndim)(int), (*dtype)(int);
   const char *(*name)(int);
+  int (*num_weights)(void), (*weight)(int, shapec_weight_info *); /* NULL before shapec 0.75 */
 } abi_inputs;
 
 static const char *dtype_text(int packed) {
@@ -53,6 +54,8 @@ static const char *dtype_text(int packed) {
     case (2 << 8) | 32: return "float32";
     case (2 << 8) | 64: return "float64";
     case (2 << 8) | 16: return "float16";
+    case (4 << 8) | 16: return "bfloat16";
+    case (0 << 8) | 16: return "int16";
     case (0 << 8) | 64: return "int64";
     case (0 << 8) | 32: return "int32";
     case (0 << 8) | 8: return "int8";
@@ -99,6 +102,16 @@ static void print_report(const char *path, const cJSON *r, int targets, const ch
     print_shape(cJSON_GetObjectItemCaseSensitive(out, "shape"));
     printf("\n");
   }
+  int n_weights = abi->num_weights ? abi->num_weights() : 0;
+  if (n_weights) /* what a safetensors file for `run --weights` / shapec_model_load_weights holds */
+    printf("weights (replaceable at load in a library exported with --external-weights):\n");
+  for (int i = 0; i < n_weights; i++) {
+    shapec_weight_info w;
+    if (abi->weight(i, &w) != SHAPEC_OK) continue;
+    printf("  %s: %s %s [", w.name, w.kind, dtype_text(w.code << 8 | w.bits));
+    for (int d = 0; d < w.ndim; d++) printf("%s%lld", d ? ", " : "", (long long)w.shape[d]);
+    printf("]\n");
+  }
   const cJSON *symbols = cJSON_GetObjectItemCaseSensitive(r, "symbols");
   const cJSON *ranges = cJSON_GetObjectItemCaseSensitive(r, "range_constraints");
   if (cJSON_GetArraySize(ranges)) {
@@ -144,6 +157,9 @@ int sc_cmd_inspect(const char *path, bool as_json) {
   *(void **)&abi.ndim = sc_library_function(h, "input_ndim");
   *(void **)&abi.dtype = sc_library_function(h, "input_dtype");
   *(void **)&abi.name = sc_library_function(h, "input_name");
+  *(void **)&abi.num_weights = sc_library_function(h, "num_weights");
+  *(void **)&abi.weight = sc_library_function(h, "weight");
+  if (!abi.weight) abi.num_weights = NULL;
   if (!report || !targets || !abi.count || !abi.ndim || !abi.dtype || !abi.name) {
     fprintf(stderr, "%s: error[SC0902]: not a shapec model library: no shapec_model_report\n", path);
     dlclose(h);

@@ -221,6 +221,23 @@ int sc_cmd_run(sc_ctx *ctx, const sc_run_options *o) {
     status = 3;
     goto done;
   }
+  if (o->weights) { /* --weights FILE.safetensors: before the first run */
+    int (*load_weights)(const char *, char *, size_t) =
+        (int (*)(const char *, char *, size_t))sc_library_function(handle, "load_weights");
+    if (!load_weights) {
+      sc_diags_add(&ctx->diags, SC_DIAG_RUN_LOAD, SC_SEV_ERROR, o->model, NULL,
+                   "this library cannot replace its weights (built before shapec 0.75): export it again");
+      status = 3;
+      goto done;
+    }
+    if (load_weights(o->weights, err, sizeof err) != SHAPEC_OK) {
+      sc_diag *d = sc_diags_add(&ctx->diags, SC_DIAG_WEIGHTS_MISMATCH, SC_SEV_ERROR, o->weights, NULL, "%s", err);
+      sc_diag_set_hint(&ctx->diags, d, "the file must hold the tensors `shapec inspect %s` lists under weights, with "
+                       "those names, dtypes and shapes", o->model);
+      status = 3;
+      goto done;
+    }
+  }
   n_in = api.num_inputs();
   n_out = api.num_outputs();
   ins = sc_xcalloc((size_t)n_in + 1, sizeof *ins);

@@ -13,6 +13,7 @@ typedef struct sc_run_options {
   const char *outdir;
   int bench;
   const char *record_shapes; /* --record-shapes: append the inputs' shapes to these observations */
+  const char *weights;       /* --weights: a safetensors file replacing the library's weights */
   bool cuda;        /* --device cuda[:N] */
   int cuda_device;
 } sc_run_options;

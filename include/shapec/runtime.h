@@ -84,6 +84,28 @@ int shapec_model_get_num_threads(void);
  * (afterwards it returns SHAPEC_ERR_ARGUMENT).  No effect on a library with embedded
  * weights. */
 int shapec_model_set_weights_path(const char *path);
+/* The weights the program reads (parameters, buffers it does not update, tensor
+ * constants), as torch names and stores them: what a safetensors file for
+ * shapec_model_load_weights must hold. */
+typedef struct shapec_weight_info {
+  const char *name;     /* the state_dict key: "encoder.layer.0.attention.self.query.weight" */
+  const char *kind;     /* "parameter", "buffer" or "constant" */
+  uint8_t code, bits;   /* DLPack dtype as torch stored it (bfloat16: 4, 16) */
+  int32_t ndim;
+  const int64_t *shape; /* ndim sizes, valid as long as the library is loaded */
+} shapec_weight_info;
+int shapec_model_num_weights(void);
+/* SHAPEC_OK, or SHAPEC_ERR_ARGUMENT for i out of range or a NULL info. */
+int shapec_model_weight(int i, shapec_weight_info *info);
+/* Replaces the weights of a library exported with --external-weights by the tensors of a
+ * safetensors file (model.state_dict() as safetensors saves it), without a new export:
+ * each tensor the library takes must have its name, dtype and shape; every parameter must
+ * be in the file; a buffer or constant it lacks keeps its exported value; other tensors of
+ * the file are ignored.  Call it before the first run (afterwards SHAPEC_ERR_ARGUMENT: the
+ * kernels have laid the weights out).  SHAPEC_ERR_WEIGHTS with a message naming the file
+ * and the tensor when the file does not fit; SHAPEC_ERR_ARGUMENT for a library with
+ * embedded weights.  A failed call changes nothing. */
+int shapec_model_load_weights(const char *path, char *err, size_t errlen);
 /* Frees the workspace blocks the library keeps for later runs (see docs/abi.md). */
 void shapec_model_release_workspace(void);
 

@@ -13,10 +13,10 @@ A guard the inputs fail raises shapec.GuardError (an AssertionError, as ep.modul
 raises) with torch's message and shapec's explanation.  Pure Python (ctypes); see
 docs/python.md."""
 from .cli import ExportError, export, spec_infer
-from .model import GuardError, Model, ShapecError, State, TensorInfo, load
+from .model import GuardError, Model, ShapecError, State, TensorInfo, WeightInfo, load
 from .observations import record_shapes
 
 __version__ = "0.1.0"  # the shapec release this package belongs to (`shapec --version`)
 
-__all__ = ["load", "Model", "State", "TensorInfo", "ShapecError", "GuardError", "ExportError", "export", "spec_infer",
+__all__ = ["load", "Model", "State", "TensorInfo", "WeightInfo", "ShapecError", "GuardError", "ExportError", "export", "spec_infer",
            "record_shapes", "__version__"]

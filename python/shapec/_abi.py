@@ -19,6 +19,12 @@ class DType(ctypes.Structure):
     _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
 
 
+class WeightInfo(ctypes.Structure):
+    """shapec_weight_info."""
+    _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_char_p), ("code", ctypes.c_uint8),
+                ("bits", ctypes.c_uint8), ("ndim", ctypes.c_int32), ("shape", ctypes.POINTER(ctypes.c_int64))]
+
+
 class Tensor(ctypes.Structure):
     """shapec_tensor, DLPack's DLTensor layout."""
     _fields_ = [("data", ctypes.c_void_p), ("device", Device), ("ndim", ctypes.c_int32), ("dtype", DType),
@@ -103,6 +109,12 @@ def declare(lib):
         sigs["shapec_model_metadata"] = (c_char_p, [c_char_p])
     if _has(lib, entry.prefix + "output_grows"):  # caches grown in place (libraries from shapec 0.74 on)
         sigs["shapec_model_output_grows"] = (c_int, [c_int, ctypes.POINTER(c_int)])
+    if _has(lib, entry.prefix + "load_weights"):  # weights replaced at load (libraries from shapec 0.75 on)
+        sigs.update({
+            "shapec_model_num_weights": (c_int, []),
+            "shapec_model_weight": (c_int, [c_int, ctypes.POINTER(WeightInfo)]),
+            "shapec_model_load_weights": (c_int, [c_char_p, c_char_p, c_size_t]),
+        })
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(entry, name[len("shapec_model_"):])
         fn.restype, fn.argtypes = restype, argtypes

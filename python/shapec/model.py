@@ -30,6 +30,11 @@ shape: ints for static sizes, the program's symbols ("s0", "s2*s3") for dynamic 
 () for a 0-d input (a scalar argument), as ONNX Runtime's get_inputs() gives them."""
 
 
+WeightInfo = collections.namedtuple("WeightInfo", ["name", "kind", "dtype", "shape"])
+WeightInfo.__doc__ = """A weight the program reads: its state_dict name, "parameter", "buffer" or
+"constant", torch's dtype name, and its shape (ints)."""
+
+
 def _is_torch(x):
     return type(x).__module__.split(".")[0] == "torch"
 
@@ -80,7 +85,7 @@ class Model:
     """A loaded model library.  Each Model loads its own copy (RTLD_LOCAL), so several
     models, or several exports of one model, live side by side in a process."""
 
-    def __init__(self, path, record_shapes=None):
+    def __init__(self, path, record_shapes=None, weights=None):
         self.path = os.path.abspath(path)
         self.record_shapes = record_shapes  # observations each call's input shapes go to, or None
         self._dll = ctypes.CDLL(self.path, mode=os.RTLD_LOCAL | os.RTLD_NOW)
@@ -98,6 +103,8 @@ class Model:
         # a CUDA-only library exported with --cuda-emulate computes on host memory passed as
         # CUDA tensors: NumPy arrays stand for device memory there (docs/cuda.md, emulation)
         self._host_is_device = self.cuda_arch == "host-emulation" and not self.targets & _abi.TARGET_CPU
+        if weights is not None:
+            self.load_weights(weights)
 
     def __repr__(self):
         return f"shapec.Model({self.path!r}, inputs={self.input_names}, outputs={self.output_names})"
@@ -244,6 +251,31 @@ class Model:
         that updates buffers (a KV cache) works on the library's own state (Model.state);
         Model.new_state() gives states of their own."""
         return self._call(args, kwargs, None)
+
+    @property
+    def weights(self):
+        """[WeightInfo] of the weights the program reads: what a safetensors file for
+        load_weights must hold."""
+        if not _abi._has(self._dll, self._lib.prefix + "load_weights"):
+            return []
+        out, info = [], _abi.WeightInfo()
+        for i in range(self._lib.num_weights()):
+            if self._lib.weight(i, ctypes.byref(info)) == 0:
+                out.append(WeightInfo(info.name.decode(), info.kind.decode(),
+                                      _abi.dtype_name(info.code << 8 | info.bits), tuple(info.shape[:info.ndim])))
+        return out
+
+    def load_weights(self, path):
+        """Replaces the weights by a safetensors file's (model.state_dict() as safetensors
+        saves it: the same names, dtypes and shapes; checked), before the first call, in a
+        library exported with --external-weights.  Raises ShapecError with the library's
+        message (the file, the tensor, what differs) when the file does not fit."""
+        if not _abi._has(self._dll, self._lib.prefix + "load_weights"):
+            raise ShapecError("this library predates replaceable weights (shapec 0.75): export it again", 2)
+        err = ctypes.create_string_buffer(4096)
+        rc = self._lib.load_weights(os.fsencode(path), err, len(err))
+        if rc:
+            raise ShapecError(err.value.decode(errors="replace"), rc)
 
     @property
     def metadata(self):
@@ -459,8 +491,10 @@ def _to_torch(torch, a):
         return torch.from_numpy(a)
 
 
-def load(path, record_shapes=None):
+def load(path, record_shapes=None, weights=None):
     """Loads OUTDIR/model.so (what `shapec export` wrote) as a callable Model.  With
     record_shapes (an observations file, or a folder for rank-<RANK>.json), every call
-    appends its input shapes there first (docs/observations.md)."""
-    return Model(path, record_shapes)
+    appends its input shapes there first (docs/observations.md).  With weights (a
+    safetensors file), the library computes with those instead of the exported ones
+    (Model.load_weights)."""
+    return Model(path, record_shapes, weights)

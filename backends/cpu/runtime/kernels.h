@@ -150,6 +150,13 @@ int sc_rt_blas_ready(char *err, size_t errlen);
 /* The weights blob of a library exported with --external-weights, mapped on first use;
  * NULL with a message when the file is missing or from another export. */
 const void *sc_rt_external_weights(uint64_t id, uint64_t size, char *err, size_t errlen);
+/* The blob runs will use instead (malloc'ed; the library owns it from here); refused with
+ * a message once a run has used the weights. */
+int sc_rt_weights_replace(const unsigned char *blob, char *err, size_t errlen);
+/* The side file's own blob (mapped once), for the pieces a replacement does not give. */
+const unsigned char *sc_rt_weights_own(uint64_t id, uint64_t size, char *err, size_t errlen);
+/* The weights list the code generator wrote (cg_weights.c, cg_emit_weights_manifest). */
+const char *sc_model_weights_manifest(void);
 
 /* ---- data movement (copy.c) ---- */
 void sc_k_strided_copy(const void *src, void *dst, int32_t ndim, const int64_t *shape, const int64_t *src_strides,

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -21,8 +22,10 @@
 enum { HEADER = 64 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const unsigned char *mapped; /* the blob, once loaded */
-static char chosen_path[4096];      /* set by shapec_model_set_weights_path */
+static const unsigned char *mapped;      /* the blob in use, once a run asked for it */
+static const unsigned char *replacement; /* shapec_model_load_weights' blob (weights_replace.c) */
+static const unsigned char *own;         /* the side file, mapped for a replacement's missing pieces */
+static char chosen_path[4096];           /* set by shapec_model_set_weights_path */
 
 /* OUTDIR/model.weights for the library this code is linked into. */
 static int default_path(char *out, size_t n) {
@@ -86,8 +89,35 @@ const void *sc_rt_external_weights(uint64_t id, uint64_t size, char *err, size_t
   const unsigned char *w = __atomic_load_n(&mapped, __ATOMIC_ACQUIRE);
   if (w) return w;
   pthread_mutex_lock(&lock);
-  if (!mapped) __atomic_store_n(&mapped, load(id, size, err, errlen), __ATOMIC_RELEASE);
+  if (!mapped) {
+    if (!replacement && !own) own = load(id, size, err, errlen);
+    __atomic_store_n(&mapped, replacement ? replacement : own, __ATOMIC_RELEASE);
+  }
   w = mapped;
+  pthread_mutex_unlock(&lock);
+  return w;
+}
+
+int sc_rt_weights_replace(const unsigned char *blob, char *err, size_t errlen) {
+  pthread_mutex_lock(&lock);
+  int rc = SHAPEC_OK;
+  if (mapped)
+    rc = sc_rt_fail(err, errlen, "the weights can be replaced only before the library's first run (a run has used "
+                    "them, and kernels keep them laid out); load the library again, or call "
+                    "shapec_model_load_weights first");
+  else {
+    free((void *)replacement);
+    replacement = blob;
+  }
+  pthread_mutex_unlock(&lock);
+  if (rc) free((void *)blob);
+  return rc;
+}
+
+const unsigned char *sc_rt_weights_own(uint64_t id, uint64_t size, char *err, size_t errlen) {
+  pthread_mutex_lock(&lock);
+  if (!own) own = load(id, size, err, errlen);
+  const unsigned char *w = own;
   pthread_mutex_unlock(&lock);
   return w;
 }
@@ -95,7 +125,7 @@ const void *sc_rt_external_weights(uint64_t id, uint64_t size, char *err, size_t
 __attribute__((visibility("default"))) int shapec_model_set_weights_path(const char *path) {
   if (!path || strlen(path) >= sizeof chosen_path) return SHAPEC_ERR_ARGUMENT;
   pthread_mutex_lock(&lock);
-  int rc = mapped ? SHAPEC_ERR_ARGUMENT : SHAPEC_OK; /* the weights in use cannot change */
+  int rc = mapped || own ? SHAPEC_ERR_ARGUMENT : SHAPEC_OK; /* the weights in use cannot change */
   if (rc == SHAPEC_OK) snprintf(chosen_path, sizeof chosen_path, "%s", path);
   pthread_mutex_unlock(&lock);
   return rc;
