@@ -132,6 +132,50 @@ static cJSON *sarif_location(const char *file, const char *path, int line, int c
   return loc;
 }
 
+/* Characters (code points) in a UTF-8 text: SARIF's regions count characters. */
+static long characters(const char *text, size_t n) {
+  long count = 0;
+  for (size_t i = 0; i < n; i++) count += ((unsigned char)text[i] & 0xC0) != 0x80;
+  return count;
+}
+
+/* result.fixes: the spec file replaced, as a whole, by the text --fix-spec writes (one
+ * change a code-scanning tool can offer to apply). */
+static void add_fix(cJSON *res, const sc_diag *d) {
+  FILE *f = fopen(d->edit_file, "rb");
+  if (!f) return; /* the spec cannot be read now: no region to replace */
+  char *old = NULL;
+  size_t n = 0, cap = 0, got;
+  char chunk[8192];
+  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (n + got > cap) {
+      cap = (n + got) * 2;
+      char *grown = realloc(old, cap);
+      if (!grown) break;
+      old = grown;
+    }
+    memcpy(old + n, chunk, got);
+    n += got;
+  }
+  fclose(f);
+  cJSON *fix = cJSON_CreateObject();
+  cJSON_AddStringToObject(cJSON_AddObjectToObject(fix, "description"), "text",
+                          d->hint ? d->hint : "the spec with the suggested fixes applied");
+  cJSON *change = cJSON_CreateObject();
+  char *uri = file_uri(d->edit_file);
+  cJSON_AddStringToObject(cJSON_AddObjectToObject(change, "artifactLocation"), "uri", uri);
+  free(uri);
+  cJSON *replacement = cJSON_CreateObject();
+  cJSON *deleted = cJSON_AddObjectToObject(replacement, "deletedRegion");
+  cJSON_AddNumberToObject(deleted, "charOffset", 0);
+  cJSON_AddNumberToObject(deleted, "charLength", (double)characters(old ? old : "", old ? n : 0));
+  cJSON_AddStringToObject(cJSON_AddObjectToObject(replacement, "insertedContent"), "text", d->edit_result);
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(change, "replacements"), replacement);
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(fix, "artifactChanges"), change);
+  cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "fixes"), fix);
+  free(old);
+}
+
 static cJSON *sarif_document(const sc_ctx *ctx) {
   cJSON *doc = cJSON_CreateObject();
   cJSON_AddStringToObject(doc, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
@@ -187,6 +231,7 @@ static cJSON *sarif_document(const sc_ctx *ctx) {
         cJSON_AddItemToArray(related, loc);
       }
     }
+    if (in_spec && d->edit_result) add_fix(res, d);
     cJSON_AddItemToArray(results, res);
   }
   return doc;

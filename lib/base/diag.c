@@ -47,6 +47,7 @@ void sc_diags_copy(sc_diags *to, const sc_diags *from) {
       sc_diag *cc = &to->items[to->n_items - 1];
       sc_diag_add_edit(to, cc, from->items[i].edit_file, from->items[i].edit_paths[k]);
     }
+    if (d->edit_result) to->items[to->n_items - 1].edit_result = sc_arena_strdup(to->arena, d->edit_result);
   }
 }
 

@@ -43,6 +43,8 @@ typedef struct sc_diag {
   const char **edit_paths;
   int *edit_lines, *edit_cols; /* 1-based, 0 unknown; NULL until located (lib/frontend/json_locate.h) */
   size_t n_edit_paths;
+  const char *edit_result; /* the whole of edit_file with the fixes applied (what --fix-spec
+                              writes), or NULL: SARIF's `fixes` */
 } sc_diag;
 
 typedef struct sc_diags {

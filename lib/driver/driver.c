@@ -68,6 +68,19 @@ static bool load_weights(sc_ctx *ctx, const sc_export_options *opts, sc_export_r
   return sc_weights_bind(ctx, out->weights, out->program, !opts->no_codegen);
 }
 
+/* The corrected spec's text on the violation's diagnostic that edits the spec file, so
+ * that a SARIF document carries it as the result's fix. */
+static void attach_fixed_spec(sc_ctx *ctx, const char *spec_path, const cJSON *fixed) {
+  if (!fixed || !spec_path) return;
+  for (size_t i = 0; i < ctx->diags.n_items; i++) {
+    sc_diag *d = &ctx->diags.items[i];
+    if (d->code != SC_DIAG_CONSTRAINT_VIOLATION || !d->edit_file || strcmp(d->edit_file, spec_path) != 0) continue;
+    char *text = sc_json_render(fixed);
+    d->edit_result = sc_arena_strdup(ctx->diags.arena, text);
+    free(text);
+  }
+}
+
 /* The corrected spec (where asked) and the report: into dir (the staging folder), or to
  * --report's path. */
 static bool write_outputs(sc_ctx *ctx, const sc_export_options *opts, sc_export_result *out, const cJSON *fixed,
@@ -184,6 +197,7 @@ bool sc_driver_export(sc_ctx *ctx, const sc_export_options *opts, sc_export_resu
     adopt_ranges(ctx, out->program, &out->analysis);
     if (out->analysis.env.n_violations || opts->fix_spec)
       fixed = sc_spec_fix(ctx, opts->spec, out->analysis.env.violations, out->analysis.env.n_violations);
+    attach_fixed_spec(ctx, opts->spec, fixed);
     t = sc_phase_start();
     if (ok) ok = load_weights(ctx, opts, out);
     sc_phase_end(ctx, "weights", t);

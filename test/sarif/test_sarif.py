@@ -6,7 +6,7 @@ its "uri-reference" members URI references (RFC 3986), and its primary locations
 the user's files, with regions.
 
 Documents: a constraint violation on a .pt2 (the location inside the archive, the spec
-entry to edit), a spec error (SC0411), a JSON syntax error, `check` against a baseline
+entry to edit, and the fix: the spec file replaced by what --fix-spec writes), a spec error (SC0411), a JSON syntax error, `check` against a baseline
 that differs, and a model that cannot be read.
 
 usage: test_sarif.py SHAPEC SOURCE_DIR"""
@@ -102,6 +102,23 @@ def main():
                 related = [r["physicalLocation"]["artifactLocation"]["uri"] for r in res.get("relatedLocations", [])]
                 t.check(any(u.endswith("model.pt2") for u in related),
                         f"{what}: the program's node related, at the archive itself ({related})")
+                # the fix: the spec replaced as a whole by what --fix-spec writes
+                fixed_path = os.path.join(tmp, "fixed.json")
+                subprocess.run([shapec, *args, "--fix-spec", fixed_path, "-o", os.path.join(tmp, "out2")],
+                               capture_output=True, cwd=tmp)
+                fixes = res.get("fixes", [])
+                change = fixes[0]["artifactChanges"][0] if fixes and fixes[0].get("artifactChanges") else {}
+                rep = change.get("replacements", [{}])[0]
+                old = open(violating).read()
+                region = rep.get("deletedRegion", {})
+                start, length = region.get("charOffset", -1), region.get("charLength", -1)
+                applied = old[:start] + rep.get("insertedContent", {}).get("text", "") + old[start + length:] \
+                    if start >= 0 and length >= 0 else None
+                t.check(change.get("artifactLocation", {}).get("uri") == uri and start == 0 and length == len(old)
+                        and os.path.exists(fixed_path) and applied is not None
+                        and json.loads(applied) == json.load(open(fixed_path)),
+                        f"{what}: a fix that replaces the spec by --fix-spec's corrected one "
+                        f"({fixes[0].get('description', {}).get('text') if fixes else 'no fixes'})")
     return t.finish()
 
 
