@@ -313,6 +313,69 @@ static void report_problem(const check_result *r, const check_job *job) {
 }
 
 /* A contract change, as a diagnostic on the baseline (for CI annotations). */
+static void report_change(const check_job *job, const char *line);
+
+/* The input dim an input guard's text names first ("x.size()[1]" in "((x.size()[0]*...",
+ * any input's), written into dim; false when it names none. */
+static bool first_dim(const char *text, char *dim, size_t n) {
+  const char *at = strstr(text, ".size()[");
+  if (!at) return false;
+  const char *start = at;
+  while (start > text && (start[-1] == '_' || start[-1] == '.' || (start[-1] >= '0' && start[-1] <= '9') ||
+                          (start[-1] >= 'a' && start[-1] <= 'z') || (start[-1] >= 'A' && start[-1] <= 'Z') ||
+                          start[-1] == '[' || start[-1] == ']'))
+    start--;
+  while (start < at && (*start == '.' || *start == '[' || *start == ']')) start++; /* not a bracket of an expression */
+  const char *end = strchr(at + 8, ']');
+  if (!end || start == at || (size_t)(end + 1 - start) >= n) return false;
+  snprintf(dim, n, "%.*s", (int)(end + 1 - start), start);
+  return true;
+}
+
+static bool is_input_guard(const sc_contract_item *it) { return strncmp(it->name, "input guard ", 12) == 0; }
+
+/* One change: its line, and to JUnit and the diagnostics stream. */
+static void print_change(const check_job *job, const sc_contract_item *it, const char *indent) {
+  char *line = sc_contract_describe(it);
+  printf("%s%s\n", indent, line);
+  report_change(job, line);
+  free(line);
+}
+
+/* The changes in the user's terms, an input guard under the input dim it names first:
+ * the dim's own change, then its guards, indented; a dim whose range did not change gets a
+ * line of its own for its guards.  Guards over no input dim, and the rest, as they come. */
+static void print_changes(const check_job *job, const sc_contract_diff *d) {
+  char dim[256], other[256];
+  bool *done = calloc(d->n_items ? d->n_items : 1, sizeof *done);
+  for (size_t i = 0; i < d->n_items; i++) {
+    const sc_contract_item *it = &d->items[i];
+    if (!it->changed || done[i] || is_input_guard(it)) continue;
+    print_change(job, it, "  ");
+    done[i] = true;
+    for (size_t k = 0; k < d->n_items; k++)
+      if (!done[k] && d->items[k].changed && is_input_guard(&d->items[k]) &&
+          first_dim(d->items[k].name + 12, dim, sizeof dim) && strcmp(dim, it->name) == 0) {
+        print_change(job, &d->items[k], "      ");
+        done[k] = true;
+      }
+  }
+  for (size_t i = 0; i < d->n_items; i++) { /* guards of dims whose range stayed */
+    const sc_contract_item *it = &d->items[i];
+    if (!it->changed || done[i] || !first_dim(it->name + 12, dim, sizeof dim)) continue;
+    printf("  %s: range unchanged; its input guards:\n", dim);
+    for (size_t k = i; k < d->n_items; k++)
+      if (!done[k] && d->items[k].changed && is_input_guard(&d->items[k]) &&
+          first_dim(d->items[k].name + 12, other, sizeof other) && strcmp(other, dim) == 0) {
+        print_change(job, &d->items[k], "      ");
+        done[k] = true;
+      }
+  }
+  for (size_t i = 0; i < d->n_items; i++)
+    if (d->items[i].changed && !done[i]) print_change(job, &d->items[i], "  ");
+  free(done);
+}
+
 static void report_change(const check_job *job, const char *line) {
   if (sc_diags_as_text()) return; /* stdout has it */
   sc_ctx *ctx = sc_ctx_new();
@@ -349,13 +412,7 @@ int sc_cmd_check(const sc_check_options *o) {
       changed_models++;
       printf("%s: %zu change%s against %s:\n", jobs[j].name, r->diff.n_changed, r->diff.n_changed == 1 ? "" : "s",
              jobs[j].baseline);
-      for (size_t i = 0; i < r->diff.n_items; i++) {
-        if (!r->diff.items[i].changed) continue;
-        char *line = sc_contract_describe(&r->diff.items[i]);
-        printf("  %s\n", line);
-        report_change(&jobs[j], line);
-        free(line);
-      }
+      print_changes(&jobs[j], &r->diff);
     }
     /* the worst outcome decides: a file or internal problem over a change */
     if (s > status) status = s;

@@ -94,6 +94,18 @@ check "an input guard appears" "$SHAPEC" check $G/models/view_mod.json --dynamic
 expect 1 "input guard ((x.size()[0]*x.size()[1]) % 4) == 0: new: checked on every call"
 check "an input guard disappears" "$SHAPEC" check $G/models/view_mod.json --dynamic $G/specs/static.json --baseline "$WORK/vm_auto.json"
 expect 1 "input guard ((x.size()[0]*x.size()[1]) % 4) == 0: gone"
+NAME="an input guard is listed under the input dim it names, indented below the dim's change"
+"$SHAPEC" check $G/models/view_mod.json --dynamic $G/specs/view_mod_auto.json --baseline "$WORK/vm_static.json" >"$WORK/out" 2>&1
+if grep -A1 -F "  x.size()[0]: static 3 -> range" "$WORK/out" | grep -qF "      input guard ((x.size()[0]*x.size()[1]) % 4) == 0: new"; then ok
+else bad "the guard is not under x.size()[0]"; fi
+# the same guard against a baseline that has the dims' ranges but not the guard
+/usr/bin/python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r["input_guards"] = []; json.dump(r, open(sys.argv[2], "w"))' \
+  "$WORK/vm_auto.json" "$WORK/vm_no_guard.json"
+check "a new input guard on dims whose ranges stayed: under a line for its dim" \
+  "$SHAPEC" check $G/models/view_mod.json --dynamic $G/specs/view_mod_auto.json --baseline "$WORK/vm_no_guard.json"
+expect 1 "1 change against"
+if grep -A1 -F "  x.size()[0]: range unchanged; its input guards:" "$WORK/out" | grep -qF "      input guard ((x.size()[0]*x.size()[1]) % 4) == 0: new"; then :
+else bad "no dim line above the guard"; fi
 
 check "the export starts failing: the reason and the fix" "$SHAPEC" check $T/model.json --dynamic $G/specs/tutorial_dynamic_w1.json --baseline "$WORK/base.json" --junit "$WORK/failing.xml"
 expect 1 "status: ok -> error: ConstraintViolation:" "    Constraints violated (w.size()[1])!" \
