@@ -83,8 +83,12 @@ static void explain_dim(const cJSON *report, const char *subject, const cJSON *s
   const cJSON *sp;
   cJSON_ArrayForEach(sp, cJSON_GetObjectItemCaseSensitive(report, "specializations")) {
     if (strcmp(str(sp, "source"), subject) != 0) continue;
-    printf("  first pinned by %s at node %s (%s, %s, rule %s)\n", str(sp, "guard"), str(sp, "node"), str(sp, "op"),
-           str(sp, "path"), str(sp, "rule"));
+    const char *node = str(sp, "node");
+    if (!*node || strcmp(node, "?") == 0) /* a condition the program itself states (guards_code[i]) */
+      printf("  first pinned by %s from the program's %s\n", str(sp, "guard"), str(sp, "path"));
+    else
+      printf("  first pinned by %s at node %s (%s, %s, rule %s)\n", str(sp, "guard"), node, str(sp, "op"),
+             str(sp, "path"), str(sp, "rule"));
   }
   int n = 0;
   const cJSON *g;

@@ -167,6 +167,12 @@ check "explain: an unknown dim is an error" "$SHAPEC" explain $T/model.json --di
 check "export --explain on a violation explains the dims involved" \
   "$SHAPEC" export $T/model.json --dynamic $G/specs/tutorial_dynamic_w1.json --no-codegen -o "$WORK/viol" -q --explain
 expect 1 "first pinned by Eq(s1, 5) at node addmm"
+# a specialization that only the program's guards_code states (torch 2.14's auto_linear): no node to name
+C=test/real/corpus/2.14/auto_linear
+check "explain: a dim pinned by the program's guards_code names it, not an empty node" \
+  "$SHAPEC" explain $C/model.pt2 --dynamic $C/spec.json --dim x.1
+expect 0 "first pinned by Eq(s1, 5) from the program's guards_code[0]"
+if grep -qF "at node  (" "$WORK/out"; then bad "an empty node is named"; fi
 
 echo "# $FAILS failed"
 [ "$FAILS" -eq 0 ]
