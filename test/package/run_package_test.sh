@@ -9,6 +9,10 @@ src=$(realpath "$2")
 work=$(mktemp -d "${TMPDIR:-/tmp}/shapec-package.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+for doc in LICENSE CHANGELOG.md; do
+  [ -f "$work/prefix/share/doc/shapec/$doc" ] || { echo "not ok - share/doc/shapec/$doc is not installed"; exit 1; }
+done
+echo "ok - the license and the changelog install into share/doc/shapec"
 cp "$src/examples/tutorial/spec.json" "$work/spec.json"
 echo '{"dynamic_shapes": {"w": [null, null], "x": [null], "y": [null, null], "z": [null]}}' >"$work/static.json"
 # a model name with dots: its weights are tut.v2.safetensors, as shapec finds them

@@ -19,6 +19,8 @@ import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 for need in ("shapec/__init__.py", "shapec/model.py", "shapec/cli.py", "shapec/_abi.py", "shapec/observations.py"):
     assert need in names, (need, names)
+meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+assert "License: MIT" in zipfile.ZipFile(sys.argv[1]).read(meta).decode(), "no License: MIT in METADATA"
 PY
 echo "ok - python/pyproject.toml builds shapec-$version-py3-none-any.whl offline with Debian's pip and setuptools"
 /usr/bin/python3 -m pip install --no-deps --no-index -q --target "$work/site" "$wheel" >/dev/null 2>&1 ||
