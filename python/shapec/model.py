@@ -82,8 +82,9 @@ def _bf16_output(bits, torch_in):
 
 
 class Model:
-    """A loaded model library.  Each Model loads its own copy (RTLD_LOCAL), so several
-    models, or several exports of one model, live side by side in a process."""
+    """A loaded model library, opened with RTLD_LOCAL, so that several models, or several
+    exports of one model, live side by side in a process.  The same file loaded twice is
+    one library (one instance per path): its threads, state and weights are shared."""
 
     def __init__(self, path, record_shapes=None, weights=None):
         self.path = os.path.abspath(path)
