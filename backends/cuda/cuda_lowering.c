@@ -13,7 +13,16 @@
 /* The device path calls the runtime's launch wrappers (backends/cuda/runtime/ops.c), which
  * take the CPU kernels' arguments with device pointers, and allocates device memory. */
 static const char *runtime_name(cg *g, const char *name) {
-  if (strncmp(name, "sc_k_", 5) == 0) return sc_arena_printf(&g->ctx->arena, "sc_cu_%s", name + 5);
+  if (strncmp(name, "sc_k_", 5) == 0) {
+    const char *device = sc_arena_printf(&g->ctx->arena, "sc_cu_%s", name + 5);
+    /* a CPU kernel without a device counterpart: refused at its node, not at the link */
+    if (!cuda_runtime_defines(device) && !g->failed) {
+      const sc_node *n = g->node >= 0 && (size_t)g->node < g->p->graph->n_nodes ? &g->p->graph->nodes[g->node] : NULL;
+      cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n ? n->path : NULL, "%s has no CUDA lowering yet (the device runtime "
+               "has no %s; export for the CPU)", n && n->target ? n->target : name, device);
+    }
+    return device;
+  }
   if (strcmp(name, "sc_rt_alloc") == 0) return "sc_cu_alloc";
   if (strcmp(name, "sc_rt_free") == 0) return "sc_cu_free";
   return name;

@@ -1155,6 +1155,15 @@ expect_err "error[SC0801]: 'z', which the program takes, is a complex tensor"
 expect_no_path "$WORK/complex-in/model.so"
 end
 
+begin "an op whose CPU kernel has no CUDA counterpart is refused at its node, not at the link"
+# BiT's weight-standardized convolutions: batch_norm(training=True) on the weights
+sc export "$SRC/test/real/half/bfloat16/hf_bit/model.pt2" --target cuda --cuda-emulate -o "$WORK/bit-cuda"
+expect_rc 4
+expect_err "error[SC0801]: torch.ops.aten.batch_norm.default has no CUDA lowering yet (the device runtime has no sc_cu_batch_stats_norm_f32"
+expect_err "at: graph_module.graph.nodes[1]"
+expect_no_path "$WORK/bit-cuda/model.so"
+end
+
 # ---- summary -----------------------------------------------------------------------
 
 TOTAL=$((N_PASS + N_FAIL))
