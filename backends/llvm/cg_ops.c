@@ -3117,12 +3117,12 @@ static void call_indexed(cg *g, const sc_node *n, const index_tensors *t, int mo
 }
 
 static bool lower_index_integers(cg *g, const sc_node *n, cg_value *x, const sc_arg *ix) {
-  if (g->cuda)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with index tensors has no CUDA lowering yet "
-                    "(export for the CPU)", n->target);
   int r = x->v->meta.rank;
   index_tensors t;
   collect_index_tensors(g, ix, &t);
+  if (g->cuda && t.mask) /* the device runtime takes integer index tensors only */
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s with a boolean mask among its indices has no CUDA "
+                    "lowering yet (export for the CPU)", n->target);
   LLVMValueRef xst[CG_MAX_RANK];
   strides_of(g, x, xst);
   sc_value *ov = output(n, 0);

@@ -256,6 +256,73 @@ static void test_index_gather(void) {
       }
 }
 
+/* x[i0, i1, ...] with index tensors: sc_cu_index_tensor = sc_k_index_tensor, bytes for bytes,
+ * over sources of rank 1-4 read through strides (a transposed view), one to three index
+ * tensors of 4 or 8 bytes with negative entries and broadcast (stride 0) dims, B anywhere;
+ * and a bad index fails with the CPU's words. */
+static void test_index_tensor(void) {
+  char want_msg[256], got_msg[256];
+  for (int c = 0; c < 60; c++) {
+    int32_t rank = 1 + c % 4, n_index = 1 + (int32_t)irand(rank < 3 ? rank : 3), b_rank = 1 + (int32_t)irand(2);
+    int64_t shape[4], strides[4], es = c % 3 == 0 ? 8 : c % 3 == 1 ? 4 : 2, elems = 1;
+    for (int d = 0; d < rank; d++) shape[d] = 1 + irand(4), elems *= shape[d];
+    /* strides of the source: compact, or its last two dims swapped (a transposed view) */
+    int64_t st = 1;
+    for (int d = rank - 1; d >= 0; d--) strides[d] = st, st *= shape[d];
+    if (rank >= 2 && c % 2) { /* the last two dims' memory order swapped */
+      strides[rank - 2] = 1, strides[rank - 1] = shape[rank - 2];
+      for (int d = rank - 3; d >= 0; d--) strides[d] = (d == rank - 3 ? shape[rank - 1] * shape[rank - 2] : strides[d + 1] * shape[d + 1]);
+    }
+    /* the index tensors pick dims 0..n_index-1 or the last ones; B at the first picked dim */
+    int32_t first = c % 5 == 0 ? rank - n_index : 0, dim[3], bytes[3];
+    int64_t b_shape[2], istrides[6];
+    for (int d = 0; d < b_rank; d++) b_shape[d] = 1 + irand(3);
+    void *data[3];
+    int64_t *keep[3];
+    int bad = c % 7 == 3;
+    for (int32_t k = 0; k < n_index; k++) {
+      dim[k] = first + k;
+      bytes[k] = (c + k) % 2 ? 4 : 8;
+      int64_t span = 1;
+      for (int d = b_rank - 1; d >= 0; d--) {
+        istrides[k * b_rank + d] = (k + d + c) % 3 == 0 ? 0 : span; /* stride 0: broadcast */
+        span *= istrides[k * b_rank + d] ? b_shape[d] : 1;
+      }
+      keep[k] = xmalloc(span * 8);
+      for (int64_t j = 0; j < span; j++) {
+        int64_t v = irand(2 * shape[dim[k]]) - shape[dim[k]]; /* [-size, size) */
+        if (bytes[k] == 4) ((int32_t *)keep[k])[j] = (int32_t)v;
+        else keep[k][j] = v;
+      }
+      if (bad && k == n_index - 1) {
+        if (bytes[k] == 4) ((int32_t *)keep[k])[span - 1] = (int32_t)shape[dim[k]];
+        else keep[k][span - 1] = -shape[dim[k]] - 1;
+      }
+      data[k] = keep[k];
+    }
+    int32_t n_rest = rank - n_index, b_at = first;
+    int64_t n_out = 1;
+    for (int d = 0; d < b_rank; d++) n_out *= b_shape[d];
+    for (int d = 0; d < rank; d++)
+      if (d < first || d >= first + n_index) n_out *= shape[d];
+    (void)n_rest;
+    unsigned char *src = brandn(st * es + es);
+    void *want = cpu_out(n_out * es), *got = dev_out(n_out * es);
+    begin_case("index_tensor case %d rank %d indices %d of rank %d esize %lld%s", c, rank, n_index, b_rank,
+               (long long)es, bad ? " bad index" : "");
+    int rw = sc_k_index_tensor(src, rank, shape, strides, n_index, (const void *const *)data, bytes, dim, istrides,
+                               b_rank, b_shape, b_at, want, es, "node 'ix'", want_msg, sizeof want_msg);
+    int rg = sc_cu_index_tensor(src, rank, shape, strides, n_index, (const void *const *)data, bytes, dim, istrides,
+                                b_rank, b_shape, b_at, got, es, "node 'ix'", got_msg, sizeof got_msg);
+    if (bad) same_failure(rg, rw, got_msg, want_msg);
+    else if (rw || rg) fail("codes %d and %d for good indices (%s)", rg, rw, want_msg);
+    else same_bytes(got, want, n_out * es, "out");
+    end_case();
+    free(want), free(got), free(src);
+    for (int32_t k = 0; k < n_index; k++) free(keep[k]);
+  }
+}
+
 static void test_repeat(void) {
   static const struct {
     int nd;
@@ -724,6 +791,7 @@ int main(void) {
     test_copy_into();
     test_fill_arange();
     test_index_gather();
+    test_index_tensor();
     test_repeat();
     test_nonzero();
     test_masked_select();

@@ -141,3 +141,43 @@ static inline uint16_t to_f16(float f) {
 SC_KERNEL void sc_d_to_half(const float *x, uint16_t *y, int64_t n, int32_t kind) {
   SC_GRID_LOOP(i, n) y[i] = kind == SC_HALF_BF16 ? to_bf16(x[i]) : to_f16(x[i]);
 }
+
+/* x[i0, i1, ...] with integer index tensors (aten.index.Tensor; the CPU's sc_k_index_tensor):
+ * out (compact, n elements over out_shape of out_rank dims) reads src at the offset of its
+ * coordinates: rest_strides[d] for the dims no index picks (0 over B, the index tensors'
+ * broadcast shape at out dims [b_at, b_at + b_rank)), plus, for each index tensor k (data
+ * at index_ptrs.v[k], 4- or 8-byte elements, read at index_strides.v[k * b_rank + d] over
+ * B), its value (negative: from the end) times pick_strides.v[k], within pick_sizes.v[k].
+ * An index out of range reads nothing and sets *bad; the launcher then finds it and fails
+ * the call with torch's words. */
+SC_KERNEL void sc_d_index_tensor(const char *src, char *out, int32_t out_rank, sc_dims out_shape, sc_dims rest_strides,
+                                 int32_t n_index, sc_dims index_ptrs, sc_dims index_bytes, sc_dims index_strides,
+                                 sc_dims pick_sizes, sc_dims pick_strides, int32_t b_at, int32_t b_rank, int64_t esize,
+                                 int64_t n, int32_t *bad) {
+  SC_GRID_LOOP(e, n) {
+    int64_t coord[16], lin = e, off = 0;
+    for (int32_t d = out_rank - 1; d >= 0; d--) {
+      coord[d] = lin % out_shape.v[d];
+      lin /= out_shape.v[d];
+      off += coord[d] * rest_strides.v[d];
+    }
+    int ok = 1;
+    for (int32_t k = 0; k < n_index; k++) {
+      int64_t at = 0;
+      for (int32_t d = 0; d < b_rank; d++) at += coord[b_at + d] * index_strides.v[k * b_rank + d];
+      const char *data = (const char *)(uintptr_t)index_ptrs.v[k];
+      int64_t v = index_bytes.v[k] == 4 ? (int64_t)((const int32_t *)data)[at] : ((const int64_t *)data)[at];
+      int64_t size = pick_sizes.v[k];
+      if (v < -size || v >= size) {
+        ok = 0;
+        break;
+      }
+      off += (v < 0 ? v + size : v) * pick_strides.v[k];
+    }
+    if (!ok) {
+      *bad = 1;
+      continue;
+    }
+    copy_any(out + e * esize, src + off * esize, esize);
+  }
+}

@@ -21,6 +21,10 @@ void sc_d_gather(const char *src, const int64_t *index, char *dst, int32_t ndim,
 void sc_d_repeat(const char *src, char *dst, int32_t ndim, sc_dims src_shape, sc_dims out_shape, int64_t esize,
                  int64_t n);
 void sc_d_to_half(const float *x, uint16_t *y, int64_t n, int32_t kind);
+void sc_d_index_tensor(const char *src, char *out, int32_t out_rank, sc_dims out_shape, sc_dims rest_strides,
+                       int32_t n_index, sc_dims index_ptrs, sc_dims index_bytes, sc_dims index_strides,
+                       sc_dims pick_sizes, sc_dims pick_strides, int32_t b_at, int32_t b_rank, int64_t esize, int64_t n,
+                       int32_t *bad);
 
 /* data_dependent.c */
 void sc_d_any(const unsigned char *src, unsigned char *dst, int64_t outer, int64_t len, int64_t inner, int64_t esize,

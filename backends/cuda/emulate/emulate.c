@@ -181,6 +181,11 @@ static void k_strided_copy(void **p) {
 static void k_copy_into(void **p) {
   sc_d_copy_into(A(0, cstr), A(1, bytes), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int64_t), A(6, int64_t));
 }
+static void k_index_tensor(void **p) {
+  sc_d_index_tensor(A(0, cstr), A(1, bytes), A(2, int32_t), A(3, sc_dims), A(4, sc_dims), A(5, int32_t), A(6, sc_dims),
+                    A(7, sc_dims), A(8, sc_dims), A(9, sc_dims), A(10, sc_dims), A(11, int32_t), A(12, int32_t),
+                    A(13, int64_t), A(14, int64_t), A(15, i32p));
+}
 static void k_to_half(void **p) { sc_d_to_half(A(0, cf32), A(1, u16p), A(2, int64_t), A(3, int32_t)); }
 static void k_fill(void **p) { sc_d_fill(A(0, bytes), A(1, int64_t), A(2, sc_dims), A(3, int64_t)); }
 static void k_arange(void **p) { sc_d_arange(A(0, ptr), A(1, int64_t), A(2, double), A(3, double), A(4, int32_t)); }
@@ -288,6 +293,7 @@ static const struct {
     {"sc_d_copy_into", k_copy_into},
     {"sc_d_fill", k_fill},
     {"sc_d_to_half", k_to_half},
+    {"sc_d_index_tensor", k_index_tensor},
     {"sc_d_arange", k_arange},
     {"sc_d_index_select", k_index_select},
     {"sc_d_gather", k_gather},

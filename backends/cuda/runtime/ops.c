@@ -160,6 +160,95 @@ int sc_cu_index_select(const void *src, const int64_t *index, void *dst, int64_t
   return index_fail(err, errlen, node, SC_INDEX_SELECT_SELF_MSG);
 }
 
+/* The first index of x[i0, i1, ...] out of range, in the CPU kernel's order (B's elements,
+ * then the index tensors), with torch's words; the index tensors copied to the host. */
+static int first_bad_tensor_index(int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                                  const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank,
+                                  const int64_t *b_shape, const int64_t *src_shape, const char *node, char *err,
+                                  size_t errlen) {
+  void *host[16] = {NULL};
+  int rc = SHAPEC_OK, found = 0;
+  for (int32_t k = 0; k < n_index && !sc_cu_status(); k++) {
+    int64_t span = 1; /* the elements the strides reach over B */
+    for (int32_t d = 0; d < b_rank; d++) span += (b_shape[d] - 1) * index_strides[k * b_rank + d];
+    host[k] = malloc((size_t)(span * index_bytes[k]));
+    if (!host[k]) sc_cu_fail("out of host memory for %lld indices", (long long)span);
+    else sc_cu_copy_to_host(host[k], index_data[k], span * index_bytes[k]);
+  }
+  int64_t c[16] = {0};
+  for (int done = 0; !done && !found && !sc_cu_status();) {
+    for (int32_t k = 0; k < n_index && !found; k++) {
+      int64_t at = 0;
+      for (int32_t d = 0; d < b_rank; d++) at += c[d] * index_strides[k * b_rank + d];
+      int64_t v = index_bytes[k] == 4 ? (int64_t)((int32_t *)host[k])[at] : ((int64_t *)host[k])[at];
+      int64_t size = src_shape[index_dim[k]];
+      if (v < -size || v >= size) {
+        rc = index_fail(err, errlen, node, "index %lld is out of bounds for dimension %d with size %lld", (long long)v,
+                        (int)index_dim[k], (long long)size);
+        found = 1;
+      }
+    }
+    done = 1;
+    for (int32_t d = b_rank - 1; d >= 0 && done; d--) {
+      if (++c[d] < b_shape[d]) done = 0;
+      else c[d] = 0;
+    }
+  }
+  for (int32_t k = 0; k < n_index; k++) free(host[k]);
+  return sc_cu_status() ? sc_cu_status() : rc;
+}
+
+int sc_cu_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
+                       int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                       const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
+                       int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen) {
+  if (src_rank > 16 || b_rank > 16 || n_index > src_rank || n_index * b_rank > 16) {
+    sc_cu_fail("indexing a tensor of rank %d with %d index tensors of rank %d: more than the CUDA kernel takes (%s)",
+               (int)src_rank, (int)n_index, (int)b_rank, node ? node : "index");
+    return sc_cu_status();
+  }
+  int32_t rest[16], n_rest = 0;
+  for (int32_t d = 0; d < src_rank; d++) {
+    int picked = 0;
+    for (int32_t k = 0; k < n_index; k++) picked |= index_dim[k] == d;
+    if (!picked) rest[n_rest++] = d;
+  }
+  int32_t out_rank = n_rest + b_rank;
+  if (out_rank > 16) {
+    sc_cu_fail("indexing gives %d dims: more than the CUDA kernel takes (%s)", (int)out_rank, node ? node : "index");
+    return sc_cu_status();
+  }
+  int64_t out_shape[16], rest_strides[16], n = 1;
+  for (int32_t d = 0; d < out_rank; d++) {
+    int in_b = d >= b_at && d < b_at + b_rank;
+    int32_t r = d < b_at ? rest[d] : rest[d - b_rank];
+    out_shape[d] = in_b ? b_shape[d - b_at] : src_shape[r];
+    rest_strides[d] = in_b ? 0 : src_strides[r];
+    n *= out_shape[d];
+  }
+  if (n <= 0) return SHAPEC_OK;
+  int64_t ptrs[16] = {0}, bytes[16] = {0}, sizes[16] = {0}, picks[16] = {0};
+  for (int32_t k = 0; k < n_index; k++) {
+    ptrs[k] = (int64_t)(uintptr_t)index_data[k];
+    bytes[k] = index_bytes[k];
+    sizes[k] = src_shape[index_dim[k]];
+    picks[k] = src_strides[index_dim[k]];
+  }
+  int32_t *flag = index_flag();
+  if (!flag) return sc_cu_status();
+  sc_dims os = sc_cu_dims(out_shape, out_rank), rs = sc_cu_dims(rest_strides, out_rank), ip = sc_cu_dims(ptrs, n_index),
+          ib = sc_cu_dims(bytes, n_index), ist = sc_cu_dims(index_strides, n_index * b_rank),
+          ps = sc_cu_dims(sizes, n_index), pk = sc_cu_dims(picks, n_index);
+  void *p[] = {&src, &out, &out_rank, &os, &rs, &n_index, &ip, &ib, &ist, &ps, &pk, &b_at, &b_rank, &esize, &n, &flag};
+  sc_cu_launch("sc_d_index_tensor", n, p);
+  int32_t raised = 0;
+  sc_cu_copy_to_host(&raised, flag, (int64_t)sizeof raised);
+  sc_cu_free(flag);
+  if (!raised || sc_cu_status()) return sc_cu_status();
+  return first_bad_tensor_index(n_index, index_data, index_bytes, index_dim, index_strides, b_rank, b_shape, src_shape,
+                                node, err, errlen);
+}
+
 /* Sizes as torch prints them: "[4, 7]". */
 static void sizes_text(char *buf, size_t n, const int64_t *shape, int32_t ndim) {
   size_t k = (size_t)snprintf(buf, n, "[");

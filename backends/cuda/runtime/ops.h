@@ -30,6 +30,13 @@ int sc_cu_gather(const void *src, const int64_t *index, void *dst, int32_t ndim,
 void sc_cu_repeat(const void *src, void *dst, int32_t ndim, const int64_t *src_shape, const int64_t *out_shape,
                   int64_t esize);
 
+/* x[i0, i1, ...] with integer index tensors (device/copy.c's sc_d_index_tensor): the CPU's
+ * sc_k_index_tensor, index tensors on the device; a bad index fails with torch's words. */
+int sc_cu_index_tensor(const void *src, int32_t src_rank, const int64_t *src_shape, const int64_t *src_strides,
+                       int32_t n_index, const void *const *index_data, const int32_t *index_bytes,
+                       const int32_t *index_dim, const int64_t *index_strides, int32_t b_rank, const int64_t *b_shape,
+                       int32_t b_at, void *out, int64_t esize, const char *node, char *err, size_t errlen);
+
 /* ---- data-dependent sizes (device/data_dependent.c) ---- */
 int64_t sc_cu_count_nonzero(const void *x, int64_t n, int64_t esize, int32_t is_float);
 void sc_cu_nonzero(const void *x, int32_t ndim, const int64_t *shape, int64_t esize, int32_t is_float, int64_t *out);
