@@ -433,6 +433,17 @@ DIRECT = {
                    [[A, A], [A, A]], [("self", T("x0")), ("indices", {"as_tensors": [{"name": "x1"}]})]),
     "index_mask_rows": ("torch.ops.aten.index.Tensor", [f([4, 5, 3]), b8([4, 5])], [f([6, 2, 3]), b8([6, 2])],
                         [[A, A, A], [A, A]], [("self", T("x0")), ("indices", {"as_tensors": [{"name": "x1"}]})]),
+    # x[i], x[i, j] and x[:, i] with integer index tensors (aten.index.Tensor): negative
+    # indices, two index tensors broadcast together, a dim left whole before the index
+    "index_ints": ("torch.ops.aten.index.Tensor", [f([4, 5]), ("i64neg", [3], 4)], [f([6, 2]), ("i64neg", [7], 6)],
+                   [[A, A], [A]], [("self", T("x0")), ("indices", {"as_tensors": [{"name": "x1"}]})]),
+    "index_ints_two": ("torch.ops.aten.index.Tensor", [f([4, 5, 3]), i64([3, 1], 4), i64([2], 5)],
+                       [f([6, 5, 2]), i64([2, 1], 6), i64([2], 5)], [[A, None, A], [A, None], [None]],
+                       [("self", T("x0")), ("indices", {"as_tensors": [{"name": "x1"}, {"name": "x2"}]})]),
+    "index_ints_after": ("torch.ops.aten.index.Tensor", [f([3, 4, 5]), i64([2, 3], 4)], [f([2, 6, 1]), i64([1, 4], 6)],
+                         [[A, A, A], [A, A]],
+                         [("self", T("x0")), ("indices", {"as_optional_tensors": [{"as_none": True},
+                                                                                 {"as_tensor": {"name": "x1"}}]})]),
     # aten.matmul with batch broadcasting (torch.export keeps it whole; 1.13's tracer decomposes it)
     "matmul_ranks": ("torch.ops.aten.matmul.default", [f([2, 3, 4, 5]), f([3, 5, 6])], [f([3, 2, 2, 7]), f([2, 7, 3])],
                      [[A, A, A, A], [A, A, A]], [("self", T("x0")), ("other", T("x1"))]),
@@ -496,6 +507,8 @@ def make(desc, seed):
         return torch.rand(*desc[1], generator=g) + 0.5
     if desc[0] == "i64":
         return torch.randint(0, desc[2], desc[1], generator=g)
+    if desc[0] == "i64neg":  # indices from the end too
+        return torch.randint(-desc[2], desc[2], desc[1], generator=g)
     if desc[0] == "f32nan":
         x = torch.randn(*desc[1], generator=g)
         return x.masked_fill(torch.rand(*desc[1], generator=g) < 0.125, float("nan"))
