@@ -821,30 +821,64 @@ static bool sdpa_host(cg *g, const sc_node *n, const sc_value *ov) {
 
 /* The device path's attention: query, key, value (and a batched mask) compact and broadcast
  * to the output's batch dims first. */
+/* The attention mask as the device kernel reads it, in its own dtype: one compact [l, s]
+ * matrix per batch item (*stride l*s), or one for all (*stride 0).  The mask broadcasts as
+ * torch broadcasts it against [batch..., l, s]: a dim it lacks or holds once (a padding
+ * mask [b, 1, 1, s]) is read with stride 0, copied out to the full matrix where needed. */
+static LLVMValueRef device_mask(cg *g, cg_value *mask, cg_value *out, int nb, const sc_expr *l_size, LLVMValueRef l,
+                                const sc_expr *s_size, LLVMValueRef s, LLVMValueRef *stride) {
+  int rm = mask->v->meta.rank, total = nb + 2;
+  /* already the kernel's layout: [l, s] for all, or [batch..., l, s] */
+  bool direct = rm >= 2 && mask->v->shape[rm - 2] == l_size && mask->v->shape[rm - 1] == s_size &&
+                (rm == 2 || rm == total);
+  for (int d = 0; direct && rm == total && d < nb; d++) direct = mask->v->shape[d] == out->v->shape[d];
+  if (direct) {
+    *stride = rm == 2 ? cg_i64(g, 0) : LLVMBuildMul(g->B, l, s, "ms");
+    return mask->data;
+  }
+  LLVMValueRef xs[CG_MAX_RANK], st[CG_MAX_RANK], shape[CG_MAX_RANK];
+  strides_of(g, mask, xs);
+  bool per_batch = false; /* a batch dim the mask does not broadcast over */
+  for (int t = 0; t < total; t++) {
+    int k = t - (total - rm);
+    int64_t one;
+    bool bcast = k < 0 || (sc_expr_is_const(mask->v->shape[k], &one) && one == 1);
+    st[t] = bcast ? cg_i64(g, 0) : xs[k];
+    shape[t] = t < nb ? out->dims[t] : t == nb ? l : s;
+    if (t < nb) per_batch |= !bcast;
+  }
+  int first = per_batch ? 0 : nb; /* one matrix serves every batch item: that one alone */
+  cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
+  scratch->last_use = g->node; /* freed after this node */
+  LLVMValueRef bytes = LLVMBuildMul(g->B, prod(g, shape, first, total), cg_elem_size(g, mask->v->meta.dtype), "bytes");
+  LLVMValueRef data = cg_alloc_buffer(g, scratch, bytes);
+  strided_copy(g, mask->data, data, total - first, shape + first, st + first, mask->v->meta.dtype);
+  *stride = per_batch ? LLVMBuildMul(g->B, l, s, "ms") : cg_i64(g, 0);
+  return data;
+}
+
 static bool sdpa_device(cg *g, const sc_node *n, const sc_value *ov) {
   cg_value *q = tensor(g, n, "query"), *kk = tensor(g, n, "key"), *v = tensor(g, n, "value"), *mask = tensor(g, n, "attn_mask");
   cg_value *out = cg_produce(g, ov);
   int r = out->v->meta.rank, nb = r - 2;
   LLVMValueRef l = q->dims[q->v->meta.rank - 2], e = q->dims[q->v->meta.rank - 1];
   LLVMValueRef s = kk->dims[kk->v->meta.rank - 2], ev = v->dims[v->v->meta.rank - 1];
-  if (mask && mask->v->meta.dtype != SC_DTYPE_F32)
+  if (mask && mask->v->meta.dtype != SC_DTYPE_F32 && mask->v->meta.dtype != SC_DTYPE_BOOL)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "attention with a %s mask has no CUDA lowering yet "
-                    "(export for the CPU, or give an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
-  /* query, key, value and a batched mask broadcast to the output's batch dims; a 2-D
-   * mask serves every batch */
+                    "(export for the CPU, or give a bool or an additive float32 mask)", sc_dtype_name(mask->v->meta.dtype));
+  /* query, key and value broadcast to the output's batch dims */
   LLVMValueRef qd = batch_operand(g, q, out, nb, l, e), kd = batch_operand(g, kk, out, nb, s, e);
   LLVMValueRef vd = batch_operand(g, v, out, nb, s, ev);
   LLVMValueRef md = LLVMConstNull(g->ptr), mstride = cg_i64(g, 0);
-  if (mask && mask->v->meta.rank > 2) {
-    md = batch_operand(g, mask, out, nb, l, s);
-    mstride = LLVMBuildMul(g->B, l, s, "ms");
-  } else if (mask) {
-    md = mask->data;
-  }
+  if (mask)
+    md = device_mask(g, mask, out, nb, q->v->shape[q->v->meta.rank - 2], l, kk->v->shape[kk->v->meta.rank - 2], s,
+                     &mstride);
   LLVMValueRef sc = sdpa_scale(g, n, e);
+  int flags = (int_arg(n, "is_causal", 0) ? SC_SDPA_CAUSAL : 0) |
+              (mask && mask->v->meta.dtype == SC_DTYPE_BOOL ? SC_SDPA_BOOL_MASK : 0);
   LLVMTypeRef p[13] = {g->ptr, g->ptr, g->ptr, g->ptr, g->i64, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64, g->f64, g->i32};
   LLVMValueRef a[13] = {qd, kd, vd, md, mstride, out->data, prod(g, out->dims, 0, nb), l, s, e, ev, sc,
-                        LLVMConstInt(g->i32, (unsigned)int_arg(n, "is_causal", 0), 0)};
+                        LLVMConstInt(g->i32, (unsigned)flags, 0)};
   check_rc(g, cg_call(g, "sc_k_sdpa_f32", g->i32, p, 13, a, 13, false));
   return true;
 }

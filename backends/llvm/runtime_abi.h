@@ -39,6 +39,9 @@ enum { SC_HALF_F16 = 1, SC_HALF_BF16 = 2 };
  * many threads a row; the kernels (backends/cuda/device/nn.c) split each row among them. */
 enum { SC_ROW_THREADS = 32 };
 
+/* sc_cu_sdpa_f32's flags (the device's attention): keys after the query's own position
+ * masked out; the mask is bool (bytes, false: masked) rather than an additive float32 one */
+enum { SC_SDPA_CAUSAL = 1, SC_SDPA_BOOL_MASK = 2 };
 /* sc_k_attention_f32's flags: keys after a query's own position masked out (is_causal);
  * above SC_ATTENTION_GROUP_SHIFT, how many consecutive inner items (query heads) share one
  * key and value head (grouped-query attention; 0 or 1: none) */

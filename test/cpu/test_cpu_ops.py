@@ -260,6 +260,11 @@ def attention(xs, causal=False):
     return torch.softmax(scores, -1) @ v
 
 
+def attention_bool(xs):
+    """The same with a bool mask (True: attend), as torch's math kernel applies it."""
+    return attention(list(xs[:3]) + [torch.zeros(xs[3].shape).masked_fill(~xs[3], float("-inf"))])
+
+
 def F_(v):
     return {"as_float": v}
 
@@ -393,6 +398,13 @@ DIRECT = {
     "sdpa_mask_batched": (SDPA, [f([2, 3, 5, 4]), f([2, 3, 6, 4]), f([2, 3, 6, 7]), f([2, 1, 5, 6])],
                           [f([3, 2, 2, 4]), f([3, 2, 7, 4]), f([3, 2, 7, 2]), f([3, 1, 2, 7])],
                           [[A, A, A, A]] * 3 + [[A, None, A, A]], QKV + [("attn_mask", T("x3"))], attention),
+    # a padding mask [b, 1, 1, s] read over every head and query row; bool masks
+    "sdpa_mask_rows": (SDPA, [f([2, 3, 5, 4]), f([2, 3, 6, 4]), f([2, 3, 6, 7]), f([2, 1, 1, 6])],
+                       [f([3, 2, 2, 4]), f([3, 2, 7, 4]), f([3, 2, 7, 2]), f([3, 1, 1, 7])],
+                       [[A, A, A, A]] * 3 + [[A, None, None, A]], QKV + [("attn_mask", T("x3"))], attention),
+    "sdpa_bool_mask": (SDPA, [f([2, 3, 5, 4]), f([2, 3, 6, 4]), f([2, 3, 6, 7]), b8([2, 1, 5, 6])],
+                       [f([3, 2, 2, 4]), f([3, 2, 7, 4]), f([3, 2, 7, 2]), b8([3, 1, 2, 7])],
+                       [[A, A, A, A]] * 3 + [[A, None, A, A]], QKV + [("attn_mask", T("x3"))], attention_bool),
     "sdpa_kv_broadcast": (SDPA, [f([2, 3, 5, 4]), f([1, 3, 6, 4]), f([1, 3, 6, 7])], [f([4, 2, 3, 4]), f([1, 2, 5, 4]), f([1, 2, 5, 3])],
                           [[A, A, A, A], [None, A, A, A], [None, A, A, A]], QKV, attention),
     "slice": ("torch.ops.aten.slice.Tensor", [f([4, 9])], [f([3, 6])], [[A, A]],

@@ -707,24 +707,31 @@ static void test_sdpa(void) {
   static const int64_t t[][5] = {{3, 5, 7, 8, 6}, {2, 9, 4, 3, 5}, {1, 1, 1, 1, 1}, {2, 4, 0, 3, 2}, {0, 3, 3, 2, 2},
                                  {2, 6, 6, 16, 16}, {1, 3, 5, 0, 2}};
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-    for (int mk = 0; mk < 4; mk++) /* no mask, per-batch mask, broadcast mask, mask with a fully masked row */
+    for (int mk = 0; mk < 6; mk++) /* no mask, per-batch mask, broadcast mask, mask with a fully masked row; bool masks
+                                       (per batch, broadcast), against the additive mask they stand for */
       for (int causal = 0; causal < 2; causal++) {
         int64_t batch = t[i][0], l = t[i][1], s = t[i][2], e = t[i][3], ev = t[i][4];
         float *q = frandn(batch * l * e), *k = frandn(batch * s * e), *v = frandn(batch * s * ev);
         float *mask = frandn(batch * l * s + 1);
-        int64_t mstride = mk == 2 ? 0 : l * s;
+        int64_t mstride = mk == 2 || mk == 5 ? 0 : l * s;
         if (mk == 3 && batch * l * s > 0)
           for (int64_t j = 0; j < s; j++) mask[(l - 1) * s + j] = -INFINITY;
+        unsigned char *keep = xmalloc(batch * l * s + 1);
+        if (mk >= 4) /* a bool mask, a fully masked row among them; the float mask it means */
+          for (int64_t j = 0; j < batch * l * s; j++) {
+            keep[j] = j % 5 != 1 && j / (s ? s : 1) != 1;
+            mask[j] = keep[j] ? 0.0f : -INFINITY;
+          }
         int64_t ny = batch * l * ev;
         float *want = cpu_out(ny * 4), *got = dev_out(ny * 4);
         begin_case("sdpa case %zu mask %d causal %d", i, mk, causal);
         int rc1 = cpu_sdpa(q, k, v, mk ? mask : NULL, mstride, want, batch, l, s, e, ev, 1.0 / sqrt((double)e + 1), causal);
-        int rc2 = sc_cu_sdpa_f32(q, k, v, mk ? mask : NULL, mstride, got, batch, l, s, e, ev, 1.0 / sqrt((double)e + 1),
-                                 causal);
+        int rc2 = sc_cu_sdpa_f32(q, k, v, mk >= 4 ? (const void *)keep : mk ? mask : NULL, mstride, got, batch, l, s, e,
+                                 ev, 1.0 / sqrt((double)e + 1), (causal ? SC_SDPA_CAUSAL : 0) | (mk >= 4 ? SC_SDPA_BOOL_MASK : 0));
         if (rc1 || rc2) fail("rc %d / %d", rc2, rc1);
         same_f(got, want, ny, "out");
         end_case();
-        free(q), free(k), free(v), free(mask), free(want), free(got);
+        free(q), free(k), free(v), free(mask), free(want), free(got), free(keep);
       }
 }
 

@@ -244,14 +244,16 @@ SC_KERNEL void sc_d_softmax(const float *x, float *y, int64_t outer, int64_t n, 
  * masked.  One (batch, query row) per work item, with an online softmax accumulating into
  * the output row: a row whose scores are all -inf gives zeros, as torch and the CPU; one
  * that holds a NaN or +inf comes out NaN; s == 0 gives zeros. */
-SC_KERNEL void sc_d_sdpa(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride,
+SC_KERNEL void sc_d_sdpa(const float *q, const float *k, const float *v, const void *mask, int64_t mask_stride,
                          float *out, int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale,
-                         int32_t causal) {
+                         int32_t flags) {
   float fscale = (float)scale;
+  int causal = flags & SC_SDPA_CAUSAL, bool_mask = flags & SC_SDPA_BOOL_MASK;
   SC_GRID_LOOP(t, batch * l) {
     int64_t b = t / l, i = t % l;
     const float *qi = q + t * e, *kb = k + b * s * e, *vb = v + b * s * ev;
-    const float *mrow = mask ? mask + b * mask_stride + i * s : 0;
+    const float *mrow = mask && !bool_mask ? (const float *)mask + b * mask_stride + i * s : 0;
+    const unsigned char *brow = mask && bool_mask ? (const unsigned char *)mask + b * mask_stride + i * s : 0;
     float *orow = out + t * ev;
     for (int64_t c = 0; c < ev; c++) orow[c] = 0.0f;
     if (s == 0) continue;
@@ -263,7 +265,7 @@ SC_KERNEL void sc_d_sdpa(const float *q, const float *k, const float *v, const f
       for (int64_t p = 0; p < e; p++) dot += qi[p] * kj[p];
       float sc = fscale * dot;
       if (mrow) sc += mrow[j];
-      if (causal && j > i) sc = -__builtin_inff();
+      if ((brow && !brow[j]) || (causal && j > i)) sc = -__builtin_inff(); /* a bool mask's false: no weight */
       if (sc == -__builtin_inff()) continue; /* masked: no weight */
       if (sc > m) {
         float r = sc_expf(m - sc);

@@ -65,8 +65,8 @@ void sc_d_batch_norm(const float *x, float *y, const float *weight, const float 
 void sc_d_layer_norm(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                      float *rstd_out, int64_t outer, int64_t inner, double eps);
 void sc_d_softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t is_log);
-void sc_d_sdpa(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
-               int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal);
+void sc_d_sdpa(const float *q, const float *k, const float *v, const void *mask, int64_t mask_stride, float *out,
+               int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t flags);
 
 /* reduce.c */
 void sc_d_reduce(const float *x, float *y, int32_t ndim, sc_dims shape, sc_dims reduce, int32_t op, double correction,

@@ -266,7 +266,7 @@ static void k_softmax(void **p) {
   sc_d_softmax(A(0, cf32), A(1, f32p), A(2, int64_t), A(3, int64_t), A(4, int64_t), A(5, int32_t));
 }
 static void k_sdpa(void **p) {
-  sc_d_sdpa(A(0, cf32), A(1, cf32), A(2, cf32), A(3, cf32), A(4, int64_t), A(5, f32p), A(6, int64_t), A(7, int64_t),
+  sc_d_sdpa(A(0, cf32), A(1, cf32), A(2, cf32), A(3, ptr), A(4, int64_t), A(5, f32p), A(6, int64_t), A(7, int64_t),
             A(8, int64_t), A(9, int64_t), A(10, int64_t), A(11, double), A(12, int32_t));
 }
 static void k_reduce(void **p) {

@@ -562,9 +562,9 @@ void sc_cu_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64
   sc_cu_launch("sc_d_softmax", inner == 1 ? outer * SC_ROW_THREADS : outer * inner, p); /* a warp a contiguous row */
 }
 
-int sc_cu_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
-                   int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal) {
-  void *p[] = {&q, &k, &v, &mask, &mask_stride, &out, &batch, &l, &s, &e, &ev, &scale, &causal};
+int sc_cu_sdpa_f32(const float *q, const float *k, const float *v, const void *mask, int64_t mask_stride, float *out,
+                   int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t flags) {
+  void *p[] = {&q, &k, &v, &mask, &mask_stride, &out, &batch, &l, &s, &e, &ev, &scale, &flags};
   sc_cu_launch("sc_d_sdpa", batch * l, p);
   return sc_cu_status();
 }

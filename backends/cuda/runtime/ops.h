@@ -77,8 +77,9 @@ void sc_cu_batch_norm_f32(const float *x, float *y, const float *weight, const f
 void sc_cu_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                           float *rstd_out, int64_t outer, int64_t inner, double eps);
 void sc_cu_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log);
-int sc_cu_sdpa_f32(const float *q, const float *k, const float *v, const float *mask, int64_t mask_stride, float *out,
-                   int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t causal);
+/* flags: SC_SDPA_CAUSAL, SC_SDPA_BOOL_MASK (mask bytes: false masks the key out) */
+int sc_cu_sdpa_f32(const float *q, const float *k, const float *v, const void *mask, int64_t mask_stride, float *out,
+                   int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t flags);
 
 /* ---- reductions (device/reduce.c); op is one of kernels.h's SC_REDUCE_* ---- */
 void sc_cu_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
