@@ -13,6 +13,12 @@ bool cg_error(cg *g, sc_diag_code code, const char *path, const char *fmt, ...) 
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  /* the lowering is shared: on the device path its "no CPU lowering" means the device's */
+  char *cpu = g->cuda ? strstr(msg, "has no CPU lowering") : NULL;
+  if (cpu && strlen(msg) + 1 < sizeof msg) {
+    memmove(cpu + 11, cpu + 10, strlen(cpu + 10) + 1); /* "has no CUDA lowering": one more letter */
+    memcpy(cpu + 7, "CUDA", 4);
+  }
   sc_diags_add(&g->ctx->diags, code, SC_SEV_ERROR, g->p->file, path, "%s", msg);
   g->failed = true;
   return false;

@@ -1164,6 +1164,12 @@ expect_err "at: graph_module.graph.nodes[1]"
 expect_no_path "$WORK/bit-cuda/model.so"
 end
 
+begin "a refusal on the CUDA path names CUDA, not the CPU (the lowering both paths share)"
+sc export "$SRC/test/real/half/bfloat16/hf_clip_text/model.pt2" --target cuda --cuda-emulate -o "$WORK/clip-cuda"
+expect_rc 4
+expect_err "torch.ops.aten.argmax.default of int32 has no CUDA lowering"
+end
+
 # ---- summary -----------------------------------------------------------------------
 
 TOTAL=$((N_PASS + N_FAIL))

@@ -48,7 +48,8 @@ MAX_RATIO, MEAN_RATIO = 2.0, 1.5
 CUDA_GAPS = ("op_cumsum", "op_sdpa_mask", "op_upsample")
 # the op programs also built for CUDA (the rest build the same way: kept out for the suite's time)
 CUDA_CASES = ("op_linear_gelu", "op_softmax", "op_layer_norm", "op_rms_norm", "op_conv2d", "op_sdpa_causal", "op_reduce",
-              "op_unary", "op_mixed_float32", "op_bfloat16_inside", "op_matmul", "op_bmm")
+              "op_unary", "op_mixed_float32", "op_bfloat16_inside", "op_matmul", "op_bmm",
+              "hf_llama", "hf_bert", "hf_vit")  # and three Hugging Face families: a decoder, an encoder, vision
 # ... of which these multiply half-precision operands: on cuBLAS in their dtype
 # (sc_cu_bmm_half), checked with the emulation's cuBLAS (backends/cuda/emulate/cublas_host.c)
 HALF_PRODUCTS = ("op_linear_gelu", "op_matmul", "op_bmm")
@@ -368,7 +369,8 @@ def main(argv):
     with tempfile.TemporaryDirectory() as tmp:
         for c in cases:
             check_case(checks, shapec, c, tmp)
-            if os.path.basename(c) in CUDA_CASES and not quick:
+            # SHAPEC_HALF_CUDA_ALL=1: every case on the CUDA path too (a measurement, minutes)
+            if (os.path.basename(c) in CUDA_CASES or os.environ.get("SHAPEC_HALF_CUDA_ALL")) and not quick:
                 check_case(checks, shapec, c, tmp, cuda=True)
         if all(any(c.endswith(os.path.join("half", dt, "hf_vit")) for c in cases) for dt in ("float16", "bfloat16")):
             check_entry_points(checks, shapec, root, tmp)
