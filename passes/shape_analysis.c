@@ -1,6 +1,7 @@
 /* shape_analysis.c - symbols from the spec, rules over the nodes, checks against the
  * program's own metas; see shape_analysis.h. */
 #include "shape_analysis.h"
+#include "frozen_sizes.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -1088,6 +1089,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
   }
   mark_traced_floors(out);
   record_program_guards(ctx, out);
+  if (!spec->from_program && out->completed) sc_flag_frozen_sizes(ctx, out);
   if (spec->from_program) {
     record_derived_ranges(ctx, out);
     if (out->completed) compare_with_metas(ctx, out);

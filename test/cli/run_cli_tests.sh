@@ -1170,6 +1170,30 @@ expect_rc 4
 expect_err "torch.ops.aten.argmax.default of int32 has no CUDA lowering"
 end
 
+begin "a static program's frozen size under a spec that makes it dynamic: a warning, and other sizes refused (SC0608)"
+# torch 2.14's static export of x.repeat(y.shape[0], 1) + arange(3 * y.shape[0])[:, None]: repeat(x, [2, 1])
+echo '{"dynamic_shapes": {"x": null, "y": {"0": "n"}}, "dims": {"n": {"min": 2, "max": 16}}}' >"$WORK/frozen_spec.json"
+sc export "$SRC/test/cli/frozen_sizes/static.pt2" --dynamic "$WORK/frozen_spec.json" -o "$WORK/frozen" -q
+expect_rc 0
+expect_err "warning[SC0608]: the spec makes y.size()[0] dynamic, but this program was exported with it static (2), and node 'repeat' (torch.ops.aten.repeat.default) holds 2 in its repeats"
+expect_err "export the model in torch with this spec"
+/usr/bin/python3 -c 'import numpy as np, sys; np.save(sys.argv[1] + "/fx.npy", np.ones((3, 4), np.float32)); [np.save(f"{sys.argv[1]}/fy{r}.npy", np.ones((r, 5), np.float32)) for r in (2, 3)]' "$WORK"
+sc run "$WORK/frozen/model.so" -i x="$WORK/fx.npy" -i y="$WORK/fy3.npy" --out "$WORK/frozen_run"
+expect_rc 1
+expect_err "Guard failed: y.size()[0] == 2 (the program was exported static and holds that size as a constant at node 'repeat'"
+# the size it was exported with runs, as torch's [6, 4] (test/cli/frozen_sizes/answers.txt)
+sc run "$WORK/frozen/model.so" -i x="$WORK/fx.npy" -i y="$WORK/fy2.npy" --out "$WORK/frozen_run"
+expect_rc 0
+expect_err "float32 [6, 4]"
+# torch's dynamic export of the same model: the size flows, nothing to warn about, 3 rows give [9, 4]
+sc export "$SRC/test/cli/frozen_sizes/dynamic.pt2" -o "$WORK/frozen_dyn" -q
+expect_rc 0
+expect_err_not "SC0608"
+sc run "$WORK/frozen_dyn/model.so" -i x="$WORK/fx.npy" -i y="$WORK/fy3.npy" --out "$WORK/frozen_dyn_run"
+expect_rc 0
+expect_err "float32 [9, 4]"
+end
+
 # ---- summary -----------------------------------------------------------------------
 
 TOTAL=$((N_PASS + N_FAIL))
