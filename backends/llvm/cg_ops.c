@@ -1394,9 +1394,9 @@ static bool lower_norm(cg *g, const sc_node *n) {
     }
     case SC_OP_RMS_NORM: { /* over the trailing normalized_shape dims; eps None is float32's epsilon, as torch */
       cg_value *x = tensor(g, n, "input"), *w = tensor(g, n, "weight");
-      if (g->cuda || x->v->meta.dtype != SC_DTYPE_F32)
-        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (float32 on the CPU has "
-                        "one)", n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
+      if (x->v->meta.dtype != SC_DTYPE_F32)
+        return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (float32 has one)",
+                        n->target, sc_dtype_name(x->v->meta.dtype));
       cg_value *out = cg_produce(g, output(n, 0));
       int64_t norm[CG_MAX_RANK];
       int k = ints(n, "normalized_shape", norm, CG_MAX_RANK), r = x->v->meta.rank;
@@ -1618,9 +1618,6 @@ static int element_kind(sc_dtype dt) {
  * (torch's default); cumsum also into another dtype asked for (cast first). */
 static bool lower_cumulative(cg *g, const sc_node *n, cg_value *x) {
   bool sum = n->op->id == SC_OP_CUMSUM;
-  if (g->cuda)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
-                    n->target);
   cg_value *out = cg_produce(g, output(n, 0));
   int r = x->v->meta.rank, d = r ? norm_dim(int_arg(n, "dim", 0), r) : 0;
   LLVMValueRef outer = prod(g, x->dims, 0, d), len = r ? x->dims[d] : cg_i64(g, 1), inner = prod(g, x->dims, d + 1, r);
@@ -2159,9 +2156,6 @@ static bool lower_col2im(cg *g, const sc_node *n) {
 
 /* upsample_bilinear2d and upsample_bicubic2d (runtime upsample.c), float32 NCHW. */
 static bool lower_upsample_bilinear2d(cg *g, const sc_node *n) {
-  if (g->cuda)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
-                    n->target);
   cg_value *x = tensor(g, n, "input");
   if (x->v->meta.dtype != SC_DTYPE_F32)
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (float32 has one)", n->target,

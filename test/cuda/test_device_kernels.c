@@ -735,6 +735,66 @@ static void test_sdpa(void) {
       }
 }
 
+/* rms_norm, bilinear upsampling (align_corners or not, sizes or scale factors, up and
+ * down), cumsum and cumprod (float32, and integers of each width into int64): each device
+ * kernel against its CPU kernel. */
+static void test_more_nn(void) {
+  static const int64_t rc[][2] = {{3, 7}, {1, 1}, {5, 64}, {0, 4}, {2, 0}};
+  for (size_t i = 0; i < sizeof rc / sizeof rc[0]; i++)
+    for (int has_w = 0; has_w < 2; has_w++) {
+      int64_t rows = rc[i][0], cols = rc[i][1];
+      float *x = frandn(rows * cols + 1), *w = frandn(cols + 1);
+      float *want = cpu_out(rows * cols * 4 + 4), *got = dev_out(rows * cols * 4 + 4);
+      begin_case("rms_norm rows %lld cols %lld weight %d", (long long)rows, (long long)cols, has_w);
+      sc_k_rms_norm_f32(x, want, has_w ? w : NULL, rows, cols, 1e-6);
+      sc_cu_rms_norm_f32(x, got, has_w ? w : NULL, rows, cols, 1e-6);
+      same_f(got, want, rows * cols, "y");
+      end_case();
+      free(x), free(w), free(want), free(got);
+    }
+  static const struct {
+    int64_t nc, h, w, oh, ow;
+    double sh, sw;
+  } up[] = {{2, 3, 4, 6, 8, 0, 0}, {1, 5, 5, 3, 2, 0, 0}, {3, 2, 3, 5, 7, 2.5, 2.25}, {1, 1, 1, 4, 3, 0, 0},
+            {2, 4, 6, 4, 6, 0, 0}};
+  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++)
+    for (int ac = 0; ac < 2; ac++) {
+      int64_t nin = up[i].nc * up[i].h * up[i].w, nout = up[i].nc * up[i].oh * up[i].ow;
+      float *x = frandn(nin), *want = cpu_out(nout * 4), *got = dev_out(nout * 4);
+      begin_case("upsample_bilinear2d case %zu align_corners %d", i, ac);
+      int r1 = sc_k_upsample_bilinear2d_f32(x, want, up[i].nc, up[i].h, up[i].w, up[i].oh, up[i].ow, ac, up[i].sh, up[i].sw);
+      int r2 = sc_cu_upsample_bilinear2d_f32(x, got, up[i].nc, up[i].h, up[i].w, up[i].oh, up[i].ow, ac, up[i].sh, up[i].sw);
+      if (r1 || r2) fail("rc %d / %d", r2, r1);
+      same_bytes(got, want, nout * 4, "y (bit for bit)");
+      end_case();
+      free(x), free(want), free(got);
+    }
+  static const int64_t cs[][3] = {{2, 5, 3}, {1, 9, 1}, {3, 1, 4}, {0, 3, 2}, {2, 0, 2}};
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+    for (int prod = 0; prod < 2; prod++) {
+      int64_t outer = cs[i][0], n = cs[i][1], inner = cs[i][2], all = outer * n * inner;
+      float *x = frandn(all + 1), *want = cpu_out(all * 4 + 4), *got = dev_out(all * 4 + 4);
+      begin_case("%s f32 [%lld, %lld, %lld]", prod ? "cumprod" : "cumsum", (long long)outer, (long long)n, (long long)inner);
+      (prod ? sc_k_cumprod_f32 : sc_k_cumsum_f32)(x, want, outer, n, inner);
+      (prod ? sc_cu_cumprod_f32 : sc_cu_cumsum_f32)(x, got, outer, n, inner);
+      same_f(got, want, all, "y");
+      end_case();
+      free(x), free(want), free(got);
+      for (int kind = 0; kind <= 4; kind++) {
+        static const int64_t size[5] = {1, 1, 2, 4, 8};
+        unsigned char *xi = brandn(all * size[kind] + 8);
+        int64_t *wi = cpu_out(all * 8 + 8), *gi = dev_out(all * 8 + 8);
+        begin_case("%s kind %d [%lld, %lld, %lld]", prod ? "cumprod" : "cumsum", kind, (long long)outer, (long long)n,
+                   (long long)inner);
+        (prod ? sc_k_cumprod_i64 : sc_k_cumsum_i64)(xi, wi, kind, outer, n, inner);
+        (prod ? sc_cu_cumprod_i64 : sc_cu_cumsum_i64)(xi, gi, kind, outer, n, inner);
+        same_i64(gi, wi, all, "y");
+        end_case();
+        free(xi), free(wi), free(gi);
+      }
+    }
+}
+
 /* ---- reductions ---- */
 
 static void test_reduce(void) {
@@ -810,6 +870,7 @@ int main(void) {
     test_norms();
     test_softmax();
     test_sdpa();
+    test_more_nn();
     test_reduce();
   }
   printf("cuda device kernels: %d cases (%lld launches), %d failed\n", cases, (long long)sc_emu_launches, failures);

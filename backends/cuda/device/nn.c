@@ -282,3 +282,54 @@ SC_KERNEL void sc_d_sdpa(const float *q, const float *k, const float *v, const v
     for (int64_t c = 0; c < ev; c++) orow[c] *= inv;
   }
 }
+
+/* rms_norm over rows of `cols` (the CPU's sc_k_rms_norm_f32, one row per work item): the
+ * squares summed in double, x * 1 / sqrt(mean + eps) in float, times weight where given. */
+SC_KERNEL void sc_d_rms_norm(const float *x, float *y, const float *weight, int64_t rows, int64_t cols, double eps) {
+  SC_GRID_LOOP(r, rows) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    double sq = 0;
+    for (int64_t c = 0; c < cols; c++) sq += (double)xr[c] * xr[c];
+    float scale = 1.0f / sc_sqrtf((float)(sq / (double)(cols ? cols : 1)) + (float)eps);
+    for (int64_t c = 0; c < cols; c++) yr[c] = weight ? xr[c] * scale * weight[c] : xr[c] * scale;
+  }
+}
+
+/* One axis of bilinear upsampling for output position o, as the CPU's fill_axis: the first
+ * neighbour, the step to the second (0 at the edge) and the two weights. */
+static inline void bilinear_axis(int64_t o, int64_t in, int64_t out, int32_t align_corners, double scale_factor,
+                                 int64_t *first, int64_t *step, float *w0, float *w1) {
+  float scale = align_corners ? (out > 1 ? (float)(in - 1) / (float)(out - 1) : 0.0f)
+                              : scale_factor > 0 ? (float)(1.0 / scale_factor) : (float)in / (float)out;
+  float src = align_corners ? scale * (float)o : __builtin_fmaf(scale, (float)o + 0.5f, -0.5f);
+  if (src < 0.0f) src = 0.0f;
+  int64_t i = (int64_t)src;
+  if (i > in - 1) i = in - 1;
+  float frac = src - (float)i;
+  frac = frac < 0.0f ? 0.0f : frac > 1.0f ? 1.0f : frac;
+  *first = i;
+  *step = i < in - 1 ? 1 : 0;
+  *w1 = frac;
+  *w0 = 1.0f - frac;
+}
+
+/* upsample_bilinear2d over nc planes of [h, w] into [oh, ow] (the CPU's upsample.c, bit for
+ * bit: the same positions, weights and order of fused multiply-adds), one output element
+ * per work item. */
+SC_KERNEL void sc_d_upsample_bilinear2d(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh,
+                                        int64_t ow, int32_t align_corners, double scale_h, double scale_w) {
+  SC_GRID_LOOP(t, nc * oh * ow) {
+    int64_t ox = t % ow, oy = (t / ow) % oh, p = t / (ow * oh);
+    int64_t r, rs, c0, cs;
+    float h0, h1, w0, w1;
+    bilinear_axis(oy, h, oh, align_corners, scale_h, &r, &rs, &h0, &h1);
+    bilinear_axis(ox, w, ow, align_corners, scale_w, &c0, &cs, &w0, &w1);
+    const float *r0 = x + p * h * w + r * w, *r1 = r0 + rs * w;
+    int64_t c1 = c0 + cs;
+    float acc = r0[c1] * (h0 * w1);
+    acc = __builtin_fmaf(r0[c0], h0 * w0, acc);
+    acc = __builtin_fmaf(r1[c0], h1 * w0, acc);
+    y[t] = __builtin_fmaf(r1[c1], h1 * w1, acc);
+  }
+}

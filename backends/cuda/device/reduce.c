@@ -131,3 +131,34 @@ SC_KERNEL void sc_d_arg_reduce(const float *x, float *values, int64_t *indices, 
     if (indices) indices[t] = best;
   }
 }
+
+/* cumsum (prod 0) or cumprod (prod 1) over the middle dim of [outer, n, inner], one line per
+ * work item: float32 accumulated in double, as the CPU's (and ATen's) kernels. */
+SC_KERNEL void sc_d_cumulative_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t prod) {
+  SC_GRID_LOOP(t, outer * inner) {
+    int64_t o = t / inner, j = t % inner;
+    double acc = prod ? 1 : 0;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t at = (o * n + i) * inner + j;
+      acc = prod ? acc * x[at] : acc + x[at];
+      y[at] = (float)acc;
+    }
+  }
+}
+
+/* The same for integers and bools (kind: 0 uint8/bool, 1 int8, 2 int16, 3 int32, 4 int64)
+ * into int64, wrapping as torch's do. */
+SC_KERNEL void sc_d_cumulative_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner,
+                                   int32_t prod) {
+  SC_GRID_LOOP(t, outer * inner) {
+    int64_t o = t / inner, j = t % inner;
+    uint64_t acc = prod ? 1 : 0;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t at = (o * n + i) * inner + j;
+      int64_t v = kind == 0 ? ((const uint8_t *)x)[at] : kind == 1 ? ((const int8_t *)x)[at]
+                : kind == 2 ? ((const int16_t *)x)[at] : kind == 3 ? ((const int32_t *)x)[at] : ((const int64_t *)x)[at];
+      acc = prod ? acc * (uint64_t)v : acc + (uint64_t)v;
+      y[at] = (int64_t)acc;
+    }
+  }
+}

@@ -78,4 +78,11 @@ void sc_d_reduce_finish(const double *part, float *y, int32_t op, double correct
 void sc_d_arg_reduce(const float *x, float *values, int64_t *indices, int64_t outer, int64_t n, int64_t inner,
                      int32_t is_min);
 
+/* nn.c, reduce.c: rms_norm, bilinear upsampling, cumsum and cumprod */
+void sc_d_rms_norm(const float *x, float *y, const float *weight, int64_t rows, int64_t cols, double eps);
+void sc_d_upsample_bilinear2d(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                              int32_t align_corners, double scale_h, double scale_w);
+void sc_d_cumulative_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t prod);
+void sc_d_cumulative_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner, int32_t prod);
+
 #endif

@@ -186,6 +186,19 @@ static void k_index_tensor(void **p) {
                     A(7, sc_dims), A(8, sc_dims), A(9, sc_dims), A(10, sc_dims), A(11, int32_t), A(12, int32_t),
                     A(13, int64_t), A(14, int64_t), A(15, i32p));
 }
+static void k_rms_norm(void **p) {
+  sc_d_rms_norm(A(0, cf32), A(1, f32p), A(2, cf32), A(3, int64_t), A(4, int64_t), A(5, double));
+}
+static void k_upsample_bilinear2d(void **p) {
+  sc_d_upsample_bilinear2d(A(0, cf32), A(1, f32p), A(2, int64_t), A(3, int64_t), A(4, int64_t), A(5, int64_t),
+                           A(6, int64_t), A(7, int32_t), A(8, double), A(9, double));
+}
+static void k_cumulative_f32(void **p) {
+  sc_d_cumulative_f32(A(0, cf32), A(1, f32p), A(2, int64_t), A(3, int64_t), A(4, int64_t), A(5, int32_t));
+}
+static void k_cumulative_i64(void **p) {
+  sc_d_cumulative_i64(A(0, ptr), A(1, i64p), A(2, int32_t), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int32_t));
+}
 static void k_to_half(void **p) { sc_d_to_half(A(0, cf32), A(1, u16p), A(2, int64_t), A(3, int32_t)); }
 static void k_fill(void **p) { sc_d_fill(A(0, bytes), A(1, int64_t), A(2, sc_dims), A(3, int64_t)); }
 static void k_arange(void **p) { sc_d_arange(A(0, ptr), A(1, int64_t), A(2, double), A(3, double), A(4, int32_t)); }
@@ -293,6 +306,10 @@ static const struct {
     {"sc_d_copy_into", k_copy_into},
     {"sc_d_fill", k_fill},
     {"sc_d_to_half", k_to_half},
+    {"sc_d_rms_norm", k_rms_norm},
+    {"sc_d_upsample_bilinear2d", k_upsample_bilinear2d},
+    {"sc_d_cumulative_f32", k_cumulative_f32},
+    {"sc_d_cumulative_i64", k_cumulative_i64},
     {"sc_d_index_tensor", k_index_tensor},
     {"sc_d_arange", k_arange},
     {"sc_d_index_select", k_index_select},

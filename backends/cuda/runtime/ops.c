@@ -569,7 +569,44 @@ int sc_cu_sdpa_f32(const float *q, const float *k, const float *v, const void *m
   return sc_cu_status();
 }
 
+void sc_cu_rms_norm_f32(const float *x, float *y, const float *weight, int64_t rows, int64_t cols, double eps) {
+  void *p[] = {&x, &y, &weight, &rows, &cols, &eps};
+  sc_cu_launch("sc_d_rms_norm", rows, p);
+}
+
+int sc_cu_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                  int32_t align_corners, double scale_h, double scale_w) {
+  if (nc <= 0 || oh <= 0 || ow <= 0 || h <= 0 || w <= 0) return sc_cu_status(); /* the analysis refused empty inputs */
+  void *p[] = {&x, &y, &nc, &h, &w, &oh, &ow, &align_corners, &scale_h, &scale_w};
+  sc_cu_launch("sc_d_upsample_bilinear2d", nc * oh * ow, p);
+  return sc_cu_status();
+}
+
 /* ---- reductions ---- */
+
+static void cumulative_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t prod) {
+  void *p[] = {&x, &y, &outer, &n, &inner, &prod};
+  sc_cu_launch("sc_d_cumulative_f32", outer * inner, p);
+}
+
+static void cumulative_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner,
+                           int32_t prod) {
+  void *p[] = {&x, &y, &kind, &outer, &n, &inner, &prod};
+  sc_cu_launch("sc_d_cumulative_i64", outer * inner, p);
+}
+
+void sc_cu_cumsum_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner) {
+  cumulative_f32(x, y, outer, n, inner, 0);
+}
+void sc_cu_cumprod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner) {
+  cumulative_f32(x, y, outer, n, inner, 1);
+}
+void sc_cu_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner) {
+  cumulative_i64(x, y, kind, outer, n, inner, 0);
+}
+void sc_cu_cumprod_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner) {
+  cumulative_i64(x, y, kind, outer, n, inner, 1);
+}
 
 void sc_cu_reduce_f32(const float *x, float *y, int32_t ndim, const int64_t *shape, const int32_t *reduce, int32_t op,
                       double correction) {

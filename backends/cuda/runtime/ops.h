@@ -77,6 +77,14 @@ void sc_cu_batch_norm_f32(const float *x, float *y, const float *weight, const f
 void sc_cu_layer_norm_f32(const float *x, float *y, const float *weight, const float *bias, float *mean_out,
                           float *rstd_out, int64_t outer, int64_t inner, double eps);
 void sc_cu_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t log);
+/* the CPU kernels' counterparts (device/nn.c, device/reduce.c), the same arguments */
+void sc_cu_rms_norm_f32(const float *x, float *y, const float *weight, int64_t rows, int64_t cols, double eps);
+int sc_cu_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                  int32_t align_corners, double scale_h, double scale_w);
+void sc_cu_cumsum_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
+void sc_cu_cumprod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
+void sc_cu_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
+void sc_cu_cumprod_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
 /* flags: SC_SDPA_CAUSAL, SC_SDPA_BOOL_MASK (mask bytes: false masks the key out) */
 int sc_cu_sdpa_f32(const float *q, const float *k, const float *v, const void *mask, int64_t mask_stride, float *out,
                    int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev, double scale, int32_t flags);
