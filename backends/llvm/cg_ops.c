@@ -1507,9 +1507,6 @@ static bool lower_norm(cg *g, const sc_node *n) {
 
 /* linalg_vector_norm: |x|^ord into a scratch buffer, the reduction over it, the root. */
 static bool lower_vector_norm(cg *g, const sc_node *n, cg_value *x) {
-  if (g->cuda)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has no CUDA lowering yet (export with --target cpu)",
-                    n->target);
   if (x->v->meta.dtype != SC_DTYPE_F32 || !arg_none(arg(n, "dtype")))
     return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s (or with a dtype) has no CPU lowering (float32 "
                     "has one)", n->target, sc_dtype_name(x->v->meta.dtype));
@@ -1683,8 +1680,8 @@ static bool lower_kron(cg *g, const sc_node *n) {
 static bool lower_weight_norm(cg *g, const sc_node *n) {
   cg_value *v = tensor(g, n, "v"), *gv = tensor(g, n, "g");
   if (!v || !gv) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
-  if (v->v->meta.dtype != SC_DTYPE_F32 || gv->v->meta.dtype != SC_DTYPE_F32 || g->cuda)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a CPU lowering for float32 only", n->target);
+  if (v->v->meta.dtype != SC_DTYPE_F32 || gv->v->meta.dtype != SC_DTYPE_F32)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s has a lowering for float32 only", n->target);
   int r = v->v->meta.rank, d = norm_dim(int_arg(n, "dim", 0), r);
   cg_value *out = cg_produce(g, output(n, 0));
   LLVMTypeRef p[6] = {g->ptr, g->ptr, g->ptr, g->i64, g->i64, g->i64};
@@ -1860,9 +1857,6 @@ static bool lower_reduce(cg *g, const sc_node *n) {
            : in_dt == SC_DTYPE_I32 ? 3 : in_dt == SC_DTYPE_I64 ? 4 : -1;
   /* (x > 0).sum(): a count in int64; mask.sum(dtype=torch.float32) the same count as float32 */
   if (op == SC_REDUCE_SUM && kind >= 0 && (out_dt == SC_DTYPE_I64 || out_dt == SC_DTYPE_F32)) {
-    if (g->cuda)
-      return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s into %s has no CUDA lowering yet (export "
-                      "for the CPU)", n->target, sc_dtype_name(in_dt), sc_dtype_name(out_dt));
     LLVMValueRef counts = out->data;
     if (out_dt == SC_DTYPE_F32) {
       cg_value *scratch = sc_arena_alloc(&g->ctx->arena, sizeof *scratch);
@@ -2383,9 +2377,9 @@ static bool lower_sort(cg *g, const sc_node *n) {
   cg_value *x = tensor(g, n, "self");
   if (!x) return cg_error(g, SC_DIAG_CODEGEN, n->path, "%s: a tensor argument is missing", n->target);
   int kind = element_kind(x->v->meta.dtype);
-  if (kind < 0 || g->cuda)
-    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no %s lowering (floats, integers and bools "
-                    "on the CPU have one)", n->target, sc_dtype_name(x->v->meta.dtype), g->cuda ? "CUDA" : "CPU");
+  if (kind < 0)
+    return cg_error(g, SC_DIAG_CODEGEN_UNSUPPORTED, n->path, "%s of %s has no CPU lowering (floats, integers and bools "
+                    "have one)", n->target, sc_dtype_name(x->v->meta.dtype));
   bool topk = n->op->id == SC_OP_TOPK;
   int r = x->v->meta.rank, d = norm_dim(int_arg(n, "dim", -1), r);
   bool descending = topk ? int_arg(n, "largest", 1) != 0 : int_arg(n, "descending", 0) != 0;

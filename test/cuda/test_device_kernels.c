@@ -795,6 +795,105 @@ static void test_more_nn(void) {
     }
 }
 
+/* _weight_norm, linalg_vector_norm's two elementwise steps (each order), integer sums into
+ * int64 over any set of dims, and int64 counts as float32: device against CPU kernels. */
+static void test_norms_sums(void) {
+  static const int64_t wn[][3] = {{4, 3, 5}, {1, 6, 1}, {2, 1, 7}, {3, 0, 2}};
+  for (size_t i = 0; i < sizeof wn / sizeof wn[0]; i++) {
+    int64_t outer = wn[i][0], n = wn[i][1], inner = wn[i][2], all = outer * n * inner;
+    float *v = frandn(all + 1), *gw = frandn(n + 1), *want = cpu_out(all * 4 + 4), *got = dev_out(all * 4 + 4);
+    begin_case("weight_norm [%lld, %lld, %lld]", (long long)outer, (long long)n, (long long)inner);
+    sc_k_weight_norm_f32(v, gw, want, outer, n, inner);
+    sc_cu_weight_norm_f32(v, gw, got, outer, n, inner);
+    same_f(got, want, all, "out");
+    end_case();
+    free(v), free(gw), free(want), free(got);
+  }
+  static const double ords[] = {2, 1, INFINITY, -INFINITY, 0, 3, 0.5};
+  for (size_t i = 0; i < sizeof ords / sizeof ords[0]; i++) {
+    int64_t n = 37;
+    float *x = frandn(n), *want = cpu_out(n * 4), *got = dev_out(n * 4);
+    x[3] = 0.0f;
+    begin_case("vector_norm map and finish, ord %g", ords[i]);
+    sc_k_vector_norm_map_f32(x, want, n, ords[i]);
+    sc_cu_vector_norm_map_f32(x, got, n, ords[i]);
+    same_f(got, want, n, "map");
+    for (int64_t j = 0; j < n; j++) want[j] = got[j] = fabsf(x[j]) + 0.25f;
+    sc_k_vector_norm_finish_f32(want, n, ords[i]);
+    sc_cu_vector_norm_finish_f32(got, n, ords[i]);
+    same_f(got, want, n, "finish");
+    end_case();
+    free(x), free(want), free(got);
+  }
+  static const struct {
+    int nd;
+    int64_t shape[4];
+    int32_t reduce[4];
+  } sums[] = {{3, {2, 3, 4}, {0, 1, 0}}, {3, {2, 3, 4}, {1, 0, 1}}, {2, {5, 7}, {1, 1}}, {1, {9}, {0}},
+              {4, {2, 1, 3, 2}, {0, 1, 1, 0}}, {2, {3, 0}, {0, 1}}};
+  for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
+    for (int kind = 0; kind <= 4; kind++) {
+      static const int64_t size[5] = {1, 1, 2, 4, 8};
+      int64_t all = prod(sums[i].shape, sums[i].nd), out_n = 1;
+      for (int d = 0; d < sums[i].nd; d++)
+        if (!sums[i].reduce[d]) out_n *= sums[i].shape[d];
+      unsigned char *x = brandn(all * size[kind] + 8);
+      int64_t *want = cpu_out(out_n * 8 + 8), *got = dev_out(out_n * 8 + 8);
+      begin_case("sum_i64 case %zu kind %d", i, kind);
+      sc_k_sum_i64(x, want, kind, sums[i].nd, sums[i].shape, sums[i].reduce);
+      sc_cu_sum_i64(x, got, kind, sums[i].nd, sums[i].shape, sums[i].reduce);
+      same_i64(got, want, out_n, "y");
+      float *fw = cpu_out(out_n * 4 + 4), *fg = dev_out(out_n * 4 + 4);
+      sc_k_i64_to_f32(want, fw, out_n);
+      sc_cu_i64_to_f32(want, fg, out_n);
+      same_bytes(fg, fw, out_n * 4, "as float32");
+      end_case();
+      free(x), free(want), free(got), free(fw), free(fg);
+    }
+}
+
+/* sort and topk: the device's stable merge sort per line = the CPU's, values and indices,
+ * ascending and descending, floats with NaN and ties, every integer width; k out of range
+ * fails with the CPU's words. */
+static void test_sort(void) {
+  static const int64_t shapes[][4] = {{2, 7, 3, 7}, {1, 16, 1, 5}, {3, 1, 2, 1}, {2, 9, 1, 0}, {0, 4, 2, 2}};
+  static const int32_t kinds[] = {SC_KIND_F32, SC_KIND_F64, SC_KIND_U8, SC_KIND_I8, SC_KIND_I16, SC_KIND_I32, SC_KIND_I64};
+  static const int64_t size[] = {1, 1, 2, 4, 8, 4, 8};
+  char want_msg[256], got_msg[256];
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (size_t kk = 0; kk < sizeof kinds / sizeof kinds[0]; kk++)
+      for (int desc = 0; desc < 2; desc++) {
+        int64_t outer = shapes[i][0], n = shapes[i][1], inner = shapes[i][2], k = shapes[i][3], all = outer * n * inner;
+        int32_t kind = kinds[kk];
+        int64_t es = size[kind];
+        unsigned char *x = brandn(all * es + 8);
+        if (kind == SC_KIND_F32)
+          for (int64_t j = 0; j < all; j++) ((float *)x)[j] = j % 5 == 2 ? NAN : (float)(irand(4)); /* ties, NaN */
+        if (kind == SC_KIND_F64)
+          for (int64_t j = 0; j < all; j++) ((double *)x)[j] = j % 6 == 1 ? NAN : (double)(irand(3)) - 1;
+        int64_t nk = outer * k * inner;
+        unsigned char *wv = cpu_out(nk * es + 8), *gv = dev_out(nk * es + 8);
+        int64_t *wi = cpu_out(nk * 8 + 8), *gi = dev_out(nk * 8 + 8), *scratch = xmalloc((2 * n + 2) * 8);
+        begin_case("sort [%lld, %lld, %lld] k %lld kind %d descending %d", (long long)outer, (long long)n, (long long)inner,
+                   (long long)k, kind, desc);
+        int r1 = sc_k_sort(x, wv, wi, scratch, outer, n, inner, k, kind, desc, "node 's'", want_msg, sizeof want_msg);
+        int r2 = sc_cu_sort(x, gv, gi, NULL, outer, n, inner, k, kind, desc, "node 's'", got_msg, sizeof got_msg);
+        if (r1 || r2) fail("rc %d / %d", r2, r1);
+        same_i64(gi, wi, nk, "indices");
+        same_bytes(gv, wv, nk * es, "values");
+        end_case();
+        free(x), free(wv), free(gv), free(wi), free(gi), free(scratch);
+      }
+  begin_case("topk with k past the dim");
+  float x[4] = {1, 2, 3, 4};
+  int64_t idx[8], scratch[16];
+  int r1 = sc_k_sort(x, NULL, idx, scratch, 1, 4, 1, 5, SC_KIND_F32, 1, "node 't'", want_msg, sizeof want_msg);
+  int r2 = sc_cu_sort(x, NULL, idx, NULL, 1, 4, 1, 5, SC_KIND_F32, 1, "node 't'", got_msg, sizeof got_msg);
+  same_failure(r2, r1, got_msg, want_msg);
+  sc_emu_reset();
+  end_case();
+}
+
 /* ---- reductions ---- */
 
 static void test_reduce(void) {
@@ -871,6 +970,8 @@ int main(void) {
     test_softmax();
     test_sdpa();
     test_more_nn();
+    test_norms_sums();
+    test_sort();
     test_reduce();
   }
   printf("cuda device kernels: %d cases (%lld launches), %d failed\n", cases, (long long)sc_emu_launches, failures);

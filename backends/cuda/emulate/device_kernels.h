@@ -84,5 +84,13 @@ void sc_d_upsample_bilinear2d(const float *x, float *y, int64_t nc, int64_t h, i
                               int32_t align_corners, double scale_h, double scale_w);
 void sc_d_cumulative_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t prod);
 void sc_d_cumulative_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner, int32_t prod);
+void sc_d_weight_norm(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner);
+void sc_d_vector_norm_map(const float *x, float *y, int64_t n, double ord);
+void sc_d_vector_norm_finish(float *y, int64_t n, double ord);
+void sc_d_sum_i64(const void *x, int64_t *y, int32_t kind, int32_t ndim, sc_dims shape, sc_dims reduce, int64_t out_n,
+                  int64_t red_n);
+void sc_d_i64_to_f32(const int64_t *x, float *y, int64_t n);
+void sc_d_sort(const char *x, char *values, int64_t *indices, int64_t *scratch, int64_t outer, int64_t n, int64_t inner,
+               int64_t k, int32_t kind, int32_t descending);
 
 #endif

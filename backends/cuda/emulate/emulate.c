@@ -199,6 +199,20 @@ static void k_cumulative_f32(void **p) {
 static void k_cumulative_i64(void **p) {
   sc_d_cumulative_i64(A(0, ptr), A(1, i64p), A(2, int32_t), A(3, int64_t), A(4, int64_t), A(5, int64_t), A(6, int32_t));
 }
+static void k_weight_norm(void **p) {
+  sc_d_weight_norm(A(0, cf32), A(1, cf32), A(2, f32p), A(3, int64_t), A(4, int64_t), A(5, int64_t));
+}
+static void k_vector_norm_map(void **p) { sc_d_vector_norm_map(A(0, cf32), A(1, f32p), A(2, int64_t), A(3, double)); }
+static void k_vector_norm_finish(void **p) { sc_d_vector_norm_finish(A(0, f32p), A(1, int64_t), A(2, double)); }
+static void k_sum_i64(void **p) {
+  sc_d_sum_i64(A(0, ptr), A(1, i64p), A(2, int32_t), A(3, int32_t), A(4, sc_dims), A(5, sc_dims), A(6, int64_t),
+               A(7, int64_t));
+}
+static void k_i64_to_f32(void **p) { sc_d_i64_to_f32(A(0, ci64), A(1, f32p), A(2, int64_t)); }
+static void k_sort(void **p) {
+  sc_d_sort(A(0, cstr), A(1, bytes), A(2, i64p), A(3, i64p), A(4, int64_t), A(5, int64_t), A(6, int64_t), A(7, int64_t),
+            A(8, int32_t), A(9, int32_t));
+}
 static void k_to_half(void **p) { sc_d_to_half(A(0, cf32), A(1, u16p), A(2, int64_t), A(3, int32_t)); }
 static void k_fill(void **p) { sc_d_fill(A(0, bytes), A(1, int64_t), A(2, sc_dims), A(3, int64_t)); }
 static void k_arange(void **p) { sc_d_arange(A(0, ptr), A(1, int64_t), A(2, double), A(3, double), A(4, int32_t)); }
@@ -306,6 +320,12 @@ static const struct {
     {"sc_d_copy_into", k_copy_into},
     {"sc_d_fill", k_fill},
     {"sc_d_to_half", k_to_half},
+    {"sc_d_sort", k_sort},
+    {"sc_d_weight_norm", k_weight_norm},
+    {"sc_d_vector_norm_map", k_vector_norm_map},
+    {"sc_d_vector_norm_finish", k_vector_norm_finish},
+    {"sc_d_sum_i64", k_sum_i64},
+    {"sc_d_i64_to_f32", k_i64_to_f32},
     {"sc_d_rms_norm", k_rms_norm},
     {"sc_d_upsample_bilinear2d", k_upsample_bilinear2d},
     {"sc_d_cumulative_f32", k_cumulative_f32},

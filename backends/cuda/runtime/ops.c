@@ -584,6 +584,53 @@ int sc_cu_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t 
 
 /* ---- reductions ---- */
 
+void sc_cu_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner) {
+  void *p[] = {&v, &g, &out, &outer, &n, &inner};
+  sc_cu_launch("sc_d_weight_norm", n, p);
+}
+
+void sc_cu_vector_norm_map_f32(const float *x, float *y, int64_t n, double ord) {
+  void *p[] = {&x, &y, &n, &ord};
+  sc_cu_launch("sc_d_vector_norm_map", n, p);
+}
+
+void sc_cu_vector_norm_finish_f32(float *y, int64_t n, double ord) {
+  void *p[] = {&y, &n, &ord};
+  sc_cu_launch("sc_d_vector_norm_finish", n, p);
+}
+
+void sc_cu_sum_i64(const void *x, int64_t *y, int32_t kind, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
+  if (!dims_ok(ndim, "sum")) return;
+  int64_t out_n = 1, red_n = 1, mask[16];
+  for (int32_t d = 0; d < ndim; d++) {
+    mask[d] = reduce[d];
+    if (reduce[d]) red_n *= shape[d];
+    else out_n *= shape[d];
+  }
+  sc_dims sh = sc_cu_dims(shape, ndim), rd = sc_cu_dims(mask, ndim);
+  void *p[] = {&x, &y, &kind, &ndim, &sh, &rd, &out_n, &red_n};
+  sc_cu_launch("sc_d_sum_i64", out_n, p);
+}
+
+void sc_cu_i64_to_f32(const int64_t *x, float *y, int64_t n) {
+  void *p[] = {&x, &y, &n};
+  sc_cu_launch("sc_d_i64_to_f32", n, p);
+}
+
+int sc_cu_sort(const void *x, void *values, int64_t *indices, int64_t *scratch, int64_t outer, int64_t n, int64_t inner,
+               int64_t k, int32_t kind, int32_t descending, const char *node, char *err, size_t errlen) {
+  (void)scratch; /* one line's room on the CPU; every line works at once here */
+  if (k < 0 || k > n) return index_fail(err, errlen, node ? node : "topk", SC_TOPK_RANGE_MSG);
+  int64_t lines = outer * inner;
+  if (lines <= 0 || n <= 0 || sc_cu_status()) return sc_cu_status();
+  int64_t *room = sc_cu_alloc(2 * n * lines * (int64_t)sizeof(int64_t));
+  if (!room) return sc_cu_status();
+  void *p[] = {&x, &values, &indices, &room, &outer, &n, &inner, &k, &kind, &descending};
+  sc_cu_launch("sc_d_sort", lines, p);
+  sc_cu_free(room);
+  return sc_cu_status();
+}
+
 static void cumulative_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, int32_t prod) {
   void *p[] = {&x, &y, &outer, &n, &inner, &prod};
   sc_cu_launch("sc_d_cumulative_f32", outer * inner, p);

@@ -82,6 +82,14 @@ void sc_cu_rms_norm_f32(const float *x, float *y, const float *weight, int64_t r
 int sc_cu_upsample_bilinear2d_f32(const float *x, float *y, int64_t nc, int64_t h, int64_t w, int64_t oh, int64_t ow,
                                   int32_t align_corners, double scale_h, double scale_w);
 void sc_cu_cumsum_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
+void sc_cu_weight_norm_f32(const float *v, const float *g, float *out, int64_t outer, int64_t n, int64_t inner);
+void sc_cu_vector_norm_map_f32(const float *x, float *y, int64_t n, double ord);
+void sc_cu_vector_norm_finish_f32(float *y, int64_t n, double ord);
+void sc_cu_sum_i64(const void *x, int64_t *y, int32_t kind, int32_t ndim, const int64_t *shape, const int32_t *reduce);
+void sc_cu_i64_to_f32(const int64_t *x, float *y, int64_t n);
+/* sort and topk (device/reduce.c's sc_d_sort); k outside [0, n] fails with torch's words */
+int sc_cu_sort(const void *x, void *values, int64_t *indices, int64_t *scratch, int64_t outer, int64_t n, int64_t inner,
+               int64_t k, int32_t kind, int32_t descending, const char *node, char *err, size_t errlen);
 void sc_cu_cumprod_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner);
 void sc_cu_cumsum_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
 void sc_cu_cumprod_i64(const void *x, int64_t *y, int32_t kind, int64_t outer, int64_t n, int64_t inner);
