@@ -29,8 +29,21 @@ static const struct {
     {"torch.ops.aten.arange.start_step", {"start", "end"}},
 };
 
-/* The first size argument of node n holding the number c as a constant, or NULL. */
-static const char *frozen_argument(const sc_node *n, int64_t c) {
+/* Whether node n takes the tensor v itself as an operand. */
+static bool takes(const sc_node *n, const sc_value *v) {
+  for (size_t k = 0; k < n->n_inputs; k++)
+    for (size_t i = 0; i < n->inputs[k].arg.n_items; i++)
+      if (n->inputs[k].arg.items[i].value == v) return true;
+  return false;
+}
+
+/* The first size argument of node n holding the number c as a constant, or NULL.  Not on
+ * a node that takes the input v itself: `x.view(-1, 4)`, `x.repeat(2, 3)` or
+ * `x.new_zeros(2, 3)` with a literal equal to one of x's own dims is as common a literal
+ * as a frozen x.size(); a size frozen from another tensor (`x.repeat(y.shape[0], 1)`,
+ * `torch.zeros(n, 4)`, `h.view(b, s, 4, 16)` after a product) cannot be told from one. */
+static const char *frozen_argument(const sc_node *n, int64_t c, const sc_value *v) {
+  if (takes(n, v)) return NULL;
   for (size_t o = 0; o < sizeof size_ops / sizeof size_ops[0]; o++) {
     if (!n->target || strcmp(n->target, size_ops[o].target) != 0) continue;
     for (int a = 0; a < 3 && size_ops[o].args[a]; a++)
@@ -62,7 +75,7 @@ void sc_flag_frozen_sizes(sc_ctx *ctx, sc_analysis *a) {
       const char *first_arg = NULL;
       size_t count = 0;
       for (size_t j = 0; j < g->n_nodes; j++) {
-        const char *at = frozen_argument(&g->nodes[j], c);
+        const char *at = frozen_argument(&g->nodes[j], c, v);
         if (!at) continue;
         if (!count++) first = &g->nodes[j], first_arg = at;
       }

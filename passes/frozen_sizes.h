@@ -7,7 +7,9 @@
  * than torch's export with that spec, and nothing would say so.  This pass finds, for each
  * input dim the spec makes dynamic where the program has a number, the size arguments of
  * repeat, view/reshape, expand, full/zeros/ones/empty (and their new_* forms) and arange
- * that equal that number (2 or more): a size that could have flowed there.  For each such
+ * that equal that number (2 or more), on nodes that do not take that input itself (a
+ * literal equal to the operand's own dim is as likely a literal): a size that could have
+ * flowed there.  For each such
  * dim it warns (SC0608, naming the node) and has the library refuse a call whose size
  * differs (a check of the dim against its export-time size, with the reason), so that the
  * library never silently computes what torch would not.

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "backends/cuda/runtime/cuda_rt.h"
-#include "backends/cuda/runtime/ops.h"
 #include "backends/llvm/runtime_abi.h"
 #include "device_kernels.h"
 #include "emulate.h"
@@ -128,7 +127,11 @@ const void *sc_cu_weights_half(const void *p, int32_t kind) {
     if (!weights_half[kind]) {
       int64_t n = weights_bytes / 4;
       uint16_t *h = malloc((size_t)(n > 0 ? n : 1) * sizeof *h);
-      if (h) sc_cu_to_half((const float *)(const void *)base, h, n, kind);
+      if (h) {
+        const void *from = base;
+        void *params[] = {&from, &h, &n, &kind};
+        sc_cu_launch("sc_d_to_half", n, params);
+      }
       weights_half[kind] = h;
     }
     if (weights_half[kind]) mirror = weights_half[kind] + ((const char *)p - base) / 4;

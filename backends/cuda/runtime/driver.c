@@ -11,7 +11,6 @@
 
 #include "backends/llvm/runtime_abi.h"
 #include "cuda_rt.h"
-#include "ops.h"
 #include "shapec/runtime.h"
 
 /* The driver's types, as its ABI defines them (cuda.h is not needed). */
@@ -365,7 +364,10 @@ const void *sc_cu_weights_half(const void *p, int32_t kind) {
     int64_t n = d->weights_bytes / 4;
     CUdeviceptr h = 0;
     if (check(cu.MemAlloc(&h, (size_t)(n > 0 ? n : 1) * 2), "allocating device memory for the half-precision weights")) {
-      sc_cu_to_half((const float *)(uintptr_t)d->weights, (uint16_t *)(uintptr_t)h, n, kind);
+      /* device/copy.c's kernel, launched here: the driver calls no launcher of ops.c */
+      CUdeviceptr from = d->weights;
+      void *params[] = {&from, &h, &n, &kind};
+      sc_cu_launch("sc_d_to_half", n, params);
       /* every stream may read it once it is published */
       if (!call.status && check(cu.StreamSynchronize(call.stream), "cuStreamSynchronize (the half-precision weights)"))
         d->weights_half[kind] = h;
