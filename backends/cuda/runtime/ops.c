@@ -220,10 +220,14 @@ int sc_cu_index_tensor(const void *src, int32_t src_rank, const int64_t *src_sha
   }
   int64_t out_shape[16], rest_strides[16], n = 1;
   for (int32_t d = 0; d < out_rank; d++) {
-    int in_b = d >= b_at && d < b_at + b_rank;
-    int32_t r = d < b_at ? rest[d] : rest[d - b_rank];
-    out_shape[d] = in_b ? b_shape[d - b_at] : src_shape[r];
-    rest_strides[d] = in_b ? 0 : src_strides[r];
+    if (d >= b_at && d < b_at + b_rank) { /* B: the index tensors' broadcast shape */
+      out_shape[d] = b_shape[d - b_at];
+      rest_strides[d] = 0;
+    } else { /* a dim no index picks, whole */
+      int32_t r = d < b_at ? rest[d] : rest[d - b_rank];
+      out_shape[d] = src_shape[r];
+      rest_strides[d] = src_strides[r];
+    }
     n *= out_shape[d];
   }
   if (n <= 0) return SHAPEC_OK;
