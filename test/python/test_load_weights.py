@@ -11,6 +11,9 @@ give what NumPy computes from those weights:
 - batchnorm_eval: parameters alone (the running statistics, buffers, keep the exported
   values), then with the statistics too;
 - op_linear in bfloat16: bfloat16 tensors widened as the library computes them;
+- bfloat16 GPT-2 (torch 2.14's export) with a checkpoint the safetensors package wrote in
+  the chroot (every weight halved; test/python/load_weights/gen.py): torch's logits with
+  those weights (ep.module()), within a bfloat16 ulp of the logits' scale;
 - refusals, each a message naming the file and the tensor and nothing changed: a missing
   parameter, a wrong dtype, a wrong shape, a truncated or malformed file, a second load
   after the first run, a library with embedded weights.
@@ -250,9 +253,36 @@ def test_bfloat16(checks, tmp):
     refused(checks, lib, path, "float32 weights for a bfloat16 model", "'l.weight' is float32", "as bfloat16")
 
 
+def test_real_checkpoint(checks, tmp):
+    here = os.path.join(src, "test", "python", "load_weights")
+    answers = json.load(open(os.path.join(here, "answers.json")))
+    out = export(tmp, os.path.join(src, "test", "real", "half", "bfloat16", "hf_gpt2"), "gpt2")
+    if not os.path.isdir(out):
+        checks.check(False, f"bfloat16 GPT-2 exports with --external-weights ({out[-300:]})")
+        return
+    lib = os.path.join(out, "model.so")
+    weights = shapec.load(lib).weights
+    listed = sorted(w.name for w in weights if w.kind != "constant")  # lifted constants are no state_dict's
+    checks.check(listed == answers["all_names"], f"GPT-2's parameters and buffers listed under torch's state_dict names "
+                 f"({len(listed)}, and {len(weights) - len(listed)} tensor constants that keep their exported values)")
+    ids, mask = np.array(answers["ids"], np.int64), np.array(answers["mask"], np.int64)
+    want = np.array(answers["logits"], np.float32).reshape(answers["shape"])
+    m = shapec.load(fresh(lib), weights=os.path.join(here, "gpt2_halved.safetensors"))
+    got = m(ids, mask)
+    got = np.asarray(got[0] if isinstance(got, tuple) else got, np.float32)
+    exported = shapec.load(lib)(ids, mask)
+    exported = np.asarray(exported[0] if isinstance(exported, tuple) else exported, np.float32)
+    scale = float(np.abs(want).max())
+    checks.check(got.shape == want.shape and np.abs(got - want).max() <= scale / 64 and
+                 np.abs(exported - want).max() > scale / 4,
+                 f"a checkpoint the safetensors package wrote: torch's logits with its weights (largest difference "
+                 f"{np.abs(got - want).max():.3g} of {scale:.3g}; with the exported weights {np.abs(exported - want).max():.3g})")
+
+
 def main():
     checks = tap.Checks()
     with tempfile.TemporaryDirectory() as tmp:
+        test_real_checkpoint(checks, tmp)
         test_mlp(checks, tmp)
         test_batch_norm(checks, tmp)
         test_bfloat16(checks, tmp)

@@ -22,30 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backends/llvm/half_bits.h"
 #include "kernels.h"
 #include "safetensors.h"
 
-/* A bfloat16 or float16 weight widened as the export widened it (exactly: every half value
- * is a float32 one). */
-static float widen_half(uint16_t h, int bf16) {
-  uint32_t u;
-  if (bf16) {
-    u = (uint32_t)h << 16;
-  } else {
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-    if (exp == 0x1f) {
-      u = sign | 0x7f800000u | (frac << 13); /* inf, NaN */
-    } else if (exp == 0) { /* zero or subnormal: frac x 2^-24 */
-      float v = (float)frac * (1.0f / 16777216.0f);
-      return sign ? -v : v;
-    } else {
-      u = sign | ((exp + 112) << 23) | (frac << 13);
-    }
-  }
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 /* ir/dtype.h's codes, as the manifest writes them */
 enum { U8 = 1, I8 = 2, I16 = 3, I32 = 4, I64 = 5, F16 = 6, F32 = 7, F64 = 8, BOOL = 12, BF16 = 13 };
@@ -189,7 +169,7 @@ static int put(const weight *w, const sc_st_tensor *t, unsigned char *blob, cons
     for (uint64_t k = 0; k < count; k++) {
       uint16_t h;
       memcpy(&h, t->data + 2 * k, 2);
-      f[k] = widen_half(h, w->dtype == BF16);
+      f[k] = sc_half_bits_to_f32(h, w->dtype == BF16);
     }
   } else {
     return sc_rt_fail(err, errlen, "weight '%s': the library holds it in a form this file cannot give", w->name);

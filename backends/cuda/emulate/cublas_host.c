@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/llvm/half_bits.h"
 #include "emulate.h"
 
 enum { OP_N = 0, OP_T = 1 };
@@ -40,31 +41,11 @@ static int set_stream(void *handle, void *stream) {
   return handle ? STATUS_OK : STATUS_INVALID_VALUE;
 }
 
-/* float16 / bfloat16 bits as the float32 they hold (exact). */
-static float widen(uint16_t h, int bf16) {
-  uint32_t u;
-  if (bf16) {
-    u = (uint32_t)h << 16;
-  } else {
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-    if (exp == 0x1f) {
-      u = sign | 0x7f800000u | (frac << 13);
-    } else if (exp == 0) {
-      float v = (float)frac * (1.0f / 16777216.0f);
-      return sign ? -v : v;
-    } else {
-      u = sign | ((exp + 112) << 23) | (frac << 13);
-    }
-  }
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 static float element(const void *base, int type, int64_t at) {
   switch (type) {
-    case R_16F: return widen(((const uint16_t *)base)[at], 0);
-    case R_16BF: return widen(((const uint16_t *)base)[at], 1);
+    case R_16F: return sc_half_bits_to_f32(((const uint16_t *)base)[at], 0);
+    case R_16BF: return sc_half_bits_to_f32(((const uint16_t *)base)[at], 1);
     default: return ((const float *)base)[at];
   }
 }
