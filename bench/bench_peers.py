@@ -5,7 +5,7 @@ frozen), on the same models and weights.  Each model is exported once by torch 2
 batch, and dynamic height/width or sequence); shapec compiles that very .pt2 and
 AOTInductor compiles the same ExportedProgram.  Batch 1 and 8, 1 and 2 threads pinned
 with taskset (CPU 0, CPUs 0-1), in ROUNDS rounds that alternate the two sides; each cell
-is the median of its rounds.  Per row: the physical limit, max(FLOPs / sgemm peak,
+is the median of its rounds.  Per row: the physical limit, max(FLOPs / FMA peak (build/fma_peak),
 weights and activations' bytes / copy bandwidth), both measured in the same run.
 
 With --isa avx2 every side is held to AVX2 and FMA, as on a CPU without AVX-512 (AMD's
@@ -44,13 +44,17 @@ sys.path.insert(0, os.path.join(SRC, "tools"))
 from shapec_tools import zoo  # noqa: E402
 from shapec_tools.model_library import ModelLibrary  # noqa: E402
 
-MODELS = ["mlp", "resnet18", "mobilenet_v2", "encoder", "gpt2", "bert"]
+MODELS = ["mlp", "resnet18", "mobilenet_v2", "encoder", "gpt2", "bert", "resnet50", "efficientnet_b0",
+          "mobilenet_v3_large", "convnext_tiny", "vit_b_16", "swin_t", "whisper_encoder", "llama"]
 SHAPES = {"mlp": [[1, 784], [8, 784]], "resnet18": [[1, 3, 224, 224], [8, 3, 224, 224]],
           "mobilenet_v2": [[1, 3, 224, 224], [8, 3, 224, 224]], "encoder": [[1, 128, 256], [8, 128, 256]],
-          "gpt2": [[1, 128], [8, 128], [1, 512]], "bert": [[1, 128], [8, 128], [1, 512]]}
-# Hugging Face's GPT-2 small and BERT-base (peers_214.py builds them): torch 1.13 here has no
-# transformers, so their rows have no 1.13 columns
-TEXT = ("gpt2", "bert")
+          "gpt2": [[1, 128], [8, 128], [1, 512]], "bert": [[1, 128], [8, 128], [1, 512]],
+          "llama": [[1, 128], [8, 128], [1, 512]], "whisper_encoder": [[1, 80, 3000], [8, 80, 3000]],
+          **{m: [[1, 3, 224, 224], [8, 3, 224, 224]] for m in ("resnet50", "efficientnet_b0", "mobilenet_v3_large",
+                                                               "convnext_tiny", "vit_b_16", "swin_t")}}
+# rows torch 1.13 here builds too (zoo.build); the others (Hugging Face's, torchvision's newer
+# models) come from peers_214.py alone and have no 1.13 columns
+ZOO_113 = ("mlp", "resnet18", "mobilenet_v2", "encoder")
 
 
 def arg(name, default=None):
@@ -74,6 +78,10 @@ def cpu_model():
     return "?"
 
 
+def shapec_path():
+    return os.path.abspath(sys.argv[1])
+
+
 def peaks():
     """One core's sgemm GFLOP/s (OpenBLAS through torch 1.13, 1024^3, one thread on CPU 0) and
     its copy bandwidth in GB/s (256 MB, read and written)."""
@@ -89,7 +97,13 @@ def peaks():
     r = subprocess.run(["taskset", "-c", "0", "env", "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", sys.executable, "-c",
                         code], capture_output=True, text=True, check=True)
     gflops, gbs = map(float, r.stdout.split())
-    return gflops, gbs
+    # the FMA units' own ceiling in the widest lanes allowed (build/fma_peak): what no float32
+    # product can pass, where OpenBLAS's Haswell sgemm above can be passed by AVX-512 kernels
+    fma = subprocess.run(["taskset", "-c", "0", os.path.join(os.path.dirname(shapec_path()), "fma_peak")],
+                         capture_output=True, text=True, check=True).stdout
+    found = dict(re.findall(r"^(AVX2|AVX-512) FMA peak on one core: ([0-9.]+)", fma, re.M))
+    peak = float(found["AVX2"] if ISA == "avx2" or "AVX-512" not in found else found["AVX-512"])
+    return gflops, gbs, peak
 
 
 def chroot(*args, cpus=None):
@@ -110,7 +124,7 @@ def host_side(shapec, out, threads, models):
         lib = ModelLibrary(os.path.join(d, "shapec", "model.so"))
         lib.set_num_threads(threads)
         module = None
-        if m not in TEXT:
+        if m in ZOO_113:
             module, _, _, _ = zoo.build(m)  # torch 1.13's module, with torch 2.14's weights
             state = np.load(os.path.join(d, "state.npz"))
             module.load_state_dict({k: torch.from_numpy(state[k]) for k in state.files})
@@ -156,7 +170,7 @@ def main():
                         "-o", os.path.join(d, "shapec"), "-q"] + (["--cpu", "haswell"] if ISA == "avx2" else []),
                        check=True, capture_output=True)
         export_s[m] = time.perf_counter() - t0
-    gflops, gbs = peaks()
+    gflops, gbs, fma = peaks()
     cells = {}  # (model, shape, threads) -> {peer: [ms per round]}
     errs = {}
     ort_why = {}  # model -> why ONNX Runtime did not run it
@@ -179,8 +193,9 @@ def main():
              f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')}. "
              + (f"Held to AVX2 (--isa avx2): shapec --cpu haswell, DNNL_MAX_CPU_ISA=ONEDNN_MAX_CPU_ISA=AVX2, "
                 f"ATEN_CPU_CAPABILITY=avx2. " if ISA else "")
-             + f"Peaks measured in the same run: sgemm "
-             f"{gflops:.0f} GFLOP/s on one core, copy {gbs:.1f} GB/s.",
+             + f"Peaks measured in the same run: OpenBLAS sgemm {gflops:.0f} GFLOP/s on one core, FMA units "
+             f"{fma:.0f} GFLOP/s ({'AVX2' if ISA == 'avx2' else 'widest'} lanes, build/fma_peak), copy {gbs:.1f} GB/s; "
+             f"limit = max(FLOPs / FMA peak, weight and input bytes / copy bandwidth).",
              "",
              "| model | input | thr | shapec | ORT 1.23 | 2.14 eager | AOTInductor | 1.13 eager | TorchScript | fastest peer | shapec / fastest | shapec / ORT | limit | shapec / limit |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -196,7 +211,7 @@ def main():
                 info = prep["models"][m]
                 flops = info["flops"][shape_name(shape)]
                 act = 4 * (np.prod(shape) + 0)  # the input; weights dominate the bytes of these rows
-                limit = max(flops / (gflops * 1e9 * threads), (info["weight_bytes"] + act) / (gbs * 1e9)) * 1e3
+                limit = max(flops / (fma * 1e9 * threads), (info["weight_bytes"] + act) / (gbs * 1e9)) * 1e3
                 ort = f"{c['ort']:.3f}" if "ort" in c else "n/a"
                 vs_ort = f"{c['shapec'] / c['ort']:.2f}" if "ort" in c else "n/a"
                 old = " | ".join(f"{c[k]:.3f}" if k in c else "n/a" for k in ("eager113", "script113"))

@@ -41,29 +41,59 @@ ROWS = {
     # in, the last hidden state out; torch 1.13 has no transformers here: no 1.13 columns
     "gpt2": ([2, 16], ["batch", "auto"], [[1, 128], [8, 128], [1, 512]]),
     "bert": ([2, 16], ["batch", "auto"], [[1, 128], [8, 128], [1, 512]]),
+    # torchvision's models (random weights); ViT and Swin at the 224x224 they were built for
+    "resnet50": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    "efficientnet_b0": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    "mobilenet_v3_large": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    "convnext_tiny": ([2, 3, 64, 64], ["batch", None, "auto", "auto"], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    "vit_b_16": ([2, 3, 224, 224], ["batch", None, None, None], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    "swin_t": ([2, 3, 224, 224], ["batch", None, None, None], [[1, 3, 224, 224], [8, 3, 224, 224]]),
+    # Whisper-tiny's encoder (80 mel bins, the 3000 frames it requires) and a Llama-shaped
+    # decoder's prefill (8 layers, hidden 768, 12 heads, SwiGLU 2048, vocabulary 32000)
+    "whisper_encoder": ([2, 80, 3000], ["batch", None, None], [[1, 80, 3000], [8, 80, 3000]]),
+    "llama": ([2, 16], ["batch", "auto"], [[1, 128], [8, 128], [1, 512]]),
 }
-TEXT = ("gpt2", "bert")
+TEXT = ("gpt2", "bert", "llama")  # token ids in
+ZOO_113 = ("mlp", "resnet18", "mobilenet_v2", "encoder")  # rows torch 1.13 here can build too
+TORCHVISION = ("resnet50", "efficientnet_b0", "mobilenet_v3_large", "convnext_tiny", "vit_b_16", "swin_t")
 
 
 class LastHidden(torch.nn.Module):
-    def __init__(self, model):
+    def __init__(self, model, keyword="input_ids"):
         super().__init__()
-        self.model = model
+        self.model, self.keyword = model, keyword
 
     def forward(self, x):
-        return self.model(input_ids=x).last_hidden_state
+        return self.model(**{self.keyword: x}).last_hidden_state
 
 
 def build(name):
     """The module of a row (zoo.build's for the zoo's) and a function of a shape that makes
     its timed input."""
-    if name not in TEXT:
+    torch.manual_seed(0)
+    if name in TORCHVISION:
+        import torchvision
+        return getattr(torchvision.models, name)().eval(), lambda shape: torch.randn(*shape)
+    if name not in TEXT and name != "whisper_encoder":
         return zoo.build(name)[0], lambda shape: torch.randn(*shape)
     import transformers
-    torch.manual_seed(0)
-    config = transformers.GPT2Config() if name == "gpt2" else transformers.BertConfig()  # GPT-2 small, BERT-base
+    if name == "whisper_encoder":  # whisper-tiny's published sizes
+        config = transformers.WhisperConfig(d_model=384, encoder_layers=4, encoder_attention_heads=6,
+                                            encoder_ffn_dim=1536, decoder_layers=4, decoder_attention_heads=6,
+                                            decoder_ffn_dim=1536, num_mel_bins=80)
+        config._attn_implementation = "sdpa"
+        model = transformers.WhisperModel(config).get_encoder().eval()
+        return LastHidden(model, "input_features").eval(), lambda shape: torch.randn(*shape)
+    if name == "llama":
+        config = transformers.LlamaConfig(num_hidden_layers=8, hidden_size=768, num_attention_heads=12,
+                                          num_key_value_heads=12, intermediate_size=2048, vocab_size=32000,
+                                          max_position_embeddings=2048)
+        model_class = transformers.LlamaModel
+    else:
+        config = transformers.GPT2Config() if name == "gpt2" else transformers.BertConfig()  # GPT-2 small, BERT-base
+        model_class = transformers.GPT2Model if name == "gpt2" else transformers.BertModel
     config._attn_implementation = "sdpa"
-    model = (transformers.GPT2Model if name == "gpt2" else transformers.BertModel)(config).eval()
+    model = model_class(config).eval()
     return LastHidden(model).eval(), lambda shape: torch.randint(0, config.vocab_size, tuple(shape))
 
 
@@ -106,13 +136,17 @@ def prepare(out, models):
                     module(xi)
             flops[shape_name(shape)] = counter.get_total_flops()
         state = module.state_dict()
-        if name not in TEXT:  # for torch 1.13's side
+        if name in ZOO_113:  # for torch 1.13's side
             np.savez(os.path.join(d, "state.npz"), **{k: v.numpy() for k, v in state.items()})
         weight_bytes = sum(p.numel() * p.element_size() for p in state.values())
         info[name] = {"export_s": export_s, "aoti_compile_s": aoti_s, "flops": flops, "weight_bytes": weight_bytes,
                       "onnx_error": onnx_error}
         print(f"# {name}: torch.export {export_s:.1f} s, AOTInductor compile {aoti_s:.1f} s", flush=True)
-    with open(os.path.join(out, "prepare.json"), "w") as f:
+    path = os.path.join(out, "prepare.json")
+    if os.path.exists(path):  # models prepared before in OUTDIR stay listed
+        with open(path) as f:
+            info = {**json.load(f)["models"], **info}
+    with open(path, "w") as f:
         json.dump({"torch": torch.__version__, "models": info}, f, indent=1)
 
 
@@ -120,6 +154,10 @@ def export_onnx(module, x, dims, path):
     """The module as ONNX Runtime users get it: None, or why torch could not export it."""
     names = {0: "batch", 1: "d1", 2: "d2", 3: "d3"}
     axes = {k: names[k] for k, v in enumerate(dims) if v}
+    # nn.MultiheadAttention's inference fast path (ViT's) is one fused op ONNX has no
+    # counterpart for: the exporter gets the composite ops, as under autograd
+    fastpath = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
     try:
         with torch.no_grad():
             torch.onnx.export(module, (x,), path, dynamo=False, input_names=["x"], output_names=["y"],
@@ -127,6 +165,8 @@ def export_onnx(module, x, dims, path):
         return None
     except Exception as e:  # noqa: BLE001 - the row says why
         return f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+    finally:
+        torch.backends.mha.set_fastpath_enabled(fastpath)
 
 
 def ort_session(path, threads):

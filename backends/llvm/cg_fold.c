@@ -131,6 +131,8 @@ static int activation_of(const sc_node *r) {
       float_input(r, "max_val", 1) == 6.0)
     return SC_ACT_RELU6;
   if (r->op->id == SC_OP_RELU6) return SC_ACT_RELU6;
+  if (r->op->id == SC_OP_SILU) return SC_ACT_SILU;
+  if (r->op->id == SC_OP_HARDSWISH) return SC_ACT_HARDSWISH;
   return SC_ACT_NONE;
 }
 
@@ -141,9 +143,11 @@ static bool is_fusable_linear(const sc_node *n) {
   return w && w->meta.rank == 2 && w->meta.dtype == SC_DTYPE_F32;
 }
 
-/* ReLU / ReLU6 nodes whose input is a float32 convolution's output (or a folded batch norm's
- * or residual add's, which is the same buffer) that nothing else reads; ReLU and exact GELU
- * after a linear layer likewise. */
+/* ReLU / ReLU6 / SiLU / hardswish nodes whose input is a float32 convolution's output (or a
+ * folded batch norm's or residual add's, which is the same buffer) that nothing else reads;
+ * ReLU and exact GELU after a linear layer likewise.  SiLU and hardswish only where the
+ * output is float32 itself: a widened half-precision program rounds the convolution's
+ * output before the activation reads it, which a fused activation would skip. */
 void cg_plan_activation_epilogues(cg *g) {
   if (g->has_cuda) return; /* the device path has its own kernels */
   const sc_graph *gr = g->p->graph;
@@ -157,8 +161,10 @@ void cg_plan_activation_epilogues(cg *g) {
     size_t conv = (size_t)in->def_node;
     if (g->folded[conv].into) conv = (size_t)g->folded[conv].into->v->def_node; /* through a folded batch norm */
     if (g->folded[conv].act) continue;
-    if (is_fusable_linear(&gr->nodes[conv]) ? act == SC_ACT_RELU6 : !cg_is_conv2d_like(&gr->nodes[conv]) || act == SC_ACT_GELU)
+    if (is_fusable_linear(&gr->nodes[conv]) ? act != SC_ACT_RELU && act != SC_ACT_GELU
+                                            : !cg_is_conv2d_like(&gr->nodes[conv]) || act == SC_ACT_GELU)
       continue;
+    if ((act == SC_ACT_SILU || act == SC_ACT_HARDSWISH) && in->meta.rounds_to != SC_DTYPE_UNKNOWN) continue;
     g->folded[conv].act = act;
     g->folded[r].into = cg_get(g, gr->nodes[conv].outputs[0].items[0].value);
   }

@@ -6,10 +6,15 @@
 
 #include <stdint.h>
 
-/* sc_k_conv2d_act_f32's activation, applied to each output as it is finished */
 /* sc_k_arange's element types */
 enum { SC_ARANGE_I64, SC_ARANGE_F32, SC_ARANGE_F64, SC_ARANGE_I32, SC_ARANGE_I16, SC_ARANGE_I8, SC_ARANGE_U8 };
-enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_GELU /* exact (erf), linear layers only */ };
+/* The activation after a convolution or linear layer, applied to each output as it is
+ * finished.  GELU (exact, erf) after linear layers only; SiLU and hardswish after
+ * convolutions only (EfficientNet's and MobileNetV3's blocks), where oneDNN computes them
+ * as post-ops and the built-in kernels in a pass over the output (sc_k_activation_f32). */
+enum { SC_ACT_NONE, SC_ACT_RELU, SC_ACT_RELU6, SC_ACT_GELU, SC_ACT_SILU, SC_ACT_HARDSWISH };
+/* the ones the built-in convolution kernels apply in registers */
+#define SC_ACT_IN_CONV_KERNELS(act) ((act) == SC_ACT_NONE || (act) == SC_ACT_RELU || (act) == SC_ACT_RELU6)
 
 /* sc_k_conv2d_site_f32's layout flags.  A tensor passed between two convolutions in the
  * kernel library's layout is a buffer of SC_KERNEL_LAYOUT_HEADER bytes, then the elements:

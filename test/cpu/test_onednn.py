@@ -27,6 +27,11 @@ kernel on AVX-512 (regnet_y_400mf took 17x PyTorch's time), and the 8-channel bl
 a grouped AVX2 kernel writes (groups of 4) only AVX2 kernels for the 1x1 convolutions after
 it (resnext50).  None may run the reference kernel, and on an AVX-512 CPU every one must
 run an AVX-512 kernel.
+And EfficientNet's and MobileNetV3's blocks: convolution, batch norm and SiLU; a depthwise
+one with SiLU; a squeeze-and-excitation gate (mean, 1x1 convolutions, sigmoid, times the
+input: the sigmoid computed once per row of the product's loop); a pointwise one with
+hardswish; dynamic batch, height and width.  In each mode they match PyTorch on three
+shapes, and through oneDNN SiLU and hardswish run as the convolutions' eltwise post-ops.
 Exit 77 without PyTorch or without libdnnl.so.2.
 
 usage: test_onednn.py SHAPEC SOURCE_DIR"""
@@ -200,6 +205,89 @@ def make_grouped(channels, groups, widen):
     return Grouped().eval()
 
 
+def make_efficient():
+    class Efficient(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem, self.bn = torch.nn.Conv2d(3, 24, 3, stride=2, padding=1, bias=False), torch.nn.BatchNorm2d(24)
+            self.dw = torch.nn.Conv2d(24, 24, 3, padding=1, groups=24)
+            self.squeeze, self.excite = torch.nn.Conv2d(24, 6, 1), torch.nn.Conv2d(6, 24, 1)
+            self.pw = torch.nn.Conv2d(24, 32, 1)
+            self.last = torch.nn.Conv2d(32, 16, 3, padding=1)
+            with torch.no_grad():
+                self.bn.running_mean.uniform_(-0.5, 0.5)
+                self.bn.running_var.uniform_(0.5, 2.0)
+
+        def forward(self, x):
+            y = F.silu(self.bn(self.stem(x)))
+            y = F.silu(self.dw(y))
+            y = y * torch.sigmoid(self.excite(F.silu(self.squeeze(y.mean((2, 3), keepdim=True)))))
+            y = F.hardswish(self.pw(y))
+            return self.last(y)
+
+    torch.manual_seed(0)
+    return Efficient().eval()
+
+
+EFFICIENT_SHAPES = [(1, 33, 40), (3, 16, 17), (2, 64, 64)]
+
+
+def run_efficient(out):
+    """Runs in a process whose SHAPEC_ONEDNN and DNNL_VERBOSE the parent set: the efficient
+    network on each stored input."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+    from shapec_tools.model_library import ModelLibrary
+    lib = ModelLibrary(os.path.join(out, "model.so"))
+    for k in range(len(EFFICIENT_SHAPES)):
+        call, outs = lib.prepare([np.load(os.path.join(out, f"x{k}.npy"))])
+        call()
+        np.save(os.path.join(out, f"got{k}.npy"), outs[0])
+    return 0
+
+
+def check_efficient(shapec, tmp):
+    from shapec_tools.convert import convert
+    net = make_efficient()
+    g = torch.Generator().manual_seed(5)
+    xs = [torch.randn(n, 3, h, w, generator=g) for n, h, w in EFFICIENT_SHAPES]
+    path = convert(net, [xs[1]], tmp, input_names=["x"])
+    with open(os.path.join(tmp, "spec.json"), "w") as fp:
+        json.dump({"dynamic_shapes": {"x": [A, None, A, A]}}, fp)
+    out = os.path.join(tmp, "out")
+    r = subprocess.run([shapec, "export", path, "--dynamic", os.path.join(tmp, "spec.json"), "-o", out, "-q"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, f"efficient: exports ({r.stderr.strip()[-300:]})")
+    if r.returncode:
+        return
+    with torch.no_grad():
+        wants = [net(x).numpy() for x in xs]
+    for k, x in enumerate(xs):
+        np.save(os.path.join(out, f"x{k}.npy"), x.numpy())
+    for mode in ("always", "default", "0"):
+        env = dict(os.environ, DNNL_VERBOSE="1")
+        env.pop("SHAPEC_ONEDNN", None)
+        if mode != "default":
+            env["SHAPEC_ONEDNN"] = mode
+        v = subprocess.run([sys.executable, os.path.abspath(__file__), "--efficient", out], env=env,
+                           capture_output=True, text=True)
+        check(v.returncode == 0, f"efficient, {mode}: runs ({v.stderr.strip()[-300:]})")
+        if v.returncode:
+            continue
+        for k, want in enumerate(wants):
+            got = np.load(os.path.join(out, f"got{k}.npy"))
+            err = float(np.abs(got - want).max()) / float(np.abs(want).max())
+            check(got.shape == want.shape and err < 1e-5,
+                  f"efficient, {mode}: {EFFICIENT_SHAPES[k]} matches PyTorch (max error {err:.1e} of the scale)")
+        if mode == "always":
+            convs = [ln for ln in v.stdout.splitlines() if ln.startswith("onednn_verbose,exec,cpu,convolution")]
+            first = convs[:6]  # the first input's: stem, dw, squeeze, excite, pw, last
+            swish = [ln for ln in first if "eltwise_swish" in ln]
+            hard = [ln for ln in first if "eltwise_hardswish" in ln]
+            check(len(first) == 6 and len(swish) == 3 and len(hard) == 1,
+                  f"efficient, always: SiLU after three convolutions and hardswish after one ran as oneDNN "
+                  f"post-ops ({len(swish)}, {len(hard)} of {len(first)})")
+
+
 def run_grouped(out):
     """Runs in a process with DNNL_VERBOSE=1: the grouped network once on the stored input."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
@@ -243,6 +331,8 @@ def check_grouped(shapec, tmp, channels, groups, widen):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--grouped":
         return run_grouped(sys.argv[2])
+    if len(sys.argv) > 1 and sys.argv[1] == "--efficient":
+        return run_efficient(sys.argv[2])
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         return child(sys.argv[2], sys.argv[3])
     if len(sys.argv) > 1 and sys.argv[1] == "--reorders":
@@ -314,6 +404,8 @@ def main():
     for channels, groups, widen in ((48, 6, 1), (128, 32, 2)):  # regnet's groups of 8, resnext's of 4
         with tempfile.TemporaryDirectory() as tmp:
             check_grouped(shapec, tmp, channels, groups, widen)
+    with tempfile.TemporaryDirectory() as tmp:
+        check_efficient(shapec, tmp)
     return checks.finish()
 
 

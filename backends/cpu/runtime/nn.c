@@ -196,6 +196,10 @@ static void activate(float *y, int64_t n, int act) {
     for (int64_t i = 0; i < n; i++) y[i] = y[i] < 0.0f ? 0.0f : y[i] > 6.0f ? 6.0f : y[i];
   else if (act == SC_ACT_GELU)
     gelu_sse(y, n);
+  else if (act == SC_ACT_SILU) /* torch's x / (1 + e^-x) */
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] / (1.0f + expf(-y[i]));
+  else if (act == SC_ACT_HARDSWISH)
+    for (int64_t i = 0; i < n; i++) y[i] = y[i] * fminf(fmaxf(y[i] + 3.0f, 0.0f), 6.0f) / 6.0f;
 }
 
 typedef struct activation_job {

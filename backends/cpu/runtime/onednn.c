@@ -234,10 +234,15 @@ static dnnl_primitive_desc_t conv_desc(const conv_shape *k, dnnl_alg_kind_t alg,
   if (ok && (k->has_residual || k->act != SC_ACT_NONE)) {
     ok = dnnl.dnnl_post_ops_create(&post) == dnnl_success;
     if (ok && k->has_residual) ok = dnnl.dnnl_post_ops_append_sum(post, 1.0f) == dnnl_success;
-    if (ok && k->act != SC_ACT_NONE)
-      ok = (k->act == SC_ACT_RELU ? dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_relu, 0.0f, 0.0f)
-                                  : dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, dnnl_eltwise_clip_v2, 0.0f, 6.0f)) ==
-           dnnl_success;
+    if (ok && k->act != SC_ACT_NONE) {
+      /* swish(x) = x sigmoid(alpha x); hardswish(x) = x relu6(x + 3) / 6, as torch's */
+      dnnl_alg_kind_t kind = k->act == SC_ACT_RELU    ? dnnl_eltwise_relu
+                             : k->act == SC_ACT_RELU6 ? dnnl_eltwise_clip_v2
+                             : k->act == SC_ACT_SILU  ? dnnl_eltwise_swish
+                                                      : dnnl_eltwise_hardswish;
+      float alpha = k->act == SC_ACT_SILU ? 1.0f : 0.0f, beta = k->act == SC_ACT_RELU6 ? 6.0f : 0.0f;
+      ok = dnnl.dnnl_post_ops_append_eltwise(post, 1.0f, kind, alpha, beta) == dnnl_success;
+    }
     ok = ok && dnnl.dnnl_primitive_attr_set_post_ops(attr, post) == dnnl_success;
   }
   dnnl_primitive_desc_t pd = NULL;
@@ -622,9 +627,11 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
     return SHAPEC_OK;
   }
   pthread_once(&once, load);
+  /* an activation the built-in kernels do not apply in registers: a pass over their output */
+  int32_t act_after = SC_ACT_IN_CONV_KERNELS(act) ? SC_ACT_NONE : act, act_inner = act_after ? SC_ACT_NONE : act;
   if (layout & SC_CONV_MEAN_HW) { /* y is [n, o]: the output planes' means */
     layout &= ~SC_CONV_MEAN_HW;
-    if (!layout && !residual && !round && dnnl.mode != 2 &&
+    if (!layout && !residual && !round && dnnl.mode != 2 && !act_after &&
         sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
       sc_conv_pair_rows_mean_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act);
       return SHAPEC_OK;
@@ -644,15 +651,17 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
    * kernel's layout (a max pool or convolution reads it) is written in NCHW, as the
    * built-in kernels below write it, its header saying so. */
   bool nchw_in = !(layout & (SC_CONV_IN_KERNEL_LAYOUT | SC_CONV_RESIDUAL_KERNEL_LAYOUT)) && !residual && dnnl.mode != 2;
-  if (nchw_in && sc_conv_gather_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
+  if (nchw_in && sc_conv_gather_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act_inner)) {
     if (layout & SC_CONV_OUT_KERNEL_LAYOUT) output_header(&y);
-    sc_conv_gather_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act);
+    sc_conv_gather_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act_inner);
+    if (act_after) sc_k_activation_f32(y, n * o * oh * ow, act_after);
     if (round) sc_k_round_to_half_f32(y, n * o * oh * ow, round & SC_CONV_ROUND_BF16);
     return SHAPEC_OK;
   }
-  if (nchw_in && sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act)) {
+  if (nchw_in && sc_conv_pair_rows_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow, act_inner)) {
     if (layout & SC_CONV_OUT_KERNEL_LAYOUT) output_header(&y);
-    sc_conv_pair_rows_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act);
+    sc_conv_pair_rows_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, ph, pw, dh, dw, groups, oh, ow, act_inner);
+    if (act_after) sc_k_activation_f32(y, n * o * oh * ow, act_after);
     if (round) sc_k_round_to_half_f32(y, n * o * oh * ow, round & SC_CONV_ROUND_BF16);
     return SHAPEC_OK;
   }
@@ -670,7 +679,7 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   /* a source in the kernel's layout came from oneDNN, which must read it (or put it back in NCHW);
    * a convolution the direct kernel takes is faster there, unless every one must go to oneDNN */
   bool direct = dnnl.mode != 2 && sc_conv_direct_fits(c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, groups, oh, ow,
-                                                      residual ? SC_ACT_NONE : act);
+                                                      residual ? SC_ACT_NONE : act_inner);
   bool use = src_layout || residual_layout || (dnnl.mode == 2 ? macs > 0 : dnnl.mode == 1 && macs >= MIN_MACS && !direct);
   if (use && !thread_stream && dnnl.dnnl_stream_create(&thread_stream, dnnl.engine, dnnl_stream_default_flags) != dnnl_success)
     use = false;
@@ -705,14 +714,16 @@ int sc_k_conv2d_site_f32(void **slot, int32_t weights_constant, const float *x, 
   if (callers != threads) dnnl.omp_set_num_threads(callers);
   if (rc == NOT_RAN && direct) { /* the fit test above, not again (it was 4% of a tiny CNN's call) */
     sc_conv_direct_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow,
-                       residual ? SC_ACT_NONE : act);
+                       residual ? SC_ACT_NONE : act_inner);
     rc = SHAPEC_OK;
     if (residual) add_residual(y, residual, n * o * oh * ow, act);
+    else if (act_after) sc_k_activation_f32(y, n * o * oh * ow, act_after);
     if (round) sc_k_round_to_half_f32(y, n * o * oh * ow, round & SC_CONV_ROUND_BF16);
   } else if (rc == NOT_RAN) {
     rc = sc_k_conv2d_act_f32(x, w, bias, y, n, c, h, wd, o, kh, kw, sh, sw, ph, pw, dh, dw, groups, oh, ow,
-                             residual ? SC_ACT_NONE : act);
+                             residual ? SC_ACT_NONE : act_inner);
     if (rc == SHAPEC_OK && residual) add_residual(y, residual, n * o * oh * ow, act);
+    else if (rc == SHAPEC_OK && act_after) sc_k_activation_f32(y, n * o * oh * ow, act_after);
     if (rc == SHAPEC_OK && round) sc_k_round_to_half_f32(y, n * o * oh * ow, round & SC_CONV_ROUND_BF16);
   } else {
     rc = rc == RAN ? SHAPEC_OK : SHAPEC_ERR_MEMORY;
