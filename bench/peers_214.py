@@ -131,9 +131,14 @@ def prepare(out, models):
             np.save(os.path.join(d, f"x_{shape_name(shape)}.npy"), xi.numpy())
             with torch.no_grad():
                 np.save(os.path.join(d, f"want_{shape_name(shape)}.npy"), module(xi).numpy())
+                # the composite attention of nn.MultiheadAttention (ViT's): its inference fast
+                # path is one op the counter does not know, and would count as no FLOPs
                 counter = torch.utils.flop_counter.FlopCounterMode(display=False)
+                fastpath = torch.backends.mha.get_fastpath_enabled()
+                torch.backends.mha.set_fastpath_enabled(False)
                 with counter:
                     module(xi)
+                torch.backends.mha.set_fastpath_enabled(fastpath)
             flops[shape_name(shape)] = counter.get_total_flops()
         state = module.state_dict()
         if name in ZOO_113:  # for torch 1.13's side

@@ -1,6 +1,7 @@
 /* shape_analysis.c - symbols from the spec, rules over the nodes, checks against the
  * program's own metas; see shape_analysis.h. */
 #include "shape_analysis.h"
+#include "derived_roots.h"
 #include "frozen_sizes.h"
 
 #include <stdarg.h>
@@ -133,8 +134,8 @@ static bool create_int_input(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *i
     if (d->kind == SC_DIM_AUTO) return true;
     /* torch suggests no fix line for an int marked DYNAMIC (test/diff p26103); --fix-spec
      * still writes the constant */
-    sc_violation *vi = sc_env_violation(&a->env, &spec_prov, NULL, NULL, 0, SC_SPECIALIZED_SENTENCE, v->name,
-                                        (long long)traced);
+    sc_violation *vi = sc_env_violation(&a->env, &spec_prov, NULL, NULL, 0, SC_SPECIALIZED_SENTENCE,
+                                        sc_env_torch_source(&a->env, v->name), (long long)traced);
     vi->label = v->name;
     vi->note = sc_arena_printf(&ctx->arena, "the program uses %s as the constant %lld", v->name, (long long)traced);
     vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = d->path, .value = traced};
@@ -314,10 +315,13 @@ static void no_sample(sc_ctx *ctx, const sc_program *p, const sc_value *v, int k
   sc_diag_set_hint(&ctx->diags, d, "export the model with concrete sample inputs so that every size has a hint");
 }
 
-/* A named Dim's root symbol, created on first use. */
-static sc_symbol *root_symbol(sc_shape_env *env, const sc_root_dim *root, const char *source, const char *path) {
+/* A named Dim's root symbol, created on first use.  A phantom Dim (no input dim is the Dim
+ * itself) is narrowed by the program's guards without a violation, as torch's phantom
+ * symbols are, and reported from tracing's floor of 2. */
+static sc_symbol *root_symbol(sc_shape_env *env, const sc_root_dim *root, const char *source, const char *path,
+                              bool phantom) {
   sc_symbol *s = sc_env_find(env, root->name);
-  if (s) return s->origin == SC_SYM_NAMED && s->dim == root ? s : NULL; /* NULL: another symbol has its name */
+  if (s) return s->dim == root ? s : NULL; /* NULL: another symbol has its name */
   sc_range_iv declared = sc_iv(root->min, root->has_max ? root->max : SC_INT_OO);
   sc_range_iv tracing = sc_iv(root->min > 2 ? root->min : 2, declared.hi);
   s = sc_env_add_symbol(env, root->name, SC_SYM_NAMED, tracing);
@@ -327,6 +331,37 @@ static sc_symbol *root_symbol(sc_shape_env *env, const sc_root_dim *root, const 
   s->hint = root->sample;
   s->source = source;
   s->spec_path = path;
+  if (phantom) s->origin = SC_SYM_AUTO;
+  return s;
+}
+
+static sc_root_orientation *orientation_of(sc_analysis *a, const sc_root_dim *root) {
+  for (size_t i = 0; a->orient && i < a->spec->n_roots; i++)
+    if (a->orient[i].root == root) return &a->orient[i];
+  return NULL;
+}
+
+/* The symbol of the derived size torch writes Dim o->root in: that size's own, its range
+ * the Dim's shifted (x: [r - 1] with r in [1, 16]: [0, 15]), named in messages as the
+ * spec writes it. */
+static sc_symbol *base_symbol(sc_ctx *ctx, sc_analysis *a, sc_root_orientation *o) {
+  if (o->symbol) return sc_env_find(&a->env, o->symbol);
+  const sc_dim_spec *bd = &o->base_input->dims[o->base_dim];
+  const sc_root_dim *root = o->root;
+  char name[32];
+  sc_env_fresh_s(&a->env, name);
+  sc_range_iv declared = sc_iv(root->min - o->delta, root->has_max ? root->max - o->delta : SC_INT_OO);
+  sc_symbol *s = sc_env_add_symbol(&a->env, name, SC_SYM_NAMED, sc_iv(declared.lo > 2 ? declared.lo : 2, declared.hi));
+  s->declared = declared;
+  s->dim = root;
+  s->has_hint = true;
+  s->hint = bd->sample;
+  s->source = sc_analysis_dim_source(ctx, o->base_input->value, o->base_dim);
+  s->spec_path = bd->path;
+  s->label = bd->text ? bd->text : root->name;
+  s->dim_offset = o->delta;
+  s->phantom = o->phantom;
+  o->symbol = s->name;
   return s;
 }
 
@@ -366,11 +401,16 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
       /* 0/1 specialization: silent for AUTO, an error for DYNAMIC and named Dims */
       v->shape[k] = sc_expr_int(ctx, d->sample);
       if (d->kind == SC_DIM_AUTO) continue;
-      /* torch suggests pinning a named Dim by its name (dx = 1), and nothing for DYNAMIC */
-      const char *label = d->kind == SC_DIM_NAMED ? d->root->name : source;
+      /* torch suggests pinning a named Dim by its name (dx = 1), and nothing for DYNAMIC,
+       * nor for a derived size of a phantom Dim, which it names as the spec writes it */
+      const sc_root_orientation *ro = d->kind == SC_DIM_NAMED ? orientation_of(a, d->root) : NULL;
+      bool phantom_derived = ro && ro->phantom && d->text && (d->coeff != 1 || d->offset != 0);
+      const char *label = phantom_derived ? d->text : d->kind == SC_DIM_NAMED ? d->root->name : source;
       const char *fix = sc_arena_printf(&ctx->arena, "%s = %lld", label, (long long)d->sample);
-      sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, &fix, d->kind == SC_DIM_NAMED, SC_SPECIALIZED_SENTENCE,
-                                          label, (long long)d->sample);
+      sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, &fix, d->kind == SC_DIM_NAMED && !phantom_derived,
+                                          SC_SPECIALIZED_SENTENCE,
+                                          d->kind == SC_DIM_NAMED ? label : sc_env_torch_source(env, source),
+                                          (long long)d->sample);
       vi->label = label;
       vi->note = sc_arena_printf(&ctx->arena, "the sample size %lld of %s specializes it (0/1 specialization); use a "
                                  "sample of 2 or more to keep it dynamic, or make it static", (long long)d->sample,
@@ -395,8 +435,16 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
       vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = d->root->name, .value = d->root->sample, .spec_path = d->path};
       continue;
     }
+    sc_root_orientation *o = d->kind == SC_DIM_NAMED ? orientation_of(a, d->root) : NULL;
+    if (o && o->base_input) { /* written in a derived size's symbol, as torch writes it */
+      sc_symbol *base = base_symbol(ctx, a, o);
+      v->shape[k] = sc_expr_add(ctx, sc_expr_mul(ctx, sc_expr_int(ctx, d->coeff), sc_expr_sym(ctx, base->name)),
+                                sc_expr_int(ctx, d->coeff * o->delta + d->offset));
+      continue;
+    }
     if (d->kind == SC_DIM_NAMED) { /* the root read from this size: x.size()[0] - 1 for dx + 1 */
-      sc_symbol *root = root_symbol(env, d->root, sc_linear_root_text(ctx, source, d->offset, d->coeff), d->path);
+      sc_symbol *root = root_symbol(env, d->root, sc_linear_root_text(ctx, source, d->offset, d->coeff), d->path,
+                                    o && o->phantom);
       if (!root) {
         sc_diags_add(&ctx->diags, SC_DIAG_SPEC_BAD_LEAF, SC_SEV_ERROR, a->spec->file, d->path,
                      "Dim '%s' has the name of one of the program's own symbols; give the Dim another name",
@@ -541,6 +589,17 @@ size_t sc_analysis_fix_lines(sc_ctx *ctx, const sc_analysis *a, const char ***ou
   return n;
 }
 
+/* A label as torch's header names it: a size or an int input by its source in the
+ * function's locals (L['x'].size()[0], L['d']['y'].size()[1], L['n']), a Dim by its name. */
+static const char *torch_label(sc_ctx *ctx, const sc_analysis *a, const char *label) {
+  size_t n = strcspn(label, ".[");
+  bool input = strstr(label, ".size()[") != NULL;
+  for (size_t i = 0; !input && i < a->spec->n_inputs; i++)
+    input = a->spec->inputs[i].int_value && a->spec->inputs[i].int_value->name &&
+            strcmp(a->spec->inputs[i].int_value->name, label) == 0;
+  return input ? sc_arena_printf(&ctx->arena, "L['%.*s']%s", (int)n, label, label + n) : label;
+}
+
 const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool explain) {
   const sc_shape_env *env = &a->env;
   sc_strbuf sb = {0};
@@ -549,7 +608,7 @@ const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool 
   const char **labels = sc_arena_alloc(&ctx->arena, (env->n_violations + 1) * sizeof *labels);
   size_t n_labels = 0;
   for (size_t i = 0; i < env->n_violations; i++) {
-    const char *label = env->violations[i].label ? env->violations[i].label : "?";
+    const char *label = torch_label(ctx, a, env->violations[i].label ? env->violations[i].label : "?");
     bool seen = false;
     for (size_t j = 0; j < n_labels && !seen; j++) seen = strcmp(labels[j], label) == 0;
     if (seen) continue;
@@ -1021,6 +1080,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
   }
   out->program = p;
   out->spec = spec;
+  out->orient = spec->from_program ? NULL : sc_orient_derived_roots(ctx, spec);
   size_t errors_before = ctx->diags.n_errors;
   bool ok = true;
   if (spec->from_program) {

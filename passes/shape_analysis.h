@@ -41,6 +41,7 @@ typedef struct sc_analysis {
   size_t n_derived;
   const sc_program *program;
   const sc_dynspec *spec;
+  struct sc_root_orientation *orient; /* per spec root: the symbol torch writes it in (derived_roots.h) */
   bool completed;        /* every node was analysed (false after an error in a rule) */
 } sc_analysis;
 

@@ -399,7 +399,7 @@ static const char *user_name(const sc_symbol *s) { return s->source ? s->source 
 /* ---- replacements ----------------------------------------------------------------- */
 
 /* A size as torch's suggestions write it: L['y'].size()[1], L['d']['y'].size()[0]. */
-static const char *torch_source(sc_shape_env *env, const char *source) {
+const char *sc_env_torch_source(sc_shape_env *env, const char *source) {
   size_t n = strcspn(source, ".[");
   return sc_arena_printf(&env->ctx->arena, "L['%.*s']%s", (int)n, source, source + n);
 }
@@ -420,7 +420,7 @@ static void suggest_naming(sc_shape_env *env, const sc_symbol *s, const sc_expr 
       env->n_suggestions == SC_MAX_SUGGESTIONS)
     return;
   env->suggestions[env->n_suggestions++] =
-      sc_arena_printf(&env->ctx->arena, "%s = %s", torch_source(env, s->source), expr_str(env, r));
+      sc_arena_printf(&env->ctx->arena, "%s = %s", sc_env_torch_source(env, s->source), expr_str(env, r));
 }
 
 static void set_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r, const sc_expr *guard,
@@ -479,12 +479,39 @@ static void finalize_relations(sc_shape_env *env) {
  * sentence for a Dim marked dynamic, as in test/diff p60053: `% 2 == 0` and `<= 2` on a Dim
  * of min 2) with the fix "dx = c", and a divisibility c satisfies is then no violation, nor
  * its new root (no "_dx = 1"). */
+/* A derived size torch writes its Dim in (derived_roots.h) is named as the spec writes it
+ * ("r - 1"); the fixes are the Dim's, its values shifted (the Dim = the size + dim_offset),
+ * and none for a phantom Dim, as torch suggests none. */
+static const char *dim_label(const sc_symbol *s) { return s->label ? s->label : s->name; }
+static const char *fix_dim_name(const sc_symbol *s) { return s->label ? s->dim->name : s->name; }
+static bool fixable(const sc_symbol *s) { return !s->unnamed_in_torch && !(s->label && s->phantom); }
+
+static int64_t shift(int64_t v, int64_t by) { return v == SC_INT_OO || v == SC_NEG_INT_OO ? v : v + by; }
+
 static void pin(sc_shape_env *env, sc_violation *v, sc_symbol *s, int64_t c) {
-  v->message = sc_arena_printf(&env->ctx->arena, SC_SPECIALIZED_SENTENCE, s->name, (long long)c);
+  v->message = sc_arena_printf(&env->ctx->arena, SC_SPECIALIZED_SENTENCE, dim_label(s), (long long)c);
   v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
-  v->fixes[0] = sc_arena_printf(&env->ctx->arena, "%s = %lld", s->name, (long long)c);
-  v->n_fixes = !s->unnamed_in_torch;
-  v->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = s->name, .value = c};
+  v->fixes[0] = sc_arena_printf(&env->ctx->arena, "%s = %lld", fix_dim_name(s), (long long)(c + s->dim_offset));
+  v->n_fixes = fixable(s);
+  v->label = dim_label(s);
+  v->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = fix_dim_name(s), .value = c + s->dim_offset};
+}
+
+/* Violations over a derived size's symbol that another path wrote in its own name: named
+ * as torch names them, with no fix (the lines above know the Dim's shift; others do not). */
+static void relabel_derived_bases(sc_shape_env *env) {
+  for (size_t i = 0; i < env->n_symbols; i++) {
+    const sc_symbol *s = &env->symbols[i];
+    if (!s->label) continue;
+    for (size_t j = 0; j < env->n_violations; j++) {
+      sc_violation *v = &env->violations[j];
+      if (v->label && strcmp(v->label, s->name) == 0) v->label = s->label;
+      if (v->fix.dim && strcmp(v->fix.dim, s->name) == 0) {
+        v->fix = (sc_fix){.kind = SC_FIX_NONE};
+        v->n_fixes = 0;
+      }
+    }
+  }
 }
 
 /* Divisibilities of a Dim left one value that is a multiple: no violation (see pin). */
@@ -533,11 +560,13 @@ void sc_env_finalize(sc_shape_env *env) {
      * writes keeps the declared min instead, which that assumption is not a fact about.
      * A Dim that torch lost to an earlier AUTO or DYNAMIC size gets no line there. */
     v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
-    v->fixes[0] = dim_fix(env, s->name, r);
-    v->n_fixes = !s->unnamed_in_torch;
+    v->fixes[0] = dim_fix(env, fix_dim_name(s), (sc_range_iv){shift(r.lo, s->dim_offset), shift(r.hi, s->dim_offset)});
+    v->n_fixes = fixable(s);
+    v->label = dim_label(s);
     if (r.lo == 2 && s->declared.lo < 2) r.lo = s->declared.lo;
-    v->fix.min = r.lo;
-    v->fix.max = r.hi;
+    v->fix.dim = fix_dim_name(s);
+    v->fix.min = shift(r.lo, s->dim_offset);
+    v->fix.max = shift(r.hi, s->dim_offset);
     v->fix.has_max = r.hi != SC_INT_OO;
     /* torch states the range its guards allow, over the input: "2 <= x.size()[0] and
      * x.size()[0] <= 9", an unbounded end written IntInfinity() */
@@ -546,9 +575,10 @@ void sc_env_finalize(sc_shape_env *env) {
     v->message = sc_arena_printf(&env->ctx->arena,
                                  "Not all values of %s = %s in the specified range%s satisfy the generated guard "
                                  "%lld <= %s and %s <= %s",
-                                 s->name, src, spec_range_text(env, s->name, s->declared), (long long)s->range.lo, src,
-                                 src, hi);
+                                 dim_label(s), src, spec_range_text(env, dim_label(s), s->declared),
+                                 (long long)s->range.lo, src, src, hi);
   }
+  relabel_derived_bases(env);
   drop_met_divisibilities(env);
 }
 
@@ -668,7 +698,8 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
     if (s->origin == SC_SYM_DYNAMIC) {
       /* torch suggests nothing here (a DYNAMIC hint has no name to pin); --fix-spec still
        * writes the value */
-      sc_violation *vi = sc_env_violation(env, prov, guard, NULL, 0, SC_SPECIALIZED_SENTENCE, user_name(s),
+      sc_violation *vi = sc_env_violation(env, prov, guard, NULL, 0, SC_SPECIALIZED_SENTENCE,
+                                          s->source ? sc_env_torch_source(env, s->source) : s->name,
                                           (long long)v);
       vi->label = user_name(s);
       vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = s->spec_path, .value = v};

@@ -54,6 +54,12 @@ typedef struct sc_symbol {
                               size's symbol, so its messages name the size and suggest no range */
   bool traced_floor;       /* NAMED, and an AUTO or DYNAMIC dim is this symbol too: torch's
                               range_constraints intersect that dim's traced range (>= 2) */
+  /* NAMED, a derived size torch writes the Dim in (derived_roots.h): its name in torch's
+   * messages ("r - 1"), the Dim = this symbol + dim_offset, and whether the Dim is a phantom
+   * (then torch suggests no fix for it) */
+  const char *label;
+  int64_t dim_offset;
+  bool phantom;
   const sc_expr *replacement;
   sc_provenance replaced_at;
   const sc_expr *replaced_guard;
@@ -142,6 +148,8 @@ sc_symbol *sc_env_find(sc_shape_env *env, const char *name);
 sc_symbol *sc_env_add_symbol(sc_shape_env *env, const char *name, sc_sym_origin origin, sc_range_iv range);
 /* The next name s<k> that no symbol has (a program's own symbols may be s0, s1, ...). */
 void sc_env_fresh_s(sc_shape_env *env, char name[32]);
+/* A size or input as torch's messages write it: L['y'].size()[1], L['d']['y'].size()[0], L['n']. */
+const char *sc_env_torch_source(sc_shape_env *env, const char *source);
 /* A fresh unbacked symbol u<k>. */
 const sc_expr *sc_env_new_unbacked(sc_shape_env *env, const char *source, bool size_like);
 

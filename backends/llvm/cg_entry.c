@@ -274,8 +274,11 @@ static const char *range_text(cg *g, sc_range_iv r) {
   return text;
 }
 
-/* Binds symbol s to value d, checking its range. */
-static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
+/* Binds symbol s to value d, checking its range.  d read from an input size of a*s + b
+ * (dim_source; NULL: d is the size itself): torch's words name the bound on that size
+ * (Guard failed: x.size()[0] <= 8 for r <= 7 of r + 1, test/diff p90009). */
+static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source, const char *dim_source, int64_t a,
+                        int64_t b) {
   const sc_symbol *sym = &g->a->env.symbols[s];
   LLVMValueRef idx[1] = {cg_i64(g, s)};
   LLVMBuildStore(g->B, d, LLVMBuildGEP2(g->B, g->i64, g->syms, idx, 1, "symp"));
@@ -286,14 +289,17 @@ static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source) {
    * the size it got and the symbol the bound belongs to */
   LLVMValueRef args[1] = {d};
   char fmt[640];
+  int64_t on_dim;
   if (r.lo != SC_NEG_INT_OO) {
-    snprintf(fmt, sizeof fmt, "Guard failed: %s >= %lld (%s = %%lld is less than %lld, the least %s can be)", source,
-             (long long)r.lo, source, (long long)r.lo, sym->name);
+    bool over_dim = dim_source && !__builtin_mul_overflow(a, r.lo, &on_dim) && !__builtin_add_overflow(on_dim, b, &on_dim);
+    snprintf(fmt, sizeof fmt, "Guard failed: %s >= %lld (%s = %%lld is less than %lld, the least %s can be)",
+             over_dim ? dim_source : source, (long long)(over_dim ? on_dim : r.lo), source, (long long)r.lo, sym->name);
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), fmt, args, 1);
   }
   if (r.hi != SC_INT_OO) {
-    snprintf(fmt, sizeof fmt, "Guard failed: %s <= %lld (%s = %%lld is more than %lld, the most %s can be)", source,
-             (long long)r.hi, source, (long long)r.hi, sym->name);
+    bool over_dim = dim_source && !__builtin_mul_overflow(a, r.hi, &on_dim) && !__builtin_add_overflow(on_dim, b, &on_dim);
+    snprintf(fmt, sizeof fmt, "Guard failed: %s <= %lld (%s = %%lld is more than %lld, the most %s can be)",
+             over_dim ? dim_source : source, (long long)(over_dim ? on_dim : r.hi), source, (long long)r.hi, sym->name);
     cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), fmt, args, 1);
   }
 }
@@ -472,10 +478,13 @@ static void emit_size_check(cg *g, dim_site *site, const char *const *bound_from
 }
 
 /* A size that is a*s + b of one symbol (x of [k + 1, k]) is held to the range that s's
- * range gives it, checked on the size itself before it is compared with the others, as
- * ep.module() checks each input dim against its range_constraints entry (Guard failed:
- * x.size()[0] >= 3 for k in [2, 16]); a lower end of 2 or less is tracing's and lets 0 and
- * 1 through, as for a plain symbol (sc_analysis_checked_range). */
+ * declared range gives it, checked on the size itself before it is compared with the
+ * others, as ep.module() checks each input dim against its range_constraints entry, which
+ * for a derived size torch computes from the Dim's range as the spec gives it, not as
+ * tracing or the program's guards narrowed it (Guard failed: x.size()[0] >= 3 for 2*r + 1
+ * with r in [1, 16]; x.size()[0] <= 17 for r + 1 after a guard x <= 8: test/diff p90004,
+ * p90009); a lower end of 2 or less lets 0, 1 and 2 through, as for a plain symbol
+ * (sc_analysis_checked_range).  The program's own guards are checked after it. */
 static void emit_derived_range(cg *g, dim_site *site) {
   const char *names[2];
   if (sc_expr_symbols(site->e, names, 2) != 1 || site->e->kind == SC_EXPR_SYM) return;
@@ -486,7 +495,8 @@ static void emit_derived_range(cg *g, dim_site *site) {
   int64_t b, a1;
   if (!sc_expr_is_const(at0, &b) || !sc_expr_is_const(at1, &a1) || a1 - b <= 0) return;
   int64_t a = a1 - b;
-  sc_range_iv r = sc_analysis_reported_range(&g->a->env.symbols[s]);
+  const sc_symbol *sym = &g->a->env.symbols[s];
+  sc_range_iv r = sym->origin == SC_SYM_NAMED || sym->dim ? sym->declared : sc_analysis_reported_range(sym);
   const char *text = sc_expr_to_string(g->ctx, site->e);
   LLVMValueRef d = site_value(g, site), args[1] = {d};
   char fmt[640];
@@ -821,7 +831,7 @@ static LLVMValueRef emit_prepare(cg *g) {
       else emit_size_check(g, site, bound_from);
     } else {
       if (tabled) table_bind(g, &table, site, s);
-      else bind_symbol(g, s, site->d, site->source);
+      else bind_symbol(g, s, site->d, site->source, NULL, 1, 0);
       bound[s] = true;
       bound_from[s] = site->source;
     }
@@ -849,7 +859,8 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMValueRef args[1] = {site_value(g, &sites[k])};
     emit_derived_range(g, &sites[k]);
     cg_fail_msg_if(g, bad, fmt, args, 1);
-    bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_linear_root_text(g->ctx, sites[k].source, b, a));
+    bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_linear_root_text(g->ctx, sites[k].source, b, a),
+                sites[k].source, a, b);
     bound[s] = done[k] = true;
   }
   /* every other dim that is an expression must equal it */

@@ -175,7 +175,8 @@ static void add_analysis(cJSON *root, const sc_analysis *a) {
     const sc_symbol *s = &env->symbols[i];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "source", s->source ? s->source : "");
-    cJSON_AddStringToObject(o, "kind", sc_sym_origin_name(s->origin));
+    /* a phantom Dim (only its derived sizes are inputs) narrows like an AUTO size, and is a Dim */
+    cJSON_AddStringToObject(o, "kind", s->dim ? "Dim" : sc_sym_origin_name(s->origin));
     if (s->dim) cJSON_AddStringToObject(o, "dim", s->dim->name);
     else cJSON_AddNullToObject(o, "dim");
     if (s->has_hint) add_int(o, "hint", s->hint);

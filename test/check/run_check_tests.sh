@@ -108,8 +108,8 @@ if grep -A1 -F "  x.size()[0]: range unchanged; its input guards:" "$WORK/out" |
 else bad "no dim line above the guard"; fi
 
 check "the export starts failing: the reason and the fix" "$SHAPEC" check $T/model.json --dynamic $G/specs/tutorial_dynamic_w1.json --baseline "$WORK/base.json" --junit "$WORK/failing.xml"
-expect 1 "status: ok -> error: ConstraintViolation:" "    Constraints violated (w.size()[1])!" \
-  "      - You marked w.size()[1] as dynamic but your code specialized it to be a constant (5)."
+expect 1 "status: ok -> error: ConstraintViolation:" "    Constraints violated (L['w'].size()[1])!" \
+  "      - You marked L['w'].size()[1] as dynamic but your code specialized it to be a constant (5)."
 echo '{"dynamic_shapes": {"w": ["_DimHint.AUTO", "dk"], "x": ["_DimHint.AUTO"], "y": ["_DimHint.AUTO", "_DimHint.AUTO"], "z": ["_DimHint.AUTO"]}, "dims": {"dk": {}}}' >"$WORK/w1_named.json"
 check "a newly rejected export with a suggested fix shows it" "$SHAPEC" check $T/model.json --dynamic "$WORK/w1_named.json" --baseline "$WORK/base.json"
 expect 1 "    Constraints violated (dk)!" "    Suggested fixes:" "      dk = 5"

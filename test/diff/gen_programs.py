@@ -9,7 +9,10 @@ answers.json (gen_corpus.py's answers: the export's outcome and message, range
 constraints, input shapes, guards_code, probes against ep.module()), and model.pt2
 (exported with the spec) where torch accepts it, else static.pt2 (exported without a
 spec): the program `shapec export --dynamic spec.json` re-applies the spec to.  A seed always gives the same
-program."""
+program.  Seeds from 100000 on come from families.py (many more families of steps, every
+input form, specs people get wrong); their static.pt2 is always kept, for test_diff.py's
+mode C (the spec applied to a static export)."""
+import inspect
 import json
 import os
 import random
@@ -20,6 +23,8 @@ import torch
 from torch.export import Dim
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "real"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import families  # noqa: E402
 import gen_corpus  # noqa: E402
 
 
@@ -272,20 +277,28 @@ def make_case(seed):
     return module.eval(), tuple(args), tuple(spec), "\n".join(src)
 
 
-def save_auto(module, args, d):
+def save_auto(module, args, d, kwargs=None):
     """Where torch refuses the spec: the program exported with every dim AUTO (auto.pt2),
     whose range_constraints and guards_code carry the guards of its Python code (an `if`
     on a size, a torch._check) that a static program cannot show; test_diff.py re-applies
     the refused spec to it.  Returns whether torch exported it."""
-    args = tuple(torch.utils._pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, args))
+    args, kwargs = torch.utils._pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v,
+                                                (tuple(args), dict(kwargs or {})))
 
     def auto(a):
         if isinstance(a, dict):
             return {k: auto(v) for k, v in a.items()}
+        if isinstance(a, (list, tuple)):
+            return type(a)(auto(v) for v in a)
+        if isinstance(a, float):
+            return None
         return {k: Dim.AUTO for k in range(a.dim())} if isinstance(a, torch.Tensor) else Dim.AUTO
     ds = tuple(auto(a) for a in args)
+    if kwargs:
+        names = list(inspect.signature(module.forward).parameters)
+        ds = dict(zip(names, ds), **{k: auto(v) for k, v in kwargs.items()})
     try:
-        torch.export.save(torch.export.export(module, args, dynamic_shapes=ds), os.path.join(d, "auto.pt2"))
+        torch.export.save(torch.export.export(module, args, kwargs=kwargs, dynamic_shapes=ds), os.path.join(d, "auto.pt2"))
         return True
     except Exception:  # noqa: BLE001 - then the static program is what there is
         return False
@@ -313,15 +326,22 @@ def main(argv):
     for seed in range(first, first + count):
         name = f"p{seed}"
         try:
-            module, args, ds, src = make_case(seed)
+            family = seed >= families.FIRST_SEED
+            if family:
+                module, args, kwargs, ds, src = families.make_case(seed)
+            else:
+                (module, args, ds, src), kwargs = make_case(seed), {}
             os.makedirs(os.path.join(out, name), exist_ok=True)
             with open(os.path.join(out, name, "program.py"), "w") as f:
                 f.write(f"# seed {seed}; dynamic_shapes: {ds!r}\n{src}\n")
-            verdict = gen_corpus.export_case(name, module, args, ds, {}, out_root=out, also_static=True, decompose=False)
+            verdict = gen_corpus.export_case(name, module, args, ds, kwargs, out_root=out, also_static=True,
+                                             decompose=False)
             static = os.path.join(out, name, "static.pt2")
             # the spec is re-applied to torch's own program (test_diff.py), or where torch
-            # refused it, to the program exported with every dim AUTO
-            if (verdict == "ok" or save_auto(module, args, os.path.join(out, name))) and os.path.exists(static):
+            # refused it, to the program exported with every dim AUTO; the families keep the
+            # static one too (mode C)
+            if (verdict == "ok" or save_auto(module, args, os.path.join(out, name), kwargs)) and os.path.exists(static) \
+                    and not family:
                 os.remove(static)
         except Exception:  # noqa: BLE001 - a generator bug, not torch's verdict
             traceback.print_exc()

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
 """test_diff.py - shapec beside torch.export 2.14 on the differential tester's programs.
 
-usage: test_diff.py SHAPEC DIR [--explain] [--update LEDGER] [--ledger LEDGER]
+usage: test_diff.py SHAPEC DIR [--mode A|B|C] [--explain] [--update LEDGER] [--ledger LEDGER]
+
+Modes (issue 63): B, the default, is described below; A reads torch's dynamic file as it
+is (`shapec export model.pt2`, no spec: the programs torch exported); C applies the spec
+to the program torch exported without one (static.pt2, which the family seeds keep:
+what a user with only a static export gets).  Each compares the same things.
 
 For each program DIR/p<seed>/ (gen_programs.py), shapec exports with the spec re-applied
 (`--dynamic spec.json`) the program torch exported with it (model.pt2, whose guards_code
@@ -47,6 +52,20 @@ def dims_of(shapes):
     return [(i, d, str(s)) for i, shape in enumerate(shapes) if shape is not None for d, s in enumerate(shape)]
 
 
+def same_expression(t, o, mapping):
+    """Whether torch's size expression t is shapec's o with torch's symbols renamed by
+    mapping, which it extends with the symbols t names first."""
+    ts, os_ = SYM.findall(t), SYM.findall(o)
+    if len(ts) != len(os_) or SYM.sub("@", t).replace(" ", "") != SYM.sub("@", o).replace(" ", ""):
+        return False
+    trial = dict(mapping)
+    for a, b in zip(ts, os_):
+        if trial.setdefault(a, b) != b:
+            return False
+    mapping.update(trial)
+    return True
+
+
 def compare_dims(torch_shapes, torch_rc, ours, our_rc):
     """Differences between torch's and shapec's input dims, as short class words."""
     t_dims, o_dims = dims_of(torch_shapes), dims_of(ours)
@@ -68,9 +87,9 @@ def compare_dims(torch_shapes, torch_rc, ours, our_rc):
             orr = norm_range(orr["min"], orr["max"]) if orr else [None, None]
             if tr != orr:
                 why.append(f"range x{i}.{d} torch={tr} shapec={orr}")
-        else:  # derived: compare after renaming torch's symbols
-            renamed = SYM.sub(lambda m: mapping.get(m.group(0), "?" + m.group(0)), t)
-            if renamed.replace(" ", "") != o.replace(" ", ""):
+        else:  # derived: the same expression once torch's symbols are renamed (a symbol seen
+            # first here, a phantom Dim's, maps to the one in the same place)
+            if not same_expression(t, o, mapping):
                 why.append(f"derived x{i}.{d} torch={t} shapec={o}")
     return why
 
@@ -101,24 +120,30 @@ def probe_verdicts(so, answers):
     return agree, len(answers.get("probes", [])), why
 
 
-def check_program(shapec, d):
+def check_program(shapec, d, mode="B"):
     """(outcome word, reasons) for one program."""
     if not os.path.exists(os.path.join(d, "answers.json")):
         return "skipped", ["the generator could not make it (no answers.json)"]
     answers = json.load(open(os.path.join(d, "answers.json")))
     torch_ok = answers["export"] == "ok"
+    if mode == "A" and not torch_ok:
+        return "skipped", ["torch refused the spec: no dynamic file to read"]
     # where torch exported, the spec is re-applied to its program (its guards_code holds the
     # Python-level guards); where it refused, to the program torch exported with every dim
     # AUTO (auto.pt2, whose guards_code holds them too), else to the static one
     candidates = ["model.pt2"] if torch_ok else ["auto.pt2", "static.pt2"]
+    if mode == "C":
+        candidates = ["static.pt2"]
     program = next((os.path.join(d, c) for c in candidates if os.path.exists(os.path.join(d, c))), None)
     if answers.get("static") != "ok" or not program:
-        return "skipped", ["torch cannot export it statically"]
+        return "skipped", ["torch cannot export it statically" if answers.get("static") != "ok" else "no static.pt2"]
+    if not os.path.exists(os.path.join(d, "spec.json")) or "unserializable" in open(os.path.join(d, "spec.json")).read():
+        return "skipped", ["torch cannot serialize the spec"]
     torch_violation = not torch_ok and "Constraints violated" in answers["export"]["message"]
     with tempfile.TemporaryDirectory(prefix="shapec-diff-") as tmp:
         out = os.path.join(tmp, "out")
-        r = subprocess.run([shapec, "export", program, "--dynamic", os.path.join(d, "spec.json"), "-o", out, "-q"],
-                           capture_output=True, text=True)
+        spec = [] if mode == "A" else ["--dynamic", os.path.join(d, "spec.json")]
+        r = subprocess.run([shapec, "export", program, *spec, "-o", out, "-q"], capture_output=True, text=True)
         if not torch_ok:
             if r.returncode == 0:
                 return "disagree", [f"torch refuses ({answers['export']['message'].splitlines()[0][:100]}), shapec exports"]
@@ -127,6 +152,9 @@ def check_program(shapec, d):
             want, got = fixes(answers["export"]["message"]), fixes(r.stderr)
             if torch_violation and want != got:
                 return "disagree", [f"fixes torch={sorted(want)} shapec={sorted(got)}"]
+            want, got = violated(answers["export"]["message"]), violated(r.stderr)
+            if torch_violation and want != got:
+                return "disagree", [f"label torch={want} shapec={got}"]
             return "agree", []
         if r.returncode != 0:
             return "disagree", [f"torch exports, shapec refuses: {r.stderr.strip().splitlines()[0][:160] if r.stderr.strip() else r.returncode}"]
@@ -153,6 +181,22 @@ def fixes(message):
     return out
 
 
+def violated(message):
+    """What "Constraints violated (...)!" names: the Dims (r), or sizes (r - 1, L['x'].size()[0])."""
+    return sorted(set(re.findall(r"Constraints violated \((.*?)\)!", message)))
+
+
+def families_of(d):
+    """The families families.py drew for a program (its program.py's first line), or none."""
+    try:
+        with open(os.path.join(d, "program.py")) as f:
+            text = f.read()
+    except OSError:
+        return []
+    m = re.search(r"^# families: ([^;\n]*)", text, re.M)
+    return [s.strip() for s in m.group(1).split(",")] if m else []
+
+
 def classify(reason):
     return reason.split(" ")[0] if not reason.startswith("torch") else " ".join(reason.split(" ")[:3])
 
@@ -163,14 +207,18 @@ def main(argv):
         return 2
     shapec, root = argv[1], argv[2]
     explain = "--explain" in argv
+    mode = argv[argv.index("--mode") + 1] if "--mode" in argv else "B"
     ledger = argv[argv.index("--ledger") + 1] if "--ledger" in argv else None
     update = argv[argv.index("--update") + 1] if "--update" in argv else None
     names = sorted((n for n in os.listdir(root) if n.startswith("p")), key=lambda n: int(n[1:]))
     with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        results = dict(zip(names, pool.map(lambda n: check_program(shapec, os.path.join(root, n)), names)))
-    counts, classes = {}, {}
+        results = dict(zip(names, pool.map(lambda n: check_program(shapec, os.path.join(root, n), mode), names)))
+    counts, classes, by_family = {}, {}, {}
     for n, (word, why) in results.items():
         counts[word] = counts.get(word, 0) + 1
+        if word in ("agree", "disagree"):
+            for fam in families_of(os.path.join(root, n)):
+                by_family.setdefault(fam, [0, 0])[word == "agree"] += 1
         for c in {classify(w) for w in why}:
             classes[c] = classes.get(c, 0) + 1
         if explain and why:
@@ -180,6 +228,9 @@ def main(argv):
           f"; agreement {counts.get('agree', 0)}/{compared} = {100.0 * counts.get('agree', 0) / max(1, compared):.1f}%")
     for c, k in sorted(classes.items(), key=lambda kv: -kv[1]):
         print(f"  {k:5} {c}")
+    if by_family:
+        print("per family (a program counts for each family it uses): " + ", ".join(
+            f"{f} {ok}/{ok + bad}" for f, (bad, ok) in sorted(by_family.items())))
     lines = [f"{n}: {results[n][0]}" for n in names]
     if update:
         with open(update, "w") as f:
