@@ -416,11 +416,30 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
                                  "sample of 2 or more to keep it dynamic, or make it static", (long long)d->sample,
                                  source);
       vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = d->path, .value = d->sample};
+      /* a DYNAMIC size: torch names it by its input's place, inputs[1]['y'].shape[0] */
+      size_t name_len = strcspn(source, ".[");
+      const char *size_at = strstr(source, ".size()[");
+      if (d->kind == SC_DIM_DYNAMIC && size_at)
+        vi->hint_conflict = sc_arena_printf(&ctx->arena, "inputs[%zu]%.*s.shape[%d]", (size_t)(in - a->spec->inputs),
+                                            (int)(size_at - source - name_len), source + name_len, k);
       continue;
     }
     if (d->kind == SC_DIM_NAMED && d->root->has_sample && d->root->sample <= 1) {
       /* the root Dim's own sample is 0 or 1 (x: "dx + 3" with a sample of 4) */
       v->shape[k] = sc_expr_int(ctx, d->sample);
+      const sc_root_orientation *ro = orientation_of(a, d->root);
+      if (ro && ro->phantom && d->text) {
+        /* torch's phantom symbol takes the 1 and this size its value: named as the spec
+         * writes it (2*r0, specialized to 2), with no fix line (test/diff p100036) */
+        sc_violation *vi = sc_env_violation(env, &spec_prov, NULL, NULL, 0, SC_SPECIALIZED_SENTENCE, d->text,
+                                            (long long)d->sample);
+        vi->label = d->text;
+        vi->note = sc_arena_printf(&ctx->arena, "Dim %s is %lld for the sample inputs (from %s), which specializes it "
+                                   "(0/1 specialization); use samples that give it 2 or more", d->root->name,
+                                   (long long)d->root->sample, source);
+        vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = d->path, .value = d->sample};
+        continue;
+      }
       bool reported = false;
       for (size_t i = 0; i < env->n_violations; i++)
         reported |= env->violations[i].fix.kind == SC_FIX_DIM_VALUE && strcmp(env->violations[i].fix.dim, d->root->name) == 0;
@@ -600,14 +619,42 @@ static const char *torch_label(sc_ctx *ctx, const sc_analysis *a, const char *la
   return input ? sc_arena_printf(&ctx->arena, "L['%.*s']%s", (int)n, label, label + n) : label;
 }
 
+/* torch's words when the only violations are DYNAMIC hints on sizes of 0 or 1 (its
+ * "conflicts between user-specified ranges and inferred ranges"), else NULL. */
+static const char *hint_conflicts_text(sc_ctx *ctx, const sc_analysis *a, bool explain) {
+  const sc_shape_env *env = &a->env;
+  for (size_t i = 0; i < env->n_violations; i++)
+    if (!env->violations[i].hint_conflict) return NULL;
+  sc_strbuf sb = {0};
+  sc_strbuf_append(&sb, "Found the following conflicts between user-specified ranges and inferred ranges from model "
+                        "tracing:");
+  for (size_t i = 0; i < env->n_violations; i++)
+    sc_strbuf_printf(&sb, "\n- Received user-specified dim hint Dim.DYNAMIC(min=None, max=None), but export 0/1 "
+                          "specialized due to hint of %lld for dimension %s.",
+                     (long long)env->violations[i].fix.value, env->violations[i].hint_conflict);
+  for (size_t i = 0; explain && i < env->n_violations; i++) {
+    const sc_violation *v = &env->violations[i];
+    sc_strbuf_printf(&sb, "\n  (shapec: from %s%s%s)", sc_env_where((sc_shape_env *)env, &v->prov), v->note ? ": " : "",
+                     v->note ? v->note : "");
+  }
+  const char *text = sc_arena_strdup(&ctx->arena, sc_strbuf_cstr(&sb));
+  sc_strbuf_free(&sb);
+  return text;
+}
+
 const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool explain) {
   const sc_shape_env *env = &a->env;
+  if (env->n_violations && hint_conflicts_text(ctx, a, explain)) return hint_conflicts_text(ctx, a, explain);
+  /* beside other violations torch does not report the hint conflicts at all */
+  size_t n_other = 0;
+  for (size_t i = 0; i < env->n_violations; i++) n_other += !env->violations[i].hint_conflict;
   sc_strbuf sb = {0};
   sc_strbuf_append(&sb, "Constraints violated (");
   /* the labels once each, sorted, as torch joins sorted(debug_names) */
   const char **labels = sc_arena_alloc(&ctx->arena, (env->n_violations + 1) * sizeof *labels);
   size_t n_labels = 0;
   for (size_t i = 0; i < env->n_violations; i++) {
+    if (env->violations[i].hint_conflict && n_other) continue;
     const char *label = torch_label(ctx, a, env->violations[i].label ? env->violations[i].label : "?");
     bool seen = false;
     for (size_t j = 0; j < n_labels && !seen; j++) seen = strcmp(labels[j], label) == 0;
@@ -619,7 +666,7 @@ const char *sc_analysis_violations_text(sc_ctx *ctx, const sc_analysis *a, bool 
   for (size_t i = 0; i < n_labels; i++) sc_strbuf_printf(&sb, "%s%s", i ? ", " : "", labels[i]);
   sc_strbuf_append(&sb, ")!");
   for (size_t i = 0; i < env->n_violations; i++) {
-    if (said_before(env, i)) continue;
+    if (said_before(env, i) || (env->violations[i].hint_conflict && n_other)) continue;
     const sc_violation *v = &env->violations[i];
     sc_strbuf_printf(&sb, "\n  - %s", v->message);
     if (explain)

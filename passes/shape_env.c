@@ -285,6 +285,7 @@ sc_violation *sc_env_violation(sc_shape_env *env, const sc_provenance *prov, con
   v->label = NULL;
   v->note = NULL;
   v->never_holds = false;
+  v->hint_conflict = NULL;
   const char *names[1];
   if (guard && sc_expr_symbols(guard, names, 1)) {
     sc_symbol *s = sc_env_find(env, names[0]);
@@ -461,16 +462,30 @@ static void finalize_relations(sc_shape_env *env) {
       sc_symbol *s = sc_env_find(env, v->fix.dim), *t = sc_env_find(env, v->fix.other);
       if (!s || !t || t->origin != SC_SYM_NAMED) continue;
       sc_range_iv both = sc_iv_intersect(s->range, t->range);
-      if (sc_iv_is_empty(both) || (both.lo == t->range.lo && both.hi == t->range.hi)) continue;
+      if (sc_iv_is_empty(both) || (s->range.lo == t->range.lo && s->range.hi == t->range.hi)) continue;
       bool ranged = false; /* a range violation of t states its final range already */
       for (size_t j = 0; j < env->n_violations; j++)
         ranged |= env->violations[j].fix.kind == SC_FIX_DIM_RANGE && strcmp(env->violations[j].fix.dim, t->name) == 0;
       if (ranged) continue;
-      const char **fixes = sc_arena_alloc(&env->ctx->arena, 2 * sizeof *fixes);
-      fixes[0] = dim_fix(env, t->name, both);
-      fixes[1] = v->fixes[0];
-      v->fixes = fixes;
-      v->n_fixes = 2;
+      if (both.lo != t->range.lo || both.hi != t->range.hi) {
+        const char **fixes = sc_arena_alloc(&env->ctx->arena, 2 * sizeof *fixes);
+        fixes[0] = dim_fix(env, t->name, both);
+        fixes[1] = v->fixes[0];
+        v->fixes = fixes;
+        v->n_fixes = 2;
+      }
+      /* and, as torch, a bullet (and a name in the header) for t wherever the two Dims'
+       * ranges differ, with the range they share; its fix is the line above, if any (test/diff
+       * p244, p83) */
+      sc_provenance prov = v->prov;
+      const sc_expr *guard = v->guard;
+      const char *src = user_name(t);
+      const char *hi = both.hi == SC_INT_OO ? "IntInfinity()" : sc_arena_printf(&env->ctx->arena, "%lld", (long long)both.hi);
+      sc_violation *r = sc_env_violation(env, &prov, guard, NULL, 0,
+                                         "Not all values of %s = %s in the specified range%s satisfy the generated "
+                                         "guard %lld <= %s and %s <= %s", t->name, src,
+                                         spec_range_text(env, t->name, t->declared), (long long)both.lo, src, src, hi);
+      r->label = t->name;
     }
   }
 }

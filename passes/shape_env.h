@@ -113,6 +113,9 @@ typedef struct sc_violation {
   const sc_expr *guard;
   bool never_holds;        /* the guard is false for every value the ranges and facts allow: on
                               the program's own symbols alone, the program contradicts itself */
+  const char *hint_conflict; /* a DYNAMIC hint on a size whose sample is 0 or 1: torch reports it
+                                only when nothing else is violated, in other words (this is the
+                                size as torch names it there, "inputs[1].shape[0]") */
 } sc_violation;
 
 typedef struct sc_shape_env {

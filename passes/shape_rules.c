@@ -500,6 +500,15 @@ static bool one_or_itself(const sc_expr *in, const sc_expr *out) {
   return false;
 }
 
+/* n where e is Min(1, n), else NULL. */
+static const sc_expr *min_one_of(const sc_expr *e) {
+  int64_t v;
+  if (e->kind != SC_EXPR_MIN || e->n_args != 2) return NULL;
+  for (int i = 0; i < 2; i++)
+    if (sc_expr_is_const(e->args[i], &v) && v == 1) return e->args[1 - i];
+  return NULL;
+}
+
 /* expand to `size`, or expand_as: to other's shape */
 static bool rule_expand(sc_rule_ctx *rc) {
   const sc_value *x = tensor_arg(rc, "self", true);
@@ -520,7 +529,13 @@ static bool rule_expand(sc_rule_ctx *rc) {
       if (keep) return rule_error(rc, "-1 is not allowed for a new leading dimension");
       continue;
     }
+    const sc_expr *n = min_one_of(in.d[k]);
     if (keep) out.d[i] = in.d[k];
+    else if (n && sc_expr_is_const(out.d[i], &v) && v >= 2)
+      /* x[:1] (Min(1, n)) expanded to a number, as torch's program has it: 1 for every
+       * n >= 1, which the call checks where tracing's floor decided it (n = 0 would expand
+       * an empty tensor; torch's module fails there too) (test/diff p100075) */
+      rely_on(rc, "expand", sc_expr_rel(rc->ctx, SC_EXPR_LE, sc_expr_int(rc->ctx, 1), n));
     else if (!is_one(in.d[k]) && in.d[k] != out.d[i] && !one_or_itself(in.d[k], out.d[i]))
       out.d[i] = eq_guard(rc, "expand", in.d[k], out.d[i]);
   }

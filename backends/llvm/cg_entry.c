@@ -497,19 +497,27 @@ static void emit_derived_range(cg *g, dim_site *site) {
   int64_t a = a1 - b;
   const sc_symbol *sym = &g->a->env.symbols[s];
   sc_range_iv r = sym->origin == SC_SYM_NAMED || sym->dim ? sym->declared : sc_analysis_reported_range(sym);
+  /* the size's own range: a*lo + b and a*hi + b, where they fit (else no check: the root's
+   * own binds); without a spec, the file's range_constraints entry for the size itself
+   * (2*s36 + 1: [3, ...] where s36's is [2, ...], test/diff p100107) */
+  sc_range_iv size = sc_iv(SC_NEG_INT_OO, SC_INT_OO);
+  int64_t v;
+  if (r.lo != SC_NEG_INT_OO && !__builtin_mul_overflow(a, r.lo, &v) && !__builtin_add_overflow(v, b, &v)) size.lo = v;
+  if (r.hi != SC_INT_OO && !__builtin_mul_overflow(a, r.hi, &v) && !__builtin_add_overflow(v, b, &v)) size.hi = v;
+  for (size_t i = 0; i < g->a->n_derived; i++)
+    if (g->a->derived[i].expr == site->e) size = g->a->derived[i].range;
   const char *text = sc_expr_to_string(g->ctx, site->e);
   LLVMValueRef d = site_value(g, site), args[1] = {d};
   char fmt[640];
-  int64_t lo, hi; /* a*lo + b and a*hi + b, where they fit (else no check: the root's own binds) */
-  if (r.lo != SC_NEG_INT_OO && !__builtin_mul_overflow(a, r.lo, &lo) && !__builtin_add_overflow(lo, b, &lo) && lo > 2) {
+  if (size.lo != SC_NEG_INT_OO && size.lo > 2) {
     snprintf(fmt, sizeof fmt, "Guard failed: %s >= %lld (%s = %%lld is less than %lld, the least %s can be)",
-             site->source, (long long)lo, site->source, (long long)lo, text);
-    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, lo), "dlo"), fmt, args, 1);
+             site->source, (long long)size.lo, site->source, (long long)size.lo, text);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, size.lo), "dlo"), fmt, args, 1);
   }
-  if (r.hi != SC_INT_OO && !__builtin_mul_overflow(a, r.hi, &hi) && !__builtin_add_overflow(hi, b, &hi)) {
+  if (size.hi != SC_INT_OO) {
     snprintf(fmt, sizeof fmt, "Guard failed: %s <= %lld (%s = %%lld is more than %lld, the most %s can be)",
-             site->source, (long long)hi, site->source, (long long)hi, text);
-    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, hi), "dhi"), fmt, args, 1);
+             site->source, (long long)size.hi, site->source, (long long)size.hi, text);
+    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, size.hi), "dhi"), fmt, args, 1);
   }
 }
 
