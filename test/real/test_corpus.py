@@ -136,7 +136,10 @@ def call_library(lib, arrays):
     for i in range(n_out):
         packed = lib.shapec_model_output_dtype(i)
         shape = list(shapes[i][:lib.shapec_model_output_ndim(i)])
-        outs.append(tensor(np.zeros(shape, dtype=NP[(packed >> 8, packed & 255)]), keep))
+        try:  # outputs the caller cannot allocate (4096**3 rows): torch's allocator refuses them too
+            outs.append(tensor(np.zeros(shape, dtype=NP[(packed >> 8, packed & 255)]), keep))
+        except (MemoryError, ValueError) as e:
+            return f"the caller cannot allocate output {i} of shape {shape}: {e}"
     touts = (Tensor * max(1, n_out))(*outs)
     if lib.shapec_model_run(ins, touts, err, 2048):
         return err.value.decode(errors="replace") or "refused"
