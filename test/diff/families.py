@@ -13,6 +13,7 @@ a keyword-only tensor `k` (passed in kwargs).
 make_case(seed) -> (module, args, kwargs, dynamic_shapes, source); gen_programs.py exports
 it.  Every step is valid at the sample shapes (the generator tracks them); what torch
 decides about other shapes is the test."""
+import math
 import random
 
 import torch
@@ -52,11 +53,15 @@ class State:
         return self.rng.choice(names) if names else None
 
 
-def _prod(xs):
-    p = 1
-    for v in xs:
-        p *= v
-    return p
+def module_from_source(name, src, params):
+    """A module class `name` whose forward is the source lines src, with a parameter of
+    torch.randn values per entry of params (name -> shape), in that order."""
+    namespace = {"torch": torch}
+    exec("\n".join(src), namespace)
+    module = type(name, (torch.nn.Module,), {"forward": namespace["forward"]})()
+    for pname, shape in params.items():
+        module.register_parameter(pname, torch.nn.Parameter(torch.randn(*shape)))
+    return module
 
 
 def step_view(s, h):
@@ -69,13 +74,13 @@ def step_view(s, h):
     kind = rng.choice(options)
     if kind == "flat":
         s.lines.append(rng.choice(["h = h.reshape(-1)", "h = h.view(-1)", "h = h.flatten()"]))
-        return [_prod(h)]
+        return [math.prod(h)]
     if kind == "keep0":
         s.lines.append("h = h.view(h.shape[0], -1)")
-        return [h[0], _prod(h[1:])]
+        return [h[0], math.prod(h[1:])]
     if kind == "keep_last":
         s.lines.append("h = h.reshape(-1, h.shape[-1])")
-        return [_prod(h[:-1]), h[-1]]
+        return [math.prod(h[:-1]), h[-1]]
     if kind == "merge_first":
         s.lines.append("h = h.reshape(h.shape[0] * h.shape[1], *h.shape[2:])")
         return [h[0] * h[1]] + h[2:]
@@ -413,7 +418,7 @@ def after_unbacked(s, h):
         s.lines.append("h = torch.cat([h, h], dim=0)")
     elif kind == "view" and len(h) >= 2:
         s.lines.append("h = h.view(h.shape[0], -1)")
-        return [None, _prod(h[1:])]
+        return [None, math.prod(h[1:])]
     return h
 
 
@@ -535,12 +540,7 @@ def make_case(seed):
     sig = ", ".join(names) + (", *, k" if kwargs else "")
     src = [f"# families: {', '.join(sorted(families))}; inputs: {extra}{' wrong' if wrong else ''}",
            f"def forward(self, {sig}):"] + ["    " + line for line in head + s.lines]
-    namespace = {"torch": torch}
-    exec("\n".join(src), namespace)
-    cls = type(f"F{seed}", (torch.nn.Module,), {"forward": namespace["forward"]})
-    module = cls()
-    for name, shape in s.params.items():
-        module.register_parameter(name, torch.nn.Parameter(torch.randn(*shape)))
+    module = module_from_source(f"F{seed}", src, s.params)
     ds = dict(zip(names, spec))
     ds.update(kw_spec)
     return module.eval(), tuple(args), kwargs, ds, "\n".join(src)

@@ -258,12 +258,7 @@ def make_case(seed):
     names = ["x", "d" if in_dict else "y"][:len(shapes)] + (["n"] if prog.n is not None else [])
     head = ['y = d["y"]'] if in_dict else []
     src = [f"def forward(self, {', '.join(names)}):"] + ["    " + line for line in head + prog.lines]
-    namespace = {"torch": torch}
-    exec("\n".join(src), namespace)
-    cls = type(f"P{seed}", (torch.nn.Module,), {"forward": namespace["forward"]})
-    module = cls()
-    for name, shape in prog.params.items():
-        module.register_parameter(name, torch.nn.Parameter(torch.randn(*shape)))
+    module = families.module_from_source(f"P{seed}", src, prog.params)
     tensors = [torch.randn(*s) for s in shapes]
     spec = list(gen_spec(rng, shapes))
     args = [tensors[0]]
