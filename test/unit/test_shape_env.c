@@ -228,7 +228,7 @@ START_TEST(test_dynamic_constant_is_a_violation) {
   ck_assert_int_eq(env.n_violations, 1);
   ck_assert_int_eq(env.violations[0].fix.kind, SC_FIX_STATIC_LEAF);
   ck_assert_int_eq(env.violations[0].fix.value, 5);
-  ck_assert_ptr_nonnull(strstr(env.violations[0].message, "marked x.size()[0] as dynamic"));
+  ck_assert_ptr_nonnull(strstr(env.violations[0].message, "marked L['x'].size()[0] as dynamic"));
 }
 END_TEST
 
