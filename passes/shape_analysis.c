@@ -464,6 +464,11 @@ static bool create_input_dims(sc_ctx *ctx, sc_analysis *a, const sc_input_dims *
     if (d->kind == SC_DIM_NAMED) { /* the root read from this size: x.size()[0] - 1 for dx + 1 */
       sc_symbol *root = root_symbol(env, d->root, sc_linear_root_text(ctx, source, d->offset, d->coeff), d->path,
                                     o && o->phantom);
+      if (root && o && o->phantom && !root->phantom_text && d->text) {
+        root->phantom_text = d->text;
+        root->phantom_a = d->coeff;
+        root->phantom_b = d->offset;
+      }
       if (!root) {
         sc_diags_add(&ctx->diags, SC_DIAG_SPEC_BAD_LEAF, SC_SEV_ERROR, a->spec->file, d->path,
                      "Dim '%s' has the name of one of the program's own symbols; give the Dim another name",

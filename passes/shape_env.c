@@ -721,10 +721,20 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
       return false;
     }
     if (s->origin == SC_SYM_NAMED) {
-      const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %lld", s->name, (long long)v);
-      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, 1, SC_SPECIALIZED_SENTENCE, s->name, (long long)v);
-      vi->label = s->name;
-      vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = s->name, .value = v};
+      const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %lld", fix_dim_name(s), (long long)(v + s->dim_offset));
+      sc_violation *vi = sc_env_violation(env, prov, guard, &fix, fixable(s), SC_SPECIALIZED_SENTENCE, dim_label(s),
+                                          (long long)v);
+      vi->label = dim_label(s);
+      vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = fix_dim_name(s), .value = v + s->dim_offset};
+      return false;
+    }
+    if (s->phantom_text) {
+      /* a phantom Dim made a constant: torch names its derived size, with no fix (test/diff
+       * p100394: unbind over r0 + 1) */
+      sc_violation *vi = sc_env_violation(env, prov, guard, NULL, 0, SC_SPECIALIZED_SENTENCE, s->phantom_text,
+                                          (long long)(s->phantom_a * v + s->phantom_b));
+      vi->label = s->phantom_text;
+      vi->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = s->spec_path, .value = s->phantom_a * v + s->phantom_b};
       return false;
     }
     return true;

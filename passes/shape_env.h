@@ -60,6 +60,11 @@ typedef struct sc_symbol {
   const char *label;
   int64_t dim_offset;
   bool phantom;
+  /* a phantom Dim's own symbol (AUTO, dim set): its first derived size as the spec writes it
+   * ("r0 + 1") and that size = phantom_a * the Dim + phantom_b; torch names a specialization
+   * of the Dim by that size and its value */
+  const char *phantom_text;
+  int64_t phantom_a, phantom_b;
   const sc_expr *replacement;
   sc_provenance replaced_at;
   const sc_expr *replaced_guard;
