@@ -489,17 +489,6 @@ static bool rule_squeeze(sc_rule_ctx *rc, bool many) {
   return set_out(rc, 0, &out);
 }
 
-/* Min(1, n) expanded to n (x[:1] of a batch of n, broadcast back over it): 1 for every
- * n >= 1 and n itself for n = 0, so valid for every n, with no guard (torch's program
- * carries none).  The library repeats it where it is 1 when it runs (cg_ops.c). */
-static bool one_or_itself(const sc_expr *in, const sc_expr *out) {
-  int64_t v;
-  if (in->kind != SC_EXPR_MIN || in->n_args != 2) return false;
-  for (int i = 0; i < 2; i++)
-    if (sc_expr_is_const(in->args[i], &v) && v == 1 && in->args[1 - i] == out) return true;
-  return false;
-}
-
 /* n where e is Min(1, n), else NULL. */
 static const sc_expr *min_one_of(const sc_expr *e) {
   int64_t v;
@@ -508,6 +497,11 @@ static const sc_expr *min_one_of(const sc_expr *e) {
     if (sc_expr_is_const(e->args[i], &v) && v == 1) return e->args[1 - i];
   return NULL;
 }
+
+/* Min(1, n) expanded to n (x[:1] of a batch of n, broadcast back over it): 1 for every
+ * n >= 1 and n itself for n = 0, so valid for every n, with no guard (torch's program
+ * carries none).  The library repeats it where it is 1 when it runs (cg_ops.c). */
+static bool one_or_itself(const sc_expr *in, const sc_expr *out) { return min_one_of(in) == out; }
 
 /* expand to `size`, or expand_as: to other's shape */
 static bool rule_expand(sc_rule_ctx *rc) {
