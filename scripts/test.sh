@@ -5,6 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 jobs=$(nproc)
+# the model libraries leave out of their loops' teams the cores other processes keep busy
+# (backends/cpu/runtime/core_load.c); the suite runs tests side by side, and each test's
+# runs must not depend on what its neighbours do: off, except in cpu_contention, which
+# tests it
+export SHAPEC_ADAPTIVE_THREADS=0
 for config in release asan; do
   dir=build-test-$config
   flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)

@@ -282,10 +282,11 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
   /* --name: SONAME NAME.so, and only shapec_NAME_* exported (a version script hides the rest,
    * the runtime's own symbols included, so two models never bind to each other's) */
   char soname[300] = "model.so", script_path[1200] = "", script_arg[1300] = "";
-  enum { N_RUNTIME_API = 7 };
+  enum { N_RUNTIME_API = 8 };
   char *defsyms[N_RUNTIME_API] = {NULL};
-  static const char *const runtime_api[N_RUNTIME_API] = {"set_num_threads", "get_num_threads", "set_weights_path",
-                                                         "release_workspace", "num_weights", "weight", "load_weights"};
+  static const char *const runtime_api[N_RUNTIME_API] = {"set_num_threads", "get_num_threads", "get_active_threads",
+                                                         "set_weights_path", "release_workspace", "num_weights",
+                                                         "weight", "load_weights"};
   if (ok && g->library_name) {
     snprintf(soname, sizeof soname, "%s.so", g->library_name);
     snprintf(script_path, sizeof script_path, "%s/exports.map", dir);
@@ -301,10 +302,11 @@ bool cpu_target_link(cg *g, const char *so_path, const void *runtime, size_t run
     char *argv[] = {"ld.lld-19", "-shared", "-soname", soname, "-z", "now", "-z", "noexecstack", "-z", "defs",
                     /* nodelete: the pool's workers live as long as the process */
                     "-z", "nodelete", "-u", "shapec_model_set_num_threads", "-u", "shapec_model_get_num_threads",
+                    "-u", "shapec_model_get_active_threads",
                     "-u", "shapec_model_set_weights_path", "-u", "shapec_model_release_workspace",
                     "-u", "shapec_model_num_weights", "-u", "shapec_model_weight", "-u", "shapec_model_load_weights",
                     "--gc-sections", "-o", tmp_so, o_path, weights_path, a_path, "-L/usr/lib/x86_64-linux-gnu",
-                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                    "-L/lib/x86_64-linux-gnu", "--as-needed", "-lmvec", "-lm", "-lc", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     if (g->library_name) { /* appended: the version script and the runtime entry points' names */
       size_t end = 0;
       while (argv[end]) end++;

@@ -79,6 +79,10 @@ int shapec_model_run(const shapec_tensor *inputs, const shapec_tensor *outputs, 
  * the default.  Returns the count now in effect.  Affects runs that start afterwards. */
 int shapec_model_set_num_threads(int n);
 int shapec_model_get_num_threads(void);
+/* The threads a loop starting now would use: the count above less those that would share
+ * a core with another busy process (measured from /proc/stat at most five times a second;
+ * SHAPEC_ADAPTIVE_THREADS=0 turns this off).  At least 1. */
+int shapec_model_get_active_threads(void);
 /* A library exported with --external-weights maps OUTDIR/model.weights from beside itself
  * on its first run; this names another file instead.  Call it before the first run
  * (afterwards it returns SHAPEC_ERR_ARGUMENT).  No effect on a library with embedded

@@ -105,6 +105,8 @@ def declare(lib):
             "shapec_model_state_tensor": (c_int, [state, c_int, tensor_p]),
             "shapec_model_run_with_state": (c_int, [state, tensor_p, tensor_p, ctypes.c_char_p, c_size_t]),
         })
+    if _has(lib, entry.prefix + "get_active_threads"):  # threads adapted to busy cores (shapec 0.77 on)
+        sigs["shapec_model_get_active_threads"] = (c_int, [])
     if _has(lib, entry.prefix + "metadata"):  # export --metadata (libraries from shapec 0.74 on)
         sigs["shapec_model_metadata"] = (c_char_p, [c_char_p])
     if _has(lib, entry.prefix + "output_grows"):  # caches grown in place (libraries from shapec 0.74 on)

@@ -459,7 +459,7 @@ int sc_k_bmm_strided_f32(const int64_t *shape, const float *a, const int64_t *a_
   if (!tiny && k > 0 && sc_rt_blas_error()) return SHAPEC_ERR_CPU; /* prepare reported it with a message */
   strided_gemm j = {batch1, m, n, k, a, b, c, as, bs, cs, trans_a, trans_b, tiny, alpha, beta};
   int64_t items = batch0 * batch1;
-  int threads = sc_rt_num_threads();
+  int threads = sc_rt_team_threads();
   if (!tiny) single_threaded_blas();
   /* attention's many small products: whole products to each worker of the pool */
   if (threads > 1 && items >= threads && !tiny) {

@@ -103,7 +103,14 @@ bool sc_rt_skinny_product(int64_t m, int64_t n, int64_t k, const float *a, int64
 
 /* ---- thread count (threads.c): read by the pool and OpenBLAS ---- */
 enum { SC_RT_MAX_THREADS = 256 };
+/* The library's thread count: what buffers per thread are sized for. */
 int sc_rt_num_threads(void);
+/* The threads a loop starting now uses: the count less those that would share a core with
+ * another busy process (at least 1). */
+int sc_rt_team_threads(void);
+/* Cores of the calling thread's affinity mask that other processes keep busy, and how
+ * many CPUs that mask holds (core_load.c); -1 while unknown. */
+int sc_rt_cores_held_elsewhere(int *allowed);
 
 /* ---- thread pool (pool.c) ---- */
 /* A loop body over iterations [begin, end) with its captured values in ctx. */

@@ -133,10 +133,11 @@ void sc_rt_onednn_load_for_products(void) {
   if (sc_rt_blas_slow()) pthread_once(&once, load);
 }
 
-/* OpenMP's team for a oneDNN primitive: the library's count, but one thread in a child
- * forked after the parent computed: libgomp's workers did not survive the fork, and a team
- * of more than one would wait for them forever. */
-static int openmp_threads(void) { return sc_rt_pool_in_forked_child() ? 1 : sc_rt_num_threads(); }
+/* OpenMP's team for a oneDNN primitive: the library's team now (threads.c: less a core
+ * another process holds), but one thread in a child forked after the parent computed:
+ * libgomp's workers did not survive the fork, and a team of more than one would wait for
+ * them forever.  Plans are kept per team size. */
+static int openmp_threads(void) { return sc_rt_pool_in_forked_child() ? 1 : sc_rt_team_threads(); }
 
 /* ---- plans: what one input shape of one convolution needs ---- */
 typedef struct conv_shape {
@@ -980,7 +981,7 @@ static int linear_site(void **slot, int32_t weights_constant, const float *x, co
    * (GPT-2-small's decode step on one core of a Zen 5: 20.4 ms on the built-in path, 13.5
    * on oneDNN's) */
   enum { CACHED_WEIGHTS = 1 << 20 }; /* bytes */
-  bool vector = m == 1 && sc_rt_num_threads() == 1 && n * k * (int64_t)sizeof(float) < CACHED_WEIGHTS;
+  bool vector = m == 1 && openmp_threads() == 1 && n * k * (int64_t)sizeof(float) < CACHED_WEIGHTS;
   /* (Many rows on several threads went to OpenBLAS's parts too, once ahead of oneDNN while
    * the two ran on different thread teams; with the pool on OpenMP's team oneDNN is ahead
    * there: the zoo's encoder block at batch 8 on two threads 10.2-11.9 -> 7.9-8.7 ms, batch

@@ -219,7 +219,7 @@ void sc_rt_parallel_for(sc_rt_loop_fn fn, void *ctx, int64_t n, int64_t min_chun
     fn(ctx, 0, n);
     return;
   }
-  int threads = sc_rt_num_threads();
+  int threads = sc_rt_team_threads();
   int64_t max_useful = (n + min_chunk - 1) / min_chunk;
   if (threads > max_useful) threads = (int)max_useful;
   if (threads <= 1 || pthread_mutex_trylock(&owner) != 0) {

@@ -1,10 +1,14 @@
 /* threads.c - the one owner of a library's thread count: SHAPEC_NUM_THREADS or every CPU
- * the process may run on until shapec_model_set_num_threads changes it.  The thread pool
- * (pool.c) and OpenBLAS (gemm.c) read it here; nothing here calls them. */
+ * the process may run on until shapec_model_set_num_threads changes it; and of the team a
+ * loop starts now: that count less the threads that would share a core with another busy
+ * process (core_load.c), unless SHAPEC_ADAPTIVE_THREADS=0.  The thread pool (pool.c),
+ * oneDNN's calls (onednn.c) and the products (gemm.c) read them here; nothing here calls
+ * them. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "kernels.h"
@@ -35,7 +39,28 @@ int sc_rt_num_threads(void) {
   return n;
 }
 
+static int adaptive = -1; /* SHAPEC_ADAPTIVE_THREADS, read once (a benign race: every reader gets the same) */
+
+int sc_rt_team_threads(void) {
+  int n = sc_rt_num_threads();
+  if (n == 1) return 1;
+  if (adaptive < 0) {
+    const char *env = getenv("SHAPEC_ADAPTIVE_THREADS");
+    adaptive = !(env && strcmp(env, "0") == 0);
+  }
+  int allowed = 0, held = adaptive ? sc_rt_cores_held_elsewhere(&allowed) : -1;
+  if (held <= 0) return n;
+  /* the team's threads that cannot find a core of their own: more threads than allowed
+   * CPUs was the caller's choice and stays, only the cores others hold are left out */
+  int crowded = n + held - allowed;
+  if (crowded > held) crowded = held;
+  if (crowded <= 0) return n;
+  return n - crowded < 1 ? 1 : n - crowded;
+}
+
 __attribute__((visibility("default"))) int shapec_model_get_num_threads(void) { return sc_rt_num_threads(); }
+
+__attribute__((visibility("default"))) int shapec_model_get_active_threads(void) { return sc_rt_team_threads(); }
 
 __attribute__((visibility("default"))) int shapec_model_set_num_threads(int n) {
   if (n <= 0) n = default_threads();
