@@ -1230,7 +1230,7 @@ static bool lower_conv(cg *g, const sc_node *n) {
   spatial(n, "dilation", dil, sp, 1);
   bool batched = x->v->meta.rank == sp + 2;
   int c = batched ? 1 : 0;
-  if (!transposed) check_spatial_output(g, n, out, c + 1);
+  if (!transposed) cg_check_conv_input(g, x, w, sp, batched, pad, dil);
   if (transposed) check_transposed_input(g, x, c);
   LLVMValueRef one = cg_i64(g, 1);
   LLVMValueRef h = sp == 2 ? x->dims[c + 1] : one, wd = x->dims[c + sp];
@@ -1305,7 +1305,8 @@ static bool lower_pool(cg *g, const sc_node *n) {
   LLVMValueRef oh = one_d ? cg_i64(g, 1) : out->dims[r - 2], ow = out->dims[r - 1];
   bool adaptive = n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D || n->op->id == SC_OP_ADAPTIVE_AVG_POOL2D_ ||
                   n->op->id == SC_OP_ADAPTIVE_AVG_POOL1D;
-  if (!adaptive) check_spatial_output(g, n, out, r - sp);
+  bool max_pool = n->op->id == SC_OP_MAX_POOL1D || n->op->id == SC_OP_MAX_POOL2D || n->op->id == SC_OP_MAX_POOL2D_INDICES;
+  if (!adaptive) cg_check_pool_input(g, x, out, one_d, max_pool);
   if (adaptive) {
     LLVMTypeRef p[7] = {g->ptr, g->ptr, g->i64, g->i64, g->i64, g->i64, g->i64};
     LLVMValueRef a[7] = {x->data, out->data, nc, h, w, oh, ow};

@@ -316,6 +316,15 @@ void cg_fail_msg_if(cg *g, LLVMValueRef cond, const char *fmt, LLVMValueRef *arg
 /* A new block in the current function. */
 LLVMBasicBlockRef cg_block(cg *g, const char *name);
 
+/* ---- cg_aten_checks.c: ATen's own checks of a kernel's input, in torch's words ---- */
+/* A (non-transposed) 1-D or 2-D convolution's input x against its weight w: the padded
+ * input at least the dilated kernel, then no empty image unless the batch or the channels
+ * are empty.  batched: x has its batch dim. */
+void cg_check_conv_input(cg *g, cg_value *x, cg_value *w, int sp, bool batched, const int64_t *pad, const int64_t *dil);
+/* A 1-D or 2-D max or average pool's input (empty dims beside the batch) and output (at
+ * least one element per spatial dim). */
+void cg_check_pool_input(cg *g, cg_value *x, cg_value *out, bool one_d, bool max_pool);
+
 /* ---- cg_expr.c ---- */
 /* The symbol's index in the analysis' environment, -1 when there is none. */
 int cg_symbol_index(cg *g, const char *name);
