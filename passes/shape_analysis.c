@@ -204,6 +204,16 @@ static const sc_expr *program_guard(sc_ctx *ctx, const sc_program *p, size_t i, 
   return NULL;
 }
 
+/* When a guards_code entry goes to the environment: sizes pinned to numbers first (0), then
+ * the rest in the file's order (1), as torch's replacements are made before it judges a
+ * spec: with `x.size()[0] <= 64`, `x.size()[0] == y.size()[0]` and `x.size()[0] == 5`,
+ * torch says only that the Dims on x and y were specialized to 5 (fix `d0 = 5`), not that
+ * d0's range or its relation to y's Dim is wrong (test/diff p100603). */
+static int guard_phase(const sc_expr *cond) {
+  bool pin = cond->kind == SC_EXPR_EQ && (sc_expr_is_const(cond->args[0], NULL) || sc_expr_is_const(cond->args[1], NULL));
+  return pin ? 0 : 1;
+}
+
 /* Whether the analysis made the guards_code entry at path a runtime assert (a re-applied
  * spec with --prefer-deferred-runtime-asserts): then torch's export with that spec has it
  * in the graph, not in its guards, and the library checks it as an assert. */
@@ -1157,14 +1167,15 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
    * with one, guards decided as torch decides its tracing's guards under that spec (a
    * Python `if` on a size narrows an AUTO dim, and violates a named Dim's range). */
   bool zero = false;
-  for (size_t i = 0; i < p->n_guards_code; i++) {
-    const char *text;
-    const sc_expr *cond = program_guard(ctx, p, i, false, &text, NULL);
-    if (!cond || (zero |= guard_divides_by_zero(ctx, p, i, cond))) continue;
-    sc_provenance prov = guards_code_prov(p, i, text);
-    if (spec->from_program) sc_env_add_fact(&out->env, cond);
-    else sc_env_guard(&out->env, cond, &prov);
-  }
+  for (int phase = 0; phase < 2; phase++)
+    for (size_t i = 0; i < p->n_guards_code; i++) {
+      const char *text;
+      const sc_expr *cond = program_guard(ctx, p, i, false, &text, NULL);
+      if (!cond || guard_phase(cond) != phase || (zero |= guard_divides_by_zero(ctx, p, i, cond))) continue;
+      sc_provenance prov = guards_code_prov(p, i, text);
+      if (spec->from_program) sc_env_add_fact(&out->env, cond);
+      else sc_env_guard(&out->env, cond, &prov);
+    }
   if (zero) return false;
   const sc_graph *g = p->graph;
   for (size_t i = 0; i < g->n_nodes; i++) {

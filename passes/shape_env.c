@@ -498,6 +498,24 @@ static void finalize_relations(sc_shape_env *env) {
  * ("r - 1"); the fixes are the Dim's, its values shifted (the Dim = the size + dim_offset),
  * and none for a phantom Dim, as torch suggests none. */
 static const char *dim_label(const sc_symbol *s) { return s->label ? s->label : s->name; }
+/* A Python name for an input dim a fix declares: x.size()[0] -> x_dim0, xs[1].size()[0] ->
+ * xs_1_dim0, d['a'].size()[2] -> d_a_dim2; NULL for a source that is not one input dim. */
+static const char *dim_identifier(sc_ctx *ctx, const char *source) {
+  const char *size = strstr(source, ".size()[");
+  if (!size || strchr(size + 8, '.') || !strchr(size, ']')) return NULL;
+  char name[160];
+  size_t n = 0;
+  for (const char *c = source; c < size && n + 1 < sizeof name; c++) {
+    bool word = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+    if (word) name[n++] = *c;
+    else if (n > 0 && name[n - 1] != '_') name[n++] = '_';
+  }
+  while (n > 0 && name[n - 1] == '_') n--;
+  if (n == 0 || (name[0] >= '0' && name[0] <= '9')) return NULL;
+  name[n] = '\0';
+  return sc_arena_printf(&ctx->arena, "%s_dim%.*s", name, (int)strcspn(size + 8, "]"), size + 8);
+}
+
 static const char *fix_dim_name(const sc_symbol *s) { return s->label ? s->dim->name : s->name; }
 static bool fixable(const sc_symbol *s) { return !s->unnamed_in_torch && !(s->label && s->phantom); }
 
@@ -744,13 +762,14 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
   int64_t a, b;
   const sc_expr *t = as_linear(env->ctx, r, &a, &b);
   sc_symbol *ts = t ? sc_env_find(env, t->name) : NULL;
+  /* an AUTO dim carries no constraint in torch: a Dim may follow it without complaint (torch
+   * writes x = 2*s for torch._check(x.shape[0] == 2 * xs[1].shape[0]), test/diff p90012) */
+  if (ts && ts->origin == SC_SYM_AUTO) return true;
   if (ts && ts->origin != SC_SYM_NAMED && ts->origin != SC_SYM_UNBACKED && ts->spec_path) {
-    /* the Dim follows an unnamed dim (an AUTO x.size()[0] that cannot take the Dim's value
+    /* the Dim follows an unnamed dim (a DYNAMIC x.size()[0] that cannot take the Dim's value
      * because of the coefficient): name that dim and declare the relation */
-    const char *dim = sc_arena_printf(&env->ctx->arena, "%.*s_dim%s", (int)strcspn(ts->source, "."), ts->source,
-                                      strrchr(ts->source, '[') ? strrchr(ts->source, '[') + 1 : "");
-    char *bracket = strchr(dim, ']');
-    if (bracket) *bracket = '\0';
+    const char *dim = dim_identifier(env->ctx, ts->source);
+    if (!dim) return true; /* a phantom root's size (r1 of xs[1] = 2*r1 + 1): nothing to name */
     const sc_expr *rel = sc_expr_add(env->ctx, sc_expr_mul(env->ctx, sc_expr_int(env->ctx, a), sc_expr_sym(env->ctx, dim)),
                                      sc_expr_int(env->ctx, b));
     const char *fixes[2] = {dim_fix(env, dim, ts->declared),

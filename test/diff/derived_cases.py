@@ -1,6 +1,7 @@
 """derived_cases.py - hand-written programs of the differential tester's fixed set
-(p90001-p90011): a Dim's derived sizes as torch.export 2.14 writes them (issue 63), one
-case per way torch orients them (passes/derived_roots.h).
+(p90001-p90012): a Dim's derived sizes as torch.export 2.14 writes them (issue 63), one
+case per way torch orients them (passes/derived_roots.h); p90012: the fix that names a
+tuple input's dim.
 
     scripts/real-torch.sh --torch 2.14 run test/diff/derived_cases.py OUTDIR
 
@@ -37,6 +38,12 @@ class Two(torch.nn.Module):
 
     def forward(self, x, y):
         return self.f(x, y)
+
+
+class WithTuple(torch.nn.Module):
+    def forward(self, x, xs):
+        torch._check(x.shape[0] == 2 * xs[1].shape[0])
+        return x * 2, xs[0] + 1, xs[1] + 1
 
 
 def at_most_8(x):
@@ -76,6 +83,9 @@ CASES = {
             (torch.randn(6), torch.randn(5)), {"x": {0: r}, "y": {0: r - 1}}),
     90011: ("a phantom Dim's r - 1 with a sample of 1: specialized, no fix", One(lambda x: x * 2), (torch.randn(1),),
             {"x": {0: r - 1}}),
+    90012: ("a Dim twice an AUTO dim of a tuple's second tensor: the fix names that dim", WithTuple(),
+            (torch.randn(8), (torch.randn(3), torch.randn(4))), {"x": {0: Dim("d", min=2, max=64)},
+                                                                   "xs": (None, {0: Dim.AUTO})}),
 }
 
 
