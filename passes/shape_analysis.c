@@ -210,8 +210,10 @@ static const sc_expr *program_guard(sc_ctx *ctx, const sc_program *p, size_t i, 
  * torch says only that the Dims on x and y were specialized to 5 (fix `d0 = 5`), not that
  * d0's range or its relation to y's Dim is wrong (test/diff p100603). */
 static int guard_phase(const sc_expr *cond) {
-  bool pin = cond->kind == SC_EXPR_EQ && (sc_expr_is_const(cond->args[0], NULL) || sc_expr_is_const(cond->args[1], NULL));
-  return pin ? 0 : 1;
+  if (cond->kind != SC_EXPR_EQ) return 1;
+  const sc_expr *l = cond->args[0], *r = cond->args[1];
+  bool pin = (l->kind == SC_EXPR_SYM && sc_expr_is_const(r, NULL)) || (r->kind == SC_EXPR_SYM && sc_expr_is_const(l, NULL));
+  return pin ? 0 : 1; /* a size == a number; not (x % 2) == 0 */
 }
 
 /* Whether the analysis made the guards_code entry at path a runtime assert (a re-applied

@@ -762,12 +762,13 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
   int64_t a, b;
   const sc_expr *t = as_linear(env->ctx, r, &a, &b);
   sc_symbol *ts = t ? sc_env_find(env, t->name) : NULL;
-  /* an AUTO dim carries no constraint in torch: a Dim may follow it without complaint (torch
-   * writes x = 2*s for torch._check(x.shape[0] == 2 * xs[1].shape[0]), test/diff p90012) */
-  if (ts && ts->origin == SC_SYM_AUTO) return true;
+  /* a Dim may follow an AUTO or DYNAMIC dim without complaint: torch 2.14 (and 2.6) write
+   * y = 2*s for torch.cat([x, x]) + y with y's Dim dy, and x = 2*s for
+   * torch._check(x.shape[0] == 2 * xs[1].shape[0]) (test/diff p90012) */
+  if (ts && (ts->origin == SC_SYM_AUTO || ts->origin == SC_SYM_DYNAMIC)) return true;
   if (ts && ts->origin != SC_SYM_NAMED && ts->origin != SC_SYM_UNBACKED && ts->spec_path) {
-    /* the Dim follows an unnamed dim (a DYNAMIC x.size()[0] that cannot take the Dim's value
-     * because of the coefficient): name that dim and declare the relation */
+    /* the Dim follows a dim of the program's own (no spec entry names it): name that dim and
+     * declare the relation */
     const char *dim = dim_identifier(env->ctx, ts->source);
     if (!dim) return true; /* a phantom root's size (r1 of xs[1] = 2*r1 + 1): nothing to name */
     const sc_expr *rel = sc_expr_add(env->ctx, sc_expr_mul(env->ctx, sc_expr_int(env->ctx, a), sc_expr_sym(env->ctx, dim)),
