@@ -560,6 +560,8 @@ static void drop_met_divisibilities(sc_shape_env *env) {
   env->n_violations = kept;
 }
 
+static void solver_specializations(sc_shape_env *env);
+
 void sc_env_finalize(sc_shape_env *env) {
   finalize_relations(env);
   /* guards on the inputs in the final symbols: one recorded before a replacement of its
@@ -613,6 +615,7 @@ void sc_env_finalize(sc_shape_env *env) {
   }
   relabel_derived_bases(env);
   drop_met_divisibilities(env);
+  solver_specializations(env);
 }
 
 /* s is about to become r: refine the range of r's one symbol from s's range. */
@@ -1317,3 +1320,79 @@ void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *p
     default: guard_beyond_the_spec(env, e, prov); return;
   }
 }
+
+/* ---- what torch's solver pins (DimConstraints.rewrite_with_congruences, solve) ----
+ * torch rewrites each b // d in a guard on one Dim as (b - k) / d, k being b % d at the
+ * Dim's sample; an equality left that is not identically true makes the Dim a "symbol with
+ * equalities", solved to one value, its sample: "solving the guards generated for s0 ...
+ * resulted in a specialized value of 3", fix `s0 = 3`, and no range or divisibility line
+ * for it (`(x.size()[0] // 2) == 1` with a sample of 3; test/diff p101057).  The rewritten
+ * guard equals the guard at every value congruent to the sample modulo the divisors, so a
+ * few such values tell whether it is identically true. */
+
+/* The lcm of the divisors of every // and % in e at the sample (0: none; -1: too large). */
+static int64_t divisor_period(sc_shape_env *env, const sc_expr *e, bool *found) {
+  int64_t period = 1;
+  if (e->kind == SC_EXPR_FLOORDIV || e->kind == SC_EXPR_MOD) {
+    int64_t d;
+    if (!sc_env_hint(env, e->args[1], &d) || d == 0) return -1;
+    if (d < 0) d = -d;
+    *found = true;
+    period = d;
+  }
+  for (uint32_t i = 0; i < e->n_args; i++) {
+    if (e->kind == SC_EXPR_SYM || e->kind == SC_EXPR_INT) break;
+    int64_t p = divisor_period(env, e->args[i], found);
+    if (p < 0) return -1;
+    int64_t g = gcd64(period, p);
+    if (period / g > ((int64_t)1 << 20) / p) return -1;
+    period = period / g * p;
+  }
+  return period;
+}
+
+/* Whether guard e, an equality on named Dim s alone with a // or %, pins s to its sample. */
+static bool solver_pins(sc_shape_env *env, const sc_expr *e, const sc_symbol *s) {
+  if (e->kind != SC_EXPR_EQ || s->origin != SC_SYM_NAMED || !s->has_hint) return false;
+  const char *names[2];
+  if (sc_expr_symbols(e, names, 2) != 1 || strcmp(names[0], s->name) != 0) return false;
+  bool found = false;
+  int64_t period = divisor_period(env, e, &found);
+  if (!found || period <= 0) return false;
+  for (int64_t j = 1; j <= 3; j++) {
+    one_value o = {s->name, s->hint + j * period};
+    int64_t out;
+    if (!sc_expr_eval(e, lookup_one, &o, &out) || !out) return true;
+  }
+  return false;
+}
+
+static void solver_specializations(sc_shape_env *env) {
+  for (size_t i = 0; i < env->n_violations; i++) {
+    const sc_violation *v = &env->violations[i];
+    const char *names[2];
+    if (!v->guard || sc_expr_symbols(v->guard, names, 2) != 1) continue;
+    sc_symbol *s = sc_env_find(env, names[0]);
+    if (!s || !solver_pins(env, v->guard, s)) continue;
+    /* the one fix for s: its sample; every other line about s goes */
+    bool first = true;
+    for (size_t j = 0; j < env->n_violations; j++) {
+      sc_violation *w = &env->violations[j];
+      const char *wn[2];
+      bool about_s = (w->fix.dim && strcmp(w->fix.dim, s->name) == 0) ||
+                     (w->guard && sc_expr_symbols(w->guard, wn, 2) == 1 && strcmp(wn[0], s->name) == 0);
+      if (!about_s) continue;
+      if (first) {
+        w->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *w->fixes);
+        w->fixes[0] = sc_arena_printf(&env->ctx->arena, "%s = %lld", fix_dim_name(s), (long long)(s->hint + s->dim_offset));
+        w->n_fixes = fixable(s);
+        w->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = fix_dim_name(s), .value = s->hint + s->dim_offset};
+        first = false;
+      } else {
+        w->n_fixes = 0;
+        w->fix = (sc_fix){.kind = SC_FIX_NONE};
+      }
+    }
+  }
+}
+
