@@ -807,10 +807,15 @@ static bool rule_split(sc_rule_ctx *rc, int kind) {
   }
   if (!piece) return false;
   if (k <= 0) return rule_error(rc, "no outputs");
-  /* k pieces: (k-1)*piece < n <= k*piece */
+  /* k pieces, guarded as torch's decomposition guards them: (n + piece - 1) // piece == k,
+   * an equality on a floor division, which narrows no range in torch (its try_solve gives
+   * no bound for it: split(h, 3) into 2 leaves an AUTO n in [3, oo], not [4, 6]; a named
+   * Dim is pinned to its sample), and n - (k-1)*piece >= 0, the last piece's size */
   const sc_expr *before = sc_expr_mul(rc->ctx, sc_expr_int(rc->ctx, k - 1), piece);
-  guard(rc, "split", sc_expr_rel(rc->ctx, SC_EXPR_LT, before, n));
-  guard(rc, "split", sc_expr_rel(rc->ctx, SC_EXPR_LE, n, sc_expr_mul(rc->ctx, sc_expr_int(rc->ctx, k), piece)));
+  const sc_expr *count = sc_expr_floordiv(rc->ctx, sc_expr_sub(rc->ctx, sc_expr_add(rc->ctx, n, piece), sc_expr_int(rc->ctx, 1)),
+                                          piece);
+  guard(rc, "split", sc_expr_rel(rc->ctx, SC_EXPR_EQ, count, sc_expr_int(rc->ctx, k)));
+  guard(rc, "split", sc_expr_rel(rc->ctx, SC_EXPR_GE, sc_expr_sub(rc->ctx, n, before), sc_expr_int(rc->ctx, 0)));
   for (int i = 0; i < k; i++) {
     s.d[d] = i < k - 1 ? piece : sc_expr_sub(rc->ctx, n, before);
     if (!set_out(rc, i, &s)) return false;
