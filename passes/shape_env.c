@@ -1,6 +1,7 @@
 /* shape_env.c - symbols, guards and torch.export's decisions on them; see shape_env.h. */
 #include "shape_env.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1322,47 +1323,72 @@ void sc_env_guard(sc_shape_env *env, const sc_expr *cond, const sc_provenance *p
 }
 
 /* ---- what torch's solver pins (DimConstraints.rewrite_with_congruences, solve) ----
- * torch rewrites each b // d in a guard on one Dim as (b - k) / d, k being b % d at the
- * Dim's sample; an equality left that is not identically true makes the Dim a "symbol with
- * equalities", solved to one value, its sample: "solving the guards generated for s0 ...
- * resulted in a specialized value of 3", fix `s0 = 3`, and no range or divisibility line
- * for it (`(x.size()[0] // 2) == 1` with a sample of 3; test/diff p101057).  The rewritten
- * guard equals the guard at every value congruent to the sample modulo the divisors, so a
- * few such values tell whether it is identically true. */
+ * torch rewrites each b // d in a guard on one Dim as (b - k) / d and each b % d as k, k
+ * being b % d at the Dim's sample; an equality left that is not identically true makes the
+ * Dim a "symbol with equalities", solved to one value, its sample: "solving the guards
+ * generated for s0 ... resulted in a specialized value of 3", fix `s0 = 3`, and no range or
+ * divisibility line for it (`(x.size()[0] // 2) == 1` with a sample of 3: test/diff
+ * p101057; chunk's nested `(s0 + (s0 + 2) // 3 - 1) // ((s0 + 2) // 3) == 3`: p101122).
+ * Whether the rewritten equality is an identity is seen by evaluating it, in rationals as
+ * sympy does, at a few other values of the Dim. */
 
-/* The lcm of the divisors of every // and % in e at the sample (0: none; -1: too large). */
-static int64_t divisor_period(sc_shape_env *env, const sc_expr *e, bool *found) {
-  int64_t period = 1;
-  if (e->kind == SC_EXPR_FLOORDIV || e->kind == SC_EXPR_MOD) {
-    int64_t d;
-    if (!sc_env_hint(env, e->args[1], &d) || d == 0) return -1;
-    if (d < 0) d = -d;
-    *found = true;
-    period = d;
+/* e at s = v after torch's rewrite; false where the rewrite does not apply (a min or max:
+ * torch's solver drops such guards) or a divisor is 0. */
+static bool rewritten_value(sc_shape_env *env, const sc_expr *e, const sc_symbol *s, double v, double *out) {
+  double a, b;
+  switch (e->kind) {
+    case SC_EXPR_INT: *out = (double)e->value; return true;
+    case SC_EXPR_SYM: *out = v; return strcmp(e->name, s->name) == 0;
+    case SC_EXPR_ADD:
+    case SC_EXPR_MUL:
+      *out = e->kind == SC_EXPR_ADD ? 0.0 : 1.0;
+      for (uint32_t i = 0; i < e->n_args; i++) {
+        if (!rewritten_value(env, e->args[i], s, v, &a)) return false;
+        *out = e->kind == SC_EXPR_ADD ? *out + a : *out * a;
+      }
+      return true;
+    case SC_EXPR_POW:
+      if (!rewritten_value(env, e->args[0], s, v, &a) || !rewritten_value(env, e->args[1], s, v, &b)) return false;
+      *out = 1.0;
+      for (int64_t i = 0; i < (int64_t)b && i < 64; i++) *out *= a;
+      return true;
+    case SC_EXPR_FLOORDIV:
+    case SC_EXPR_MOD: {
+      int64_t nb, nd;
+      if (!sc_env_hint(env, e->args[0], &nb) || !sc_env_hint(env, e->args[1], &nd) || nd == 0) return false;
+      int64_t k = nb % nd;
+      if (k != 0 && ((k < 0) != (nd < 0))) k += nd; /* Python's remainder */
+      if (e->kind == SC_EXPR_MOD) {
+        *out = (double)k;
+        return true;
+      }
+      if (!rewritten_value(env, e->args[0], s, v, &a) || !rewritten_value(env, e->args[1], s, v, &b) || b == 0.0)
+        return false;
+      *out = (a - (double)k) / b;
+      return true;
+    }
+    default: return false;
   }
-  for (uint32_t i = 0; i < e->n_args; i++) {
-    if (e->kind == SC_EXPR_SYM || e->kind == SC_EXPR_INT) break;
-    int64_t p = divisor_period(env, e->args[i], found);
-    if (p < 0) return -1;
-    int64_t g = gcd64(period, p);
-    if (period / g > ((int64_t)1 << 20) / p) return -1;
-    period = period / g * p;
-  }
-  return period;
+}
+
+static bool has_division(const sc_expr *e) {
+  if (e->kind == SC_EXPR_FLOORDIV || e->kind == SC_EXPR_MOD) return true;
+  if (e->kind == SC_EXPR_INT || e->kind == SC_EXPR_SYM) return false;
+  for (uint32_t i = 0; i < e->n_args; i++)
+    if (has_division(e->args[i])) return true;
+  return false;
 }
 
 /* Whether guard e, an equality on named Dim s alone with a // or %, pins s to its sample. */
 static bool solver_pins(sc_shape_env *env, const sc_expr *e, const sc_symbol *s) {
-  if (e->kind != SC_EXPR_EQ || s->origin != SC_SYM_NAMED || !s->has_hint) return false;
+  if (e->kind != SC_EXPR_EQ || s->origin != SC_SYM_NAMED || !s->has_hint || !has_division(e)) return false;
   const char *names[2];
   if (sc_expr_symbols(e, names, 2) != 1 || strcmp(names[0], s->name) != 0) return false;
-  bool found = false;
-  int64_t period = divisor_period(env, e, &found);
-  if (!found || period <= 0) return false;
-  for (int64_t j = 1; j <= 3; j++) {
-    one_value o = {s->name, s->hint + j * period};
-    int64_t out;
-    if (!sc_expr_eval(e, lookup_one, &o, &out) || !out) return true;
+  static const double away[] = {1, 2, 3, 7, 13};
+  for (size_t i = 0; i < sizeof away / sizeof *away; i++) {
+    double v = (double)s->hint + away[i], l, r;
+    if (!rewritten_value(env, e->args[0], s, v, &l) || !rewritten_value(env, e->args[1], s, v, &r)) return false;
+    if (fabs(l - r) > 1e-9 * (1.0 + fabs(l) + fabs(r))) return true;
   }
   return false;
 }
