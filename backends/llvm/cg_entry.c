@@ -277,8 +277,26 @@ static const char *range_text(cg *g, sc_range_iv r) {
 /* Binds symbol s to value d, checking its range.  d read from an input size of a*s + b
  * (dim_source; NULL: d is the size itself): torch's words name the bound on that size
  * (Guard failed: x.size()[0] <= 8 for r <= 7 of r + 1, test/diff p90009). */
+/* Checks held back until torch's own have run (a derived Dim's root: see emit_prepare). */
+typedef struct late_checks {
+  struct late_check {
+    LLVMValueRef bad, size;
+    const char *fmt;
+  } *items;
+  int n, cap;
+} late_checks;
+
+static void fail_now_or_later(cg *g, late_checks *late, LLVMValueRef bad, const char *fmt, LLVMValueRef size) {
+  if (late && late->n < late->cap) {
+    late->items[late->n++] = (struct late_check){bad, size, sc_arena_strdup(&g->ctx->arena, fmt)};
+    return;
+  }
+  LLVMValueRef args[1] = {size};
+  cg_fail_msg_if(g, bad, fmt, args, 1);
+}
+
 static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source, const char *dim_source, int64_t a,
-                        int64_t b) {
+                        int64_t b, late_checks *late) {
   const sc_symbol *sym = &g->a->env.symbols[s];
   LLVMValueRef idx[1] = {cg_i64(g, s)};
   LLVMBuildStore(g->B, d, LLVMBuildGEP2(g->B, g->i64, g->syms, idx, 1, "symp"));
@@ -287,20 +305,19 @@ static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source, const 
   sc_range_iv r = sc_analysis_checked_range(sym);
   /* torch's module names the failed bound (Guard failed: x.size()[0] <= 100); shapec adds
    * the size it got and the symbol the bound belongs to */
-  LLVMValueRef args[1] = {d};
   char fmt[640];
   int64_t on_dim;
   if (r.lo != SC_NEG_INT_OO) {
     bool over_dim = dim_source && !__builtin_mul_overflow(a, r.lo, &on_dim) && !__builtin_add_overflow(on_dim, b, &on_dim);
     snprintf(fmt, sizeof fmt, "Guard failed: %s >= %lld (%s = %%lld is less than %lld, the least %s can be)",
              over_dim ? dim_source : source, (long long)(over_dim ? on_dim : r.lo), source, (long long)r.lo, sym->name);
-    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), fmt, args, 1);
+    fail_now_or_later(g, late, LLVMBuildICmp(g->B, LLVMIntSLT, d, cg_i64(g, r.lo), "lo"), fmt, d);
   }
   if (r.hi != SC_INT_OO) {
     bool over_dim = dim_source && !__builtin_mul_overflow(a, r.hi, &on_dim) && !__builtin_add_overflow(on_dim, b, &on_dim);
     snprintf(fmt, sizeof fmt, "Guard failed: %s <= %lld (%s = %%lld is more than %lld, the most %s can be)",
              over_dim ? dim_source : source, (long long)(over_dim ? on_dim : r.hi), source, (long long)r.hi, sym->name);
-    cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), fmt, args, 1);
+    fail_now_or_later(g, late, LLVMBuildICmp(g->B, LLVMIntSGT, d, cg_i64(g, r.hi), "hi"), fmt, d);
   }
 }
 
@@ -839,7 +856,7 @@ static LLVMValueRef emit_prepare(cg *g) {
       else emit_size_check(g, site, bound_from);
     } else {
       if (tabled) table_bind(g, &table, site, s);
-      else bind_symbol(g, s, site->d, site->source, NULL, 1, 0);
+      else bind_symbol(g, s, site->d, site->source, NULL, 1, 0, NULL);
       bound[s] = true;
       bound_from[s] = site->source;
     }
@@ -847,7 +864,12 @@ static LLVMValueRef emit_prepare(cg *g) {
   }
   flush_dim_table(g, &table);
   free(table.rows);
-  /* a*s + b with s still free binds s (a divisibility root, a derived Dim) */
+  /* a*s + b with s still free binds s (a divisibility root, a derived Dim).  ep.module()
+   * solves s from the size and never asks whether it is a whole number of at least 0; the
+   * library refuses such a size (a negative or fractional root is no size to compute
+   * with), after torch's own checks, so that a call both refuse fails with torch's words
+   * (`Guard failed: x.size()[1] * x.size()[0] > 8`, not the root's: test/diff p101215) */
+  late_checks late = {sc_arena_alloc(&g->ctx->arena, (size_t)(3 * n_sites + 1) * sizeof *late.items), 0, 3 * n_sites + 1};
   for (int k = 0; k < n_sites; k++) {
     const char *names[2];
     if (done[k] || sc_expr_symbols(sites[k].e, names, 2) != 1) continue;
@@ -861,14 +883,13 @@ static LLVMValueRef emit_prepare(cg *g) {
     LLVMValueRef rest = LLVMBuildSub(g->B, site_value(g, &sites[k]), cg_i64(g, b), "rest");
     LLVMValueRef bad = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, rest, cg_i64(g, 0), "neg"),
                                    LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildSRem(g->B, rest, cg_i64(g, a), "r"), cg_i64(g, 0), "rem"), "bad");
-    char fmt[512];
-    snprintf(fmt, sizeof fmt, "%s = %%lld is not %s for an integer %s", sites[k].source,
-             sc_expr_to_string(g->ctx, sites[k].e), names[0]);
-    LLVMValueRef args[1] = {site_value(g, &sites[k])};
     emit_derived_range(g, &sites[k]);
-    cg_fail_msg_if(g, bad, fmt, args, 1);
+    fail_now_or_later(g, &late, bad,
+                      sc_arena_printf(&g->ctx->arena, "%s = %%lld is not %s for an integer %s", sites[k].source,
+                                      sc_expr_to_string(g->ctx, sites[k].e), names[0]),
+                      site_value(g, &sites[k]));
     bind_symbol(g, s, LLVMBuildSDiv(g->B, rest, cg_i64(g, a), "q"), sc_linear_root_text(g->ctx, sites[k].source, b, a),
-                sites[k].source, a, b);
+                sites[k].source, a, b, &late);
     bound[s] = done[k] = true;
   }
   /* every other dim that is an expression must equal it */
@@ -894,6 +915,10 @@ static LLVMValueRef emit_prepare(cg *g) {
   ps.raw_active = true;
   for (size_t i = 0; i < g->a->n_checks; i++) emit_program_check(g, &g->a->checks[i]);
   ps.raw_active = false;
+  for (int i = 0; i < late.n; i++) {
+    LLVMValueRef args[1] = {late.items[i].size};
+    cg_fail_msg_if(g, late.items[i].bad, late.items[i].fmt, args, 1);
+  }
   /* static sizes torch leaves to guards_code (a dim traced as a symbol, then specialized) */
   for (int k = 0; k < n_sites; k++)
     if (!done[k]) emit_size_check(g, &sites[k], bound_from);
