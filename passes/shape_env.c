@@ -499,24 +499,6 @@ static void finalize_relations(sc_shape_env *env) {
  * ("r - 1"); the fixes are the Dim's, its values shifted (the Dim = the size + dim_offset),
  * and none for a phantom Dim, as torch suggests none. */
 static const char *dim_label(const sc_symbol *s) { return s->label ? s->label : s->name; }
-/* A Python name for an input dim a fix declares: x.size()[0] -> x_dim0, xs[1].size()[0] ->
- * xs_1_dim0, d['a'].size()[2] -> d_a_dim2; NULL for a source that is not one input dim. */
-static const char *dim_identifier(sc_ctx *ctx, const char *source) {
-  const char *size = strstr(source, ".size()[");
-  if (!size || strchr(size + 8, '.') || !strchr(size, ']')) return NULL;
-  char name[160];
-  size_t n = 0;
-  for (const char *c = source; c < size && n + 1 < sizeof name; c++) {
-    bool word = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
-    if (word) name[n++] = *c;
-    else if (n > 0 && name[n - 1] != '_') name[n++] = '_';
-  }
-  while (n > 0 && name[n - 1] == '_') n--;
-  if (n == 0 || (name[0] >= '0' && name[0] <= '9')) return NULL;
-  name[n] = '\0';
-  return sc_arena_printf(&ctx->arena, "%s_dim%.*s", name, (int)strcspn(size + 8, "]"), size + 8);
-}
-
 static const char *fix_dim_name(const sc_symbol *s) { return s->label ? s->dim->name : s->name; }
 static bool fixable(const sc_symbol *s) { return !s->unnamed_in_torch && !(s->label && s->phantom); }
 
@@ -770,24 +752,6 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
    * y = 2*s for torch.cat([x, x]) + y with y's Dim dy, and x = 2*s for
    * torch._check(x.shape[0] == 2 * xs[1].shape[0]) (test/diff p90012) */
   if (ts && (ts->origin == SC_SYM_AUTO || ts->origin == SC_SYM_DYNAMIC)) return true;
-  if (ts && ts->origin != SC_SYM_NAMED && ts->origin != SC_SYM_UNBACKED && ts->spec_path) {
-    /* the Dim follows a dim of the program's own (no spec entry names it): name that dim and
-     * declare the relation */
-    const char *dim = dim_identifier(env->ctx, ts->source);
-    if (!dim) return true; /* a phantom root's size (r1 of xs[1] = 2*r1 + 1): nothing to name */
-    const sc_expr *rel = sc_expr_add(env->ctx, sc_expr_mul(env->ctx, sc_expr_int(env->ctx, a), sc_expr_sym(env->ctx, dim)),
-                                     sc_expr_int(env->ctx, b));
-    const char *fixes[2] = {dim_fix(env, dim, ts->declared),
-                            sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, expr_str(env, rel))};
-    sc_violation *vi = sc_env_violation(env, prov, guard, fixes, 2,
-                                        "The values of %s = %s must always be related to the values of %s by %s = %s.",
-                                        s->name, user_name(s), user_name(ts), s->name, input_text(env, r));
-    vi->label = s->name;
-    vi->fix = (sc_fix){.kind = SC_FIX_DIM_RELATE, .dim = s->name, .other = dim, .a = a, .b = b,
-                       .spec_path = ts->spec_path, .min = ts->declared.lo, .max = ts->declared.hi,
-                       .has_max = ts->declared.hi != SC_INT_OO};
-    return false;
-  }
   if (ts && ts->origin == SC_SYM_NAMED) {
     const char *rhs = expr_str(env, r);
     const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, rhs);

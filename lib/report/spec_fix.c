@@ -111,12 +111,6 @@ static void apply_fix(sc_ctx *ctx, cJSON *root, const sc_fix *f) {
       cJSON_DeleteItemFromObjectCaseSensitive(dims, f->dim);
       return;
     case SC_FIX_DIM_RELATE: {
-      if (f->spec_path) { /* the unnamed dim becomes the Dim `other` first */
-        replace_leaf(root, f->spec_path, cJSON_CreateString(f->other));
-        cJSON *d = cJSON_GetObjectItemCaseSensitive(dims, f->other);
-        if (!d) d = cJSON_AddObjectToObject(dims, f->other);
-        set_range(d, f->min, f->has_max, f->max);
-      }
       const sc_expr *by = sc_expr_add(ctx, sc_expr_mul(ctx, sc_expr_int(ctx, f->a), sc_expr_sym(ctx, f->other)),
                                       sc_expr_int(ctx, f->b));
       if (shapes) rewrite_uses(ctx, shapes, f->dim, by, 0);
