@@ -477,8 +477,15 @@ static void emit_size_check(cg *g, dim_site *site, const char *const *bound_from
   sc_strbuf sb = {0};
   int64_t c;
   bool is_const = sc_expr_is_const(site->e, &c);
+  /* a size the program gives the same expression as an earlier input's: ep.module() checks
+   * the two sizes against each other (y.size()[0] == x.size()[0]), whatever the expression */
+  const char *earlier = NULL;
+  struct cg_prepare_state *ps = g->prepare;
+  for (int k = 0; ps && !is_const && k < ps->n_sites && &ps->sites[k] != site && !earlier; k++)
+    if (ps->sites[k].e == site->e && ps->sites[k].input >= 0 && site->e->kind != SC_EXPR_SYM) earlier = ps->sites[k].source;
   const char *want_text = site->is_bool && is_const ? (c ? "True" : "False")
-                                                    : percent_escaped(g, sources_text(g, site->e, bound_from));
+                          : earlier                ? earlier
+                                                   : percent_escaped(g, sources_text(g, site->e, bound_from));
   sc_strbuf_printf(&sb, "Guard failed: %s == %s (%s = %%lld but the model needs ", site->source, want_text, site->source);
   if (is_const)
     sc_strbuf_printf(&sb, "%lld)", (long long)c);
@@ -905,7 +912,11 @@ static LLVMValueRef emit_prepare(cg *g) {
         return end_prepare(g, fn);
       }
     }
-    emit_derived_range(g, &sites[k]);
+    /* a size with an earlier input's expression is held to that input's size alone, as
+     * ep.module() does (its range was that input's) */
+    bool repeated = false;
+    for (int j = 0; j < k && !repeated; j++) repeated = sites[j].e == sites[k].e && sites[j].input >= 0;
+    if (!repeated) emit_derived_range(g, &sites[k]);
     emit_size_check(g, &sites[k], bound_from);
     done[k] = true;
   }
