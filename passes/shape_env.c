@@ -456,8 +456,17 @@ static void finalize_relations(sc_shape_env *env) {
       sc_symbol *s = sc_env_find(env, v->fix.dim);
       int64_t m = v->fix.a;
       if (!s || m <= 1 || !v->n_fixes) continue;
-      sc_range_iv r = {s->range.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(s->range.lo, m),
-                       s->range.hi == SC_INT_OO ? SC_INT_OO : floor_div(s->range.hi, m)};
+      /* a Dim made equal to another has both ranges (torch: _s0 in [4, 5] for s0 in [0, 1024]
+       * equal to d1 in [7, 10], test/diff p102189) */
+      sc_range_iv sr = s->range;
+      for (size_t j = 0; j < env->n_symbols; j++) {
+        const sc_symbol *t = &env->symbols[j];
+        if (t->replacement && t->replacement->kind == SC_EXPR_SYM && strcmp(t->replacement->name, s->name) == 0)
+          sr = sc_iv_intersect(sr, t->range);
+      }
+      if (sc_iv_is_empty(sr)) sr = s->range;
+      sc_range_iv r = {sr.lo == SC_NEG_INT_OO ? SC_NEG_INT_OO : ceil_div(sr.lo, m),
+                       sr.hi == SC_INT_OO ? SC_INT_OO : floor_div(sr.hi, m)};
       v->fixes[0] = dim_fix(env, v->fix.other, r);
     } else if (v->fix.kind == SC_FIX_DIM_RELATE && v->fix.a == 1 && v->fix.b == 0 && v->n_fixes == 1) {
       sc_symbol *s = sc_env_find(env, v->fix.dim), *t = sc_env_find(env, v->fix.other);
