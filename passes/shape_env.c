@@ -1100,6 +1100,42 @@ static bool torch_refines(sc_ctx *ctx, const sc_expr *e) {
   return !sym || a == 0 || b % a == 0;
 }
 
+/* torch's _refine_ranges on a guard over two sizes, d = a*u + c*t + b >= 0: where a is 1 or
+ * -1, u is bounded by what t's range allows (u <= d0 with d0 in [0, 29] gives u <= 29: real
+ * torch 2.14 narrows the size and holds it against u's Dim, test/diff p102385). */
+static void refine_pair(sc_shape_env *env, const sc_expr *d, const sc_expr *e, const sc_provenance *prov) {
+  sc_ctx *ctx = env->ctx;
+  const sc_expr *sym[2];
+  int64_t coeff[2], b = 0;
+  int n = 0;
+  uint32_t nt = d->kind == SC_EXPR_ADD ? d->n_args : 1;
+  for (uint32_t i = 0; i < nt; i++) {
+    int64_t c;
+    const sc_expr *m = term_split(ctx, d->kind == SC_EXPR_ADD ? d->args[i] : d, &c);
+    if (!m) b += c;
+    else if (m->kind != SC_EXPR_SYM || n == 2 || c == INT64_MIN) return;
+    else sym[n] = m, coeff[n++] = c;
+  }
+  if (n != 2 || sym[0] == sym[1]) return;
+  for (int k = 0; k < 2; k++) {
+    sc_symbol *u = sc_env_find(env, sym[k]->name), *t = sc_env_find(env, sym[1 - k]->name);
+    int64_t a = coeff[k], c = coeff[1 - k];
+    if (!u || !t || (a != 1 && a != -1) || u->origin == SC_SYM_UNBACKED || t->origin == SC_SYM_UNBACKED) continue;
+    /* a = 1: u >= -c*t - b, at least its least value; a = -1: u <= c*t + b, at most its most */
+    int64_t at = a == 1 ? (c > 0 ? t->range.hi : t->range.lo) : (c > 0 ? t->range.hi : t->range.lo);
+    int64_t v;
+    if (at == SC_INT_OO || at == SC_NEG_INT_OO || __builtin_mul_overflow(c, at, &v) || __builtin_add_overflow(v, b, &v))
+      continue;
+    sc_range_iv bound = sc_iv_full();
+    if (a == 1) bound.lo = -v;
+    else bound.hi = v;
+    sc_range_iv before = u->range, after = sc_iv_intersect(before, bound);
+    if (sc_iv_is_empty(after) || (after.lo == before.lo && after.hi == before.hi)) continue;
+    u->range = after;
+    if (u->origin == SC_SYM_NAMED) named_range_violation(env, u, e, prov);
+  }
+}
+
 static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   sc_ctx *ctx = env->ctx;
   const sc_expr *d = as_nonneg(ctx, e);
@@ -1109,6 +1145,7 @@ static void refine_ineq(sc_shape_env *env, const sc_expr *e, const sc_provenance
   for (const sc_expr *u = d; !sym && (u = unwrap_floordiv(ctx, u));) sym = as_linear(ctx, u, &a, &b);
   sc_symbol *s = sym && a != INT64_MIN && b != INT64_MIN ? sc_env_find(env, sym->name) : NULL;
   if (!s) {
+    refine_pair(env, d, e, prov);
     record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
     return;
   }
