@@ -415,8 +415,10 @@ static void suggest_naming(sc_shape_env *env, const sc_symbol *s, const sc_expr 
   const sc_expr *t = as_linear(env->ctx, r, &a, &b);
   sc_symbol *dim = t ? sc_env_find(env, t->name) : NULL;
   if ((s->origin == SC_SYM_DYNAMIC || s->origin == SC_SYM_AUTO) && dim && dim->origin == SC_SYM_NAMED && s < dim &&
-      a == 1 && b == 0)
+      a == 1 && b == 0) {
     dim->unnamed_in_torch = true; /* torch keeps the earlier size's symbol: the Dim's name is gone */
+    dim->unnamed_as = s->source; /* shapec's form, x.size()[1]: messages write it as torch does */
+  }
   if ((s->origin != SC_SYM_DYNAMIC && s->origin != SC_SYM_AUTO) || !s->source || !dim || dim->origin != SC_SYM_NAMED ||
       dim > s ||
       env->n_suggestions == SC_MAX_SUGGESTIONS)
@@ -507,7 +509,7 @@ static void finalize_relations(sc_shape_env *env) {
 /* A derived size torch writes its Dim in (derived_roots.h) is named as the spec writes it
  * ("r - 1"); the fixes are the Dim's, its values shifted (the Dim = the size + dim_offset),
  * and none for a phantom Dim, as torch suggests none. */
-static const char *dim_label(const sc_symbol *s) { return s->label ? s->label : s->name; }
+static const char *dim_label(const sc_symbol *s) { return s->label ? s->label : s->unnamed_as ? s->unnamed_as : s->name; }
 static const char *fix_dim_name(const sc_symbol *s) { return s->label ? s->dim->name : s->name; }
 static bool fixable(const sc_symbol *s) { return !s->unnamed_in_torch && !(s->label && s->phantom); }
 

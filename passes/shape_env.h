@@ -52,6 +52,7 @@ typedef struct sc_symbol {
   bool is_int;             /* the value of an int input, not a size: no floor of 2 */
   bool unnamed_in_torch;   /* NAMED, equal to an earlier AUTO or DYNAMIC size: torch keeps that
                               size's symbol, so its messages name the size and suggest no range */
+  const char *unnamed_as;  /* unnamed_in_torch: that size, x.size()[1], which torch names instead */
   bool traced_floor;       /* NAMED, and an AUTO or DYNAMIC dim is this symbol too: torch's
                               range_constraints intersect that dim's traced range (>= 2) */
   /* NAMED, a derived size torch writes the Dim in (derived_roots.h): its name in torch's
