@@ -541,6 +541,16 @@ static void relabel_derived_bases(sc_shape_env *env) {
   }
 }
 
+/* Violations over a Dim that torch folded into an earlier AUTO or DYNAMIC size name that
+ * size, whenever the folding came (Constraints violated (L['x'].size()[2])!). */
+static void relabel_unnamed(sc_shape_env *env) {
+  for (size_t j = 0; j < env->n_violations; j++) {
+    sc_violation *v = &env->violations[j];
+    const sc_symbol *s = v->label ? sc_env_find(env, v->label) : NULL;
+    if (s && s->origin == SC_SYM_NAMED && s->unnamed_in_torch && s->unnamed_as && !s->label) v->label = s->unnamed_as;
+  }
+}
+
 /* Divisibilities of a Dim left one value that is a multiple: no violation (see pin). */
 static void drop_met_divisibilities(sc_shape_env *env) {
   size_t kept = 0;
@@ -608,6 +618,7 @@ void sc_env_finalize(sc_shape_env *env) {
                                  (long long)s->range.lo, src, src, hi);
   }
   relabel_derived_bases(env);
+  relabel_unnamed(env);
   drop_met_divisibilities(env);
   solver_specializations(env);
 }
@@ -763,6 +774,15 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
    * y = 2*s for torch.cat([x, x]) + y with y's Dim dy, and x = 2*s for
    * torch._check(x.shape[0] == 2 * xs[1].shape[0]) (test/diff p90012) */
   if (ts && (ts->origin == SC_SYM_AUTO || ts->origin == SC_SYM_DYNAMIC)) return true;
+  if (ts && ts->origin == SC_SYM_NAMED && a == 1 && b == 0 && (ts->unnamed_in_torch || s->unnamed_in_torch)) {
+    /* one of the two Dims is already an earlier AUTO or DYNAMIC size in torch, which keeps
+     * that size's symbol: the other folds into it too, with no complaint about the two
+     * Dims; their ranges meet, and a narrowed one is named by that size (test/diff p102311) */
+    const char *as = ts->unnamed_in_torch ? ts->unnamed_as : s->unnamed_as;
+    s->unnamed_in_torch = ts->unnamed_in_torch = true;
+    s->unnamed_as = ts->unnamed_as = as;
+    return true;
+  }
   if (ts && ts->origin == SC_SYM_NAMED) {
     const char *rhs = expr_str(env, r);
     const char *fix = sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, rhs);
