@@ -177,6 +177,40 @@ static void mark_traced_floors(sc_analysis *a) {
   }
 }
 
+/* The least value each symbol may take on a call (sc_symbol.untraced_lo): a root that
+ * only derived input sizes a*r + b hold may go down to where the least of them is 0
+ * rows, since ep.module() solves r from the size and runs it (x: [r + 1] of 0 rows);
+ * a symbol any input holds otherwise goes down to 0. */
+static void set_untraced_floors(sc_ctx *ctx, sc_analysis *a) {
+  bool *seen = sc_arena_alloc(&ctx->arena, (a->env.n_symbols + 1) * sizeof *seen);
+  memset(seen, 0, (a->env.n_symbols + 1) * sizeof *seen);
+  for (size_t i = 0; i < a->spec->n_inputs; i++) {
+    const sc_value *v = a->spec->inputs[i].value;
+    if (!v || !v->shape) continue;
+    for (int k = 0; k < v->meta.rank; k++) {
+      const sc_expr *e = v->shape[k];
+      const char *names[16];
+      int n = sc_expr_symbols(e, names, 16);
+      for (int j = 0; j < n && j < 16; j++) {
+        sc_symbol *s = sc_env_find(&a->env, names[j]);
+        if (!s) continue;
+        size_t at = (size_t)(s - a->env.symbols);
+        int64_t lo = 0, b, a1;
+        /* a*r + b with a > 0: r down to ceil(-b / a), never above 0 */
+        const sc_expr *at0 = sc_expr_subst(ctx, e, names[j], sc_expr_int(ctx, 0));
+        const sc_expr *at1 = sc_expr_subst(ctx, e, names[j], sc_expr_int(ctx, 1));
+        if (n == 1 && e->kind != SC_EXPR_SYM && sc_expr_is_const(at0, &b) && sc_expr_is_const(at1, &a1) && a1 > b &&
+            b > 0 && b < INT64_MAX / 2) {
+          int64_t step = a1 - b;
+          lo = -(b / step); /* ceil(-b / step) for b > 0 */
+        }
+        if (!seen[at] || lo > s->untraced_lo) s->untraced_lo = lo;
+        seen[at] = true;
+      }
+    }
+  }
+}
+
 /* Where guards_code[i] comes from, for guards and violations. */
 static sc_provenance guards_code_prov(const sc_program *p, size_t i, const char *shown) {
   return (sc_provenance){SC_PROV_GUARDS_CODE, "", "", p->guards_code_paths[i], "guards_code", shown};
@@ -1165,6 +1199,7 @@ bool sc_analysis_run(sc_ctx *ctx, const sc_program *p, const sc_dynspec *spec, s
     if (s->kind != SC_INPUT_USER && v && v->kind == SC_VALUE_TENSOR) ok &= create_state_dims(ctx, out, v);
   }
   if (!ok || !check_zero_divisors(ctx, out)) return false;
+  set_untraced_floors(ctx, out);
   /* What tracing established: without a spec, facts the rules need not establish again;
    * with one, guards decided as torch decides its tracing's guards under that spec (a
    * Python `if` on a size narrows an AUTO dim, and violates a named Dim's range). */

@@ -941,10 +941,17 @@ static int64_t divisor_by_trial(const sc_expr *e, const sc_symbol *s) {
   return 0;
 }
 
+static bool needs_tracing_floor(sc_shape_env *env, const sc_expr *e);
+
 static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   const char *names[2];
   sc_symbol *s = sc_expr_symbols(e, names, 2) == 1 ? sc_env_find(env, names[0]) : NULL;
-  if (s && s->origin == SC_SYM_NAMED && holds_on_whole_range(env, e, s)) return; /* every allowed size passes */
+  if (s && s->origin == SC_SYM_NAMED && holds_on_whole_range(env, e, s)) {
+    /* every allowed size passes, from tracing's 2 up: sizes 0 and 1, which the library
+     * lets through, are checked (x[:, -1:] @ w with x of 0 columns: test/diff p103036) */
+    if (needs_tracing_floor(env, e)) sc_env_input_guard(env, e, input_text(env, e), prov);
+    return;
+  }
   if (s && s->origin == SC_SYM_NAMED && env->prefer_deferred_asserts) {
     record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
     return;
@@ -1229,12 +1236,13 @@ const char *sc_env_linear_bound(sc_shape_env *env, const sc_expr *cond, sc_range
 /* ---- the decision -------------------------------------------------------------------- */
 
 /* A symbol's range with tracing's floor taken away: a lower bound of 2 or less only says
- * that sizes 0 and 1 were not traced (ep.module() still accepts them). */
+ * that sizes 0 and 1 were not traced (ep.module() still accepts them, and a root of
+ * derived sizes alone below 0: untraced_lo). */
 static bool lookup_untraced_range(void *p, const char *name, sc_range_iv *out) {
   sc_symbol *s = sc_env_find(p, name);
   if (!s) return false;
   *out = s->range;
-  if (s->origin != SC_SYM_UNBACKED && out->lo <= 2) out->lo = 0;
+  if (s->origin != SC_SYM_UNBACKED && out->lo <= 2) out->lo = s->untraced_lo;
   return true;
 }
 

@@ -53,6 +53,10 @@ typedef struct sc_symbol {
   bool unnamed_in_torch;   /* NAMED, equal to an earlier AUTO or DYNAMIC size: torch keeps that
                               size's symbol, so its messages name the size and suggest no range */
   const char *unnamed_as;  /* unnamed_in_torch: that size, x.size()[1], which torch names instead */
+  /* the least value the library lets it take where its range starts at 2 or below: 0
+   * (sizes 0 and 1 were not traced, ep.module() runs them), or below 0 for a root that only
+   * derived input sizes hold (x: [r + 2] of 0 rows is r = -2, which ep.module() runs too) */
+  int64_t untraced_lo;
   bool traced_floor;       /* NAMED, and an AUTO or DYNAMIC dim is this symbol too: torch's
                               range_constraints intersect that dim's traced range (>= 2) */
   /* NAMED, a derived size torch writes the Dim in (derived_roots.h): its name in torch's

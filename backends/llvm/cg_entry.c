@@ -321,6 +321,56 @@ static void bind_symbol(cg *g, int s, LLVMValueRef d, const char *source, const 
   }
 }
 
+/* A root below 0 (its untraced floor: x: [r + 1] of 0 rows) makes every size of the
+ * program that holds it computable but not necessarily a size: each is checked to be at
+ * least 0 before the run, so that no kernel sees a negative extent.  torch's tracing
+ * assumed sizes from 2; its eager kernels refuse such a size too. */
+static const char *percent_escaped(cg *g, const char *text);
+
+static void emit_sizes_not_negative(cg *g, const bool *bound) {
+  const sc_shape_env *env = &g->a->env;
+  bool any = false;
+  for (size_t i = 0; i < env->n_symbols && !any; i++) any = env->symbols[i].untraced_lo < 0;
+  if (!any) return;
+  const sc_graph *graph = g->p->graph;
+  const sc_expr **done = NULL;
+  size_t n_done = 0, cap = 0;
+  for (size_t i = 0; i < graph->n_nodes; i++) {
+    const sc_node *n = &graph->nodes[i];
+    for (size_t o = 0; o < n->n_outputs; o++)
+      for (size_t j = 0; j < n->outputs[o].n_items; j++) {
+        const sc_value *v = n->outputs[o].items[j].value;
+        if (!v || v->kind != SC_VALUE_TENSOR || !v->shape) continue;
+        for (int k = 0; k < v->meta.rank; k++) {
+          const sc_expr *e = v->shape[k];
+          const char *names[16];
+          int ns = sc_expr_symbols(e, names, 16), below = 0, ready = ns <= 16;
+          for (int m = 0; m < ns && m < 16; m++) {
+            int s = cg_symbol_index(g, names[m]);
+            if (s < 0 || !bound[s]) ready = 0;
+            else below |= env->symbols[s].untraced_lo < 0;
+          }
+          bool again = false;
+          for (size_t m = 0; m < n_done && !again; m++) again = done[m] == e;
+          if (!ready || !below || again) continue;
+          if (n_done == cap) {
+            cap = cap ? 2 * cap : 16;
+            const sc_expr **grown = sc_arena_alloc(&g->ctx->arena, cap * sizeof *grown);
+            if (n_done) memcpy(grown, done, n_done * sizeof *grown);
+            done = grown;
+          }
+          done[n_done++] = e;
+          LLVMValueRef size = cg_expr(g, e), args[1] = {size};
+          const char *fmt = sc_arena_printf(&g->ctx->arena,
+                                            "node '%s' would have %%lld elements along dim %d (%s): the program was "
+                                            "traced for sizes from 2, and these sizes give it none to compute with",
+                                            n->name, k, percent_escaped(g, sc_expr_to_string(g->ctx, e)));
+          cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntSLT, size, cg_i64(g, 0), "negsize"), fmt, args, 1);
+        }
+      }
+  }
+}
+
 /* The internal function that checks inputs and binds every symbol: prepare(inputs, syms,
  * err, errlen) -> rc.  Emitted once, called by both entry points. */
 /* Whether every symbol of a runtime assert has a value at this point. */
@@ -873,9 +923,10 @@ static LLVMValueRef emit_prepare(cg *g) {
   free(table.rows);
   /* a*s + b with s still free binds s (a divisibility root, a derived Dim).  ep.module()
    * solves s from the size and never asks whether it is a whole number of at least 0; the
-   * library refuses such a size (a negative or fractional root is no size to compute
-   * with), after torch's own checks, so that a call both refuse fails with torch's words
-   * (`Guard failed: x.size()[1] * x.size()[0] > 8`, not the root's: test/diff p101215) */
+   * library refuses a fractional root (no size to compute with) and a negative one below
+   * its untraced floor (x: [r + 1] of 0 rows runs, its sizes then checked by
+   * emit_sizes_not_negative), after torch's own checks, so that a call both refuse fails
+   * with torch's words (`Guard failed: x.size()[1] * x.size()[0] > 8`, not the root's: test/diff p101215) */
   late_checks late = {sc_arena_alloc(&g->ctx->arena, (size_t)(3 * n_sites + 1) * sizeof *late.items), 0, 3 * n_sites + 1};
   for (int k = 0; k < n_sites; k++) {
     const char *names[2];
@@ -888,7 +939,10 @@ static LLVMValueRef emit_prepare(cg *g) {
     if (!sc_expr_is_const(at0, &b) || !sc_expr_is_const(at1, &a1) || a1 - b <= 0) continue;
     int64_t a = a1 - b;
     LLVMValueRef rest = LLVMBuildSub(g->B, site_value(g, &sites[k]), cg_i64(g, b), "rest");
-    LLVMValueRef bad = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, rest, cg_i64(g, 0), "neg"),
+    /* below 0 only as far as the symbol's untraced floor lets it (x: [r + 1] of 0 rows) */
+    int64_t least = 0;
+    if (__builtin_mul_overflow(a, g->a->env.symbols[s].untraced_lo, &least)) least = 0;
+    LLVMValueRef bad = LLVMBuildOr(g->B, LLVMBuildICmp(g->B, LLVMIntSLT, rest, cg_i64(g, least), "neg"),
                                    LLVMBuildICmp(g->B, LLVMIntNE, LLVMBuildSRem(g->B, rest, cg_i64(g, a), "r"), cg_i64(g, 0), "rem"), "bad");
     emit_derived_range(g, &sites[k]);
     fail_now_or_later(g, &late, bad,
@@ -944,6 +998,7 @@ static LLVMValueRef emit_prepare(cg *g) {
     }
     emit_input_guard(g, gd);
   }
+  emit_sizes_not_negative(g, bound);
   /* runtime asserts over input sizes; those over data-dependent values wait for the run */
   g->input_bound = bound;
   for (size_t i = 0; i < g->a->env.n_guards; i++)

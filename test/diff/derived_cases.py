@@ -1,7 +1,8 @@
 """derived_cases.py - hand-written programs of the differential tester's fixed set
-(p90001-p90012): a Dim's derived sizes as torch.export 2.14 writes them (issue 63), one
+(p90001-p90014): a Dim's derived sizes as torch.export 2.14 writes them (issue 63), one
 case per way torch orients them (passes/derived_roots.h); p90012: the fix that names a
-tuple input's dim.
+tuple input's dim; p90013-p90014: where ep.module() stops running a root below 0 (x: [r +
+1] of 0 rows runs while no tensor is r rows).
 
     scripts/real-torch.sh --torch 2.14 run test/diff/derived_cases.py OUTDIR
 
@@ -86,6 +87,11 @@ CASES = {
     90012: ("a Dim twice an AUTO dim of a tuple's second tensor: the fix names that dim", WithTuple(),
             (torch.randn(8), (torch.randn(3), torch.randn(4))), {"x": {0: Dim("d", min=2, max=64)},
                                                                    "xs": (None, {0: Dim.AUTO})}),
+    90013: ("a phantom Dim's r + 1 sliced to r rows: torch guards -1 + x.size()[0] >= 2, where x * 2 alone runs "
+            "0 rows (p90003)", One(lambda x: x[1:] * 2),
+            (torch.randn(5),), {"x": {0: r + 1}}),
+    90014: ("a phantom Dim's r + 1 narrowed to r rows: the same guard", One(lambda x: x.narrow(0, 0, x.shape[0] - 1) + 1),
+            (torch.randn(5),), {"x": {0: r + 1}}),
 }
 
 
