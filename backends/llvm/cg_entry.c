@@ -532,16 +532,23 @@ static void emit_size_check(cg *g, dim_site *site, const char *const *bound_from
   const char *earlier = NULL;
   struct cg_prepare_state *ps = g->prepare;
   for (int k = 0; ps && !is_const && k < ps->n_sites && &ps->sites[k] != site && !earlier; k++)
-    if (ps->sites[k].e == site->e && ps->sites[k].input >= 0 && site->e->kind != SC_EXPR_SYM) earlier = ps->sites[k].source;
+    if (ps->sites[k].e == site->e && ps->sites[k].input >= 0 && site->e->kind != SC_EXPR_SYM) {
+      earlier = ps->sites[k].source;
+      /* the earlier size itself, not the expression's value: 2*r of 9 rows gives r = 4,
+       * and k of 8 must still fail against x's 9 (test/diff p103295) */
+      want = site_value(g, &ps->sites[k]);
+    }
   const char *want_text = site->is_bool && is_const ? (c ? "True" : "False")
                           : earlier                ? earlier
                                                    : percent_escaped(g, sources_text(g, site->e, bound_from));
-  sc_strbuf_printf(&sb, "Guard failed: %s == %s (%s = %%lld but the model needs ", site->source, want_text, site->source);
-  if (is_const)
-    sc_strbuf_printf(&sb, "%lld)", (long long)c);
-  else {
+  sc_strbuf_printf(&sb, "Guard failed: %s == %s (%s = %%lld but ", site->source, want_text, site->source);
+  if (earlier) {
+    sc_strbuf_printf(&sb, "%s = %%lld)", earlier);
+  } else if (is_const) {
+    sc_strbuf_printf(&sb, "the model needs %lld)", (long long)c);
+  } else {
     /* name where each symbol comes from: s2 = x.size()[0] */
-    sc_strbuf_printf(&sb, "%s = %%lld; ", sc_expr_to_string(g->ctx, site->e));
+    sc_strbuf_printf(&sb, "the model needs %s = %%lld; ", sc_expr_to_string(g->ctx, site->e));
     symbol_sources(g, &sb, site->e, bound_from);
     sc_strbuf_append(&sb, ")");
   }
@@ -549,6 +556,19 @@ static void emit_size_check(cg *g, dim_site *site, const char *const *bound_from
   cg_fail_msg_if(g, LLVMBuildICmp(g->B, LLVMIntNE, d, want, "ne"), sc_strbuf_cstr(&sb), args,
                  sc_expr_is_const(site->e, NULL) ? 1 : 2);
   sc_strbuf_free(&sb);
+}
+
+/* Whether an AUTO or DYNAMIC input dim is this derived size too: torch's range for the
+ * size then starts from the root's traced range (2 up), not the Dim's declared min
+ * (x.size()[1] AUTO and d['a'] = 2*r0 + 1, r0 from min=1: torch checks >= 5, p103118). */
+static bool traced_elsewhere(cg *g, const sc_expr *e) {
+  const sc_dynspec *spec = g->a->spec;
+  for (size_t i = 0; spec && i < spec->n_inputs; i++) {
+    const sc_input_dims *in = &spec->inputs[i];
+    for (int k = 0; in->value && in->value->shape && k < in->rank; k++)
+      if ((in->dims[k].kind == SC_DIM_AUTO || in->dims[k].kind == SC_DIM_DYNAMIC) && in->value->shape[k] == e) return true;
+  }
+  return false;
 }
 
 /* A size that is a*s + b of one symbol (x of [k + 1, k]) is held to the range that s's
@@ -571,6 +591,7 @@ static void emit_derived_range(cg *g, dim_site *site) {
   int64_t a = a1 - b;
   const sc_symbol *sym = &g->a->env.symbols[s];
   sc_range_iv r = sym->origin == SC_SYM_NAMED || sym->dim ? sym->declared : sc_analysis_reported_range(sym);
+  if ((sym->origin == SC_SYM_NAMED || sym->dim) && r.lo < 2 && traced_elsewhere(g, site->e)) r.lo = 2;
   /* the size's own range: a*lo + b and a*hi + b, where they fit (else no check: the root's
    * own binds); without a spec, the file's range_constraints entry for the size itself
    * (2*s36 + 1: [3, ...] where s36's is [2, ...], test/diff p100107) */
