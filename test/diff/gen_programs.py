@@ -6,7 +6,8 @@ beside it (test/diff/README.md).
 
 Writes OUTDIR/p<seed>/: program.py (the module's source, for people), spec.json,
 answers.json (gen_corpus.py's answers: the export's outcome and message, range
-constraints, input shapes, guards_code, probes against ep.module()), and model.pt2
+constraints, input shapes, guards_code, probes against ep.module(), and for the family
+seeds file_probes, the same against the reloaded model.pt2's module), and model.pt2
 (exported with the spec) where torch accepts it, else static.pt2 (exported without a
 spec): the program `shapec export --dynamic spec.json` re-applies the spec to.  A seed always gives the same
 program.  Seeds from 100000 on come from families.py (many more families of steps, every
@@ -299,6 +300,19 @@ def save_auto(module, args, d, kwargs=None):
         return False
 
 
+def add_file_probes(d, args, kwargs):
+    """answers.json's file_probes: the same probes against the module of model.pt2 as
+    torch.export.load reads it back, which mode A compares with (shapec reads that file,
+    and its module checks a size the file holds static before guards_code, where the
+    in-memory program checks guards_code only: `x.size()[0] == 6` against `1 + x.size()[0]
+    == 7`)."""
+    path = os.path.join(d, "answers.json")
+    answers = json.load(open(path))
+    ep = torch.export.load(os.path.join(d, "model.pt2"))
+    answers["file_probes"] = gen_corpus.probes(ep, args, kwargs, answers["range_constraints"])
+    gen_corpus.write_answers(d, answers)
+
+
 def main(argv):
     if argv[1] == "--auto-only":  # add auto.pt2 to a set generated before it existed
         out, first, count = argv[2], int(argv[3]), int(argv[4])
@@ -331,6 +345,8 @@ def main(argv):
                 f.write(f"# seed {seed}; dynamic_shapes: {ds!r}\n{src}\n")
             verdict = gen_corpus.export_case(name, module, args, ds, kwargs, out_root=out, also_static=True,
                                              decompose=False)
+            if verdict == "ok" and family:
+                add_file_probes(os.path.join(out, name), args, kwargs)
             static = os.path.join(out, name, "static.pt2")
             # the spec is re-applied to torch's own program (test_diff.py), or where torch
             # refused it, to the program exported with every dim AUTO; the families keep the

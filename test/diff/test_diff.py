@@ -4,7 +4,8 @@
 usage: test_diff.py SHAPEC DIR [--mode A|B|C] [--explain] [--update LEDGER] [--ledger LEDGER]
 
 Modes (issue 63): B, the default, is described below; A reads torch's dynamic file as it
-is (`shapec export model.pt2`, no spec: the programs torch exported); C applies the spec
+is (`shapec export model.pt2`, no spec: the programs torch exported), its probes compared
+with the module of that file as torch.export.load gives it back (file_probes); C applies the spec
 to the program torch exported without one (static.pt2, which the family seeds keep:
 what a user with only a static export gets).  Each compares the same things.
 
@@ -98,7 +99,7 @@ def compare_dims(torch_shapes, torch_rc, ours, our_rc):
     return why
 
 
-def probe_verdicts(so, answers):
+def probe_verdicts(so, answers, probes_key="probes"):
     samples = answers["sample_inputs"]
     lib = ctypes.CDLL(so)
     if not callable_samples(samples) or lib.shapec_model_num_inputs() != len(samples):
@@ -106,7 +107,7 @@ def probe_verdicts(so, answers):
     lib.shapec_model_output_dtype.restype = ctypes.c_int
     rng = np.random.default_rng(0)
     agree, why = 0, []
-    for p in answers.get("probes", []):
+    for p in answers.get(probes_key, []):
         got = call_library(lib, probe_arrays(samples, p, rng))
         refusal = got if got is not None else (p["verdict"]["message"] if p["verdict"] != "ok" else "")
         if DATA_DEPENDENT.search(refusal):
@@ -124,7 +125,7 @@ def probe_verdicts(so, answers):
         else:
             why.append(f"probe {p['leaf']}.{p['dim']}={p['size']} torch={'ok' if p['verdict'] == 'ok' else 'refuses'} "
                        f"shapec={'ok' if got is None else 'refuses'}")
-    return agree, len(answers.get("probes", [])), why
+    return agree, len(answers.get(probes_key, [])), why
 
 
 def check_program(shapec, d, mode="B"):
@@ -170,7 +171,10 @@ def check_program(shapec, d, mode="B"):
         ours = [[str(s) for s in i["shape"]] if i.get("dtype") else None for i in users]
         torch_shapes = [i["shape"] for i in answers["inputs"]][-len(users):] if users else []
         why = compare_dims(torch_shapes, answers["range_constraints"], ours, report.get("range_constraints", {}))
-        agree, total, probe_why = probe_verdicts(os.path.join(out, "model.so"), answers)
+        # mode A reads torch's file: its reference is that file's module as torch.export.load
+        # gives it back (file_probes, where the answers have them)
+        key = "file_probes" if mode == "A" and "file_probes" in answers else "probes"
+        agree, total, probe_why = probe_verdicts(os.path.join(out, "model.so"), answers, key)
         why += probe_why
         return ("agree" if not why else "disagree"), why
 
