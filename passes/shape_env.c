@@ -942,6 +942,7 @@ static int64_t divisor_by_trial(const sc_expr *e, const sc_symbol *s) {
 }
 
 static bool needs_tracing_floor(sc_shape_env *env, const sc_expr *e);
+static bool has_division(const sc_expr *e);
 
 static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_provenance *prov) {
   const char *names[2];
@@ -956,7 +957,9 @@ static void guard_beyond_the_spec(sc_shape_env *env, const sc_expr *e, const sc_
     record(env, e, SC_GUARD_RUNTIME_ASSERT, prov, NULL);
     return;
   }
-  int64_t m = s && s->origin == SC_SYM_NAMED ? divisor_by_trial(e, s) : 0;
+  /* a divisibility only where the guard divides (torch's solver reads one from a Mod; a
+   * != over a short range is no divisibility: x != 2 in [2, 3], test/diff p103359) */
+  int64_t m = s && s->origin == SC_SYM_NAMED && has_division(e) ? divisor_by_trial(e, s) : 0;
   if (m) { /* torch's fix: s = m*_s */
     divisibility_violation(env, s, m, e, prov);
     return;
