@@ -566,6 +566,30 @@ static void drop_met_divisibilities(sc_shape_env *env) {
 
 static void solver_specializations(sc_shape_env *env);
 
+/* Beside other violations, torch's solver names every Dim whose range tracing left one
+ * value (Dim('d1', min=1, max=2), from 2 up: `d1 = 2`, test/diff p103258), a line of the
+ * first violation's fixes. */
+static void pin_single_valued_dims(sc_shape_env *env) {
+  if (!env->n_violations) return;
+  sc_violation *first = &env->violations[0];
+  for (size_t i = 0; i < env->n_symbols; i++) {
+    const sc_symbol *s = &env->symbols[i];
+    if (s->origin != SC_SYM_NAMED || s->replacement || s->phantom || s->unnamed_in_torch || s->label ||
+        s->range.lo != s->range.hi || s->range.lo == SC_NEG_INT_OO || s->declared.lo >= s->declared.hi)
+      continue;
+    size_t len = strlen(s->name);
+    bool named = false;
+    for (size_t v = 0; v < env->n_violations && !named; v++)
+      for (size_t k = 0; k < env->violations[v].n_fixes && !named; k++)
+        named = strncmp(env->violations[v].fixes[k], s->name, len) == 0 && env->violations[v].fixes[k][len] == ' ';
+    if (named) continue;
+    const char **grown = sc_arena_alloc(&env->ctx->arena, (first->n_fixes + 1) * sizeof *grown);
+    if (first->n_fixes) memcpy(grown, first->fixes, first->n_fixes * sizeof *grown);
+    grown[first->n_fixes++] = sc_arena_printf(&env->ctx->arena, "%s = %lld", s->name, (long long)s->range.lo);
+    first->fixes = grown;
+  }
+}
+
 void sc_env_finalize(sc_shape_env *env) {
   finalize_relations(env);
   /* guards on the inputs in the final symbols: one recorded before a replacement of its
@@ -621,6 +645,7 @@ void sc_env_finalize(sc_shape_env *env) {
   relabel_unnamed(env);
   drop_met_divisibilities(env);
   solver_specializations(env);
+  pin_single_valued_dims(env);
 }
 
 /* s is about to become r: refine the range of r's one symbol from s's range. */
