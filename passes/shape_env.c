@@ -567,16 +567,23 @@ static void drop_met_divisibilities(sc_shape_env *env) {
 static void solver_specializations(sc_shape_env *env);
 
 /* Beside other violations, torch's solver names every Dim whose range tracing left one
- * value (Dim('d1', min=1, max=2), from 2 up: `d1 = 2`, test/diff p103258), a line of the
- * first violation's fixes. */
+ * value (Dim('d1', min=1, max=2), from 2 up: `d1 = 2`, test/diff p103258) and every Dim it
+ * unified with another's derived size (`s1 = 2*r2`, p103247), lines of the first
+ * violation's fixes. */
 static void pin_single_valued_dims(sc_shape_env *env) {
   if (!env->n_violations) return;
   sc_violation *first = &env->violations[0];
   for (size_t i = 0; i < env->n_symbols; i++) {
     const sc_symbol *s = &env->symbols[i];
-    if (s->origin != SC_SYM_NAMED || s->replacement || s->phantom || s->unnamed_in_torch || s->label ||
-        s->range.lo != s->range.hi || s->range.lo == SC_NEG_INT_OO || s->declared.lo >= s->declared.hi)
-      continue;
+    if (s->origin != SC_SYM_NAMED || s->phantom || s->unnamed_in_torch || s->label) continue;
+    /* a Dim made another's derived size (s1 = 2*r2: torch unifies it without a violation) */
+    int64_t a = 1, b = 0;
+    const sc_expr *t = s->replacement ? as_linear(env->ctx, s->replacement, &a, &b) : NULL;
+    const sc_symbol *ts = t ? sc_env_find(env, t->name) : NULL;
+    bool related = ts && (ts->origin == SC_SYM_NAMED || ts->dim) && (a != 1 || b != 0);
+    bool single = !s->replacement && s->range.lo == s->range.hi && s->range.lo != SC_NEG_INT_OO &&
+                  s->declared.lo < s->declared.hi;
+    if (!related && !single) continue;
     size_t len = strlen(s->name);
     bool named = false;
     for (size_t v = 0; v < env->n_violations && !named; v++)
@@ -585,7 +592,8 @@ static void pin_single_valued_dims(sc_shape_env *env) {
     if (named) continue;
     const char **grown = sc_arena_alloc(&env->ctx->arena, (first->n_fixes + 1) * sizeof *grown);
     if (first->n_fixes) memcpy(grown, first->fixes, first->n_fixes * sizeof *grown);
-    grown[first->n_fixes++] = sc_arena_printf(&env->ctx->arena, "%s = %lld", s->name, (long long)s->range.lo);
+    grown[first->n_fixes++] = related ? sc_arena_printf(&env->ctx->arena, "%s = %s", s->name, expr_str(env, s->replacement))
+                                      : sc_arena_printf(&env->ctx->arena, "%s = %lld", s->name, (long long)s->range.lo);
     first->fixes = grown;
   }
 }
