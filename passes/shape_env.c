@@ -515,6 +515,22 @@ static bool fixable(const sc_symbol *s) { return !s->unnamed_in_torch && !(s->la
 
 static int64_t shift(int64_t v, int64_t by) { return v == SC_INT_OO || v == SC_NEG_INT_OO ? v : v + by; }
 
+/* A DYNAMIC size that an equality made named Dim s is a constant too when s becomes c, and
+ * torch says so of it as well (k.size()[0] == x.size()[1] = s0, then s0 == 2: "You marked
+ * L['k'].size()[0] as dynamic but ...", test/diff p103293). */
+static void specialize_followers(sc_shape_env *env, const sc_symbol *s, int64_t c, const sc_provenance *prov,
+                                 const sc_expr *guard) {
+  const sc_expr *self = sc_expr_sym(env->ctx, s->name);
+  for (size_t i = 0; i < env->n_symbols; i++) {
+    sc_symbol *d = &env->symbols[i];
+    if (d->origin != SC_SYM_DYNAMIC || d->replacement != self) continue;
+    sc_violation *dv = sc_env_violation(env, prov, guard, NULL, 0, SC_SPECIALIZED_SENTENCE,
+                                        d->source ? sc_env_torch_source(env, d->source) : d->name, (long long)c);
+    dv->label = user_name(d);
+    dv->fix = (sc_fix){.kind = SC_FIX_STATIC_LEAF, .spec_path = d->spec_path, .value = c};
+  }
+}
+
 static void pin(sc_shape_env *env, sc_violation *v, sc_symbol *s, int64_t c) {
   v->message = sc_arena_printf(&env->ctx->arena, SC_SPECIALIZED_SENTENCE, dim_label(s), (long long)c);
   v->fixes = sc_arena_alloc(&env->ctx->arena, sizeof *v->fixes);
@@ -522,6 +538,8 @@ static void pin(sc_shape_env *env, sc_violation *v, sc_symbol *s, int64_t c) {
   v->n_fixes = fixable(s);
   v->label = dim_label(s);
   v->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = fix_dim_name(s), .value = c + s->dim_offset};
+  sc_provenance prov = v->prov; /* v moves when the violations grow */
+  specialize_followers(env, s, c, &prov, v->guard);
 }
 
 /* Violations over a derived size's symbol that another path wrote in its own name: named
@@ -785,6 +803,7 @@ static bool check_replacement(sc_shape_env *env, sc_symbol *s, const sc_expr *r,
                                           (long long)v);
       vi->label = dim_label(s);
       vi->fix = (sc_fix){.kind = SC_FIX_DIM_VALUE, .dim = fix_dim_name(s), .value = v + s->dim_offset};
+      specialize_followers(env, s, v, prov, guard);
       return false;
     }
     if (s->phantom_text) {
