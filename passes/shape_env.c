@@ -588,7 +588,7 @@ static void solver_specializations(sc_shape_env *env);
  * value (Dim('d1', min=1, max=2), from 2 up: `d1 = 2`, test/diff p103258) and every Dim it
  * unified with another's derived size (`s1 = 2*r2`, p103247), lines of the first
  * violation's fixes. */
-static void pin_single_valued_dims(sc_shape_env *env) {
+static void add_solver_side_fixes(sc_shape_env *env) {
   if (!env->n_violations) return;
   sc_violation *first = &env->violations[0];
   for (size_t i = 0; i < env->n_symbols; i++) {
@@ -671,7 +671,7 @@ void sc_env_finalize(sc_shape_env *env) {
   relabel_unnamed(env);
   drop_met_divisibilities(env);
   solver_specializations(env);
-  pin_single_valued_dims(env);
+  add_solver_side_fixes(env);
 }
 
 /* s is about to become r: refine the range of r's one symbol from s's range. */
